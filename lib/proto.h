@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proto.h - the host <-> guest agent protocol codec (see docs/protocol.md).
+ *
+ * Pure code: no I/O.  The agent and the orchestrator feed it the bytes they
+ * read from the virtio-serial port / libvirt stream and get JSON messages
+ * (jansson json_t objects) back; they encode messages into frames to write.
+ *
+ * A frame is the 4 bytes "VMTX", a 4-byte big-endian payload length N with
+ * 1 <= N <= PROTO_MAX_FRAME, then N bytes of UTF-8 JSON holding one object:
+ *
+ *	{"v": 1, "id": 7, "type": "run", ...}
+ *
+ * The decoder never trusts the peer: a bad magic, an oversized or zero
+ * length, invalid JSON, a non-object, a missing or wrong "v"/"id"/"type" all
+ * produce an error result instead of a message, and the decoder resyncs by
+ * skipping to the next "VMTX".  Its buffer never grows beyond
+ * PROTO_MAX_FRAME + 8 bytes.
+ *
+ * Ownership: messages returned by proto_decoder_next() are owned by the
+ * caller (json_decref).  Encoded frames are malloc'd and owned by the caller.
+ */
+#ifndef VMTAX_PROTO_H
+#define VMTAX_PROTO_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runner.h"
+
+#define PROTO_VERSION 1
+#define PROTO_MAGIC "VMTX"
+#define PROTO_HDR_LEN 8
+#define PROTO_MAX_FRAME (1024 * 1024)
+#define PROTO_PORT_NAME "org.vmtax.agent.0"
+
+struct proto_decoder {
+	unsigned char *buf;
+	size_t len;
+	size_t cap;
+};
+
+void proto_decoder_init(struct proto_decoder *d);
+void proto_decoder_release(struct proto_decoder *d);
+/* Append received bytes.  Never fails; excess garbage is dropped. */
+void proto_decoder_feed(struct proto_decoder *d, const void *data, size_t n);
+/*
+ * Take the next message.  Returns 1 and sets *msg when a valid message was
+ * decoded; 0 when more bytes are needed; -EPROTO (or -EMSGSIZE for an
+ * oversized frame) when a bad frame was consumed, with a description in
+ * errbuf.  Call again after an error: later frames are still decoded.
+ */
+int proto_decoder_next(struct proto_decoder *d, json_t **msg, char *errbuf,
+		       size_t errlen);
+
+/* Encode msg (a JSON object) as one frame.  -EMSGSIZE when too large. */
+int proto_encode(const json_t *msg, char **frame, size_t *len);
+
+/* Message builders (all return new references). */
+json_t *proto_request_new(uint64_t id, const char *type);
+json_t *proto_reply_ok_new(uint64_t id, json_t *result /* stolen */);
+json_t *proto_reply_err_new(uint64_t id, const char *code, const char *msg);
+json_t *proto_event_new(uint64_t id, const char *type);
+
+/* Accessors; return NULL/0 when absent. */
+const char *proto_type(const json_t *msg);
+uint64_t proto_id(const json_t *msg);
+
+/*
+ * A measured sample as JSON, with the field names results.json uses
+ * (docs/results-format.md): status, exit_status, elapsed_s, user_s, sys_s,
+ * max_rss_kb, minor_faults, major_faults, counters {name: int|null}; and
+ * "output" when with_output.
+ */
+json_t *proto_sample_to_json(const struct runner_result *r, int with_output);
+/* The reverse, for the host reading a guest's run reply.  -EPROTO if bad. */
+int proto_sample_from_json(const json_t *j, struct runner_result *r);
+
+#endif

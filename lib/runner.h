@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runner.h - the measuring runner: run one workload phase and measure it.
+ *
+ * The same code measures bare-metal cells (linked into vmtax) and guest cells
+ * (linked into the static vmtax-agent), so a number means the same thing on
+ * both sides.
+ *
+ * A phase is "/bin/sh -c CMD" run in its own process group, with a given
+ * environment (added to a minimal base environment), working directory and
+ * timeout.  The runner measures:
+ *   - elapsed_s from CLOCK_MONOTONIC, fork to reap;
+ *   - user_s, sys_s, max_rss_kb, minor_faults, major_faults from wait4() on
+ *     the shell, which includes every descendant the shell waited for;
+ *   - counters from perf_event_open(2), one fd per event, opened on the child
+ *     before exec with inherit=1 and enable_on_exec=1, so they cover the
+ *     whole process tree and nothing of the runner itself.
+ *
+ * Counters: an event the kernel or PMU refuses (ENOENT, EOPNOTSUPP, EINVAL,
+ * EACCES...) is "unsupported": supported=false and value is meaningless; it
+ * is written as JSON null, never 0.  An event that was opened but never
+ * scheduled (time_running == 0) is "not counted" (counted=false).  Counts are
+ * scaled by time_enabled/time_running when multiplexed (scaled=true).
+ *
+ * Output: up to RUNNER_OUTPUT_MAX bytes of the phase's combined stdout and
+ * stderr are kept (the tail), for metric regexes and for logs.
+ *
+ * Ownership: struct runner_result is filled by runner_run(); release it with
+ * runner_result_release().  Nothing here is global; the runner may be used
+ * from several threads on different results.
+ */
+#ifndef VMTAX_RUNNER_H
+#define VMTAX_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define RUNNER_OUTPUT_MAX (64 * 1024)
+
+enum runner_counter {
+	RC_TASK_CLOCK,
+	RC_PAGE_FAULTS,
+	RC_CONTEXT_SWITCHES,
+	RC_CYCLES,
+	RC_INSTRUCTIONS,
+	RC_DTLB_LOADS,
+	RC_DTLB_LOAD_MISSES,
+	RC_NR,
+};
+
+/* perf's names: "task-clock", "page-faults", ..., "dTLB-load-misses". */
+const char *runner_counter_name(enum runner_counter c);
+/* Index for a name, or -1. */
+int runner_counter_lookup(const char *name);
+
+struct runner_counter_value {
+	bool supported;	/* perf_event_open accepted it */
+	bool counted;	/* it ran for a non-zero time */
+	bool scaled;	/* time_running < time_enabled */
+	uint64_t value;	/* scaled count (task-clock in ns) */
+	int open_errno;	/* why it is unsupported, 0 otherwise */
+};
+
+struct runner_spec {
+	const char *cmd;		/* passed to /bin/sh -c */
+	const char *const *env;		/* "K=V" strings, NULL-terminated; may be NULL */
+	const char *cwd;		/* NULL: inherit */
+	double timeout_s;		/* <= 0: no timeout */
+	bool counters;			/* open perf counters */
+	/*
+	 * Called about every tick_s seconds while the phase runs (heartbeats).
+	 * May be NULL.  A non-zero return kills the phase (status "killed").
+	 */
+	int (*tick)(void *arg, double elapsed_s);
+	void *tick_arg;
+	double tick_s;
+};
+
+enum runner_status {
+	RUNNER_OK,	  /* exited 0 */
+	RUNNER_FAILED,	  /* exited non-zero or was killed by a signal */
+	RUNNER_TIMEOUT,	  /* killed at the timeout (whole process group) */
+	RUNNER_KILLED,	  /* killed because tick() asked for it */
+};
+
+struct runner_result {
+	enum runner_status status;
+	int exit_status;	/* exit code, or 128+signal */
+	double elapsed_s;
+	double user_s;
+	double sys_s;
+	long max_rss_kb;
+	long minor_faults;
+	long major_faults;
+	struct runner_counter_value counters[RC_NR];
+	char *output;		/* NUL-terminated tail of stdout+stderr */
+	size_t output_len;
+	bool output_truncated;
+};
+
+/*
+ * Run one phase.  Returns 0 when the phase ran (whatever its exit status:
+ * see res->status) and a negative errno when it could not be started; in the
+ * latter case the error was reported.
+ */
+int runner_run(const struct runner_spec *spec, struct runner_result *res);
+void runner_result_release(struct runner_result *res);
+const char *runner_status_name(enum runner_status s);
+
+/*
+ * Probe whether each counter can be opened here (for 'vmtax host probe').
+ * open_errno[i] is 0 when supported.
+ */
+void runner_probe_counters(int open_errno[RC_NR]);
+
+#endif

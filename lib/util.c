@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void vreport(const char *kind, const char *fmt, va_list ap, int code)
+{
+	char msg[4096];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (code)
+		fprintf(stderr, "%s: %s%s: %s\n", program_invocation_short_name,
+			kind, msg, strerror(code));
+	else
+		fprintf(stderr, "%s: %s%s\n", program_invocation_short_name,
+			kind, msg);
+}
+
+int err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap, 0);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int err_errno(const char *fmt, ...)
+{
+	int code = errno ? errno : EIO;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap, code);
+	va_end(ap);
+	return -code;
+}
+
+int err_code(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (code >= 0)
+		code = -EIO;
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap, -code);
+	va_end(ap);
+	return code;
+}
+
+void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap, 0);
+	va_end(ap);
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap, 0);
+	va_end(ap);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return p;
+}
+
+double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void iso8601_now(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = NULL;
+	int fd, ret;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = xmalloc(cap);
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += r;
+		if (n > max) {
+			ret = -EFBIG;
+			goto out;
+		}
+	}
+	buf[n] = '\0';
+	*out = buf;
+	buf = NULL;
+	if (len)
+		*len = n;
+	ret = 0;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+int read_line(const char *path, char *buf, size_t len)
+{
+	ssize_t r;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, len - 1);
+	if (r < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	close(fd);
+	buf[r] = '\0';
+	while (r > 0 && (buf[r - 1] == '\n' || buf[r - 1] == ' '))
+		buf[--r] = '\0';
+	return 0;
+}
+
+int write_str(const char *path, const char *s)
+{
+	size_t n = strlen(s);
+	ssize_t w;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	w = write(fd, s, n);
+	if (w < 0) {
+		w = -errno;
+		close(fd);
+		return w;
+	}
+	if (close(fd) < 0)
+		return -errno;
+	return (size_t)w == n ? 0 : -EIO;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp", path);
+	char *dircopy = xstrdup(path);
+	int fd = -1, dfd = -1, ret;
+	size_t off = 0;
+
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0) {
+		ret = err_errno("cannot create '%s'", tmp);
+		goto out;
+	}
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = err_errno("cannot write '%s'", tmp);
+			goto out;
+		}
+		off += w;
+	}
+	if (fsync(fd) < 0) {
+		ret = err_errno("cannot fsync '%s'", tmp);
+		goto out;
+	}
+	if (rename(tmp, path) < 0) {
+		ret = err_errno("cannot rename '%s' to '%s'", tmp, path);
+		goto out;
+	}
+	dfd = open(dirname(dircopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		fsync(dfd);
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	free(tmp);
+	free(dircopy);
+	return ret;
+}
+
+int thp_parse_selected(const char *line, char *out, size_t len)
+{
+	const char *a = strchr(line, '['), *b;
+
+	if (!a)
+		return -EINVAL;
+	b = strchr(a, ']');
+	if (!b || (size_t)(b - a - 1) >= len || b == a + 1)
+		return -EINVAL;
+	memcpy(out, a + 1, b - a - 1);
+	out[b - a - 1] = '\0';
+	return 0;
+}
+
+char *strstrip(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
+			 e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+bool is_safe_name(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++) {
+		char c = s[n];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+		      c == '-'))
+			return false;
+		if (n >= 64)
+			return false;
+	}
+	return n > 0 && strcmp(s, ".") && strcmp(s, "..");
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.h - small helpers shared by every vmtax program (host and guest).
+ *
+ * Errors: functions return 0 (or a count) on success and a negative errno on
+ * failure.  The place that detects a failure reports it once, with context,
+ * through err()/err_errno(), and returns what they return:
+ *
+ *	if (fd < 0)
+ *		return err_errno("cannot open '%s'", path);
+ *
+ * Messages are lowercase, have no full stop and quote their subject.  They go
+ * to stderr prefixed with the program name.  Nothing here allocates global
+ * state; the only process-wide state is stderr itself.
+ *
+ * Memory: *_new/*_dup/*_detach return memory the caller frees; a const char *
+ * return is borrowed.  xmalloc-style helpers abort on out-of-memory, because
+ * there is no useful recovery from it in a measuring tool.
+ */
+#ifndef VMTAX_UTIL_H
+#define VMTAX_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define VMTAX_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* Report "prog: error: MSG" and return -EINVAL. */
+int err(const char *fmt, ...) VMTAX_PRINTF(1, 2);
+/* Report "prog: error: MSG: strerror(errno)" and return -errno (never 0). */
+int err_errno(const char *fmt, ...) VMTAX_PRINTF(1, 2);
+/* Report "prog: error: MSG: strerror(-code)" and return code (code < 0). */
+int err_code(int code, const char *fmt, ...) VMTAX_PRINTF(2, 3);
+/* Report "prog: warning: MSG". */
+void warn(const char *fmt, ...) VMTAX_PRINTF(1, 2);
+/* Progress and notes on stderr: "prog: MSG". */
+void note(const char *fmt, ...) VMTAX_PRINTF(1, 2);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) VMTAX_PRINTF(1, 2);
+
+/* Seconds from CLOCK_MONOTONIC. */
+double mono_now(void);
+/* Current UTC time as ISO 8601 ("2026-12-02T10:41:00Z") into buf (>= 21). */
+void iso8601_now(char *buf, size_t len);
+
+/*
+ * Read a whole file (at most max bytes; -EFBIG beyond) into a NUL-terminated
+ * buffer the caller frees.  *len gets the length when len is non-NULL.
+ */
+int read_file(const char *path, size_t max, char **out, size_t *len);
+/*
+ * Read a one-line sysfs-style file, stripping the trailing newline.
+ * Returns 0 or a negative errno; reports nothing (callers add context).
+ */
+int read_line(const char *path, char *buf, size_t len);
+/* Write a string to an existing file (sysfs).  Reports nothing. */
+int write_str(const char *path, const char *s);
+/*
+ * Write a file atomically: PATH.tmp, fsync, rename, fsync the directory.
+ * Created with O_NOFOLLOW and mode 0644.  Reports its own errors.
+ */
+int write_file_atomic(const char *path, const char *data, size_t len);
+
+/*
+ * THP modes as the kernel shows them: "always [madvise] never" -> "madvise".
+ * Returns 0 and copies the bracketed word, or -EINVAL.
+ */
+int thp_parse_selected(const char *line, char *out, size_t len);
+
+/* Strip leading and trailing white space in place; returns s. */
+char *strstrip(char *s);
+/* true if s is a valid, bounded identifier: [A-Za-z0-9_.-]+, 1..64 chars. */
+bool is_safe_name(const char *s);
+
+#endif

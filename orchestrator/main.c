@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* vmtax - measure what virtualization costs a workload. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "util.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct cmd commands[] = {
+	{ "run", cmd_run, "run a config's matrix of cells and record results" },
+	{ "report", cmd_report, "render a run's results (text, md, csv, json, html)" },
+	{ "compare", cmd_compare, "compare runs cell by cell, or pivot one axis" },
+	{ "host", cmd_host, "probe the host, or restore host state by hand" },
+	{ "workloads", cmd_workloads, "list the available workloads" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: vmtax [--version] [--help] COMMAND [ARGS]\n\n"
+		   "commands:\n");
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'vmtax COMMAND --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("vmtax %s\n", VMTAX_VERSION);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	err("'%s' is not a vmtax command; see 'vmtax --help'", argv[1]);
+	return EXIT_USAGE;
+}
