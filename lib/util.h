@@ -13,7 +13,7 @@
  * to stderr prefixed with the program name.  Nothing here allocates global
  * state; the only process-wide state is stderr itself.
  *
- * Memory: *_new/*_dup/*_detach return memory the caller frees; a const char *
+ * Memory: X_new, X_dup and X_detach return memory the caller frees; a const char *
  * return is borrowed.  xmalloc-style helpers abort on out-of-memory, because
  * there is no useful recovery from it in a measuring tool.
  */
