@@ -75,7 +75,7 @@ build/bin/vmtax-agent-test: $(AGENT_SRCS) $(wildcard lib/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(AGENT_CFLAGS) -DVMTAX_AGENT_TEST -static -o $@ $(AGENT_SRCS) -ljansson
 
-build/bin/%: workloads/%.c
+build/bin/%: workloads/%.c $(wildcard workloads/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 $(WARN) -D_GNU_SOURCE -static -o $@ $< -lm
 
