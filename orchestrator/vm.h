@@ -29,3 +29,60 @@ int vm_list_running(const char *uri, char ***names);
 void vm_names_free(char **names);
 
 #endif
+
+/* ---- guests ---- */
+
+struct vm_conn;
+struct vm;
+
+struct vm_spec {
+	const char *name;	/* "vmtax-..."; must satisfy is_safe_name() */
+	const char *type;	/* "kvm" or "qemu" (TCG) */
+	unsigned vcpus;
+	unsigned long long memory_bytes;
+	const char *kernel;	/* direct kernel boot */
+	const char *initrd;
+	const char *cmdline;
+	const char *console_log; /* serial console goes to this file */
+	/* "thp" (ordinary anonymous memory), "hugetlb-2M", "hugetlb-1G" */
+	const char *backing;
+};
+
+/*
+ * Domain XML for SPEC, written with libxml2's xmlTextWriter (so every value
+ * is escaped).  Returns a new string or NULL after reporting.
+ */
+char *vm_domain_xml_new(const struct vm_spec *spec);
+
+/* Open URI (e.g. "qemu:///system") with an event loop thread running. */
+int vm_conn_open(const char *uri, struct vm_conn **out);
+void vm_conn_close(struct vm_conn *c);
+/* true while the connection is alive (false after libvirtd went away). */
+int vm_conn_alive(struct vm_conn *c);
+
+/*
+ * Create a transient domain with VIR_DOMAIN_START_AUTODESTROY and open the
+ * agent channel (PROTO_PORT_NAME) as a non-blocking stream.
+ */
+int vm_start(struct vm_conn *c, const struct vm_spec *spec, struct vm **out);
+/*
+ * Send all of BUF within TIMEOUT_S.  Returns 0, -ETIMEDOUT, or -EPIPE when
+ * the domain is gone.
+ */
+int vm_send(struct vm *vm, const void *buf, size_t len, double timeout_s);
+/*
+ * Receive up to LEN bytes, waiting at most TIMEOUT_S.  Returns the byte
+ * count, 0 on timeout, -EPIPE when the domain stopped (reason in
+ * vm_stop_reason()), or another negative errno.
+ */
+int vm_recv(struct vm *vm, void *buf, size_t len, double timeout_s);
+/* true while the domain runs. */
+int vm_running(struct vm *vm);
+/* Why the domain stopped ("shutdown", "crashed", "destroyed", ...). */
+const char *vm_stop_reason(struct vm *vm);
+/* PID of the QEMU process, or a negative errno. */
+int vm_qemu_pid(struct vm *vm);
+/* Wait up to TIMEOUT_S for the domain to power off; then destroy it. */
+int vm_stop(struct vm *vm, double timeout_s);
+/* Destroy (if running) and free; NULL does nothing. */
+void vm_free(struct vm *vm);

@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: MIT */
+#include "cfg.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util.h"
+
+#define FIELD(obj, off, type) ((type *)((char *)(obj) + (off)))
+
+struct parse_state {
+	const struct cfg_schema *s;
+	void *obj;
+	struct cfg_origin *o;
+	const char *path;
+	const char *text; /* cursor for the reader */
+	int line;	  /* line the reader handed out last */
+	char last_section[CFG_MAX_LINE];
+	char **seen;	  /* sections seen so far */
+	size_t nseen;
+	cfg_extra_fn extra;
+	void *extra_arg;
+	int errors;
+};
+
+bool cfg_utf8_valid(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = s[i];
+		size_t n, k;
+		unsigned cp;
+
+		if (c < 0x80) {
+			if (c == 0)
+				return false;
+			i++;
+			continue;
+		} else if ((c & 0xe0) == 0xc0) {
+			n = 1, cp = c & 0x1f;
+		} else if ((c & 0xf0) == 0xe0) {
+			n = 2, cp = c & 0x0f;
+		} else if ((c & 0xf8) == 0xf0) {
+			n = 3, cp = c & 0x07;
+		} else {
+			return false;
+		}
+		for (k = 1; k <= n; k++) {
+			if (i + k >= len || (s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
+		    (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += n + 1;
+	}
+	return true;
+}
+
+unsigned cfg_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	unsigned d[65][65];
+
+	if (la > 64 || lb > 64)
+		return 99;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			unsigned c = d[i - 1][j - 1] +
+				     (tolower((unsigned char)a[i - 1]) !=
+				      tolower((unsigned char)b[j - 1]));
+
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			d[i][j] = c;
+		}
+	return d[la][lb];
+}
+
+int cfg_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	double v;
+	uint64_t mult = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0 || !isfinite(v))
+		return -EINVAL;
+	if (*end) {
+		switch (toupper((unsigned char)*end)) {
+		case 'K': mult = 1ULL << 10; break;
+		case 'M': mult = 1ULL << 20; break;
+		case 'G': mult = 1ULL << 30; break;
+		case 'T': mult = 1ULL << 40; break;
+		default: return -EINVAL;
+		}
+		end++;
+		if ((*end == 'i' || *end == 'I') && (end[1] == 'B' || end[1] == 'b'))
+			end += 2;
+		else if (*end == 'B' || *end == 'b')
+			end++;
+		if (*end)
+			return -EINVAL;
+	}
+	if (v * mult > 1e18)
+		return -ERANGE;
+	*out = (uint64_t)(v * mult);
+	return 0;
+}
+
+void cfg_list_free(struct cfg_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+int cfg_list_parse(const char *s, struct cfg_list *out)
+{
+	char *copy = xstrdup(s), *save = copy, *tok;
+	struct cfg_list l = { 0 };
+	int ret = -EINVAL;
+
+	/* strsep, not strtok: "a,,b" must be an error, not two elements. */
+	while ((tok = strsep(&save, ",")) != NULL) {
+		tok = strstrip(tok);
+		if (!*tok)
+			goto out;
+		l.v = xrealloc(l.v, (l.n + 1) * sizeof(*l.v));
+		l.v[l.n++] = xstrdup(tok);
+	}
+	*out = l;
+	l.v = NULL;
+	l.n = 0;
+	ret = 0;
+out:
+	cfg_list_free(&l);
+	free(copy);
+	return ret;
+}
+
+static bool in_choices(const char *const *choices, const char *v)
+{
+	if (!choices)
+		return true;
+	for (; *choices; choices++)
+		if (!strcmp(*choices, v))
+			return true;
+	return false;
+}
+
+static void choices_str(const char *const *choices, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (; choices && *choices && off < len; choices++)
+		off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+				*choices);
+}
+
+static const struct cfg_key *find_key(const struct cfg_schema *s,
+				      const char *section, const char *name,
+				      size_t *idx)
+{
+	size_t i;
+
+	for (i = 0; i < s->nkeys; i++)
+		if (!strcmp(s->keys[i].section, section) &&
+		    !strcmp(s->keys[i].name, name)) {
+			if (idx)
+				*idx = i;
+			return &s->keys[i];
+		}
+	return NULL;
+}
+
+static void free_value(const struct cfg_key *k, void *obj)
+{
+	switch (k->type) {
+	case CFG_STR:
+	case CFG_ENUM:
+		free(*FIELD(obj, k->offset, char *));
+		*FIELD(obj, k->offset, char *) = NULL;
+		break;
+	case CFG_LIST:
+		cfg_list_free(FIELD(obj, k->offset, struct cfg_list));
+		break;
+	default:
+		break;
+	}
+}
+
+/* Store VALUE for K; on a bad value put the reason in WHY and fail. */
+static int store(const struct cfg_key *k, void *obj, const char *value,
+		 char *why, size_t wlen)
+{
+	char cs[512], *end;
+	struct cfg_list l;
+	uint64_t sz;
+	double d;
+	long n;
+	size_t i;
+
+	switch (k->type) {
+	case CFG_STR:
+		free_value(k, obj);
+		*FIELD(obj, k->offset, char *) = xstrdup(value);
+		return 0;
+	case CFG_ENUM:
+		if (!in_choices(k->choices, value)) {
+			choices_str(k->choices, cs, sizeof(cs));
+			snprintf(why, wlen, "'%s' is not one of: %s", value, cs);
+			return -EINVAL;
+		}
+		free_value(k, obj);
+		*FIELD(obj, k->offset, char *) = xstrdup(value);
+		return 0;
+	case CFG_INT:
+		errno = 0;
+		n = strtol(value, &end, 0);
+		if (end == value || *end || errno) {
+			snprintf(why, wlen, "'%s' is not an integer", value);
+			return -EINVAL;
+		}
+		if (n < k->min || (k->max && n > k->max)) {
+			snprintf(why, wlen, "%ld is out of range [%.0f, %.0f]",
+				 n, k->min, k->max);
+			return -ERANGE;
+		}
+		*FIELD(obj, k->offset, long) = n;
+		return 0;
+	case CFG_DOUBLE:
+		errno = 0;
+		d = strtod(value, &end);
+		if (end == value || *end || errno || !isfinite(d)) {
+			snprintf(why, wlen, "'%s' is not a number", value);
+			return -EINVAL;
+		}
+		if (d < k->min || (k->max && d > k->max)) {
+			snprintf(why, wlen, "%g is out of range [%g, %g]", d,
+				 k->min, k->max);
+			return -ERANGE;
+		}
+		*FIELD(obj, k->offset, double) = d;
+		return 0;
+	case CFG_SIZE:
+		if (cfg_parse_size(value, &sz) < 0) {
+			snprintf(why, wlen,
+				 "'%s' is not a size (like 512M, 2G, 4096)",
+				 value);
+			return -EINVAL;
+		}
+		if (sz < k->min || (k->max && sz > k->max)) {
+			snprintf(why, wlen,
+				 "%s is out of range [%.0f MiB, %.0f MiB]",
+				 value, k->min / 1048576, k->max / 1048576);
+			return -ERANGE;
+		}
+		*FIELD(obj, k->offset, uint64_t) = sz;
+		return 0;
+	case CFG_BOOL:
+		if (!strcasecmp(value, "yes") || !strcasecmp(value, "true") ||
+		    !strcmp(value, "1") || !strcasecmp(value, "on"))
+			*FIELD(obj, k->offset, bool) = true;
+		else if (!strcasecmp(value, "no") ||
+			 !strcasecmp(value, "false") || !strcmp(value, "0") ||
+			 !strcasecmp(value, "off"))
+			*FIELD(obj, k->offset, bool) = false;
+		else {
+			snprintf(why, wlen, "'%s' is not a boolean (yes/no)",
+				 value);
+			return -EINVAL;
+		}
+		return 0;
+	case CFG_LIST:
+		if (cfg_list_parse(value, &l) < 0) {
+			snprintf(why, wlen, "empty value in list '%s'", value);
+			return -EINVAL;
+		}
+		for (i = 0; i < l.n; i++)
+			if (!in_choices(k->choices, l.v[i])) {
+				choices_str(k->choices, cs, sizeof(cs));
+				snprintf(why, wlen, "'%s' is not one of: %s",
+					 l.v[i], cs);
+				cfg_list_free(&l);
+				return -EINVAL;
+			}
+		for (i = 0; i + 1 < l.n; i++) {
+			size_t j;
+
+			for (j = i + 1; j < l.n; j++)
+				if (!strcmp(l.v[i], l.v[j])) {
+					snprintf(why, wlen,
+						 "'%s' is listed twice",
+						 l.v[i]);
+					cfg_list_free(&l);
+					return -EINVAL;
+				}
+		}
+		free_value(k, obj);
+		*FIELD(obj, k->offset, struct cfg_list) = l;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static bool section_is_extra(const struct cfg_schema *s, const char *section,
+			     bool *open_keys)
+{
+	const char *const *e;
+
+	*open_keys = false;
+	for (e = s->extra_sections; e && *e; e++) {
+		size_t n = strlen(*e);
+
+		if ((*e)[n - 1] == '*' && !strncmp(*e, section, n - 1))
+			return true;
+		if ((*e)[n - 1] == '+' && !strncmp(*e, section, n - 1) &&
+		    !section[n - 1]) {
+			*open_keys = true;
+			return true;
+		}
+		if (!strcmp(*e, section))
+			return true;
+	}
+	return false;
+}
+
+static bool section_known(const struct cfg_schema *s, const char *section)
+{
+	bool open_keys;
+	size_t i;
+
+	for (i = 0; i < s->nkeys; i++)
+		if (!strcmp(s->keys[i].section, section))
+			return true;
+	return section_is_extra(s, section, &open_keys);
+}
+
+static void suggest(const struct cfg_schema *s, const char *section,
+		    const char *name, char *buf, size_t len)
+{
+	unsigned best = 3, d;
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->nkeys; i++) {
+		if (section && strcmp(s->keys[i].section, section))
+			continue;
+		d = cfg_edit_distance(name, section ? s->keys[i].name
+						    : s->keys[i].section);
+		if (d < best) {
+			best = d;
+			snprintf(buf, len, " (did you mean '%s'?)",
+				 section ? s->keys[i].name
+					 : s->keys[i].section);
+		}
+	}
+}
+
+static void perr(struct parse_state *st, const char *fmt, ...)
+	VMTAX_PRINTF(2, 3);
+static void perr(struct parse_state *st, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s:%d: %s\n", st->path, st->line, msg);
+	st->errors++;
+}
+
+static int handler(void *user, const char *section, const char *name,
+		   const char *value)
+{
+	struct parse_state *st = user;
+	const struct cfg_key *k;
+	char why[600], sug[128];
+	bool open_keys;
+	size_t i, idx;
+	int ret;
+
+	if (strcmp(section, st->last_section)) {
+		for (i = 0; i < st->nseen; i++)
+			if (!strcmp(st->seen[i], section)) {
+				perr(st, "section [%s] appears twice", section);
+				return 1;
+			}
+		st->seen = xrealloc(st->seen, (st->nseen + 1) * sizeof(char *));
+		st->seen[st->nseen++] = xstrdup(section);
+		snprintf(st->last_section, sizeof(st->last_section), "%s",
+			 section);
+	}
+	if (!*section) {
+		perr(st, "key '%s' outside any section", name);
+		return 1;
+	}
+	if (!section_known(st->s, section)) {
+		suggest(st->s, NULL, section, sug, sizeof(sug));
+		perr(st, "unknown section [%s]%s", section, sug);
+		return 1;
+	}
+	k = find_key(st->s, section, name, &idx);
+	if (k) {
+		if (st->o->line[idx]) {
+			perr(st, "'%s' is set twice in [%s] (first on line %d)",
+			     name, section, st->o->line[idx]);
+			return 1;
+		}
+		ret = store(k, st->obj, value, why, sizeof(why));
+		if (ret < 0) {
+			perr(st, "bad value for '%s': %s", name, why);
+			return 1;
+		}
+		st->o->line[idx] = st->line;
+		return 1;
+	}
+	if (section_is_extra(st->s, section, &open_keys) && st->extra) {
+		ret = st->extra(st->extra_arg, st->path, st->line, section,
+				name, value);
+		if (ret == 0)
+			return 1;
+		if (ret != -ENOENT) {
+			st->errors++;
+			return 1;
+		}
+	}
+	suggest(st->s, section, name, sug, sizeof(sug));
+	perr(st, "unknown key '%s' in [%s]%s", name, section, sug);
+	return 1;
+}
+
+static char *reader(char *str, int num, void *stream)
+{
+	struct parse_state *st = stream;
+	const char *nl;
+	size_t n;
+
+	if (!*st->text)
+		return NULL;
+	nl = strchr(st->text, '\n');
+	n = nl ? (size_t)(nl - st->text + 1) : strlen(st->text);
+	/* Lines were checked to fit before parsing. */
+	if (n > (size_t)num - 1)
+		n = num - 1;
+	memcpy(str, st->text, n);
+	str[n] = '\0';
+	st->text += n;
+	st->line++;
+	return str;
+}
+
+static int check_lines(const char *path, const char *text)
+{
+	const char *p = text;
+	int line = 1;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (n >= CFG_MAX_LINE - 1) {
+			fprintf(stderr, "%s:%d: line is too long (%zu characters, at most %d)\n",
+				path, line, n, CFG_MAX_LINE - 2);
+			return -EINVAL;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+		line++;
+	}
+	return 0;
+}
+
+int cfg_read_file(const char *path, char **text)
+{
+	size_t len;
+	int ret;
+
+	ret = read_file(path, CFG_MAX_FILE, text, &len);
+	if (ret == -EFBIG) {
+		fprintf(stderr, "%s: file is too large (more than %d bytes)\n",
+			path, CFG_MAX_FILE);
+		return -EINVAL;
+	}
+	if (ret < 0)
+		return err_code(ret, "cannot read '%s'", path);
+	if (!cfg_utf8_valid(*text, len)) {
+		fprintf(stderr, "%s: not UTF-8 text\n", path);
+		free(*text);
+		*text = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cfg_parse(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
+	      const char *path, const char *text, cfg_extra_fn extra,
+	      void *extra_arg)
+{
+	struct parse_state st = {
+		.s = s, .obj = obj, .o = o, .path = path, .text = text,
+		.extra = extra, .extra_arg = extra_arg,
+	};
+	char why[600];
+	size_t i;
+	int ret = -EINVAL, r;
+
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	if (s->nkeys > CFG_MAX_KEYS)
+		return err("config schema has too many keys");
+	for (i = 0; i < s->nkeys; i++) {
+		if (!s->keys[i].def)
+			continue;
+		if (store(&s->keys[i], obj, s->keys[i].def, why, sizeof(why)) < 0)
+			return err("bad default for '%s.%s': %s",
+				   s->keys[i].section, s->keys[i].name, why);
+	}
+	if (check_lines(path, text) < 0)
+		goto out;
+	r = ini_parse_stream(reader, &st, handler, &st);
+	if (r > 0 && !st.errors) {
+		fprintf(stderr, "%s:%d: syntax error\n", path, r);
+		st.errors++;
+	}
+	if (r < 0) {
+		ret = err("cannot parse '%s'", path);
+		goto out;
+	}
+	ret = st.errors ? -EINVAL : 0;
+out:
+	for (i = 0; i < st.nseen; i++)
+		free(st.seen[i]);
+	free(st.seen);
+	return ret;
+}
+
+int cfg_set(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
+	    const char *section, const char *name, const char *value,
+	    const char *where)
+{
+	const struct cfg_key *k;
+	char why[600], sug[128];
+	size_t idx;
+
+	k = find_key(s, section, name, &idx);
+	if (!k) {
+		suggest(s, section, name, sug, sizeof(sug));
+		fprintf(stderr, "%s: unknown key '%s.%s'%s\n", where, section,
+			name, sug);
+		return -EINVAL;
+	}
+	if (store(k, obj, value, why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: bad value for '%s.%s': %s\n", where,
+			section, name, why);
+		return -EINVAL;
+	}
+	if (!o->line[idx])
+		o->line[idx] = -1;
+	return 0;
+}
+
+bool cfg_is_set(const struct cfg_schema *s, const struct cfg_origin *o,
+		const char *section, const char *name)
+{
+	size_t idx;
+
+	return find_key(s, section, name, &idx) && o->line[idx] != 0;
+}
+
+void cfg_release(const struct cfg_schema *s, void *obj)
+{
+	size_t i;
+
+	for (i = 0; i < s->nkeys; i++)
+		free_value(&s->keys[i], obj);
+}
+
+static const char *type_name(enum cfg_type t)
+{
+	static const char *const names[] = {
+		[CFG_STR] = "string", [CFG_INT] = "integer",
+		[CFG_DOUBLE] = "number", [CFG_SIZE] = "size",
+		[CFG_BOOL] = "yes|no", [CFG_ENUM] = "choice",
+		[CFG_LIST] = "list",
+	};
+	return names[t];
+}
+
+void cfg_print_help(const struct cfg_schema *s, FILE *f)
+{
+	const char *section = "";
+	char cs[512];
+	size_t i;
+
+	for (i = 0; i < s->nkeys; i++) {
+		const struct cfg_key *k = &s->keys[i];
+
+		if (strcmp(section, k->section)) {
+			section = k->section;
+			fprintf(f, "  [%s]\n", section);
+		}
+		fprintf(f, "    %-14s %-8s %s", k->name, type_name(k->type),
+			k->help);
+		if (k->choices) {
+			choices_str(k->choices, cs, sizeof(cs));
+			fprintf(f, " (%s)", cs);
+		}
+		if (k->def && *k->def)
+			fprintf(f, " [default: %s]", k->def);
+		fputc('\n', f);
+	}
+}
+
+json_t *cfg_to_json(const struct cfg_schema *s, const void *obj)
+{
+	json_t *root = json_object(), *sec, *v = NULL;
+	size_t i, j;
+
+	for (i = 0; i < s->nkeys; i++) {
+		const struct cfg_key *k = &s->keys[i];
+		const struct cfg_list *l;
+		const char *str;
+
+		sec = json_object_get(root, k->section);
+		if (!sec) {
+			sec = json_object();
+			json_object_set_new(root, k->section, sec);
+		}
+		switch (k->type) {
+		case CFG_STR:
+		case CFG_ENUM:
+			str = *FIELD((void *)obj, k->offset, char *);
+			v = str ? json_string(str) : json_null();
+			break;
+		case CFG_INT:
+			v = json_integer(*FIELD((void *)obj, k->offset, long));
+			break;
+		case CFG_DOUBLE:
+			v = json_real(*FIELD((void *)obj, k->offset, double));
+			break;
+		case CFG_SIZE:
+			v = json_integer(
+				*FIELD((void *)obj, k->offset, uint64_t));
+			break;
+		case CFG_BOOL:
+			v = json_boolean(*FIELD((void *)obj, k->offset, bool));
+			break;
+		case CFG_LIST:
+			l = FIELD((void *)obj, k->offset, struct cfg_list);
+			v = json_array();
+			for (j = 0; j < l->n; j++)
+				json_array_append_new(v, json_string(l->v[j]));
+			break;
+		}
+		json_object_set_new(sec, k->name, v);
+	}
+	return root;
+}

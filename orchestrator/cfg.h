@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cfg.h - table-driven INI parsing (inih underneath).
+ *
+ * Every key of a config file is declared once, in a const struct cfg_key
+ * table: its section, name, type, where it is stored (offsetof into the
+ * caller's struct), default, bounds, allowed values and help text.  The same
+ * table drives parsing, defaults, bounds checks, 'vmtax run --help' and the
+ * resolved config echoed into results.json.  Whether a key was set in the
+ * file is tracked explicitly (cfg_is_set()), never inferred from a value.
+ *
+ * Errors are compiler-style, "FILE:LINE: message", reported once, and make
+ * cfg_parse() return -EINVAL.  Files must be UTF-8, at most CFG_MAX_FILE
+ * bytes, with lines shorter than CFG_MAX_LINE characters; a section may not
+ * appear twice; an unknown key gets a did-you-mean suggestion.
+ *
+ * Ownership: strings and lists stored into the caller's struct are owned by
+ * it; free them with cfg_release().
+ */
+#ifndef VMTAX_CFG_H
+#define VMTAX_CFG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CFG_MAX_FILE (1024 * 1024)
+#define CFG_MAX_LINE 200
+#define CFG_MAX_KEYS 64
+
+enum cfg_type {
+	CFG_STR,    /* char * */
+	CFG_INT,    /* long, within [min, max] */
+	CFG_DOUBLE, /* double, within [min, max] */
+	CFG_SIZE,   /* uint64_t bytes; "512M", "2G", "1024" (bytes), within [min, max] */
+	CFG_BOOL,   /* bool; yes/no/true/false/1/0/on/off */
+	CFG_ENUM,   /* char *, one of choices */
+	CFG_LIST,   /* struct cfg_list, comma-separated; elements from choices if set */
+};
+
+struct cfg_list {
+	char **v;
+	size_t n;
+};
+
+struct cfg_key {
+	const char *section;
+	const char *name;
+	enum cfg_type type;
+	size_t offset;
+	const char *def;		 /* default as text; NULL: none */
+	double min, max;		 /* for INT, DOUBLE, SIZE (max 0: unbounded) */
+	const char *const *choices;	 /* NULL-terminated, ENUM and LIST */
+	const char *help;
+};
+
+struct cfg_schema {
+	const struct cfg_key *keys;
+	size_t nkeys;
+	/* Sections accepted besides those named by keys; "param.*" style
+	 * prefixes end in '*'.  NULL-terminated; may be NULL. */
+	const char *const *extra_sections;
+};
+
+/* Where each key was set: line numbers, 0 when not set. */
+struct cfg_origin {
+	const char *path;
+	int line[CFG_MAX_KEYS];
+};
+
+/*
+ * Called for keys in extra sections (and for keys of a declared section that
+ * the table does not name, when extra_sections lists that section with a
+ * trailing "+": "workload+").  Return 0 when taken, -ENOENT when unknown
+ * (the parser reports it with a suggestion), or another negative errno after
+ * reporting "path:line: ..." itself.
+ */
+typedef int (*cfg_extra_fn)(void *arg, const char *path, int line,
+			    const char *section, const char *name,
+			    const char *value);
+
+/*
+ * Parse TEXT (the contents of PATH) into OBJ: defaults first, then the file.
+ * Returns 0 or -EINVAL after reporting.
+ */
+int cfg_parse(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
+	      const char *path, const char *text, cfg_extra_fn extra,
+	      void *extra_arg);
+/* Read PATH (bounded) and check it is UTF-8 text; -EINVAL/-errno reported. */
+int cfg_read_file(const char *path, char **text);
+/* Set one key from "section.name=value" style overrides (--set). */
+int cfg_set(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
+	    const char *section, const char *name, const char *value,
+	    const char *where);
+bool cfg_is_set(const struct cfg_schema *s, const struct cfg_origin *o,
+		const char *section, const char *name);
+void cfg_release(const struct cfg_schema *s, void *obj);
+/* Print the keys, types, defaults and help (for --help). */
+void cfg_print_help(const struct cfg_schema *s, FILE *f);
+/* The resolved values as a JSON object {section: {name: value}}. */
+json_t *cfg_to_json(const struct cfg_schema *s, const void *obj);
+
+/* Helpers also used for workload files and --set. */
+int cfg_parse_size(const char *s, uint64_t *out);
+bool cfg_utf8_valid(const char *s, size_t len);
+/* Levenshtein distance, capped; for did-you-mean. */
+unsigned cfg_edit_distance(const char *a, const char *b);
+void cfg_list_free(struct cfg_list *l);
+/* Split "a, b ,c" into a list; empty elements are an error (-EINVAL). */
+int cfg_list_parse(const char *s, struct cfg_list *out);
+
+#endif

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The only file in vmtax that includes libvirt.
+ *
+ * libvirt's remote driver only moves stream data and delivers events while
+ * an event loop runs, so one thread runs the default event implementation
+ * for the life of the process.  It is started once (pthread_once), which is
+ * the one piece of process-wide state here: libvirt's event implementation
+ * is itself process-wide and may be registered only once.
+ */
+#include <errno.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "util.h"
+#include "vm.h"
+
+struct vm_conn {
+	virConnectPtr conn;
+	char *uri;
+	atomic_int dead;
+};
+
+struct vm {
+	struct vm_conn *c;
+	virDomainPtr dom;
+	virStreamPtr st;
+	char *name;
+	int event_id;
+	atomic_int stopped;	/* a STOPPED/CRASHED event arrived */
+	atomic_int stop_detail;	/* which one, see stop_reason_name() */
+	char reason[64];
+};
+
+enum {
+	STOP_NONE,
+	STOP_SHUTDOWN,
+	STOP_DESTROYED,
+	STOP_CRASHED,
+	STOP_FAILED,
+	STOP_OTHER,
+};
+
+static pthread_once_t event_once = PTHREAD_ONCE_INIT;
+static int event_ok;
+
+static void silent_error(void *arg, virErrorPtr e)
+{
+	(void)arg;
+	(void)e;
+	/* vmtax reports libvirt errors itself, once, with context. */
+}
+
+static void *event_loop(void *arg)
+{
+	(void)arg;
+	for (;;)
+		if (virEventRunDefaultImpl() < 0)
+			usleep(100000);
+	return NULL;
+}
+
+static void event_init(void)
+{
+	pthread_t t;
+
+	virSetErrorFunc(NULL, silent_error);
+	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
+		return;
+	if (pthread_create(&t, NULL, event_loop, NULL) != 0)
+		return;
+	pthread_detach(t);
+	event_ok = 1;
+}
+
+static const char *lv_err(void)
+{
+	const char *m = virGetLastErrorMessage();
+
+	return m ? m : "unknown libvirt error";
+}
+
+static void close_cb(virConnectPtr conn, int reason, void *opaque)
+{
+	struct vm_conn *c = opaque;
+
+	(void)conn;
+	(void)reason;
+	atomic_store(&c->dead, 1);
+}
+
+int vm_conn_open(const char *uri, struct vm_conn **out)
+{
+	struct vm_conn *c = NULL;
+	int ret = -EIO;
+
+	pthread_once(&event_once, event_init);
+	if (!event_ok)
+		return err("cannot start the libvirt event loop: %s", lv_err());
+	c = xcalloc(1, sizeof(*c));
+	c->uri = xstrdup(uri);
+	c->conn = virConnectOpen(uri);
+	if (!c->conn) {
+		ret = err_code(-ECONNREFUSED,
+			       "cannot connect to libvirt at '%s': %s "
+			       "(is libvirtd running? 'make deps' starts it)",
+			       uri, lv_err());
+		goto out;
+	}
+	/* Notice a dead libvirtd within ~15 s rather than hanging forever. */
+	if (virConnectSetKeepAlive(c->conn, 5, 3) < 0)
+		warn("cannot enable libvirt keepalive: %s", lv_err());
+	virConnectRegisterCloseCallback(c->conn, close_cb, c, NULL);
+	*out = c;
+	c = NULL;
+	ret = 0;
+out:
+	vm_conn_close(c);
+	return ret;
+}
+
+void vm_conn_close(struct vm_conn *c)
+{
+	if (!c)
+		return;
+	if (c->conn) {
+		virConnectUnregisterCloseCallback(c->conn, close_cb);
+		virConnectClose(c->conn);
+	}
+	free(c->uri);
+	free(c);
+}
+
+int vm_conn_alive(struct vm_conn *c)
+{
+	return !atomic_load(&c->dead) && virConnectIsAlive(c->conn) == 1;
+}
+
+static void fmt_version(unsigned long v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%lu.%lu.%lu", v / 1000000, (v / 1000) % 1000,
+		 v % 1000);
+}
+
+int vm_versions(const char *uri, char *libvirt, size_t llen, char *qemu,
+		size_t qlen)
+{
+	struct vm_conn *c = NULL;
+	unsigned long v;
+	int ret;
+
+	libvirt[0] = qemu[0] = '\0';
+	if (virGetVersion(&v, NULL, NULL) == 0)
+		fmt_version(v, libvirt, llen);
+	ret = vm_conn_open(uri, &c);
+	if (ret < 0)
+		return ret;
+	if (virConnectGetLibVersion(c->conn, &v) == 0)
+		fmt_version(v, libvirt, llen);
+	if (virConnectGetVersion(c->conn, &v) == 0)
+		fmt_version(v, qemu, qlen);
+	vm_conn_close(c);
+	return 0;
+}
+
+int vm_list_running(const char *uri, char ***names)
+{
+	virDomainPtr *doms = NULL;
+	struct vm_conn *c = NULL;
+	char **v = NULL;
+	int n, i, ret;
+
+	*names = NULL;
+	ret = vm_conn_open(uri, &c);
+	if (ret < 0)
+		return ret;
+	n = virConnectListAllDomains(c->conn, &doms,
+				     VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	if (n < 0) {
+		ret = err("cannot list domains on '%s': %s", uri, lv_err());
+		goto out;
+	}
+	v = xcalloc(n + 1, sizeof(*v));
+	for (i = 0; i < n; i++) {
+		v[i] = xstrdup(virDomainGetName(doms[i]));
+		virDomainFree(doms[i]);
+	}
+	*names = v;
+	ret = n;
+out:
+	free(doms);
+	vm_conn_close(c);
+	return ret;
+}
+
+void vm_names_free(char **names)
+{
+	size_t i;
+
+	for (i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event,
+			int detail, void *opaque)
+{
+	struct vm *vm = opaque;
+	int why = STOP_NONE;
+
+	(void)conn;
+	(void)dom;
+	if (event == VIR_DOMAIN_EVENT_CRASHED)
+		why = STOP_CRASHED;
+	else if (event == VIR_DOMAIN_EVENT_STOPPED) {
+		switch (detail) {
+		case VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN:
+			why = STOP_SHUTDOWN;
+			break;
+		case VIR_DOMAIN_EVENT_STOPPED_DESTROYED:
+			why = STOP_DESTROYED;
+			break;
+		case VIR_DOMAIN_EVENT_STOPPED_CRASHED:
+			why = STOP_CRASHED;
+			break;
+		case VIR_DOMAIN_EVENT_STOPPED_FAILED:
+			why = STOP_FAILED;
+			break;
+		default:
+			why = STOP_OTHER;
+		}
+	}
+	if (why != STOP_NONE) {
+		/* A crash (pvpanic) is followed by STOPPED/DESTROYED; keep it. */
+		if (atomic_load(&vm->stop_detail) != STOP_CRASHED)
+			atomic_store(&vm->stop_detail, why);
+		atomic_store(&vm->stopped, 1);
+	}
+	return 0;
+}
+
+int vm_start(struct vm_conn *c, const struct vm_spec *spec, struct vm **out)
+{
+	struct vm *vm = NULL;
+	char *xml = NULL;
+	int ret = -EIO;
+
+	xml = vm_domain_xml_new(spec);
+	if (!xml)
+		return -EINVAL;
+	vm = xcalloc(1, sizeof(*vm));
+	vm->c = c;
+	vm->name = xstrdup(spec->name);
+	vm->event_id = -1;
+	vm->dom = virDomainCreateXML(c->conn, xml,
+				     VIR_DOMAIN_START_AUTODESTROY);
+	if (!vm->dom) {
+		ret = err("cannot start domain '%s': %s", spec->name, lv_err());
+		goto out;
+	}
+	vm->event_id = virConnectDomainEventRegisterAny(
+		c->conn, vm->dom, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+		VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), vm, NULL);
+	vm->st = virStreamNew(c->conn, VIR_STREAM_NONBLOCK);
+	if (!vm->st) {
+		ret = err("cannot create a stream for '%s': %s", spec->name,
+			  lv_err());
+		goto out;
+	}
+	if (virDomainOpenChannel(vm->dom, PROTO_PORT_NAME, vm->st, 0) < 0) {
+		ret = err("cannot open channel '%s' of '%s': %s",
+			  PROTO_PORT_NAME, spec->name, lv_err());
+		goto out;
+	}
+	*out = vm;
+	vm = NULL;
+	ret = 0;
+out:
+	vm_free(vm);
+	free(xml);
+	return ret;
+}
+
+int vm_running(struct vm *vm)
+{
+	int state, reason;
+
+	if (atomic_load(&vm->stopped))
+		return 0;
+	if (virDomainGetState(vm->dom, &state, &reason, 0) < 0)
+		return 0;
+	return state == VIR_DOMAIN_RUNNING || state == VIR_DOMAIN_PAUSED ||
+	       state == VIR_DOMAIN_BLOCKED;
+}
+
+const char *vm_stop_reason(struct vm *vm)
+{
+	switch (atomic_load(&vm->stop_detail)) {
+	case STOP_SHUTDOWN:
+		return "the guest powered off";
+	case STOP_DESTROYED:
+		return "the domain was destroyed";
+	case STOP_CRASHED:
+		return "the guest crashed (panic)";
+	case STOP_FAILED:
+		return "QEMU failed";
+	case STOP_OTHER:
+		return "the domain stopped";
+	}
+	if (!vm_conn_alive(vm->c))
+		return "the connection to libvirt was lost";
+	return "the domain is gone";
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+int vm_send(struct vm *vm, const void *buf, size_t len, double timeout_s)
+{
+	double deadline = mono_now() + timeout_s;
+	size_t off = 0;
+
+	while (off < len) {
+		int n = virStreamSend(vm->st, (const char *)buf + off,
+				      len - off);
+
+		if (n > 0) {
+			off += n;
+			continue;
+		}
+		if (n == -1 || !vm_running(vm))
+			return -EPIPE;
+		if (mono_now() > deadline)
+			return -ETIMEDOUT;
+		sleep_ms(5);
+	}
+	return 0;
+}
+
+int vm_recv(struct vm *vm, void *buf, size_t len, double timeout_s)
+{
+	double deadline = mono_now() + timeout_s, next_check = 0;
+
+	for (;;) {
+		int n = virStreamRecv(vm->st, buf, len);
+
+		if (n > 0)
+			return n;
+		if (n == 0 || n == -1)
+			return -EPIPE;
+		/* n == -2: nothing yet.  Check on the domain now and then. */
+		if (mono_now() >= next_check) {
+			if (!vm_running(vm) || !vm_conn_alive(vm->c))
+				return -EPIPE;
+			next_check = mono_now() + 0.25;
+		}
+		if (mono_now() >= deadline)
+			return 0;
+		sleep_ms(5);
+	}
+}
+
+int vm_qemu_pid(struct vm *vm)
+{
+	char path[256], line[32];
+	int ret;
+
+	snprintf(path, sizeof(path), "/run/libvirt/qemu/%s.pid", vm->name);
+	ret = read_line(path, line, sizeof(line));
+	if (ret < 0)
+		return ret;
+	return atoi(line) > 0 ? atoi(line) : -ENOENT;
+}
+
+int vm_stop(struct vm *vm, double timeout_s)
+{
+	double deadline = mono_now() + timeout_s;
+
+	while (vm_running(vm) && mono_now() < deadline)
+		sleep_ms(50);
+	if (vm_running(vm)) {
+		if (virDomainDestroy(vm->dom) < 0 && vm_running(vm))
+			return err("cannot destroy domain '%s': %s", vm->name,
+				   lv_err());
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+void vm_free(struct vm *vm)
+{
+	if (!vm)
+		return;
+	if (vm->st) {
+		virStreamAbort(vm->st);
+		virStreamFree(vm->st);
+	}
+	if (vm->event_id >= 0)
+		virConnectDomainEventDeregisterAny(vm->c->conn, vm->event_id);
+	if (vm->dom) {
+		if (vm_running(vm))
+			virDomainDestroy(vm->dom);
+		virDomainFree(vm->dom);
+	}
+	free(vm->name);
+	free(vm);
+}
