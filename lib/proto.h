@@ -24,6 +24,7 @@
 #define VMTAX_PROTO_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,12 +40,27 @@ struct proto_decoder {
 	unsigned char *buf;
 	size_t len;
 	size_t cap;
+	size_t skipped;		/* garbage dropped by feed, not yet reported */
+	size_t dropped;		/* bytes feed could not hold, not yet reported */
+	size_t gap;		/* offset in buf where they were dropped */
+	bool resyncing;		/* inside a run of garbage already reported */
 };
 
 void proto_decoder_init(struct proto_decoder *d);
 void proto_decoder_release(struct proto_decoder *d);
-/* Append received bytes.  Never fails; excess garbage is dropped. */
+/*
+ * Append received bytes.  Never fails; excess garbage is dropped.  Callers
+ * that read from a stream should read at most proto_decoder_room() bytes and
+ * drain proto_decoder_next() after each feed: then nothing but garbage is
+ * ever dropped.  If more is fed than fits behind a complete frame, the excess
+ * is dropped and the next call to proto_decoder_next() reports it.
+ */
 void proto_decoder_feed(struct proto_decoder *d, const void *data, size_t n);
+/* Bytes that can be fed now without dropping anything (always >= 1 once
+ * proto_decoder_next() has returned 0). */
+size_t proto_decoder_room(const struct proto_decoder *d);
+/* Forget buffered bytes and state (e.g. when the peer reconnects). */
+void proto_decoder_reset(struct proto_decoder *d);
 /*
  * Take the next message.  Returns 1 and sets *msg when a valid message was
  * decoded; 0 when more bytes are needed; -EPROTO (or -EMSGSIZE for an
@@ -74,7 +90,14 @@ uint64_t proto_id(const json_t *msg);
  * "output" when with_output.
  */
 json_t *proto_sample_to_json(const struct runner_result *r, int with_output);
-/* The reverse, for the host reading a guest's run reply.  -EPROTO if bad. */
+/*
+ * The reverse, for the host reading a guest's run reply.  -EPROTO if bad;
+ * reports nothing.  Counters that are null or absent come back with
+ * supported=false.  On success r->output is owned by r (runner_result_release).
+ */
 int proto_sample_from_json(const json_t *j, struct runner_result *r);
+/* The same, with a description of what is wrong in errbuf. */
+int proto_sample_parse(const json_t *j, struct runner_result *r, char *errbuf,
+		       size_t errlen);
 
 #endif
