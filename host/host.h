@@ -1,12 +1,55 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * host.h - host control: the only code that writes /sys or loads modules.
- * (To be completed by the host module; this is the part the orchestrator
- * needs first.)
+ *
+ * What it is for.  A vmtax matrix toggles host settings (THP, hugetlb pools,
+ * EPT/NPT, kvm.nx_huge_pages) between cells.  Every change is verified (read
+ * back after writing) and every change is undone, whatever happens: normal
+ * exit, a signal, a crash, or a power cut.
+ *
+ * Knobs.  A setting is a named knob with string values:
+ *	thp.enabled	  always | madvise | never	(the bracketed word)
+ *	thp.defrag	  always | defer | defer+madvise | madvise | never
+ *	paging		  hw | shadow	(kvm_intel ept / kvm_amd npt; a reload)
+ *	hugetlb.2M	  a page count (nr_hugepages of hugepages-2048kB)
+ *	hugetlb.1G	  a page count (nr_hugepages of hugepages-1048576kB)
+ *	kvm.nx_huge_pages Y | N | auto | force | off | never
+ * host_knob_name(i) lists them; knob.h says how to add one.
+ *
+ * The context.  host_ctx_new() makes a struct host_ctx that owns:
+ *   - the lock: STATE/lock, held with flock(LOCK_EX) for the context's life
+ *     and holding the owner's pid.  A second vmtax fails fast with -EBUSY and
+ *     "another vmtax (pid N) holds '/var/lib/vmtax/lock'".  The lock file is
+ *     never unlinked (unlinking a flock file races with the next locker).
+ *   - the journal: JOURNAL (RUNDIR/host-journal), created on the first change,
+ *     with STATE/journal a symlink to it.  One line per knob, in the order the
+ *     knobs were first changed: "KNOB<TAB>ORIGINAL\n".  The line is written
+ *     and fsynced BEFORE the knob is changed, so a crash at any point leaves
+ *     enough on disk to put the host back.
+ * Since the lock dies with its process, a journal found by a context that got
+ * the lock belongs to a dead run: host_ctx_new() restores it first (a note on
+ * stderr says so) and fails if it cannot.  host_restore_stale() does only
+ * that, for 'vmtax host restore'.
+ *
+ * Undo.  host_restore() puts every changed knob back in reverse order, reads
+ * each back, then removes the journal and the STATE/journal link.
+ * host_ctx_free() restores and releases the lock.  host_restore_async() is
+ * for a signal handler (the second Ctrl-C): it only calls open/write/close/
+ * unlink on paths and values formatted when each knob was first changed.  It
+ * cannot reload a module, so a changed paging knob keeps the journal on disk
+ * for the next start (or 'vmtax host restore') to finish.
+ *
+ * Read-only contexts (opts.readonly, for 'vmtax host probe') take no lock,
+ * restore nothing and refuse host_set().
+ *
+ * Errors: every function returns 0 or a negative errno and reports once
+ * through err() with context; the *_supported() calls report nothing and
+ * put the reason in WHY instead.
  */
 #ifndef VMTAX_HOST_H
 #define VMTAX_HOST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -16,5 +59,95 @@
  * a fake tree in tests.  Returns a static string ("kvm" or "tcg").
  */
 const char *host_accel_decide(const char *root, char *why, size_t len);
+
+/*
+ * Loading and removing kernel modules.  host_kmod_ops uses libkmod (with the
+ * options of /etc/modprobe.d, plus OPTIONS); tests pass a fake.  Both return
+ * 0 or a negative errno and report nothing: the caller adds context.
+ */
+struct host_module_ops {
+	int (*remove)(void *arg, const char *name);
+	int (*insert)(void *arg, const char *name, const char *options);
+};
+extern const struct host_module_ops host_kmod_ops;
+
+/*
+ * Lists the running domains on the host: writes their names, separated by
+ * ", ", into BUF (truncated to LEN) and returns their count, or a negative
+ * errno.  host/ does not include libvirt; the orchestrator passes one built
+ * on vm_list_running().
+ */
+typedef int (*host_list_vms_fn)(void *arg, char *buf, size_t len);
+
+struct host_opts {
+	const char *root;	  /* "" or NULL: the real host; a fake tree in tests */
+	const char *state_dir;	  /* NULL: /var/lib/vmtax (not under root) */
+	const char *journal;	  /* NULL: STATE/host-journal */
+	const struct host_module_ops *modules; /* NULL: host_kmod_ops */
+	void *modules_arg;
+	host_list_vms_fn list_vms; /* NULL: paging changes are refused */
+	void *list_vms_arg;
+	bool readonly;		  /* no lock, no restore, host_set() refused */
+};
+
+struct host_ctx;
+
+int host_ctx_new(const struct host_opts *o, struct host_ctx **out);
+/* Restore (warning if that fails: the journal stays), unlock, free.  NULL ok. */
+void host_ctx_free(struct host_ctx *ctx);
+
+/* The name of knob I in registry order, or NULL past the last one. */
+const char *host_knob_name(size_t i);
+/* The accepted values of KNOB for --help ("hw, shadow"), or NULL. */
+const char *host_knob_values(const char *knob);
+
+/*
+ * Whether KNOB can be set to VALUE here (VALUE NULL: whether the knob can be
+ * read and set at all).  WHY gets the reason when not.  Reports nothing.
+ */
+bool host_supported(struct host_ctx *ctx, const char *knob, const char *value,
+		    char *why, size_t len);
+/* The current value of KNOB, e.g. "madvise", "hw", "512". */
+int host_get(struct host_ctx *ctx, const char *knob, char *buf, size_t len);
+/*
+ * Set KNOB to VALUE: journal the original (first change of KNOB in this
+ * context), apply, read back.  -EOPNOTSUPP when not supported (with the
+ * why), -EBUSY when VMs block a module reload, -EIO on a read-back mismatch
+ * (the message names the expected and the read-back values).  Setting the
+ * value the knob already has changes nothing and journals nothing.
+ */
+int host_set(struct host_ctx *ctx, const char *knob, const char *value);
+/* Undo every change of this context; see above. */
+int host_restore(struct host_ctx *ctx);
+/* Async-signal-safe partial undo; see above.  Returns 0 or -1. */
+int host_restore_async(struct host_ctx *ctx);
+/* Take the lock, restore a stale journal if any, release the lock. */
+int host_restore_stale(const struct host_opts *o);
+
+/*
+ * Read-only helpers for 'vmtax host probe'.
+ */
+struct host_cpu {
+	char vendor[32];	/* "GenuineIntel", "AuthenticAMD", ... or "" */
+	char model[128];	/* "model name" */
+	char virt_flags[256];	/* the virtualization flags present, e.g. "svm npt" */
+	char flags[4096];	/* the whole first "flags" line */
+};
+int host_cpu_read(const char *root, struct host_cpu *cpu);
+bool host_cpu_has(const struct host_cpu *cpu, const char *flag);
+
+enum host_module_state {
+	HOST_MODULE_ABSENT,
+	HOST_MODULE_LOADED,	/* a loadable module, loaded */
+	HOST_MODULE_BUILTIN,	/* built into the kernel */
+};
+enum host_module_state host_module_state(const char *root, const char *name);
+const char *host_module_state_name(enum host_module_state s);
+
+/*
+ * Read the one-line file ROOT/PATH (PATH absolute, e.g. "/sys/...") of the
+ * context.  Reports nothing; returns 0 or a negative errno.
+ */
+int host_read(struct host_ctx *ctx, const char *path, char *buf, size_t len);
 
 #endif

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: MIT */
+/* The host context: lock, journal, set/get and undo; see host.h. */
+#include "knob.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define DEFAULT_STATE_DIR "/var/lib/vmtax"
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return err_errno("cannot open '%s'", dir);
+	if (fsync(fd) < 0)
+		ret = err_errno("cannot fsync '%s'", dir);
+	close(fd);
+	return ret;
+}
+
+/* The directory part of PATH, as a new string. */
+static char *dir_of_new(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, slash - path);
+}
+
+static int lock_take(struct host_ctx *ctx)
+{
+	char pid[32] = "";
+	int fd, n;
+
+	if (mkdir(ctx->state_dir, 0755) < 0 && errno != EEXIST)
+		return err_errno("cannot create '%s'", ctx->state_dir);
+	fd = open(ctx->lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		  0644);
+	if (fd < 0)
+		return err_errno("cannot open '%s'", ctx->lock_path);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		strstrip(pid);
+		close(fd);
+		if (e == EWOULDBLOCK)
+			return err_code(-EBUSY, "another vmtax (pid %s) holds '%s'",
+					*pid ? pid : "unknown", ctx->lock_path);
+		errno = e;
+		return err_errno("cannot lock '%s'", ctx->lock_path);
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, n, 0) != n) {
+		int ret = err_errno("cannot write '%s'", ctx->lock_path);
+
+		close(fd);
+		return ret;
+	}
+	ctx->lock_fd = fd;
+	return 0;
+}
+
+/* Create the journal and the STATE/journal link to it, both durable. */
+static int journal_open(struct host_ctx *ctx)
+{
+	char *abs = NULL, *tmp = NULL, *dir = NULL;
+	int ret;
+
+	if (ctx->journal_fd >= 0)
+		return 0;
+	ctx->journal_fd = open(ctx->journal,
+			       O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
+				       O_NOFOLLOW | O_CLOEXEC,
+			       0644);
+	if (ctx->journal_fd < 0) {
+		ret = err_errno("cannot create '%s'", ctx->journal);
+		goto out;
+	}
+	if (fsync(ctx->journal_fd) < 0) {
+		ret = err_errno("cannot fsync '%s'", ctx->journal);
+		goto out;
+	}
+	dir = dir_of_new(ctx->journal);
+	ret = fsync_dir(dir);
+	if (ret < 0)
+		goto out;
+	abs = realpath(ctx->journal, NULL);
+	if (!abs) {
+		ret = err_errno("cannot resolve '%s'", ctx->journal);
+		goto out;
+	}
+	tmp = xasprintf("%s.tmp", ctx->link_path);
+	unlink(tmp);
+	if (symlink(abs, tmp) < 0) {
+		ret = err_errno("cannot create '%s'", tmp);
+		goto out;
+	}
+	if (rename(tmp, ctx->link_path) < 0) {
+		ret = err_errno("cannot rename '%s' to '%s'", tmp,
+				ctx->link_path);
+		unlink(tmp);
+		goto out;
+	}
+	ret = fsync_dir(ctx->state_dir);
+out:
+	if (ret < 0 && ctx->journal_fd >= 0) {
+		close(ctx->journal_fd);
+		ctx->journal_fd = -1;
+	}
+	free(abs);
+	free(tmp);
+	free(dir);
+	return ret;
+}
+
+static void journal_remove(struct host_ctx *ctx)
+{
+	if (ctx->journal_fd >= 0)
+		close(ctx->journal_fd);
+	ctx->journal_fd = -1;
+	if (unlink(ctx->journal) < 0 && errno != ENOENT)
+		warn("cannot remove '%s': %s", ctx->journal, strerror(errno));
+	if (unlink(ctx->link_path) < 0 && errno != ENOENT)
+		warn("cannot remove '%s': %s", ctx->link_path, strerror(errno));
+	fsync_dir(ctx->state_dir);
+}
+
+/* Journal KNOB's original value, durably, and add the in-memory record. */
+static int journal_record(struct host_ctx *ctx, const struct host_knob_ops *k,
+			  const char *original)
+{
+	struct host_record *rec;
+	char line[256];
+	int n, ret;
+
+	if (ctx->nrecords >= HOST_MAX_RECORDS)
+		return err_code(-ENOSPC, "too many host changes to journal");
+	ret = journal_open(ctx);
+	if (ret < 0)
+		return ret;
+	n = snprintf(line, sizeof(line), "%s\t%s\n", k->name, original);
+	if (write(ctx->journal_fd, line, n) != n)
+		return err_errno("cannot write '%s'", ctx->journal);
+	if (fsync(ctx->journal_fd) < 0)
+		return err_errno("cannot fsync '%s'", ctx->journal);
+
+	rec = &ctx->records[ctx->nrecords];
+	rec->knob = k;
+	snprintf(rec->original, sizeof(rec->original), "%s", original);
+	rec->path[0] = '\0';
+	if (k->file)
+		snprintf(rec->path, sizeof(rec->path), "%s%s", ctx->root,
+			 k->file);
+	ctx->nrecords = ctx->nrecords + 1;
+	return 0;
+}
+
+/* Put K back to VALUE if it is not there already. */
+static int knob_put_back(struct host_ctx *ctx, const struct host_knob_ops *k,
+			 const char *value)
+{
+	char cur[HOST_VALUE_MAX];
+	int ret;
+
+	ret = k->read(k, ctx, cur, sizeof(cur));
+	if (ret < 0)
+		return ret;
+	if (!strcmp(cur, value))
+		return 0;
+	ret = k->apply(k, ctx, value);
+	if (ret < 0)
+		return err_code(ret, "cannot restore '%s' to '%s'", k->name,
+				value);
+	note("restored '%s' to '%s' (was '%s')", k->name, value, cur);
+	return 0;
+}
+
+/*
+ * Restore the journal STATE/journal points to, if any.  Called with the lock
+ * held, so its writer is dead.  The journal stays when anything fails.
+ */
+static int restore_stale(struct host_ctx *ctx)
+{
+	char *target = NULL, *text = NULL, *line, *save = NULL;
+	char *lines[HOST_MAX_RECORDS * 4];
+	size_t n = 0, i;
+	int ret, r;
+
+	target = realpath(ctx->link_path, NULL);
+	if (!target) {
+		struct stat st;
+
+		ret = 0;
+		if (!lstat(ctx->link_path, &st)) {
+			warn("'%s' points to a journal that is gone; removing "
+			     "the link",
+			     ctx->link_path);
+			unlink(ctx->link_path);
+		}
+		goto out;
+	}
+	ret = read_file(target, 1 << 20, &text, NULL);
+	if (ret < 0) {
+		err_code(ret, "cannot read the stale journal '%s'", target);
+		goto out;
+	}
+	note("restoring host settings from '%s', left by a vmtax run that did "
+	     "not finish",
+	     target);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (n < ARRAY_SIZE(lines))
+			lines[n++] = line;
+	ret = 0;
+	for (i = n; i-- > 0;) {
+		const struct host_knob_ops *k;
+		char *tab = strchr(lines[i], '\t');
+
+		if (!tab) {
+			r = err("'%s': malformed line '%s'", target, lines[i]);
+			ret = ret ? ret : r;
+			continue;
+		}
+		*tab = '\0';
+		k = host_knob_find(lines[i]);
+		if (!k) {
+			r = err("'%s': unknown knob '%s'", target, lines[i]);
+			ret = ret ? ret : r;
+			continue;
+		}
+		r = knob_put_back(ctx, k, tab + 1);
+		ret = ret ? ret : r;
+	}
+	if (ret < 0) {
+		err("the stale journal '%s' is kept; fix the above and run "
+		    "'vmtax host restore'",
+		    target);
+		goto out;
+	}
+	if (unlink(target) < 0 && errno != ENOENT)
+		warn("cannot remove '%s': %s", target, strerror(errno));
+	if (unlink(ctx->link_path) < 0 && errno != ENOENT)
+		warn("cannot remove '%s': %s", ctx->link_path, strerror(errno));
+	fsync_dir(ctx->state_dir);
+out:
+	free(target);
+	free(text);
+	return ret;
+}
+
+int host_ctx_new(const struct host_opts *o, struct host_ctx **out)
+{
+	struct host_ctx *ctx = xcalloc(1, sizeof(*ctx));
+	int ret;
+
+	*out = NULL;
+	ctx->lock_fd = -1;
+	ctx->journal_fd = -1;
+	ctx->root = xstrdup(o->root ? o->root : "");
+	ctx->state_dir = xstrdup(o->state_dir ? o->state_dir
+					      : DEFAULT_STATE_DIR);
+	ctx->lock_path = xasprintf("%s/lock", ctx->state_dir);
+	ctx->link_path = xasprintf("%s/journal", ctx->state_dir);
+	ctx->journal = o->journal ? xstrdup(o->journal)
+				  : xasprintf("%s/host-journal",
+					      ctx->state_dir);
+	ctx->modules = o->modules ? o->modules : &host_kmod_ops;
+	ctx->modules_arg = o->modules_arg;
+	ctx->list_vms = o->list_vms;
+	ctx->list_vms_arg = o->list_vms_arg;
+	ctx->readonly = o->readonly;
+	if (!ctx->readonly) {
+		ret = lock_take(ctx);
+		if (ret < 0)
+			goto out;
+		ret = restore_stale(ctx);
+		if (ret < 0)
+			goto out;
+	}
+	*out = ctx;
+	ctx = NULL;
+	ret = 0;
+out:
+	host_ctx_free(ctx);
+	return ret;
+}
+
+void host_ctx_free(struct host_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	if (ctx->nrecords && host_restore(ctx) < 0)
+		warn("host settings not fully restored; the journal '%s' is "
+		     "kept for 'vmtax host restore'",
+		     ctx->journal);
+	if (ctx->journal_fd >= 0)
+		close(ctx->journal_fd);
+	if (ctx->lock_fd >= 0)
+		close(ctx->lock_fd);
+	free(ctx->root);
+	free(ctx->state_dir);
+	free(ctx->lock_path);
+	free(ctx->link_path);
+	free(ctx->journal);
+	free(ctx);
+}
+
+bool host_supported(struct host_ctx *ctx, const char *knob, const char *value,
+		    char *why, size_t len)
+{
+	const struct host_knob_ops *k = host_knob_find(knob);
+
+	if (!k) {
+		snprintf(why, len, "'%s' is not a host knob", knob);
+		return false;
+	}
+	return k->supported(k, ctx, value, why, len);
+}
+
+static const struct host_knob_ops *knob_or_err(const char *knob)
+{
+	const struct host_knob_ops *k = host_knob_find(knob);
+
+	if (!k)
+		err("'%s' is not a host knob", knob);
+	return k;
+}
+
+int host_get(struct host_ctx *ctx, const char *knob, char *buf, size_t len)
+{
+	const struct host_knob_ops *k = knob_or_err(knob);
+
+	if (!k)
+		return -EINVAL;
+	return k->read(k, ctx, buf, len);
+}
+
+int host_set(struct host_ctx *ctx, const char *knob, const char *value)
+{
+	const struct host_knob_ops *k = knob_or_err(knob);
+	char cur[HOST_VALUE_MAX], why[512];
+	sig_atomic_t i;
+	bool recorded = false;
+	int ret;
+
+	if (!k)
+		return -EINVAL;
+	if (ctx->readonly)
+		return err_code(-EPERM, "cannot set '%s': read-only host context",
+				knob);
+	if (!k->supported(k, ctx, value, why, sizeof(why)))
+		return err_code(-EOPNOTSUPP, "cannot set '%s' to '%s': %s",
+				knob, value, why);
+	ret = k->read(k, ctx, cur, sizeof(cur));
+	if (ret < 0)
+		return ret;
+	if (!strcmp(cur, value))
+		return 0;
+	for (i = 0; i < ctx->nrecords; i++)
+		if (ctx->records[i].knob == k)
+			recorded = true;
+	if (!recorded) {
+		ret = journal_record(ctx, k, cur);
+		if (ret < 0)
+			return ret;
+	}
+	return k->apply(k, ctx, value);
+}
+
+int host_restore(struct host_ctx *ctx)
+{
+	int ret = 0, r;
+	sig_atomic_t i;
+
+	if (!ctx->nrecords)
+		return 0;
+	for (i = ctx->nrecords; i-- > 0;) {
+		const struct host_record *rec = &ctx->records[i];
+
+		r = knob_put_back(ctx, rec->knob, rec->original);
+		ret = ret ? ret : r;
+	}
+	if (ret < 0)
+		return ret;
+	ctx->nrecords = 0;
+	journal_remove(ctx);
+	return 0;
+}
+
+int host_restore_async(struct host_ctx *ctx)
+{
+	bool all = true;
+	sig_atomic_t i;
+
+	for (i = ctx->nrecords; i-- > 0;) {
+		const struct host_record *rec = &ctx->records[i];
+		size_t n = strlen(rec->original);
+		ssize_t w;
+		int fd;
+
+		if (!rec->path[0]) {
+			all = false;
+			continue;
+		}
+		fd = open(rec->path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0) {
+			all = false;
+			continue;
+		}
+		w = write(fd, rec->original, n);
+		if (close(fd) < 0 || w != (ssize_t)n)
+			all = false;
+	}
+	if (!all)
+		return -1;
+	/* Everything is back; a journal left now would only be replayed. */
+	unlink(ctx->journal);
+	unlink(ctx->link_path);
+	return 0;
+}
+
+int host_restore_stale(const struct host_opts *o)
+{
+	struct host_opts opts = *o;
+	struct host_ctx *ctx;
+	int ret;
+
+	opts.readonly = false;
+	ret = host_ctx_new(&opts, &ctx);
+	host_ctx_free(ctx);
+	return ret;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * knob.h - the host knob registry, for the files of host/ only.
+ *
+ * A knob is a `const struct host_knob_ops` in its own file
+ * (knob-NAME.c), listed once in host_knobs[] in knobs.c.  The context code
+ * (ctx.c) does the journalling, the lock and the undo; a knob only knows how
+ * to read, check and apply its setting.
+ *
+ * How to add one:
+ *   1. write host/knob-NAME.c with a const struct host_knob_ops;
+ *   2. declare it below and add it to host_knobs[] in knobs.c;
+ *   3. document it in host.h and docs/host-control.md, and test it against a
+ *      fake tree in tests/unit/test-host.c.
+ *
+ * Contract of the operations (K is the knob itself, so one function can serve
+ * several knobs; CTX gives root, module ops and VM lister):
+ *   read	current value into BUF; reports its error (with the path).
+ *   supported	whether VALUE (NULL: the knob at all) can be applied here; WHY
+ *		gets the reason otherwise.  Reports nothing, changes nothing.
+ *   apply	set VALUE, then read back; -EIO with a message naming the
+ *		expected and the read-back values when they differ.  Reports.
+ *   file	the sysfs file (under root) that takes the value read() gives
+ *		as is, so host_restore_async() can write the original with
+ *		open/write/close.  NULL when that is not possible (paging).
+ * All values are knob-level strings; the journal records what read() said.
+ */
+#ifndef VMTAX_HOST_KNOB_H
+#define VMTAX_HOST_KNOB_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "host.h"
+
+#define HOST_VALUE_MAX 64
+#define HOST_MAX_RECORDS 16
+
+struct host_knob_ops {
+	const char *name;
+	const char *values;	/* for --help and error messages */
+	const char *file;	/* see "file" above; NULL if none */
+	int (*read)(const struct host_knob_ops *k, struct host_ctx *ctx,
+		    char *buf, size_t len);
+	bool (*supported)(const struct host_knob_ops *k, struct host_ctx *ctx,
+			  const char *value, char *why, size_t len);
+	int (*apply)(const struct host_knob_ops *k, struct host_ctx *ctx,
+		     const char *value);
+};
+
+/*
+ * One journalled change.  Fixed-size so host_restore_async() needs no
+ * allocation and never sees a half-built record: nrecords is bumped only
+ * after the record is complete.
+ */
+struct host_record {
+	const struct host_knob_ops *knob;
+	char original[HOST_VALUE_MAX];
+	char path[PATH_MAX];	/* ROOT/file, or "" when the knob has no file */
+};
+
+struct host_ctx {
+	char *root;
+	char *state_dir;
+	char *lock_path;
+	char *link_path;	/* STATE/journal -> journal */
+	char *journal;
+	const struct host_module_ops *modules;
+	void *modules_arg;
+	host_list_vms_fn list_vms;
+	void *list_vms_arg;
+	bool readonly;
+	int lock_fd;
+	int journal_fd;
+	struct host_record records[HOST_MAX_RECORDS];
+	volatile sig_atomic_t nrecords;
+};
+
+extern const struct host_knob_ops *const host_knobs[];
+extern const size_t host_nknobs;
+const struct host_knob_ops *host_knob_find(const char *name);
+
+extern const struct host_knob_ops host_knob_thp_enabled;
+extern const struct host_knob_ops host_knob_thp_defrag;
+extern const struct host_knob_ops host_knob_paging;
+extern const struct host_knob_ops host_knob_hugetlb_2m;
+extern const struct host_knob_ops host_knob_hugetlb_1g;
+extern const struct host_knob_ops host_knob_kvm_nx_huge_pages;
+
+/* ROOT/REL as a new string (REL starts with '/'). */
+char *host_path_new(const struct host_ctx *ctx, const char *rel);
+/* read_line() of ROOT/REL, reporting "cannot read '/REL'" on failure. */
+int host_read_sys(struct host_ctx *ctx, const char *rel, char *buf,
+		  size_t len);
+/* write_str() VALUE to ROOT/REL, reporting on failure. */
+int host_write_sys(struct host_ctx *ctx, const char *rel, const char *value);
+
+#endif
