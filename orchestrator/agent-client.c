@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+#include "agent-client.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "util.h"
+
+void agent_client_init(struct agent_client *a, struct vm *vm, FILE *log)
+{
+	memset(a, 0, sizeof(*a));
+	a->vm = vm;
+	a->log = log;
+	a->next_id = 1;
+	proto_decoder_init(&a->dec);
+}
+
+void agent_client_release(struct agent_client *a)
+{
+	proto_decoder_release(&a->dec);
+}
+
+static void log_msg(struct agent_client *a, const char *dir, const json_t *m)
+{
+	char ts[32], *s;
+
+	if (!a->log)
+		return;
+	iso8601_now(ts, sizeof(ts));
+	s = json_dumps(m, JSON_COMPACT);
+	fprintf(a->log, "%s %s %s\n", ts, dir, s ? s : "?");
+	fflush(a->log);
+	free(s);
+}
+
+static int handle(struct agent_client *a, json_t *msg, unsigned long long id,
+		  double *idle_deadline, double idle_s, json_t **result,
+		  char *why, size_t len)
+{
+	const char *type = proto_type(msg);
+	json_t *e;
+
+	log_msg(a, "<", msg);
+	if (proto_id(msg) != id) {
+		/* "ready", or stale replies of an earlier, timed-out call. */
+		return 0;
+	}
+	if (!strcmp(type, "heartbeat")) {
+		*idle_deadline = mono_now() + idle_s;
+		return 0;
+	}
+	if (strcmp(type, "reply"))
+		return 0;
+	if (json_is_true(json_object_get(msg, "ok"))) {
+		*result = json_incref(json_object_get(msg, "result"));
+		if (!*result)
+			*result = json_object();
+		return 1;
+	}
+	e = json_object_get(msg, "error");
+	snprintf(why, len, "agent error %s: %s",
+		 json_string_value(json_object_get(e, "code")) ?: "?",
+		 json_string_value(json_object_get(e, "message")) ?: "?");
+	return -EREMOTEIO;
+}
+
+int agent_call(struct agent_client *a, const char *type, json_t *args,
+	       double idle_s, double total_s, json_t **result, char *why,
+	       size_t len)
+{
+	unsigned long long id = a->next_id++;
+	double now = mono_now(), idle_deadline = now + idle_s;
+	double deadline = now + total_s;
+	json_t *req = proto_request_new(id, type), *msg = NULL;
+	char *frame = NULL, buf[65536], perr[256];
+	size_t flen;
+	int ret;
+
+	*result = NULL;
+	why[0] = '\0';
+	if (args)
+		json_object_update(req, args);
+	ret = proto_encode(req, &frame, &flen);
+	if (ret < 0) {
+		snprintf(why, len, "cannot encode '%s' request", type);
+		goto out;
+	}
+	log_msg(a, ">", req);
+	ret = vm_send(a->vm, frame, flen, idle_s < total_s ? idle_s : total_s);
+	if (ret < 0) {
+		snprintf(why, len, "cannot send '%s' to the agent: %s", type,
+			 ret == -EPIPE ? vm_stop_reason(a->vm)
+				       : "timed out");
+		goto out;
+	}
+	for (;;) {
+		double wait;
+		int n;
+
+		for (;;) {
+			n = proto_decoder_next(&a->dec, &msg, perr,
+					       sizeof(perr));
+			if (n == 0)
+				break;
+			if (n < 0) {
+				if (a->log)
+					fprintf(a->log, "bad frame: %s\n", perr);
+				continue;
+			}
+			ret = handle(a, msg, id, &idle_deadline, idle_s,
+				     result, why, len);
+			json_decref(msg);
+			msg = NULL;
+			if (ret != 0) {
+				if (ret > 0)
+					ret = 0;
+				goto out;
+			}
+		}
+		now = mono_now();
+		if (now >= idle_deadline || now >= deadline) {
+			snprintf(why, len,
+				 "no answer from the agent to '%s' for %.0f s",
+				 type, now >= deadline ? total_s : idle_s);
+			ret = -ETIMEDOUT;
+			goto out;
+		}
+		wait = (idle_deadline < deadline ? idle_deadline : deadline) -
+		       now;
+		n = vm_recv(a->vm, buf, sizeof(buf), wait);
+		if (n < 0) {
+			snprintf(why, len, "%s while waiting for '%s'",
+				 vm_stop_reason(a->vm), type);
+			ret = -EPIPE;
+			goto out;
+		}
+		if (n > 0)
+			proto_decoder_feed(&a->dec, buf, n);
+	}
+out:
+	json_decref(req);
+	free(frame);
+	return ret;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agent-client.h - the host side of the agent protocol (docs/protocol.md),
+ * over a guest's channel from vm.h.
+ *
+ * Every message in either direction is appended to LOG (one JSON line with
+ * a timestamp and a direction) so that a failed cell keeps the last words of
+ * its agent; the guest console is logged separately by libvirt.
+ */
+#ifndef VMTAX_AGENT_CLIENT_H
+#define VMTAX_AGENT_CLIENT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "proto.h"
+#include "vm.h"
+
+struct agent_client {
+	struct vm *vm;
+	struct proto_decoder dec;
+	unsigned long long next_id;
+	FILE *log;		/* borrowed; may be NULL */
+};
+
+void agent_client_init(struct agent_client *a, struct vm *vm, FILE *log);
+void agent_client_release(struct agent_client *a);
+
+/*
+ * Send a request of TYPE with the members of ARGS (may be NULL; not
+ * stolen) and wait for its reply.  The call fails with -ETIMEDOUT when
+ * nothing from the agent (reply or heartbeat for this request) arrives for
+ * IDLE_S seconds, or when TOTAL_S pass.  On an error reply it returns
+ * -EREMOTEIO.  On -EPIPE the domain is gone (vm_stop_reason()).  WHY gets a
+ * one-line description of any failure; *RESULT (new reference) the result.
+ * Reports nothing itself: the caller knows the cell and adds context.
+ */
+int agent_call(struct agent_client *a, const char *type, json_t *args,
+	       double idle_s, double total_s, json_t **result, char *why,
+	       size_t len);
+
+#endif
