@@ -7,9 +7,12 @@
  * both sides.
  *
  * A phase is "/bin/sh -c CMD" run in its own process group, with a given
- * environment (added to a minimal base environment), working directory and
- * timeout.  The runner measures:
- *   - elapsed_s from CLOCK_MONOTONIC, fork to reap;
+ * environment (spec->env on top of the caller's environment; the last of
+ * duplicate keys wins), working directory and timeout.  Its stdin is
+ * /dev/null.  When the shell exits, whatever is left of its process group is
+ * killed.  The runner measures:
+ *   - elapsed_s from CLOCK_MONOTONIC, from releasing the forked child to exec
+ *     (after the counters are attached) to reaping the shell;
  *   - user_s, sys_s, max_rss_kb, minor_faults, major_faults from wait4() on
  *     the shell, which includes every descendant the shell waited for;
  *   - counters from perf_event_open(2), one fd per event, opened on the child
@@ -20,7 +23,8 @@
  * EACCES...) is "unsupported": supported=false and value is meaningless; it
  * is written as JSON null, never 0.  An event that was opened but never
  * scheduled (time_running == 0) is "not counted" (counted=false).  Counts are
- * scaled by time_enabled/time_running when multiplexed (scaled=true).
+ * scaled by time_enabled/time_running when multiplexed (scaled=true).  With
+ * spec->counters false no counter is opened: supported=false, open_errno=0.
  *
  * Output: up to RUNNER_OUTPUT_MAX bytes of the phase's combined stdout and
  * stderr are kept (the tail), for metric regexes and for logs.
@@ -69,8 +73,9 @@ struct runner_spec {
 	double timeout_s;		/* <= 0: no timeout */
 	bool counters;			/* open perf counters */
 	/*
-	 * Called about every tick_s seconds while the phase runs (heartbeats).
-	 * May be NULL.  A non-zero return kills the phase (status "killed").
+	 * Called about every tick_s seconds (<= 0: 1 s) while the phase runs
+	 * (heartbeats), from the calling thread.  May be NULL.  A non-zero
+	 * return kills the phase's process group (status "killed").
 	 */
 	int (*tick)(void *arg, double elapsed_s);
 	void *tick_arg;

@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: MIT
+#include "runner.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct counter_def {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+#define HW_CACHE(cache, op, result)                                            \
+	((uint64_t)(cache) | ((uint64_t)(op) << 8) | ((uint64_t)(result) << 16))
+
+static const struct counter_def counter_defs[RC_NR] = {
+	[RC_TASK_CLOCK] = { "task-clock", PERF_TYPE_SOFTWARE,
+			    PERF_COUNT_SW_TASK_CLOCK },
+	[RC_PAGE_FAULTS] = { "page-faults", PERF_TYPE_SOFTWARE,
+			     PERF_COUNT_SW_PAGE_FAULTS },
+	[RC_CONTEXT_SWITCHES] = { "context-switches", PERF_TYPE_SOFTWARE,
+				  PERF_COUNT_SW_CONTEXT_SWITCHES },
+	[RC_CYCLES] = { "cycles", PERF_TYPE_HARDWARE,
+			PERF_COUNT_HW_CPU_CYCLES },
+	[RC_INSTRUCTIONS] = { "instructions", PERF_TYPE_HARDWARE,
+			      PERF_COUNT_HW_INSTRUCTIONS },
+	[RC_DTLB_LOADS] = { "dTLB-loads", PERF_TYPE_HW_CACHE,
+			    HW_CACHE(PERF_COUNT_HW_CACHE_DTLB,
+				     PERF_COUNT_HW_CACHE_OP_READ,
+				     PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	[RC_DTLB_LOAD_MISSES] = { "dTLB-load-misses", PERF_TYPE_HW_CACHE,
+				  HW_CACHE(PERF_COUNT_HW_CACHE_DTLB,
+					   PERF_COUNT_HW_CACHE_OP_READ,
+					   PERF_COUNT_HW_CACHE_RESULT_MISS) },
+};
+
+static const char *const status_names[] = {
+	[RUNNER_OK] = "ok",
+	[RUNNER_FAILED] = "failed",
+	[RUNNER_TIMEOUT] = "timeout",
+	[RUNNER_KILLED] = "killed",
+};
+
+const char *runner_counter_name(enum runner_counter c)
+{
+	if ((unsigned)c >= RC_NR)
+		return NULL;
+	return counter_defs[c].name;
+}
+
+int runner_counter_lookup(const char *name)
+{
+	for (int i = 0; i < RC_NR; i++)
+		if (!strcmp(counter_defs[i].name, name))
+			return i;
+	return -1;
+}
+
+const char *runner_status_name(enum runner_status s)
+{
+	if ((unsigned)s >= ARRAY_SIZE(status_names))
+		return "unknown";
+	return status_names[s];
+}
+
+/*
+ * Open one counter on pid.  Returns an fd or a negative errno.  Without the
+ * right to count kernel work (perf_event_paranoid >= 2 for non-root) retry
+ * with user space only, as perf stat does.
+ */
+static int counter_open(enum runner_counter c, pid_t pid, bool on_exec)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = counter_defs[c].type;
+	attr.config = counter_defs[c].config;
+	attr.disabled = 1;
+	attr.inherit = 1;
+	attr.enable_on_exec = on_exec;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+
+	fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		attr.exclude_kernel = 1;
+		attr.exclude_hv = 1;
+		fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
+			     PERF_FLAG_FD_CLOEXEC);
+	}
+	if (fd < 0)
+		return errno ? -errno : -EIO;
+	return fd;
+}
+
+void runner_probe_counters(int open_errno[RC_NR])
+{
+	for (int i = 0; i < RC_NR; i++) {
+		int fd = counter_open(i, 0, false);
+
+		if (fd < 0) {
+			open_errno[i] = -fd;
+		} else {
+			open_errno[i] = 0;
+			close(fd);
+		}
+	}
+}
+
+static void counter_read(int fd, struct runner_counter_value *v)
+{
+	uint64_t buf[3]; /* value, time_enabled, time_running */
+
+	if (read(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+		v->counted = false;
+		return;
+	}
+	v->counted = buf[2] > 0;
+	v->scaled = buf[2] > 0 && buf[2] < buf[1];
+	if (v->scaled)
+		v->value = (uint64_t)((long double)buf[0] * buf[1] / buf[2]);
+	else
+		v->value = v->counted ? buf[0] : 0;
+}
+
+/*
+ * The child's environment: ours with spec->env on top.  Built before fork
+ * because setenv() is not safe in the child of a threaded process.
+ */
+static char **env_build(const char *const *extra)
+{
+	size_t n = 0, nextra = 0, k = 0;
+	char **envp;
+
+	for (char **e = environ; e && *e; e++)
+		n++;
+	for (const char *const *x = extra; x && *x; x++)
+		nextra++;
+	envp = xcalloc(n + nextra + 1, sizeof(*envp));
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		size_t klen = eq ? (size_t)(eq - *e) : strlen(*e);
+		bool overridden = false;
+
+		for (const char *const *x = extra; x && *x; x++) {
+			if (!strncmp(*x, *e, klen) && (*x)[klen] == '=') {
+				overridden = true;
+				break;
+			}
+		}
+		if (!overridden)
+			envp[k++] = *e;
+	}
+	for (const char *const *x = extra; x && *x; x++) {
+		bool later = false;
+
+		/* the last of duplicate keys in extra wins, as with setenv */
+		for (const char *const *y = x + 1; *y; y++) {
+			const char *eq = strchr(*x, '=');
+
+			if (!strncmp(*x, *y, eq - *x + 1)) {
+				later = true;
+				break;
+			}
+		}
+		if (!later)
+			envp[k++] = (char *)*x;
+	}
+	envp[k] = NULL;
+	return envp;
+}
+
+static void child_fail(int errfd, int code)
+{
+	ssize_t r = write(errfd, &code, sizeof(code));
+
+	(void)r;
+	_exit(127);
+}
+
+/* Only async-signal-safe calls from here to exec. */
+static void child_run(const struct runner_spec *spec, char **envp, int outfd,
+		      int gofd, int errfd)
+{
+	static const int dfl[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP,
+				   SIGPIPE, SIGCHLD, SIGALRM };
+	char *const argv[] = { "sh", "-c", (char *)spec->cmd, NULL };
+	struct sigaction sa;
+	sigset_t none;
+	char go;
+	int nullfd;
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (size_t i = 0; i < ARRAY_SIZE(dfl); i++)
+		sigaction(dfl[i], &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	/* Wait until the parent has attached the counters. */
+	if (read(gofd, &go, 1) != 1)
+		_exit(127);
+	nullfd = open("/dev/null", O_RDONLY);
+	if (nullfd < 0 || dup2(nullfd, STDIN_FILENO) < 0 ||
+	    dup2(outfd, STDOUT_FILENO) < 0 || dup2(outfd, STDERR_FILENO) < 0)
+		child_fail(errfd, errno);
+	if (spec->cwd && chdir(spec->cwd) < 0)
+		child_fail(errfd, errno);
+	execve("/bin/sh", argv, envp);
+	child_fail(errfd, errno);
+}
+
+/*
+ * Tell the child to exec.  If it died meanwhile the write gets EPIPE; keep
+ * the SIGPIPE that comes with it from killing the caller.
+ */
+static int release_child(int gofd)
+{
+	sigset_t pipeset, old, pending;
+	struct timespec zero = { 0, 0 };
+	ssize_t r;
+	int saved;
+
+	sigemptyset(&pipeset);
+	sigaddset(&pipeset, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipeset, &old);
+	do
+		r = write(gofd, "g", 1);
+	while (r < 0 && errno == EINTR);
+	saved = errno;
+	if (r < 0 && saved == EPIPE) {
+		sigpending(&pending);
+		if (sigismember(&pending, SIGPIPE) &&
+		    !sigismember(&old, SIGPIPE))
+			sigtimedwait(&pipeset, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return r == 1 ? 0 : -1;
+}
+
+static void output_append(struct runner_result *res, const char *p, size_t n)
+{
+	size_t keep;
+
+	if (n > RUNNER_OUTPUT_MAX) {
+		p += n - RUNNER_OUTPUT_MAX;
+		n = RUNNER_OUTPUT_MAX;
+		res->output_truncated = true;
+	}
+	if (res->output_len + n > RUNNER_OUTPUT_MAX) {
+		keep = RUNNER_OUTPUT_MAX - n;
+		memmove(res->output, res->output + res->output_len - keep,
+			keep);
+		res->output_len = keep;
+		res->output_truncated = true;
+	}
+	memcpy(res->output + res->output_len, p, n);
+	res->output_len += n;
+}
+
+/* Read what is available; returns false at EOF or on a hard error. */
+static bool output_pump(int fd, struct runner_result *res)
+{
+	char buf[16384];
+
+	for (;;) {
+		ssize_t r = read(fd, buf, sizeof(buf));
+
+		if (r > 0) {
+			output_append(res, buf, r);
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return true;
+		return false;
+	}
+}
+
+static int ms_until(double now, double when)
+{
+	double ms = (when - now) * 1000.0;
+
+	if (ms <= 0)
+		return 0;
+	if (ms > 60000)
+		return 60000;
+	return (int)ms + 1;
+}
+
+static bool child_exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return true;
+	return si.si_pid == pid;
+}
+
+int runner_run(const struct runner_spec *spec, struct runner_result *res)
+{
+	int out[2] = { -1, -1 }, gopipe[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int fds[RC_NR];
+	int pidfd = -1, code = 0, ret = -1, wstatus = 0;
+	char **envp = NULL;
+	pid_t pid = -1;
+	bool exited = false, reaped = false;
+	double t0, deadline = 0, next_tick = 0, tick_s;
+	struct rusage ru;
+	ssize_t r;
+
+	for (int i = 0; i < RC_NR; i++)
+		fds[i] = -1;
+	memset(res, 0, sizeof(*res));
+	res->output = xmalloc(RUNNER_OUTPUT_MAX + 1);
+	res->output[0] = '\0';
+	if (!spec->cmd) {
+		ret = err("runner: no command");
+		goto out;
+	}
+	for (const char *const *x = spec->env; x && *x; x++) {
+		if (!strchr(*x, '=') || **x == '=') {
+			ret = err("runner: bad environment entry '%s'", *x);
+			goto out;
+		}
+	}
+	envp = env_build(spec->env);
+
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(gopipe, O_CLOEXEC) < 0 ||
+	    pipe2(errp, O_CLOEXEC) < 0) {
+		ret = err_errno("runner: cannot create pipe");
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = err_errno("runner: cannot fork for '%s'", spec->cmd);
+		goto out;
+	}
+	if (pid == 0)
+		child_run(spec, envp, out[1], gopipe[0], errp[1]);
+
+	/* Both sides set the group, so kill(-pid) works whoever runs first. */
+	setpgid(pid, pid);
+	close(out[1]);
+	close(gopipe[0]);
+	close(errp[1]);
+	out[1] = gopipe[0] = errp[1] = -1;
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+
+	for (int i = 0; i < RC_NR; i++) {
+		if (!spec->counters)
+			continue;
+		fds[i] = counter_open(i, pid, true);
+		if (fds[i] < 0) {
+			res->counters[i].open_errno = -fds[i];
+			fds[i] = -1;
+		} else {
+			res->counters[i].supported = true;
+		}
+	}
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+
+	t0 = mono_now();
+	if (release_child(gopipe[1]) < 0) {
+		ret = err_errno("runner: cannot start '%s'", spec->cmd);
+		goto out;
+	}
+	close(gopipe[1]);
+	gopipe[1] = -1;
+	/* EOF: exec succeeded (the pipe is close-on-exec); else an errno. */
+	do
+		r = read(errp[0], &code, sizeof(code));
+	while (r < 0 && errno == EINTR);
+	if (r == (ssize_t)sizeof(code)) {
+		if (spec->cwd)
+			ret = err_code(-code, "runner: cannot start '%s' in '%s'",
+				       spec->cmd, spec->cwd);
+		else
+			ret = err_code(-code, "runner: cannot start '%s'",
+				       spec->cmd);
+		goto out;
+	}
+
+	if (spec->timeout_s > 0)
+		deadline = t0 + spec->timeout_s;
+	tick_s = spec->tick_s > 0 ? spec->tick_s : 1.0;
+	if (spec->tick)
+		next_tick = t0 + tick_s;
+	res->status = RUNNER_OK;
+	while (!exited) {
+		struct pollfd pfd[2];
+		int npfd = 0, timeout = -1;
+		double now = mono_now();
+
+		if (deadline > 0 && now >= deadline) {
+			kill(-pid, SIGKILL);
+			res->status = RUNNER_TIMEOUT;
+			break;
+		}
+		if (spec->tick && now >= next_tick) {
+			if (spec->tick(spec->tick_arg, now - t0)) {
+				kill(-pid, SIGKILL);
+				res->status = RUNNER_KILLED;
+				break;
+			}
+			while (next_tick <= now)
+				next_tick += tick_s;
+		}
+		if (deadline > 0)
+			timeout = ms_until(now, deadline);
+		if (spec->tick && (timeout < 0 || ms_until(now, next_tick) <
+							  timeout))
+			timeout = ms_until(now, next_tick);
+		if (pidfd < 0 && (timeout < 0 || timeout > 20))
+			timeout = 20; /* no pidfd: poll for the exit */
+		if (pidfd >= 0) {
+			pfd[npfd].fd = pidfd;
+			pfd[npfd++].events = POLLIN;
+		}
+		if (out[0] >= 0) {
+			pfd[npfd].fd = out[0];
+			pfd[npfd++].events = POLLIN;
+		}
+		if (poll(pfd, npfd, timeout) < 0 && errno != EINTR) {
+			ret = err_errno("runner: poll");
+			goto out;
+		}
+		if (out[0] >= 0 && !output_pump(out[0], res)) {
+			close(out[0]);
+			out[0] = -1;
+		}
+		if (pidfd >= 0)
+			exited = pfd[0].revents & POLLIN;
+		else
+			exited = child_exited(pid);
+	}
+	/* The shell is gone or dying and still unreaped: end its group. */
+	kill(-pid, SIGKILL);
+	while (wait4(pid, &wstatus, 0, &ru) < 0) {
+		if (errno != EINTR) {
+			ret = err_errno("runner: cannot wait for '%s'",
+					spec->cmd);
+			goto out;
+		}
+	}
+	reaped = true;
+	res->elapsed_s = mono_now() - t0;
+
+	/* Drain what the group wrote; bounded, a setsid escapee may hold it. */
+	while (out[0] >= 0) {
+		struct pollfd p = { .fd = out[0], .events = POLLIN };
+
+		if (poll(&p, 1, 200) <= 0 || !output_pump(out[0], res))
+			break;
+	}
+	res->output[res->output_len] = '\0';
+
+	if (WIFEXITED(wstatus))
+		res->exit_status = WEXITSTATUS(wstatus);
+	else if (WIFSIGNALED(wstatus))
+		res->exit_status = 128 + WTERMSIG(wstatus);
+	if (res->status == RUNNER_OK && res->exit_status != 0)
+		res->status = RUNNER_FAILED;
+	res->user_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+	res->sys_s = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	res->max_rss_kb = ru.ru_maxrss;
+	res->minor_faults = ru.ru_minflt;
+	res->major_faults = ru.ru_majflt;
+	for (int i = 0; i < RC_NR; i++)
+		if (fds[i] >= 0)
+			counter_read(fds[i], &res->counters[i]);
+	ret = 0;
+out:
+	if (pid > 0 && !reaped) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	for (int i = 0; i < RC_NR; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	for (int i = 0; i < 2; i++) {
+		if (out[i] >= 0)
+			close(out[i]);
+		if (gopipe[i] >= 0)
+			close(gopipe[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	free(envp);
+	if (ret < 0)
+		runner_result_release(res);
+	return ret;
+}
+
+void runner_result_release(struct runner_result *res)
+{
+	if (!res)
+		return;
+	free(res->output);
+	res->output = NULL;
+	res->output_len = 0;
+}
