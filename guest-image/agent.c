@@ -1,0 +1,613 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmtax-agent - the guest side of docs/protocol.md.
+ *
+ * Runs in the tiny guest (started by /init) or any guest with a virtio-serial
+ * port named org.vmtax.agent.0.  It answers one request at a time, in order:
+ * hello, set-thp, run (through lib/runner.c, with heartbeats) and shutdown;
+ * built with -DVMTAX_AGENT_TEST it also takes test-hang and test-panic.
+ *
+ * It has no network listener and runs only what arrives on its own port.
+ * Memory is bounded: the decoder holds at most one frame, replies are built
+ * one at a time, and run output is capped by the runner.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/reboot.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "runner.h"
+#include "util.h"
+
+#define PORT_DIR "/sys/class/virtio-ports"
+#define PORT_WAIT_S 30.0
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+#define HEARTBEAT_DEFAULT_S 5.0
+
+#ifdef VMTAX_AGENT_TEST
+#define AGENT_FLAVOUR "test"
+#else
+#define AGENT_FLAVOUR "normal"
+#endif
+
+struct agent {
+	int fd;
+	char port[PATH_MAX];
+	struct proto_decoder dec;
+	char rbuf[64 * 1024];
+	bool shutdown;		/* power off after this reply */
+	bool panic;		/* crash the kernel after this reply */
+};
+
+/* What one request produced: a reply and a line for the console. */
+struct outcome {
+	json_t *reply;
+	char log[200];
+};
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		/* virtio-serial takes at most 32 KiB per write */
+		ssize_t w = write(fd, buf + off, len - off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		off += w;
+	}
+	return 0;
+}
+
+/* Encode and send msg (stolen).  Blocks until the host is connected. */
+static int send_msg(struct agent *a, json_t *msg)
+{
+	char *frame = NULL;
+	size_t len;
+	int ret;
+
+	ret = proto_encode(msg, &frame, &len);
+	if (ret == -EMSGSIZE) {
+		uint64_t id = proto_id(msg);
+
+		json_decref(msg);
+		msg = proto_reply_err_new(id, "reply-too-large",
+					  "the reply exceeds the frame limit");
+		ret = proto_encode(msg, &frame, &len);
+	}
+	if (ret < 0) {
+		ret = err_code(ret, "cannot encode a '%s' message",
+			       proto_type(msg));
+		goto out;
+	}
+	ret = write_all(a->fd, frame, len);
+	if (ret < 0)
+		ret = err_code(ret, "cannot write to '%s'", a->port);
+out:
+	free(frame);
+	json_decref(msg);
+	return ret;
+}
+
+/* The /dev node of the virtio port named PROTO_PORT_NAME, or -ENOENT. */
+static int find_port_once(char *path, size_t len)
+{
+	struct dirent *de;
+	int ret = -ENOENT;
+	DIR *dir;
+
+	dir = opendir(PORT_DIR);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		char file[PATH_MAX], name[128];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(file, sizeof(file), PORT_DIR "/%s/name", de->d_name);
+		if (read_line(file, name, sizeof(name)) < 0 ||
+		    strcmp(name, PROTO_PORT_NAME))
+			continue;
+		snprintf(path, len, "/dev/%s", de->d_name);
+		if (access(path, F_OK) == 0) {
+			ret = 0;
+			break;
+		}
+	}
+	closedir(dir);
+	return ret;
+}
+
+static int find_port(char *path, size_t len)
+{
+	double deadline = mono_now() + PORT_WAIT_S;
+	const struct timespec pause_ts = { 0, 100 * 1000 * 1000 };
+
+	for (;;) {
+		if (find_port_once(path, len) == 0)
+			return 0;
+		if (mono_now() >= deadline)
+			return err("no virtio port named '%s' under '%s' after %.0f s",
+				   PROTO_PORT_NAME, PORT_DIR, PORT_WAIT_S);
+		nanosleep(&pause_ts, NULL);
+	}
+}
+
+/* "always [madvise] never" -> is word one of the choices? */
+static bool thp_choice_valid(const char *line, const char *word)
+{
+	size_t wl = strlen(word);
+	const char *p = line;
+
+	while (*p) {
+		size_t n;
+
+		while (*p == ' ' || *p == '[' || *p == ']')
+			p++;
+		n = strcspn(p, " []");
+		if (n && n == wl && !strncmp(p, word, n))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/* Current THP mode of knob ("enabled" or "defrag") as a JSON string/null. */
+static json_t *thp_current(const char *knob)
+{
+	char path[128], line[256], word[64];
+
+	snprintf(path, sizeof(path), THP_DIR "/%s", knob);
+	if (read_line(path, line, sizeof(line)) < 0 ||
+	    thp_parse_selected(line, word, sizeof(word)) < 0)
+		return json_null();
+	return json_string(word);
+}
+
+static void handle_hello(struct agent *a, const json_t *req,
+			 struct outcome *o)
+{
+	uint64_t id = proto_id(req);
+	struct utsname u;
+	struct sysinfo si;
+	json_t *res;
+
+	(void)a;
+	uname(&u);
+	if (sysinfo(&si) < 0)
+		memset(&si, 0, sizeof(si));
+	res = json_pack("{s:s, s:i, s:s, s:I, s:I, s:o, s:o, s:s}",
+			"agent_version", VMTAX_VERSION, "proto_version",
+			PROTO_VERSION, "kernel", u.release, "cpus",
+			(json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "mem_bytes",
+			(json_int_t)((uint64_t)si.totalram * si.mem_unit),
+			"thp_enabled", thp_current("enabled"), "thp_defrag",
+			thp_current("defrag"), "flavour", AGENT_FLAVOUR);
+	o->reply = proto_reply_ok_new(id, res);
+	snprintf(o->log, sizeof(o->log), "kernel %s", u.release);
+}
+
+/*
+ * Validate, write and read back one THP knob.  Returns NULL on success or an
+ * error code for the reply, with the message in msg.
+ */
+static const char *thp_set_one(const char *knob, const char *value, char *msg,
+			       size_t msglen)
+{
+	char path[128], line[256], word[64];
+	int ret;
+
+	snprintf(path, sizeof(path), THP_DIR "/%s", knob);
+	ret = read_line(path, line, sizeof(line));
+	if (ret < 0) {
+		snprintf(msg, msglen, "cannot read '%s': %s", path,
+			 strerror(-ret));
+		return "io-error";
+	}
+	if (!thp_choice_valid(line, value)) {
+		snprintf(msg, msglen, "'%s' is not one of '%s' for '%s'", value,
+			 line, knob);
+		return "bad-value";
+	}
+	ret = write_str(path, value);
+	if (ret < 0) {
+		snprintf(msg, msglen, "cannot write '%s' to '%s': %s", value,
+			 path, strerror(-ret));
+		return "io-error";
+	}
+	ret = read_line(path, line, sizeof(line));
+	if (ret < 0 || thp_parse_selected(line, word, sizeof(word)) < 0) {
+		snprintf(msg, msglen, "cannot read back '%s'", path);
+		return "io-error";
+	}
+	if (strcmp(word, value)) {
+		snprintf(msg, msglen, "wrote '%s' to '%s' but read back '%s'",
+			 value, path, word);
+		return "readback-mismatch";
+	}
+	return NULL;
+}
+
+static void handle_set_thp(struct agent *a, const json_t *req,
+			   struct outcome *o)
+{
+	static const char *const knobs[] = { "enabled", "defrag" };
+	uint64_t id = proto_id(req);
+	const char *code = NULL;
+	char msg[512] = "";
+	size_t i;
+
+	(void)a;
+	for (i = 0; i < ARRAY_SIZE(knobs) && !code; i++) {
+		const json_t *v = json_object_get(req, knobs[i]);
+
+		if (v && !json_is_null(v) &&
+		    (!json_is_string(v) || !is_safe_name(json_string_value(v)))) {
+			snprintf(msg, sizeof(msg),
+				 "'%s' must be a THP mode such as \"never\"",
+				 knobs[i]);
+			code = "bad-request";
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(knobs) && !code; i++) {
+		const char *v = json_string_value(json_object_get(req, knobs[i]));
+
+		if (v)
+			code = thp_set_one(knobs[i], v, msg, sizeof(msg));
+	}
+	if (code) {
+		o->reply = proto_reply_err_new(id, code, msg);
+		snprintf(o->log, sizeof(o->log), "%s: %s", code, msg);
+		return;
+	}
+	o->reply = proto_reply_ok_new(id, json_pack("{s:o, s:o}", "enabled",
+						    thp_current("enabled"),
+						    "defrag",
+						    thp_current("defrag")));
+	snprintf(o->log, sizeof(o->log), "enabled=%s defrag=%s",
+		 json_string_value(json_object_get(
+			 json_object_get(o->reply, "result"), "enabled")),
+		 json_string_value(json_object_get(
+			 json_object_get(o->reply, "result"), "defrag")));
+}
+
+struct tick_ctx {
+	struct agent *a;
+	uint64_t id;
+};
+
+/*
+ * A heartbeat goes out only if the port is writable now: a host that went
+ * away must not stall the runner's timeout handling.
+ */
+static int run_tick(void *arg, double elapsed_s)
+{
+	struct tick_ctx *t = arg;
+	struct pollfd pfd = { .fd = t->a->fd, .events = POLLOUT };
+	json_t *ev;
+
+	if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLOUT) ||
+	    (pfd.revents & POLLHUP))
+		return 0;
+	ev = proto_event_new(t->id, "heartbeat");
+	json_object_set_new(ev, "elapsed_s", json_real(elapsed_s));
+	send_msg(t->a, ev);
+	return 0;
+}
+
+/* Read an optional field of a given JSON kind; false if present but wrong. */
+static bool opt_number(const json_t *req, const char *key, double *out)
+{
+	const json_t *v = json_object_get(req, key);
+
+	if (!v || json_is_null(v))
+		return true;
+	if (!json_is_number(v))
+		return false;
+	*out = json_number_value(v);
+	return true;
+}
+
+static bool opt_bool(const json_t *req, const char *key, bool *out)
+{
+	const json_t *v = json_object_get(req, key);
+
+	if (!v || json_is_null(v))
+		return true;
+	if (!json_is_boolean(v))
+		return false;
+	*out = json_is_true(v);
+	return true;
+}
+
+/* env {K: V} -> NULL-terminated "K=V" array; NULL with msg if malformed. */
+static char **env_from_json(const json_t *env, char *msg, size_t msglen)
+{
+	size_t n = 0, i = 0;
+	const char *key;
+	json_t *v;
+	char **out;
+
+	if (!env || json_is_null(env))
+		return xcalloc(1, sizeof(char *));
+	if (!json_is_object(env)) {
+		snprintf(msg, msglen, "'env' must be an object of strings");
+		return NULL;
+	}
+	n = json_object_size(env);
+	out = xcalloc(n + 1, sizeof(char *));
+	json_object_foreach((json_t *)env, key, v) {
+		if (!*key || strchr(key, '=') || !json_is_string(v)) {
+			snprintf(msg, msglen,
+				 "'env' entry '%.64s' must be NAME: \"string\"",
+				 key);
+			for (i = 0; out[i]; i++)
+				free(out[i]);
+			free(out);
+			return NULL;
+		}
+		out[i++] = xasprintf("%s=%s", key, json_string_value(v));
+	}
+	return out;
+}
+
+static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
+{
+	uint64_t id = proto_id(req);
+	struct tick_ctx tick = { .a = a, .id = id };
+	struct runner_spec spec = { 0 };
+	struct runner_result res;
+	bool with_output = false, counters = true;
+	double timeout_s = 0, heartbeat_s = HEARTBEAT_DEFAULT_S;
+	const json_t *cwd = json_object_get(req, "cwd");
+	const char *cmd = json_string_value(json_object_get(req, "cmd"));
+	char msg[256] = "", **env = NULL;
+	size_t i;
+	int ret;
+
+	memset(&res, 0, sizeof(res));
+	if (!cmd || !*cmd) {
+		snprintf(msg, sizeof(msg), "'cmd' must be a non-empty string");
+	} else if (cwd && !json_is_null(cwd) && !json_is_string(cwd)) {
+		snprintf(msg, sizeof(msg), "'cwd' must be a string");
+	} else if (!opt_number(req, "timeout_s", &timeout_s) || timeout_s < 0) {
+		snprintf(msg, sizeof(msg), "'timeout_s' must be a number >= 0");
+	} else if (!opt_number(req, "heartbeat_s", &heartbeat_s) ||
+		   heartbeat_s < 0.1 || heartbeat_s > 3600) {
+		snprintf(msg, sizeof(msg),
+			 "'heartbeat_s' must be a number in 0.1..3600");
+	} else if (!opt_bool(req, "counters", &counters) ||
+		   !opt_bool(req, "with_output", &with_output)) {
+		snprintf(msg, sizeof(msg),
+			 "'counters' and 'with_output' must be booleans");
+	} else {
+		env = env_from_json(json_object_get(req, "env"), msg,
+				    sizeof(msg));
+	}
+	if (!env) {
+		o->reply = proto_reply_err_new(id, "bad-request", msg);
+		snprintf(o->log, sizeof(o->log), "bad-request: %s", msg);
+		goto out;
+	}
+
+	spec.cmd = cmd;
+	spec.env = (const char *const *)env;
+	spec.cwd = json_string_value(cwd);
+	spec.timeout_s = timeout_s;
+	spec.counters = counters;
+	spec.tick = run_tick;
+	spec.tick_arg = &tick;
+	spec.tick_s = heartbeat_s;
+	note("#%" PRIu64 " run '%.120s' starting", id, cmd);
+	ret = runner_run(&spec, &res);
+	if (ret < 0) {
+		snprintf(msg, sizeof(msg), "cannot start '%.120s': %s", cmd,
+			 strerror(-ret));
+		o->reply = proto_reply_err_new(id, "run-failed", msg);
+		snprintf(o->log, sizeof(o->log), "run-failed: %s", msg);
+		goto out;
+	}
+	o->reply = proto_reply_ok_new(id, proto_sample_to_json(&res,
+							       with_output));
+	snprintf(o->log, sizeof(o->log), "%s exit %d in %.3f s",
+		 runner_status_name(res.status), res.exit_status,
+		 res.elapsed_s);
+out:
+	runner_result_release(&res);
+	for (i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+static void handle_shutdown(struct agent *a, const json_t *req,
+			    struct outcome *o)
+{
+	a->shutdown = true;
+	o->reply = proto_reply_ok_new(proto_id(req), NULL);
+	snprintf(o->log, sizeof(o->log), "powering off");
+}
+
+#ifdef VMTAX_AGENT_TEST
+static void handle_test_hang(struct agent *a, const json_t *req,
+			     struct outcome *o)
+{
+	(void)a;
+	(void)o;
+	note("#%" PRIu64 " test-hang: no longer reading or answering",
+	     proto_id(req));
+	for (;;)
+		pause();
+}
+
+static void handle_test_panic(struct agent *a, const json_t *req,
+			      struct outcome *o)
+{
+	a->panic = true;
+	o->reply = proto_reply_ok_new(proto_id(req), NULL);
+	snprintf(o->log, sizeof(o->log), "crashing the kernel through sysrq");
+}
+#endif
+
+static const struct request_handler {
+	const char *type;
+	void (*fn)(struct agent *a, const json_t *req, struct outcome *o);
+} handlers[] = {
+	{ "hello", handle_hello },
+	{ "set-thp", handle_set_thp },
+	{ "run", handle_run },
+	{ "shutdown", handle_shutdown },
+#ifdef VMTAX_AGENT_TEST
+	{ "test-hang", handle_test_hang },
+	{ "test-panic", handle_test_panic },
+#endif
+};
+
+static void handle(struct agent *a, const json_t *req)
+{
+	const char *type = proto_type(req);
+	uint64_t id = proto_id(req);
+	struct outcome o = { NULL, "" };
+	double t0 = mono_now();
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(handlers); i++) {
+		if (!strcmp(type, handlers[i].type)) {
+			handlers[i].fn(a, req, &o);
+			break;
+		}
+	}
+	if (i == ARRAY_SIZE(handlers)) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "unknown request type '%.64s'",
+			 type);
+		o.reply = proto_reply_err_new(id, "unknown-type", msg);
+		snprintf(o.log, sizeof(o.log), "unknown-type");
+	}
+	note("#%" PRIu64 " %.64s: %s (%.3f s)", id, type, o.log,
+	     mono_now() - t0);
+	send_msg(a, o.reply);
+}
+
+static void power_off(void)
+{
+	sync();
+	if (reboot(RB_POWER_OFF) < 0)
+		err_errno("cannot power off");
+}
+
+static void crash_kernel(void)
+{
+	sync();
+	if (write_str("/proc/sys/kernel/sysrq", "1") < 0)
+		warn("cannot enable sysrq");
+	if (write_str("/proc/sysrq-trigger", "c") < 0)
+		err_errno("cannot write 'c' to '/proc/sysrq-trigger'");
+}
+
+static int send_ready(struct agent *a)
+{
+	json_t *ev = proto_event_new(0, "ready");
+
+	json_object_set_new(ev, "agent_version", json_string(VMTAX_VERSION));
+	json_object_set_new(ev, "proto_version", json_integer(PROTO_VERSION));
+	return send_msg(a, ev);
+}
+
+/* Read, decode and answer until shutdown or a fatal port error. */
+static int serve(struct agent *a)
+{
+	int ret;
+
+	ret = send_ready(a);
+	if (ret < 0)
+		return ret;
+	note("host connected on '%s'", a->port);
+	for (;;) {
+		size_t room = proto_decoder_room(&a->dec);
+		char errbuf[256];
+		json_t *msg;
+		ssize_t r;
+
+		r = read(a->fd, a->rbuf,
+			 room < sizeof(a->rbuf) ? room : sizeof(a->rbuf));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return err_errno("cannot read '%s'", a->port);
+		}
+		if (r == 0) {
+			/* The host closed its end; the next one gets a ready. */
+			note("host disconnected from '%s'", a->port);
+			proto_decoder_reset(&a->dec);
+			ret = send_ready(a);
+			if (ret < 0)
+				return ret;
+			note("host connected on '%s'", a->port);
+			continue;
+		}
+		proto_decoder_feed(&a->dec, a->rbuf, r);
+		while ((ret = proto_decoder_next(&a->dec, &msg, errbuf,
+						 sizeof(errbuf))) != 0) {
+			if (ret < 0) {
+				note("#0 bad frame: %s", errbuf);
+				send_msg(a, proto_reply_err_new(0, "bad-frame",
+								errbuf));
+				continue;
+			}
+			handle(a, msg);
+			json_decref(msg);
+			if (a->shutdown) {
+				power_off();
+				return 0;
+			}
+			if (a->panic) {
+				crash_kernel();
+				return -EIO;
+			}
+		}
+	}
+}
+
+int main(void)
+{
+	struct agent a = { .fd = -1 };
+	int ret = 1;
+
+	signal(SIGPIPE, SIG_IGN);
+	proto_decoder_init(&a.dec);
+	note("vmtax-agent %s (%s build, protocol %d) starting", VMTAX_VERSION,
+	     AGENT_FLAVOUR, PROTO_VERSION);
+	if (find_port(a.port, sizeof(a.port)) < 0)
+		goto out;
+	a.fd = open(a.port, O_RDWR | O_CLOEXEC);
+	if (a.fd < 0) {
+		err_errno("cannot open '%s'", a.port);
+		goto out;
+	}
+	note("waiting for the host on '%s'", a.port);
+	if (serve(&a) == 0)
+		ret = 0;
+out:
+	if (a.fd >= 0)
+		close(a.fd);
+	proto_decoder_release(&a.dec);
+	return ret;
+}
