@@ -1,0 +1,777 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for host/: knobs, journal, lock and undo against a fake sysfs
+ * tree in a temp dir and a fake module loader.  Nothing on the real host is
+ * touched.
+ *
+ * The fake kernel: this file defines write() and fsync(), which take
+ * precedence over libc's for the code linked from libvmtax.a.  A write to a
+ * file under FAKE_ROOT/sys behaves as sysfs does (the file is replaced, THP
+ * files move their brackets, a 1G pool is clamped to what "fits"), or is
+ * dropped when the test asks for a file that ignores writes.  fsync() of the
+ * journal takes a snapshot so a test can prove the journal was durable
+ * before the knob changed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "host.h"
+#include "util.h"
+
+/* Test-only fake kernel state (globals are fine in a test). */
+static char fake_root[64];
+static bool fake_ignore_writes;
+static long fake_1g_max = -1;	  /* clamp for the 1G pool, -1: none */
+static char fsync_thp[128];	  /* THP enabled when the journal was fsynced */
+static char fsync_journal[512];	  /* journal content at that fsync */
+static int fsync_journal_count;
+
+static ssize_t real_write(int fd, const void *buf, size_t n)
+{
+	return syscall(SYS_write, fd, buf, n);
+}
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t r = fd < 0 ? 0 : read(fd, buf, len - 1);
+
+	buf[r > 0 ? r : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+static bool fd_path(int fd, char *path, size_t len)
+{
+	char link[64];
+	ssize_t r;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	r = readlink(link, path, len - 1);
+	if (r < 0)
+		return false;
+	path[r] = '\0';
+	return true;
+}
+
+/* "always [madvise] never" with WORD selected; WORD must be listed. */
+static bool thp_select(const char *cur, const char *word, char *out,
+		       size_t len)
+{
+	char copy[256], *tok, *save = NULL;
+	size_t n = 0;
+	bool found = false;
+
+	snprintf(copy, sizeof(copy), "%s", cur);
+	out[0] = '\0';
+	for (tok = strtok_r(copy, " []\n", &save); tok;
+	     tok = strtok_r(NULL, " []\n", &save)) {
+		bool sel = !strcmp(tok, word);
+
+		found |= sel;
+		n += snprintf(out + n, len - n, "%s%s%s%s", n ? " " : "",
+			      sel ? "[" : "", tok, sel ? "]" : "");
+	}
+	snprintf(out + n, len - n, "\n");
+	return found;
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	char path[PATH_MAX], val[128], cur[256], out[256];
+	size_t rl = strlen(fake_root);
+
+	if (!rl || !fd_path(fd, path, sizeof(path)) ||
+	    strncmp(path, fake_root, rl) || strncmp(path + rl, "/sys/", 5))
+		return real_write(fd, buf, n);
+	if (fake_ignore_writes)
+		return n;
+	snprintf(val, sizeof(val), "%.*s", (int)n, (const char *)buf);
+	strstrip(val);
+	if (strstr(path, "transparent_hugepage/")) {
+		slurp(path, cur, sizeof(cur));
+		if (!thp_select(cur, val, out, sizeof(out))) {
+			errno = EINVAL;
+			return -1;
+		}
+	} else if (strstr(path, "hugepages-1048576kB") && fake_1g_max >= 0 &&
+		   atol(val) > fake_1g_max) {
+		snprintf(out, sizeof(out), "%ld\n", fake_1g_max);
+	} else if (strstr(path, "nx_huge_pages")) {
+		/* the kernel shows the mitigation as a bool */
+		snprintf(out, sizeof(out), "%s\n",
+			 !strcmp(val, "force") || !strcmp(val, "auto") ? "Y"
+			 : !strcmp(val, "off")			   ? "N"
+								   : val);
+	} else {
+		snprintf(out, sizeof(out), "%s\n", val);
+	}
+	if (ftruncate(fd, 0) < 0 ||
+	    pwrite(fd, out, strlen(out), 0) != (ssize_t)strlen(out))
+		return -1;
+	return n;
+}
+
+int fsync(int fd)
+{
+	char path[PATH_MAX], thp[PATH_MAX];
+
+	if (fd_path(fd, path, sizeof(path)) && strstr(path, "host-journal")) {
+		snprintf(thp, sizeof(thp),
+			 "%s/sys/kernel/mm/transparent_hugepage/enabled",
+			 fake_root);
+		slurp(thp, fsync_thp, sizeof(fsync_thp));
+		slurp(path, fsync_journal, sizeof(fsync_journal));
+		fsync_journal_count++;
+	}
+	return syscall(SYS_fsync, fd);
+}
+
+/* Fake files are written with the raw syscall, not the fake kernel. */
+static void put(const char *rel, const char *content)
+{
+	char path[PATH_MAX], *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%s", fake_root, rel);
+	for (p = path + strlen(fake_root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(real_write(fd, content, strlen(content)),
+			 (ssize_t)strlen(content));
+	close(fd);
+}
+
+static void get(const char *rel, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s%s", fake_root, rel);
+	slurp(path, buf, len);
+	strstrip(buf);
+}
+
+static bool exists(const char *rel)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s%s", fake_root, rel);
+	return !lstat(path, &st);
+}
+
+#define THP_EN "/sys/kernel/mm/transparent_hugepage/enabled"
+#define THP_DF "/sys/kernel/mm/transparent_hugepage/defrag"
+#define HP2M "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+#define HP1G "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
+#define EPT "/sys/module/kvm_intel/parameters/ept"
+
+static const char cpu_intel[] =
+	"processor\t: 0\nvendor_id\t: GenuineIntel\n"
+	"model name\t: Fake Xeon\nflags\t\t: fpu vmx ept vpid pdpe1gb lm\n";
+static const char cpu_amd_pvm[] =
+	"processor\t: 0\nvendor_id\t: AuthenticAMD\n"
+	"model name\t: Fake EPYC\nflags\t\t: fpu lm pdpe1gb hypervisor\n";
+
+/* A fresh fake host: Intel with a loadable kvm_intel, ept=Y. */
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(fake_root, sizeof(fake_root), "/tmp/vmtax-test-host.XXXXXX");
+	if (!mkdtemp(fake_root))
+		return -1;
+	put("/proc/cpuinfo", cpu_intel);
+	put("/dev/kvm", "");
+	put(THP_EN, "always [madvise] never\n");
+	put(THP_DF, "always defer defer+madvise [madvise] never\n");
+	put(HP2M, "0\n");
+	put(HP1G, "0\n");
+	put("/sys/module/kvm/parameters/nx_huge_pages", "N\n");
+	put("/sys/module/kvm_intel/initstate", "live\n");
+	put("/sys/module/kvm_intel/refcnt", "0\n");
+	put(EPT, "Y\n");
+	put("/state/.keep", "");
+	put("/run/.keep", "");
+	fake_ignore_writes = false;
+	fake_1g_max = -1;
+	fsync_journal_count = 0;
+	fsync_thp[0] = fsync_journal[0] = '\0';
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fake_root);
+	fake_root[0] = '\0';
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The fake module loader: logs and rewrites the parameter file. */
+struct fake_mods {
+	char log[512];
+	char journal_at_rmmod[512];
+	int fail_insert; /* fail this many inserts */
+};
+
+static int fake_remove(void *arg, const char *name)
+{
+	struct fake_mods *m = arg;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/run/host-journal", fake_root);
+	slurp(path, m->journal_at_rmmod, sizeof(m->journal_at_rmmod));
+	snprintf(m->log + strlen(m->log), sizeof(m->log) - strlen(m->log),
+		 "rmmod %s;", name);
+	return 0;
+}
+
+static int fake_insert(void *arg, const char *name, const char *options)
+{
+	struct fake_mods *m = arg;
+	char rel[128];
+
+	snprintf(m->log + strlen(m->log), sizeof(m->log) - strlen(m->log),
+		 "insmod %s %s;", name, options);
+	if (m->fail_insert-- > 0)
+		return -ENOEXEC;
+	snprintf(rel, sizeof(rel), "/sys/module/%s/parameters/%.*s", name,
+		 (int)strcspn(options, "="), options);
+	put(rel, options[strcspn(options, "=") + 1] == '1' ? "Y\n" : "N\n");
+	return 0;
+}
+
+static const struct host_module_ops fake_module_ops = {
+	.remove = fake_remove,
+	.insert = fake_insert,
+};
+
+struct fake_vms {
+	const char *names; /* ", "-joined, or NULL */
+	int count;
+};
+
+static int fake_list_vms(void *arg, char *buf, size_t len)
+{
+	struct fake_vms *v = arg;
+
+	snprintf(buf, len, "%s", v->names ? v->names : "");
+	return v->count;
+}
+
+struct fixture {
+	char state[PATH_MAX];
+	char journal[PATH_MAX];
+	struct fake_mods mods;
+	struct fake_vms vms;
+	struct host_opts opts;
+};
+
+static void fixture_init(struct fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	snprintf(f->state, sizeof(f->state), "%s/state", fake_root);
+	snprintf(f->journal, sizeof(f->journal), "%s/run/host-journal",
+		 fake_root);
+	f->opts.root = fake_root;
+	f->opts.state_dir = f->state;
+	f->opts.journal = f->journal;
+	f->opts.modules = &fake_module_ops;
+	f->opts.modules_arg = &f->mods;
+	f->opts.list_vms = fake_list_vms;
+	f->opts.list_vms_arg = &f->vms;
+}
+
+/* stderr capture, to check what the user is told. */
+static int saved_stderr = -1;
+static char captured[4096];
+
+static void capture_begin(void)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stderr", fake_root);
+	fflush(stderr);
+	saved_stderr = dup(2);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	dup2(fd, 2);
+	close(fd);
+}
+
+static const char *capture_end(void)
+{
+	char path[PATH_MAX];
+
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	snprintf(path, sizeof(path), "%s/stderr", fake_root);
+	slurp(path, captured, sizeof(captured));
+	return captured;
+}
+
+static void test_accel(void **state)
+{
+	char why[256];
+
+	(void)state;
+	assert_string_equal(host_accel_decide(fake_root, why, sizeof(why)),
+			    "kvm");
+	put("/proc/cpuinfo", cpu_amd_pvm);
+	put("/sys/module/kvm_pvm/initstate", "live\n");
+	assert_string_equal(host_accel_decide(fake_root, why, sizeof(why)),
+			    "tcg");
+	assert_non_null(strstr(why, "no vmx or svm"));
+	assert_non_null(strstr(why, "kvm_pvm"));
+	put("/proc/cpuinfo", cpu_intel);
+	assert_string_equal(host_accel_decide(fake_root, why, sizeof(why)),
+			    "kvm");
+	put("/proc/cpuinfo", cpu_intel);
+	{
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/dev/kvm", fake_root);
+		unlink(path);
+	}
+	assert_string_equal(host_accel_decide(fake_root, why, sizeof(why)),
+			    "tcg");
+	assert_non_null(strstr(why, "cannot open '/dev/kvm'"));
+}
+
+static void test_thp_set_restore(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	char buf[128];
+
+	(void)state;
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_int_equal(host_get(ctx, "thp.enabled", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "madvise");
+	assert_int_equal(host_set(ctx, "thp.enabled", "never"), 0);
+	assert_int_equal(host_set(ctx, "thp.defrag", "defer"), 0);
+	assert_int_equal(host_set(ctx, "thp.enabled", "always"), 0);
+	get(THP_EN, buf, sizeof(buf));
+	assert_string_equal(buf, "[always] madvise never");
+	assert_true(exists("/state/journal"));
+	get("/run/host-journal", buf, sizeof(buf));
+	/* the first change of each knob only, in order */
+	assert_string_equal(buf, "thp.enabled\tmadvise\nthp.defrag\tmadvise");
+
+	assert_int_equal(host_restore(ctx), 0);
+	get(THP_EN, buf, sizeof(buf));
+	assert_string_equal(buf, "always [madvise] never");
+	get(THP_DF, buf, sizeof(buf));
+	assert_string_equal(buf, "always defer defer+madvise [madvise] never");
+	assert_false(exists("/run/host-journal"));
+	assert_false(exists("/state/journal"));
+	host_ctx_free(ctx);
+}
+
+static void test_thp_bad_value(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	char why[256];
+
+	(void)state;
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_false(host_supported(ctx, "thp.enabled", "sometimes", why,
+				    sizeof(why)));
+	assert_non_null(strstr(why, "'sometimes'"));
+	capture_begin();
+	assert_int_equal(host_set(ctx, "thp.enabled", "sometimes"),
+			 -EOPNOTSUPP);
+	assert_int_equal(host_set(ctx, "no.such.knob", "1"), -EINVAL);
+	capture_end();
+	assert_false(exists("/run/host-journal"));
+	host_ctx_free(ctx);
+}
+
+static void test_journal_before_change(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+
+	(void)state;
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_int_equal(host_set(ctx, "thp.enabled", "never"), 0);
+	/* journal created (1 fsync) then the record (2nd fsync) */
+	assert_int_equal(fsync_journal_count, 2);
+	assert_string_equal(fsync_journal, "thp.enabled\tmadvise\n");
+	assert_string_equal(fsync_thp, "always [madvise] never\n");
+	/* Setting the value it already has journals nothing more. */
+	assert_int_equal(host_set(ctx, "thp.enabled", "never"), 0);
+	assert_int_equal(fsync_journal_count, 2);
+	host_ctx_free(ctx);
+	assert_false(exists("/run/host-journal"));
+}
+
+static void test_readback_mismatch(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	const char *msg;
+
+	(void)state;
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	fake_ignore_writes = true;
+	capture_begin();
+	assert_int_equal(host_set(ctx, "thp.enabled", "never"), -EIO);
+	msg = capture_end();
+	assert_non_null(strstr(msg, "reads back 'madvise', expected 'never'"));
+	fake_ignore_writes = false;
+	host_ctx_free(ctx);
+}
+
+static void test_paging_reload(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	char buf[64], why[256];
+
+	(void)state;
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_true(host_supported(ctx, "paging", "shadow", why, sizeof(why)));
+	assert_int_equal(host_get(ctx, "paging", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "hw");
+	assert_int_equal(host_set(ctx, "paging", "shadow"), 0);
+	assert_string_equal(f.mods.log, "rmmod kvm_intel;insmod kvm_intel ept=0;");
+	assert_string_equal(f.mods.journal_at_rmmod, "paging\thw\n");
+	get(EPT, buf, sizeof(buf));
+	assert_string_equal(buf, "N");
+	assert_int_equal(host_get(ctx, "paging", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "shadow");
+
+	f.mods.log[0] = '\0';
+	assert_int_equal(host_restore(ctx), 0);
+	assert_string_equal(f.mods.log, "rmmod kvm_intel;insmod kvm_intel ept=1;");
+	get(EPT, buf, sizeof(buf));
+	assert_string_equal(buf, "Y");
+	host_ctx_free(ctx);
+}
+
+static void test_paging_insert_fails(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+
+	(void)state;
+	fixture_init(&f);
+	f.mods.fail_insert = 1;
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	capture_begin();
+	assert_int_equal(host_set(ctx, "paging", "shadow"), -ENOEXEC);
+	capture_end();
+	/* put back as it was rather than leave the host without kvm_intel */
+	assert_string_equal(f.mods.log, "rmmod kvm_intel;insmod kvm_intel ept=0;"
+					"insmod kvm_intel ept=1;");
+	host_ctx_free(ctx);
+}
+
+static void test_paging_refused_while_vms_run(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	const char *msg;
+	char buf[16];
+
+	(void)state;
+	fixture_init(&f);
+	f.vms.names = "vmtax-a1, webserver";
+	f.vms.count = 2;
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	capture_begin();
+	assert_int_equal(host_set(ctx, "paging", "shadow"), -EBUSY);
+	msg = capture_end();
+	assert_non_null(strstr(msg, "vmtax-a1, webserver"));
+	assert_string_equal(f.mods.log, "");
+	get(EPT, buf, sizeof(buf));
+	assert_string_equal(buf, "Y");
+	host_ctx_free(ctx);
+	/* no VM lister: refused too */
+	f.opts.list_vms = NULL;
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	capture_begin();
+	assert_int_equal(host_set(ctx, "paging", "shadow"), -EBUSY);
+	capture_end();
+	assert_string_equal(f.mods.log, "");
+	host_ctx_free(ctx);
+}
+
+static void test_paging_builtin(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	char why[256], path[PATH_MAX];
+
+	(void)state;
+	fixture_init(&f);
+	snprintf(path, sizeof(path), "%s/sys/module/kvm_intel/initstate",
+		 fake_root);
+	unlink(path);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_false(host_supported(ctx, "paging", "shadow", why, sizeof(why)));
+	assert_non_null(strstr(why, "kvm_intel is built into the kernel"));
+	capture_begin();
+	assert_int_equal(host_set(ctx, "paging", "shadow"), -EOPNOTSUPP);
+	capture_end();
+	assert_string_equal(f.mods.log, "");
+	host_ctx_free(ctx);
+}
+
+static void test_paging_pvm(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	char why[256];
+
+	(void)state;
+	fixture_init(&f);
+	put("/proc/cpuinfo", cpu_amd_pvm);
+	put("/sys/module/kvm_pvm/initstate", "live\n");
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_false(host_supported(ctx, "paging", NULL, why, sizeof(why)));
+	assert_string_equal(why, "no vmx or svm flag in /proc/cpuinfo "
+				 "(/dev/kvm is kvm_pvm, which has no ept or "
+				 "npt to toggle)");
+	/* vmx present but PVM: still unsupported */
+	put("/proc/cpuinfo", cpu_intel);
+	assert_false(host_supported(ctx, "paging", "hw", why, sizeof(why)));
+	assert_non_null(strstr(why, "kvm_pvm"));
+	capture_begin();
+	assert_int_equal(host_set(ctx, "paging", "shadow"), -EOPNOTSUPP);
+	capture_end();
+	assert_string_equal(f.mods.log, "");
+	host_ctx_free(ctx);
+}
+
+static void test_crash_then_restore(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	const char *msg;
+	char buf[128];
+	pid_t pid;
+	int status;
+
+	(void)state;
+	fixture_init(&f);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (host_ctx_new(&f.opts, &ctx) < 0 ||
+		    host_set(ctx, "thp.enabled", "never") < 0 ||
+		    host_set(ctx, "hugetlb.2M", "16") < 0)
+			_exit(1);
+		_exit(0); /* "crash": no restore, lock dies with us */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	get(THP_EN, buf, sizeof(buf));
+	assert_string_equal(buf, "always madvise [never]");
+	assert_true(exists("/state/journal"));
+
+	capture_begin();
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	msg = capture_end();
+	assert_non_null(strstr(msg, "did not finish"));
+	get(THP_EN, buf, sizeof(buf));
+	assert_string_equal(buf, "always [madvise] never");
+	get(HP2M, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	assert_false(exists("/state/journal"));
+	assert_false(exists("/run/host-journal"));
+	host_ctx_free(ctx);
+
+	/* host_restore_stale() with nothing to do is quiet and fine */
+	assert_int_equal(host_restore_stale(&f.opts), 0);
+}
+
+static void test_lock(void **state)
+{
+	struct host_ctx *a, *b, *ro;
+	struct fixture f;
+	const char *msg;
+	char want[128];
+
+	(void)state;
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &a), 0);
+	capture_begin();
+	assert_int_equal(host_ctx_new(&f.opts, &b), -EBUSY);
+	msg = capture_end();
+	assert_null(b);
+	snprintf(want, sizeof(want), "another vmtax (pid %ld) holds '",
+		 (long)getpid());
+	assert_non_null(strstr(msg, want));
+	/* a read-only context (probe) needs no lock and may not set */
+	f.opts.readonly = true;
+	assert_int_equal(host_ctx_new(&f.opts, &ro), 0);
+	capture_begin();
+	assert_int_equal(host_set(ro, "thp.enabled", "never"), -EPERM);
+	capture_end();
+	host_ctx_free(ro);
+	f.opts.readonly = false;
+	host_ctx_free(a);
+	assert_int_equal(host_ctx_new(&f.opts, &b), 0);
+	host_ctx_free(b);
+}
+
+static void test_hugetlb(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	const char *msg;
+	char buf[32], why[256];
+
+	(void)state;
+	fixture_init(&f);
+	fake_1g_max = 2;
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_int_equal(host_set(ctx, "hugetlb.2M", "512"), 0);
+	assert_int_equal(host_get(ctx, "hugetlb.2M", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "512");
+	assert_int_equal(host_set(ctx, "hugetlb.1G", "2"), 0);
+	capture_begin();
+	assert_int_equal(host_set(ctx, "hugetlb.1G", "4"), -EIO);
+	msg = capture_end();
+	assert_non_null(strstr(msg, "only 2 of 4 1G pages"));
+	assert_false(host_supported(ctx, "hugetlb.2M", "lots", why,
+				    sizeof(why)));
+	assert_int_equal(host_restore(ctx), 0);
+	get(HP2M, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	get(HP1G, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	host_ctx_free(ctx);
+
+	/* no pdpe1gb: a 1G pool is unsupported */
+	put("/proc/cpuinfo", cpu_amd_pvm);
+	{
+		char cpu[512];
+
+		snprintf(cpu, sizeof(cpu), "%s", cpu_amd_pvm);
+		*strstr(cpu, "pdpe1gb") = 'X';
+		put("/proc/cpuinfo", cpu);
+	}
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_false(host_supported(ctx, "hugetlb.1G", "1", why, sizeof(why)));
+	assert_non_null(strstr(why, "pdpe1gb"));
+	host_ctx_free(ctx);
+}
+
+static void test_nx_huge_pages(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	char buf[32];
+
+	(void)state;
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_int_equal(host_set(ctx, "kvm.nx_huge_pages", "force"), 0);
+	get("/sys/module/kvm/parameters/nx_huge_pages", buf, sizeof(buf));
+	assert_string_equal(buf, "Y");
+	assert_int_equal(host_set(ctx, "kvm.nx_huge_pages", "auto"), 0);
+	assert_int_equal(host_get(ctx, "kvm.nx_huge_pages", buf, sizeof(buf)),
+			 0);
+	assert_string_equal(buf, "Y");
+	host_ctx_free(ctx);
+	get("/sys/module/kvm/parameters/nx_huge_pages", buf, sizeof(buf));
+	assert_string_equal(buf, "N");
+}
+
+static void test_restore_async(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	char buf[128];
+
+	(void)state;
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_int_equal(host_set(ctx, "thp.enabled", "never"), 0);
+	assert_int_equal(host_set(ctx, "hugetlb.2M", "8"), 0);
+	assert_int_equal(host_restore_async(ctx), 0);
+	get(THP_EN, buf, sizeof(buf));
+	assert_string_equal(buf, "always [madvise] never");
+	get(HP2M, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	assert_false(exists("/state/journal"));
+	host_ctx_free(ctx);
+
+	/* with paging changed the journal must stay for the next start */
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_int_equal(host_set(ctx, "thp.enabled", "never"), 0);
+	assert_int_equal(host_set(ctx, "paging", "shadow"), 0);
+	assert_int_equal(host_restore_async(ctx), -1);
+	get(THP_EN, buf, sizeof(buf));
+	assert_string_equal(buf, "always [madvise] never");
+	assert_true(exists("/state/journal"));
+	host_ctx_free(ctx);
+	assert_false(exists("/state/journal"));
+	get(EPT, buf, sizeof(buf));
+	assert_string_equal(buf, "Y");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_accel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thp_set_restore, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_thp_bad_value, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_journal_before_change,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readback_mismatch, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_paging_reload, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_paging_insert_fails, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_paging_refused_while_vms_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paging_builtin, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_paging_pvm, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_crash_then_restore, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hugetlb, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nx_huge_pages, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_restore_async, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
