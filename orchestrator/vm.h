@@ -28,8 +28,6 @@ int vm_versions(const char *uri, char *libvirt, size_t llen, char *qemu,
 int vm_list_running(const char *uri, char ***names);
 void vm_names_free(char **names);
 
-#endif
-
 /* ---- guests ---- */
 
 struct vm_conn;
@@ -86,3 +84,5 @@ int vm_qemu_pid(struct vm *vm);
 int vm_stop(struct vm *vm, double timeout_s);
 /* Destroy (if running) and free; NULL does nothing. */
 void vm_free(struct vm *vm);
+
+#endif

@@ -1,0 +1,1105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmtax run CONFIG: expand the matrix, then for every cell set the host,
+ * run the samples on bare metal or in a fresh guest, and record every sample
+ * in RUNDIR/results.json as soon as it is measured.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <getopt.h>
+#include <limits.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "agent-client.h"
+#include "cmds.h"
+#include "config.h"
+#include "host.h"
+#include "report.h"
+#include "runner.h"
+#include "util.h"
+#include "vm.h"
+
+#define RESULTS_SCHEMA "vmtax-results/1"
+
+/*
+ * The signal state: the one flag (how many stop signals arrived) and the
+ * host context the second signal must restore from its handler.
+ */
+static volatile sig_atomic_t stop_signals;
+static struct host_ctx *volatile signal_host;
+
+struct run {
+	struct config cfg;
+	struct cell *cells;
+	int ncells;
+	char *rundir;
+	char *results_path;
+	json_t *doc;		/* the results document, written after each sample */
+	struct host_ctx *host;
+	struct vm_conn *conn;
+	const char *accel;
+	char accel_why[256];
+	char *kernel;
+	char *initrd;
+	char bindir[PATH_MAX];
+	char vendor_paging[8];	/* "ept" or "npt" */
+	char **wl_env;
+	bool need_guest;
+	long failures;
+	double t0;
+	long samples_done;
+	long samples_total;
+	bool stopped;		/* stop requested or max_failures reached */
+};
+
+static void on_signal(int sig)
+{
+	static const char msg[] =
+		"vmtax: second signal: host settings restored, stopping now\n";
+
+	if (++stop_signals >= 2) {
+		if (signal_host)
+			host_restore_async(signal_host);
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+			/* nothing to do */
+		}
+		_exit(128 + sig);
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: vmtax run CONFIG [--out DIR] [--set SECTION.KEY=VALUE]...\n"
+		"\n"
+		"Runs the matrix of CONFIG: bare-metal cells for each host THP mode,\n"
+		"guest cells for each host THP x guest THP (x paging x backing).\n"
+		"Every sample lands in DIR/results.json as soon as it is measured;\n"
+		"logs and guest consoles go to DIR/logs/.  The host is restored at the\n"
+		"end and on SIGINT/SIGTERM/SIGHUP (press Ctrl-C twice to stop at once).\n"
+		"\n"
+		"  -o, --out DIR        run directory (default: runs/NAME-TIMESTAMP)\n"
+		"  -s, --set S.K=V      override a config key, or a workload\n"
+		"                       parameter as workload.NAME=VALUE\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"Config keys:\n");
+	config_print_help(f);
+}
+
+/* ---- results document ---- */
+
+static json_t *cell_json(const struct run *r, const struct cell *c)
+{
+	json_t *env = json_object(), *j = json_object();
+
+	json_object_set_new(env, "where",
+			    json_string(c->where == WHERE_BARE ? "bare-metal"
+							       : "guest"));
+	json_object_set_new(env, "host_thp", json_string(c->host_thp));
+	if (c->where == WHERE_GUEST) {
+		json_object_set_new(env, "guest_thp", json_string(c->guest_thp));
+		json_object_set_new(env, "vcpus", json_integer(r->cfg.vcpus));
+		json_object_set_new(env, "memory_bytes",
+				    json_integer(r->cfg.memory));
+		json_object_set_new(env, "backing", json_string(c->backing));
+	} else {
+		json_object_set_new(env, "guest_thp", json_null());
+		json_object_set_new(env, "vcpus", json_null());
+		json_object_set_new(env, "memory_bytes", json_null());
+		json_object_set_new(env, "backing", json_null());
+	}
+	json_object_set_new(env, "paging", json_null());
+	json_object_set_new(j, "id", json_string(c->id));
+	json_object_set_new(j, "env", env);
+	json_object_set_new(j, "status", json_string("pending"));
+	json_object_set_new(j, "reason", json_null());
+	json_object_set_new(j, "observed", json_object());
+	json_object_set_new(j, "samples", json_array());
+	return j;
+}
+
+static void host_info(json_t *host, const struct run *r)
+{
+	struct host_cpu cpu;
+	struct utsname u;
+	char hn[256] = "";
+
+	gethostname(hn, sizeof(hn) - 1);
+	uname(&u);
+	json_object_set_new(host, "hostname", json_string(hn));
+	json_object_set_new(host, "kernel", json_string(u.release));
+	if (host_cpu_read("", &cpu) == 0)
+		json_object_set_new(host, "cpu_model", json_string(cpu.model));
+	else
+		json_object_set_new(host, "cpu_model", json_null());
+	json_object_set_new(host, "cpus",
+			    json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_set_new(host, "mem_bytes",
+			    json_integer((json_int_t)sysconf(_SC_PHYS_PAGES) *
+					 sysconf(_SC_PAGESIZE)));
+	json_object_set_new(host, "accel", json_string(r->accel));
+	json_object_set_new(host, "accel_reason", json_string(r->accel_why));
+}
+
+static json_t *doc_new(const struct run *r)
+{
+	json_t *doc = json_object(), *run = json_object(), *wl = json_object();
+	json_t *host = json_object(), *ver = json_object(), *cells, *params;
+	char ts[32], lv[64] = "", qv[64] = "";
+	size_t i;
+
+	iso8601_now(ts, sizeof(ts));
+	json_object_set_new(run, "name", json_string(r->cfg.name));
+	json_object_set_new(run, "config_path", json_string(r->cfg.path));
+	json_object_set_new(run, "config_text", json_string(r->cfg.text));
+	json_object_set_new(run, "config", config_to_json(&r->cfg));
+	json_object_set_new(run, "started", json_string(ts));
+	json_object_set_new(run, "finished", json_null());
+	json_object_set_new(run, "status", json_string("running"));
+	host_info(host, r);
+	json_object_set_new(run, "host", host);
+	json_object_set_new(ver, "vmtax", json_string(VMTAX_VERSION));
+	if (r->need_guest)
+		vm_versions(r->cfg.uri, lv, sizeof(lv), qv, sizeof(qv));
+	json_object_set_new(ver, "libvirt", *lv ? json_string(lv) : json_null());
+	json_object_set_new(ver, "qemu", *qv ? json_string(qv) : json_null());
+	json_object_set_new(run, "versions", ver);
+	json_object_set_new(doc, "schema", json_string(RESULTS_SCHEMA));
+	json_object_set_new(doc, "run", run);
+
+	json_object_set_new(wl, "name", json_string(r->cfg.wl.name));
+	json_object_set_new(wl, "description",
+			    json_string(r->cfg.wl.description));
+	json_object_set_new(wl, "metric", json_string(r->cfg.wl.metric));
+	json_object_set_new(wl, "unit", json_string(r->cfg.wl.unit));
+	json_object_set_new(wl, "better", json_string(r->cfg.wl.better));
+	params = json_object();
+	for (i = 0; i < r->cfg.wl.nparams; i++)
+		json_object_set_new(params, r->cfg.wl.params[i].name,
+				    json_string(r->cfg.wl.params[i].value));
+	json_object_set_new(wl, "params", params);
+	json_object_set_new(doc, "workload", wl);
+	json_object_set_new(doc, "baseline",
+			    json_string(*r->cfg.baseline ? r->cfg.baseline
+							 : r->cells[0].id));
+	cells = json_array();
+	for (i = 0; i < (size_t)r->ncells; i++)
+		json_array_append_new(cells, cell_json(r, &r->cells[i]));
+	json_object_set_new(doc, "cells", cells);
+	return doc;
+}
+
+static int doc_save(struct run *r)
+{
+	char *s = json_dumps(r->doc, JSON_INDENT(2));
+	int ret;
+
+	if (!s)
+		return err("cannot serialise the results");
+	ret = write_file_atomic(r->results_path, s, strlen(s));
+	free(s);
+	return ret;
+}
+
+static void cell_status(json_t *cj, const char *status, const char *reason)
+{
+	json_object_set_new(cj, "status", json_string(status));
+	json_object_set_new(cj, "reason",
+			    reason ? json_string(reason) : json_null());
+}
+
+/* ---- helpers ---- */
+
+static void slug(const char *id, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; id[i] && i + 1 < len; i++)
+		out[i] = (id[i] == '/' || id[i] == '=') ? '_' : id[i];
+	out[i] = '\0';
+}
+
+static void progress(struct run *r, int ci, const char *what)
+{
+	double el = mono_now() - r->t0;
+	char eta[32] = "?";
+
+	if (r->samples_done > 0) {
+		double per = el / r->samples_done;
+		long left = r->samples_total - r->samples_done;
+
+		snprintf(eta, sizeof(eta), "%ld:%02ld",
+			 (long)(per * left) / 60, (long)(per * left) % 60);
+	}
+	note("[%d/%d] %s: %s (elapsed %ld:%02ld, ETA %s)", ci + 1, r->ncells,
+	     r->cells[ci].id, what, (long)el / 60, (long)el % 60, eta);
+}
+
+/* The metric of one sample; false when it cannot be had. */
+static bool sample_metric(const struct run *r, const struct runner_result *res,
+			  double *value, char *why, size_t len)
+{
+	regmatch_t m[2];
+	regex_t re;
+	bool ok = false;
+
+	if (!strcmp(r->cfg.wl.metric, "elapsed")) {
+		*value = res->elapsed_s;
+		return true;
+	}
+	if (regcomp(&re, r->cfg.wl.metric_regex, REG_EXTENDED | REG_NEWLINE))
+		return false;
+	if (res->output &&
+	    regexec(&re, res->output, 2, m, 0) == 0 && m[1].rm_so >= 0) {
+		char *v = xstrndup(res->output + m[1].rm_so,
+				   m[1].rm_eo - m[1].rm_so), *end;
+
+		*value = strtod(v, &end);
+		ok = end != v;
+		free(v);
+	}
+	regfree(&re);
+	if (!ok)
+		snprintf(why, len, "metric_regex '%s' did not match the output",
+			 r->cfg.wl.metric_regex);
+	return ok;
+}
+
+static void save_output(struct run *r, const char *cslug, const char *phase,
+			long idx, const char *out)
+{
+	char *path = xasprintf("%s/logs/%s.%s-%ld.out", r->rundir, cslug, phase,
+			       idx);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		      0644);
+
+	if (fd >= 0) {
+		if (out && write(fd, out, strlen(out)) < 0)
+			warn("cannot write '%s'", path);
+		close(fd);
+	}
+	free(path);
+}
+
+/*
+ * Record a measured sample into the cell; returns true when it is ok.
+ * SJ is the sample's JSON (stolen), RES the same as a struct.
+ */
+static bool record_sample(struct run *r, json_t *cj, long idx, json_t *sj,
+			  const struct runner_result *res, const char *cslug)
+{
+	char why[512] = "";
+	double metric;
+	bool ok = res->status == RUNNER_OK;
+
+	save_output(r, cslug, "sample", idx, res->output);
+	json_object_del(sj, "output");
+	json_object_set_new(sj, "index", json_integer(idx));
+	if (ok && sample_metric(r, res, &metric, why, sizeof(why))) {
+		json_object_set_new(sj, "metric", json_real(metric));
+	} else {
+		json_object_set_new(sj, "metric", json_null());
+		if (ok) {
+			ok = false;
+			json_object_set_new(sj, "status", json_string("failed"));
+		} else if (res->status == RUNNER_TIMEOUT) {
+			snprintf(why, sizeof(why), "timed out after %.0f s",
+				 res->elapsed_s);
+		} else {
+			snprintf(why, sizeof(why),
+				 "the run command exited with status %d",
+				 res->exit_status);
+		}
+	}
+	json_object_set_new(sj, "reason", *why ? json_string(why) : json_null());
+	json_array_append_new(json_object_get(cj, "samples"), sj);
+	r->samples_done++;
+	if (!ok) {
+		r->failures++;
+		warn("%s: sample %ld failed: %s", json_string_value(
+			     json_object_get(cj, "id")), idx, why);
+	}
+	doc_save(r);
+	return ok;
+}
+
+static double sample_timeout(const struct run *r)
+{
+	return r->cfg.wl.timeout_s > 0 ? r->cfg.wl.timeout_s : r->cfg.timeout_s;
+}
+
+static bool should_stop(struct run *r)
+{
+	if (stop_signals && !r->stopped) {
+		note("stop requested: finishing here; the run can be resumed");
+		r->stopped = true;
+	}
+	if (r->failures >= r->cfg.max_failures && !r->stopped) {
+		warn("%ld samples failed (max_failures = %ld): stopping the run",
+		     r->failures, r->cfg.max_failures);
+		r->stopped = true;
+	}
+	return r->stopped;
+}
+
+/* ---- bare metal ---- */
+
+static int rm_cb(const char *p, const struct stat *s, int flag, struct FTW *f)
+{
+	(void)s;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+static char **bare_env_new(const struct run *r, const char *workdir)
+{
+	size_t n = 0, i;
+	char **env;
+
+	while (r->wl_env[n])
+		n++;
+	env = xcalloc(n + 3, sizeof(*env));
+	for (i = 0; i < n; i++)
+		env[i] = xstrdup(r->wl_env[i]);
+	env[n] = xasprintf("PATH=%s:%s", r->bindir,
+			   getenv("PATH") ?: "/usr/bin:/bin");
+	env[n + 1] = xasprintf("VMTAX_WORKDIR=%s", workdir);
+	return env;
+}
+
+static int bare_phase(struct run *r, char **env, const char *workdir,
+		      const char *cmd, bool counters,
+		      struct runner_result *res)
+{
+	struct runner_spec spec = {
+		.cmd = cmd,
+		.env = (const char *const *)env,
+		.cwd = workdir,
+		.timeout_s = sample_timeout(r),
+		.counters = counters,
+	};
+
+	memset(res, 0, sizeof(*res));
+	return runner_run(&spec, res);
+}
+
+static void run_bare_cell(struct run *r, int ci, json_t *cj)
+{
+	const struct cell *c = &r->cells[ci];
+	char workdir[] = "/tmp/vmtax-work-XXXXXX", cslug[256], why[512];
+	struct runner_result res;
+	char **env = NULL;
+	long i, attempt;
+
+	slug(c->id, cslug, sizeof(cslug));
+	if (!mkdtemp(workdir)) {
+		err_errno("cannot create a work directory");
+		cell_status(cj, "failed", "cannot create a work directory");
+		return;
+	}
+	env = bare_env_new(r, workdir);
+	if (*r->cfg.wl.setup) {
+		progress(r, ci, "setup");
+		if (bare_phase(r, env, workdir, r->cfg.wl.setup, false, &res) < 0 ||
+		    res.status != RUNNER_OK) {
+			save_output(r, cslug, "setup", 0, res.output);
+			snprintf(why, sizeof(why),
+				 "setup failed (exit status %d); see logs/%s.setup-0.out",
+				 res.exit_status, cslug);
+			cell_status(cj, "failed", why);
+			runner_result_release(&res);
+			goto out;
+		}
+		runner_result_release(&res);
+	}
+	for (i = 0; i < r->cfg.repeat && !should_stop(r); i++) {
+		for (attempt = 0; attempt <= r->cfg.retries; attempt++) {
+			char what[64];
+			json_t *sj;
+			bool ok;
+
+			snprintf(what, sizeof(what), "sample %ld/%ld", i + 1,
+				 r->cfg.repeat);
+			progress(r, ci, what);
+			if (bare_phase(r, env, workdir, r->cfg.wl.run, true,
+				       &res) < 0) {
+				cell_status(cj, "failed",
+					    "cannot start the run command");
+				goto out;
+			}
+			sj = proto_sample_to_json(&res, 1);
+			ok = record_sample(r, cj, i, sj, &res, cslug);
+			runner_result_release(&res);
+			if (ok)
+				break;
+			if (attempt < r->cfg.retries) {
+				json_array_remove(json_object_get(cj, "samples"),
+						  json_array_size(json_object_get(
+							  cj, "samples")) - 1);
+				r->samples_done--;
+			}
+		}
+	}
+	if (*r->cfg.wl.clean) {
+		if (bare_phase(r, env, workdir, r->cfg.wl.clean, false, &res) == 0)
+			runner_result_release(&res);
+	}
+	cell_status(cj, "ok", NULL);
+out:
+	free_strv(env);
+	nftw(workdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- guests ---- */
+
+static void console_tail(const char *path)
+{
+	char *text = NULL, *p;
+	size_t len;
+	int lines = 0;
+
+	if (read_file(path, 16 << 20, &text, &len) < 0)
+		return;
+	for (p = text + len; p > text && lines < 15; p--)
+		if (p[-1] == '\n')
+			lines++;
+	fprintf(stderr, "--- last lines of %s ---\n%s--- end ---\n", path, p);
+	free(text);
+}
+
+static json_t *guest_run_args(const struct run *r, const char *cmd,
+			      bool counters)
+{
+	json_t *a = json_object(), *env = json_object();
+	size_t i;
+
+	for (i = 0; i < r->cfg.wl.nparams; i++)
+		json_object_set_new(env, r->cfg.wl.params[i].name,
+				    json_string(r->cfg.wl.params[i].value));
+	json_object_set_new(env, "VMTAX_WORKDIR", json_string("/tmp"));
+	json_object_set_new(a, "cmd", json_string(cmd));
+	json_object_set_new(a, "env", env);
+	json_object_set_new(a, "cwd", json_string("/tmp"));
+	json_object_set_new(a, "timeout_s", json_real(sample_timeout(r)));
+	json_object_set_new(a, "counters", json_boolean(counters));
+	json_object_set_new(a, "with_output", json_true());
+	json_object_set_new(a, "heartbeat_s", json_real(r->cfg.heartbeat_s));
+	return a;
+}
+
+static int guest_call_run(struct run *r, struct agent_client *a,
+			  const char *cmd, bool counters, json_t **result,
+			  char *why, size_t len)
+{
+	json_t *args = guest_run_args(r, cmd, counters);
+	/* Silence longer than a few heartbeats means a hang, not a slow run. */
+	double idle = r->cfg.heartbeat_s * 4 + 30;
+	int ret;
+
+	ret = agent_call(a, "run", args, idle, sample_timeout(r) + 120, result,
+			 why, len);
+	json_decref(args);
+	return ret;
+}
+
+static void observe_qemu(struct run *r, struct vm *vm, const struct cell *c,
+			 json_t *obs)
+{
+	char path[64], *text = NULL, *p;
+	long anon_kb = -1, hp_total = -1, hp_free = -1;
+	int pid = vm_qemu_pid(vm);
+
+	(void)r;
+	if (pid > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
+		if (read_file(path, 1 << 20, &text, NULL) == 0) {
+			p = strstr(text, "AnonHugePages:");
+			if (p)
+				anon_kb = strtol(p + 14, NULL, 10);
+			free(text);
+			text = NULL;
+		}
+	}
+	if (read_file("/proc/meminfo", 1 << 20, &text, NULL) == 0) {
+		p = strstr(text, "HugePages_Total:");
+		if (p)
+			hp_total = strtol(p + 16, NULL, 10);
+		p = strstr(text, "HugePages_Free:");
+		if (p)
+			hp_free = strtol(p + 15, NULL, 10);
+		free(text);
+	}
+	json_object_set_new(obs, "qemu_anon_huge_kb",
+			    anon_kb >= 0 ? json_integer(anon_kb) : json_null());
+	json_object_set_new(obs, "hugetlb_pages_in_use",
+			    hp_total >= 0 && hp_free >= 0
+				    ? json_integer(hp_total - hp_free)
+				    : json_null());
+	if (!strcmp(c->host_thp, "never") && anon_kb > 0 &&
+	    !strcmp(c->backing, "thp"))
+		json_object_set_new(
+			obs, "contradiction",
+			json_sprintf("host THP is never but QEMU has %ld kB of AnonHugePages",
+				     anon_kb));
+}
+
+static void run_guest_cell(struct run *r, int ci, json_t *cj)
+{
+	const struct cell *c = &r->cells[ci];
+	char name[128], cslug[256], why[512], *console = NULL, *cmdline = NULL;
+	char *logpath = NULL;
+	json_t *res = NULL, *obs = json_object_get(cj, "observed"), *args;
+	struct agent_client a;
+	struct vm *vm = NULL;
+	struct vm_spec spec;
+	FILE *log = NULL;
+	long i, attempt;
+	bool client = false;
+	int ret;
+
+	slug(c->id, cslug, sizeof(cslug));
+	snprintf(name, sizeof(name), "vmtax-%s-%d-%d", r->cfg.name, ci,
+		 (int)getpid());
+	console = xasprintf("%s/logs/%s.console.log", r->rundir, cslug);
+	logpath = xasprintf("%s/logs/%s.agent.log", r->rundir, cslug);
+	cmdline = xasprintf("console=ttyS0 panic=-1 %s", r->cfg.cmdline);
+	log = fopen(logpath, "we");
+	memset(&spec, 0, sizeof(spec));
+	spec.name = name;
+	spec.type = !strcmp(c->paging, "tcg") || !strcmp(r->accel, "tcg")
+			    ? "qemu"
+			    : "kvm";
+	spec.vcpus = r->cfg.vcpus;
+	spec.memory_bytes = r->cfg.memory;
+	spec.kernel = r->kernel;
+	spec.initrd = r->initrd;
+	spec.cmdline = cmdline;
+	spec.console_log = console;
+	spec.backing = c->backing;
+
+	progress(r, ci, "booting guest");
+	ret = vm_start(r->conn, &spec, &vm);
+	if (ret < 0) {
+		cell_status(cj, "failed", "cannot start the guest (see above)");
+		goto out;
+	}
+	agent_client_init(&a, vm, log);
+	client = true;
+	ret = agent_call(&a, "hello", NULL, r->cfg.boot_timeout_s,
+			 r->cfg.boot_timeout_s, &res, why, sizeof(why));
+	if (ret < 0) {
+		char *reason = xasprintf("no hello from the guest agent within "
+					 "%.0f s: %s; console: logs/%s.console.log",
+					 r->cfg.boot_timeout_s, why, cslug);
+
+		err("%s: %s", c->id, reason);
+		console_tail(console);
+		cell_status(cj, "failed", reason);
+		free(reason);
+		goto out;
+	}
+	json_object_set(obs, "guest_kernel", json_object_get(res, "kernel"));
+	json_object_set(obs, "guest_cpus", json_object_get(res, "cpus"));
+	json_object_set(obs, "guest_mem_bytes", json_object_get(res, "mem_bytes"));
+	json_decref(res);
+	res = NULL;
+
+	args = json_pack("{ss}", "enabled", c->guest_thp);
+	ret = agent_call(&a, "set-thp", args, 30, 60, &res, why, sizeof(why));
+	json_decref(args);
+	if (ret < 0) {
+		char *reason = xasprintf("cannot set guest THP to '%s': %s",
+					 c->guest_thp, why);
+
+		err("%s: %s", c->id, reason);
+		cell_status(cj, "failed", reason);
+		free(reason);
+		goto out;
+	}
+	json_object_set(obs, "guest_thp", json_object_get(res, "enabled"));
+	json_decref(res);
+	res = NULL;
+
+	if (*r->cfg.wl.setup) {
+		progress(r, ci, "setup");
+		ret = guest_call_run(r, &a, r->cfg.wl.setup, false, &res, why,
+				     sizeof(why));
+		if (ret == 0 && json_is_string(json_object_get(res, "status")) &&
+		    strcmp(json_string_value(json_object_get(res, "status")),
+			   "ok")) {
+			save_output(r, cslug, "setup", 0,
+				    json_string_value(json_object_get(res, "output")));
+			snprintf(why, sizeof(why),
+				 "setup failed; see logs/%s.setup-0.out", cslug);
+			ret = -EIO;
+		}
+		json_decref(res);
+		res = NULL;
+		if (ret < 0) {
+			cell_status(cj, "failed", why);
+			goto out;
+		}
+	}
+	for (i = 0; i < r->cfg.repeat && !should_stop(r); i++) {
+		for (attempt = 0; attempt <= r->cfg.retries; attempt++) {
+			struct runner_result rr;
+			char what[64];
+			bool ok;
+
+			snprintf(what, sizeof(what), "sample %ld/%ld", i + 1,
+				 r->cfg.repeat);
+			progress(r, ci, what);
+			ret = guest_call_run(r, &a, r->cfg.wl.run, true, &res,
+					     why, sizeof(why));
+			memset(&rr, 0, sizeof(rr));
+			if (ret < 0 || proto_sample_from_json(res, &rr) < 0) {
+				char *reason = xasprintf(
+					"sample %ld: %s", i,
+					ret < 0 ? why : "bad sample from the agent");
+
+				err("%s: %s", c->id, reason);
+				if (ret == -EPIPE || ret == -ETIMEDOUT)
+					console_tail(console);
+				cell_status(cj, "failed", reason);
+				free(reason);
+				r->failures++;
+				runner_result_release(&rr);
+				goto out;
+			}
+			ok = record_sample(r, cj, i, json_incref(res), &rr,
+					   cslug);
+			runner_result_release(&rr);
+			json_decref(res);
+			res = NULL;
+			if (ok)
+				break;
+			if (attempt < r->cfg.retries) {
+				json_array_remove(json_object_get(cj, "samples"),
+						  json_array_size(json_object_get(
+							  cj, "samples")) - 1);
+				r->samples_done--;
+			}
+		}
+	}
+	observe_qemu(r, vm, c, obs);
+	if (*r->cfg.wl.clean) {
+		if (guest_call_run(r, &a, r->cfg.wl.clean, false, &res, why,
+				   sizeof(why)) == 0)
+			json_decref(res);
+		res = NULL;
+	}
+	cell_status(cj, "ok", NULL);
+out:
+	if (vm) {
+		if (vm_running(vm)) {
+			if (client && agent_call(&a, "shutdown", NULL, 10, 10, &res,
+						 why, sizeof(why)) == 0)
+				json_decref(res);
+			vm_stop(vm, 20);
+		}
+		vm_free(vm);
+	}
+	if (client)
+		agent_client_release(&a);
+	if (log)
+		fclose(log);
+	free(console);
+	free(logpath);
+	free(cmdline);
+}
+
+/* ---- cells ---- */
+
+/* Why CELL cannot be honoured here, or false when it can. */
+static bool cell_skip(struct run *r, const struct cell *c, char *why,
+		      size_t len)
+{
+	if (c->where == WHERE_BARE || !strcmp(c->paging, "auto") ||
+	    !strcmp(c->paging, "tcg"))
+		return false;
+	if (!strcmp(r->accel, "tcg")) {
+		snprintf(why, len,
+			 "paging=%s needs KVM; this host runs guests under TCG "
+			 "(%s), where EPT/NPT does not apply",
+			 c->paging, r->accel_why);
+		return true;
+	}
+	if (!host_supported(r->host, "paging", c->paging, why, len))
+		return true;
+	return false;
+}
+
+static const char *cell_paging(const struct run *r, const struct cell *c,
+			       bool *known)
+{
+	*known = true;
+	if (!strcmp(c->paging, "tcg") || !strcmp(r->accel, "tcg"))
+		return "tcg";
+	if (!strcmp(c->paging, "shadow"))
+		return "shadow";
+	return r->vendor_paging;
+}
+
+static void run_cell(struct run *r, int ci)
+{
+	const struct cell *c = &r->cells[ci];
+	json_t *cj = json_array_get(json_object_get(r->doc, "cells"), ci);
+	json_t *env = json_object_get(cj, "env");
+	json_t *obs = json_object_get(cj, "observed");
+	char why[512], got[64];
+	bool known;
+	int ret;
+
+	if (c->where == WHERE_GUEST)
+		json_object_set_new(env, "paging",
+				    json_string(cell_paging(r, c, &known)));
+	if (cell_skip(r, c, why, sizeof(why))) {
+		note("[%d/%d] %s: skipped: %s", ci + 1, r->ncells, c->id, why);
+		cell_status(cj, "skipped", why);
+		r->samples_done += r->cfg.repeat;
+		goto out;
+	}
+	if (c->where == WHERE_GUEST && strcmp(c->paging, "auto") &&
+	    strcmp(c->paging, "tcg")) {
+		ret = host_set(r->host, "paging", c->paging);
+		if (ret < 0) {
+			cell_status(cj, "failed", "cannot set host paging");
+			goto out;
+		}
+		if (host_get(r->host, "paging", got, sizeof(got)) == 0)
+			json_object_set_new(obs, "paging", json_string(got));
+	}
+	ret = host_set(r->host, "thp.enabled", c->host_thp);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "cannot set host THP to '%s'",
+			 c->host_thp);
+		cell_status(cj, "failed", why);
+		goto out;
+	}
+	if (host_get(r->host, "thp.enabled", got, sizeof(got)) == 0)
+		json_object_set_new(obs, "host_thp", json_string(got));
+	if (c->where == WHERE_BARE)
+		run_bare_cell(r, ci, cj);
+	else
+		run_guest_cell(r, ci, cj);
+	if (!strcmp(json_string_value(json_object_get(cj, "status")), "ok") &&
+	    r->stopped &&
+	    json_array_size(json_object_get(cj, "samples")) <
+		    (size_t)r->cfg.repeat)
+		cell_status(cj, "pending", "interrupted");
+out:
+	doc_save(r);
+}
+
+/* ---- set-up ---- */
+
+static int find_bindir(struct run *r)
+{
+	char exe[PATH_MAX], *dir;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *cands[] = { "%s/bin", "%s/../bin" };
+	size_t i;
+
+	if (n < 0)
+		return err_errno("cannot read /proc/self/exe");
+	exe[n] = '\0';
+	dir = dirname(exe);
+	for (i = 0; i < ARRAY_SIZE(cands); i++) {
+		char p[PATH_MAX + 16], *rp;
+
+		snprintf(p, sizeof(p), cands[i], dir);
+		rp = realpath(p, NULL);
+		if (rp) {
+			snprintf(r->bindir, sizeof(r->bindir), "%s", rp);
+			free(rp);
+			return 0;
+		}
+	}
+	return err("cannot find the workload binaries next to '%s' "
+		   "(run 'make' first)", exe);
+}
+
+static int newest_kernel(char **out)
+{
+	char *text = NULL;
+	FILE *p = popen("ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1",
+			"re");
+	char line[PATH_MAX];
+
+	(void)text;
+	if (!p)
+		return -errno;
+	if (!fgets(line, sizeof(line), p)) {
+		pclose(p);
+		return -ENOENT;
+	}
+	pclose(p);
+	*out = xstrdup(strstrip(line));
+	return 0;
+}
+
+static int resolve_guest_files(struct run *r)
+{
+	const char *kv;
+
+	if (!strcmp(r->cfg.kernel, "auto")) {
+		if (newest_kernel(&r->kernel) < 0) {
+			fprintf(stderr,
+				"%s: no guest kernel: no /boot/vmlinuz-* "
+				"(install linux-image-amd64: 'make deps')\n",
+				r->cfg.path);
+			return -EINVAL;
+		}
+	} else {
+		r->kernel = xstrdup(r->cfg.kernel);
+	}
+	if (access(r->kernel, R_OK) < 0) {
+		fprintf(stderr, "%s: guest kernel '%s' is missing\n",
+			r->cfg.path, r->kernel);
+		return -EINVAL;
+	}
+	if (strcmp(r->cfg.initrd, "auto")) {
+		r->initrd = xstrdup(r->cfg.initrd);
+	} else {
+		kv = strrchr(r->kernel, '/');
+		kv = kv ? kv + 1 : r->kernel;
+		if (!strncmp(kv, "vmlinuz-", 8))
+			kv += 8;
+		r->initrd = xasprintf("%s/../images/tiny-%s.cpio.gz", r->bindir,
+				      kv);
+	}
+	if (access(r->initrd, R_OK) < 0) {
+		fprintf(stderr,
+			"%s: guest initramfs '%s' is missing (run 'make image-tiny')\n",
+			r->cfg.path, r->initrd);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int list_vms(void *arg, char *buf, size_t len)
+{
+	struct run *r = arg;
+	char **names = NULL;
+	size_t off = 0;
+	int n, i;
+
+	buf[0] = '\0';
+	n = vm_list_running(r->cfg.uri, &names);
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+				names[i]);
+	vm_names_free(names);
+	return n;
+}
+
+static int make_rundir(struct run *r, const char *out)
+{
+	char ts[32], *logs;
+	int ret = 0;
+
+	if (out) {
+		r->rundir = xstrdup(out);
+	} else {
+		iso8601_now(ts, sizeof(ts));
+		r->rundir = xasprintf("runs/%s-%s", r->cfg.name, ts);
+		mkdir("runs", 0755);
+	}
+	if (mkdir(r->rundir, 0755) < 0 && errno != EEXIST)
+		return err_errno("cannot create run directory '%s'", r->rundir);
+	r->results_path = xasprintf("%s/results.json", r->rundir);
+	if (access(r->results_path, F_OK) == 0) {
+		fprintf(stderr,
+			"vmtax: error: '%s' already holds a run; give another --out\n",
+			r->rundir);
+		return -EEXIST;
+	}
+	logs = xasprintf("%s/logs", r->rundir);
+	if (mkdir(logs, 0755) < 0 && errno != EEXIST)
+		ret = err_errno("cannot create '%s'", logs);
+	free(logs);
+	return ret;
+}
+
+static void write_reports(struct run *r)
+{
+	static const char *const fmts[][2] = {
+		{ "text", "report.txt" }, { "md", "report.md" },
+		{ "csv", "report.csv" }, { "html", "report.html" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
+		char *path = xasprintf("%s/%s", r->rundir, fmts[i][1]);
+		FILE *f = fopen(path, "we");
+
+		if (!f || report_write(r->results_path, fmts[i][0], f) < 0)
+			warn("cannot write '%s'", path);
+		if (f)
+			fclose(f);
+		free(path);
+	}
+	fflush(stdout);
+	if (report_write(r->results_path, "text", stdout) < 0)
+		warn("cannot render the report");
+	note("results: %s", r->results_path);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "set", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct host_opts hopts = { 0 };
+	struct host_cpu cpu;
+	const char **sets = NULL;
+	struct run r;
+	size_t nsets = 0;
+	const char *out = NULL;
+	char *jpath = NULL;
+	struct sigaction sa;
+	int ret = EXIT_USAGE, opt, i, failed = 0;
+
+	memset(&r, 0, sizeof(r));
+	while ((opt = getopt_long(argc, argv, "o:s:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			out = optarg;
+			break;
+		case 's':
+			sets = xrealloc(sets, (nsets + 1) * sizeof(*sets));
+			sets[nsets++] = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			free(sets);
+			return 0;
+		default:
+			usage(stderr);
+			free(sets);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		free(sets);
+		return EXIT_USAGE;
+	}
+
+	/* Everything that can be checked is checked before the host changes. */
+	if (config_load(argv[optind], sets, nsets, &r.cfg) < 0)
+		goto out;
+	r.ncells = matrix_expand(&r.cfg, &r.cells);
+	if (r.ncells < 0)
+		goto out;
+	if (find_bindir(&r) < 0)
+		goto out;
+	for (i = 0; i < r.ncells; i++)
+		r.need_guest |= r.cells[i].where == WHERE_GUEST;
+	r.accel = host_accel_decide("", r.accel_why, sizeof(r.accel_why));
+	if (!strcmp(r.cfg.accel, "kvm") && strcmp(r.accel, "kvm")) {
+		fprintf(stderr, "%s: accel = kvm, but KVM is unusable here: %s\n",
+			r.cfg.path, r.accel_why);
+		goto out;
+	}
+	if (!strcmp(r.cfg.accel, "tcg")) {
+		r.accel = "tcg";
+		snprintf(r.accel_why, sizeof(r.accel_why),
+			 "accel = tcg in the config");
+	}
+	snprintf(r.vendor_paging, sizeof(r.vendor_paging), "%s",
+		 host_cpu_read("", &cpu) == 0 &&
+				 !strcmp(cpu.vendor, "AuthenticAMD")
+			 ? "npt"
+			 : "ept");
+	if (r.need_guest && resolve_guest_files(&r) < 0)
+		goto out;
+	r.wl_env = workload_env_new(&r.cfg.wl);
+	if (make_rundir(&r, out) < 0)
+		goto out;
+
+	ret = 1;
+	/* The host: lock, restore anything a dead run left, then journal. */
+	jpath = xasprintf("%s/host-journal", r.rundir);
+	hopts.journal = jpath;
+	hopts.list_vms = list_vms;
+	hopts.list_vms_arg = &r;
+	if (host_ctx_new(&hopts, &r.host) < 0)
+		goto out;
+	signal_host = r.host;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	if (r.need_guest && vm_conn_open(r.cfg.uri, &r.conn) < 0)
+		goto out;
+	note("run '%s': %d cells x %ld samples of '%s', guests under %s (%s)",
+	     r.cfg.name, r.ncells, r.cfg.repeat, r.cfg.wl.name, r.accel,
+	     r.accel_why);
+	note("run directory: %s", r.rundir);
+	r.doc = doc_new(&r);
+	if (doc_save(&r) < 0)
+		goto out;
+	r.t0 = mono_now();
+	r.samples_total = (long)r.ncells * r.cfg.repeat;
+	for (i = 0; i < r.ncells && !should_stop(&r); i++)
+		run_cell(&r, i);
+
+	{
+		json_t *run = json_object_get(r.doc, "run");
+		char ts[32];
+
+		iso8601_now(ts, sizeof(ts));
+		json_object_set_new(run, "finished", json_string(ts));
+		json_object_set_new(run, "status",
+				    json_string(r.stopped ? "interrupted"
+							  : "complete"));
+		for (i = 0; i < r.ncells; i++) {
+			json_t *cj = json_array_get(json_object_get(r.doc, "cells"), i);
+
+			failed += !strcmp(json_string_value(
+						  json_object_get(cj, "status")),
+					  "failed");
+		}
+		if (doc_save(&r) < 0)
+			goto out;
+	}
+	/* Put the host back before rendering: nothing below needs it. */
+	signal_host = NULL;
+	if (host_restore(r.host) < 0)
+		goto out;
+	write_reports(&r);
+	ret = (failed || r.stopped) ? 1 : 0;
+out:
+	signal_host = NULL;
+	host_ctx_free(r.host);
+	vm_conn_close(r.conn);
+	json_decref(r.doc);
+	free_strv(r.wl_env);
+	free(r.cells);
+	free(r.rundir);
+	free(r.results_path);
+	free(r.kernel);
+	free(r.initrd);
+	free(jpath);
+	free(sets);
+	config_release(&r.cfg);
+	return ret;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* vmtax workloads [DIR]: list the workload definitions and parameters. */
+#include <dirent.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "config.h"
+#include "util.h"
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int ini_only(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 4 && !strcmp(d->d_name + n - 4, ".ini");
+}
+
+int cmd_workloads(int argc, char **argv)
+{
+	const char *dir = "configs/workloads";
+	struct dirent **ents = NULL;
+	int n, i, ret = 0;
+	size_t p;
+
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: vmtax workloads [DIR]\n\n"
+		       "Lists the workloads in DIR (default configs/workloads):\n"
+		       "name, description, metric and parameters with defaults.\n"
+		       "A workload is one INI file; see docs/adding-a-workload.md.\n");
+		return 0;
+	}
+	if (argc > 2) {
+		err("usage: vmtax workloads [DIR]");
+		return EXIT_USAGE;
+	}
+	if (argc == 2)
+		dir = argv[1];
+	n = scandir(dir, &ents, ini_only, by_name);
+	if (n < 0) {
+		err_errno("cannot read '%s'", dir);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s", dir, ents[i]->d_name);
+		struct workload w;
+
+		if (workload_load(path, &w) < 0) {
+			ret = EXIT_USAGE;
+		} else {
+			printf("%-14s %s\n", w.name, w.description);
+			printf("%-14s metric: %s (%s, %s is better)\n", "", w.metric,
+			       w.unit, w.better);
+			for (p = 0; p < w.nparams; p++)
+				printf("%-14s %s=%s  %s\n", "", w.params[p].name,
+				       w.params[p].value,
+				       w.params[p].description ?: "");
+			workload_release(&w);
+		}
+		free(path);
+		free(ents[i]);
+	}
+	free(ents);
+	return ret;
+}
