@@ -193,6 +193,7 @@ static int knob_put_back(struct host_ctx *ctx, const struct host_knob_ops *k,
 /*
  * Restore the journal STATE/journal points to, if any.  Called with the lock
  * held, so its writer is dead.  The journal stays when anything fails.
+ * Returns the number of journal lines restored.
  */
 static int restore_stale(struct host_ctx *ctx)
 {
@@ -257,13 +258,16 @@ static int restore_stale(struct host_ctx *ctx)
 	if (unlink(ctx->link_path) < 0 && errno != ENOENT)
 		warn("cannot remove '%s': %s", ctx->link_path, strerror(errno));
 	fsync_dir(ctx->state_dir);
+	ret = (int)n;
 out:
 	free(target);
 	free(text);
 	return ret;
 }
 
-int host_ctx_new(const struct host_opts *o, struct host_ctx **out)
+/* The guts of host_ctx_new(); *RESTORED gets the stale lines restored. */
+static int ctx_new(const struct host_opts *o, struct host_ctx **out,
+		   int *restored)
 {
 	struct host_ctx *ctx = xcalloc(1, sizeof(*ctx));
 	int ret;
@@ -291,6 +295,7 @@ int host_ctx_new(const struct host_opts *o, struct host_ctx **out)
 		ret = restore_stale(ctx);
 		if (ret < 0)
 			goto out;
+		*restored = ret;
 	}
 	*out = ctx;
 	ctx = NULL;
@@ -298,6 +303,13 @@ int host_ctx_new(const struct host_opts *o, struct host_ctx **out)
 out:
 	host_ctx_free(ctx);
 	return ret;
+}
+
+int host_ctx_new(const struct host_opts *o, struct host_ctx **out)
+{
+	int restored = 0;
+
+	return ctx_new(o, out, &restored);
 }
 
 void host_ctx_free(struct host_ctx *ctx)
@@ -438,10 +450,10 @@ int host_restore_stale(const struct host_opts *o)
 {
 	struct host_opts opts = *o;
 	struct host_ctx *ctx;
-	int ret;
+	int ret, restored = 0;
 
 	opts.readonly = false;
-	ret = host_ctx_new(&opts, &ctx);
+	ret = ctx_new(&opts, &ctx, &restored);
 	host_ctx_free(ctx);
-	return ret;
+	return ret < 0 ? ret : restored;
 }

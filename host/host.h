@@ -121,7 +121,10 @@ int host_set(struct host_ctx *ctx, const char *knob, const char *value);
 int host_restore(struct host_ctx *ctx);
 /* Async-signal-safe partial undo; see above.  Returns 0 or -1. */
 int host_restore_async(struct host_ctx *ctx);
-/* Take the lock, restore a stale journal if any, release the lock. */
+/*
+ * Take the lock, restore a stale journal if any, release the lock.  Returns
+ * the number of settings found in the stale journal (0: there was none).
+ */
 int host_restore_stale(const struct host_opts *o);
 
 /*

@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmtax host probe [--json] | vmtax host restore: what this host can do for
+ * a matrix, and the by-hand undo of a run that died.  The probe builds one
+ * JSON model and renders it as JSON or text; every "no" carries a why.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "host.h"
+#include "runner.h"
+#include "util.h"
+#include "vm.h"
+
+#define DEFAULT_URI "qemu:///system"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: vmtax host probe [--json] [--uri URI]\n"
+		"       vmtax host restore [--state-dir DIR] [--uri URI]\n"
+		"\n"
+		"probe    report what this host offers a matrix: cpu and its\n"
+		"         virtualization flags, kvm modules and paging, the accel\n"
+		"         decision, thp, hugetlb pools, perf counters, libvirt\n"
+		"         and qemu versions; every \"no\" says why\n"
+		"restore  put back host settings a vmtax run changed and did not\n"
+		"         restore (it was killed, or the machine went down)\n"
+		"\n"
+		"   --json            probe: print JSON instead of text\n"
+		"   --uri URI         libvirt URI (default %s)\n"
+		"   --state-dir DIR   lock and journal link (default /var/lib/vmtax)\n"
+		"   -h, --help        this text\n",
+		DEFAULT_URI);
+}
+
+/* {"supported": false, "why": WHY} or {"supported": true}. */
+static json_t *yes_no(bool yes, const char *why)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "supported", json_boolean(yes));
+	if (!yes)
+		json_object_set_new(o, "why", json_string(why));
+	return o;
+}
+
+static json_t *probe_cpu(void)
+{
+	struct host_cpu cpu;
+	json_t *o = json_object();
+
+	if (host_cpu_read("", &cpu) < 0) {
+		json_object_set_new(o, "why",
+				    json_string("cannot read /proc/cpuinfo"));
+		return o;
+	}
+	json_object_set_new(o, "vendor", json_string(cpu.vendor));
+	json_object_set_new(o, "model", json_string(cpu.model));
+	json_object_set_new(o, "virt_flags", json_string(cpu.virt_flags));
+	if (!host_cpu_has(&cpu, "vmx") && !host_cpu_has(&cpu, "svm"))
+		json_object_set_new(o, "why",
+				    json_string("no vmx or svm flag: no hardware "
+						"virtualization visible"));
+	return o;
+}
+
+static json_t *probe_modules(struct host_ctx *ctx)
+{
+	static const struct {
+		const char *name, *param;
+	} mods[] = {
+		{ "kvm", NULL },
+		{ "kvm_intel", "ept" },
+		{ "kvm_amd", "npt" },
+		{ "kvm_pvm", NULL },
+	};
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(mods); i++) {
+		enum host_module_state s = host_module_state("", mods[i].name);
+		json_t *o = json_object();
+		char path[128], val[32];
+
+		json_object_set_new(o, "name", json_string(mods[i].name));
+		json_object_set_new(o, "state",
+				    json_string(host_module_state_name(s)));
+		if (mods[i].param && s != HOST_MODULE_ABSENT) {
+			snprintf(path, sizeof(path),
+				 "/sys/module/%s/parameters/%s", mods[i].name,
+				 mods[i].param);
+			json_object_set_new(o, mods[i].param,
+					    host_read(ctx, path, val,
+						      sizeof(val)) == 0
+						    ? json_string(val)
+						    : json_null());
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* A knob's value and support: {"value": V, "supported": B, "why": W}. */
+static json_t *probe_knob(struct host_ctx *ctx, const char *knob)
+{
+	char why[512], val[64];
+	bool ok = host_supported(ctx, knob, NULL, why, sizeof(why));
+	json_t *o = yes_no(ok, why);
+
+	if (ok && host_get(ctx, knob, val, sizeof(val)) == 0)
+		json_object_set_new(o, "value", json_string(val));
+	return o;
+}
+
+static json_t *probe_thp(struct host_ctx *ctx)
+{
+	json_t *o = json_object();
+	char val[64];
+
+	json_object_set_new(o, "enabled", probe_knob(ctx, "thp.enabled"));
+	json_object_set_new(o, "defrag", probe_knob(ctx, "thp.defrag"));
+	json_object_set_new(
+		o, "khugepaged_defrag",
+		host_read(ctx,
+			  "/sys/kernel/mm/transparent_hugepage/khugepaged/defrag",
+			  val, sizeof(val)) == 0
+			? json_string(val)
+			: json_null());
+	return o;
+}
+
+static json_t *probe_pool(struct host_ctx *ctx, const char *knob,
+			  const char *dir)
+{
+	json_t *o = probe_knob(ctx, knob);
+	char path[128], val[32];
+
+	snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/free_hugepages",
+		 dir);
+	if (host_read(ctx, path, val, sizeof(val)) == 0)
+		json_object_set_new(o, "free", json_integer(atoll(val)));
+	if (json_object_get(o, "value")) {
+		json_object_set(o, "nr", json_object_get(o, "value"));
+		json_object_del(o, "value");
+	}
+	return o;
+}
+
+static json_t *probe_counters(void)
+{
+	int errs[RC_NR];
+	json_t *a = json_array();
+	int i;
+
+	runner_probe_counters(errs);
+	for (i = 0; i < RC_NR; i++) {
+		json_t *o = yes_no(!errs[i], strerror(errs[i]));
+
+		json_object_set_new(o, "name",
+				    json_string(runner_counter_name(i)));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *probe_versions(const char *uri)
+{
+	char lv[64] = "", qv[64] = "", why[256];
+	json_t *o = json_object();
+	int ret;
+
+	ret = vm_versions(uri, lv, sizeof(lv), qv, sizeof(qv));
+	json_object_set_new(o, "uri", json_string(uri));
+	json_object_set_new(o, "libvirt", *lv ? json_string(lv) : json_null());
+	json_object_set_new(o, "qemu", *qv ? json_string(qv) : json_null());
+	if (ret < 0 || !*qv) {
+		snprintf(why, sizeof(why),
+			 ret < 0 ? "cannot connect to '%s': %s"
+				 : "'%s' did not report a hypervisor version%s",
+			 uri, ret < 0 ? strerror(-ret) : "");
+		json_object_set_new(o, "why", json_string(why));
+	}
+	return o;
+}
+
+static json_t *probe_model(struct host_ctx *ctx, const char *uri)
+{
+	json_t *m = json_object(), *o;
+	char why[512];
+	const char *accel;
+
+	o = json_object();
+	json_object_set_new(o, "root", json_boolean(geteuid() == 0));
+	if (geteuid() != 0) {
+		snprintf(why, sizeof(why),
+			 "running as uid %ld: host settings cannot be changed",
+			 (long)geteuid());
+		json_object_set_new(o, "why", json_string(why));
+	}
+	json_object_set_new(m, "user", o);
+	json_object_set_new(m, "cpu", probe_cpu());
+	json_object_set_new(m, "kvm_modules", probe_modules(ctx));
+	accel = host_accel_decide("", why, sizeof(why));
+	o = json_object();
+	json_object_set_new(o, "decision", json_string(accel));
+	json_object_set_new(o, "why", json_string(why));
+	json_object_set_new(m, "accel", o);
+	json_object_set_new(m, "paging", probe_knob(ctx, "paging"));
+	json_object_set_new(m, "thp", probe_thp(ctx));
+	o = json_object();
+	json_object_set_new(o, "2M",
+			    probe_pool(ctx, "hugetlb.2M", "hugepages-2048kB"));
+	json_object_set_new(o, "1G", probe_pool(ctx, "hugetlb.1G",
+						"hugepages-1048576kB"));
+	json_object_set_new(m, "hugetlb", o);
+	json_object_set_new(m, "kvm_nx_huge_pages",
+			    probe_knob(ctx, "kvm.nx_huge_pages"));
+	json_object_set_new(m, "counters", probe_counters());
+	json_object_set_new(m, "versions", probe_versions(uri));
+	return m;
+}
+
+/* Text rendering helpers: "VALUE" or "no (WHY)". */
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+static void print_knob(const char *label, json_t *k, const char *key)
+{
+	if (json_is_true(json_object_get(k, "supported")))
+		printf("%-18s %s\n", label, str(k, key));
+	else
+		printf("%-18s unsupported (%s)\n", label, str(k, "why"));
+}
+
+static void render_text(json_t *m)
+{
+	json_t *o, *v;
+	size_t i;
+
+	o = json_object_get(m, "user");
+	printf("%-18s %s%s%s%s\n", "root",
+	       json_is_true(json_object_get(o, "root")) ? "yes" : "no",
+	       *str(o, "why") ? " (" : "", str(o, "why"),
+	       *str(o, "why") ? ")" : "");
+	o = json_object_get(m, "cpu");
+	printf("%-18s %s, %s\n", "cpu", str(o, "vendor"), str(o, "model"));
+	printf("%-18s %s%s%s%s\n", "virt flags",
+	       *str(o, "virt_flags") ? str(o, "virt_flags") : "none",
+	       *str(o, "why") ? " (" : "", str(o, "why"),
+	       *str(o, "why") ? ")" : "");
+	json_array_foreach(json_object_get(m, "kvm_modules"), i, v) {
+		char label[32];
+
+		snprintf(label, sizeof(label), "module %s", str(v, "name"));
+		printf("%-18s %s", label, str(v, "state"));
+		if (json_object_get(v, "ept"))
+			printf(", ept=%s", json_is_null(json_object_get(v, "ept"))
+						   ? "?"
+						   : str(v, "ept"));
+		if (json_object_get(v, "npt"))
+			printf(", npt=%s", json_is_null(json_object_get(v, "npt"))
+						   ? "?"
+						   : str(v, "npt"));
+		printf("\n");
+	}
+	o = json_object_get(m, "accel");
+	printf("%-18s %s (%s)\n", "accel", str(o, "decision"), str(o, "why"));
+	print_knob("paging", json_object_get(m, "paging"), "value");
+	o = json_object_get(m, "thp");
+	print_knob("thp enabled", json_object_get(o, "enabled"), "value");
+	print_knob("thp defrag", json_object_get(o, "defrag"), "value");
+	printf("%-18s %s\n", "khugepaged defrag",
+	       json_is_null(json_object_get(o, "khugepaged_defrag"))
+		       ? "unknown (cannot read it)"
+		       : str(o, "khugepaged_defrag"));
+	o = json_object_get(m, "hugetlb");
+	{
+		static const char *const sizes[] = { "2M", "1G" };
+
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			char label[32];
+
+			v = json_object_get(o, sizes[i]);
+			snprintf(label, sizeof(label), "hugetlb %s", sizes[i]);
+			if (json_is_true(json_object_get(v, "supported")))
+				printf("%-18s nr %s, free %lld\n", label,
+				       str(v, "nr"),
+				       json_integer_value(
+					       json_object_get(v, "free")));
+			else
+				printf("%-18s unsupported (%s)\n", label,
+				       str(v, "why"));
+		}
+	}
+	print_knob("kvm.nx_huge_pages", json_object_get(m, "kvm_nx_huge_pages"),
+		   "value");
+	json_array_foreach(json_object_get(m, "counters"), i, v) {
+		char label[40];
+
+		snprintf(label, sizeof(label), "counter %s", str(v, "name"));
+		if (json_is_true(json_object_get(v, "supported")))
+			printf("%-18s yes\n", label);
+		else
+			printf("%-18s no (%s)\n", label, str(v, "why"));
+	}
+	o = json_object_get(m, "versions");
+	printf("%-18s %s\n", "libvirt",
+	       *str(o, "libvirt") ? str(o, "libvirt") : "unknown");
+	printf("%-18s %s%s%s%s\n", "qemu",
+	       *str(o, "qemu") ? str(o, "qemu") : "unknown",
+	       *str(o, "why") ? " (" : "", str(o, "why"),
+	       *str(o, "why") ? ")" : "");
+}
+
+static int probe(bool as_json, const char *uri)
+{
+	struct host_opts opts = { .readonly = true };
+	struct host_ctx *ctx = NULL;
+	json_t *m = NULL;
+	int ret = 1;
+
+	if (host_ctx_new(&opts, &ctx) < 0)
+		goto out;
+	m = probe_model(ctx, uri);
+	if (as_json) {
+		if (json_dumpf(m, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) <
+		    0)
+			goto out;
+		printf("\n");
+	} else {
+		render_text(m);
+	}
+	ret = 0;
+out:
+	json_decref(m);
+	host_ctx_free(ctx);
+	return ret;
+}
+
+struct vms_arg {
+	const char *uri;
+};
+
+/* host_list_vms_fn over libvirt, for restoring a paging change. */
+static int list_vms(void *arg, char *buf, size_t len)
+{
+	struct vms_arg *a = arg;
+	char **names = NULL;
+	size_t off = 0;
+	int n, i;
+
+	buf[0] = '\0';
+	n = vm_list_running(a->uri, &names);
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+				names[i]);
+	vm_names_free(names);
+	return n;
+}
+
+static int restore(const char *state_dir, const char *uri)
+{
+	struct vms_arg va = { .uri = uri };
+	struct host_opts opts = {
+		.state_dir = state_dir,
+		.list_vms = list_vms,
+		.list_vms_arg = &va,
+	};
+	int n;
+
+	n = host_restore_stale(&opts);
+	if (n < 0)
+		return 1;
+	if (n == 0)
+		note("nothing to restore: no journal from an unfinished run");
+	else
+		note("restored %d host setting%s", n, n == 1 ? "" : "s");
+	return 0;
+}
+
+struct host_args {
+	const char *uri;
+	const char *state_dir;
+	bool as_json;
+};
+
+/* getopt_long with SHORTOPTS; -1 to go on, else the exit status. */
+static int parse(int argc, char **argv, const char *shortopts,
+		 struct host_args *a)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "uri", required_argument, NULL, 'u' },
+		{ "state-dir", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			a->as_json = true;
+			break;
+		case 'u':
+			a->uri = optarg;
+			break;
+		case 's':
+			a->state_dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	return -1;
+}
+
+int cmd_host(int argc, char **argv)
+{
+	struct host_args a = { .uri = DEFAULT_URI };
+	const char *sub;
+	int ret;
+
+	/* Options before the subcommand ("+": stop there), then after it. */
+	optind = 1;
+	ret = parse(argc, argv, "+h", &a);
+	if (ret >= 0)
+		return ret;
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	sub = argv[optind++];
+	ret = parse(argc, argv, "h", &a);
+	if (ret >= 0)
+		return ret;
+	if (optind != argc) {
+		err("unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(sub, "probe")) {
+		if (a.state_dir) {
+			err("'--state-dir' is for 'vmtax host restore'");
+			return EXIT_USAGE;
+		}
+		return probe(a.as_json, a.uri);
+	}
+	if (!strcmp(sub, "restore")) {
+		if (a.as_json) {
+			err("'--json' is for 'vmtax host probe'");
+			return EXIT_USAGE;
+		}
+		return restore(a.state_dir, a.uri);
+	}
+	err("'%s' is not a 'vmtax host' command; see 'vmtax host --help'", sub);
+	return EXIT_USAGE;
+}
