@@ -22,7 +22,6 @@ struct parse_state {
 	const char *path;
 	const char *text; /* cursor for the reader */
 	int line;	  /* line the reader handed out last */
-	char last_section[CFG_MAX_LINE];
 	char **seen;	  /* sections seen so far */
 	size_t nseen;
 	cfg_extra_fn extra;
@@ -402,20 +401,9 @@ static int handler(void *user, const char *section, const char *name,
 	const struct cfg_key *k;
 	char why[600], sug[128];
 	bool open_keys;
-	size_t i, idx;
+	size_t idx;
 	int ret;
 
-	if (strcmp(section, st->last_section)) {
-		for (i = 0; i < st->nseen; i++)
-			if (!strcmp(st->seen[i], section)) {
-				perr(st, "section [%s] appears twice", section);
-				return 1;
-			}
-		st->seen = xrealloc(st->seen, (st->nseen + 1) * sizeof(char *));
-		st->seen[st->nseen++] = xstrdup(section);
-		snprintf(st->last_section, sizeof(st->last_section), "%s",
-			 section);
-	}
 	if (!*section) {
 		perr(st, "key '%s' outside any section", name);
 		return 1;
@@ -455,6 +443,30 @@ static int handler(void *user, const char *section, const char *name,
 	return 1;
 }
 
+/*
+ * inih calls the handler per key only, so a repeated section header is
+ * spotted here, where the lines go by.
+ */
+static void note_section(struct parse_state *st, const char *line)
+{
+	const char *p = line, *e;
+	char name[CFG_MAX_LINE];
+	size_t i;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p != '[' || !(e = strchr(p, ']')))
+		return;
+	snprintf(name, sizeof(name), "%.*s", (int)(e - p - 1), p + 1);
+	for (i = 0; i < st->nseen; i++)
+		if (!strcmp(st->seen[i], name)) {
+			perr(st, "section [%s] appears twice", name);
+			return;
+		}
+	st->seen = xrealloc(st->seen, (st->nseen + 1) * sizeof(char *));
+	st->seen[st->nseen++] = xstrdup(name);
+}
+
 static char *reader(char *str, int num, void *stream)
 {
 	struct parse_state *st = stream;
@@ -472,6 +484,7 @@ static char *reader(char *str, int num, void *stream)
 	str[n] = '\0';
 	st->text += n;
 	st->line++;
+	note_section(st, str);
 	return str;
 }
 

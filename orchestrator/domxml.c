@@ -126,7 +126,7 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	W(end(w));
 	/* A guest panic is reported (pvpanic) instead of waited out. */
 	W(start(w, "panic"));
-	W(attr(w, "model", "pvpanic"));
+	W(attr(w, "model", "isa"));
 	W(end(w));
 	W(start(w, "memballoon"));
 	W(attr(w, "model", "none"));

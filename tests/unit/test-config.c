@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: config tables, bad inputs, matrix expansion, domain XML. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "util.h"
+#include "vm.h"
+
+static char tmpdir[] = "/tmp/vmtax-test-config.XXXXXX";
+
+static void put(const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", tmpdir, name);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+static const char *const workload_ini =
+	"[workload]\n"
+	"description = test walk\n"
+	"run = randwalk --size-mib $SIZE_MIB\n"
+	"[param.SIZE_MIB]\n"
+	"default = 64\n";
+
+static int setup(void **state)
+{
+	char *d;
+
+	(void)state;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	d = xasprintf("%s/workloads", tmpdir);
+	mkdir(d, 0755);
+	free(d);
+	put("workloads/walk.ini", workload_ini);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+
+	(void)state;
+	if (system(cmd) != 0)
+		return -1;
+	free(cmd);
+	return 0;
+}
+
+/* Load TEXT as a config; return config_load()'s result. */
+static int load(const char *text, struct config *c)
+{
+	char *p = xasprintf("%s/run.ini", tmpdir);
+	int ret;
+
+	put("run.ini", text);
+	ret = config_load(p, NULL, 0, c);
+	free(p);
+	return ret;
+}
+
+static void test_good_config(void **state)
+{
+	struct config c;
+	struct cell *cells = NULL;
+	int n;
+
+	(void)state;
+	assert_int_equal(load("[run]\nname = t1\nrepeat = 5\n"
+			      "[guest]\nmemory = 1536M\nvcpus = 4\n"
+			      "[workload]\nname = walk\nSIZE_MIB = 128\n",
+			      &c),
+			 0);
+	assert_string_equal(c.name, "t1");
+	assert_int_equal(c.repeat, 5);
+	assert_int_equal(c.vcpus, 4);
+	assert_true(c.memory == 1536ULL << 20);
+	assert_string_equal(c.wl.params[0].value, "128");
+	assert_string_equal(c.wl.run, "randwalk --size-mib $SIZE_MIB");
+	/* defaults: 2 bare-metal + 2x2 guest cells, no paging/backing in ids */
+	n = matrix_expand(&c, &cells);
+	assert_int_equal(n, 6);
+	assert_string_equal(cells[0].id, "bare-metal/host-thp=always");
+	assert_string_equal(cells[1].id, "bare-metal/host-thp=never");
+	assert_string_equal(cells[2].id, "guest/host-thp=always/guest-thp=always");
+	assert_string_equal(cells[5].id, "guest/host-thp=never/guest-thp=never");
+	assert_string_equal(cells[5].paging, "auto");
+	free(cells);
+	config_release(&c);
+}
+
+static void test_set_override(void **state)
+{
+	const char *sets[] = { "run.repeat=7", "workload.SIZE_MIB=32" };
+	char *p = xasprintf("%s/run.ini", tmpdir);
+	struct config c;
+
+	(void)state;
+	put("run.ini", "[workload]\nname = walk\n");
+	assert_int_equal(config_load(p, sets, 2, &c), 0);
+	assert_int_equal(c.repeat, 7);
+	assert_string_equal(c.wl.params[0].value, "32");
+	config_release(&c);
+	put("run.ini", "[workload]\nname = walk\n");
+	sets[0] = "run.repat=7";
+	assert_int_equal(config_load(p, sets, 1, &c), -EINVAL);
+	config_release(&c);
+	free(p);
+}
+
+static void test_paging_axis(void **state)
+{
+	struct config c;
+	struct cell *cells = NULL;
+	int n;
+
+	(void)state;
+	/* ept = on, off is the Intel spelling of paging = hw, shadow; cells
+	 * are ordered by paging first so each mode needs one reload. */
+	assert_int_equal(load("[matrix]\nwhere = guest\nept = on, off\n"
+			      "host_thp = always, never\nguest_thp = never\n"
+			      "exclude = */host-thp=never/*\n"
+			      "[workload]\nname = walk\n",
+			      &c),
+			 0);
+	n = matrix_expand(&c, &cells);
+	assert_int_equal(n, 2);
+	assert_string_equal(cells[0].id,
+			    "guest/paging=hw/host-thp=always/guest-thp=never");
+	assert_string_equal(cells[1].id,
+			    "guest/paging=shadow/host-thp=always/guest-thp=never");
+	free(cells);
+	config_release(&c);
+}
+
+struct bad {
+	const char *text;
+	const char *why;
+};
+
+static void test_bad_configs(void **state)
+{
+	static const struct bad bad[] = {
+		{ "[run]\nrepat = 3\n[workload]\nname = walk\n", "unknown key" },
+		{ "[run]\nrepeat = 0\n[workload]\nname = walk\n", "out of range" },
+		{ "[run]\nrepeat = three\n[workload]\nname = walk\n", "integer" },
+		{ "[guest]\nvcpus = 9999\n[workload]\nname = walk\n", "range" },
+		{ "[guest]\nmemory = 100M\n[workload]\nname = walk\n", "range" },
+		{ "[guest]\nmemory = lots\n[workload]\nname = walk\n", "size" },
+		{ "[guest]\naccel = xen\n[workload]\nname = walk\n", "one of" },
+		{ "[matrix]\nhost_thp =\n[workload]\nname = walk\n", "empty" },
+		{ "[matrix]\nhost_thp = always,,never\n[workload]\nname = walk\n", "empty" },
+		{ "[matrix]\nhost_thp = always, always\n[workload]\nname = walk\n", "twice" },
+		{ "[matrix]\nhost_thp = sometimes\n[workload]\nname = walk\n", "one of" },
+		{ "[run]\nname = a\n[run]\nrepeat = 2\n[workload]\nname = walk\n", "twice" },
+		{ "[runn]\nname = a\n[workload]\nname = walk\n", "unknown section" },
+		{ "[workload]\nname = nosuch\n", "unknown workload" },
+		{ "[workload]\nname = walk\nNOPE = 1\n", "no parameter" },
+		{ "[workload]\nname = ../walk\n", "bad workload name" },
+		{ "[run]\nname = a b\n[workload]\nname = walk\n", "bad run name" },
+		{ "[run]\nname = <x>\n[workload]\nname = walk\n", "bad run name" },
+		{ "[run]\nbaseline = nope\n[workload]\nname = walk\n", "not a cell" },
+		{ "[matrix]\nept = on\npaging = hw\n[workload]\nname = walk\n", "once" },
+		{ "[run]\n", "name is missing" },
+		{ "[run\nname = x\n", "syntax" },
+		{ "[run]\nname = \xff\xfe\n", "UTF-8" },
+	};
+	struct cell *cells;
+	struct config c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		int ret = load(bad[i].text, &c);
+
+		if (ret == 0) {
+			/* some errors only show when the matrix is built */
+			ret = matrix_expand(&c, &cells);
+			if (ret >= 0)
+				free(cells);
+		}
+		if (ret >= 0)
+			fail_msg("config %zu was accepted: %s", i, bad[i].text);
+		config_release(&c);
+	}
+}
+
+static void test_big_file(void **state)
+{
+	char *p = xasprintf("%s/big.ini", tmpdir);
+	FILE *f = fopen(p, "w");
+	struct config c;
+	int i;
+
+	(void)state;
+	assert_non_null(f);
+	for (i = 0; i < 200000; i++)
+		fputs("; padding padding padding padding padding\n", f);
+	fclose(f);
+	assert_int_equal(config_load(p, NULL, 0, &c), -EINVAL);
+	config_release(&c);
+	free(p);
+}
+
+static void test_helpers(void **state)
+{
+	struct cfg_list l;
+	uint64_t sz;
+
+	(void)state;
+	assert_int_equal(cfg_parse_size("2G", &sz), 0);
+	assert_true(sz == 2ULL << 30);
+	assert_int_equal(cfg_parse_size("512MiB", &sz), 0);
+	assert_true(sz == 512ULL << 20);
+	assert_int_equal(cfg_parse_size("1.5k", &sz), 0);
+	assert_true(sz == 1536);
+	assert_int_equal(cfg_parse_size("-1G", &sz), -EINVAL);
+	assert_int_equal(cfg_parse_size("3X", &sz), -EINVAL);
+	assert_int_equal(cfg_edit_distance("repat", "repeat"), 1);
+	assert_int_equal(cfg_edit_distance("abc", "abc"), 0);
+	assert_true(cfg_utf8_valid("h\xc3\xa9", 3));
+	assert_false(cfg_utf8_valid("\xc3", 1));
+	assert_false(cfg_utf8_valid("\xed\xa0\x80", 3)); /* surrogate */
+	assert_int_equal(cfg_list_parse(" a , b,c ", &l), 0);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.v[1], "b");
+	cfg_list_free(&l);
+	assert_true(is_safe_name("vmtax-demo-1"));
+	assert_false(is_safe_name(".."));
+	assert_false(is_safe_name("a/b"));
+	assert_false(is_safe_name("a\"b"));
+}
+
+static void test_domain_xml(void **state)
+{
+	struct vm_spec s = {
+		.name = "vmtax-t-0-1", .type = "qemu", .vcpus = 24,
+		.memory_bytes = 15ULL << 30, .kernel = "/boot/k<&'\">",
+		.initrd = "/i", .cmdline = "console=ttyS0 x=\"<y>\"",
+		.console_log = "/r/c.log", .backing = "hugetlb-1G",
+	};
+	char *x;
+
+	(void)state;
+	x = vm_domain_xml_new(&s);
+	assert_non_null(x);
+	assert_non_null(strstr(x, "<domain type=\"qemu\">"));
+	assert_non_null(strstr(x, "<vcpu>24</vcpu>"));
+	assert_non_null(strstr(x, "<memory unit=\"KiB\">15728640</memory>"));
+	assert_non_null(strstr(x, "<kernel>/boot/k&lt;&amp;'&quot;&gt;</kernel>"));
+	assert_non_null(strstr(x, "<page size=\"1048576\" unit=\"KiB\"/>"));
+	assert_non_null(strstr(x, "name=\"org.vmtax.agent.0\""));
+	assert_null(strstr(x, "<y>"));
+	free(x);
+	s.name = "vmtax-'><evil/>";
+	assert_null(vm_domain_xml_new(&s));
+	s.name = "vmtax-ok";
+	s.backing = "hugetlb-3M";
+	assert_null(vm_domain_xml_new(&s));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good_config),
+		cmocka_unit_test(test_set_override),
+		cmocka_unit_test(test_paging_axis),
+		cmocka_unit_test(test_bad_configs),
+		cmocka_unit_test(test_big_file),
+		cmocka_unit_test(test_helpers),
+		cmocka_unit_test(test_domain_xml),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
