@@ -136,6 +136,14 @@ static json_t *probe_thp(struct host_ctx *ctx)
 	return o;
 }
 
+/* The string at KEY of O, or "". */
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
 static json_t *probe_pool(struct host_ctx *ctx, const char *knob,
 			  const char *dir)
 {
@@ -147,10 +155,26 @@ static json_t *probe_pool(struct host_ctx *ctx, const char *knob,
 	if (host_read(ctx, path, val, sizeof(val)) == 0)
 		json_object_set_new(o, "free", json_integer(atoll(val)));
 	if (json_object_get(o, "value")) {
-		json_object_set(o, "nr", json_object_get(o, "value"));
+		json_object_set_new(o, "nr",
+				    json_integer(atoll(str(o, "value"))));
 		json_object_del(o, "value");
 	}
 	return o;
+}
+
+/* Why perf_event_open refused a counter, in words. */
+static void counter_why(int e, char *why, size_t len)
+{
+	const char *hint = "";
+
+	if (e == ENOENT)
+		hint = "the pmu has no such event; no hardware pmu visible here";
+	else if (e == EACCES || e == EPERM)
+		hint = "not permitted; see kernel.perf_event_paranoid";
+	else if (e == EOPNOTSUPP)
+		hint = "the pmu does not support it";
+	snprintf(why, len, "perf_event_open: %s%s%s", strerror(e),
+		 *hint ? ": " : "", hint);
 }
 
 static json_t *probe_counters(void)
@@ -161,10 +185,15 @@ static json_t *probe_counters(void)
 
 	runner_probe_counters(errs);
 	for (i = 0; i < RC_NR; i++) {
-		json_t *o = yes_no(!errs[i], strerror(errs[i]));
+		json_t *o = json_object(), *yn;
+		char why[256];
 
 		json_object_set_new(o, "name",
 				    json_string(runner_counter_name(i)));
+		counter_why(errs[i], why, sizeof(why));
+		yn = yes_no(!errs[i], why);
+		json_object_update(o, yn);
+		json_decref(yn);
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -227,14 +256,6 @@ static json_t *probe_model(struct host_ctx *ctx, const char *uri)
 	return m;
 }
 
-/* Text rendering helpers: "VALUE" or "no (WHY)". */
-static const char *str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
 static void print_knob(const char *label, json_t *k, const char *key)
 {
 	if (json_is_true(json_object_get(k, "supported")))
@@ -294,8 +315,9 @@ static void render_text(json_t *m)
 			v = json_object_get(o, sizes[i]);
 			snprintf(label, sizeof(label), "hugetlb %s", sizes[i]);
 			if (json_is_true(json_object_get(v, "supported")))
-				printf("%-18s nr %s, free %lld\n", label,
-				       str(v, "nr"),
+				printf("%-18s nr %lld, free %lld\n", label,
+				       json_integer_value(
+					       json_object_get(v, "nr")),
 				       json_integer_value(
 					       json_object_get(v, "free")));
 			else
