@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compare.h - comparisons built from loaded reports, rendered by the same
+ * formatters as a single run (format.h).
+ *
+ * Across runs: cells are aligned by id; run A (the first) is the reference
+ * and every later run is compared with it, cell by cell.  Across one axis of
+ * one run (--by AXIS): each cell is paired with the cell that differs from it
+ * only in AXIS and has the reference value (the baseline's value of AXIS, or
+ * the first value seen).  For AXIS "where" the guest-only axes (guest_thp,
+ * paging, backing) are ignored, so a guest cell pairs with bare metal at the
+ * same host THP.
+ *
+ * The delta is stats_delta(): positive means slower than the reference,
+ * with a Fieller 95% interval and Welch's p.  Runs of different workloads,
+ * metrics, units or directions are refused (-EINVAL, reported).
+ */
+#ifndef VMTAX_COMPARE_H
+#define VMTAX_COMPARE_H
+
+#include <stddef.h>
+
+#include "model.h"
+
+struct compare_row {
+	size_t ref_run, run; /* indexes into compare.runs */
+	const struct report_cell *ref, *cell; /* NULL when absent */
+	const char *ref_name, *name;	      /* run letter or axis value */
+	struct stats_delta d;
+	char *note; /* owned: why there is no delta, or NULL */
+};
+
+struct compare {
+	const char *by;		/* the axis, or NULL across runs */
+	struct report **runs;	/* borrowed */
+	size_t nruns;
+	struct compare_row *rows;
+	size_t nrows;
+	double geomean; /* geometric mean of (1 + delta) - 1 over valid rows */
+	size_t ngeo;
+};
+
+/* The run letters: "A", "B", ... (static storage; index < 26). */
+const char *compare_run_letter(size_t i);
+/* The axes --by accepts, "where|host_thp|..." (static storage). */
+const char *compare_axes(void);
+
+int compare_new(struct report **runs, size_t nruns, const char *by,
+		struct compare **out);
+void compare_free(struct compare *c);
+
+#endif

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+#include "format.h"
+
+#include <math.h>
+#include <string.h>
+
+char *fmt_num(char *buf, size_t len, double x)
+{
+	if (isnan(x))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.3f", x);
+	return buf;
+}
+
+char *fmt_pct(char *buf, size_t len, double x)
+{
+	if (isnan(x))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.2f%%", 100 * x + 0.0);
+	return buf;
+}
+
+char *fmt_spct(char *buf, size_t len, double x)
+{
+	if (isnan(x))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%+.2f%%", 100 * x + 0.0);
+	return buf;
+}
+
+char *fmt_interval(char *buf, size_t len, const struct stats_delta *d)
+{
+	char lo[FMT_BUF], hi[FMT_BUF];
+
+	if (!d->valid || !d->bounded)
+		snprintf(buf, len, "%s", d->valid ? "unbounded" : "n/a");
+	else
+		snprintf(buf, len, "[%s, %s]", fmt_spct(lo, sizeof(lo), d->lo),
+			 fmt_spct(hi, sizeof(hi), d->hi));
+	return buf;
+}
+
+char *fmt_halfwidth(char *buf, size_t len, const struct stats_delta *d)
+{
+	if (!d->valid)
+		snprintf(buf, len, "%s", "");
+	else if (!d->bounded)
+		snprintf(buf, len, "%s", "±unbounded");
+	else
+		snprintf(buf, len, "±%.2f%%", 100 * (d->hi - d->lo) / 2);
+	return buf;
+}
+
+char *fmt_p(char *buf, size_t len, double p)
+{
+	if (isnan(p))
+		snprintf(buf, len, "n/a");
+	else if (p < 0.0001)
+		snprintf(buf, len, "<0.0001");
+	else
+		snprintf(buf, len, "%.4f", p);
+	return buf;
+}
+
+const char *fmt_signif(const struct stats_delta *d)
+{
+	if (!d->valid || isnan(d->p))
+		return "";
+	return d->significant ? "*" : "within noise";
+}
+
+char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c)
+{
+	char pct[FMT_BUF], hw[FMT_BUF];
+
+	if (strcmp(c->status, "ok") && !c->nok)
+		snprintf(buf, len, "%s: %s", c->status,
+			 c->reason ? c->reason : "no reason given");
+	else if (c->is_baseline)
+		snprintf(buf, len, "baseline");
+	else if (!c->vs_base.valid)
+		snprintf(buf, len, "slowdown n/a");
+	else
+		snprintf(buf, len, "slowdown %s%s%s%s",
+			 fmt_pct(pct, sizeof(pct), c->vs_base.delta),
+			 *fmt_halfwidth(hw, sizeof(hw), &c->vs_base) ? " " : "",
+			 hw, c->vs_base.significant ? " *" : "");
+	return buf;
+}
+
+char *fmt_matrix_entry(char *buf, size_t len, const struct report *r,
+		       long cell)
+{
+	const struct report_cell *c;
+	char pct[FMT_BUF];
+
+	if (cell < 0) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	c = &r->cells[cell];
+	if (!c->nok)
+		snprintf(buf, len, "%s", c->status);
+	else if (c->is_baseline)
+		snprintf(buf, len, "baseline");
+	else if (!c->vs_base.valid)
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%s%s",
+			 fmt_pct(pct, sizeof(pct), c->vs_base.delta),
+			 c->vs_base.significant ? "*" : "");
+	return buf;
+}
+
+const char *fmt_better(const struct report *r)
+{
+	return r->higher_better ? "higher is better" : "lower is better";
+}
+
+void fmt_html_escape(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+void fmt_csv_field(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void fmt_md_escape(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			fputs("\\|", out);
+		else if (*s == '\n')
+			fputc(' ', out);
+		else
+			fputc(*s, out);
+	}
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * csv: one row per cell (kind "cell": means and statistics) and one per
+ * sample (kind "sample": the raw values), for pandas and spreadsheets.  The
+ * column order is fixed; empty fields are "not applicable", and counters use
+ * the strings "not supported" / "not counted" rather than 0.
+ */
+#include "format.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+static const char *const cols =
+	"kind,id,label,status,reason,sample,n,metric,median,stddev,cv,min,max,"
+	"ci95_lo,ci95_hi,elapsed_s,user_s,sys_s,slowdown,slowdown_lo,"
+	"slowdown_hi,p_value,welch_df,significant,ipc,dtlb_miss_rate";
+
+static void num(FILE *out, double x)
+{
+	fputc(',', out);
+	if (!isnan(x))
+		fprintf(out, "%.9g", x);
+}
+
+static void str(FILE *out, const char *s)
+{
+	fputc(',', out);
+	fmt_csv_field(out, s);
+}
+
+static void counter(FILE *out, enum counter_state st, double x)
+{
+	if (st == CS_NOT_SUPPORTED)
+		str(out, "not supported");
+	else if (st == CS_NOT_COUNTED)
+		str(out, "not counted");
+	else
+		num(out, x);
+}
+
+static void cell_row(const struct report *r, const struct report_cell *c,
+		     FILE *out)
+{
+	const struct stats_delta *d = &c->vs_base;
+	int k;
+
+	(void)r;
+	fprintf(out, "cell");
+	str(out, c->id);
+	str(out, c->label);
+	str(out, c->status);
+	str(out, c->reason);
+	str(out, NULL);
+	fprintf(out, ",%zu", c->nok);
+	num(out, c->metric.mean);
+	num(out, c->metric.median);
+	num(out, c->metric.stddev);
+	num(out, c->metric.cv);
+	num(out, c->metric.min);
+	num(out, c->metric.max);
+	num(out, c->metric.ci_lo);
+	num(out, c->metric.ci_hi);
+	num(out, c->elapsed.mean);
+	num(out, c->user.mean);
+	num(out, c->sys.mean);
+	num(out, d->valid ? d->delta : NAN);
+	num(out, d->valid ? d->lo : NAN);
+	num(out, d->valid ? d->hi : NAN);
+	num(out, d->valid ? d->p : NAN);
+	num(out, d->valid ? d->df : NAN);
+	str(out, d->valid && !isnan(d->p) ? (d->significant ? "yes" : "no")
+					   : NULL);
+	if (c->ipc.valid)
+		num(out, c->ipc.value);
+	else
+		str(out, c->nok ? "not supported" : NULL);
+	if (c->dtlb_miss_rate.valid)
+		num(out, c->dtlb_miss_rate.value);
+	else
+		str(out, c->nok ? "not supported" : NULL);
+	for (k = 0; k < RC_COUNT; k++) {
+		if (c->nok)
+			counter(out, c->counters[k].state,
+				c->counters[k].mean);
+		else
+			str(out, NULL);
+	}
+	fputc('\n', out);
+}
+
+static void sample_row(const struct report_cell *c,
+		       const struct report_sample *s, FILE *out)
+{
+	int k;
+
+	fprintf(out, "sample");
+	str(out, c->id);
+	str(out, c->label);
+	str(out, s->status);
+	str(out, s->reason);
+	fprintf(out, ",%ld,", s->index);
+	num(out, s->metric);
+	/* median .. ci95_hi */
+	fprintf(out, ",,,,,,,");
+	num(out, s->elapsed);
+	num(out, s->user);
+	num(out, s->sys);
+	/* slowdown .. significant */
+	fprintf(out, ",,,,,,");
+	num(out, s->cstate[RC_CYCLES] == CS_OK &&
+			 s->cstate[RC_INSTRUCTIONS] == CS_OK &&
+			 s->counter[RC_CYCLES] > 0
+		 ? s->counter[RC_INSTRUCTIONS] / s->counter[RC_CYCLES]
+		 : NAN);
+	num(out, s->cstate[RC_DTLB_LOADS] == CS_OK &&
+			 s->cstate[RC_DTLB_LOAD_MISSES] == CS_OK &&
+			 s->counter[RC_DTLB_LOADS] > 0
+		 ? s->counter[RC_DTLB_LOAD_MISSES] / s->counter[RC_DTLB_LOADS]
+		 : NAN);
+	for (k = 0; k < RC_COUNT; k++)
+		counter(out, s->cstate[k], s->counter[k]);
+	fputc('\n', out);
+}
+
+static int csv_render(const struct report *r, FILE *out)
+{
+	size_t i, j;
+	int k;
+
+	fputs(cols, out);
+	for (k = 0; k < RC_COUNT; k++)
+		fprintf(out, ",%s", report_counter_names[k]);
+	fputc('\n', out);
+	for (i = 0; i < r->ncells; i++)
+		cell_row(r, &r->cells[i], out);
+	for (i = 0; i < r->ncells; i++)
+		for (j = 0; j < r->cells[i].nsamples; j++)
+			sample_row(&r->cells[i], &r->cells[i].samples[j], out);
+	return ferror(out) ? -EIO : 0;
+}
+
+static int csv_compare(const struct compare *c, FILE *out)
+{
+	size_t i;
+
+	fputs("kind,id,label,ref_id,ref,vs,ref_n,ref_mean,n,mean,delta,"
+	      "delta_lo,delta_hi,p_value,welch_df,significant,note\n",
+	      out);
+	for (i = 0; i < c->nrows; i++) {
+		const struct compare_row *row = &c->rows[i];
+		const struct report_cell *any = row->cell ? row->cell : row->ref;
+		bool ok = !row->note;
+
+		fprintf(out, "compare");
+		str(out, any->id);
+		str(out, any->label);
+		str(out, row->ref ? row->ref->id : NULL);
+		str(out, c->by ? row->ref_name
+			       : compare_run_letter(row->ref_run));
+		str(out, c->by ? row->name : compare_run_letter(row->run));
+		fprintf(out, ",%zu", row->ref ? row->ref->nok : 0);
+		num(out, row->ref ? row->ref->metric.mean : NAN);
+		fprintf(out, ",%zu", row->cell ? row->cell->nok : 0);
+		num(out, row->cell ? row->cell->metric.mean : NAN);
+		num(out, ok ? row->d.delta : NAN);
+		num(out, ok ? row->d.lo : NAN);
+		num(out, ok ? row->d.hi : NAN);
+		num(out, ok ? row->d.p : NAN);
+		num(out, ok ? row->d.df : NAN);
+		str(out, ok && !isnan(row->d.p)
+				 ? (row->d.significant ? "yes" : "no")
+				 : NULL);
+		str(out, row->note);
+		fputc('\n', out);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+const struct report_format report_format_csv = {
+	.name = "csv",
+	.render = csv_render,
+	.render_compare = csv_compare,
+};

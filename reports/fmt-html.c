@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * html: one self-contained page - inline CSS and SVG, no scripts, no
+ * external references - so it can be mailed, archived and opened offline.
+ * The heatmap has exactly one <rect class="cell" data-id=ID> per matrix
+ * cell (a bare-metal cell spans the guest rows of its host THP); the bar
+ * chart one <g class="bar" data-id=ID> per cell with a slowdown.
+ */
+#include "format.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#define HM_LABEL_W 190.0
+#define HM_COL_W 120.0
+#define HM_ROW_H 34.0
+#define HM_HEAD_H 30.0
+#define BAR_LABEL_W 330.0
+#define BAR_W 420.0
+#define BAR_H 24.0
+
+static void esc(FILE *out, const char *s)
+{
+	fmt_html_escape(out, s);
+}
+
+static void kv(FILE *out, const char *k, const char *v)
+{
+	fprintf(out, "<tr><th>%s</th><td>", k);
+	esc(out, v ? v : "n/a");
+	fprintf(out, "</td></tr>\n");
+}
+
+static void html_meta(const struct report *r, FILE *out)
+{
+	char buf[FMT_BUF];
+	const char *k;
+	json_t *v;
+
+	fprintf(out, "<h2>Run</h2>\n<table class=\"meta\">\n");
+	kv(out, "run", r->run_name);
+	kv(out, "status", r->run_status);
+	kv(out, "started", r->started);
+	kv(out, "finished", r->finished);
+	kv(out, "workload", r->wl_name);
+	kv(out, "description", r->wl_description);
+	snprintf(buf, sizeof(buf), "%s in %s, %s", r->wl_metric, r->wl_unit,
+		 fmt_better(r));
+	kv(out, "metric", buf);
+	json_object_foreach(r->wl_params, k, v) {
+		fprintf(out, "<tr><th>param ");
+		esc(out, k);
+		fprintf(out, "</th><td>");
+		esc(out, json_is_string(v) ? json_string_value(v) : "?");
+		fprintf(out, "</td></tr>\n");
+	}
+	kv(out, "baseline", r->baseline_id);
+	kv(out, "host", r->hostname);
+	kv(out, "kernel", r->kernel);
+	kv(out, "cpu", r->cpu_model);
+	snprintf(buf, sizeof(buf), "%ld", r->cpus);
+	kv(out, "cpus", buf);
+	snprintf(buf, sizeof(buf), "%.1f GiB",
+		 isnan(r->mem_bytes) ? 0.0 : r->mem_bytes / (1 << 30));
+	kv(out, "memory", buf);
+	kv(out, "accel", r->accel);
+	kv(out, "accel reason", r->accel_reason);
+	kv(out, "vmtax", r->v_vmtax);
+	kv(out, "libvirt", r->v_libvirt);
+	kv(out, "qemu", r->v_qemu);
+	kv(out, "config", r->config_path);
+	fprintf(out, "</table>\n");
+	if (r->config_text) {
+		fprintf(out, "<details><summary>config text</summary><pre>");
+		esc(out, r->config_text);
+		fprintf(out, "</pre></details>\n");
+	}
+}
+
+static void html_cells(const struct report *r, FILE *out)
+{
+	char a[FMT_BUF], b[FMT_BUF], c1[FMT_BUF], d[FMT_BUF], e[FMT_BUF],
+		f[FMT_BUF], g[FMT_BUF];
+	size_t i;
+
+	fprintf(out, "<h2>Cells</h2>\n<table>\n<tr><th>cell</th><th>n</th>"
+		     "<th>");
+	esc(out, r->wl_metric);
+	fprintf(out, " (");
+	esc(out, r->wl_unit);
+	fprintf(out, ")</th><th>&plusmn;</th><th>95%% CI</th><th>real (s)</th>"
+		     "<th>user (s)</th><th>sys (s)</th><th>slowdown</th>"
+		     "<th>95%% interval</th><th>p</th><th></th></tr>\n");
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		fprintf(out, "<tr data-id=\"");
+		esc(out, c->id);
+		fprintf(out, "\"><td>");
+		esc(out, c->label);
+		fprintf(out, "</td>");
+		if (!c->nok) {
+			fprintf(out, "<td>0</td><td colspan=\"10\" "
+				     "class=\"skip\">");
+			esc(out, c->status);
+			fprintf(out, ": ");
+			esc(out, c->reason ? c->reason : "no reason given");
+			fprintf(out, "</td></tr>\n");
+			continue;
+		}
+		fprintf(out, "<td>%zu</td><td>%s</td><td>%s</td><td>[%s, %s]"
+			     "</td><td>%s</td><td>%s</td><td>%s</td>",
+			c->metric.n, fmt_num(a, sizeof(a), c->metric.mean),
+			fmt_pct(b, sizeof(b), c->metric.cv),
+			fmt_num(c1, sizeof(c1), c->metric.ci_lo),
+			fmt_num(d, sizeof(d), c->metric.ci_hi),
+			fmt_num(e, sizeof(e), c->elapsed.mean),
+			fmt_num(f, sizeof(f), c->user.mean),
+			fmt_num(g, sizeof(g), c->sys.mean));
+		if (c->is_baseline)
+			fprintf(out, "<td>baseline</td><td></td><td></td>"
+				     "<td></td></tr>\n");
+		else
+			fprintf(out, "<td>%s</td><td>%s</td><td>%s</td>"
+				     "<td>%s</td></tr>\n",
+				fmt_spct(a, sizeof(a), c->vs_base.delta),
+				fmt_interval(b, sizeof(b), &c->vs_base),
+				fmt_p(d, sizeof(d), c->vs_base.p),
+				fmt_signif(&c->vs_base));
+	}
+	fprintf(out, "</table>\n");
+}
+
+static void html_counters(const struct report *r, FILE *out)
+{
+	size_t i;
+	int k;
+
+	fprintf(out, "<h2>Counters</h2>\n<p>mean (&plusmn; stddev/mean)</p>\n"
+		     "<table>\n<tr><th>cell</th>");
+	for (k = 0; k < RC_COUNT; k++)
+		fprintf(out, "<th>%s</th>", report_counter_names[k]);
+	fprintf(out, "<th>IPC</th><th>dTLB miss rate</th></tr>\n");
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		if (!c->nok)
+			continue;
+		fprintf(out, "<tr><td>");
+		esc(out, c->label);
+		fprintf(out, "</td>");
+		for (k = 0; k < RC_COUNT; k++) {
+			const struct report_counter_stats *cs = &c->counters[k];
+
+			if (cs->state == CS_NOT_SUPPORTED)
+				fprintf(out, "<td class=\"na\">&lt;not "
+					     "supported&gt;</td>");
+			else if (cs->state == CS_NOT_COUNTED)
+				fprintf(out, "<td class=\"na\">&lt;not "
+					     "counted&gt;</td>");
+			else if (isnan(cs->rel_sd))
+				fprintf(out, "<td>%.0f</td>", cs->mean);
+			else
+				fprintf(out, "<td>%.0f (&plusmn;%.2f%%)</td>",
+					cs->mean, 100 * cs->rel_sd);
+		}
+		if (c->ipc.valid)
+			fprintf(out, "<td>%.3f</td>", c->ipc.value);
+		else
+			fprintf(out, "<td class=\"na\">&lt;not "
+				     "supported&gt;</td>");
+		if (c->dtlb_miss_rate.valid)
+			fprintf(out, "<td>%.2f%%</td></tr>\n",
+				100 * c->dtlb_miss_rate.value);
+		else
+			fprintf(out, "<td class=\"na\">&lt;not "
+				     "supported&gt;</td></tr>\n");
+	}
+	fprintf(out, "</table>\n");
+}
+
+static void html_matrix_table(const struct report *r, FILE *out)
+{
+	const struct report_matrix *m = &r->matrix;
+	char buf[FMT_BUF];
+	size_t row, col;
+
+	fprintf(out, "<h2>Slowdown matrix</h2>\n<p>vs ");
+	esc(out, r->cells[r->baseline].label);
+	fprintf(out, "; * Welch p &lt; 0.05</p>\n<table>\n<tr><th>guest THP"
+		     "</th><th>host THP</th>");
+	for (col = 0; col < m->ncols; col++) {
+		fprintf(out, "<th>");
+		esc(out, m->cols[col]);
+		fprintf(out, "</th>");
+	}
+	fprintf(out, "</tr>\n");
+	for (row = 0; row < m->nrows; row++) {
+		fprintf(out, "<tr><td>%s</td><td>%s</td>",
+			*m->row_guest_thp[row] ? m->row_guest_thp[row] : "-",
+			m->row_host_thp[row]);
+		for (col = 0; col < m->ncols; col++)
+			fprintf(out, "<td>%s</td>",
+				fmt_matrix_entry(buf, sizeof(buf), r,
+						 m->slot[row * m->ncols + col]));
+		fprintf(out, "</tr>\n");
+	}
+	fprintf(out, "</table>\n");
+}
+
+/* White at 0, red for slowdowns, green for speedups, by |d| / scale. */
+static void heat_color(char *buf, size_t len, double d, double scale)
+{
+	double t = fmin(1, fabs(d) / scale);
+	int fade = (int)lround(255 - 175 * t);
+
+	if (d >= 0)
+		snprintf(buf, len, "rgb(255,%d,%d)", fade, fade);
+	else
+		snprintf(buf, len, "rgb(%d,255,%d)", fade, fade);
+}
+
+static double delta_scale(const struct report *r)
+{
+	double scale = 0.01;
+	size_t i;
+
+	for (i = 0; i < r->ncells; i++)
+		if (r->cells[i].vs_base.valid)
+			scale = fmax(scale, fabs(r->cells[i].vs_base.delta));
+	return scale;
+}
+
+static void html_heatmap(const struct report *r, FILE *out)
+{
+	const struct report_matrix *m = &r->matrix;
+	double scale = delta_scale(r);
+	double w = HM_LABEL_W + m->ncols * HM_COL_W + 10;
+	double h = HM_HEAD_H + m->nrows * HM_ROW_H + 10;
+	char fill[FMT_BUF], entry[FMT_BUF];
+	size_t row, col, i;
+
+	fprintf(out, "<h2>Heatmap</h2>\n<svg class=\"heatmap\" width=\"%.0f\" "
+		     "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+		w, h, w, h);
+	fprintf(out, "<text x=\"4\" y=\"20\" class=\"hd\">guest / host "
+		     "THP</text>\n");
+	for (col = 0; col < m->ncols; col++) {
+		fprintf(out, "<text x=\"%.1f\" y=\"20\" class=\"hd\" "
+			     "text-anchor=\"middle\">",
+			HM_LABEL_W + (col + 0.5) * HM_COL_W);
+		esc(out, m->cols[col]);
+		fprintf(out, "</text>\n");
+	}
+	for (row = 0; row < m->nrows; row++) {
+		fprintf(out, "<text x=\"4\" y=\"%.1f\">",
+			HM_HEAD_H + (row + 0.5) * HM_ROW_H + 4);
+		esc(out, *m->row_guest_thp[row] ? m->row_guest_thp[row] : "-");
+		fprintf(out, " / ");
+		esc(out, m->row_host_thp[row]);
+		fprintf(out, "</text>\n");
+	}
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		size_t first = 0, span = 0;
+		long cpos = -1;
+		double x, y;
+
+		for (row = 0; row < m->nrows; row++)
+			for (col = 0; col < m->ncols; col++)
+				if (m->slot[row * m->ncols + col] == (long)i) {
+					if (!span++)
+						first = row;
+					cpos = (long)col;
+				}
+		if (cpos < 0)
+			continue;
+		x = HM_LABEL_W + cpos * HM_COL_W;
+		y = HM_HEAD_H + first * HM_ROW_H;
+		if (!c->nok)
+			snprintf(fill, sizeof(fill), "#d9d9d9");
+		else if (c->is_baseline || !c->vs_base.valid)
+			snprintf(fill, sizeof(fill), "#dce6f2");
+		else
+			heat_color(fill, sizeof(fill), c->vs_base.delta, scale);
+		fmt_matrix_entry(entry, sizeof(entry), r, (long)i);
+		fprintf(out, "<rect class=\"cell\" data-id=\"");
+		esc(out, c->id);
+		fprintf(out, "\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			     "height=\"%.1f\" fill=\"%s\"><title>",
+			x + 1, y + 1, HM_COL_W - 2, span * HM_ROW_H - 2, fill);
+		esc(out, c->label);
+		fprintf(out, ": %s", entry);
+		if (!c->nok && c->reason) {
+			fprintf(out, ": ");
+			esc(out, c->reason);
+		}
+		fprintf(out, "</title></rect>\n<text x=\"%.1f\" y=\"%.1f\" "
+			     "text-anchor=\"middle\">%s</text>\n",
+			x + HM_COL_W / 2, y + span * HM_ROW_H / 2 + 4, entry);
+	}
+	fprintf(out, "</svg>\n");
+}
+
+static void html_bars(const struct report *r, FILE *out)
+{
+	double lo = 0, hi = 0, x0, span;
+	size_t i, n = 0, k = 0;
+	char buf[FMT_BUF], iv[FMT_BUF];
+
+	for (i = 0; i < r->ncells; i++) {
+		const struct stats_delta *d = &r->cells[i].vs_base;
+
+		if (!d->valid)
+			continue;
+		n++;
+		lo = fmin(lo, d->bounded ? d->lo : d->delta);
+		hi = fmax(hi, d->bounded ? d->hi : d->delta);
+	}
+	fprintf(out, "<h2>Slowdown with 95%% interval (Fieller)</h2>\n");
+	if (!n) {
+		fprintf(out, "<p>no cell has a slowdown</p>\n");
+		return;
+	}
+	span = hi - lo > 0 ? hi - lo : 1;
+	lo -= span * 0.05;
+	hi += span * 0.05;
+	span = hi - lo;
+#define BX(v) (BAR_LABEL_W + ((v)-lo) / span * BAR_W)
+	x0 = BX(0);
+	fprintf(out, "<svg class=\"bars\" width=\"%.0f\" height=\"%.0f\" "
+		     "viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+		BAR_LABEL_W + BAR_W + 90, n * BAR_H + 30,
+		BAR_LABEL_W + BAR_W + 90, n * BAR_H + 30);
+	fprintf(out, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.1f\" "
+		     "class=\"axis\"/>\n",
+		x0, x0, n * BAR_H + 6);
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">0%%"
+		     "</text>\n",
+		x0, n * BAR_H + 22);
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		const struct stats_delta *d = &c->vs_base;
+		double y = k * BAR_H, xv;
+
+		if (!d->valid)
+			continue;
+		k++;
+		xv = BX(d->delta);
+		fprintf(out, "<g class=\"bar\" data-id=\"");
+		esc(out, c->id);
+		fprintf(out, "\"><title>");
+		esc(out, c->label);
+		fprintf(out, ": %s %s</title>\n",
+			fmt_spct(buf, sizeof(buf), d->delta),
+			fmt_interval(iv, sizeof(iv), d));
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" "
+			     "text-anchor=\"end\">",
+			BAR_LABEL_W - 6, y + 16);
+		esc(out, c->label);
+		fprintf(out, "</text>\n<rect x=\"%.1f\" y=\"%.1f\" "
+			     "width=\"%.1f\" height=\"%.1f\" class=\"%s\"/>\n",
+			fmin(x0, xv), y + 5, fabs(xv - x0), BAR_H - 10,
+			d->delta >= 0 ? "slow" : "fast");
+		if (d->bounded)
+			fprintf(out, "<path class=\"whisker\" d=\"M%.1f %.1fV"
+				     "%.1fM%.1f %.1fH%.1fM%.1f %.1fV%.1f\"/>\n",
+				BX(d->lo), y + 7, y + BAR_H - 7, BX(d->lo),
+				y + BAR_H / 2, BX(d->hi), BX(d->hi), y + 7,
+				y + BAR_H - 7);
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">%s%s%s</text>"
+			     "</g>\n",
+			BAR_LABEL_W + BAR_W + 6, y + 16, buf,
+			d->significant ? "*" : "",
+			d->bounded ? "" : " (unbounded)");
+	}
+#undef BX
+	fprintf(out, "</svg>\n");
+}
+
+static void html_observed(const struct report *r, FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "<h2>Requested and observed settings</h2>\n<table>\n"
+		     "<tr><th>cell</th><th>status</th><th>host THP requested"
+		     "</th><th>observed</th><th>guest THP requested</th>"
+		     "<th>observed</th><th>guest kernel</th><th></th></tr>\n");
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		fprintf(out, "<tr%s><td>", c->mismatch ? " class=\"flag\"" : "");
+		esc(out, c->id);
+		fprintf(out, "</td><td>");
+		esc(out, c->status);
+		if (c->reason) {
+			fprintf(out, ": ");
+			esc(out, c->reason);
+		}
+		fprintf(out, "</td><td>");
+		esc(out, c->host_thp ? c->host_thp : "-");
+		fprintf(out, "</td><td>");
+		esc(out, c->obs_host_thp ? c->obs_host_thp : "-");
+		fprintf(out, "</td><td>");
+		esc(out, c->guest_thp ? c->guest_thp : "-");
+		fprintf(out, "</td><td>");
+		esc(out, c->obs_guest_thp ? c->obs_guest_thp : "-");
+		fprintf(out, "</td><td>");
+		esc(out, c->guest_kernel ? c->guest_kernel : "-");
+		fprintf(out, "</td><td>");
+		if (c->mismatch_text) {
+			fprintf(out, "&#9888; ");
+			esc(out, c->mismatch_text);
+		}
+		fprintf(out, "</td></tr>\n");
+	}
+	fprintf(out, "</table>\n");
+}
+
+static const char *const css =
+	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}"
+	"table{border-collapse:collapse;margin:.5em 0 1em}"
+	"th,td{border:1px solid #bbb;padding:2px 6px;text-align:left}"
+	"td{font-variant-numeric:tabular-nums}"
+	".meta th{background:#f3f3f3}.na{color:#888}.skip{color:#a33}"
+	"tr.flag td{background:#fff3c4}"
+	"svg text{font:12px sans-serif}svg .hd{font-weight:bold}"
+	"rect.cell{stroke:#666}.slow{fill:#e06666}.fast{fill:#6aa84f}"
+	".whisker{stroke:#222;stroke-width:1.5;fill:none}"
+	".axis{stroke:#888}pre{background:#f6f6f6;padding:.5em}";
+
+static void html_begin(FILE *out, const char *title1, const char *title2)
+{
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		     "<meta charset=\"utf-8\">\n<title>");
+	esc(out, title1);
+	esc(out, title2);
+	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>",
+		css);
+	esc(out, title1);
+	esc(out, title2);
+	fprintf(out, "</h1>\n");
+}
+
+static int html_render(const struct report *r, FILE *out)
+{
+	char buf[FMT_BUF];
+	size_t i, n = 0;
+
+	html_begin(out, "vmtax report: ", r->run_name);
+	html_matrix_table(r, out);
+	html_heatmap(r, out);
+	html_bars(r, out);
+	fprintf(out, "<p>Geometric mean of (1 + slowdown) over %zu cells: "
+		     "slowdown <b>%s</b>.</p>\n",
+		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
+	html_cells(r, out);
+	html_counters(r, out);
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		if (c->nok)
+			continue;
+		if (!n++)
+			fprintf(out, "<h2>Not measured</h2>\n<ul>\n");
+		fprintf(out, "<li><code>");
+		esc(out, c->id);
+		fprintf(out, "</code> %s: ", c->status);
+		esc(out, c->reason ? c->reason : "no reason given");
+		fprintf(out, "</li>\n");
+	}
+	if (n)
+		fprintf(out, "</ul>\n");
+	html_observed(r, out);
+	html_meta(r, out);
+	fprintf(out, "</body>\n</html>\n");
+	return ferror(out) ? -EIO : 0;
+}
+
+static int html_compare(const struct compare *c, FILE *out)
+{
+	const struct report *a = c->runs[0];
+	char m1[FMT_BUF], m2[FMT_BUF], d[FMT_BUF], iv[FMT_BUF], p[FMT_BUF];
+	size_t i;
+
+	html_begin(out, "vmtax compare: ", a->wl_name);
+	fprintf(out, "<ul>\n");
+	for (i = 0; i < c->nruns; i++) {
+		fprintf(out, "<li>%s: run '", compare_run_letter(i));
+		esc(out, c->runs[i]->run_name);
+		fprintf(out, "', host ");
+		esc(out, c->runs[i]->hostname ? c->runs[i]->hostname : "?");
+		fprintf(out, ", kernel ");
+		esc(out, c->runs[i]->kernel ? c->runs[i]->kernel : "?");
+		fprintf(out, "</li>\n");
+	}
+	fprintf(out, "</ul>\n<table>\n<tr><th>cell</th><th>ref</th>"
+		     "<th>ref mean</th><th>vs</th><th>mean</th><th>delta</th>"
+		     "<th>95%% interval</th><th>p</th><th></th></tr>\n");
+	for (i = 0; i < c->nrows; i++) {
+		const struct compare_row *row = &c->rows[i];
+
+		fprintf(out, "<tr><td>");
+		esc(out, row->cell ? row->cell->label : row->ref->label);
+		fprintf(out, "</td><td>");
+		esc(out, c->by ? row->ref_name
+			       : compare_run_letter(row->ref_run));
+		fprintf(out, "</td>");
+		if (row->note) {
+			fprintf(out, "<td colspan=\"7\" class=\"skip\">");
+			esc(out, row->note);
+			fprintf(out, "</td></tr>\n");
+			continue;
+		}
+		fprintf(out, "<td>%s</td><td>", fmt_num(m1, sizeof(m1),
+						      row->ref->metric.mean));
+		esc(out, c->by ? row->name : compare_run_letter(row->run));
+		fprintf(out, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s"
+			     "</td><td>%s</td></tr>\n",
+			fmt_num(m2, sizeof(m2), row->cell->metric.mean),
+			fmt_spct(d, sizeof(d), row->d.delta),
+			fmt_interval(iv, sizeof(iv), &row->d),
+			fmt_p(p, sizeof(p), row->d.p), fmt_signif(&row->d));
+	}
+	fprintf(out, "</table>\n<p>Geometric mean of (1 + delta) over %zu "
+		     "cells: <b>%s</b></p>\n</body>\n</html>\n",
+		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
+	return ferror(out) ? -EIO : 0;
+}
+
+const struct report_format report_format_html = {
+	.name = "html",
+	.render = html_render,
+	.render_compare = html_compare,
+};

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/* md: the text report's tables in Markdown, for a mailing list or an issue. */
+#include "format.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+static void md_header(const struct report *r, FILE *out)
+{
+	fprintf(out, "# vmtax report: run '");
+	fmt_md_escape(out, r->run_name);
+	fprintf(out, "' (%s)\n\n", r->run_status);
+	fprintf(out, "- workload: **%s**", r->wl_name);
+	if (*r->wl_description) {
+		fprintf(out, " - ");
+		fmt_md_escape(out, r->wl_description);
+	}
+	fprintf(out, "\n- metric: %s in %s, %s\n", r->wl_metric, r->wl_unit,
+		fmt_better(r));
+	fprintf(out, "- baseline: %s (`%s`)\n", r->cells[r->baseline].label,
+		r->baseline_id);
+	fprintf(out, "- host: %s, kernel %s, %s, %ld cpus, accel %s\n",
+		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
+		r->cpu_model ? r->cpu_model : "?", r->cpus,
+		r->accel ? r->accel : "?");
+	fprintf(out, "- versions: vmtax %s, libvirt %s, qemu %s\n",
+		r->v_vmtax ? r->v_vmtax : "n/a",
+		r->v_libvirt ? r->v_libvirt : "n/a",
+		r->v_qemu ? r->v_qemu : "n/a");
+	fprintf(out, "- started %s, finished %s\n",
+		r->started ? r->started : "n/a",
+		r->finished ? r->finished : "n/a");
+}
+
+static void md_cells(const struct report *r, FILE *out)
+{
+	char a[FMT_BUF], b[FMT_BUF], c1[FMT_BUF], d[FMT_BUF], e[FMT_BUF],
+		f[FMT_BUF], g[FMT_BUF], note[512];
+	size_t i;
+
+	fprintf(out, "\n## Cells\n\n");
+	fprintf(out, "| cell | n | %s (%s) | ± | 95%% CI | real (s) | user (s) "
+		     "| sys (s) | slowdown | 95%% interval | p | |\n",
+		r->wl_metric, r->wl_unit);
+	fprintf(out, "|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---|"
+		     "\n");
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		fprintf(out, "| %s | ", c->label);
+		if (!c->nok) {
+			fmt_cell_note(note, sizeof(note), c);
+			fprintf(out, "0 | %s |  |  |  |  |  |  |  |  |  |\n",
+				c->status);
+			continue;
+		}
+		fprintf(out, "%zu | %s | %s | [%s, %s] | %s | %s | %s | ",
+			c->metric.n, fmt_num(a, sizeof(a), c->metric.mean),
+			fmt_pct(b, sizeof(b), c->metric.cv),
+			fmt_num(c1, sizeof(c1), c->metric.ci_lo),
+			fmt_num(d, sizeof(d), c->metric.ci_hi),
+			fmt_num(e, sizeof(e), c->elapsed.mean),
+			fmt_num(f, sizeof(f), c->user.mean),
+			fmt_num(g, sizeof(g), c->sys.mean));
+		if (c->is_baseline)
+			fprintf(out, "baseline |  |  |  |\n");
+		else
+			fprintf(out, "%s | %s | %s | %s |\n",
+				fmt_spct(a, sizeof(a), c->vs_base.delta),
+				fmt_interval(b, sizeof(b), &c->vs_base),
+				fmt_p(d, sizeof(d), c->vs_base.p),
+				fmt_signif(&c->vs_base));
+	}
+}
+
+static void md_counters(const struct report *r, FILE *out)
+{
+	size_t i;
+	int k;
+
+	fprintf(out, "\n## Counters (mean, ± stddev/mean)\n\n| cell |");
+	for (k = 0; k < RC_COUNT; k++)
+		fprintf(out, " %s |", report_counter_names[k]);
+	fprintf(out, " IPC | dTLB miss rate |\n|---|");
+	for (k = 0; k < RC_COUNT + 2; k++)
+		fprintf(out, "---:|");
+	fprintf(out, "\n");
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		if (!c->nok)
+			continue;
+		fprintf(out, "| %s |", c->label);
+		for (k = 0; k < RC_COUNT; k++) {
+			const struct report_counter_stats *cs = &c->counters[k];
+
+			if (cs->state == CS_NOT_SUPPORTED)
+				fprintf(out, " `<not supported>` |");
+			else if (cs->state == CS_NOT_COUNTED)
+				fprintf(out, " `<not counted>` |");
+			else if (isnan(cs->rel_sd))
+				fprintf(out, " %.0f |", cs->mean);
+			else
+				fprintf(out, " %.0f (±%.2f%%) |", cs->mean,
+					100 * cs->rel_sd);
+		}
+		if (c->ipc.valid)
+			fprintf(out, " %.3f |", c->ipc.value);
+		else
+			fprintf(out, " `<not supported>` |");
+		if (c->dtlb_miss_rate.valid)
+			fprintf(out, " %.2f%% |\n",
+				100 * c->dtlb_miss_rate.value);
+		else
+			fprintf(out, " `<not supported>` |\n");
+	}
+}
+
+static void md_matrix(const struct report *r, FILE *out)
+{
+	const struct report_matrix *m = &r->matrix;
+	char buf[FMT_BUF];
+	size_t row, col;
+
+	fprintf(out, "\n## Slowdown matrix (vs %s; * p < 0.05)\n\n",
+		r->cells[r->baseline].label);
+	fprintf(out, "| guest THP | host THP |");
+	for (col = 0; col < m->ncols; col++)
+		fprintf(out, " %s |", m->cols[col]);
+	fprintf(out, "\n|---|---|");
+	for (col = 0; col < m->ncols; col++)
+		fprintf(out, "---:|");
+	fprintf(out, "\n");
+	for (row = 0; row < m->nrows; row++) {
+		fprintf(out, "| %s | %s |",
+			*m->row_guest_thp[row] ? m->row_guest_thp[row] : "-",
+			m->row_host_thp[row]);
+		for (col = 0; col < m->ncols; col++)
+			fprintf(out, " %s |",
+				fmt_matrix_entry(buf, sizeof(buf), r,
+						 m->slot[row * m->ncols + col]));
+		fprintf(out, "\n");
+	}
+}
+
+static int md_render(const struct report *r, FILE *out)
+{
+	char buf[FMT_BUF];
+	size_t i, n = 0;
+
+	md_header(r, out);
+	md_cells(r, out);
+	md_counters(r, out);
+	md_matrix(r, out);
+	fprintf(out, "\nGeometric mean of (1 + slowdown) over %zu cells: "
+		     "slowdown **%s**.\n",
+		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		if (c->nok && !c->mismatch_text)
+			continue;
+		if (!n++)
+			fprintf(out, "\n## Notes\n\n");
+		if (!c->nok) {
+			fprintf(out, "- `%s` %s: ", c->id, c->status);
+			fmt_md_escape(out, c->reason ? c->reason
+						     : "no reason given");
+			fprintf(out, "\n");
+		} else {
+			fprintf(out, "- `%s`: %s\n", c->id, c->mismatch_text);
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+static int md_compare(const struct compare *c, FILE *out)
+{
+	const struct report *a = c->runs[0];
+	char m1[FMT_BUF], m2[FMT_BUF], d[FMT_BUF], iv[FMT_BUF], p[FMT_BUF];
+	size_t i;
+
+	fprintf(out, "# vmtax compare: %s, %s in %s, %s\n\n", a->wl_name,
+		a->wl_metric, a->wl_unit, fmt_better(a));
+	if (c->by)
+		fprintf(out, "- run '%s', by `%s`\n", a->run_name, c->by);
+	else
+		for (i = 0; i < c->nruns; i++)
+			fprintf(out, "- %s: run '%s', host %s, kernel %s\n",
+				compare_run_letter(i), c->runs[i]->run_name,
+				c->runs[i]->hostname ? c->runs[i]->hostname
+						     : "?",
+				c->runs[i]->kernel ? c->runs[i]->kernel : "?");
+	fprintf(out, "\n| cell | ref | ref mean | vs | mean | delta | "
+		     "95%% interval | p | |\n"
+		     "|---|---|---:|---|---:|---:|---|---:|---|\n");
+	for (i = 0; i < c->nrows; i++) {
+		const struct compare_row *row = &c->rows[i];
+		const char *rn = c->by ? row->ref_name
+				       : compare_run_letter(row->ref_run);
+		const char *n = c->by ? row->name
+				      : compare_run_letter(row->run);
+
+		fprintf(out, "| %s | %s | ",
+			row->cell ? row->cell->label : row->ref->label, rn);
+		if (row->note) {
+			fprintf(out, " | %s |  |  |  |  | ", n);
+			fmt_md_escape(out, row->note);
+			fprintf(out, " |\n");
+			continue;
+		}
+		fprintf(out, "%s | %s | %s | %s | %s | %s | %s |\n",
+			fmt_num(m1, sizeof(m1), row->ref->metric.mean), n,
+			fmt_num(m2, sizeof(m2), row->cell->metric.mean),
+			fmt_spct(d, sizeof(d), row->d.delta),
+			fmt_interval(iv, sizeof(iv), &row->d),
+			fmt_p(p, sizeof(p), row->d.p), fmt_signif(&row->d));
+	}
+	fprintf(out, "\nGeometric mean of (1 + delta) over %zu cells: **%s**\n",
+		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
+	return ferror(out) ? -EIO : 0;
+}
+
+const struct report_format report_format_md = {
+	.name = "md",
+	.render = md_render,
+	.render_compare = md_compare,
+};

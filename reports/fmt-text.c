@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/* text: the manner of the seed's mailing-list table and of perf stat. */
+#include "format.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "util.h"
+
+static void text_header(const struct report *r, FILE *out)
+{
+	const char *k;
+	json_t *v;
+	bool first = true;
+
+	fprintf(out, "vmtax report: run '%s' (%s)\n", r->run_name,
+		r->run_status);
+	fprintf(out, "workload: %s%s%s\n", r->wl_name,
+		*r->wl_description ? " - " : "", r->wl_description);
+	fprintf(out, "metric: %s in %s, %s; baseline: %s (%s)\n", r->wl_metric,
+		r->wl_unit, fmt_better(r), r->cells[r->baseline].label,
+		r->baseline_id);
+	if (json_object_size(r->wl_params)) {
+		fprintf(out, "params:");
+		json_object_foreach(r->wl_params, k, v) {
+			fprintf(out, "%s %s=%s", first ? "" : ",", k,
+				json_is_string(v) ? json_string_value(v)
+						  : "?");
+			first = false;
+		}
+		fprintf(out, "\n");
+	}
+	fprintf(out, "host: %s, kernel %s, %s, %ld cpus, %.1f GiB, accel %s",
+		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
+		r->cpu_model ? r->cpu_model : "?", r->cpus,
+		isnan(r->mem_bytes) ? 0.0 : r->mem_bytes / (1 << 30),
+		r->accel ? r->accel : "?");
+	if (r->accel_reason)
+		fprintf(out, " (%s)", r->accel_reason);
+	fprintf(out, "\nversions: vmtax %s, libvirt %s, qemu %s\n",
+		r->v_vmtax ? r->v_vmtax : "n/a",
+		r->v_libvirt ? r->v_libvirt : "n/a",
+		r->v_qemu ? r->v_qemu : "n/a");
+	fprintf(out, "started %s, finished %s\n",
+		r->started ? r->started : "n/a",
+		r->finished ? r->finished : "n/a");
+}
+
+static void text_counter(const struct report_cell *c, int k, FILE *out)
+{
+	const struct report_counter_stats *cs = &c->counters[k];
+	char num[FMT_BUF], note[FMT_BUF] = "", pm[FMT_BUF] = "";
+
+	if (cs->state == CS_NOT_SUPPORTED)
+		snprintf(num, sizeof(num), "<not supported>");
+	else if (cs->state == CS_NOT_COUNTED)
+		snprintf(num, sizeof(num), "<not counted>");
+	else
+		snprintf(num, sizeof(num), "%.0f", cs->mean);
+	if (k == RC_INSTRUCTIONS && c->ipc.valid)
+		snprintf(note, sizeof(note), "#  %7.3f IPC", c->ipc.value);
+	if (k == RC_DTLB_LOAD_MISSES && c->dtlb_miss_rate.valid)
+		snprintf(note, sizeof(note), "#  %6.2f%% of dTLB-loads",
+			 100 * c->dtlb_miss_rate.value);
+	if (cs->state == CS_OK && !isnan(cs->rel_sd))
+		snprintf(pm, sizeof(pm), "( +- %6.2f%% )", 100 * cs->rel_sd);
+	fprintf(out, "%19s  %-17s %-22s %s", num, report_counter_names[k],
+		note, pm);
+	/* No trailing blanks in golden files. */
+	fprintf(out, "\n");
+}
+
+static void text_time(FILE *out, const char *name,
+		      const struct stats_summary *s, const char *unit)
+{
+	char mean[FMT_BUF], cv[FMT_BUF];
+
+	fprintf(out, " %-6s %s %s (± %s)\n", name,
+		fmt_num(mean, sizeof(mean), s->mean), unit,
+		fmt_pct(cv, sizeof(cv), s->cv));
+}
+
+static void text_cell(const struct report *r, const struct report_cell *c,
+		      FILE *out)
+{
+	char note[512], a[FMT_BUF], b[FMT_BUF], d[FMT_BUF], e[FMT_BUF],
+		f[FMT_BUF];
+	size_t i;
+	int k;
+
+	fprintf(out, "\n%s (%s)\n", c->label,
+		fmt_cell_note(note, sizeof(note), c));
+	fprintf(out, " cell %s: %s, %zu of %zu samples ok\n", c->id,
+		c->status, c->nok, c->nsamples);
+	if (c->mismatch_text)
+		fprintf(out, " warning: %s\n", c->mismatch_text);
+	for (i = 0; i < c->nsamples; i++)
+		if (strcmp(c->samples[i].status, "ok"))
+			fprintf(out, " sample %ld %s: %s\n",
+				c->samples[i].index, c->samples[i].status,
+				c->samples[i].reason ? c->samples[i].reason
+						     : "no reason given");
+	if (!c->nok)
+		return;
+
+	fprintf(out, "\n Performance counter stats (%zu runs):\n\n", c->nok);
+	for (k = 0; k < RC_COUNT; k++)
+		text_counter(c, k, out);
+	fprintf(out, "\n");
+	if (!r->metric_is_elapsed)
+		text_time(out, r->wl_metric, &c->metric, r->wl_unit);
+	text_time(out, "real", &c->elapsed, "s");
+	text_time(out, "user", &c->user, "s");
+	text_time(out, "sys", &c->sys, "s");
+	fprintf(out, " %s: n %zu, median %s, min %s, max %s, 95%% CI [%s, %s]\n",
+		r->wl_metric, c->metric.n,
+		fmt_num(a, sizeof(a), c->metric.median),
+		fmt_num(b, sizeof(b), c->metric.min),
+		fmt_num(d, sizeof(d), c->metric.max),
+		fmt_num(e, sizeof(e), c->metric.ci_lo),
+		fmt_num(f, sizeof(f), c->metric.ci_hi));
+	if (!c->vs_base.valid)
+		return;
+	snprintf(e, sizeof(e), "%.1f", c->vs_base.df);
+	fprintf(out,
+		" slowdown %s, 95%% interval %s (Fieller), Welch p %s, df %s%s%s\n",
+		fmt_spct(a, sizeof(a), c->vs_base.delta),
+		fmt_interval(b, sizeof(b), &c->vs_base),
+		fmt_p(d, sizeof(d), c->vs_base.p),
+		isnan(c->vs_base.df) ? "n/a" : e,
+		*fmt_signif(&c->vs_base) ? ": " : "",
+		c->vs_base.significant ? "significant *"
+				       : fmt_signif(&c->vs_base));
+}
+
+/* The matrix as rows of strings, column widths fitted. */
+static void text_matrix(const struct report *r, FILE *out)
+{
+	const struct report_matrix *m = &r->matrix;
+	size_t w[64], ncol = m->ncols + 2, row, col;
+	char buf[FMT_BUF];
+
+	if (ncol > ARRAY_SIZE(w))
+		ncol = ARRAY_SIZE(w);
+	w[0] = strlen("guest THP");
+	w[1] = strlen("host THP");
+	for (col = 2; col < ncol; col++)
+		w[col] = strlen(m->cols[col - 2]);
+	for (row = 0; row < m->nrows; row++) {
+		w[0] = w[0] > strlen(m->row_guest_thp[row])
+			       ? w[0]
+			       : strlen(m->row_guest_thp[row]);
+		w[1] = w[1] > strlen(m->row_host_thp[row])
+			       ? w[1]
+			       : strlen(m->row_host_thp[row]);
+		for (col = 2; col < ncol; col++) {
+			fmt_matrix_entry(buf, sizeof(buf), r,
+					 m->slot[row * m->ncols + col - 2]);
+			if (strlen(buf) > w[col])
+				w[col] = strlen(buf);
+		}
+	}
+	fprintf(out, "\nSlowdown vs %s (* significant, p < 0.05):\n\n",
+		r->cells[r->baseline].label);
+	fprintf(out, " %-*s  %-*s", (int)w[0], "guest THP", (int)w[1],
+		"host THP");
+	for (col = 2; col < ncol; col++)
+		fprintf(out, "  %*s", (int)w[col], m->cols[col - 2]);
+	fprintf(out, "\n");
+	for (row = 0; row < m->nrows; row++) {
+		fprintf(out, " %-*s  %-*s", (int)w[0],
+			*m->row_guest_thp[row] ? m->row_guest_thp[row] : "-",
+			(int)w[1], m->row_host_thp[row]);
+		for (col = 2; col < ncol; col++)
+			fprintf(out, "  %*s", (int)w[col],
+				fmt_matrix_entry(buf, sizeof(buf), r,
+						 m->slot[row * m->ncols + col -
+							 2]));
+		fprintf(out, "\n");
+	}
+}
+
+static int text_render(const struct report *r, FILE *out)
+{
+	char buf[FMT_BUF];
+	size_t i, nskip = 0;
+
+	text_header(r, out);
+	for (i = 0; i < r->ncells; i++)
+		text_cell(r, &r->cells[i], out);
+	text_matrix(r, out);
+	fprintf(out, "\ngeometric mean of (1 + slowdown) over %zu cells: "
+		     "slowdown %s\n",
+		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		if (c->nok)
+			continue;
+		if (!nskip++)
+			fprintf(out, "\nNot measured:\n");
+		fprintf(out, " %s: %s: %s\n", c->id, c->status,
+			c->reason ? c->reason : "no reason given");
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+static const char *cmp_label(const struct compare_row *row)
+{
+	return row->cell ? row->cell->label : row->ref->label;
+}
+
+static int text_compare(const struct compare *c, FILE *out)
+{
+	const struct report *a = c->runs[0];
+	char m1[FMT_BUF], m2[FMT_BUF], d[FMT_BUF], iv[FMT_BUF], p[FMT_BUF];
+	size_t i;
+
+	fprintf(out, "vmtax compare: workload %s, metric %s in %s, %s\n",
+		a->wl_name, a->wl_metric, a->wl_unit, fmt_better(a));
+	if (c->by)
+		fprintf(out, "run '%s' (%s), by %s: each cell against %s=%s\n",
+			a->run_name, a->path, c->by, c->by,
+			c->nrows ? c->rows[0].ref_name : "?");
+	else
+		for (i = 0; i < c->nruns; i++)
+			fprintf(out, "%s: run '%s' (%s), host %s, kernel %s\n",
+				compare_run_letter(i), c->runs[i]->run_name,
+				c->runs[i]->path,
+				c->runs[i]->hostname ? c->runs[i]->hostname
+						     : "?",
+				c->runs[i]->kernel ? c->runs[i]->kernel : "?");
+	fprintf(out, "delta > 0: slower than the reference; 95%% interval by "
+		     "Fieller; * Welch p < 0.05\n");
+	for (i = 0; i < c->nrows; i++) {
+		const struct compare_row *row = &c->rows[i];
+		const char *rn = c->by ? row->ref_name
+				       : compare_run_letter(row->ref_run);
+		const char *n = c->by ? row->name
+				      : compare_run_letter(row->run);
+
+		fprintf(out, "\n%s\n", cmp_label(row));
+		fprintf(out, " cell %s", row->cell ? row->cell->id
+						 : row->ref->id);
+		if (c->by && row->ref)
+			fprintf(out, " vs %s", row->ref->id);
+		fprintf(out, "\n");
+		if (row->note) {
+			fprintf(out, " %s %s -> %s: no delta: %s\n", c->by ? c->by : "run", rn, n,
+				row->note);
+			continue;
+		}
+		fprintf(out, " %s %s %s -> %s %s %s: delta %s %s, p %s%s%s\n",
+			rn, fmt_num(m1, sizeof(m1), row->ref->metric.mean),
+			a->wl_unit, n,
+			fmt_num(m2, sizeof(m2), row->cell->metric.mean),
+			a->wl_unit, fmt_spct(d, sizeof(d), row->d.delta),
+			fmt_interval(iv, sizeof(iv), &row->d),
+			fmt_p(p, sizeof(p), row->d.p),
+			*fmt_signif(&row->d) ? " " : "", fmt_signif(&row->d));
+	}
+	fprintf(out, "\ngeometric mean of (1 + delta) over %zu cells: %s\n",
+		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
+	return ferror(out) ? -EIO : 0;
+}
+
+const struct report_format report_format_text = {
+	.name = "text",
+	.render = text_render,
+	.render_compare = text_compare,
+};

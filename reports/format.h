@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format.h - the report formatters and the helpers they share.
+ *
+ * A format is a const struct report_format in its own file (fmt-NAME.c),
+ * listed once in the registry array in reports/report.c.  It renders a
+ * finished model (struct report, struct compare) and computes nothing but
+ * presentation: every number and label comes from the model, so all formats
+ * agree.  render_compare may be NULL when a format cannot show comparisons.
+ *
+ * How to add one: write fmt-NAME.c defining
+ *	const struct report_format report_format_NAME = { "NAME", ... };
+ * declare it below and add &report_format_NAME to report_formats[].
+ */
+#ifndef VMTAX_FORMAT_H
+#define VMTAX_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "compare.h"
+#include "model.h"
+
+struct report_format {
+	const char *name;
+	int (*render)(const struct report *r, FILE *out);
+	int (*render_compare)(const struct compare *c, FILE *out);
+};
+
+extern const struct report_format report_format_text;
+extern const struct report_format report_format_md;
+extern const struct report_format report_format_csv;
+extern const struct report_format report_format_json;
+extern const struct report_format report_format_html;
+
+/* The registry, in --help order; report_format_find() returns NULL. */
+extern const struct report_format *const report_formats[];
+extern const size_t report_nformats;
+const struct report_format *report_format_find(const char *name);
+/* "text|md|csv|json|html" for --help and errors (static storage). */
+const char *report_format_names(void);
+
+/*
+ * Shared presentation (fmt-common.c).  Each writes into BUF (>= 64 bytes
+ * suggested) and returns BUF.  NaN prints as "n/a".
+ */
+#define FMT_BUF 96
+/* "%.3f" or "n/a". */
+char *fmt_num(char *buf, size_t len, double x);
+/* A fraction as a percentage with 2 decimals: 0.1271 -> "12.71%". */
+char *fmt_pct(char *buf, size_t len, double x);
+/* Same, signed: "+12.71%" / "-3.10%". */
+char *fmt_spct(char *buf, size_t len, double x);
+/* A delta's interval: "[+12.31%, +13.11%]" or "unbounded". */
+char *fmt_interval(char *buf, size_t len, const struct stats_delta *d);
+/* Half the interval width as "±0.40%", or "±unbounded"/"" when no delta. */
+char *fmt_halfwidth(char *buf, size_t len, const struct stats_delta *d);
+/* A p value: "0.0312", "<0.0001", or "n/a". */
+char *fmt_p(char *buf, size_t len, double p);
+/* "*" if significant, "within noise" if a test ran and was not, else "". */
+const char *fmt_signif(const struct stats_delta *d);
+/*
+ * The heading suffix of a cell: "baseline", "slowdown 12.71% ±0.40%",
+ * "skipped: REASON", "failed: REASON", "no ok samples".
+ */
+char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c);
+/* A matrix entry: "baseline", "12.71%*", "skipped", "failed", "n/a". */
+char *fmt_matrix_entry(char *buf, size_t len, const struct report *r,
+		       long cell);
+/* "lower is better" / "higher is better". */
+const char *fmt_better(const struct report *r);
+/* Write S escaped for HTML text and attributes. */
+void fmt_html_escape(FILE *out, const char *s);
+/* Write S as one CSV field (quoted when needed); NULL writes nothing. */
+void fmt_csv_field(FILE *out, const char *s);
+/* Write S with '|' escaped for a Markdown table cell. */
+void fmt_md_escape(FILE *out, const char *s);
+
+#endif

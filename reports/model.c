@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: MIT */
+#include "model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+#define RESULTS_SCHEMA "vmtax-results/1"
+#define RESULTS_MAX (256u << 20)
+
+const char *const report_counter_names[RC_COUNT] = {
+	[RC_TASK_CLOCK] = "task-clock",
+	[RC_PAGE_FAULTS] = "page-faults",
+	[RC_CONTEXT_SWITCHES] = "context-switches",
+	[RC_CYCLES] = "cycles",
+	[RC_INSTRUCTIONS] = "instructions",
+	[RC_DTLB_LOADS] = "dTLB-loads",
+	[RC_DTLB_LOAD_MISSES] = "dTLB-load-misses",
+};
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static double jnum(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+char *report_results_path_new(const char *arg)
+{
+	struct stat st;
+	size_t len = strlen(arg);
+
+	if (!stat(arg, &st) && S_ISDIR(st.st_mode))
+		return xasprintf("%s%sresults.json", arg,
+				 len && arg[len - 1] == '/' ? "" : "/");
+	return xstrdup(arg);
+}
+
+long report_find_cell(const struct report *r, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < r->ncells; i++)
+		if (r->cells[i].id && !strcmp(r->cells[i].id, id))
+			return (long)i;
+	return -1;
+}
+
+const char *report_paging_word(const struct report *r, const char *paging)
+{
+	if (!paging)
+		return "guest";
+	if (!strcmp(paging, "tcg"))
+		return "TCG";
+	if (!strcmp(paging, "ept"))
+		return "EPT on";
+	if (!strcmp(paging, "npt"))
+		return "NPT on";
+	if (!strcmp(paging, "shadow"))
+		return r->amd ? "NPT off" : "EPT off";
+	return paging;
+}
+
+static bool backing_shown(const char *backing)
+{
+	return backing && strcmp(backing, "thp");
+}
+
+static void cell_labels(const struct report *r, struct report_cell *c)
+{
+	const char *host = c->host_thp ? c->host_thp : "default";
+	const char *guest = c->guest_thp ? c->guest_thp : "default";
+	const char *pw = report_paging_word(r, c->paging);
+	bool bk = backing_shown(c->backing);
+
+	if (c->bare_metal) {
+		c->label = xasprintf("THP %s host", host);
+		c->column = xstrdup("bare metal");
+	} else {
+		c->label = xasprintf("THP %s guest, %s + THP %s host%s%s%s",
+				     guest, pw, host, bk ? ", " : "",
+				     bk ? c->backing : "", bk ? " backing" : "");
+		c->column = xasprintf("%s%s%s", pw, bk ? ", " : "",
+				      bk ? c->backing : "");
+	}
+	if (c->obs_host_thp && c->host_thp &&
+	    strcmp(c->obs_host_thp, c->host_thp)) {
+		c->mismatch = true;
+		c->mismatch_text = xasprintf(
+			"requested host THP '%s', observed '%s'", c->host_thp,
+			c->obs_host_thp);
+	} else if (c->obs_guest_thp && c->guest_thp &&
+		   strcmp(c->obs_guest_thp, c->guest_thp)) {
+		c->mismatch = true;
+		c->mismatch_text = xasprintf(
+			"requested guest THP '%s', observed '%s'",
+			c->guest_thp, c->obs_guest_thp);
+	}
+}
+
+static int load_sample(const char *path, const char *id, json_t *js,
+		       struct report_sample *s)
+{
+	json_t *counters;
+	int k;
+
+	if (!json_is_object(js))
+		return err("'%s': cell '%s': a sample is not an object", path,
+			   id);
+	s->index = (long)json_integer_value(json_object_get(js, "index"));
+	s->status = jstr(js, "status");
+	if (!s->status)
+		return err("'%s': cell '%s': sample %ld has no status", path,
+			   id, s->index);
+	s->reason = jstr(js, "reason");
+	s->exit_status =
+		(long)json_integer_value(json_object_get(js, "exit_status"));
+	s->elapsed = jnum(js, "elapsed_s");
+	s->user = jnum(js, "user_s");
+	s->sys = jnum(js, "sys_s");
+	s->metric = jnum(js, "metric");
+	counters = json_object_get(js, "counters");
+	for (k = 0; k < RC_COUNT; k++) {
+		json_t *v = json_object_get(counters, report_counter_names[k]);
+
+		s->counter[k] = NAN;
+		if (!v)
+			s->cstate[k] = CS_NOT_COUNTED;
+		else if (json_is_number(v)) {
+			s->cstate[k] = CS_OK;
+			s->counter[k] = json_number_value(v);
+		} else
+			s->cstate[k] = CS_NOT_SUPPORTED;
+	}
+	return 0;
+}
+
+static int load_cell(struct report *r, json_t *jc, size_t i)
+{
+	struct report_cell *c = &r->cells[i];
+	json_t *env, *obs, *samples, *js;
+	size_t k;
+	int ret;
+
+	if (!json_is_object(jc))
+		return err("'%s': cells[%zu] is not an object", r->path, i);
+	c->id = jstr(jc, "id");
+	if (!c->id)
+		return err("'%s': cells[%zu] has no id", r->path, i);
+	env = json_object_get(jc, "env");
+	if (!json_is_object(env))
+		return err("'%s': cell '%s' has no env object", r->path, c->id);
+	c->where = jstr(env, "where");
+	if (!c->where || (strcmp(c->where, "bare-metal") &&
+			  strcmp(c->where, "guest")))
+		return err("'%s': cell '%s': env.where is '%s', not "
+			   "'bare-metal' or 'guest'",
+			   r->path, c->id, nz(c->where));
+	c->bare_metal = !strcmp(c->where, "bare-metal");
+	c->host_thp = jstr(env, "host_thp");
+	c->guest_thp = jstr(env, "guest_thp");
+	c->paging = jstr(env, "paging");
+	c->backing = jstr(env, "backing");
+	c->status = jstr(jc, "status");
+	if (!c->status)
+		return err("'%s': cell '%s' has no status", r->path, c->id);
+	c->reason = jstr(jc, "reason");
+	obs = json_object_get(jc, "observed");
+	c->obs_host_thp = jstr(obs, "host_thp");
+	c->obs_guest_thp = jstr(obs, "guest_thp");
+	c->guest_kernel = jstr(obs, "guest_kernel");
+	if (report_find_cell(r, c->id) != (long)i)
+		return err("'%s': cell id '%s' appears twice", r->path, c->id);
+
+	samples = json_object_get(jc, "samples");
+	if (samples && !json_is_array(samples))
+		return err("'%s': cell '%s': samples is not an array", r->path,
+			   c->id);
+	c->nsamples = json_array_size(samples);
+	c->samples = xcalloc(c->nsamples ? c->nsamples : 1,
+			     sizeof(*c->samples));
+	json_array_foreach(samples, k, js) {
+		ret = load_sample(r->path, c->id, js, &c->samples[k]);
+		if (ret < 0)
+			return ret;
+		if (!strcmp(c->samples[k].status, "ok"))
+			c->nok++;
+	}
+	cell_labels(r, c);
+	return 0;
+}
+
+/* Summarize FIELD (an offset into report_sample) over the ok samples. */
+static void summarize_field(const struct report_cell *c, size_t off,
+			    struct stats_summary *out)
+{
+	double *v = xcalloc(c->nsamples ? c->nsamples : 1, sizeof(*v));
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nsamples; i++) {
+		const struct report_sample *s = &c->samples[i];
+		double x = *(const double *)((const char *)s + off);
+
+		if (!strcmp(s->status, "ok") && !isnan(x))
+			v[n++] = x;
+	}
+	stats_summarize(v, n, out);
+	free(v);
+}
+
+static void cell_counters(struct report_cell *c)
+{
+	double *v = xcalloc(c->nsamples ? c->nsamples : 1, sizeof(*v));
+	struct stats_summary s;
+	size_t i, n;
+	int k;
+
+	for (k = 0; k < RC_COUNT; k++) {
+		struct report_counter_stats *cs = &c->counters[k];
+
+		cs->state = c->nok ? CS_OK : CS_NOT_COUNTED;
+		cs->mean = cs->rel_sd = NAN;
+		for (i = 0, n = 0; i < c->nsamples; i++) {
+			const struct report_sample *sm = &c->samples[i];
+
+			if (strcmp(sm->status, "ok"))
+				continue;
+			if (sm->cstate[k] == CS_NOT_SUPPORTED)
+				cs->state = CS_NOT_SUPPORTED;
+			else if (sm->cstate[k] == CS_NOT_COUNTED &&
+				 cs->state == CS_OK)
+				cs->state = CS_NOT_COUNTED;
+			else
+				v[n++] = sm->counter[k];
+		}
+		if (cs->state != CS_OK)
+			continue;
+		stats_summarize(v, n, &s);
+		cs->mean = s.mean;
+		cs->rel_sd = s.mean ? s.stddev / fabs(s.mean) : NAN;
+	}
+	free(v);
+}
+
+static struct report_ratio counter_ratio(const struct report_cell *c, int num,
+					 int den)
+{
+	struct report_ratio q = { false, NAN };
+
+	if (c->counters[num].state == CS_OK &&
+	    c->counters[den].state == CS_OK && c->counters[den].mean > 0) {
+		q.valid = true;
+		q.value = c->counters[num].mean / c->counters[den].mean;
+	}
+	return q;
+}
+
+static void compute_stats(struct report *r)
+{
+	const struct report_cell *base = &r->cells[r->baseline];
+	double *geo = xcalloc(r->ncells, sizeof(*geo));
+	size_t i;
+
+	for (i = 0; i < r->ncells; i++) {
+		struct report_cell *c = &r->cells[i];
+
+		summarize_field(c, offsetof(struct report_sample, metric),
+				&c->metric);
+		summarize_field(c, offsetof(struct report_sample, elapsed),
+				&c->elapsed);
+		summarize_field(c, offsetof(struct report_sample, user),
+				&c->user);
+		summarize_field(c, offsetof(struct report_sample, sys), &c->sys);
+		cell_counters(c);
+		c->ipc = counter_ratio(c, RC_INSTRUCTIONS, RC_CYCLES);
+		c->dtlb_miss_rate =
+			counter_ratio(c, RC_DTLB_LOAD_MISSES, RC_DTLB_LOADS);
+	}
+	r->ngeo = 0;
+	for (i = 0; i < r->ncells; i++) {
+		struct report_cell *c = &r->cells[i];
+
+		c->is_baseline = (long)i == r->baseline;
+		stats_delta(&c->metric, &base->metric, r->higher_better,
+			    &c->vs_base);
+		if (c->is_baseline)
+			c->vs_base.valid = false;
+		if (c->vs_base.valid)
+			geo[r->ngeo++] = 1 + c->vs_base.delta;
+	}
+	r->geomean_slowdown = stats_geomean(geo, r->ngeo) - 1;
+	free(geo);
+}
+
+static long str_index(const char **v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return (long)i;
+	return -1;
+}
+
+static void build_matrix(struct report *r)
+{
+	struct report_matrix *m = &r->matrix;
+	const char **hosts = xcalloc(r->ncells, sizeof(*hosts));
+	const char **guests = xcalloc(r->ncells + 1, sizeof(*guests));
+	size_t nh = 0, ng = 0, i, h, g;
+	bool any_guest = false, any_bare = false;
+
+	m->cols = xcalloc(r->ncells + 1, sizeof(*m->cols));
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		const char *ht = c->host_thp ? c->host_thp : "default";
+
+		if (str_index(hosts, nh, ht) < 0)
+			hosts[nh++] = ht;
+		if (c->bare_metal) {
+			any_bare = true;
+			continue;
+		}
+		any_guest = true;
+		if (str_index(guests, ng, c->guest_thp ? c->guest_thp
+						       : "default") < 0)
+			guests[ng++] = c->guest_thp ? c->guest_thp : "default";
+	}
+	if (!any_guest)
+		guests[ng++] = "";
+	if (any_bare)
+		m->cols[m->ncols++] = "bare metal";
+	for (i = 0; i < r->ncells; i++)
+		if (!r->cells[i].bare_metal &&
+		    str_index(m->cols, m->ncols, r->cells[i].column) < 0)
+			m->cols[m->ncols++] = r->cells[i].column;
+
+	/* Host-major, so one bare-metal cell spans adjacent rows. */
+	m->nrows = nh * ng;
+	m->row_host_thp = xcalloc(m->nrows, sizeof(*m->row_host_thp));
+	m->row_guest_thp = xcalloc(m->nrows, sizeof(*m->row_guest_thp));
+	m->slot = xcalloc(m->nrows * m->ncols, sizeof(*m->slot));
+	for (h = 0; h < nh; h++)
+		for (g = 0; g < ng; g++) {
+			m->row_host_thp[h * ng + g] = hosts[h];
+			m->row_guest_thp[h * ng + g] = guests[g];
+		}
+	for (i = 0; i < m->nrows * m->ncols; i++)
+		m->slot[i] = -1;
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		long col = str_index(m->cols, m->ncols, c->column);
+		size_t row;
+
+		h = (size_t)str_index(hosts, nh,
+				      c->host_thp ? c->host_thp : "default");
+		for (row = h * ng; row < (h + 1) * ng; row++) {
+			const char *gt = c->guest_thp ? c->guest_thp
+						      : "default";
+			long *slot = &m->slot[row * m->ncols + col];
+
+			if (!c->bare_metal && any_guest &&
+			    strcmp(m->row_guest_thp[row], gt))
+				continue;
+			if (*slot < 0)
+				*slot = (long)i;
+		}
+	}
+	free(hosts);
+	free(guests);
+}
+
+static int load_doc(struct report *r)
+{
+	json_t *run, *host, *ver, *wl, *cells, *jc;
+	const char *schema;
+	size_t i, measured = 0, failed = 0;
+	int ret;
+
+	if (!json_is_object(r->doc))
+		return err("'%s': not a JSON object", r->path);
+	schema = jstr(r->doc, "schema");
+	if (!schema)
+		return err("'%s': no 'schema' string; not a vmtax results file",
+			   r->path);
+	if (strcmp(schema, RESULTS_SCHEMA))
+		return err("'%s': unknown schema '%s' (this vmtax reads '%s')",
+			   r->path, schema, RESULTS_SCHEMA);
+
+	run = json_object_get(r->doc, "run");
+	host = json_object_get(run, "host");
+	ver = json_object_get(run, "versions");
+	r->run_name = nz(jstr(run, "name"));
+	r->run_status = nz(jstr(run, "status"));
+	r->started = jstr(run, "started");
+	r->finished = jstr(run, "finished");
+	r->config_path = jstr(run, "config_path");
+	r->config_text = jstr(run, "config_text");
+	r->hostname = jstr(host, "hostname");
+	r->kernel = jstr(host, "kernel");
+	r->cpu_model = jstr(host, "cpu_model");
+	r->accel = jstr(host, "accel");
+	r->accel_reason = jstr(host, "accel_reason");
+	r->cpus = (long)json_integer_value(json_object_get(host, "cpus"));
+	r->mem_bytes = jnum(host, "mem_bytes");
+	r->v_vmtax = jstr(ver, "vmtax");
+	r->v_libvirt = jstr(ver, "libvirt");
+	r->v_qemu = jstr(ver, "qemu");
+	r->amd = r->cpu_model && strstr(r->cpu_model, "AMD");
+
+	wl = json_object_get(r->doc, "workload");
+	if (!json_is_object(wl))
+		return err("'%s': no 'workload' object", r->path);
+	r->wl_name = jstr(wl, "name");
+	r->wl_description = nz(jstr(wl, "description"));
+	r->wl_metric = jstr(wl, "metric");
+	r->wl_unit = nz(jstr(wl, "unit"));
+	r->wl_better = jstr(wl, "better");
+	r->wl_params = json_object_get(wl, "params");
+	if (!r->wl_name || !r->wl_metric)
+		return err("'%s': workload needs a 'name' and a 'metric'",
+			   r->path);
+	if (!r->wl_better ||
+	    (strcmp(r->wl_better, "lower") && strcmp(r->wl_better, "higher")))
+		return err("'%s': workload.better is '%s', not 'lower' or "
+			   "'higher'",
+			   r->path, nz(r->wl_better));
+	r->higher_better = !strcmp(r->wl_better, "higher");
+	r->metric_is_elapsed = !strcmp(r->wl_metric, "elapsed");
+
+	cells = json_object_get(r->doc, "cells");
+	if (!json_is_array(cells))
+		return err("'%s': no 'cells' array", r->path);
+	if (!json_array_size(cells))
+		return err("'%s': empty run: no cells", r->path);
+	r->ncells = json_array_size(cells);
+	r->cells = xcalloc(r->ncells, sizeof(*r->cells));
+	json_array_foreach(cells, i, jc) {
+		ret = load_cell(r, jc, i);
+		if (ret < 0) {
+			r->ncells = i + 1; /* free what was built */
+			return ret;
+		}
+		if (r->cells[i].nok)
+			measured++;
+		if (!strcmp(r->cells[i].status, "failed"))
+			failed++;
+	}
+
+	r->baseline_id = jstr(r->doc, "baseline");
+	if (!r->baseline_id)
+		return err("'%s': no baseline cell id", r->path);
+	r->baseline = report_find_cell(r, r->baseline_id);
+	if (r->baseline < 0)
+		return err("'%s': baseline '%s' is not a cell of this run",
+			   r->path, r->baseline_id);
+	if (!measured && failed)
+		return err("'%s': every measured cell failed (%zu of %zu); "
+			   "nothing to report",
+			   r->path, failed, r->ncells);
+	if (!measured)
+		return err("'%s': empty run: no cell has an ok sample",
+			   r->path);
+	return 0;
+}
+
+int report_load(const char *path, struct report **out)
+{
+	struct report *r = xcalloc(1, sizeof(*r));
+	json_error_t jerr;
+	char *text = NULL;
+	size_t len;
+	int ret;
+
+	*out = NULL;
+	r->path = xstrdup(path);
+	ret = read_file(path, RESULTS_MAX, &text, &len);
+	if (ret < 0) {
+		ret = err_code(ret, "cannot read '%s'", path);
+		goto out;
+	}
+	r->doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!r->doc) {
+		ret = err("'%s': corrupt JSON at line %d: %s", path, jerr.line,
+			  jerr.text);
+		goto out;
+	}
+	ret = load_doc(r);
+	if (ret < 0)
+		goto out;
+	compute_stats(r);
+	build_matrix(r);
+	*out = r;
+	r = NULL;
+out:
+	free(text);
+	report_free(r);
+	return ret;
+}
+
+void report_free(struct report *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; r->cells && i < r->ncells; i++) {
+		free(r->cells[i].samples);
+		free(r->cells[i].label);
+		free(r->cells[i].column);
+		free(r->cells[i].mismatch_text);
+	}
+	free(r->cells);
+	free(r->matrix.row_host_thp);
+	free(r->matrix.row_guest_thp);
+	free(r->matrix.cols);
+	free(r->matrix.slot);
+	json_decref(r->doc);
+	free(r->path);
+	free(r);
+}

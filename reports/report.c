@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+#include "report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "util.h"
+
+const struct report_format *const report_formats[] = {
+	&report_format_text, &report_format_md,	  &report_format_csv,
+	&report_format_json, &report_format_html,
+};
+const size_t report_nformats = ARRAY_SIZE(report_formats);
+
+const struct report_format *report_format_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(report_formats); i++)
+		if (!strcmp(report_formats[i]->name, name))
+			return report_formats[i];
+	return NULL;
+}
+
+const char *report_format_names(void)
+{
+	return "text|md|csv|json|html";
+}
+
+static int find_format(const char *format, const struct report_format **f)
+{
+	*f = report_format_find(format);
+	if (!*f)
+		return err("unknown format '%s' (formats: %s)", format,
+			   report_format_names());
+	return 0;
+}
+
+int report_write(const char *results_path, const char *format, FILE *out)
+{
+	const struct report_format *f;
+	struct report *r = NULL;
+	int ret;
+
+	ret = find_format(format, &f);
+	if (ret < 0)
+		goto out;
+	ret = report_load(results_path, &r);
+	if (ret < 0)
+		goto out;
+	ret = f->render(r, out);
+out:
+	report_free(r);
+	return ret;
+}
+
+int report_compare_write(const char *const *paths, size_t n, const char *by,
+			 const char *format, FILE *out)
+{
+	const struct report_format *f;
+	struct report **runs = xcalloc(n + 1, sizeof(*runs));
+	struct compare *c = NULL;
+	size_t i;
+	int ret;
+
+	ret = find_format(format, &f);
+	if (ret < 0)
+		goto out;
+	if (!f->render_compare) {
+		ret = err("format '%s' cannot show a comparison", format);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		ret = report_load(paths[i], &runs[i]);
+		if (ret < 0)
+			goto out;
+	}
+	ret = compare_new(runs, n, by, &c);
+	if (ret < 0)
+		goto out;
+	ret = f->render_compare(c, out);
+out:
+	compare_free(c);
+	for (i = 0; i < n; i++)
+		report_free(runs[i]);
+	free(runs);
+	return ret;
+}
