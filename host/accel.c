@@ -80,7 +80,8 @@ const char *host_accel_decide(const char *root, char *why, size_t len)
 		snprintf(why, len, "/dev/kvm is usable and the cpu has svm");
 		ret = "kvm";
 	} else {
-		snprintf(why, len, "no vmx or svm flag in /proc/cpuinfo%s", pvm);
+		snprintf(why, len, "no vmx or svm flag in /proc/cpuinfo%s",
+			 pvm);
 	}
 out:
 	free(path);

@@ -12,8 +12,8 @@
 
 /* Flags that say something about hardware virtualization and page sizes. */
 static const char *const virt_flags[] = {
-	"vmx", "svm", "ept", "vpid", "ept_ad", "npt", "nrip_save", "avic",
-	"pdpe1gb", "hypervisor",
+    "vmx", "svm",	"ept",	"vpid",	   "ept_ad",
+    "npt", "nrip_save", "avic", "pdpe1gb", "hypervisor",
 };
 
 /* Copy the value of the first "KEY<spaces>: value" line of TEXT. */
@@ -30,7 +30,8 @@ static void cpuinfo_value(const char *text, const char *key, char *out,
 		if (!strncmp(line, key, klen) &&
 		    strspn(line + klen, " \t") + klen < (size_t)(end - line) &&
 		    line[klen + strspn(line + klen, " \t")] == ':') {
-			const char *v = line + klen + strspn(line + klen, " \t") + 1;
+			const char *v =
+			    line + klen + strspn(line + klen, " \t") + 1;
 
 			v += strspn(v, " \t");
 			snprintf(out, len, "%.*s", (int)(end - v), v);

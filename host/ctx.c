@@ -59,7 +59,8 @@ static int lock_take(struct host_ctx *ctx)
 		strstrip(pid);
 		close(fd);
 		if (e == EWOULDBLOCK)
-			return err_code(-EBUSY, "another vmtax (pid %s) holds '%s'",
+			return err_code(-EBUSY,
+					"another vmtax (pid %s) holds '%s'",
 					*pid ? pid : "unknown", ctx->lock_path);
 		errno = e;
 		return err_errno("cannot lock '%s'", ctx->lock_path);
@@ -85,7 +86,7 @@ static int journal_open(struct host_ctx *ctx)
 		return 0;
 	ctx->journal_fd = open(ctx->journal,
 			       O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
-				       O_NOFOLLOW | O_CLOEXEC,
+				   O_NOFOLLOW | O_CLOEXEC,
 			       0644);
 	if (ctx->journal_fd < 0) {
 		ret = err_errno("cannot create '%s'", ctx->journal);
@@ -276,13 +277,13 @@ static int ctx_new(const struct host_opts *o, struct host_ctx **out,
 	ctx->lock_fd = -1;
 	ctx->journal_fd = -1;
 	ctx->root = xstrdup(o->root ? o->root : "");
-	ctx->state_dir = xstrdup(o->state_dir ? o->state_dir
-					      : DEFAULT_STATE_DIR);
+	ctx->state_dir =
+	    xstrdup(o->state_dir ? o->state_dir : DEFAULT_STATE_DIR);
 	ctx->lock_path = xasprintf("%s/lock", ctx->state_dir);
 	ctx->link_path = xasprintf("%s/journal", ctx->state_dir);
-	ctx->journal = o->journal ? xstrdup(o->journal)
-				  : xasprintf("%s/host-journal",
-					      ctx->state_dir);
+	ctx->journal = o->journal
+			   ? xstrdup(o->journal)
+			   : xasprintf("%s/host-journal", ctx->state_dir);
 	ctx->modules = o->modules ? o->modules : &host_kmod_ops;
 	ctx->modules_arg = o->modules_arg;
 	ctx->list_vms = o->list_vms;
@@ -373,8 +374,8 @@ int host_set(struct host_ctx *ctx, const char *knob, const char *value)
 	if (!k)
 		return -EINVAL;
 	if (ctx->readonly)
-		return err_code(-EPERM, "cannot set '%s': read-only host context",
-				knob);
+		return err_code(
+		    -EPERM, "cannot set '%s': read-only host context", knob);
 	if (!k->supported(k, ctx, value, why, sizeof(why)))
 		return err_code(-EOPNOTSUPP, "cannot set '%s' to '%s': %s",
 				knob, value, why);

@@ -80,20 +80,20 @@ extern const struct host_module_ops host_kmod_ops;
 typedef int (*host_list_vms_fn)(void *arg, char *buf, size_t len);
 
 struct host_opts {
-	const char *root;	  /* "" or NULL: the real host; a fake tree in tests */
-	const char *state_dir;	  /* NULL: /var/lib/vmtax (not under root) */
-	const char *journal;	  /* NULL: STATE/host-journal */
+	const char *root; /* "" or NULL: the real host; a fake tree in tests */
+	const char *state_dir; /* NULL: /var/lib/vmtax (not under root) */
+	const char *journal;   /* NULL: STATE/host-journal */
 	const struct host_module_ops *modules; /* NULL: host_kmod_ops */
 	void *modules_arg;
 	host_list_vms_fn list_vms; /* NULL: paging changes are refused */
 	void *list_vms_arg;
-	bool readonly;		  /* no lock, no restore, host_set() refused */
+	bool readonly; /* no lock, no restore, host_set() refused */
 };
 
 struct host_ctx;
 
 int host_ctx_new(const struct host_opts *o, struct host_ctx **out);
-/* Restore (warning if that fails: the journal stays), unlock, free.  NULL ok. */
+/* Restore (warn if that fails: the journal stays), unlock, free; NULL ok. */
 void host_ctx_free(struct host_ctx *ctx);
 
 /* The name of knob I in registry order, or NULL past the last one. */
@@ -131,18 +131,19 @@ int host_restore_stale(const struct host_opts *o);
  * Read-only helpers for 'vmtax host probe'.
  */
 struct host_cpu {
-	char vendor[32];	/* "GenuineIntel", "AuthenticAMD", ... or "" */
-	char model[128];	/* "model name" */
-	char virt_flags[256];	/* the virtualization flags present, e.g. "svm npt" */
-	char flags[4096];	/* the whole first "flags" line */
+	char vendor[32];      /* "GenuineIntel", "AuthenticAMD", ... or "" */
+	char model[128];      /* "model name" */
+	char virt_flags[256]; /* the virtualization flags present, e.g. "svm
+				 npt" */
+	char flags[4096];     /* the whole first "flags" line */
 };
 int host_cpu_read(const char *root, struct host_cpu *cpu);
 bool host_cpu_has(const struct host_cpu *cpu, const char *flag);
 
 enum host_module_state {
 	HOST_MODULE_ABSENT,
-	HOST_MODULE_LOADED,	/* a loadable module, loaded */
-	HOST_MODULE_BUILTIN,	/* built into the kernel */
+	HOST_MODULE_LOADED,  /* a loadable module, loaded */
+	HOST_MODULE_BUILTIN, /* built into the kernel */
 };
 enum host_module_state host_module_state(const char *root, const char *name);
 const char *host_module_state_name(enum host_module_state s);

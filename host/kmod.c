@@ -44,8 +44,8 @@ static int kmod_insert(void *arg, const char *name, const char *options)
 	ret = kmod_module_new_from_name(kctx, name, &mod);
 	if (ret < 0)
 		goto out;
-	ret = kmod_module_probe_insert_module(mod, 0, options, NULL, NULL,
-					      NULL);
+	ret =
+	    kmod_module_probe_insert_module(mod, 0, options, NULL, NULL, NULL);
 	/* > 0: refused by the blacklist or a modprobe.d "install" rule. */
 	if (ret > 0)
 		ret = -EPERM;
@@ -56,6 +56,6 @@ out:
 }
 
 const struct host_module_ops host_kmod_ops = {
-	.remove = kmod_remove,
-	.insert = kmod_insert,
+    .remove = kmod_remove,
+    .insert = kmod_insert,
 };

@@ -93,33 +93,35 @@ static int hugetlb_apply(const struct host_knob_ops *k, struct host_ctx *ctx,
 		return ret;
 	parse_count(got, &have);
 	if (have < want)
-		return err_code(-EIO,
-				"'%s' reads back %lu, expected %lu: only %lu of "
-				"%lu %s pages could be allocated",
-				k->file, have, want, have, want,
-				k == &host_knob_hugetlb_1g ? "1G" : "2M");
+		return err_code(
+		    -EIO,
+		    "'%s' reads back %lu, expected %lu: only %lu of "
+		    "%lu %s pages could be allocated",
+		    k->file, have, want, have, want,
+		    k == &host_knob_hugetlb_1g ? "1G" : "2M");
 	if (have > want)
-		return err_code(-EIO,
-				"'%s' reads back %lu, expected %lu: pages in use "
-				"could not be freed",
-				k->file, have, want);
+		return err_code(
+		    -EIO,
+		    "'%s' reads back %lu, expected %lu: pages in use "
+		    "could not be freed",
+		    k->file, have, want);
 	return 0;
 }
 
 const struct host_knob_ops host_knob_hugetlb_2m = {
-	.name = "hugetlb.2M",
-	.values = "a count of 2M pages",
-	.file = "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages",
-	.read = hugetlb_read,
-	.supported = hugetlb_supported,
-	.apply = hugetlb_apply,
+    .name = "hugetlb.2M",
+    .values = "a count of 2M pages",
+    .file = "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages",
+    .read = hugetlb_read,
+    .supported = hugetlb_supported,
+    .apply = hugetlb_apply,
 };
 
 const struct host_knob_ops host_knob_hugetlb_1g = {
-	.name = "hugetlb.1G",
-	.values = "a count of 1G pages",
-	.file = "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages",
-	.read = hugetlb_read,
-	.supported = hugetlb_supported,
-	.apply = hugetlb_apply,
+    .name = "hugetlb.1G",
+    .values = "a count of 1G pages",
+    .file = "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages",
+    .read = hugetlb_read,
+    .supported = hugetlb_supported,
+    .apply = hugetlb_apply,
 };

@@ -20,10 +20,9 @@ static const char *nx_expect(const char *value)
 	static const struct {
 		const char *in, *out;
 	} map[] = {
-		{ "Y", "Y" },	  { "y", "Y" },	   { "1", "Y" },
-		{ "force", "Y" }, { "N", "N" },	   { "n", "N" },
-		{ "0", "N" },	  { "off", "N" },  { "auto", "" },
-		{ "never", "never" },
+	    {"Y", "Y"},	  {"y", "Y"},	      {"1", "Y"}, {"force", "Y"},
+	    {"N", "N"},	  {"n", "N"},	      {"0", "N"}, {"off", "N"},
+	    {"auto", ""}, {"never", "never"},
 	};
 	size_t i;
 
@@ -57,9 +56,10 @@ static bool nx_supported(const struct host_knob_ops *k, struct host_ctx *ctx,
 		return false;
 	}
 	if (!strcmp(cur, "never") && value && strcmp(value, "never")) {
-		snprintf(why, len, "nx_huge_pages is 'never' (disabled at boot "
-				   "with kvm.nx_huge_pages=never) and cannot be "
-				   "turned back on");
+		snprintf(why, len,
+			 "nx_huge_pages is 'never' (disabled at boot "
+			 "with kvm.nx_huge_pages=never) and cannot be "
+			 "turned back on");
 		return false;
 	}
 	return true;
@@ -88,10 +88,10 @@ static int nx_apply(const struct host_knob_ops *k, struct host_ctx *ctx,
 }
 
 const struct host_knob_ops host_knob_kvm_nx_huge_pages = {
-	.name = "kvm.nx_huge_pages",
-	.values = "Y, N, auto, force, off, never",
-	.file = "/sys/module/kvm/parameters/nx_huge_pages",
-	.read = nx_read,
-	.supported = nx_supported,
-	.apply = nx_apply,
+    .name = "kvm.nx_huge_pages",
+    .values = "Y, N, auto, force, off, never",
+    .file = "/sys/module/kvm/parameters/nx_huge_pages",
+    .read = nx_read,
+    .supported = nx_supported,
+    .apply = nx_apply,
 };

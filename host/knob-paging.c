@@ -21,9 +21,9 @@
 #include "util.h"
 
 struct paging_hw {
-	const char *module;	/* "kvm_intel" */
-	const char *param;	/* "ept" */
-	char file[128];		/* "/sys/module/kvm_intel/parameters/ept" */
+	const char *module; /* "kvm_intel" */
+	const char *param;  /* "ept" */
+	char file[128];	    /* "/sys/module/kvm_intel/parameters/ept" */
 };
 
 /* Which module and parameter this cpu uses; WHY says why there is none. */
@@ -56,8 +56,9 @@ static bool paging_hw(struct host_ctx *ctx, struct paging_hw *hw, char *why,
 		return false;
 	}
 	if (is_pvm) {
-		snprintf(why, len, "/dev/kvm is kvm_pvm (PVM), which has no %s "
-				   "to toggle",
+		snprintf(why, len,
+			 "/dev/kvm is kvm_pvm (PVM), which has no %s "
+			 "to toggle",
 			 hw->param);
 		return false;
 	}
@@ -68,8 +69,9 @@ static bool paging_hw(struct host_ctx *ctx, struct paging_hw *hw, char *why,
 		snprintf(why, len, "module '%s' is not loaded", hw->module);
 		return false;
 	case HOST_MODULE_BUILTIN:
-		snprintf(why, len, "%s is built into the kernel: %s can only be "
-				   "set at boot (%s.%s=0)",
+		snprintf(why, len,
+			 "%s is built into the kernel: %s can only be "
+			 "set at boot (%s.%s=0)",
 			 hw->module, hw->param, hw->module, hw->param);
 		return false;
 	case HOST_MODULE_LOADED:
@@ -110,8 +112,8 @@ static int paging_read(const struct host_knob_ops *k, struct host_ctx *ctx,
 }
 
 static bool paging_supported(const struct host_knob_ops *k,
-			     struct host_ctx *ctx, const char *value,
-			     char *why, size_t len)
+			     struct host_ctx *ctx, const char *value, char *why,
+			     size_t len)
 {
 	struct paging_hw hw;
 	char raw[32];
@@ -143,29 +145,32 @@ static int paging_apply(const struct host_knob_ops *k, struct host_ctx *ctx,
 	int ret, n, r;
 
 	if (!paging_hw(ctx, &hw, why, sizeof(why))) {
-		ret = err_code(-EOPNOTSUPP, "cannot set '%s': %s", k->name,
-			       why);
+		ret =
+		    err_code(-EOPNOTSUPP, "cannot set '%s': %s", k->name, why);
 		goto out;
 	}
 	opt = xasprintf("%s=%s", hw.param, bit);
 	back = xasprintf("%s=%s", hw.param, bit[0] == '1' ? "0" : "1");
 	if (!ctx->list_vms) {
-		ret = err_code(-EBUSY, "refusing to reload '%s' with %s: cannot "
-				       "tell whether any VM is running",
+		ret = err_code(-EBUSY,
+			       "refusing to reload '%s' with %s: cannot "
+			       "tell whether any VM is running",
 			       hw.module, opt);
 		goto out;
 	}
 	vms[0] = '\0';
 	n = ctx->list_vms(ctx->list_vms_arg, vms, sizeof(vms));
 	if (n < 0) {
-		ret = err_code(n, "refusing to reload '%s' with %s: cannot "
-				  "list the running domains",
+		ret = err_code(n,
+			       "refusing to reload '%s' with %s: cannot "
+			       "list the running domains",
 			       hw.module, opt);
 		goto out;
 	}
 	if (n > 0) {
-		ret = err_code(-EBUSY, "refusing to reload '%s' with %s while "
-				       "%d domain%s run%s: %s",
+		ret = err_code(-EBUSY,
+			       "refusing to reload '%s' with %s while "
+			       "%d domain%s run%s: %s",
 			       hw.module, opt, n, n == 1 ? "" : "s",
 			       n == 1 ? "s" : "", vms);
 		goto out;
@@ -177,8 +182,9 @@ static int paging_apply(const struct host_knob_ops *k, struct host_ctx *ctx,
 		if (host_read(ctx, rc, refcnt, sizeof(refcnt)) < 0)
 			snprintf(refcnt, sizeof(refcnt), "?");
 		free(rc);
-		err_code(ret, "cannot remove module '%s' (refcnt %s; is "
-			      "something else using /dev/kvm?)",
+		err_code(ret,
+			 "cannot remove module '%s' (refcnt %s; is "
+			 "something else using /dev/kvm?)",
 			 hw.module, refcnt);
 		goto out;
 	}
@@ -189,8 +195,9 @@ static int paging_apply(const struct host_knob_ops *k, struct host_ctx *ctx,
 		/* Do not leave the host without kvm: load it as it was. */
 		r = ctx->modules->insert(ctx->modules_arg, hw.module, back);
 		if (r < 0)
-			err_code(r, "cannot insert module '%s' with %s either: "
-				    "the host has no %s now",
+			err_code(r,
+				 "cannot insert module '%s' with %s either: "
+				 "the host has no %s now",
 				 hw.module, back, hw.module);
 		goto out;
 	}
@@ -198,8 +205,9 @@ static int paging_apply(const struct host_knob_ops *k, struct host_ctx *ctx,
 	if (ret < 0)
 		goto out;
 	if (strcmp(got, value)) {
-		ret = err_code(-EIO, "'%s' reads back '%s', expected '%s' after "
-				     "loading '%s' with %s",
+		ret = err_code(-EIO,
+			       "'%s' reads back '%s', expected '%s' after "
+			       "loading '%s' with %s",
 			       hw.file, got, value, hw.module, opt);
 		goto out;
 	}
@@ -211,10 +219,10 @@ out:
 }
 
 const struct host_knob_ops host_knob_paging = {
-	.name = "paging",
-	.values = "hw, shadow",
-	.file = NULL, /* a module reload: not from a signal handler */
-	.read = paging_read,
-	.supported = paging_supported,
-	.apply = paging_apply,
+    .name = "paging",
+    .values = "hw, shadow",
+    .file = NULL, /* a module reload: not from a signal handler */
+    .read = paging_read,
+    .supported = paging_supported,
+    .apply = paging_apply,
 };

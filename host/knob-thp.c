@@ -84,19 +84,19 @@ static int thp_apply(const struct host_knob_ops *k, struct host_ctx *ctx,
 }
 
 const struct host_knob_ops host_knob_thp_enabled = {
-	.name = "thp.enabled",
-	.values = "always, madvise, never",
-	.file = "/sys/kernel/mm/transparent_hugepage/enabled",
-	.read = thp_read,
-	.supported = thp_supported,
-	.apply = thp_apply,
+    .name = "thp.enabled",
+    .values = "always, madvise, never",
+    .file = "/sys/kernel/mm/transparent_hugepage/enabled",
+    .read = thp_read,
+    .supported = thp_supported,
+    .apply = thp_apply,
 };
 
 const struct host_knob_ops host_knob_thp_defrag = {
-	.name = "thp.defrag",
-	.values = "always, defer, defer+madvise, madvise, never",
-	.file = "/sys/kernel/mm/transparent_hugepage/defrag",
-	.read = thp_read,
-	.supported = thp_supported,
-	.apply = thp_apply,
+    .name = "thp.defrag",
+    .values = "always, defer, defer+madvise, madvise, never",
+    .file = "/sys/kernel/mm/transparent_hugepage/defrag",
+    .read = thp_read,
+    .supported = thp_supported,
+    .apply = thp_apply,
 };

@@ -40,8 +40,8 @@
 
 struct host_knob_ops {
 	const char *name;
-	const char *values;	/* for --help and error messages */
-	const char *file;	/* see "file" above; NULL if none */
+	const char *values; /* for --help and error messages */
+	const char *file;   /* see "file" above; NULL if none */
 	int (*read)(const struct host_knob_ops *k, struct host_ctx *ctx,
 		    char *buf, size_t len);
 	bool (*supported)(const struct host_knob_ops *k, struct host_ctx *ctx,
@@ -58,14 +58,14 @@ struct host_knob_ops {
 struct host_record {
 	const struct host_knob_ops *knob;
 	char original[HOST_VALUE_MAX];
-	char path[PATH_MAX];	/* ROOT/file, or "" when the knob has no file */
+	char path[PATH_MAX]; /* ROOT/file, or "" when the knob has no file */
 };
 
 struct host_ctx {
 	char *root;
 	char *state_dir;
 	char *lock_path;
-	char *link_path;	/* STATE/journal -> journal */
+	char *link_path; /* STATE/journal -> journal */
 	char *journal;
 	const struct host_module_ops *modules;
 	void *modules_arg;
@@ -92,8 +92,7 @@ extern const struct host_knob_ops host_knob_kvm_nx_huge_pages;
 /* ROOT/REL as a new string (REL starts with '/'). */
 char *host_path_new(const struct host_ctx *ctx, const char *rel);
 /* read_line() of ROOT/REL, reporting "cannot read '/REL'" on failure. */
-int host_read_sys(struct host_ctx *ctx, const char *rel, char *buf,
-		  size_t len);
+int host_read_sys(struct host_ctx *ctx, const char *rel, char *buf, size_t len);
 /* write_str() VALUE to ROOT/REL, reporting on failure. */
 int host_write_sys(struct host_ctx *ctx, const char *rel, const char *value);
 

@@ -9,12 +9,8 @@
 #include "util.h"
 
 const struct host_knob_ops *const host_knobs[] = {
-	&host_knob_thp_enabled,
-	&host_knob_thp_defrag,
-	&host_knob_paging,
-	&host_knob_hugetlb_2m,
-	&host_knob_hugetlb_1g,
-	&host_knob_kvm_nx_huge_pages,
+    &host_knob_thp_enabled, &host_knob_thp_defrag, &host_knob_paging,
+    &host_knob_hugetlb_2m,  &host_knob_hugetlb_1g, &host_knob_kvm_nx_huge_pages,
 };
 const size_t host_nknobs = ARRAY_SIZE(host_knobs);
 
@@ -45,8 +41,7 @@ char *host_path_new(const struct host_ctx *ctx, const char *rel)
 	return xasprintf("%s%s", ctx->root, rel);
 }
 
-int host_read_sys(struct host_ctx *ctx, const char *rel, char *buf,
-		  size_t len)
+int host_read_sys(struct host_ctx *ctx, const char *rel, char *buf, size_t len)
 {
 	char *path = host_path_new(ctx, rel);
 	int ret = read_line(path, buf, len);

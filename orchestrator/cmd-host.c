@@ -22,22 +22,24 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: vmtax host probe [--json] [--uri URI]\n"
-		"       vmtax host restore [--state-dir DIR] [--uri URI]\n"
-		"\n"
-		"probe    report what this host offers a matrix: cpu and its\n"
-		"         virtualization flags, kvm modules and paging, the accel\n"
-		"         decision, thp, hugetlb pools, perf counters, libvirt\n"
-		"         and qemu versions; every \"no\" says why\n"
-		"restore  put back host settings a vmtax run changed and did not\n"
-		"         restore (it was killed, or the machine went down)\n"
-		"\n"
-		"   --json            probe: print JSON instead of text\n"
-		"   --uri URI         libvirt URI (default %s)\n"
-		"   --state-dir DIR   lock and journal link (default /var/lib/vmtax)\n"
-		"   -h, --help        this text\n",
-		DEFAULT_URI);
+	fprintf(
+	    f,
+	    "usage: vmtax host probe [--json] [--uri URI]\n"
+	    "       vmtax host restore [--state-dir DIR] [--uri URI]\n"
+	    "\n"
+	    "probe    report what this host offers a matrix: cpu and its\n"
+	    "         virtualization flags, kvm modules and paging, the accel\n"
+	    "         decision, thp, hugetlb pools, perf counters, libvirt\n"
+	    "         and qemu versions; every \"no\" says why\n"
+	    "restore  put back host settings a vmtax run changed and did not\n"
+	    "         restore (it was killed, or the machine went down)\n"
+	    "\n"
+	    "   --json            probe: print JSON instead of text\n"
+	    "   --uri URI         libvirt URI (default %s)\n"
+	    "   --state-dir DIR   lock and journal link (default "
+	    "/var/lib/vmtax)\n"
+	    "   -h, --help        this text\n",
+	    DEFAULT_URI);
 }
 
 /* {"supported": false, "why": WHY} or {"supported": true}. */
@@ -65,9 +67,10 @@ static json_t *probe_cpu(void)
 	json_object_set_new(o, "model", json_string(cpu.model));
 	json_object_set_new(o, "virt_flags", json_string(cpu.virt_flags));
 	if (!host_cpu_has(&cpu, "vmx") && !host_cpu_has(&cpu, "svm"))
-		json_object_set_new(o, "why",
-				    json_string("no vmx or svm flag: no hardware "
-						"virtualization visible"));
+		json_object_set_new(
+		    o, "why",
+		    json_string("no vmx or svm flag: no hardware "
+				"virtualization visible"));
 	return o;
 }
 
@@ -76,10 +79,10 @@ static json_t *probe_modules(struct host_ctx *ctx)
 	static const struct {
 		const char *name, *param;
 	} mods[] = {
-		{ "kvm", NULL },
-		{ "kvm_intel", "ept" },
-		{ "kvm_amd", "npt" },
-		{ "kvm_pvm", NULL },
+	    {"kvm", NULL},
+	    {"kvm_intel", "ept"},
+	    {"kvm_amd", "npt"},
+	    {"kvm_pvm", NULL},
 	};
 	json_t *a = json_array();
 	size_t i;
@@ -96,11 +99,11 @@ static json_t *probe_modules(struct host_ctx *ctx)
 			snprintf(path, sizeof(path),
 				 "/sys/module/%s/parameters/%s", mods[i].name,
 				 mods[i].param);
-			json_object_set_new(o, mods[i].param,
-					    host_read(ctx, path, val,
-						      sizeof(val)) == 0
-						    ? json_string(val)
-						    : json_null());
+			json_object_set_new(
+			    o, mods[i].param,
+			    host_read(ctx, path, val, sizeof(val)) == 0
+				? json_string(val)
+				: json_null());
 		}
 		json_array_append_new(a, o);
 	}
@@ -127,12 +130,12 @@ static json_t *probe_thp(struct host_ctx *ctx)
 	json_object_set_new(o, "enabled", probe_knob(ctx, "thp.enabled"));
 	json_object_set_new(o, "defrag", probe_knob(ctx, "thp.defrag"));
 	json_object_set_new(
-		o, "khugepaged_defrag",
-		host_read(ctx,
-			  "/sys/kernel/mm/transparent_hugepage/khugepaged/defrag",
-			  val, sizeof(val)) == 0
-			? json_string(val)
-			: json_null());
+	    o, "khugepaged_defrag",
+	    host_read(ctx,
+		      "/sys/kernel/mm/transparent_hugepage/khugepaged/defrag",
+		      val, sizeof(val)) == 0
+		? json_string(val)
+		: json_null());
 	return o;
 }
 
@@ -150,8 +153,8 @@ static json_t *probe_pool(struct host_ctx *ctx, const char *knob,
 	json_t *o = probe_knob(ctx, knob);
 	char path[128], val[32];
 
-	snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/free_hugepages",
-		 dir);
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/mm/hugepages/%s/free_hugepages", dir);
 	if (host_read(ctx, path, val, sizeof(val)) == 0)
 		json_object_set_new(o, "free", json_integer(atoll(val)));
 	if (json_object_get(o, "value")) {
@@ -168,7 +171,8 @@ static void counter_why(int e, char *why, size_t len)
 	const char *hint = "";
 
 	if (e == ENOENT)
-		hint = "the pmu has no such event; no hardware pmu visible here";
+		hint =
+		    "the pmu has no such event; no hardware pmu visible here";
 	else if (e == EACCES || e == EPERM)
 		hint = "not permitted; see kernel.perf_event_paranoid";
 	else if (e == EOPNOTSUPP)
@@ -246,8 +250,8 @@ static json_t *probe_model(struct host_ctx *ctx, const char *uri)
 	o = json_object();
 	json_object_set_new(o, "2M",
 			    probe_pool(ctx, "hugetlb.2M", "hugepages-2048kB"));
-	json_object_set_new(o, "1G", probe_pool(ctx, "hugetlb.1G",
-						"hugepages-1048576kB"));
+	json_object_set_new(
+	    o, "1G", probe_pool(ctx, "hugetlb.1G", "hugepages-1048576kB"));
 	json_object_set_new(m, "hugetlb", o);
 	json_object_set_new(m, "kvm_nx_huge_pages",
 			    probe_knob(ctx, "kvm.nx_huge_pages"));
@@ -280,19 +284,22 @@ static void render_text(json_t *m)
 	       *str(o, "virt_flags") ? str(o, "virt_flags") : "none",
 	       *str(o, "why") ? " (" : "", str(o, "why"),
 	       *str(o, "why") ? ")" : "");
-	json_array_foreach(json_object_get(m, "kvm_modules"), i, v) {
+	json_array_foreach(json_object_get(m, "kvm_modules"), i, v)
+	{
 		char label[32];
 
 		snprintf(label, sizeof(label), "module %s", str(v, "name"));
 		printf("%-18s %s", label, str(v, "state"));
 		if (json_object_get(v, "ept"))
-			printf(", ept=%s", json_is_null(json_object_get(v, "ept"))
-						   ? "?"
-						   : str(v, "ept"));
+			printf(", ept=%s",
+			       json_is_null(json_object_get(v, "ept"))
+				   ? "?"
+				   : str(v, "ept"));
 		if (json_object_get(v, "npt"))
-			printf(", npt=%s", json_is_null(json_object_get(v, "npt"))
-						   ? "?"
-						   : str(v, "npt"));
+			printf(", npt=%s",
+			       json_is_null(json_object_get(v, "npt"))
+				   ? "?"
+				   : str(v, "npt"));
 		printf("\n");
 	}
 	o = json_object_get(m, "accel");
@@ -303,11 +310,11 @@ static void render_text(json_t *m)
 	print_knob("thp defrag", json_object_get(o, "defrag"), "value");
 	printf("%-18s %s\n", "khugepaged defrag",
 	       json_is_null(json_object_get(o, "khugepaged_defrag"))
-		       ? "unknown (cannot read it)"
-		       : str(o, "khugepaged_defrag"));
+		   ? "unknown (cannot read it)"
+		   : str(o, "khugepaged_defrag"));
 	o = json_object_get(m, "hugetlb");
 	{
-		static const char *const sizes[] = { "2M", "1G" };
+		static const char *const sizes[] = {"2M", "1G"};
 
 		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 			char label[32];
@@ -317,9 +324,9 @@ static void render_text(json_t *m)
 			if (json_is_true(json_object_get(v, "supported")))
 				printf("%-18s nr %lld, free %lld\n", label,
 				       json_integer_value(
-					       json_object_get(v, "nr")),
+					   json_object_get(v, "nr")),
 				       json_integer_value(
-					       json_object_get(v, "free")));
+					   json_object_get(v, "free")));
 			else
 				printf("%-18s unsupported (%s)\n", label,
 				       str(v, "why"));
@@ -327,7 +334,8 @@ static void render_text(json_t *m)
 	}
 	print_knob("kvm.nx_huge_pages", json_object_get(m, "kvm_nx_huge_pages"),
 		   "value");
-	json_array_foreach(json_object_get(m, "counters"), i, v) {
+	json_array_foreach(json_object_get(m, "counters"), i, v)
+	{
 		char label[40];
 
 		snprintf(label, sizeof(label), "counter %s", str(v, "name"));
@@ -347,7 +355,7 @@ static void render_text(json_t *m)
 
 static int probe(bool as_json, const char *uri)
 {
-	struct host_opts opts = { .readonly = true };
+	struct host_opts opts = {.readonly = true};
 	struct host_ctx *ctx = NULL;
 	json_t *m = NULL;
 	int ret = 1;
@@ -356,8 +364,8 @@ static int probe(bool as_json, const char *uri)
 		goto out;
 	m = probe_model(ctx, uri);
 	if (as_json) {
-		if (json_dumpf(m, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) <
-		    0)
+		if (json_dumpf(m, stdout,
+			       JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
 			goto out;
 		printf("\n");
 	} else {
@@ -393,11 +401,11 @@ static int list_vms(void *arg, char *buf, size_t len)
 
 static int restore(const char *state_dir, const char *uri)
 {
-	struct vms_arg va = { .uri = uri };
+	struct vms_arg va = {.uri = uri};
 	struct host_opts opts = {
-		.state_dir = state_dir,
-		.list_vms = list_vms,
-		.list_vms_arg = &va,
+	    .state_dir = state_dir,
+	    .list_vms = list_vms,
+	    .list_vms_arg = &va,
 	};
 	int n;
 
@@ -422,11 +430,11 @@ static int parse(int argc, char **argv, const char *shortopts,
 		 struct host_args *a)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "uri", required_argument, NULL, 'u' },
-		{ "state-dir", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"json", no_argument, NULL, 'j'},
+	    {"uri", required_argument, NULL, 'u'},
+	    {"state-dir", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int opt;
 
@@ -454,7 +462,7 @@ static int parse(int argc, char **argv, const char *shortopts,
 
 int cmd_host(int argc, char **argv)
 {
-	struct host_args a = { .uri = DEFAULT_URI };
+	struct host_args a = {.uri = DEFAULT_URI};
 	const char *sub;
 	int ret;
 

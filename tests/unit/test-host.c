@@ -34,9 +34,9 @@
 /* Test-only fake kernel state (globals are fine in a test). */
 static char fake_root[64];
 static bool fake_ignore_writes;
-static long fake_1g_max = -1;	  /* clamp for the 1G pool, -1: none */
-static char fsync_thp[128];	  /* THP enabled when the journal was fsynced */
-static char fsync_journal[512];	  /* journal content at that fsync */
+static long fake_1g_max = -1;	/* clamp for the 1G pool, -1: none */
+static char fsync_thp[128];	/* THP enabled when the journal was fsynced */
+static char fsync_journal[512]; /* journal content at that fsync */
 static int fsync_journal_count;
 
 static ssize_t real_write(int fd, const void *buf, size_t n)
@@ -68,8 +68,7 @@ static bool fd_path(int fd, char *path, size_t len)
 }
 
 /* "always [madvise] never" with WORD selected; WORD must be listed. */
-static bool thp_select(const char *cur, const char *word, char *out,
-		       size_t len)
+static bool thp_select(const char *cur, const char *word, char *out, size_t len)
 {
 	char copy[256], *tok, *save = NULL;
 	size_t n = 0;
@@ -114,8 +113,8 @@ ssize_t write(int fd, const void *buf, size_t n)
 		/* the kernel shows the mitigation as a bool */
 		snprintf(out, sizeof(out), "%s\n",
 			 !strcmp(val, "force") || !strcmp(val, "auto") ? "Y"
-			 : !strcmp(val, "off")			   ? "N"
-								   : val);
+			 : !strcmp(val, "off")			       ? "N"
+								       : val);
 	} else {
 		snprintf(out, sizeof(out), "%s\n", val);
 	}
@@ -184,11 +183,11 @@ static bool exists(const char *rel)
 #define EPT "/sys/module/kvm_intel/parameters/ept"
 
 static const char cpu_intel[] =
-	"processor\t: 0\nvendor_id\t: GenuineIntel\n"
-	"model name\t: Fake Xeon\nflags\t\t: fpu vmx ept vpid pdpe1gb lm\n";
+    "processor\t: 0\nvendor_id\t: GenuineIntel\n"
+    "model name\t: Fake Xeon\nflags\t\t: fpu vmx ept vpid pdpe1gb lm\n";
 static const char cpu_amd_pvm[] =
-	"processor\t: 0\nvendor_id\t: AuthenticAMD\n"
-	"model name\t: Fake EPYC\nflags\t\t: fpu lm pdpe1gb hypervisor\n";
+    "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
+    "model name\t: Fake EPYC\nflags\t\t: fpu lm pdpe1gb hypervisor\n";
 
 /* A fresh fake host: Intel with a loadable kvm_intel, ept=Y. */
 static int setup(void **state)
@@ -261,8 +260,8 @@ static int fake_insert(void *arg, const char *name, const char *options)
 }
 
 static const struct host_module_ops fake_module_ops = {
-	.remove = fake_remove,
-	.insert = fake_insert,
+    .remove = fake_remove,
+    .insert = fake_insert,
 };
 
 struct fake_vms {
@@ -399,8 +398,8 @@ static void test_thp_bad_value(void **state)
 	(void)state;
 	fixture_init(&f);
 	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
-	assert_false(host_supported(ctx, "thp.enabled", "sometimes", why,
-				    sizeof(why)));
+	assert_false(
+	    host_supported(ctx, "thp.enabled", "sometimes", why, sizeof(why)));
 	assert_non_null(strstr(why, "'sometimes'"));
 	capture_begin();
 	assert_int_equal(host_set(ctx, "thp.enabled", "sometimes"),
@@ -462,7 +461,8 @@ static void test_paging_reload(void **state)
 	assert_int_equal(host_get(ctx, "paging", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "hw");
 	assert_int_equal(host_set(ctx, "paging", "shadow"), 0);
-	assert_string_equal(f.mods.log, "rmmod kvm_intel;insmod kvm_intel ept=0;");
+	assert_string_equal(f.mods.log,
+			    "rmmod kvm_intel;insmod kvm_intel ept=0;");
 	assert_string_equal(f.mods.journal_at_rmmod, "paging\thw\n");
 	get(EPT, buf, sizeof(buf));
 	assert_string_equal(buf, "N");
@@ -471,7 +471,8 @@ static void test_paging_reload(void **state)
 
 	f.mods.log[0] = '\0';
 	assert_int_equal(host_restore(ctx), 0);
-	assert_string_equal(f.mods.log, "rmmod kvm_intel;insmod kvm_intel ept=1;");
+	assert_string_equal(f.mods.log,
+			    "rmmod kvm_intel;insmod kvm_intel ept=1;");
 	get(EPT, buf, sizeof(buf));
 	assert_string_equal(buf, "Y");
 	host_ctx_free(ctx);
@@ -490,8 +491,9 @@ static void test_paging_insert_fails(void **state)
 	assert_int_equal(host_set(ctx, "paging", "shadow"), -ENOEXEC);
 	capture_end();
 	/* put back as it was rather than leave the host without kvm_intel */
-	assert_string_equal(f.mods.log, "rmmod kvm_intel;insmod kvm_intel ept=0;"
-					"insmod kvm_intel ept=1;");
+	assert_string_equal(f.mods.log,
+			    "rmmod kvm_intel;insmod kvm_intel ept=0;"
+			    "insmod kvm_intel ept=1;");
 	host_ctx_free(ctx);
 }
 
@@ -663,8 +665,8 @@ static void test_hugetlb(void **state)
 	assert_int_equal(host_set(ctx, "hugetlb.1G", "4"), -EIO);
 	msg = capture_end();
 	assert_non_null(strstr(msg, "only 2 of 4 1G pages"));
-	assert_false(host_supported(ctx, "hugetlb.2M", "lots", why,
-				    sizeof(why)));
+	assert_false(
+	    host_supported(ctx, "hugetlb.2M", "lots", why, sizeof(why)));
 	assert_int_equal(host_restore(ctx), 0);
 	get(HP2M, buf, sizeof(buf));
 	assert_string_equal(buf, "0");
@@ -744,33 +746,32 @@ static void test_restore_async(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_accel, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_thp_set_restore, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_thp_bad_value, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_journal_before_change,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_readback_mismatch, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_paging_reload, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_paging_insert_fails, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(
-			test_paging_refused_while_vms_run, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_paging_builtin, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_paging_pvm, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_crash_then_restore, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hugetlb, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nx_huge_pages, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_restore_async, setup,
-						teardown),
+	    cmocka_unit_test_setup_teardown(test_accel, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_thp_set_restore, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_thp_bad_value, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_journal_before_change, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_readback_mismatch, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_paging_reload, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_paging_insert_fails, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_paging_refused_while_vms_run,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_paging_builtin, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_paging_pvm, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_crash_then_restore, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hugetlb, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_nx_huge_pages, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_restore_async, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
