@@ -36,7 +36,7 @@ static void md_header(const struct report *r, FILE *out)
 static void md_cells(const struct report *r, FILE *out)
 {
 	char a[FMT_BUF], b[FMT_BUF], c1[FMT_BUF], d[FMT_BUF], e[FMT_BUF],
-		f[FMT_BUF], g[FMT_BUF], note[512];
+		f[FMT_BUF], g[FMT_BUF];
 	size_t i;
 
 	fprintf(out, "\n## Cells\n\n");
@@ -50,7 +50,6 @@ static void md_cells(const struct report *r, FILE *out)
 
 		fprintf(out, "| %s | ", c->label);
 		if (!c->nok) {
-			fmt_cell_note(note, sizeof(note), c);
 			fprintf(out, "0 | %s |  |  |  |  |  |  |  |  |  |\n",
 				c->status);
 			continue;

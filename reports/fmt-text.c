@@ -50,7 +50,8 @@ static void text_header(const struct report *r, FILE *out)
 static void text_counter(const struct report_cell *c, int k, FILE *out)
 {
 	const struct report_counter_stats *cs = &c->counters[k];
-	char num[FMT_BUF], note[FMT_BUF] = "", pm[FMT_BUF] = "";
+	char num[FMT_BUF], note[FMT_BUF] = "", pm[FMT_BUF] = "", line[256];
+	size_t len;
 
 	if (cs->state == CS_NOT_SUPPORTED)
 		snprintf(num, sizeof(num), "<not supported>");
@@ -65,10 +66,13 @@ static void text_counter(const struct report_cell *c, int k, FILE *out)
 			 100 * c->dtlb_miss_rate.value);
 	if (cs->state == CS_OK && !isnan(cs->rel_sd))
 		snprintf(pm, sizeof(pm), "( +- %6.2f%% )", 100 * cs->rel_sd);
-	fprintf(out, "%19s  %-17s %-22s %s", num, report_counter_names[k],
-		note, pm);
-	/* No trailing blanks in golden files. */
-	fprintf(out, "\n");
+	snprintf(line, sizeof(line), "%19s  %-17s %-22s %s", num,
+		 report_counter_names[k], note, pm);
+	/* No trailing blanks: the output is pasted into mail. */
+	len = strlen(line);
+	while (len && line[len - 1] == ' ')
+		line[--len] = '\0';
+	fprintf(out, "%s\n", line);
 }
 
 static void text_time(FILE *out, const char *name,

@@ -322,7 +322,7 @@ static void build_matrix(struct report *r)
 	const char **hosts = xcalloc(r->ncells, sizeof(*hosts));
 	const char **guests = xcalloc(r->ncells + 1, sizeof(*guests));
 	size_t nh = 0, ng = 0, i, h, g;
-	bool any_guest = false, any_bare = false;
+	bool any_bare = false;
 
 	m->cols = xcalloc(r->ncells + 1, sizeof(*m->cols));
 	for (i = 0; i < r->ncells; i++) {
@@ -335,13 +335,10 @@ static void build_matrix(struct report *r)
 			any_bare = true;
 			continue;
 		}
-		any_guest = true;
 		if (str_index(guests, ng, c->guest_thp ? c->guest_thp
 						       : "default") < 0)
 			guests[ng++] = c->guest_thp ? c->guest_thp : "default";
 	}
-	if (!any_guest)
-		guests[ng++] = "";
 	if (any_bare)
 		m->cols[m->ncols++] = "bare metal";
 	for (i = 0; i < r->ncells; i++)
@@ -349,32 +346,55 @@ static void build_matrix(struct report *r)
 		    str_index(m->cols, m->ncols, r->cells[i].column) < 0)
 			m->cols[m->ncols++] = r->cells[i].column;
 
-	/* Host-major, so one bare-metal cell spans adjacent rows. */
-	m->nrows = nh * ng;
-	m->row_host_thp = xcalloc(m->nrows, sizeof(*m->row_host_thp));
-	m->row_guest_thp = xcalloc(m->nrows, sizeof(*m->row_guest_thp));
-	m->slot = xcalloc(m->nrows * m->ncols, sizeof(*m->slot));
-	for (h = 0; h < nh; h++)
+	/*
+	 * Host-major, so one bare-metal cell spans adjacent rows; a guest-THP
+	 * row exists only where a guest cell has it, and a host THP with no
+	 * guest cell gets one row of its own.
+	 */
+	m->row_host_thp = xcalloc(nh * ng + nh, sizeof(*m->row_host_thp));
+	m->row_guest_thp = xcalloc(nh * ng + nh, sizeof(*m->row_guest_thp));
+	for (h = 0; h < nh; h++) {
+		size_t before = m->nrows;
+
 		for (g = 0; g < ng; g++) {
-			m->row_host_thp[h * ng + g] = hosts[h];
-			m->row_guest_thp[h * ng + g] = guests[g];
+			for (i = 0; i < r->ncells; i++) {
+				const struct report_cell *c = &r->cells[i];
+
+				if (!c->bare_metal &&
+				    !strcmp(c->host_thp ? c->host_thp
+							: "default",
+					    hosts[h]) &&
+				    !strcmp(c->guest_thp ? c->guest_thp
+							 : "default",
+					    guests[g]))
+					break;
+			}
+			if (i == r->ncells)
+				continue;
+			m->row_host_thp[m->nrows] = hosts[h];
+			m->row_guest_thp[m->nrows++] = guests[g];
 		}
+		if (m->nrows == before) {
+			m->row_host_thp[m->nrows] = hosts[h];
+			m->row_guest_thp[m->nrows++] = "";
+		}
+	}
+	m->slot = xcalloc(m->nrows * m->ncols, sizeof(*m->slot));
 	for (i = 0; i < m->nrows * m->ncols; i++)
 		m->slot[i] = -1;
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
+		const char *ht = c->host_thp ? c->host_thp : "default";
+		const char *gt = c->guest_thp ? c->guest_thp : "default";
 		long col = str_index(m->cols, m->ncols, c->column);
 		size_t row;
 
-		h = (size_t)str_index(hosts, nh,
-				      c->host_thp ? c->host_thp : "default");
-		for (row = h * ng; row < (h + 1) * ng; row++) {
-			const char *gt = c->guest_thp ? c->guest_thp
-						      : "default";
+		for (row = 0; row < m->nrows; row++) {
 			long *slot = &m->slot[row * m->ncols + col];
 
-			if (!c->bare_metal && any_guest &&
-			    strcmp(m->row_guest_thp[row], gt))
+			if (strcmp(m->row_host_thp[row], ht))
+				continue;
+			if (!c->bare_metal && strcmp(m->row_guest_thp[row], gt))
 				continue;
 			if (*slot < 0)
 				*slot = (long)i;
