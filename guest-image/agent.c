@@ -531,6 +531,33 @@ static int send_ready(struct agent *a)
 	return send_msg(a, ev);
 }
 
+/*
+ * The host closed its end.  Wait for it to come back and greet it with a
+ * ready, without blocking in write(): virtio-serial reports the host's state
+ * as POLLHUP, and a host that reconnects quickly may never be seen as gone.
+ */
+static int wait_host(struct agent *a)
+{
+	const struct timespec pause_ts = { 0, 100 * 1000 * 1000 };
+
+	for (;;) {
+		struct pollfd pfd = { .fd = a->fd, .events = POLLIN | POLLOUT };
+
+		if (poll(&pfd, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return err_errno("cannot poll '%s'", a->port);
+		}
+		if (pfd.revents & POLLERR)
+			return err("'%s' reports an error", a->port);
+		if (!(pfd.revents & POLLHUP)) {
+			note("host connected on '%s'", a->port);
+			return send_ready(a);
+		}
+		nanosleep(&pause_ts, NULL);
+	}
+}
+
 /* Read, decode and answer until shutdown or a fatal port error. */
 static int serve(struct agent *a)
 {
@@ -554,13 +581,11 @@ static int serve(struct agent *a)
 			return err_errno("cannot read '%s'", a->port);
 		}
 		if (r == 0) {
-			/* The host closed its end; the next one gets a ready. */
 			note("host disconnected from '%s'", a->port);
 			proto_decoder_reset(&a->dec);
-			ret = send_ready(a);
+			ret = wait_host(a);
 			if (ret < 0)
 				return ret;
-			note("host connected on '%s'", a->port);
 			continue;
 		}
 		proto_decoder_feed(&a->dec, a->rbuf, r);
