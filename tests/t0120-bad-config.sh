@@ -1,0 +1,79 @@
+#!/bin/sh
+# Bad input is refused with file:line:, exit status 2, and no host change.
+. "$(dirname "$0")/lib-test.sh"
+
+thp_before=$(thp_get enabled)
+w="[workload]
+dir = $TOP/configs/workloads
+name = randwalk"
+
+bad() {
+	# bad NAME 'expected message (grep -E)' CONFIG-TEXT
+	printf '%s\n' "$3" >"$TRASH/$1.ini"
+	test_expect_success "refused: $1" "
+		test_expect_code 2 \"\$VMTAX\" run $1.ini --out out-$1 2>err-$1 &&
+		grep -E '$2' err-$1 &&
+		test ! -e out-$1/results.json
+	"
+}
+test_expect_code() {
+	want=$1; shift
+	"$@"; got=$?
+	[ "$got" = "$want" ] || { echo "exit $got, wanted $want"; return 1; }
+}
+
+bad unknown-key '^unknown-key.ini:2: unknown key .repat. in \[run\] \(did you mean .repeat.\?\)' "[run]
+repat = 3
+$w"
+bad bad-int '^bad-int.ini:2: bad value for .repeat.' "[run]
+repeat = lots
+$w"
+bad vcpus-range '^vcpus-range.ini:2: .*out of range' "[guest]
+vcpus = 100000
+$w"
+bad memory-range '^memory-range.ini:2: .*out of range' "[guest]
+memory = 64M
+$w"
+bad empty-axis '^empty-axis.ini:2: .*empty' "[matrix]
+host_thp =
+$w"
+bad unknown-workload '^unknown-workload.ini:3: unknown workload .nosuch.' "[workload]
+dir = $TOP/configs/workloads
+name = nosuch"
+bad dup-section '^dup-section.ini:3: section \[run\] appears twice' "[run]
+name = a
+[run]
+$w"
+bad bad-name '^bad-name.ini:2: bad run name' "[run]
+name = x\"<&y
+$w"
+bad missing-kernel 'guest kernel .*/nonexistent. is missing' "[guest]
+kernel = /nonexistent
+$w"
+bad unknown-param '^unknown-param.ini:4: workload .randwalk. has no parameter .NOPE.' "$w
+NOPE = 1"
+
+printf '[run]\nname = \377\376\n' >"$TRASH/not-utf8.ini"
+test_expect_success 'refused: a file that is not UTF-8' '
+	test_expect_code 2 "$VMTAX" run not-utf8.ini 2>err &&
+	grep "not UTF-8" err
+'
+test_expect_success 'refused: a 100 MB file' '
+	head -c 100000000 /dev/zero | tr "\0" ";" >big.ini &&
+	test_expect_code 2 "$VMTAX" run big.ini 2>err &&
+	grep "too large" err
+'
+test_expect_success 'unknown command and missing argument are usage errors' '
+	test_expect_code 2 "$VMTAX" frobnicate 2>/dev/null &&
+	test_expect_code 2 "$VMTAX" run 2>/dev/null
+'
+test_expect_success 'every command has --help' '
+	for c in run report compare host workloads; do
+		"$VMTAX" $c --help >help-$c || exit 1
+		grep -qi usage help-$c || exit 1
+	done
+'
+test_expect_success 'host THP untouched by refused runs' '
+	test "$(thp_get enabled)" = "$thp_before"
+'
+test_done
