@@ -906,7 +906,7 @@ static int list_vms(void *arg, char *buf, size_t len)
 
 static int make_rundir(struct run *r, const char *out)
 {
-	char ts[32], *logs;
+	char ts[32], *logs, *abs;
 	int ret = 0;
 
 	if (out) {
@@ -918,6 +918,12 @@ static int make_rundir(struct run *r, const char *out)
 	}
 	if (mkdir(r->rundir, 0755) < 0 && errno != EEXIST)
 		return err_errno("cannot create run directory '%s'", r->rundir);
+	/* libvirt opens the console log from another cwd: use absolute paths. */
+	abs = realpath(r->rundir, NULL);
+	if (!abs)
+		return err_errno("cannot resolve '%s'", r->rundir);
+	free(r->rundir);
+	r->rundir = abs;
 	r->results_path = xasprintf("%s/results.json", r->rundir);
 	if (access(r->results_path, F_OK) == 0) {
 		fprintf(stderr,
