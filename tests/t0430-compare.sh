@@ -1,0 +1,93 @@
+#!/bin/sh
+# vmtax compare: two runs cell by cell, one axis of one run (--by), and the
+# refusals (different workloads or metrics, bad usage) with exit status 2.
+. "$(dirname "$0")/lib-test.sh"
+
+[ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
+
+A="$TOP/tests/fixtures/results-demo.json"
+B="$TOP/tests/fixtures/results-demo-b.json"
+HW="$TOP/tests/fixtures/results-hw.json"
+export A B HW
+
+test_expect_success 'two runs: a delta with an interval per measured cell' '
+	"$VMTAX" compare "$A" "$B" >out &&
+	cat out &&
+	test "$(grep -c "^ A .* -> B .*: delta [+-][0-9.]*% \[[+-][0-9.]*%, [+-][0-9.]*%\], p " out)" = 6 &&
+	grep -q "^ A 1.915 s -> B 1.966 s: delta +2.67% \[+0.88%, +4.45%\], p 0.0225 \*$" out &&
+	grep -q "within noise" out
+'
+
+test_expect_success 'two runs: skipped cells are shown with their reason' '
+	"$VMTAX" compare "$A" "$B" >out &&
+	test "$(grep -c "no delta: run A: skipped: paging cannot be changed" out)" = 4
+'
+
+test_expect_success 'a run against itself: no difference, within noise' '
+	"$VMTAX" compare "$A" "$A" >out &&
+	! grep -q "\*$" out &&
+	grep -q "delta +0.00% \[-0.29%, +0.29%\], p 1.0000 within noise" out
+'
+
+test_expect_success 'run directories are accepted' '
+	mkdir -p a b && cp "$A" a/results.json && cp "$B" b/results.json &&
+	"$VMTAX" compare a b >dirs &&
+	"$VMTAX" compare "$A" "$B" >files &&
+	sed 1,3d dirs >d1 && sed 1,3d files >f1 && cmp d1 f1
+'
+
+test_expect_success 'every format renders a comparison, the numbers agree' '
+	for f in text md csv json html; do
+		"$VMTAX" compare --format $f "$A" "$B" >cmp.$f || exit 1
+	done &&
+	grep -q "| THP always host | A | 1.915 | B | 1.966 | +2.67% | \[+0.88%, +4.45%\] | 0.0225 | \* |" cmp.md &&
+	grep -q "^compare,bare-metal/host-thp=always,.*,0.0266526467,0.00879372833,0.0445302323,0.0225453902," cmp.csv &&
+	test "$(grep -c "^compare," cmp.csv)" = 10 &&
+	grep -q "\"schema\": \"vmtax-compare/1\"" cmp.json &&
+	grep -q "\"value\": 0.0266526467" cmp.json &&
+	grep -q "<td>+2.67%</td>" cmp.html
+'
+
+test_expect_success '--by host_thp pairs cells differing only in host THP' '
+	"$VMTAX" compare "$HW" --by host_thp >by &&
+	cat by &&
+	test "$(grep -c "^ always .* -> never .*: delta" by)" = 3 &&
+	test "$(grep -c "^ always .* -> madvise .*: delta" by)" = 1 &&
+	grep -q "cell guest/paging=ept/host-thp=never/guest-thp=never vs guest/paging=ept/host-thp=always/guest-thp=never" by
+'
+
+test_expect_success '--by where: each guest cell against bare metal at its host THP' '
+	"$VMTAX" compare "$HW" --by where >by &&
+	test "$(grep -c "^ bare-metal .* -> guest .*: delta" by)" = 6 &&
+	grep -q "guest/paging=shadow/host-thp=never/guest-thp=never vs bare-metal/host-thp=never" by
+'
+
+test_expect_success '--by paging: EPT off against EPT on' '
+	"$VMTAX" compare "$HW" --by paging --format csv >by.csv &&
+	test "$(grep -c "^compare,guest/paging=shadow/.*,ept,shadow," by.csv)" = 3
+'
+
+test_expect_success 'different workloads are refused with exit 2' '
+	sed "s/\"name\": \"randwalk\"/\"name\": \"stream\"/" "$B" >other.json &&
+	{ "$VMTAX" compare "$A" other.json >out 2>err; test $? = 2; } &&
+	test ! -s out &&
+	grep -q "cannot compare .* (workload .randwalk.) with .*other.json. (workload .stream.)" err
+'
+
+test_expect_success 'different metrics are refused with exit 2' '
+	sed "s/\"metric\": \"elapsed\"/\"metric\": \"regex\"/; s/\"unit\": \"s\"/\"unit\": \"MB\/s\"/" \
+		"$B" >metric.json &&
+	{ "$VMTAX" compare "$A" metric.json 2>err; test $? = 2; } &&
+	grep -q "cannot compare .* (metric .elapsed. in .s., lower is better) with .* (metric .regex. in .MB/s." err
+'
+
+test_expect_failure_code 'one run without --by (exit 2)' 2 '"$VMTAX" compare "$A"'
+test_expect_failure_code '--by with two runs (exit 2)' 2 '"$VMTAX" compare "$A" "$B" --by host_thp'
+test_expect_failure_code 'unknown axis (exit 2)' 2 '"$VMTAX" compare "$HW" --by colour'
+test_expect_failure_code 'a corrupt run (exit 2)' 2 '
+	printf "{" >bad.json && "$VMTAX" compare "$A" bad.json'
+test_expect_success 'compare --help' '
+	"$VMTAX" compare --help >help && grep -q -- "--by AXIS" help
+'
+
+test_done
