@@ -50,7 +50,7 @@ static void text_header(const struct report *r, FILE *out)
 static void text_counter(const struct report_cell *c, int k, FILE *out)
 {
 	const struct report_counter_stats *cs = &c->counters[k];
-	char num[FMT_BUF], note[FMT_BUF] = "", pm[FMT_BUF] = "", line[256];
+	char num[FMT_BUF], note[FMT_BUF] = "", pm[FMT_BUF] = "", line[512];
 	size_t len;
 
 	if (cs->state == CS_NOT_SUPPORTED)
