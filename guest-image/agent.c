@@ -48,8 +48,8 @@ struct agent {
 	char port[PATH_MAX];
 	struct proto_decoder dec;
 	char rbuf[64 * 1024];
-	bool shutdown;		/* power off after this reply */
-	bool panic;		/* crash the kernel after this reply */
+	bool shutdown; /* power off after this reply */
+	bool panic;    /* crash the kernel after this reply */
 };
 
 /* What one request produced: a reply and a line for the console. */
@@ -138,14 +138,15 @@ static int find_port_once(char *path, size_t len)
 static int find_port(char *path, size_t len)
 {
 	double deadline = mono_now() + PORT_WAIT_S;
-	const struct timespec pause_ts = { 0, 100 * 1000 * 1000 };
+	const struct timespec pause_ts = {0, 100 * 1000 * 1000};
 
 	for (;;) {
 		if (find_port_once(path, len) == 0)
 			return 0;
 		if (mono_now() >= deadline)
-			return err("no virtio port named '%s' under '%s' after %.0f s",
-				   PROTO_PORT_NAME, PORT_DIR, PORT_WAIT_S);
+			return err(
+			    "no virtio port named '%s' under '%s' after %.0f s",
+			    PROTO_PORT_NAME, PORT_DIR, PORT_WAIT_S);
 		nanosleep(&pause_ts, NULL);
 	}
 }
@@ -181,8 +182,7 @@ static json_t *thp_current(const char *knob)
 	return json_string(word);
 }
 
-static void handle_hello(struct agent *a, const json_t *req,
-			 struct outcome *o)
+static void handle_hello(struct agent *a, const json_t *req, struct outcome *o)
 {
 	uint64_t id = proto_id(req);
 	struct utsname u;
@@ -248,7 +248,7 @@ static const char *thp_set_one(const char *knob, const char *value, char *msg,
 static void handle_set_thp(struct agent *a, const json_t *req,
 			   struct outcome *o)
 {
-	static const char *const knobs[] = { "enabled", "defrag" };
+	static const char *const knobs[] = {"enabled", "defrag"};
 	uint64_t id = proto_id(req);
 	const char *code = NULL;
 	char msg[512] = "";
@@ -259,7 +259,8 @@ static void handle_set_thp(struct agent *a, const json_t *req,
 		const json_t *v = json_object_get(req, knobs[i]);
 
 		if (v && !json_is_null(v) &&
-		    (!json_is_string(v) || !is_safe_name(json_string_value(v)))) {
+		    (!json_is_string(v) ||
+		     !is_safe_name(json_string_value(v)))) {
 			snprintf(msg, sizeof(msg),
 				 "'%s' must be a THP mode such as \"never\"",
 				 knobs[i]);
@@ -267,7 +268,8 @@ static void handle_set_thp(struct agent *a, const json_t *req,
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(knobs) && !code; i++) {
-		const char *v = json_string_value(json_object_get(req, knobs[i]));
+		const char *v =
+		    json_string_value(json_object_get(req, knobs[i]));
 
 		if (v)
 			code = thp_set_one(knobs[i], v, msg, sizeof(msg));
@@ -277,15 +279,14 @@ static void handle_set_thp(struct agent *a, const json_t *req,
 		snprintf(o->log, sizeof(o->log), "%s: %s", code, msg);
 		return;
 	}
-	o->reply = proto_reply_ok_new(id, json_pack("{s:o, s:o}", "enabled",
-						    thp_current("enabled"),
-						    "defrag",
-						    thp_current("defrag")));
+	o->reply = proto_reply_ok_new(
+	    id, json_pack("{s:o, s:o}", "enabled", thp_current("enabled"),
+			  "defrag", thp_current("defrag")));
 	snprintf(o->log, sizeof(o->log), "enabled=%s defrag=%s",
 		 json_string_value(json_object_get(
-			 json_object_get(o->reply, "result"), "enabled")),
+		     json_object_get(o->reply, "result"), "enabled")),
 		 json_string_value(json_object_get(
-			 json_object_get(o->reply, "result"), "defrag")));
+		     json_object_get(o->reply, "result"), "defrag")));
 }
 
 struct tick_ctx {
@@ -300,7 +301,7 @@ struct tick_ctx {
 static int run_tick(void *arg, double elapsed_s)
 {
 	struct tick_ctx *t = arg;
-	struct pollfd pfd = { .fd = t->a->fd, .events = POLLOUT };
+	struct pollfd pfd = {.fd = t->a->fd, .events = POLLOUT};
 	json_t *ev;
 
 	if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLOUT) ||
@@ -353,7 +354,8 @@ static char **env_from_json(const json_t *env, char *msg, size_t msglen)
 	}
 	n = json_object_size(env);
 	out = xcalloc(n + 1, sizeof(char *));
-	json_object_foreach((json_t *)env, key, v) {
+	json_object_foreach((json_t *)env, key, v)
+	{
 		if (!*key || strchr(key, '=') || !json_is_string(v)) {
 			snprintf(msg, msglen,
 				 "'env' entry '%.64s' must be NAME: \"string\"",
@@ -371,8 +373,8 @@ static char **env_from_json(const json_t *env, char *msg, size_t msglen)
 static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
 {
 	uint64_t id = proto_id(req);
-	struct tick_ctx tick = { .a = a, .id = id };
-	struct runner_spec spec = { 0 };
+	struct tick_ctx tick = {.a = a, .id = id};
+	struct runner_spec spec = {0};
 	struct runner_result res;
 	bool with_output = false, counters = true;
 	double timeout_s = 0, heartbeat_s = HEARTBEAT_DEFAULT_S;
@@ -424,8 +426,8 @@ static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
 		snprintf(o->log, sizeof(o->log), "run-failed: %s", msg);
 		goto out;
 	}
-	o->reply = proto_reply_ok_new(id, proto_sample_to_json(&res,
-							       with_output));
+	o->reply =
+	    proto_reply_ok_new(id, proto_sample_to_json(&res, with_output));
 	snprintf(o->log, sizeof(o->log), "%s exit %d in %.3f s",
 		 runner_status_name(res.status), res.exit_status,
 		 res.elapsed_s);
@@ -469,13 +471,13 @@ static const struct request_handler {
 	const char *type;
 	void (*fn)(struct agent *a, const json_t *req, struct outcome *o);
 } handlers[] = {
-	{ "hello", handle_hello },
-	{ "set-thp", handle_set_thp },
-	{ "run", handle_run },
-	{ "shutdown", handle_shutdown },
+    {"hello", handle_hello},
+    {"set-thp", handle_set_thp},
+    {"run", handle_run},
+    {"shutdown", handle_shutdown},
 #ifdef VMTAX_AGENT_TEST
-	{ "test-hang", handle_test_hang },
-	{ "test-panic", handle_test_panic },
+    {"test-hang", handle_test_hang},
+    {"test-panic", handle_test_panic},
 #endif
 };
 
@@ -483,7 +485,7 @@ static void handle(struct agent *a, const json_t *req)
 {
 	const char *type = proto_type(req);
 	uint64_t id = proto_id(req);
-	struct outcome o = { NULL, "" };
+	struct outcome o = {NULL, ""};
 	double t0 = mono_now();
 	size_t i;
 
@@ -538,10 +540,10 @@ static int send_ready(struct agent *a)
  */
 static int wait_host(struct agent *a)
 {
-	const struct timespec pause_ts = { 0, 100 * 1000 * 1000 };
+	const struct timespec pause_ts = {0, 100 * 1000 * 1000};
 
 	for (;;) {
-		struct pollfd pfd = { .fd = a->fd, .events = POLLIN | POLLOUT };
+		struct pollfd pfd = {.fd = a->fd, .events = POLLIN | POLLOUT};
 
 		if (poll(&pfd, 1, -1) < 0) {
 			if (errno == EINTR)
@@ -613,7 +615,7 @@ static int serve(struct agent *a)
 
 int main(void)
 {
-	struct agent a = { .fd = -1 };
+	struct agent a = {.fd = -1};
 	int ret = 1;
 
 	signal(SIGPIPE, SIG_IGN);

@@ -14,14 +14,14 @@
 #define DEC_MIN_CAP 4096
 
 static const char *const status_names[] = {
-	[RUNNER_OK] = "ok",
-	[RUNNER_FAILED] = "failed",
-	[RUNNER_TIMEOUT] = "timeout",
-	[RUNNER_KILLED] = "killed",
+    [RUNNER_OK] = "ok",
+    [RUNNER_FAILED] = "failed",
+    [RUNNER_TIMEOUT] = "timeout",
+    [RUNNER_KILLED] = "killed",
 };
 
 static int seterr(char *errbuf, size_t errlen, int code, const char *fmt, ...)
-	VMTAX_PRINTF(4, 5);
+    VMTAX_PRINTF(4, 5);
 
 static int seterr(char *errbuf, size_t errlen, int code, const char *fmt, ...)
 {
@@ -229,8 +229,8 @@ int proto_decoder_next(struct proto_decoder *d, json_t **msg, char *errbuf,
 	}
 	if (d->len < PROTO_HDR_LEN)
 		return d->dropped && d->gap < PROTO_HDR_LEN
-			       ? report_drop(d, errbuf, errlen)
-			       : 0;
+			   ? report_drop(d, errbuf, errlen)
+			   : 0;
 	d->resyncing = false;
 	n = be32(d->buf + 4);
 	if (n == 0) {
@@ -325,9 +325,9 @@ json_t *proto_reply_err_new(uint64_t id, const char *code, const char *msg)
 	json_t *m = envelope_new(id, "reply");
 
 	json_object_set_new(m, "ok", json_false());
-	json_object_set_new(m, "error",
-			    json_pack("{s:s, s:s}", "code", code, "message",
-				      msg ? msg : ""));
+	json_object_set_new(
+	    m, "error",
+	    json_pack("{s:s, s:s}", "code", code, "message", msg ? msg : ""));
 	return m;
 }
 
@@ -420,21 +420,20 @@ json_t *proto_sample_to_json(const struct runner_result *r, int with_output)
 			v = json_null();
 		json_object_set_new(counters, runner_counter_name(i), v);
 	}
-	j = json_pack("{s:s, s:i, s:f, s:f, s:f, s:I, s:I, s:I, s:o}",
-		      "status",
+	j = json_pack("{s:s, s:i, s:f, s:f, s:f, s:I, s:I, s:I, s:o}", "status",
 		      (unsigned)r->status < ARRAY_SIZE(status_names)
-			      ? status_names[r->status]
-			      : "failed",
+			  ? status_names[r->status]
+			  : "failed",
 		      "exit_status", r->exit_status, "elapsed_s", r->elapsed_s,
 		      "user_s", r->user_s, "sys_s", r->sys_s, "max_rss_kb",
 		      (json_int_t)r->max_rss_kb, "minor_faults",
 		      (json_int_t)r->minor_faults, "major_faults",
 		      (json_int_t)r->major_faults, "counters", counters);
 	if (with_output) {
-		json_object_set_new(j, "output",
-				    json_bytes_new(r->output ? r->output : "",
-						   r->output ? r->output_len
-							     : 0));
+		json_object_set_new(
+		    j, "output",
+		    json_bytes_new(r->output ? r->output : "",
+				   r->output ? r->output_len : 0));
 		json_object_set_new(j, "output_truncated",
 				    json_boolean(r->output_truncated));
 	}
@@ -462,15 +461,16 @@ static int get_long(const json_t *j, const char *key, long *out, char *errbuf,
 	const json_t *v = json_object_get(j, key);
 
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return seterr(errbuf, errlen, -EPROTO,
-			      "sample: '%s' is missing or not a non-negative integer",
-			      key);
+		return seterr(
+		    errbuf, errlen, -EPROTO,
+		    "sample: '%s' is missing or not a non-negative integer",
+		    key);
 	*out = (long)json_integer_value(v);
 	return 0;
 }
 
-int proto_sample_parse(const json_t *j, struct runner_result *r,
-		       char *errbuf, size_t errlen)
+int proto_sample_parse(const json_t *j, struct runner_result *r, char *errbuf,
+		       size_t errlen)
 {
 	const json_t *v, *counters, *out;
 	const char *status, *key;
@@ -495,8 +495,9 @@ int proto_sample_parse(const json_t *j, struct runner_result *r,
 	v = json_object_get(j, "exit_status");
 	if (!json_is_integer(v) || json_integer_value(v) < -1 ||
 	    json_integer_value(v) > 255 + 128)
-		return seterr(errbuf, errlen, -EPROTO,
-			      "sample: 'exit_status' is missing or out of range");
+		return seterr(
+		    errbuf, errlen, -EPROTO,
+		    "sample: 'exit_status' is missing or out of range");
 	r->exit_status = (int)json_integer_value(v);
 	if ((ret = get_number(j, "elapsed_s", &r->elapsed_s, errbuf, errlen)) ||
 	    (ret = get_number(j, "user_s", &r->user_s, errbuf, errlen)) ||
@@ -504,14 +505,15 @@ int proto_sample_parse(const json_t *j, struct runner_result *r,
 	    (ret = get_long(j, "max_rss_kb", &r->max_rss_kb, errbuf, errlen)) ||
 	    (ret = get_long(j, "minor_faults", &r->minor_faults, errbuf,
 			    errlen)) ||
-	    (ret = get_long(j, "major_faults", &r->major_faults, errbuf,
-			    errlen)))
+	    (ret =
+		 get_long(j, "major_faults", &r->major_faults, errbuf, errlen)))
 		return ret;
 	counters = json_object_get(j, "counters");
 	if (!json_is_object(counters))
 		return seterr(errbuf, errlen, -EPROTO,
 			      "sample: 'counters' is missing or not an object");
-	json_object_foreach((json_t *)counters, key, v) {
+	json_object_foreach((json_t *)counters, key, v)
+	{
 		int c = runner_counter_lookup(key);
 
 		if (c < 0)
@@ -520,7 +522,8 @@ int proto_sample_parse(const json_t *j, struct runner_result *r,
 			continue;
 		if (!json_is_integer(v) || json_integer_value(v) < 0)
 			return seterr(errbuf, errlen, -EPROTO,
-				      "sample: counter '%s' is not a non-negative integer or null",
+				      "sample: counter '%s' is not a "
+				      "non-negative integer or null",
 				      key);
 		r->counters[c].supported = true;
 		r->counters[c].counted = true;
@@ -534,7 +537,7 @@ int proto_sample_parse(const json_t *j, struct runner_result *r,
 		r->output_len = json_string_length(out);
 		r->output = xstrndup(json_string_value(out), r->output_len);
 		r->output_truncated =
-			json_is_true(json_object_get(j, "output_truncated"));
+		    json_is_true(json_object_get(j, "output_truncated"));
 	}
 	return 0;
 }

@@ -33,8 +33,7 @@ static size_t payload_frame(unsigned char *out, const char *payload)
 	return raw_frame(out, PROTO_MAGIC, strlen(payload), payload);
 }
 
-static void encode_req(uint64_t id, const char *type, char **frame,
-		       size_t *len)
+static void encode_req(uint64_t id, const char *type, char **frame, size_t *len)
 {
 	json_t *m = proto_request_new(id, type);
 
@@ -115,14 +114,13 @@ static void test_builders(void **state)
 	assert_string_equal(proto_type(ok), "reply");
 	assert_int_equal(proto_id(ok), 3);
 	assert_true(json_is_true(json_object_get(ok, "ok")));
-	assert_int_equal(
-		json_integer_value(json_object_get(
-			json_object_get(ok, "result"), "x")),
-		1);
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_object_get(ok, "result"), "x")),
+			 1);
 	bad = proto_reply_err_new(4, "unknown-type", "no such type 'x'");
 	assert_true(json_is_false(json_object_get(bad, "ok")));
 	assert_string_equal(json_string_value(json_object_get(
-				    json_object_get(bad, "error"), "code")),
+				json_object_get(bad, "error"), "code")),
 			    "unknown-type");
 	ev = proto_event_new(0, "ready");
 	assert_int_equal(json_integer_value(json_object_get(ev, "v")), 1);
@@ -311,24 +309,24 @@ static void test_bad_payloads(void **state)
 		const char *payload;
 		const char *why;
 	} cases[] = {
-		{ "{\"v\":1,\"id\":1,", "invalid json" },
-		{ "not json at all", "invalid json" },
-		{ "{\"v\":1,\"id\":1,\"type\":\"a\"} trailing", "invalid json" },
-		{ "{\"v\":1,\"id\":1,\"type\":\"a\",\"type\":\"b\"}",
-		  "invalid json" },
-		{ "\xff\xfe{}", "invalid json" },
-		{ "[1,2,3]", "not a json object" },
-		{ "\"string\"", "not a json object" },
-		{ "{\"id\":1,\"type\":\"hello\"}", "missing 'v'" },
-		{ "{\"v\":2,\"id\":1,\"type\":\"hello\"}", "version" },
-		{ "{\"v\":\"1\",\"id\":1,\"type\":\"hello\"}", "version" },
-		{ "{\"v\":1,\"type\":\"hello\"}", "missing 'id'" },
-		{ "{\"v\":1,\"id\":-1,\"type\":\"hello\"}", "'id'" },
-		{ "{\"v\":1,\"id\":1.5,\"type\":\"hello\"}", "'id'" },
-		{ "{\"v\":1,\"id\":\"1\",\"type\":\"hello\"}", "'id'" },
-		{ "{\"v\":1,\"id\":1}", "missing 'type'" },
-		{ "{\"v\":1,\"id\":1,\"type\":7}", "'type'" },
-		{ "{\"v\":1,\"id\":1,\"type\":\"\"}", "'type'" },
+	    {"{\"v\":1,\"id\":1,", "invalid json"},
+	    {"not json at all", "invalid json"},
+	    {"{\"v\":1,\"id\":1,\"type\":\"a\"} trailing", "invalid json"},
+	    {"{\"v\":1,\"id\":1,\"type\":\"a\",\"type\":\"b\"}",
+	     "invalid json"},
+	    {"\xff\xfe{}", "invalid json"},
+	    {"[1,2,3]", "not a json object"},
+	    {"\"string\"", "not a json object"},
+	    {"{\"id\":1,\"type\":\"hello\"}", "missing 'v'"},
+	    {"{\"v\":2,\"id\":1,\"type\":\"hello\"}", "version"},
+	    {"{\"v\":\"1\",\"id\":1,\"type\":\"hello\"}", "version"},
+	    {"{\"v\":1,\"type\":\"hello\"}", "missing 'id'"},
+	    {"{\"v\":1,\"id\":-1,\"type\":\"hello\"}", "'id'"},
+	    {"{\"v\":1,\"id\":1.5,\"type\":\"hello\"}", "'id'"},
+	    {"{\"v\":1,\"id\":\"1\",\"type\":\"hello\"}", "'id'"},
+	    {"{\"v\":1,\"id\":1}", "missing 'type'"},
+	    {"{\"v\":1,\"id\":1,\"type\":7}", "'type'"},
+	    {"{\"v\":1,\"id\":1,\"type\":\"\"}", "'type'"},
 	};
 	struct proto_decoder d;
 	unsigned char buf[256];
@@ -524,13 +522,12 @@ static void test_sample_round_trip(void **state)
 	assert_non_null(j);
 	assert_string_equal(json_string_value(json_object_get(j, "status")),
 			    "timeout");
-	assert_true(json_is_null(json_object_get(
-		json_object_get(j, "counters"), "dTLB-loads")));
-	assert_true(json_is_null(json_object_get(
-		json_object_get(j, "counters"), "cycles")));
+	assert_true(json_is_null(
+	    json_object_get(json_object_get(j, "counters"), "dTLB-loads")));
+	assert_true(json_is_null(
+	    json_object_get(json_object_get(j, "counters"), "cycles")));
 	assert_int_equal(json_integer_value(json_object_get(
-				 json_object_get(j, "counters"),
-				 "page-faults")),
+			     json_object_get(j, "counters"), "page-faults")),
 			 1000 + RC_PAGE_FAULTS);
 	assert_string_equal(json_string_value(json_object_get(j, "output")),
 			    "line one\nbad byte ?\n");
@@ -577,30 +574,30 @@ static void test_sample_round_trip(void **state)
 static void test_sample_rejects(void **state)
 {
 	static const char *const bad[] = {
-		"[]",
-		"{}",
-		"{\"status\":\"weird\"}",
-		"{\"status\":\"ok\",\"exit_status\":0,\"elapsed_s\":\"1\","
-		"\"user_s\":0,\"sys_s\":0,\"max_rss_kb\":1,\"minor_faults\":1,"
-		"\"major_faults\":0,\"counters\":{}}",
-		"{\"status\":\"ok\",\"exit_status\":0,\"elapsed_s\":1,"
-		"\"user_s\":0,\"sys_s\":0,\"max_rss_kb\":1,\"minor_faults\":1,"
-		"\"major_faults\":0}",
-		"{\"status\":\"ok\",\"exit_status\":0,\"elapsed_s\":1,"
-		"\"user_s\":0,\"sys_s\":0,\"max_rss_kb\":1,\"minor_faults\":1,"
-		"\"major_faults\":0,\"counters\":{\"cycles\":-5}}",
-		"{\"status\":\"ok\",\"exit_status\":0,\"elapsed_s\":1,"
-		"\"user_s\":0,\"sys_s\":0,\"max_rss_kb\":1,\"minor_faults\":1,"
-		"\"major_faults\":0,\"counters\":{\"cycles\":1.5}}",
-		"{\"status\":\"ok\",\"exit_status\":0,\"elapsed_s\":1,"
-		"\"user_s\":0,\"sys_s\":0,\"max_rss_kb\":1,\"minor_faults\":1,"
-		"\"major_faults\":0,\"counters\":{},\"output\":3}",
+	    "[]",
+	    "{}",
+	    "{\"status\":\"weird\"}",
+	    "{\"status\":\"ok\",\"exit_status\":0,\"elapsed_s\":\"1\","
+	    "\"user_s\":0,\"sys_s\":0,\"max_rss_kb\":1,\"minor_faults\":1,"
+	    "\"major_faults\":0,\"counters\":{}}",
+	    "{\"status\":\"ok\",\"exit_status\":0,\"elapsed_s\":1,"
+	    "\"user_s\":0,\"sys_s\":0,\"max_rss_kb\":1,\"minor_faults\":1,"
+	    "\"major_faults\":0}",
+	    "{\"status\":\"ok\",\"exit_status\":0,\"elapsed_s\":1,"
+	    "\"user_s\":0,\"sys_s\":0,\"max_rss_kb\":1,\"minor_faults\":1,"
+	    "\"major_faults\":0,\"counters\":{\"cycles\":-5}}",
+	    "{\"status\":\"ok\",\"exit_status\":0,\"elapsed_s\":1,"
+	    "\"user_s\":0,\"sys_s\":0,\"max_rss_kb\":1,\"minor_faults\":1,"
+	    "\"major_faults\":0,\"counters\":{\"cycles\":1.5}}",
+	    "{\"status\":\"ok\",\"exit_status\":0,\"elapsed_s\":1,"
+	    "\"user_s\":0,\"sys_s\":0,\"max_rss_kb\":1,\"minor_faults\":1,"
+	    "\"major_faults\":0,\"counters\":{},\"output\":3}",
 	};
 	static const char *good =
-		"{\"status\":\"ok\",\"exit_status\":0,\"elapsed_s\":1,"
-		"\"user_s\":0,\"sys_s\":0,\"max_rss_kb\":1,\"minor_faults\":1,"
-		"\"major_faults\":0,\"counters\":{\"cycles\":null,"
-		"\"future-event\":5,\"instructions\":99}}";
+	    "{\"status\":\"ok\",\"exit_status\":0,\"elapsed_s\":1,"
+	    "\"user_s\":0,\"sys_s\":0,\"max_rss_kb\":1,\"minor_faults\":1,"
+	    "\"major_faults\":0,\"counters\":{\"cycles\":null,"
+	    "\"future-event\":5,\"instructions\":99}}";
 	struct runner_result r;
 	char errbuf[256];
 	json_t *j;
@@ -610,9 +607,8 @@ static void test_sample_rejects(void **state)
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		j = json_loads(bad[i], 0, NULL);
 		assert_non_null(j);
-		assert_int_equal(proto_sample_parse(j, &r, errbuf,
-						    sizeof(errbuf)),
-				 -EPROTO);
+		assert_int_equal(
+		    proto_sample_parse(j, &r, errbuf, sizeof(errbuf)), -EPROTO);
 		assert_true(errbuf[0] != '\0');
 		assert_null(r.output);
 		json_decref(j);
@@ -629,22 +625,22 @@ static void test_sample_rejects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_builders),
-		cmocka_unit_test(test_bytewise),
-		cmocka_unit_test(test_two_frames),
-		cmocka_unit_test(test_bad_magic_resync),
-		cmocka_unit_test(test_magic_prefix_kept),
-		cmocka_unit_test(test_oversized),
-		cmocka_unit_test(test_max_frame_fits),
-		cmocka_unit_test(test_zero_length),
-		cmocka_unit_test(test_bad_payloads),
-		cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_garbage_bounded),
-		cmocka_unit_test(test_overfeed_reported),
-		cmocka_unit_test(test_encode_rejects),
-		cmocka_unit_test(test_sample_round_trip),
-		cmocka_unit_test(test_sample_rejects),
+	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_builders),
+	    cmocka_unit_test(test_bytewise),
+	    cmocka_unit_test(test_two_frames),
+	    cmocka_unit_test(test_bad_magic_resync),
+	    cmocka_unit_test(test_magic_prefix_kept),
+	    cmocka_unit_test(test_oversized),
+	    cmocka_unit_test(test_max_frame_fits),
+	    cmocka_unit_test(test_zero_length),
+	    cmocka_unit_test(test_bad_payloads),
+	    cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_garbage_bounded),
+	    cmocka_unit_test(test_overfeed_reported),
+	    cmocka_unit_test(test_encode_rejects),
+	    cmocka_unit_test(test_sample_round_trip),
+	    cmocka_unit_test(test_sample_rejects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
