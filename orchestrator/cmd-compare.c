@@ -40,11 +40,11 @@ static void usage(FILE *f)
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "by", required_argument, NULL, 'b' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"by", required_argument, NULL, 'b'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *format = "text", *output = NULL, *by = NULL;
 	char **paths = NULL, *buf = NULL;

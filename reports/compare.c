@@ -9,8 +9,8 @@
 #include "util.h"
 
 static const char *const letters[] = {
-	"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M",
-	"N", "O", "P", "Q", "R", "S", "T", "U", "V", "W", "X", "Y", "Z",
+    "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M",
+    "N", "O", "P", "Q", "R", "S", "T", "U", "V", "W", "X", "Y", "Z",
 };
 
 /* The axes of a cell that --by can pivot, and how to read them. */
@@ -21,11 +21,11 @@ struct axis {
 };
 
 static const struct axis axes[] = {
-	{ "where", offsetof(struct report_cell, where), false },
-	{ "host_thp", offsetof(struct report_cell, host_thp), false },
-	{ "guest_thp", offsetof(struct report_cell, guest_thp), true },
-	{ "paging", offsetof(struct report_cell, paging), true },
-	{ "backing", offsetof(struct report_cell, backing), true },
+    {"where", offsetof(struct report_cell, where), false},
+    {"host_thp", offsetof(struct report_cell, host_thp), false},
+    {"guest_thp", offsetof(struct report_cell, guest_thp), true},
+    {"paging", offsetof(struct report_cell, paging), true},
+    {"backing", offsetof(struct report_cell, backing), true},
 };
 
 const char *compare_run_letter(size_t i)
@@ -231,8 +231,8 @@ int compare_new(struct report **runs, size_t nruns, const char *by,
 		goto out;
 	}
 	if (nruns > ARRAY_SIZE(letters)) {
-		ret = err("compare takes at most %zu runs",
-			  ARRAY_SIZE(letters));
+		ret =
+		    err("compare takes at most %zu runs", ARRAY_SIZE(letters));
 		goto out;
 	}
 	ret = check_comparable(runs, nruns);

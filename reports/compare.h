@@ -23,7 +23,7 @@
 #include "model.h"
 
 struct compare_row {
-	size_t ref_run, run; /* indexes into compare.runs */
+	size_t ref_run, run;		      /* indexes into compare.runs */
 	const struct report_cell *ref, *cell; /* NULL when absent */
 	const char *ref_name, *name;	      /* run letter or axis value */
 	struct stats_delta d;
@@ -31,8 +31,8 @@ struct compare_row {
 };
 
 struct compare {
-	const char *by;		/* the axis, or NULL across runs */
-	struct report **runs;	/* borrowed */
+	const char *by;	      /* the axis, or NULL across runs */
+	struct report **runs; /* borrowed */
 	size_t nruns;
 	struct compare_row *rows;
 	size_t nrows;

@@ -72,13 +72,19 @@ const char *fmt_signif(const struct stats_delta *d)
 	return d->significant ? "*" : "within noise";
 }
 
+const char *fmt_reason(const struct report_cell *c)
+{
+	if (c->reason)
+		return c->reason;
+	return strcmp(c->status, "pending") ? "no reason given" : "not run yet";
+}
+
 char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c)
 {
 	char pct[FMT_BUF], hw[FMT_BUF];
 
 	if (strcmp(c->status, "ok") && !c->nok)
-		snprintf(buf, len, "%s: %s", c->status,
-			 c->reason ? c->reason : "no reason given");
+		snprintf(buf, len, "%s: %s", c->status, fmt_reason(c));
 	else if (c->is_baseline)
 		snprintf(buf, len, "baseline");
 	else if (!c->vs_base.valid)
@@ -91,8 +97,7 @@ char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c)
 	return buf;
 }
 
-char *fmt_matrix_entry(char *buf, size_t len, const struct report *r,
-		       long cell)
+char *fmt_matrix_entry(char *buf, size_t len, const struct report *r, long cell)
 {
 	const struct report_cell *c;
 	char pct[FMT_BUF];

@@ -12,9 +12,9 @@
 #include <string.h>
 
 static const char *const cols =
-	"kind,id,label,status,reason,sample,n,metric,median,stddev,cv,min,max,"
-	"ci95_lo,ci95_hi,elapsed_s,user_s,sys_s,slowdown,slowdown_lo,"
-	"slowdown_hi,p_value,welch_df,significant,ipc,dtlb_miss_rate";
+    "kind,id,label,status,reason,sample,n,metric,median,stddev,cv,min,max,"
+    "ci95_lo,ci95_hi,elapsed_s,user_s,sys_s,slowdown,slowdown_lo,"
+    "slowdown_hi,p_value,welch_df,significant,ipc,dtlb_miss_rate";
 
 static void num(FILE *out, double x)
 {
@@ -69,8 +69,8 @@ static void cell_row(const struct report *r, const struct report_cell *c,
 	num(out, d->valid ? d->hi : NAN);
 	num(out, d->valid ? d->p : NAN);
 	num(out, d->valid ? d->df : NAN);
-	str(out, d->valid && !isnan(d->p) ? (d->significant ? "yes" : "no")
-					   : NULL);
+	str(out,
+	    d->valid && !isnan(d->p) ? (d->significant ? "yes" : "no") : NULL);
 	if (c->ipc.valid)
 		num(out, c->ipc.value);
 	else
@@ -81,8 +81,7 @@ static void cell_row(const struct report *r, const struct report_cell *c,
 		str(out, c->nok ? "not supported" : NULL);
 	for (k = 0; k < RC_COUNT; k++) {
 		if (c->nok)
-			counter(out, c->counters[k].state,
-				c->counters[k].mean);
+			counter(out, c->counters[k].state, c->counters[k].mean);
 		else
 			str(out, NULL);
 	}
@@ -111,13 +110,14 @@ static void sample_row(const struct report_cell *c,
 	num(out, s->cstate[RC_CYCLES] == CS_OK &&
 			 s->cstate[RC_INSTRUCTIONS] == CS_OK &&
 			 s->counter[RC_CYCLES] > 0
-		 ? s->counter[RC_INSTRUCTIONS] / s->counter[RC_CYCLES]
-		 : NAN);
-	num(out, s->cstate[RC_DTLB_LOADS] == CS_OK &&
-			 s->cstate[RC_DTLB_LOAD_MISSES] == CS_OK &&
-			 s->counter[RC_DTLB_LOADS] > 0
-		 ? s->counter[RC_DTLB_LOAD_MISSES] / s->counter[RC_DTLB_LOADS]
-		 : NAN);
+		     ? s->counter[RC_INSTRUCTIONS] / s->counter[RC_CYCLES]
+		     : NAN);
+	num(out,
+	    s->cstate[RC_DTLB_LOADS] == CS_OK &&
+		    s->cstate[RC_DTLB_LOAD_MISSES] == CS_OK &&
+		    s->counter[RC_DTLB_LOADS] > 0
+		? s->counter[RC_DTLB_LOAD_MISSES] / s->counter[RC_DTLB_LOADS]
+		: NAN);
 	for (k = 0; k < RC_COUNT; k++)
 		counter(out, s->cstate[k], s->counter[k]);
 	fputc('\n', out);
@@ -149,15 +149,16 @@ static int csv_compare(const struct compare *c, FILE *out)
 	      out);
 	for (i = 0; i < c->nrows; i++) {
 		const struct compare_row *row = &c->rows[i];
-		const struct report_cell *any = row->cell ? row->cell : row->ref;
+		const struct report_cell *any =
+		    row->cell ? row->cell : row->ref;
 		bool ok = !row->note;
 
 		fprintf(out, "compare");
 		str(out, any->id);
 		str(out, any->label);
 		str(out, row->ref ? row->ref->id : NULL);
-		str(out, c->by ? row->ref_name
-			       : compare_run_letter(row->ref_run));
+		str(out,
+		    c->by ? row->ref_name : compare_run_letter(row->ref_run));
 		str(out, c->by ? row->name : compare_run_letter(row->run));
 		fprintf(out, ",%zu", row->ref ? row->ref->nok : 0);
 		num(out, row->ref ? row->ref->metric.mean : NAN);
@@ -169,8 +170,8 @@ static int csv_compare(const struct compare *c, FILE *out)
 		num(out, ok ? row->d.p : NAN);
 		num(out, ok ? row->d.df : NAN);
 		str(out, ok && !isnan(row->d.p)
-				 ? (row->d.significant ? "yes" : "no")
-				 : NULL);
+			     ? (row->d.significant ? "yes" : "no")
+			     : NULL);
 		str(out, row->note);
 		fputc('\n', out);
 	}
@@ -178,7 +179,7 @@ static int csv_compare(const struct compare *c, FILE *out)
 }
 
 const struct report_format report_format_csv = {
-	.name = "csv",
-	.render = csv_render,
-	.render_compare = csv_compare,
+    .name = "csv",
+    .render = csv_render,
+    .render_compare = csv_compare,
 };

@@ -48,7 +48,8 @@ static void html_meta(const struct report *r, FILE *out)
 	snprintf(buf, sizeof(buf), "%s in %s, %s", r->wl_metric, r->wl_unit,
 		 fmt_better(r));
 	kv(out, "metric", buf);
-	json_object_foreach(r->wl_params, k, v) {
+	json_object_foreach(r->wl_params, k, v)
+	{
 		fprintf(out, "<tr><th>param ");
 		esc(out, k);
 		fprintf(out, "</th><td>");
@@ -81,7 +82,7 @@ static void html_meta(const struct report *r, FILE *out)
 static void html_cells(const struct report *r, FILE *out)
 {
 	char a[FMT_BUF], b[FMT_BUF], c1[FMT_BUF], d[FMT_BUF], e[FMT_BUF],
-		f[FMT_BUF], g[FMT_BUF];
+	    f[FMT_BUF], g[FMT_BUF];
 	size_t i;
 
 	fprintf(out, "<h2>Cells</h2>\n<table>\n<tr><th>cell</th><th>n</th>"
@@ -105,12 +106,13 @@ static void html_cells(const struct report *r, FILE *out)
 				     "class=\"skip\">");
 			esc(out, c->status);
 			fprintf(out, ": ");
-			esc(out, c->reason ? c->reason : "no reason given");
+			esc(out, fmt_reason(c));
 			fprintf(out, "</td></tr>\n");
 			continue;
 		}
-		fprintf(out, "<td>%zu</td><td>%s</td><td>%s</td><td>[%s, %s]"
-			     "</td><td>%s</td><td>%s</td><td>%s</td>",
+		fprintf(out,
+			"<td>%zu</td><td>%s</td><td>%s</td><td>[%s, %s]"
+			"</td><td>%s</td><td>%s</td><td>%s</td>",
 			c->metric.n, fmt_num(a, sizeof(a), c->metric.mean),
 			fmt_pct(b, sizeof(b), c->metric.cv),
 			fmt_num(c1, sizeof(c1), c->metric.ci_lo),
@@ -122,8 +124,9 @@ static void html_cells(const struct report *r, FILE *out)
 			fprintf(out, "<td>baseline</td><td></td><td></td>"
 				     "<td></td></tr>\n");
 		else
-			fprintf(out, "<td>%s</td><td>%s</td><td>%s</td>"
-				     "<td>%s</td></tr>\n",
+			fprintf(out,
+				"<td>%s</td><td>%s</td><td>%s</td>"
+				"<td>%s</td></tr>\n",
 				fmt_spct(a, sizeof(a), c->vs_base.delta),
 				fmt_interval(b, sizeof(b), &c->vs_base),
 				fmt_p(d, sizeof(d), c->vs_base.p),
@@ -201,9 +204,10 @@ static void html_matrix_table(const struct report *r, FILE *out)
 			*m->row_guest_thp[row] ? m->row_guest_thp[row] : "-",
 			m->row_host_thp[row]);
 		for (col = 0; col < m->ncols; col++)
-			fprintf(out, "<td>%s</td>",
-				fmt_matrix_entry(buf, sizeof(buf), r,
-						 m->slot[row * m->ncols + col]));
+			fprintf(
+			    out, "<td>%s</td>",
+			    fmt_matrix_entry(buf, sizeof(buf), r,
+					     m->slot[row * m->ncols + col]));
 		fprintf(out, "</tr>\n");
 	}
 	fprintf(out, "</table>\n");
@@ -241,14 +245,16 @@ static void html_heatmap(const struct report *r, FILE *out)
 	char fill[FMT_BUF], entry[FMT_BUF];
 	size_t row, col, i;
 
-	fprintf(out, "<h2>Heatmap</h2>\n<svg class=\"heatmap\" width=\"%.0f\" "
-		     "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+	fprintf(out,
+		"<h2>Heatmap</h2>\n<svg class=\"heatmap\" width=\"%.0f\" "
+		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
 		w, h, w, h);
 	fprintf(out, "<text x=\"4\" y=\"20\" class=\"hd\">guest / host "
 		     "THP</text>\n");
 	for (col = 0; col < m->ncols; col++) {
-		fprintf(out, "<text x=\"%.1f\" y=\"20\" class=\"hd\" "
-			     "text-anchor=\"middle\">",
+		fprintf(out,
+			"<text x=\"%.1f\" y=\"20\" class=\"hd\" "
+			"text-anchor=\"middle\">",
 			HM_LABEL_W + (col + 0.5) * HM_COL_W);
 		esc(out, m->cols[col]);
 		fprintf(out, "</text>\n");
@@ -287,8 +293,9 @@ static void html_heatmap(const struct report *r, FILE *out)
 		fmt_matrix_entry(entry, sizeof(entry), r, (long)i);
 		fprintf(out, "<rect class=\"cell\" data-id=\"");
 		esc(out, c->id);
-		fprintf(out, "\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			     "height=\"%.1f\" fill=\"%s\"><title>",
+		fprintf(out,
+			"\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"%.1f\" fill=\"%s\"><title>",
 			x + 1, y + 1, HM_COL_W - 2, span * HM_ROW_H - 2, fill);
 		esc(out, c->label);
 		fprintf(out, ": %s", entry);
@@ -296,8 +303,9 @@ static void html_heatmap(const struct report *r, FILE *out)
 			fprintf(out, ": ");
 			esc(out, c->reason);
 		}
-		fprintf(out, "</title></rect>\n<text x=\"%.1f\" y=\"%.1f\" "
-			     "text-anchor=\"middle\">%s</text>\n",
+		fprintf(out,
+			"</title></rect>\n<text x=\"%.1f\" y=\"%.1f\" "
+			"text-anchor=\"middle\">%s</text>\n",
 			x + HM_COL_W / 2, y + span * HM_ROW_H / 2 + 4, entry);
 	}
 	fprintf(out, "</svg>\n");
@@ -329,15 +337,18 @@ static void html_bars(const struct report *r, FILE *out)
 	span = hi - lo;
 #define BX(v) (BAR_LABEL_W + ((v)-lo) / span * BAR_W)
 	x0 = BX(0);
-	fprintf(out, "<svg class=\"bars\" width=\"%.0f\" height=\"%.0f\" "
-		     "viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+	fprintf(out,
+		"<svg class=\"bars\" width=\"%.0f\" height=\"%.0f\" "
+		"viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
 		BAR_LABEL_W + BAR_W + 90, n * BAR_H + 30,
 		BAR_LABEL_W + BAR_W + 90, n * BAR_H + 30);
-	fprintf(out, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.1f\" "
-		     "class=\"axis\"/>\n",
+	fprintf(out,
+		"<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.1f\" "
+		"class=\"axis\"/>\n",
 		x0, x0, n * BAR_H + 6);
-	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">0%%"
-		     "</text>\n",
+	fprintf(out,
+		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">0%%"
+		"</text>\n",
 		x0, n * BAR_H + 22);
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
@@ -355,22 +366,26 @@ static void html_bars(const struct report *r, FILE *out)
 		fprintf(out, ": %s %s</title>\n",
 			fmt_spct(buf, sizeof(buf), d->delta),
 			fmt_interval(iv, sizeof(iv), d));
-		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" "
-			     "text-anchor=\"end\">",
+		fprintf(out,
+			"<text x=\"%.1f\" y=\"%.1f\" "
+			"text-anchor=\"end\">",
 			BAR_LABEL_W - 6, y + 16);
 		esc(out, c->label);
-		fprintf(out, "</text>\n<rect x=\"%.1f\" y=\"%.1f\" "
-			     "width=\"%.1f\" height=\"%.1f\" class=\"%s\"/>\n",
+		fprintf(out,
+			"</text>\n<rect x=\"%.1f\" y=\"%.1f\" "
+			"width=\"%.1f\" height=\"%.1f\" class=\"%s\"/>\n",
 			fmin(x0, xv), y + 5, fabs(xv - x0), BAR_H - 10,
 			d->delta >= 0 ? "slow" : "fast");
 		if (d->bounded)
-			fprintf(out, "<path class=\"whisker\" d=\"M%.1f %.1fV"
-				     "%.1fM%.1f %.1fH%.1fM%.1f %.1fV%.1f\"/>\n",
+			fprintf(out,
+				"<path class=\"whisker\" d=\"M%.1f %.1fV"
+				"%.1fM%.1f %.1fH%.1fM%.1f %.1fV%.1f\"/>\n",
 				BX(d->lo), y + 7, y + BAR_H - 7, BX(d->lo),
 				y + BAR_H / 2, BX(d->hi), BX(d->hi), y + 7,
 				y + BAR_H - 7);
-		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">%s%s%s</text>"
-			     "</g>\n",
+		fprintf(out,
+			"<text x=\"%.1f\" y=\"%.1f\">%s%s%s</text>"
+			"</g>\n",
 			BAR_LABEL_W + BAR_W + 6, y + 16, buf,
 			d->significant ? "*" : "",
 			d->bounded ? "" : " (unbounded)");
@@ -390,7 +405,8 @@ static void html_observed(const struct report *r, FILE *out)
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 
-		fprintf(out, "<tr%s><td>", c->mismatch ? " class=\"flag\"" : "");
+		fprintf(out, "<tr%s><td>",
+			c->mismatch ? " class=\"flag\"" : "");
 		esc(out, c->id);
 		fprintf(out, "</td><td>");
 		esc(out, c->status);
@@ -419,16 +435,16 @@ static void html_observed(const struct report *r, FILE *out)
 }
 
 static const char *const css =
-	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}"
-	"table{border-collapse:collapse;margin:.5em 0 1em}"
-	"th,td{border:1px solid #bbb;padding:2px 6px;text-align:left}"
-	"td{font-variant-numeric:tabular-nums}"
-	".meta th{background:#f3f3f3}.na{color:#888}.skip{color:#a33}"
-	"tr.flag td{background:#fff3c4}"
-	"svg text{font:12px sans-serif}svg .hd{font-weight:bold}"
-	"rect.cell{stroke:#666}.slow{fill:#e06666}.fast{fill:#6aa84f}"
-	".whisker{stroke:#222;stroke-width:1.5;fill:none}"
-	".axis{stroke:#888}pre{background:#f6f6f6;padding:.5em}";
+    "body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}"
+    "table{border-collapse:collapse;margin:.5em 0 1em}"
+    "th,td{border:1px solid #bbb;padding:2px 6px;text-align:left}"
+    "td{font-variant-numeric:tabular-nums}"
+    ".meta th{background:#f3f3f3}.na{color:#888}.skip{color:#a33}"
+    "tr.flag td{background:#fff3c4}"
+    "svg text{font:12px sans-serif}svg .hd{font-weight:bold}"
+    "rect.cell{stroke:#666}.slow{fill:#e06666}.fast{fill:#6aa84f}"
+    ".whisker{stroke:#222;stroke-width:1.5;fill:none}"
+    ".axis{stroke:#888}pre{background:#f6f6f6;padding:.5em}";
 
 static void html_begin(FILE *out, const char *title1, const char *title2)
 {
@@ -436,8 +452,7 @@ static void html_begin(FILE *out, const char *title1, const char *title2)
 		     "<meta charset=\"utf-8\">\n<title>");
 	esc(out, title1);
 	esc(out, title2);
-	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>",
-		css);
+	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
 	esc(out, title1);
 	esc(out, title2);
 	fprintf(out, "</h1>\n");
@@ -452,8 +467,9 @@ static int html_render(const struct report *r, FILE *out)
 	html_matrix_table(r, out);
 	html_heatmap(r, out);
 	html_bars(r, out);
-	fprintf(out, "<p>Geometric mean of (1 + slowdown) over %zu cells: "
-		     "slowdown <b>%s</b>.</p>\n",
+	fprintf(out,
+		"<p>Geometric mean of (1 + slowdown) over %zu cells: "
+		"slowdown <b>%s</b>.</p>\n",
 		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
 	html_cells(r, out);
 	html_counters(r, out);
@@ -467,7 +483,7 @@ static int html_render(const struct report *r, FILE *out)
 		fprintf(out, "<li><code>");
 		esc(out, c->id);
 		fprintf(out, "</code> %s: ", c->status);
-		esc(out, c->reason ? c->reason : "no reason given");
+		esc(out, fmt_reason(c));
 		fprintf(out, "</li>\n");
 	}
 	if (n)
@@ -504,8 +520,8 @@ static int html_compare(const struct compare *c, FILE *out)
 		fprintf(out, "<tr><td>");
 		esc(out, row->cell ? row->cell->label : row->ref->label);
 		fprintf(out, "</td><td>");
-		esc(out, c->by ? row->ref_name
-			       : compare_run_letter(row->ref_run));
+		esc(out,
+		    c->by ? row->ref_name : compare_run_letter(row->ref_run));
 		fprintf(out, "</td>");
 		if (row->note) {
 			fprintf(out, "<td colspan=\"7\" class=\"skip\">");
@@ -513,24 +529,26 @@ static int html_compare(const struct compare *c, FILE *out)
 			fprintf(out, "</td></tr>\n");
 			continue;
 		}
-		fprintf(out, "<td>%s</td><td>", fmt_num(m1, sizeof(m1),
-						      row->ref->metric.mean));
+		fprintf(out, "<td>%s</td><td>",
+			fmt_num(m1, sizeof(m1), row->ref->metric.mean));
 		esc(out, c->by ? row->name : compare_run_letter(row->run));
-		fprintf(out, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s"
-			     "</td><td>%s</td></tr>\n",
+		fprintf(out,
+			"</td><td>%s</td><td>%s</td><td>%s</td><td>%s"
+			"</td><td>%s</td></tr>\n",
 			fmt_num(m2, sizeof(m2), row->cell->metric.mean),
 			fmt_spct(d, sizeof(d), row->d.delta),
 			fmt_interval(iv, sizeof(iv), &row->d),
 			fmt_p(p, sizeof(p), row->d.p), fmt_signif(&row->d));
 	}
-	fprintf(out, "</table>\n<p>Geometric mean of (1 + delta) over %zu "
-		     "cells: <b>%s</b></p>\n</body>\n</html>\n",
+	fprintf(out,
+		"</table>\n<p>Geometric mean of (1 + delta) over %zu "
+		"cells: <b>%s</b></p>\n</body>\n</html>\n",
 		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
 	return ferror(out) ? -EIO : 0;
 }
 
 const struct report_format report_format_html = {
-	.name = "html",
-	.render = html_render,
-	.render_compare = html_compare,
+    .name = "html",
+    .render = html_render,
+    .render_compare = html_compare,
 };

@@ -11,7 +11,8 @@
 
 #include "util.h"
 
-#define JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12))
+#define JSON_FLAGS                                                             \
+	(JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12))
 
 static json_t *jreal(double x)
 {
@@ -37,14 +38,14 @@ static json_t *jdelta(const struct stats_delta *d)
 {
 	if (!d->valid)
 		return json_null();
-	return json_pack(
-		"{s:o, s:o, s:b, s:o, s:o, s:b, s:b}", "value", jreal(d->delta),
-		"ci95",
-		d->bounded ? json_pack("[o, o]", jreal(d->lo), jreal(d->hi))
-			   : json_null(),
-		"bounded", d->bounded, "p", jreal(d->p), "welch_df",
-		jreal(d->df), "significant", d->significant, "within_noise",
-		!isnan(d->p) && !d->significant);
+	return json_pack("{s:o, s:o, s:b, s:o, s:o, s:b, s:b}", "value",
+			 jreal(d->delta), "ci95",
+			 d->bounded
+			     ? json_pack("[o, o]", jreal(d->lo), jreal(d->hi))
+			     : json_null(),
+			 "bounded", d->bounded, "p", jreal(d->p), "welch_df",
+			 jreal(d->df), "significant", d->significant,
+			 "within_noise", !isnan(d->p) && !d->significant);
 }
 
 static json_t *jcounter(const struct report_counter_stats *cs)
@@ -66,26 +67,24 @@ static json_t *jcell(const struct report_cell *c)
 		json_object_set_new(counters, report_counter_names[k],
 				    jcounter(&c->counters[k]));
 	return json_pack(
-		"{s:s, s:s, s:s, s:{s:s, s:o, s:o, s:o, s:o}, s:s, s:o, "
-		"s:{s:o, s:o}, s:o, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:o, "
-		"s:o, s:o, s:o}",
-		"id", c->id, "label", c->label, "column", c->column, "env",
-		"where", c->where, "host_thp", jstrn(c->host_thp), "guest_thp",
-		jstrn(c->guest_thp), "paging", jstrn(c->paging), "backing",
-		jstrn(c->backing), "status", c->status, "reason",
-		jstrn(c->reason), "observed", "host_thp",
-		jstrn(c->obs_host_thp), "guest_thp", jstrn(c->obs_guest_thp),
-		"mismatch", jstrn(c->mismatch_text), "baseline",
-		c->is_baseline, "samples_ok", (json_int_t)c->nok,
-		"samples_total", (json_int_t)c->nsamples, "metric",
-		jsummary(&c->metric), "elapsed_s", jsummary(&c->elapsed),
-		"user_s", jsummary(&c->user), "sys_s", jsummary(&c->sys),
-		"counters", counters, "ipc",
-		c->ipc.valid ? jreal(c->ipc.value) : json_null(),
-		"dtlb_miss_rate",
-		c->dtlb_miss_rate.valid ? jreal(c->dtlb_miss_rate.value)
-					: json_null(),
-		"slowdown", jdelta(&c->vs_base));
+	    "{s:s, s:s, s:s, s:{s:s, s:o, s:o, s:o, s:o}, s:s, s:o, "
+	    "s:{s:o, s:o}, s:o, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:o, "
+	    "s:o, s:o, s:o}",
+	    "id", c->id, "label", c->label, "column", c->column, "env", "where",
+	    c->where, "host_thp", jstrn(c->host_thp), "guest_thp",
+	    jstrn(c->guest_thp), "paging", jstrn(c->paging), "backing",
+	    jstrn(c->backing), "status", c->status, "reason", jstrn(c->reason),
+	    "observed", "host_thp", jstrn(c->obs_host_thp), "guest_thp",
+	    jstrn(c->obs_guest_thp), "mismatch", jstrn(c->mismatch_text),
+	    "baseline", c->is_baseline, "samples_ok", (json_int_t)c->nok,
+	    "samples_total", (json_int_t)c->nsamples, "metric",
+	    jsummary(&c->metric), "elapsed_s", jsummary(&c->elapsed), "user_s",
+	    jsummary(&c->user), "sys_s", jsummary(&c->sys), "counters",
+	    counters, "ipc", c->ipc.valid ? jreal(c->ipc.value) : json_null(),
+	    "dtlb_miss_rate",
+	    c->dtlb_miss_rate.valid ? jreal(c->dtlb_miss_rate.value)
+				    : json_null(),
+	    "slowdown", jdelta(&c->vs_base));
 }
 
 static json_t *jmatrix(const struct report *r)
@@ -102,16 +101,17 @@ static json_t *jmatrix(const struct report *r)
 		for (col = 0; col < m->ncols; col++) {
 			long s = m->slot[row * m->ncols + col];
 
-			json_array_append_new(ids, s < 0 ? json_null()
-						 : json_string(r->cells[s].id));
+			json_array_append_new(
+			    ids,
+			    s < 0 ? json_null() : json_string(r->cells[s].id));
 		}
 		json_array_append_new(
-			rows, json_pack("{s:o, s:s, s:o}", "guest_thp",
-					*m->row_guest_thp[row]
-						? json_string(m->row_guest_thp[row])
-						: json_null(),
-					"host_thp", m->row_host_thp[row],
-					"cells", ids));
+		    rows,
+		    json_pack("{s:o, s:s, s:o}", "guest_thp",
+			      *m->row_guest_thp[row]
+				  ? json_string(m->row_guest_thp[row])
+				  : json_null(),
+			      "host_thp", m->row_host_thp[row], "cells", ids));
 	}
 	return json_pack("{s:o, s:o}", "columns", cols, "rows", rows);
 }
@@ -137,28 +137,27 @@ static int json_render(const struct report *r, FILE *out)
 
 	for (i = 0; i < r->ncells; i++)
 		json_array_append_new(cells, jcell(&r->cells[i]));
-	return dump(json_pack("{s:s, s:{s:s, s:s, s:o, s:o, s:{s:o, s:o, s:o, "
-			      "s:I, s:o, s:o, s:o}, s:{s:o, s:o, s:o}}, "
-			      "s:{s:s, s:s, s:s, s:s, s:s, s:O*}, s:s, "
-			      "s:o, s:o, s:{s:o, s:I}}",
-			      "schema", "vmtax-report/1", "run", "name",
-			      r->run_name, "status", r->run_status, "started",
-			      jstrn(r->started), "finished", jstrn(r->finished),
-			      "host", "hostname", jstrn(r->hostname), "kernel",
-			      jstrn(r->kernel), "cpu_model", jstrn(r->cpu_model),
-			      "cpus", (json_int_t)r->cpus, "mem_bytes",
-			      jreal(r->mem_bytes), "accel", jstrn(r->accel),
-			      "accel_reason", jstrn(r->accel_reason),
-			      "versions", "vmtax", jstrn(r->v_vmtax), "libvirt",
-			      jstrn(r->v_libvirt), "qemu", jstrn(r->v_qemu),
-			      "workload", "name", r->wl_name, "description",
-			      r->wl_description, "metric", r->wl_metric, "unit",
-			      r->wl_unit, "better", r->wl_better, "params",
-			      r->wl_params, "baseline", r->baseline_id, "cells",
-			      cells, "matrix", jmatrix(r), "geomean_slowdown",
-			      "value", jreal(r->geomean_slowdown), "cells",
-			      (json_int_t)r->ngeo),
-		    out);
+	return dump(
+	    json_pack("{s:s, s:{s:s, s:s, s:o, s:o, s:{s:o, s:o, s:o, "
+		      "s:I, s:o, s:o, s:o}, s:{s:o, s:o, s:o}}, "
+		      "s:{s:s, s:s, s:s, s:s, s:s, s:O*}, s:s, "
+		      "s:o, s:o, s:{s:o, s:I}}",
+		      "schema", "vmtax-report/1", "run", "name", r->run_name,
+		      "status", r->run_status, "started", jstrn(r->started),
+		      "finished", jstrn(r->finished), "host", "hostname",
+		      jstrn(r->hostname), "kernel", jstrn(r->kernel),
+		      "cpu_model", jstrn(r->cpu_model), "cpus",
+		      (json_int_t)r->cpus, "mem_bytes", jreal(r->mem_bytes),
+		      "accel", jstrn(r->accel), "accel_reason",
+		      jstrn(r->accel_reason), "versions", "vmtax",
+		      jstrn(r->v_vmtax), "libvirt", jstrn(r->v_libvirt), "qemu",
+		      jstrn(r->v_qemu), "workload", "name", r->wl_name,
+		      "description", r->wl_description, "metric", r->wl_metric,
+		      "unit", r->wl_unit, "better", r->wl_better, "params",
+		      r->wl_params, "baseline", r->baseline_id, "cells", cells,
+		      "matrix", jmatrix(r), "geomean_slowdown", "value",
+		      jreal(r->geomean_slowdown), "cells", (json_int_t)r->ngeo),
+	    out);
 }
 
 static int json_compare(const struct compare *c, FILE *out)
@@ -168,36 +167,33 @@ static int json_compare(const struct compare *c, FILE *out)
 
 	for (i = 0; i < c->nruns; i++)
 		json_array_append_new(
-			runs, json_pack("{s:s, s:s, s:s, s:o, s:o}", "letter",
-					compare_run_letter(i), "name",
-					c->runs[i]->run_name, "path",
-					c->runs[i]->path, "hostname",
-					jstrn(c->runs[i]->hostname), "kernel",
-					jstrn(c->runs[i]->kernel)));
+		    runs,
+		    json_pack("{s:s, s:s, s:s, s:o, s:o}", "letter",
+			      compare_run_letter(i), "name",
+			      c->runs[i]->run_name, "path", c->runs[i]->path,
+			      "hostname", jstrn(c->runs[i]->hostname), "kernel",
+			      jstrn(c->runs[i]->kernel)));
 	for (i = 0; i < c->nrows; i++) {
 		const struct compare_row *row = &c->rows[i];
-		const struct report_cell *any = row->cell ? row->cell : row->ref;
+		const struct report_cell *any =
+		    row->cell ? row->cell : row->ref;
 
 		json_array_append_new(
-			rows,
-			json_pack("{s:s, s:s, s:o, s:s, s:s, s:o, s:o, s:o, "
-				  "s:o}",
-				  "id", any->id, "label", any->label, "ref_id",
-				  jstrn(row->ref ? row->ref->id : NULL), "ref",
-				  c->by ? row->ref_name
-					: compare_run_letter(row->ref_run),
-				  "vs",
-				  c->by ? row->name
-					: compare_run_letter(row->run),
-				  "ref_metric",
-				  row->ref ? jsummary(&row->ref->metric)
-					   : json_null(),
-				  "metric",
-				  row->cell ? jsummary(&row->cell->metric)
-					    : json_null(),
-				  "delta",
-				  row->note ? json_null() : jdelta(&row->d),
-				  "note", jstrn(row->note)));
+		    rows,
+		    json_pack(
+			"{s:s, s:s, s:o, s:s, s:s, s:o, s:o, s:o, "
+			"s:o}",
+			"id", any->id, "label", any->label, "ref_id",
+			jstrn(row->ref ? row->ref->id : NULL), "ref",
+			c->by ? row->ref_name
+			      : compare_run_letter(row->ref_run),
+			"vs", c->by ? row->name : compare_run_letter(row->run),
+			"ref_metric",
+			row->ref ? jsummary(&row->ref->metric) : json_null(),
+			"metric",
+			row->cell ? jsummary(&row->cell->metric) : json_null(),
+			"delta", row->note ? json_null() : jdelta(&row->d),
+			"note", jstrn(row->note)));
 	}
 	return dump(json_pack("{s:s, s:o, s:s, s:s, s:s, s:o, s:o, s:{s:o, "
 			      "s:I}}",
@@ -211,7 +207,7 @@ static int json_compare(const struct compare *c, FILE *out)
 }
 
 const struct report_format report_format_json = {
-	.name = "json",
-	.render = json_render,
-	.render_compare = json_compare,
+    .name = "json",
+    .render = json_render,
+    .render_compare = json_compare,
 };

@@ -36,12 +36,13 @@ static void md_header(const struct report *r, FILE *out)
 static void md_cells(const struct report *r, FILE *out)
 {
 	char a[FMT_BUF], b[FMT_BUF], c1[FMT_BUF], d[FMT_BUF], e[FMT_BUF],
-		f[FMT_BUF], g[FMT_BUF];
+	    f[FMT_BUF], g[FMT_BUF];
 	size_t i;
 
 	fprintf(out, "\n## Cells\n\n");
-	fprintf(out, "| cell | n | %s (%s) | ± | 95%% CI | real (s) | user (s) "
-		     "| sys (s) | slowdown | 95%% interval | p | |\n",
+	fprintf(out,
+		"| cell | n | %s (%s) | ± | 95%% CI | real (s) | user (s) "
+		"| sys (s) | slowdown | 95%% interval | p | |\n",
 		r->wl_metric, r->wl_unit);
 	fprintf(out, "|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---|"
 		     "\n");
@@ -136,9 +137,10 @@ static void md_matrix(const struct report *r, FILE *out)
 			*m->row_guest_thp[row] ? m->row_guest_thp[row] : "-",
 			m->row_host_thp[row]);
 		for (col = 0; col < m->ncols; col++)
-			fprintf(out, " %s |",
-				fmt_matrix_entry(buf, sizeof(buf), r,
-						 m->slot[row * m->ncols + col]));
+			fprintf(
+			    out, " %s |",
+			    fmt_matrix_entry(buf, sizeof(buf), r,
+					     m->slot[row * m->ncols + col]));
 		fprintf(out, "\n");
 	}
 }
@@ -152,8 +154,9 @@ static int md_render(const struct report *r, FILE *out)
 	md_cells(r, out);
 	md_counters(r, out);
 	md_matrix(r, out);
-	fprintf(out, "\nGeometric mean of (1 + slowdown) over %zu cells: "
-		     "slowdown **%s**.\n",
+	fprintf(out,
+		"\nGeometric mean of (1 + slowdown) over %zu cells: "
+		"slowdown **%s**.\n",
 		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
@@ -164,8 +167,7 @@ static int md_render(const struct report *r, FILE *out)
 			fprintf(out, "\n## Notes\n\n");
 		if (!c->nok) {
 			fprintf(out, "- `%s` %s: ", c->id, c->status);
-			fmt_md_escape(out, c->reason ? c->reason
-						     : "no reason given");
+			fmt_md_escape(out, fmt_reason(c));
 			fprintf(out, "\n");
 		} else {
 			fprintf(out, "- `%s`: %s\n", c->id, c->mismatch_text);
@@ -196,10 +198,10 @@ static int md_compare(const struct compare *c, FILE *out)
 		     "|---|---|---:|---|---:|---:|---|---:|---|\n");
 	for (i = 0; i < c->nrows; i++) {
 		const struct compare_row *row = &c->rows[i];
-		const char *rn = c->by ? row->ref_name
-				       : compare_run_letter(row->ref_run);
-		const char *n = c->by ? row->name
-				      : compare_run_letter(row->run);
+		const char *rn =
+		    c->by ? row->ref_name : compare_run_letter(row->ref_run);
+		const char *n =
+		    c->by ? row->name : compare_run_letter(row->run);
 
 		fprintf(out, "| %s | %s | ",
 			row->cell ? row->cell->label : row->ref->label, rn);
@@ -222,7 +224,7 @@ static int md_compare(const struct compare *c, FILE *out)
 }
 
 const struct report_format report_format_md = {
-	.name = "md",
-	.render = md_render,
-	.render_compare = md_compare,
+    .name = "md",
+    .render = md_render,
+    .render_compare = md_compare,
 };

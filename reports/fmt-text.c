@@ -23,10 +23,10 @@ static void text_header(const struct report *r, FILE *out)
 		r->baseline_id);
 	if (json_object_size(r->wl_params)) {
 		fprintf(out, "params:");
-		json_object_foreach(r->wl_params, k, v) {
+		json_object_foreach(r->wl_params, k, v)
+		{
 			fprintf(out, "%s %s=%s", first ? "" : ",", k,
-				json_is_string(v) ? json_string_value(v)
-						  : "?");
+				json_is_string(v) ? json_string_value(v) : "?");
 			first = false;
 		}
 		fprintf(out, "\n");
@@ -89,14 +89,14 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 		      FILE *out)
 {
 	char note[512], a[FMT_BUF], b[FMT_BUF], d[FMT_BUF], e[FMT_BUF],
-		f[FMT_BUF];
+	    f[FMT_BUF];
 	size_t i;
 	int k;
 
 	fprintf(out, "\n%s (%s)\n", c->label,
 		fmt_cell_note(note, sizeof(note), c));
-	fprintf(out, " cell %s: %s, %zu of %zu samples ok\n", c->id,
-		c->status, c->nok, c->nsamples);
+	fprintf(out, " cell %s: %s, %zu of %zu samples ok\n", c->id, c->status,
+		c->nok, c->nsamples);
 	if (c->mismatch_text)
 		fprintf(out, " warning: %s\n", c->mismatch_text);
 	for (i = 0; i < c->nsamples; i++)
@@ -117,25 +117,24 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 	text_time(out, "real", &c->elapsed, "s");
 	text_time(out, "user", &c->user, "s");
 	text_time(out, "sys", &c->sys, "s");
-	fprintf(out, " %s: n %zu, median %s, min %s, max %s, 95%% CI [%s, %s]\n",
-		r->wl_metric, c->metric.n,
-		fmt_num(a, sizeof(a), c->metric.median),
-		fmt_num(b, sizeof(b), c->metric.min),
-		fmt_num(d, sizeof(d), c->metric.max),
-		fmt_num(e, sizeof(e), c->metric.ci_lo),
-		fmt_num(f, sizeof(f), c->metric.ci_hi));
+	fprintf(
+	    out, " %s: n %zu, median %s, min %s, max %s, 95%% CI [%s, %s]\n",
+	    r->wl_metric, c->metric.n, fmt_num(a, sizeof(a), c->metric.median),
+	    fmt_num(b, sizeof(b), c->metric.min),
+	    fmt_num(d, sizeof(d), c->metric.max),
+	    fmt_num(e, sizeof(e), c->metric.ci_lo),
+	    fmt_num(f, sizeof(f), c->metric.ci_hi));
 	if (!c->vs_base.valid)
 		return;
 	snprintf(e, sizeof(e), "%.1f", c->vs_base.df);
-	fprintf(out,
-		" slowdown %s, 95%% interval %s (Fieller), Welch p %s, df %s%s%s\n",
-		fmt_spct(a, sizeof(a), c->vs_base.delta),
-		fmt_interval(b, sizeof(b), &c->vs_base),
-		fmt_p(d, sizeof(d), c->vs_base.p),
-		isnan(c->vs_base.df) ? "n/a" : e,
-		*fmt_signif(&c->vs_base) ? ": " : "",
-		c->vs_base.significant ? "significant *"
-				       : fmt_signif(&c->vs_base));
+	fprintf(
+	    out,
+	    " slowdown %s, 95%% interval %s (Fieller), Welch p %s, df %s%s%s\n",
+	    fmt_spct(a, sizeof(a), c->vs_base.delta),
+	    fmt_interval(b, sizeof(b), &c->vs_base),
+	    fmt_p(d, sizeof(d), c->vs_base.p), isnan(c->vs_base.df) ? "n/a" : e,
+	    *fmt_signif(&c->vs_base) ? ": " : "",
+	    c->vs_base.significant ? "significant *" : fmt_signif(&c->vs_base));
 }
 
 /* The matrix as rows of strings, column widths fitted. */
@@ -153,11 +152,11 @@ static void text_matrix(const struct report *r, FILE *out)
 		w[col] = strlen(m->cols[col - 2]);
 	for (row = 0; row < m->nrows; row++) {
 		w[0] = w[0] > strlen(m->row_guest_thp[row])
-			       ? w[0]
-			       : strlen(m->row_guest_thp[row]);
+			   ? w[0]
+			   : strlen(m->row_guest_thp[row]);
 		w[1] = w[1] > strlen(m->row_host_thp[row])
-			       ? w[1]
-			       : strlen(m->row_host_thp[row]);
+			   ? w[1]
+			   : strlen(m->row_host_thp[row]);
 		for (col = 2; col < ncol; col++) {
 			fmt_matrix_entry(buf, sizeof(buf), r,
 					 m->slot[row * m->ncols + col - 2]);
@@ -178,9 +177,9 @@ static void text_matrix(const struct report *r, FILE *out)
 			(int)w[1], m->row_host_thp[row]);
 		for (col = 2; col < ncol; col++)
 			fprintf(out, "  %*s", (int)w[col],
-				fmt_matrix_entry(buf, sizeof(buf), r,
-						 m->slot[row * m->ncols + col -
-							 2]));
+				fmt_matrix_entry(
+				    buf, sizeof(buf), r,
+				    m->slot[row * m->ncols + col - 2]));
 		fprintf(out, "\n");
 	}
 }
@@ -194,8 +193,9 @@ static int text_render(const struct report *r, FILE *out)
 	for (i = 0; i < r->ncells; i++)
 		text_cell(r, &r->cells[i], out);
 	text_matrix(r, out);
-	fprintf(out, "\ngeometric mean of (1 + slowdown) over %zu cells: "
-		     "slowdown %s\n",
+	fprintf(out,
+		"\ngeometric mean of (1 + slowdown) over %zu cells: "
+		"slowdown %s\n",
 		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
@@ -204,8 +204,7 @@ static int text_render(const struct report *r, FILE *out)
 			continue;
 		if (!nskip++)
 			fprintf(out, "\nNot measured:\n");
-		fprintf(out, " %s: %s: %s\n", c->id, c->status,
-			c->reason ? c->reason : "no reason given");
+		fprintf(out, " %s: %s: %s\n", c->id, c->status, fmt_reason(c));
 	}
 	return ferror(out) ? -EIO : 0;
 }
@@ -239,20 +238,20 @@ static int text_compare(const struct compare *c, FILE *out)
 		     "Fieller; * Welch p < 0.05\n");
 	for (i = 0; i < c->nrows; i++) {
 		const struct compare_row *row = &c->rows[i];
-		const char *rn = c->by ? row->ref_name
-				       : compare_run_letter(row->ref_run);
-		const char *n = c->by ? row->name
-				      : compare_run_letter(row->run);
+		const char *rn =
+		    c->by ? row->ref_name : compare_run_letter(row->ref_run);
+		const char *n =
+		    c->by ? row->name : compare_run_letter(row->run);
 
 		fprintf(out, "\n%s\n", cmp_label(row));
-		fprintf(out, " cell %s", row->cell ? row->cell->id
-						 : row->ref->id);
+		fprintf(out, " cell %s",
+			row->cell ? row->cell->id : row->ref->id);
 		if (c->by && row->ref)
 			fprintf(out, " vs %s", row->ref->id);
 		fprintf(out, "\n");
 		if (row->note) {
-			fprintf(out, " %s %s -> %s: no delta: %s\n", c->by ? c->by : "run", rn, n,
-				row->note);
+			fprintf(out, " %s %s -> %s: no delta: %s\n",
+				c->by ? c->by : "run", rn, n, row->note);
 			continue;
 		}
 		fprintf(out, " %s %s %s -> %s %s %s: delta %s %s, p %s%s%s\n",
@@ -270,7 +269,7 @@ static int text_compare(const struct compare *c, FILE *out)
 }
 
 const struct report_format report_format_text = {
-	.name = "text",
-	.render = text_render,
-	.render_compare = text_compare,
+    .name = "text",
+    .render = text_render,
+    .render_compare = text_compare,
 };

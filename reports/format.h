@@ -65,6 +65,8 @@ const char *fmt_signif(const struct stats_delta *d);
  * "skipped: REASON", "failed: REASON", "no ok samples".
  */
 char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c);
+/* Why a cell has no data: its reason, "not run yet", or "no reason given". */
+const char *fmt_reason(const struct report_cell *c);
 /* A matrix entry: "baseline", "12.71%*", "skipped", "failed", "n/a". */
 char *fmt_matrix_entry(char *buf, size_t len, const struct report *r,
 		       long cell);

@@ -13,13 +13,13 @@
 #define RESULTS_MAX (256u << 20)
 
 const char *const report_counter_names[RC_COUNT] = {
-	[RC_TASK_CLOCK] = "task-clock",
-	[RC_PAGE_FAULTS] = "page-faults",
-	[RC_CONTEXT_SWITCHES] = "context-switches",
-	[RC_CYCLES] = "cycles",
-	[RC_INSTRUCTIONS] = "instructions",
-	[RC_DTLB_LOADS] = "dTLB-loads",
-	[RC_DTLB_LOAD_MISSES] = "dTLB-load-misses",
+    [RC_TASK_CLOCK] = "task-clock",
+    [RC_PAGE_FAULTS] = "page-faults",
+    [RC_CONTEXT_SWITCHES] = "context-switches",
+    [RC_CYCLES] = "cycles",
+    [RC_INSTRUCTIONS] = "instructions",
+    [RC_DTLB_LOADS] = "dTLB-loads",
+    [RC_DTLB_LOAD_MISSES] = "dTLB-load-misses",
 };
 
 static const char *jstr(const json_t *o, const char *key)
@@ -84,31 +84,38 @@ static void cell_labels(const struct report *r, struct report_cell *c)
 {
 	const char *host = c->host_thp ? c->host_thp : "default";
 	const char *guest = c->guest_thp ? c->guest_thp : "default";
-	const char *pw = report_paging_word(r, c->paging);
+	/*
+	 * A cell not yet run has no paging recorded; under TCG there is only
+	 * one, so say so rather than split the matrix into two columns.
+	 */
+	const char *paging = c->paging				    ? c->paging
+			     : r->accel && !strcmp(r->accel, "tcg") ? "tcg"
+								    : NULL;
+	const char *pw = report_paging_word(r, paging);
 	bool bk = backing_shown(c->backing);
 
 	if (c->bare_metal) {
 		c->label = xasprintf("THP %s host", host);
 		c->column = xstrdup("bare metal");
 	} else {
-		c->label = xasprintf("THP %s guest, %s + THP %s host%s%s%s",
-				     guest, pw, host, bk ? ", " : "",
-				     bk ? c->backing : "", bk ? " backing" : "");
+		c->label = xasprintf(
+		    "THP %s guest, %s + THP %s host%s%s%s", guest, pw, host,
+		    bk ? ", " : "", bk ? c->backing : "", bk ? " backing" : "");
 		c->column = xasprintf("%s%s%s", pw, bk ? ", " : "",
 				      bk ? c->backing : "");
 	}
 	if (c->obs_host_thp && c->host_thp &&
 	    strcmp(c->obs_host_thp, c->host_thp)) {
 		c->mismatch = true;
-		c->mismatch_text = xasprintf(
-			"requested host THP '%s', observed '%s'", c->host_thp,
-			c->obs_host_thp);
+		c->mismatch_text =
+		    xasprintf("requested host THP '%s', observed '%s'",
+			      c->host_thp, c->obs_host_thp);
 	} else if (c->obs_guest_thp && c->guest_thp &&
 		   strcmp(c->obs_guest_thp, c->guest_thp)) {
 		c->mismatch = true;
-		c->mismatch_text = xasprintf(
-			"requested guest THP '%s', observed '%s'",
-			c->guest_thp, c->obs_guest_thp);
+		c->mismatch_text =
+		    xasprintf("requested guest THP '%s', observed '%s'",
+			      c->guest_thp, c->obs_guest_thp);
 	}
 }
 
@@ -128,7 +135,7 @@ static int load_sample(const char *path, const char *id, json_t *js,
 			   id, s->index);
 	s->reason = jstr(js, "reason");
 	s->exit_status =
-		(long)json_integer_value(json_object_get(js, "exit_status"));
+	    (long)json_integer_value(json_object_get(js, "exit_status"));
 	s->elapsed = jnum(js, "elapsed_s");
 	s->user = jnum(js, "user_s");
 	s->sys = jnum(js, "sys_s");
@@ -165,8 +172,8 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 	if (!json_is_object(env))
 		return err("'%s': cell '%s' has no env object", r->path, c->id);
 	c->where = jstr(env, "where");
-	if (!c->where || (strcmp(c->where, "bare-metal") &&
-			  strcmp(c->where, "guest")))
+	if (!c->where ||
+	    (strcmp(c->where, "bare-metal") && strcmp(c->where, "guest")))
 		return err("'%s': cell '%s': env.where is '%s', not "
 			   "'bare-metal' or 'guest'",
 			   r->path, c->id, nz(c->where));
@@ -191,9 +198,10 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 		return err("'%s': cell '%s': samples is not an array", r->path,
 			   c->id);
 	c->nsamples = json_array_size(samples);
-	c->samples = xcalloc(c->nsamples ? c->nsamples : 1,
-			     sizeof(*c->samples));
-	json_array_foreach(samples, k, js) {
+	c->samples =
+	    xcalloc(c->nsamples ? c->nsamples : 1, sizeof(*c->samples));
+	json_array_foreach(samples, k, js)
+	{
 		ret = load_sample(r->path, c->id, js, &c->samples[k]);
 		if (ret < 0)
 			return ret;
@@ -259,7 +267,7 @@ static void cell_counters(struct report_cell *c)
 static struct report_ratio counter_ratio(const struct report_cell *c, int num,
 					 int den)
 {
-	struct report_ratio q = { false, NAN };
+	struct report_ratio q = {false, NAN};
 
 	if (c->counters[num].state == CS_OK &&
 	    c->counters[den].state == CS_OK && c->counters[den].mean > 0) {
@@ -284,11 +292,12 @@ static void compute_stats(struct report *r)
 				&c->elapsed);
 		summarize_field(c, offsetof(struct report_sample, user),
 				&c->user);
-		summarize_field(c, offsetof(struct report_sample, sys), &c->sys);
+		summarize_field(c, offsetof(struct report_sample, sys),
+				&c->sys);
 		cell_counters(c);
 		c->ipc = counter_ratio(c, RC_INSTRUCTIONS, RC_CYCLES);
 		c->dtlb_miss_rate =
-			counter_ratio(c, RC_DTLB_LOAD_MISSES, RC_DTLB_LOADS);
+		    counter_ratio(c, RC_DTLB_LOAD_MISSES, RC_DTLB_LOADS);
 	}
 	r->ngeo = 0;
 	for (i = 0; i < r->ncells; i++) {
@@ -335,8 +344,8 @@ static void build_matrix(struct report *r)
 			any_bare = true;
 			continue;
 		}
-		if (str_index(guests, ng, c->guest_thp ? c->guest_thp
-						       : "default") < 0)
+		if (str_index(guests, ng,
+			      c->guest_thp ? c->guest_thp : "default") < 0)
 			guests[ng++] = c->guest_thp ? c->guest_thp : "default";
 	}
 	if (any_bare)
@@ -469,7 +478,8 @@ static int load_doc(struct report *r)
 		return err("'%s': empty run: no cells", r->path);
 	r->ncells = json_array_size(cells);
 	r->cells = xcalloc(r->ncells, sizeof(*r->cells));
-	json_array_foreach(cells, i, jc) {
+	json_array_foreach(cells, i, jc)
+	{
 		ret = load_cell(r, jc, i);
 		if (ret < 0) {
 			r->ncells = i + 1; /* free what was built */

@@ -72,9 +72,9 @@ struct report_cell {
 	const char *obs_host_thp, *obs_guest_thp, *guest_kernel;
 	bool is_baseline;
 	bool bare_metal;
-	bool mismatch;	/* observed THP settings contradict requested ones */
-	char *label;	/* owned: "THP never guest, TCG + THP always host" */
-	char *column;	/* owned: matrix column, "bare metal", "TCG", ... */
+	bool mismatch; /* observed THP settings contradict requested ones */
+	char *label;   /* owned: "THP never guest, TCG + THP always host" */
+	char *column;  /* owned: matrix column, "bare metal", "TCG", ... */
 	char *mismatch_text; /* owned, or NULL */
 
 	struct report_sample *samples;
@@ -102,7 +102,7 @@ struct report {
 	char *path; /* owned */
 	json_t *doc;
 	const char *run_name, *run_status, *started, *finished, *config_path,
-		*config_text;
+	    *config_text;
 	const char *hostname, *kernel, *cpu_model, *accel, *accel_reason;
 	long cpus;
 	double mem_bytes;

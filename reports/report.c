@@ -9,8 +9,8 @@
 #include "util.h"
 
 const struct report_format *const report_formats[] = {
-	&report_format_text, &report_format_md,	  &report_format_csv,
-	&report_format_json, &report_format_html,
+    &report_format_text, &report_format_md,   &report_format_csv,
+    &report_format_json, &report_format_html,
 };
 const size_t report_nformats = ARRAY_SIZE(report_formats);
 

@@ -35,8 +35,8 @@ int stats_summarize(const double *x, size_t n, struct stats_summary *s)
 	s->mean = sum / n;
 	s->min = sorted[0];
 	s->max = sorted[n - 1];
-	s->median = n % 2 ? sorted[n / 2]
-			  : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	s->median =
+	    n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 	free(sorted);
 	if (n < 2)
 		return 0;
@@ -161,14 +161,14 @@ int stats_welch(const struct stats_summary *a, const struct stats_summary *b,
 	if (se2 == 0) {
 		/* No spread at all: the means either agree or they do not. */
 		w->df = a->n + b->n - 2;
-		w->t = a->mean == b->mean ? 0 : copysign(INFINITY,
-							 a->mean - b->mean);
+		w->t = a->mean == b->mean
+			   ? 0
+			   : copysign(INFINITY, a->mean - b->mean);
 		w->p = a->mean == b->mean ? 1 : 0;
 		return 0;
 	}
 	w->t = (a->mean - b->mean) / sqrt(se2);
-	w->df = se2 * se2 /
-		(va * va / (a->n - 1) + vb * vb / (b->n - 1));
+	w->df = se2 * se2 / (va * va / (a->n - 1) + vb * vb / (b->n - 1));
 	w->p = stats_betai(w->df / 2, 0.5, w->df / (w->df + w->t * w->t));
 	return 0;
 }
@@ -214,8 +214,8 @@ int stats_delta(const struct stats_summary *cell,
 	if (num->n >= 2 && den->n >= 2) {
 		vnum = num->stddev * num->stddev / num->n;
 		vden = den->stddev * den->stddev / den->n;
-		tq = isnan(w.df) ? NAN : stats_t_quantile(1 - STATS_ALPHA / 2,
-							  w.df);
+		tq = isnan(w.df) ? NAN
+				 : stats_t_quantile(1 - STATS_ALPHA / 2, w.df);
 		/* No spread at all: the ratio is exact. */
 		if (vnum == 0 && vden == 0)
 			tq = 0;

@@ -79,7 +79,7 @@ int stats_fieller(double a, double va, double b, double vb, double tq,
  * Fieller's at 95% with Welch's df; significant = p < STATS_ALPHA.
  */
 struct stats_delta {
-	bool valid;	/* both sides have n >= 1 and a non-zero mean */
+	bool valid; /* both sides have n >= 1 and a non-zero mean */
 	double delta, lo, hi;
 	bool bounded;
 	double p, df;

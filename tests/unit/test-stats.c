@@ -16,11 +16,11 @@
 
 #include "stats.h"
 
-#define assert_close(got, want, tol)                                          \
-	do {                                                                  \
-		double g_ = (got), w_ = (want);                               \
-		if (!(fabs(g_ - w_) <= (tol) * fmax(1, fabs(w_))))            \
-			fail_msg("%s = %.12g, want %.12g", #got, g_, w_);     \
+#define assert_close(got, want, tol)                                           \
+	do {                                                                   \
+		double g_ = (got), w_ = (want);                                \
+		if (!(fabs(g_ - w_) <= (tol)*fmax(1, fabs(w_))))               \
+			fail_msg("%s = %.12g, want %.12g", #got, g_, w_);      \
 	} while (0)
 
 static void test_t_quantile(void **state)
@@ -58,7 +58,7 @@ static void test_betai(void **state)
 
 static void test_summary(void **state)
 {
-	const double x[] = { 4, 1, 10, 3, 2 };
+	const double x[] = {4, 1, 10, 3, 2};
 	struct stats_summary s;
 
 	(void)state;
@@ -95,7 +95,7 @@ static void test_summary(void **state)
 
 static void test_welch(void **state)
 {
-	const double a[] = { 1, 2, 3 }, b[] = { 2, 4, 6, 8 };
+	const double a[] = {1, 2, 3}, b[] = {2, 4, 6, 8};
 	struct stats_summary sa, sb;
 	struct stats_welch w;
 
@@ -117,7 +117,7 @@ static void test_welch(void **state)
 
 	/* No spread on either side: equal means p = 1, else p = 0. */
 	{
-		const double c[] = { 5, 5, 5 }, d[] = { 6, 6 };
+		const double c[] = {5, 5, 5}, d[] = {6, 6};
 		struct stats_summary sc, sd;
 
 		stats_summarize(c, 3, &sc);
@@ -162,7 +162,7 @@ static void test_fieller(void **state)
 
 static void test_delta(void **state)
 {
-	const double ref[] = { 1, 2, 3 }, cell[] = { 2, 4, 6, 8 };
+	const double ref[] = {1, 2, 3}, cell[] = {2, 4, 6, 8};
 	struct stats_summary sr, sc;
 	struct stats_delta d;
 
@@ -198,7 +198,7 @@ static void test_delta(void **state)
 
 	/* Zero spread, different means: exact ratio, significant. */
 	{
-		const double c[] = { 11, 11, 11 }, b[] = { 10, 10, 10 };
+		const double c[] = {11, 11, 11}, b[] = {10, 10, 10};
 
 		stats_summarize(c, 3, &sc);
 		stats_summarize(b, 3, &sr);
@@ -213,7 +213,7 @@ static void test_delta(void **state)
 
 static void test_geomean(void **state)
 {
-	const double x[] = { 1.1, 1.21, 1.331 }, bad[] = { 1, 0 };
+	const double x[] = {1.1, 1.21, 1.331}, bad[] = {1, 0};
 
 	(void)state;
 	/* (1.1 * 1.1^2 * 1.1^3)^(1/3) = 1.1^2 = 1.21 */
@@ -225,13 +225,10 @@ static void test_geomean(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_t_quantile),
-		cmocka_unit_test(test_betai),
-		cmocka_unit_test(test_summary),
-		cmocka_unit_test(test_welch),
-		cmocka_unit_test(test_fieller),
-		cmocka_unit_test(test_delta),
-		cmocka_unit_test(test_geomean),
+	    cmocka_unit_test(test_t_quantile), cmocka_unit_test(test_betai),
+	    cmocka_unit_test(test_summary),    cmocka_unit_test(test_welch),
+	    cmocka_unit_test(test_fieller),    cmocka_unit_test(test_delta),
+	    cmocka_unit_test(test_geomean),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
