@@ -566,6 +566,7 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 	FILE *log = NULL;
 	long i, attempt;
 	bool client = false;
+	double t_start;
 	int ret;
 
 	slug(c->id, cslug, sizeof(cslug));
@@ -589,6 +590,7 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 	spec.backing = c->backing;
 
 	progress(r, ci, "booting guest");
+	t_start = mono_now();
 	ret = vm_start(r->conn, &spec, &vm);
 	if (ret < 0) {
 		cell_status(cj, "failed", "cannot start the guest (see above)");
@@ -609,6 +611,8 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 		free(reason);
 		goto out;
 	}
+	json_object_set_new(obs, "boot_to_hello_s",
+			    json_real(mono_now() - t_start));
 	json_object_set(obs, "guest_kernel", json_object_get(res, "kernel"));
 	json_object_set(obs, "guest_cpus", json_object_get(res, "cpus"));
 	json_object_set(obs, "guest_mem_bytes", json_object_get(res, "mem_bytes"));
@@ -703,10 +707,14 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 out:
 	if (vm) {
 		if (vm_running(vm)) {
-			if (client && agent_call(&a, "shutdown", NULL, 10, 10, &res,
-						 why, sizeof(why)) == 0)
+			/* Without a shutdown reply, nothing will power it off. */
+			if (client && agent_call(&a, "shutdown", NULL, 5, 5, &res,
+						 why, sizeof(why)) == 0) {
 				json_decref(res);
-			vm_stop(vm, 20);
+				vm_stop(vm, 20);
+			} else {
+				vm_stop(vm, 0);
+			}
 		}
 		vm_free(vm);
 	}
