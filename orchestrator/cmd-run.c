@@ -423,6 +423,13 @@ static void run_bare_cell(struct run *r, int ci, json_t *cj)
 		}
 		runner_result_release(&res);
 	}
+	for (i = 0; i < r->cfg.warmup && !should_stop(r); i++) {
+		progress(r, ci, "warm-up run");
+		if (bare_phase(r, env, workdir, r->cfg.wl.run, false, &res) == 0) {
+			save_output(r, cslug, "warmup", i, res.output);
+			runner_result_release(&res);
+		}
+	}
 	for (i = 0; i < r->cfg.repeat && !should_stop(r); i++) {
 		for (attempt = 0; attempt <= r->cfg.retries; attempt++) {
 			char what[64];
@@ -654,6 +661,23 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 			cell_status(cj, "failed", why);
 			goto out;
 		}
+	}
+	for (i = 0; i < r->cfg.warmup && !should_stop(r); i++) {
+		progress(r, ci, "warm-up run");
+		ret = guest_call_run(r, &a, r->cfg.wl.run, false, &res, why,
+				     sizeof(why));
+		if (ret < 0) {
+			char *reason = xasprintf("warm-up run: %s", why);
+
+			err("%s: %s", c->id, reason);
+			cell_status(cj, "failed", reason);
+			free(reason);
+			goto out;
+		}
+		save_output(r, cslug, "warmup", i,
+			    json_string_value(json_object_get(res, "output")));
+		json_decref(res);
+		res = NULL;
 	}
 	for (i = 0; i < r->cfg.repeat && !should_stop(r); i++) {
 		for (attempt = 0; attempt <= r->cfg.retries; attempt++) {

@@ -33,6 +33,8 @@ static const struct cfg_key run_keys[] = {
 	  "run name (letters, digits, '.', '_', '-')" },
 	{ "run", "repeat", CFG_INT, C(repeat), "3", 1, 1000, NULL,
 	  "measured samples per cell" },
+	{ "run", "warmup", CFG_INT, C(warmup), "0", 0, 100, NULL,
+	  "unrecorded runs per cell before the samples (fault-in, caches)" },
 	{ "run", "baseline", CFG_STR, C(baseline), "", 0, 0, NULL,
 	  "cell id slowdowns are relative to (default: first cell)" },
 	{ "run", "timeout", CFG_DOUBLE, C(timeout_s), "3600", 1, 7 * 86400,

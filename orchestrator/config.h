@@ -63,6 +63,7 @@ struct config {
 	/* [run] */
 	char *name;
 	long repeat;
+	long warmup;
 	char *baseline;
 	double timeout_s;
 	double boot_timeout_s;
