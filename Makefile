@@ -110,7 +110,9 @@ check-integration:
 	@VMTAX=$(abspath $(B)/vmtax) TINY=$(abspath $(TINY)) \
 		sh tests/run-shell-tests.sh
 
+# The previous demo run is kept as runs/demo.prev (vmtax compare can use it).
 demo: deps all $(TINY)
+	@rm -rf runs/demo.prev; if [ -d runs/demo ]; then mv runs/demo runs/demo.prev; fi
 	./$(B)/vmtax run configs/demo.ini --out runs/demo
 
 bench: deps all $(TINY)

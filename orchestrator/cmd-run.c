@@ -734,7 +734,11 @@ out:
 			/* Without a shutdown reply, nothing will power it off. */
 			if (client && agent_call(&a, "shutdown", NULL, 5, 5, &res,
 						 why, sizeof(why)) == 0) {
+				json_object_set(obs, "agent_max_rss_kb",
+						json_object_get(res,
+								"agent_max_rss_kb"));
 				json_decref(res);
+				doc_save(r);
 				vm_stop(vm, 20);
 			} else {
 				vm_stop(vm, 0);
