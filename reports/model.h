@@ -93,9 +93,11 @@ struct report_matrix {
 	const char **row_host_thp;  /* borrowed, nrows */
 	const char **row_guest_thp; /* borrowed, nrows ("" for none) */
 	const char **cols;	    /* borrowed cell->column, ncols */
-	/* cell index per slot, -1 if empty: slot[row * ncols + col] */
+	/*
+	 * Cell index per slot, -1 if empty: slot[row * ncols + col].  Rows
+	 * are host-major; a bare-metal cell fills every row of its host THP.
+	 */
 	long *slot;
-	/* For bare metal, the first row of the run of rows it spans. */
 };
 
 struct report {
