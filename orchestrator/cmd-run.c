@@ -59,6 +59,9 @@ struct run {
 	long samples_done;
 	long samples_total;
 	bool stopped;		/* stop requested or max_failures reached */
+	bool resume;		/* continuing an interrupted run */
+	const char *const *sets; /* --set overrides, kept for --resume */
+	size_t nsets;
 };
 
 static void on_signal(int sig)
@@ -80,6 +83,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: vmtax run CONFIG [--out DIR] [--set SECTION.KEY=VALUE]...\n"
+		"       vmtax run --resume DIR [--force]\n"
 		"\n"
 		"Runs the matrix of CONFIG: bare-metal cells for each host THP mode,\n"
 		"guest cells for each host THP x guest THP (x paging x backing).\n"
@@ -90,6 +94,9 @@ static void usage(FILE *f)
 		"  -o, --out DIR        run directory (default: runs/NAME-TIMESTAMP)\n"
 		"  -s, --set S.K=V      override a config key, or a workload\n"
 		"                       parameter as workload.NAME=VALUE\n"
+		"  -r, --resume DIR     continue an interrupted run in DIR: completed\n"
+		"                       samples are kept, never repeated\n"
+		"  -f, --force          resume even if the config file has changed\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Config keys:\n");
@@ -163,6 +170,13 @@ static json_t *doc_new(const struct run *r)
 	json_object_set_new(run, "config_path", json_string(r->cfg.path));
 	json_object_set_new(run, "config_text", json_string(r->cfg.text));
 	json_object_set_new(run, "config", config_to_json(&r->cfg));
+	{
+		json_t *sets = json_array();
+
+		for (i = 0; i < r->nsets; i++)
+			json_array_append_new(sets, json_string(r->sets[i]));
+		json_object_set_new(run, "sets", sets);
+	}
 	json_object_set_new(run, "started", json_string(ts));
 	json_object_set_new(run, "finished", json_null());
 	json_object_set_new(run, "status", json_string("running"));
@@ -292,6 +306,29 @@ static void save_output(struct run *r, const char *cslug, const char *phase,
 }
 
 /*
+ * Append a sample to RUNDIR/samples.jsonl and fsync it, before results.json
+ * is rewritten: whatever happens next, a measured sample is on disk.
+ */
+static void journal_sample(struct run *r, const char *cell_id, json_t *sj)
+{
+	json_t *line = json_pack("{s:s, s:O}", "cell", cell_id, "sample", sj);
+	char *path = xasprintf("%s/samples.jsonl", r->rundir);
+	char *text = json_dumps(line, JSON_COMPACT);
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0 || !text || write(fd, text, strlen(text)) < 0 ||
+	    write(fd, "\n", 1) < 0 || fsync(fd) < 0)
+		warn("cannot append to '%s': %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	free(path);
+	json_decref(line);
+}
+
+/*
  * Record a measured sample into the cell; returns true when it is ok.
  * SJ is the sample's JSON (stolen), RES the same as a struct.
  */
@@ -322,6 +359,7 @@ static bool record_sample(struct run *r, json_t *cj, long idx, json_t *sj,
 		}
 	}
 	json_object_set_new(sj, "reason", *why ? json_string(why) : json_null());
+	journal_sample(r, json_string_value(json_object_get(cj, "id")), sj);
 	json_array_append_new(json_object_get(cj, "samples"), sj);
 	r->samples_done++;
 	if (!ok) {
@@ -430,7 +468,8 @@ static void run_bare_cell(struct run *r, int ci, json_t *cj)
 			runner_result_release(&res);
 		}
 	}
-	for (i = 0; i < r->cfg.repeat && !should_stop(r); i++) {
+	for (i = json_array_size(json_object_get(cj, "samples"));
+	     i < r->cfg.repeat && !should_stop(r); i++) {
 		for (attempt = 0; attempt <= r->cfg.retries; attempt++) {
 			char what[64];
 			json_t *sj;
@@ -679,7 +718,8 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 		json_decref(res);
 		res = NULL;
 	}
-	for (i = 0; i < r->cfg.repeat && !should_stop(r); i++) {
+	for (i = json_array_size(json_object_get(cj, "samples"));
+	     i < r->cfg.repeat && !should_stop(r); i++) {
 		for (attempt = 0; attempt <= r->cfg.retries; attempt++) {
 			struct runner_result rr;
 			char what[64];
@@ -793,10 +833,17 @@ static void run_cell(struct run *r, int ci)
 	json_t *cj = json_array_get(json_object_get(r->doc, "cells"), ci);
 	json_t *env = json_object_get(cj, "env");
 	json_t *obs = json_object_get(cj, "observed");
+	const char *status = json_string_value(json_object_get(cj, "status"));
 	char why[512], got[64];
 	bool known;
 	int ret;
 
+	if (strcmp(status, "pending")) {
+		/* Ended in an earlier, resumed-from run: never repeated. */
+		note("[%d/%d] %s: %s in the earlier run", ci + 1, r->ncells,
+		     c->id, status);
+		return;
+	}
 	if (c->where == WHERE_GUEST)
 		json_object_set_new(env, "paging",
 				    json_string(cell_paging(r, c, &known)));
@@ -961,7 +1008,7 @@ static int make_rundir(struct run *r, const char *out)
 	free(r->rundir);
 	r->rundir = abs;
 	r->results_path = xasprintf("%s/results.json", r->rundir);
-	if (access(r->results_path, F_OK) == 0) {
+	if (!r->resume && access(r->results_path, F_OK) == 0) {
 		fprintf(stderr,
 			"vmtax: error: '%s' already holds a run; give another --out\n",
 			r->rundir);
@@ -998,11 +1045,172 @@ static void write_reports(struct run *r)
 	note("results: %s", r->results_path);
 }
 
+/* ---- resume ---- */
+
+/* Load DIR/results.json and the --set list it was run with. */
+static int resume_load(const char *dir, bool force, json_t **doc,
+		       const char ***sets, size_t *nsets)
+{
+	char *path = xasprintf("%s/results.json", dir);
+	json_t *j, *s;
+	json_error_t e;
+	size_t i;
+	int ret = -EINVAL;
+
+	(void)force;
+	j = json_load_file(path, 0, &e);
+	if (!j) {
+		fprintf(stderr, "%s:%d: cannot resume: %s\n", path, e.line,
+			e.text);
+		goto out;
+	}
+	if (!json_is_string(json_object_get(j, "schema")) ||
+	    strcmp(json_string_value(json_object_get(j, "schema")),
+		   RESULTS_SCHEMA)) {
+		fprintf(stderr, "%s: cannot resume: not a %s file\n", path,
+			RESULTS_SCHEMA);
+		goto out;
+	}
+	if (!json_is_string(json_object_get(json_object_get(j, "run"),
+					    "config_path"))) {
+		fprintf(stderr, "%s: cannot resume: no run.config_path\n", path);
+		goto out;
+	}
+	if (!strcmp(json_string_value(json_object_get(json_object_get(j, "run"),
+						      "status")),
+		    "complete")) {
+		fprintf(stderr, "%s: the run is complete; nothing to resume\n",
+			path);
+		goto out;
+	}
+	free(*sets);
+	*sets = NULL;
+	*nsets = 0;
+	s = json_object_get(json_object_get(j, "run"), "sets");
+	for (i = 0; i < json_array_size(s); i++) {
+		*sets = xrealloc(*sets, (*nsets + 1) * sizeof(**sets));
+		(*sets)[(*nsets)++] = json_string_value(json_array_get(s, i));
+	}
+	*doc = j;
+	j = NULL;
+	ret = 0;
+out:
+	json_decref(j);
+	free(path);
+	return ret;
+}
+
+/* Refuse to resume with a changed config (unless forced) or matrix. */
+static int resume_check(struct run *r, json_t *old, bool force)
+{
+	const char *text = json_string_value(
+		json_object_get(json_object_get(old, "run"), "config_text"));
+	json_t *cells = json_object_get(old, "cells");
+	struct cell *cs = NULL;
+	int n, i, ret = -EINVAL;
+
+	if (!text || strcmp(text, r->cfg.text)) {
+		if (!force) {
+			fprintf(stderr,
+				"%s: the config has changed since the run began; "
+				"'--force' resumes anyway\n",
+				r->cfg.path);
+			return -EINVAL;
+		}
+		warn("%s: the config has changed since the run began; "
+		     "resuming anyway (--force)", r->cfg.path);
+	}
+	n = matrix_expand(&r->cfg, &cs);
+	if (n < 0)
+		return n;
+	if ((size_t)n != json_array_size(cells)) {
+		fprintf(stderr, "%s: the matrix has %d cells, the run has %zu\n",
+			r->cfg.path, n, json_array_size(cells));
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (strcmp(cs[i].id, json_string_value(json_object_get(
+					     json_array_get(cells, i), "id")) ?: "")) {
+			fprintf(stderr,
+				"%s: cell %d is '%s' in the config but not in the run\n",
+				r->cfg.path, i, cs[i].id);
+			goto out;
+		}
+	ret = 0;
+out:
+	free(cs);
+	return ret;
+}
+
+/*
+ * Take back any sample that reached samples.jsonl but not results.json
+ * (a crash between the two writes), and count what is done.
+ */
+static void resume_merge(struct run *r)
+{
+	char *path = xasprintf("%s/samples.jsonl", r->rundir), *text = NULL;
+	json_t *cells = json_object_get(r->doc, "cells");
+	char *line, *save = NULL;
+	char ts[32];
+	size_t i;
+
+	if (read_file(path, 1 << 30, &text, NULL) == 0) {
+		for (line = strtok_r(text, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			json_t *j = json_loads(line, 0, NULL), *sj, *samples;
+			const char *id;
+
+			if (!j)
+				continue;
+			id = json_string_value(json_object_get(j, "cell"));
+			sj = json_object_get(j, "sample");
+			for (i = 0; id && sj && i < json_array_size(cells); i++) {
+				json_t *cj = json_array_get(cells, i);
+
+				if (strcmp(json_string_value(json_object_get(cj, "id")),
+					   id))
+					continue;
+				samples = json_object_get(cj, "samples");
+				if (json_integer_value(json_object_get(sj, "index")) ==
+				    (json_int_t)json_array_size(samples))
+					json_array_append(samples, sj);
+			}
+			json_decref(j);
+		}
+	}
+	for (i = 0; i < json_array_size(cells); i++) {
+		json_t *cj = json_array_get(cells, i);
+
+		r->samples_done += json_array_size(json_object_get(cj, "samples"));
+		/* A cell cut short by a signal or a kill starts again where it
+		 * stopped. */
+		if (!strcmp(json_string_value(json_object_get(cj, "status")),
+			    "pending"))
+			json_object_set_new(cj, "reason", json_null());
+	}
+	iso8601_now(ts, sizeof(ts));
+	json_object_set_new(json_object_get(r->doc, "run"), "status",
+			    json_string("running"));
+	if (!json_is_array(json_object_get(json_object_get(r->doc, "run"),
+					   "resumed")))
+		json_object_set_new(json_object_get(r->doc, "run"), "resumed",
+				    json_array());
+	json_array_append_new(json_object_get(json_object_get(r->doc, "run"),
+					      "resumed"),
+			      json_string(ts));
+	note("resuming '%s': %ld samples already measured", r->rundir,
+	     r->samples_done);
+	free(text);
+	free(path);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' },
 		{ "set", required_argument, NULL, 's' },
+		{ "resume", required_argument, NULL, 'r' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1011,16 +1219,24 @@ int cmd_run(int argc, char **argv)
 	const char **sets = NULL;
 	struct run r;
 	size_t nsets = 0;
-	const char *out = NULL;
+	const char *out = NULL, *resume = NULL, *config_path;
+	json_t *old = NULL;
+	bool force = false;
 	char *jpath = NULL;
 	struct sigaction sa;
 	int ret = EXIT_USAGE, opt, i, failed = 0;
 
 	memset(&r, 0, sizeof(r));
-	while ((opt = getopt_long(argc, argv, "o:s:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:s:r:fh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			out = optarg;
+			break;
+		case 'r':
+			resume = optarg;
+			break;
+		case 'f':
+			force = true;
 			break;
 		case 's':
 			sets = xrealloc(sets, (nsets + 1) * sizeof(*sets));
@@ -1036,14 +1252,28 @@ int cmd_run(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
+	if (resume ? (optind != argc || out || nsets) : optind != argc - 1) {
 		usage(stderr);
 		free(sets);
 		return EXIT_USAGE;
 	}
 
 	/* Everything that can be checked is checked before the host changes. */
-	if (config_load(argv[optind], sets, nsets, &r.cfg) < 0)
+	if (resume) {
+		if (resume_load(resume, force, &old, &sets, &nsets) < 0)
+			goto out;
+		config_path = json_string_value(json_object_get(
+			json_object_get(old, "run"), "config_path"));
+		out = resume;
+		r.resume = true;
+	} else {
+		config_path = argv[optind];
+	}
+	r.sets = sets;
+	r.nsets = nsets;
+	if (config_load(config_path, sets, nsets, &r.cfg) < 0)
+		goto out;
+	if (resume && resume_check(&r, old, force) < 0)
 		goto out;
 	r.ncells = matrix_expand(&r.cfg, &r.cells);
 	if (r.ncells < 0)
@@ -1096,11 +1326,17 @@ int cmd_run(int argc, char **argv)
 	     r.cfg.name, r.ncells, r.cfg.repeat, r.cfg.wl.name, r.accel,
 	     r.accel_why);
 	note("run directory: %s", r.rundir);
-	r.doc = doc_new(&r);
+	if (old) {
+		r.doc = json_incref(old);
+		resume_merge(&r);
+	} else {
+		r.doc = doc_new(&r);
+	}
 	if (doc_save(&r) < 0)
 		goto out;
 	r.t0 = mono_now();
-	r.samples_total = (long)r.ncells * r.cfg.repeat;
+	r.samples_total = (long)r.ncells * r.cfg.repeat - r.samples_done;
+	r.samples_done = 0;
 	for (i = 0; i < r.ncells && !should_stop(&r); i++)
 		run_cell(&r, i);
 
@@ -1134,6 +1370,7 @@ out:
 	host_ctx_free(r.host);
 	vm_conn_close(r.conn);
 	json_decref(r.doc);
+	json_decref(old);
 	free_strv(r.wl_env);
 	free(r.cells);
 	free(r.rundir);
