@@ -49,7 +49,7 @@ KVER     ?= $(shell ls /boot/vmlinuz-* 2>/dev/null | sed 's,.*/vmlinuz-,,' | sor
 TINY     := build/images/tiny-$(KVER).cpio.gz
 
 .PHONY: all check check-unit check-integration demo bench deps clean \
-        image-tiny fmt san tools
+        image-tiny fmt san tools fuzz fuzz-build fuzz-replay
 all: $(B)/vmtax build/bin/vmtax-agent $(WL_BINS)
 
 tools: build/bin/vmtax-agent $(WL_BINS)
@@ -101,6 +101,7 @@ check: deps
 	$(MAKE) tools $(TINY)
 	$(MAKE) B=build/san SAN="$(SANFLAGS)" OPT=-O1 build/san/vmtax \
 		$(UNIT_BINS:$(B)/%=build/san/%)
+	$(MAKE) fuzz-replay
 	$(MAKE) B=build/san check-unit check-integration
 
 check-unit:
@@ -109,6 +110,48 @@ check-unit:
 check-integration:
 	@VMTAX=$(abspath $(B)/vmtax) TINY=$(abspath $(TINY)) \
 		sh tests/run-shell-tests.sh
+
+# libFuzzer targets: tests/fuzz/fuzz-NAME.c with seeds in
+# tests/fuzz/corpus/NAME/, built by clang with ASan and UBSan into build/fuzz.
+# 'make fuzz' runs each for FUZZ_SECONDS on a copy of its corpus in
+# build/fuzz/corpus/NAME (crashes land in build/fuzz/crash-NAME-*);
+# 'make fuzz-replay' runs each once over its committed corpus.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer \
+                -fno-sanitize-recover=all
+$(B)/fuzz-%: tests/fuzz/fuzz-%.c $(B)/libvmtax.a
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ \
+		$(PKG_LIBS) -lm
+
+fuzz-build:
+	$(MAKE) B=build/fuzz CC=$(FUZZ_CC) OPT=-O1 \
+		SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" \
+		$(FUZZ_NAMES:%=build/fuzz/fuzz-%)
+
+fuzz: fuzz-build
+	@set -e; for n in $(FUZZ_NAMES); do \
+		mkdir -p build/fuzz/corpus/$$n; \
+		cp tests/fuzz/corpus/$$n/* build/fuzz/corpus/$$n/; \
+		echo "== fuzz-$$n for $(FUZZ_SECONDS) s"; \
+		if ! build/fuzz/fuzz-$$n -max_total_time=$(FUZZ_SECONDS) \
+			-close_fd_mask=3 -print_final_stats=1 \
+			-artifact_prefix=build/fuzz/crash-$$n- \
+			build/fuzz/corpus/$$n >build/fuzz/fuzz-$$n.log 2>&1; then \
+			tail -n 60 build/fuzz/fuzz-$$n.log; exit 1; fi; \
+		grep -E '(INITED|DONE) ' build/fuzz/fuzz-$$n.log; \
+		grep -E 'number_of_executed_units|average_exec_per_sec' \
+			build/fuzz/fuzz-$$n.log; \
+	done
+
+fuzz-replay: fuzz-build
+	@set -e; for n in $(FUZZ_NAMES); do \
+		echo "== fuzz-$$n: $$(ls tests/fuzz/corpus/$$n | wc -l) inputs"; \
+		build/fuzz/fuzz-$$n -close_fd_mask=3 tests/fuzz/corpus/$$n/* \
+			>build/fuzz/replay-$$n.log 2>&1 || \
+			{ tail -n 60 build/fuzz/replay-$$n.log; exit 1; }; \
+	done
 
 # The previous demo run is kept as runs/demo.prev (vmtax compare can use it).
 demo: deps all $(TINY)

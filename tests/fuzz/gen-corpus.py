@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+# Regenerate the hand-made seeds of tests/fuzz/corpus/ (run from the top of
+# the tree).  Configs from configs/ and results from tests/fixtures/ are
+# copied; the rest is written here.  Inputs found by fuzzing (crash-*,
+# found-*) are added by hand and left alone.
+import glob
+import json
+import os
+import shutil
+import struct
+
+C = "tests/fuzz/corpus"
+
+
+def put(target, name, data):
+    os.makedirs(f"{C}/{target}", exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(f"{C}/{target}/{name}", "wb") as f:
+        f.write(data)
+
+
+# ---- config: run config, then "\n%%\n" workload file, "\n%%\n" --set lines
+for p in glob.glob("configs/*.ini"):
+    with open(p, "rb") as f:
+        put("config", os.path.basename(p), f.read())
+wl = "[workload]\nname = randwalk\n"
+with open("configs/workloads/stream.ini") as f:
+    stream = f.read()
+put("config", "fuzz-workload.ini",
+    "[run]\nname = fw\nrepeat = 2\n[matrix]\nwhere = guest\n"
+    "host_thp = madvise\nguest_thp = never, always\nept = on, off\n"
+    "backing = thp, hugetlb-2M\nexclude = *hugetlb*never*\n"
+    "[workload]\nname = fuzz\n%%\n" + stream)
+put("config", "sets.ini",
+    "[run]\nname = s\n" + wl +
+    "%%\n%%\nrun.repeat=5\nworkload.SEED=7\nguest.memory=4G\n"
+    "matrix.paging=hw,shadow\n")
+put("config", "bad-sets.ini",
+    "[run]\nname = s\n" + wl + "%%\n%%\nrun.repeat=0\nbad-set\n")
+put("config", "params.ini",
+    wl + "SIZE_MIB = 64\nREADS = 1000\n[run]\nbaseline = "
+    "guest/host-thp=never/guest-thp=never\n")
+put("config", "npt.ini", "[matrix]\nnpt = off\nwhere = guest\n" + wl)
+put("config", "bad-unknown-key.ini", "[run]\nrepat = 3\n" + wl)
+put("config", "bad-int.ini", "[run]\nrepeat = lots\n" + wl)
+put("config", "bad-range.ini", "[guest]\nvcpus = 100000\nmemory = 64M\n" + wl)
+put("config", "bad-empty-axis.ini", "[matrix]\nhost_thp =\n" + wl)
+put("config", "bad-dup-section.ini", "[run]\nname = a\n[run]\n" + wl)
+put("config", "bad-name.ini", "[run]\nname = x\"<&y\n" + wl)
+put("config", "bad-utf8.ini", b"[run]\nname = \xff\xfe\n")
+put("config", "bad-paging-twice.ini",
+    "[matrix]\npaging = hw\nept = on\n" + wl)
+put("config", "bad-param.ini", wl + "NOPE = 1\n")
+put("config", "bad-workload.ini",
+    "[workload]\nname = fuzz\n%%\n[workload]\nrun = x\nmetric = regex\n"
+    "[param.lower]\ndefault = 1\n[param.X]\nfoo = 2\n")
+put("config", "bad-line.ini", "[run]\nname = " + "x" * 300 + "\n" + wl)
+
+# ---- proto: mode byte, then the byte stream
+def frame(obj, magic=b"VMTX", length=None):
+    body = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+    n = len(body) if length is None else length
+    return magic + struct.pack(">I", n) + body
+
+
+def msg(i, t, **kw):
+    return dict(v=1, id=i, type=t, **kw)
+
+
+sample = dict(status="ok", exit_status=0, elapsed_s=1.5, user_s=1.0,
+              sys_s=0.25, max_rss_kb=1024, minor_faults=10, major_faults=0,
+              counters={"cycles": 123, "instructions": None,
+                        "dtlb-load-misses": 7, "future-counter": 1},
+              output="hello\n", output_truncated=False)
+good = (frame(msg(0, "ready", agent_version="0.1.0", proto_version=1)) +
+        frame(msg(1, "hello")) +
+        frame(msg(2, "run", cmd="true", env={"A": "1"}, timeout_s=5)) +
+        frame(msg(2, "heartbeat", elapsed_s=0.5)) +
+        frame(msg(2, "reply", ok=True, result=sample)) +
+        frame(msg(3, "reply", ok=False,
+                  error={"code": "bad-request", "message": "no"})))
+put("proto", "good-bytewise", b"\x00" + good)
+put("proto", "good-chunk8", b"\x07" + good)
+put("proto", "good-random", b"\x45" + good)
+put("proto", "good-unbounded", b"\x90" + good)
+bad = (b"garbage" + frame(msg(1, "hello")) + frame(b"{not json") +
+       frame(b"[1,2]") + frame({"v": 2, "id": 1, "type": "x"}) +
+       frame({"v": 1, "id": -1, "type": "x"}) + frame({"v": 1, "id": 1}) +
+       frame({"v": 1, "id": 1, "type": ""}) + frame(b"", length=0) +
+       b"VMTX" + struct.pack(">I", 2 * 1024 * 1024) + b"xxxx" +
+       frame(msg(4, "reply", result=dict(sample, status="weird"))) +
+       frame(msg(5, "reply", result=dict(sample, exit_status=999))) +
+       frame(msg(6, "reply", result=dict(sample, counters={"cycles": -1}))) +
+       frame(msg(7, "reply", result=dict(sample, elapsed_s=-1))) +
+       frame(b'{"v":1,"id":1,"type":"a","type":"b"}') +
+       b"VMT" + frame(msg(8, "shutdown")) + b"VMTX\x00\x00")
+put("proto", "bad-mixed", b"\x03" + bad)
+put("proto", "bad-mixed-unbounded", b"\xc1" + bad)
+put("proto", "truncated", b"\x02" + frame(msg(9, "hello"))[:-3])
+
+# ---- results: the report fixtures
+os.makedirs(f"{C}/results", exist_ok=True)
+for p in glob.glob("tests/fixtures/*.json"):
+    shutil.copy(p, f"{C}/results/" + os.path.basename(p))
+put("results", "bad-not-json", "{\"schema\": ")
+put("results", "bad-empty-object", "{}")
+with open("tests/fixtures/results-demo.json") as f:
+    doc = json.load(f)
+doc["run"]["baseline"] = "nosuch" if "run" in doc and isinstance(
+    doc["run"], dict) else None
+put("results", "bad-baseline.json", json.dumps(doc))
