@@ -5,7 +5,8 @@ set -e
 PKGS="build-essential pkg-config clang libvirt-daemon-system libvirt-daemon-driver-qemu
 libvirt-clients libvirt-dev qemu-system-x86 qemu-utils libkmod-dev libjansson-dev
 libinih-dev libcmocka-dev libxml2-dev busybox-static linux-image-amd64 cpio gzip
-linux-perf procps chromium python3 python3-jsonschema jq bc time"
+linux-perf procps chromium python3 python3-jsonschema jq bc time
+libguestfs-dev debootstrap"
 
 missing=""
 for p in $PKGS; do
@@ -25,6 +26,23 @@ if [ -n "$missing" ] || [ -n "$VMTAX_APT_UPDATE" ]; then
 fi
 
 if [ "$(id -u)" = 0 ]; then
+	# hugetlb-backed guests need hugetlbfs mounts, and libvirtd looks for
+	# them only when it starts: mount first (no memory is reserved by it).
+	mounted=""
+	if ! grep -q ' /dev/hugepages hugetlbfs' /proc/mounts; then
+		mkdir -p /dev/hugepages
+		mount -t hugetlbfs -o pagesize=2M hugetlbfs /dev/hugepages && mounted=1
+	fi
+	if grep -qw pdpe1gb /proc/cpuinfo && [ -d /sys/kernel/mm/hugepages/hugepages-1048576kB ] &&
+	   ! grep -q ' /dev/hugepages1G hugetlbfs' /proc/mounts; then
+		mkdir -p /dev/hugepages1G
+		mount -t hugetlbfs -o pagesize=1G hugetlbfs /dev/hugepages1G && mounted=1
+	fi
+	if [ -n "$mounted" ] && pgrep -x libvirtd >/dev/null; then
+		echo "vmtax: deps: restarting libvirtd so that it sees the hugetlbfs mounts" >&2
+		pkill -x libvirtd
+		while pgrep -x libvirtd >/dev/null; do sleep 0.2; done
+	fi
 	pgrep -x virtlogd >/dev/null || virtlogd -d
 	pgrep -x libvirtd >/dev/null || libvirtd -d
 	# libvirtd answers once its socket is up.

@@ -797,6 +797,85 @@ out:
 
 /* ---- cells ---- */
 
+/* Is there a hugetlbfs mount with pages of KIB kB? */
+static bool hugetlbfs_mounted(unsigned long kib)
+{
+	char *text = NULL, *line, *save = NULL;
+	bool found = false;
+
+	if (read_file("/proc/mounts", 1 << 20, &text, NULL) < 0)
+		return false;
+	for (line = strtok_r(text, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char want[32];
+
+		if (!strstr(line, " hugetlbfs "))
+			continue;
+		snprintf(want, sizeof(want), "pagesize=%luM", kib / 1024);
+		if (strstr(line, want) ||
+		    (kib == 2048 && !strstr(line, "pagesize=")))
+			found = true;
+		if (kib == 1048576 && strstr(line, "pagesize=1024M"))
+			found = true;
+	}
+	free(text);
+	return found;
+}
+
+/*
+ * For a hugetlb-backed guest, reserve the guest's memory in the pool before
+ * the cell (the original size goes to ORIG, the knob to POOL).  A cell that
+ * cannot have its pool is skipped with the reason; returns -1 then.
+ */
+static int hugetlb_reserve(struct run *r, const struct cell *c, json_t *cj,
+			   char *pool, size_t plen, char *orig, size_t olen)
+{
+	unsigned long kib;
+	char why[512], want[32];
+	int ret;
+
+	if (!strcmp(c->backing, "hugetlb-2M"))
+		kib = 2048;
+	else if (!strcmp(c->backing, "hugetlb-1G"))
+		kib = 1048576;
+	else
+		return 0;
+	snprintf(pool, plen, "%s", kib == 2048 ? "hugetlb.2M" : "hugetlb.1G");
+	if (!host_supported(r->host, pool, NULL, why, sizeof(why)))
+		goto skip;
+	if (!hugetlbfs_mounted(kib)) {
+		snprintf(why, sizeof(why),
+			 "no hugetlbfs mount with %s pages (mount one, then "
+			 "restart libvirtd: it looks for mounts only at start)",
+			 kib == 2048 ? "2M" : "1G");
+		goto skip;
+	}
+	if (host_get(r->host, pool, orig, olen) < 0) {
+		snprintf(why, sizeof(why), "cannot read the %s pool", pool);
+		goto skip;
+	}
+	snprintf(want, sizeof(want), "%llu",
+		 (unsigned long long)(r->cfg.memory / (kib * 1024ULL)) +
+			 strtoull(orig, NULL, 10));
+	ret = host_set(r->host, pool, want);
+	if (ret < 0) {
+		snprintf(why, sizeof(why),
+			 "cannot reserve %s pages of %s for the guest (see above)",
+			 want, kib == 2048 ? "2M" : "1G");
+		host_set(r->host, pool, orig);
+		goto skip;
+	}
+	json_object_set_new(json_object_get(cj, "observed"), "hugetlb_pool",
+			    json_string(want));
+	return 0;
+skip:
+	pool[0] = '\0';
+	note("%s: skipped: %s", c->id, why);
+	cell_status(cj, "skipped", why);
+	r->samples_done += r->cfg.repeat;
+	return -1;
+}
+
 /* Why CELL cannot be honoured here, or false when it can. */
 static bool cell_skip(struct run *r, const struct cell *c, char *why,
 		      size_t len)
@@ -834,7 +913,7 @@ static void run_cell(struct run *r, int ci)
 	json_t *env = json_object_get(cj, "env");
 	json_t *obs = json_object_get(cj, "observed");
 	const char *status = json_string_value(json_object_get(cj, "status"));
-	char why[512], got[64];
+	char why[512], got[64], pool[16] = "", orig[32] = "";
 	bool known;
 	int ret;
 
@@ -872,10 +951,17 @@ static void run_cell(struct run *r, int ci)
 	}
 	if (host_get(r->host, "thp.enabled", got, sizeof(got)) == 0)
 		json_object_set_new(obs, "host_thp", json_string(got));
+	if (c->where == WHERE_GUEST &&
+	    hugetlb_reserve(r, c, cj, pool, sizeof(pool), orig,
+			    sizeof(orig)) < 0)
+		goto out;
 	if (c->where == WHERE_BARE)
 		run_bare_cell(r, ci, cj);
 	else
 		run_guest_cell(r, ci, cj);
+	/* Give the pool back after every cell, not only at the end. */
+	if (*pool && host_set(r->host, pool, orig) < 0)
+		warn("cannot give back the %s pool", pool);
 	if (!strcmp(json_string_value(json_object_get(cj, "status")), "ok") &&
 	    r->stopped &&
 	    json_array_size(json_object_get(cj, "samples")) <
