@@ -1,0 +1,75 @@
+#!/bin/sh
+# Every workload in configs/workloads runs once on bare metal and once in the
+# tiny guest and yields its metric; a throwaway workload INI in a scratch
+# directory runs the same way with no C changes.
+. "$(dirname "$0")/lib-test.sh"
+test_prereq ROOT || skip_all "needs root (vmtax run sets host THP)"
+test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
+test_prereq TINY || skip_all "no tiny image (make image-tiny)"
+
+thp=$(thp_get enabled)
+
+run_one() {
+	# run_one NAME DIR SET... : one bare-metal and one guest cell
+	name=$1 dir=$2; shift 2
+	cat >"$TRASH/$name.ini" <<EOF2
+[run]
+name = t0150-$name
+repeat = 1
+boot_timeout = 180
+timeout = 300
+[guest]
+vcpus = 1
+memory = 1G
+[matrix]
+where = bare-metal, guest
+host_thp = $thp
+guest_thp = always
+[workload]
+dir = $dir
+name = $name
+EOF2
+	"$VMTAX" run "$name.ini" --out "out-$name" "$@" >/dev/null 2>"err-$name" || {
+		tail -20 "err-$name"; return 1; }
+	jq -e '[.cells[] | .status == "ok" and (.samples[0].metric | type) == "number" and .samples[0].metric > 0] | all' \
+		"out-$name/results.json" >/dev/null || {
+		jq -c '.cells[] | [.id, .status, .reason, .samples[0].metric]' "out-$name/results.json"; return 1; }
+	jq -r '.cells[] | "\(.id): \(.samples[0].metric)"' "out-$name/results.json"
+}
+
+W=$TOP/configs/workloads
+test_expect_success 'randwalk' 'run_one randwalk $W --set workload.SIZE_MIB=64 --set workload.READS=200000'
+test_expect_success 'stream (triad MB/s, higher is better)' '
+	run_one stream $W --set workload.ELEMENTS=1000000 --set workload.NTIMES=3 &&
+	jq -e ".workload.better == \"higher\" and .workload.unit == \"MB/s\"" out-stream/results.json
+'
+test_expect_success 'sparse-touch' 'run_one sparse-touch $W --set workload.SIZE_MIB=128 --set workload.ROUNDS=2'
+test_expect_success 'wss-sweep' 'run_one wss-sweep $W --set workload.MAX_MIB=8 --set workload.ACCESSES=100000'
+
+mkdir -p "$TRASH/mywl"
+cat >"$TRASH/mywl/count.ini" <<'EOF2'
+; a throwaway workload: no C, just a shell command and a regex
+[workload]
+description = counts to N in the shell
+run = i=0; while [ $i -lt $N ]; do i=$((i + 1)); done; echo "counted $i"
+metric = regex
+metric_regex = counted ([0-9]+)
+unit = count
+better = higher
+[param.N]
+default = 20000
+EOF2
+test_expect_success 'a throwaway workload INI runs on bare metal and in the guest' '
+	run_one count "$TRASH/mywl" &&
+	jq -e "[.cells[].samples[0].metric == 20000] | all" out-count/results.json &&
+	"$VMTAX" workloads "$TRASH/mywl" | grep -q "counts to N"
+'
+test_expect_success 'vmtax workloads lists every workload with its parameters' '
+	"$VMTAX" workloads "$TOP/configs/workloads" >list &&
+	for w in randwalk stream sparse-touch wss-sweep; do grep -q "^$w " list || exit 1; done &&
+	grep -q "SIZE_MIB=2048" list
+'
+test_expect_success 'host THP as before, no domain left' '
+	test "$(thp_get enabled)" = "$thp" && no_vmtax_domains
+'
+test_done
