@@ -3,6 +3,7 @@
 #   make            build vmtax, the guest agent and the workloads
 #   make demo       install deps, build, run configs/demo.ini, print the table
 #   make check      install deps, unit tests (ASan+UBSan) and integration tests
+#   make check-slow the slow tests in tests/slow (the debian image: minutes)
 #   make bench      print the runner overhead, boot-to-hello time, peak RSS
 #   make deps       install the Debian packages and start libvirtd/virtlogd
 #   make image-tiny build the tiny initramfs guest
@@ -17,10 +18,10 @@ CC       ?= cc
 B        ?= build
 SAN      ?=
 OPT      ?= -O2
-PKGS     := libvirt libxml-2.0 jansson inih libkmod
+PKGS     := libvirt libxml-2.0 jansson inih libkmod libguestfs
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
             -Wmissing-prototypes -Wstrict-prototypes
-CPPFLAGS += -D_GNU_SOURCE -Ilib -Ihost -Ireports -Iorchestrator \
+CPPFLAGS += -D_GNU_SOURCE -Ilib -Ihost -Ireports -Iorchestrator -Iguest-image \
             -DVMTAX_VERSION='"$(VERSION)"'
 CFLAGS   += -std=c11 -g $(OPT) $(WARN) $(SAN)
 VERSION  := 0.1.0
@@ -32,7 +33,9 @@ LIB_SRCS    := $(wildcard lib/*.c)
 HOST_SRCS   := $(wildcard host/*.c)
 REPORT_SRCS := $(wildcard reports/*.c)
 ORCH_SRCS   := $(filter-out orchestrator/main.c,$(wildcard orchestrator/*.c))
-CORE_SRCS   := $(LIB_SRCS) $(HOST_SRCS) $(REPORT_SRCS) $(ORCH_SRCS)
+# guest-image/ holds the image builder (host side) beside the agent (guest).
+IMG_SRCS    := $(filter-out guest-image/agent.c,$(wildcard guest-image/*.c))
+CORE_SRCS   := $(LIB_SRCS) $(HOST_SRCS) $(REPORT_SRCS) $(ORCH_SRCS) $(IMG_SRCS)
 CORE_OBJS   := $(CORE_SRCS:%.c=$(B)/obj/%.o)
 WL_SRCS     := $(wildcard workloads/*.c)
 WL_BINS     := $(WL_SRCS:workloads/%.c=build/bin/%)
@@ -49,7 +52,7 @@ KVER     ?= $(shell ls /boot/vmlinuz-* 2>/dev/null | sed 's,.*/vmlinuz-,,' | sor
 TINY     := build/images/tiny-$(KVER).cpio.gz
 
 .PHONY: all check check-unit check-integration demo bench deps clean \
-        image-tiny fmt san tools fuzz fuzz-build fuzz-replay
+        image-tiny fmt san tools fuzz fuzz-build fuzz-replay check-slow
 all: $(B)/vmtax build/bin/vmtax-agent $(WL_BINS)
 
 tools: build/bin/vmtax-agent $(WL_BINS)
@@ -106,6 +109,11 @@ check: deps
 
 check-unit:
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+# Slow shell tests (minutes: the debian image, real guests); not in 'check'.
+check-slow: all
+	@set -e; for t in tests/slow/t[0-9]*.sh; do echo "== $$t"; \
+		VMTAX=$(abspath $(B)/vmtax) sh $$t; done
 
 check-integration:
 	@VMTAX=$(abspath $(B)/vmtax) TINY=$(abspath $(TINY)) \
@@ -167,4 +175,5 @@ fmt:
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# build/images holds debootstrap trees (etc/rc2.d ...): not dependency files.
+-include $(shell find build -path build/images -prune -o -name '*.d' -type f -print 2>/dev/null)

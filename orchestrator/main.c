@@ -18,6 +18,7 @@ static const struct cmd commands[] = {
 	{ "compare", cmd_compare, "compare runs cell by cell, or pivot one axis" },
 	{ "host", cmd_host, "probe the host, or restore host state by hand" },
 	{ "workloads", cmd_workloads, "list the available workloads" },
+	{ "image", cmd_image, "build a guest image (tiny initramfs or debian qcow2)" },
 };
 
 static void usage(FILE *f)

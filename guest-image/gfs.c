@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/* gfs.c - make an ext4 qcow2 from a rootfs tarball through libguestfs. */
+#include <errno.h>
+#include <guestfs.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gfs.h"
+#include "util.h"
+
+#define GFS_MEMSIZE_MIB 1024
+
+void gfs_env_for_accel(const char *accel, const char *why)
+{
+	if (strcmp(accel, "tcg"))
+		return;
+	/* Without KVM the default (libvirt) backend hangs; see the docs. */
+	if (!getenv("LIBGUESTFS_BACKEND"))
+		setenv("LIBGUESTFS_BACKEND", "direct", 1);
+	if (!getenv("LIBGUESTFS_BACKEND_SETTINGS"))
+		setenv("LIBGUESTFS_BACKEND_SETTINGS", "force_tcg", 1);
+	note("image: %s: libguestfs with LIBGUESTFS_BACKEND=%s "
+	     "LIBGUESTFS_BACKEND_SETTINGS=%s",
+	     why, getenv("LIBGUESTFS_BACKEND"), getenv("LIBGUESTFS_BACKEND_SETTINGS"));
+}
+
+/* Report the last libguestfs error of step WHAT once; returns -EIO. */
+static int gfs_fail(guestfs_h *g, const char *what)
+{
+	const char *msg = g ? guestfs_last_error(g) : NULL;
+
+	err("guestfs: %s: %s", what, msg ? msg : "failed");
+	return -EIO;
+}
+
+static int mkparent(guestfs_h *g, const char *remote)
+{
+	char *dir = xstrdup(remote);
+	char *slash = strrchr(dir, '/');
+	int ret = 0;
+
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (guestfs_mkdir_p(g, dir) < 0)
+			ret = gfs_fail(g, dir);
+	}
+	free(dir);
+	return ret;
+}
+
+/* The newest of the files matching PATTERN (version sort), or NULL. */
+static char *newest(guestfs_h *g, const char *pattern)
+{
+	char **list = guestfs_glob_expand(g, pattern);
+	char *best = NULL;
+	size_t i;
+
+	if (!list)
+		return NULL;
+	for (i = 0; list[i]; i++) {
+		if (!best || strverscmp(list[i], best) > 0)
+			best = list[i];
+	}
+	best = best ? xstrdup(best) : NULL;
+	for (i = 0; list[i]; i++)
+		free(list[i]);
+	free(list);
+	return best;
+}
+
+int gfs_make_disk(const struct gfs_disk_spec *s)
+{
+	guestfs_h *g = NULL;
+	char *kernel = NULL, *initrd = NULL, *step = NULL;
+	double t0 = mono_now(), t;
+	size_t i;
+	int ret = -1;
+
+	g = guestfs_create();
+	if (!g) {
+		ret = err_errno("guestfs: cannot create a libguestfs handle");
+		goto out;
+	}
+	/* Errors are reported once by gfs_fail(), with the step. */
+	guestfs_set_error_handler(g, NULL, NULL);
+	if (guestfs_set_memsize(g, GFS_MEMSIZE_MIB) < 0 ||
+	    guestfs_set_smp(g, 2) < 0) {
+		ret = gfs_fail(g, "appliance settings");
+		goto out;
+	}
+	note("image: guestfs: create qcow2 '%s' (%llu MiB, sparse)", s->qcow2,
+	     (unsigned long long)(s->size >> 20));
+	if (guestfs_disk_create(g, s->qcow2, "qcow2", (int64_t)s->size, -1) < 0) {
+		ret = gfs_fail(g, "disk-create");
+		goto out;
+	}
+	if (guestfs_add_drive_opts(g, s->qcow2, GUESTFS_ADD_DRIVE_OPTS_FORMAT,
+				   "qcow2", -1) < 0) {
+		ret = gfs_fail(g, "add-drive");
+		goto out;
+	}
+	note("image: guestfs: launch the appliance (backend %s)...",
+	     getenv("LIBGUESTFS_BACKEND") ?: "default");
+	t = mono_now();
+	if (guestfs_launch(g) < 0) {
+		ret = gfs_fail(g, "launch");
+		goto out;
+	}
+	note("image: guestfs: appliance up in %.0f s", mono_now() - t);
+	if (guestfs_mkfs(g, "ext4", "/dev/sda") < 0) {
+		ret = gfs_fail(g, "mkfs ext4 /dev/sda");
+		goto out;
+	}
+	if (guestfs_mount(g, "/dev/sda", "/") < 0) {
+		ret = gfs_fail(g, "mount /dev/sda");
+		goto out;
+	}
+	note("image: guestfs: tar-in the root file system (minutes under TCG)...");
+	t = mono_now();
+	if (guestfs_tar_in(g, s->rootfs_tar, "/") < 0) {
+		step = xasprintf("tar-in '%s'", s->rootfs_tar);
+		ret = gfs_fail(g, step);
+		goto out;
+	}
+	note("image: guestfs: tar-in done in %.0f s", mono_now() - t);
+
+	for (i = 0; i < s->nfiles; i++) {
+		const struct gfs_file *f = &s->files[i];
+
+		free(step);
+		step = xasprintf("upload '%s' to '%s'", f->local, f->remote);
+		ret = mkparent(g, f->remote);
+		if (ret < 0)
+			goto out;
+		if (guestfs_upload(g, f->local, f->remote) < 0 ||
+		    guestfs_chmod(g, f->mode, f->remote) < 0) {
+			ret = gfs_fail(g, step);
+			goto out;
+		}
+	}
+	for (i = 0; i < s->ntexts; i++) {
+		const struct gfs_text *x = &s->texts[i];
+
+		free(step);
+		step = xasprintf("write '%s'", x->remote);
+		ret = mkparent(g, x->remote);
+		if (ret < 0)
+			goto out;
+		if (guestfs_write(g, x->remote, x->text, strlen(x->text)) < 0 ||
+		    guestfs_chmod(g, x->mode, x->remote) < 0) {
+			ret = gfs_fail(g, step);
+			goto out;
+		}
+	}
+	for (i = 0; i < s->nlinks; i++) {
+		const struct gfs_link *l = &s->links[i];
+
+		free(step);
+		step = xasprintf("symlink '%s' -> '%s'", l->remote, l->target);
+		ret = mkparent(g, l->remote);
+		if (ret < 0)
+			goto out;
+		if (guestfs_ln_sf(g, l->target, l->remote) < 0) {
+			ret = gfs_fail(g, step);
+			goto out;
+		}
+	}
+
+	kernel = newest(g, "/boot/vmlinuz-*");
+	initrd = newest(g, "/boot/initrd.img-*");
+	if (!kernel || !initrd) {
+		ret = err("guestfs: no /boot/vmlinuz-* or /boot/initrd.img-* in "
+			  "the image (is linux-image-amd64 in the package list?)");
+		goto out;
+	}
+	note("image: guestfs: extract '%s' and '%s'", kernel, initrd);
+	if (guestfs_download(g, kernel, s->kernel_out) < 0) {
+		ret = gfs_fail(g, "download kernel");
+		goto out;
+	}
+	if (guestfs_download(g, initrd, s->initrd_out) < 0) {
+		ret = gfs_fail(g, "download initrd");
+		goto out;
+	}
+	if (guestfs_umount_all(g) < 0) {
+		ret = gfs_fail(g, "umount");
+		goto out;
+	}
+	if (guestfs_shutdown(g) < 0) {
+		ret = gfs_fail(g, "shutdown (flushing the disk)");
+		goto out;
+	}
+	note("image: guestfs: disk done in %.0f s", mono_now() - t0);
+	ret = 0;
+out:
+	if (g)
+		guestfs_close(g);
+	free(kernel);
+	free(initrd);
+	free(step);
+	return ret;
+}

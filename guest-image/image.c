@@ -1,0 +1,894 @@
+/* SPDX-License-Identifier: MIT */
+/* image.c - recipes, the image cache, debootstrap and the tiny script. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gfs.h"
+#include "host.h"
+#include "image.h"
+#include "util.h"
+
+#define DEFAULT_DIR "build/images"
+#define DEFAULT_BINDIR "build/bin"
+#define DEFAULT_SCRIPT "guest-image/mkinitramfs-tiny.sh"
+#define DEFAULT_MIRROR "http://deb.debian.org/debian"
+#define DEBOOTSTRAP_VARIANT "minbase"
+#define DISK_SIZE (8ULL << 30)
+#define HEARTBEAT_S 30.0
+#define MAX_BINARY (256u << 20)
+
+/* The Debian image's own packages; workloads add theirs. */
+static const char *const debian_packages[] = {
+	"systemd", "systemd-sysv", "udev", "kmod", "build-essential", "bc",
+	"bison", "flex", "libelf-dev", "libssl-dev", "linux-image-amd64",
+	"linux-perf", "linux-source", "cpio", "xz-utils", "procps",
+};
+
+/*
+ * The agent starts before sysinit.target, once udev runs (it loads
+ * virtio_console); the agent itself waits for its port and systemd restarts
+ * it if the port never came.  Nothing here needs the network or a login.
+ */
+static const char agent_unit[] =
+	"[Unit]\n"
+	"Description=vmtax guest agent (virtio-serial org.vmtax.agent.0)\n"
+	"DefaultDependencies=no\n"
+	"After=systemd-udevd.service systemd-modules-load.service "
+	"dev-virtio\\x2dports-org.vmtax.agent.0.device\n"
+	"Before=sysinit.target shutdown.target\n"
+	"Conflicts=shutdown.target\n"
+	"\n"
+	"[Service]\n"
+	"Type=simple\n"
+	"Environment=PATH=/opt/vmtax/bin:/usr/local/sbin:/usr/local/bin:"
+	"/usr/sbin:/usr/bin:/sbin:/bin HOME=/root\n"
+	"ExecStart=/usr/local/sbin/vmtax-agent\n"
+	"Restart=always\n"
+	"RestartSec=1\n"
+	"StandardOutput=journal+console\n"
+	"StandardError=journal+console\n"
+	"\n"
+	"[Install]\n"
+	"WantedBy=sysinit.target\n";
+
+static const char guest_fstab[] =
+	"# written by vmtax image build\n"
+	"/dev/vda / ext4 rw,relatime,errors=remount-ro 0 1\n"
+	"tmpfs /tmp tmpfs rw,nosuid,nodev,mode=1777 0 0\n";
+
+static const char guest_hostname[] = "vmtax-guest\n";
+static const char guest_hosts[] = "127.0.0.1 localhost\n"
+				  "127.0.1.1 vmtax-guest\n";
+
+int image_kind_parse(const char *s, enum image_kind *out)
+{
+	if (!strcmp(s, "tiny"))
+		*out = IMAGE_TINY;
+	else if (!strcmp(s, "debian"))
+		*out = IMAGE_DEBIAN;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static uint64_t fnv1a64(uint64_t h, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+#define FNV_INIT 0xcbf29ce484222325ULL
+
+/* The hash of a file's contents as 16 hex digits into HEX (>= 17). */
+static int hash_file(const char *path, char *hex, size_t len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	int ret;
+
+	ret = read_file(path, MAX_BINARY, &buf, &n);
+	if (ret < 0)
+		return err_code(ret, "image: recipe: cannot read '%s'", path);
+	snprintf(hex, len, "%016" PRIx64, fnv1a64(FNV_INIT, buf, n));
+	free(buf);
+	return 0;
+}
+
+/* A recipe: the text of every input, one "key value" line each. */
+struct recipe {
+	char *text;
+	size_t len;
+	FILE *f;
+};
+
+static void recipe_init(struct recipe *r)
+{
+	r->text = NULL;
+	r->len = 0;
+	r->f = open_memstream(&r->text, &r->len);
+	if (!r->f)
+		abort();
+}
+
+static void recipe_add(struct recipe *r, const char *fmt, ...)
+	VMTAX_PRINTF(2, 3);
+static void recipe_add(struct recipe *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(r->f, fmt, ap);
+	va_end(ap);
+}
+
+static int recipe_add_file(struct recipe *r, const char *what,
+			   const char *path)
+{
+	char hex[17];
+	int ret = hash_file(path, hex, sizeof(hex));
+
+	if (ret < 0)
+		return ret;
+	recipe_add(r, "%s %s fnv1a64:%s\n", what, path, hex);
+	return 0;
+}
+
+/* Finish R: its text stays in r->text; the key goes to KEY (>= 17). */
+static void recipe_key(struct recipe *r, char *key, size_t len)
+{
+	fflush(r->f);
+	snprintf(key, len, "%016" PRIx64, fnv1a64(FNV_INIT, r->text, r->len));
+}
+
+static void recipe_release(struct recipe *r)
+{
+	if (r->f)
+		fclose(r->f);
+	free(r->text);
+	r->f = NULL;
+	r->text = NULL;
+}
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * Run ARGV, its output appended to LOG (NULL: inherited), and wait, with a
+ * progress line every HEARTBEAT_S.  STEP names it in messages.
+ */
+static int run_step(const char *step, char *const argv[], const char *log)
+{
+	double t0 = mono_now(), next = t0 + HEARTBEAT_S;
+	int status, fd;
+	pid_t pid, w;
+
+	pid = fork();
+	if (pid < 0)
+		return err_errno("image: %s: cannot fork", step);
+	if (pid == 0) {
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0)
+			dup2(fd, 0);
+		if (log) {
+			fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+				  0644);
+			if (fd < 0)
+				_exit(126);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	for (;;) {
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return err_errno("image: %s: cannot wait for '%s'", step,
+					 argv[0]);
+		poll(NULL, 0, 500);
+		if (mono_now() >= next) {
+			note("image: %s: still running, %.0f s", step,
+			     mono_now() - t0);
+			next += HEARTBEAT_S;
+		}
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return err("image: %s: cannot run '%s' (is it installed?)", step,
+			   argv[0]);
+	if (WIFEXITED(status))
+		return err("image: %s: '%s' failed with status %d%s%s%s", step,
+			   argv[0], WEXITSTATUS(status), log ? " (see '" : "",
+			   log ? log : "", log ? "')" : "");
+	return err("image: %s: '%s' killed by signal %d", step, argv[0],
+		   WTERMSIG(status));
+}
+
+/* rm -rf PATH, for our own temporary trees under the image directory. */
+static int remove_tree(const char *path)
+{
+	char *const argv[] = {"rm", "-rf", "--one-file-system", (char *)path,
+			      NULL};
+
+	if (!exists(path))
+		return 0;
+	return run_step("cleanup", argv, NULL);
+}
+
+/* LINK -> TARGET (absolute), replaced atomically. */
+static int relink(const char *target, const char *link)
+{
+	char abs[PATH_MAX];
+	char *tmp = NULL;
+	int ret = -1;
+
+	if (!realpath(target, abs)) {
+		ret = err_errno("image: link: cannot resolve '%s'", target);
+		goto out;
+	}
+	tmp = xasprintf("%s.tmp.%ld", link, (long)getpid());
+	unlink(tmp);
+	if (symlink(abs, tmp) < 0) {
+		ret = err_errno("image: link: cannot create '%s'", tmp);
+		goto out;
+	}
+	if (rename(tmp, link) < 0) {
+		ret = err_errno("image: link: cannot rename '%s' to '%s'", tmp,
+				link);
+		unlink(tmp);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(tmp);
+	return ret;
+}
+
+static int write_text(const char *path, const char *text)
+{
+	return write_file_atomic(path, text, strlen(text));
+}
+
+/* Regular executable files of BINDIR, sorted; -errno on a read error. */
+static int list_binaries(const char *bindir, struct dirent ***ents)
+{
+	int n = scandir(bindir, ents, NULL, alphasort);
+	int i, k = 0;
+
+	if (n < 0)
+		return err_errno("image: cannot read '%s' (run 'make tools')",
+				 bindir);
+	for (i = 0; i < n; i++) {
+		char *p = xasprintf("%s/%s", bindir, (*ents)[i]->d_name);
+		struct stat st;
+
+		if ((*ents)[i]->d_name[0] != '.' && stat(p, &st) == 0 &&
+		    S_ISREG(st.st_mode) && (st.st_mode & 0111))
+			(*ents)[k++] = (*ents)[i];
+		else
+			free((*ents)[i]);
+		free(p);
+	}
+	return k;
+}
+
+static void free_ents(struct dirent **ents, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+}
+
+static int newest_kver(char *buf, size_t len)
+{
+	glob_t gl;
+	size_t i;
+	const char *best = NULL;
+
+	if (glob("/boot/vmlinuz-*", 0, NULL, &gl) != 0)
+		return err("image: tiny: no /boot/vmlinuz-* (install "
+			   "linux-image-amd64)");
+	for (i = 0; i < gl.gl_pathc; i++)
+		if (!best || strverscmp(gl.gl_pathv[i], best) > 0)
+			best = gl.gl_pathv[i];
+	snprintf(buf, len, "%s", best + strlen("/boot/vmlinuz-"));
+	globfree(&gl);
+	return 0;
+}
+
+static int build_tiny(const struct image_opts *o, const char *dir,
+		      const char *bindir)
+{
+	const char *script = o->script ? o->script : DEFAULT_SCRIPT;
+	struct dirent **ents = NULL;
+	struct recipe r;
+	char kver[128], key[17];
+	char *out = NULL, *rec = NULL, *link = NULL, *bin;
+	double t0 = mono_now();
+	int n = 0, i, ret;
+
+	recipe_init(&r);
+	if (o->kver)
+		snprintf(kver, sizeof(kver), "%s", o->kver);
+	else if ((ret = newest_kver(kver, sizeof(kver))) < 0)
+		goto out;
+	if (!is_safe_name(kver)) {
+		ret = err("image: tiny: bad kernel version '%s'", kver);
+		goto out;
+	}
+	recipe_add(&r, "kind tiny\nkver %s\n", kver);
+	ret = recipe_add_file(&r, "script", script);
+	if (ret < 0)
+		goto out;
+	/* The script copies busybox in (BUSYBOX overrides the path). */
+	ret = recipe_add_file(&r, "busybox",
+			      getenv("BUSYBOX") ?: "/bin/busybox");
+	if (ret < 0)
+		goto out;
+	n = list_binaries(bindir, &ents);
+	if (n < 0) {
+		ret = n;
+		n = 0;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		bin = xasprintf("%s/%s", bindir, ents[i]->d_name);
+		ret = recipe_add_file(&r, "binary", bin);
+		free(bin);
+		if (ret < 0)
+			goto out;
+	}
+	recipe_key(&r, key, sizeof(key));
+	out = xasprintf("%s/tiny-%s-%s.cpio.gz", dir, kver, key);
+	rec = xasprintf("%s/tiny-%s-%s.recipe", dir, kver, key);
+	link = o->link ? xstrdup(o->link) : xasprintf("%s/tiny.cpio.gz", dir);
+	if (exists(rec) && exists(out)) {
+		note("image: tiny: up to date: '%s'", out);
+	} else {
+		char *const argv[] = {"sh", (char *)script, kver, out,
+				      (char *)bindir, NULL};
+
+		note("image: tiny: %s %s (recipe %s)...", script, kver, key);
+		ret = run_step("tiny: mkinitramfs-tiny.sh", argv, NULL);
+		if (ret < 0)
+			goto out;
+		ret = write_text(rec, r.text);
+		if (ret < 0)
+			goto out;
+		note("image: tiny: built '%s' in %.1f s", out, mono_now() - t0);
+	}
+	ret = relink(out, link);
+	if (ret < 0)
+		goto out;
+	printf("%s\n", out);
+out:
+	free_ents(ents, n);
+	recipe_release(&r);
+	free(out);
+	free(rec);
+	free(link);
+	return ret;
+}
+
+/* VERSION_CODENAME of /etc/os-release into BUF. */
+static int host_suite(char *buf, size_t len)
+{
+	char *text = NULL, *line, *save = NULL;
+	int ret;
+
+	ret = read_file("/etc/os-release", 64 * 1024, &text, NULL);
+	if (ret < 0)
+		return err_code(ret, "image: cannot read '/etc/os-release'");
+	ret = -ENOENT;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "VERSION_CODENAME=", 17))
+			continue;
+		line += 17 + strspn(line + 17, "\"'");
+		line[strcspn(line, "\"'")] = '\0';
+		snprintf(buf, len, "%s", line);
+		ret = 0;
+		break;
+	}
+	free(text);
+	if (ret < 0)
+		return err("image: no VERSION_CODENAME in '/etc/os-release' "
+			   "(give --suite)");
+	return 0;
+}
+
+static bool word_in(const char *words, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p = words;
+
+	while ((p = strstr(p, w))) {
+		if ((p == words || p[-1] == ' ' || p[-1] == '\t') &&
+		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\t' || p[n] == '\n'))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/*
+ * The first "deb" URI for SUITE in an apt sources file: one-line format
+ * ("deb [opts] URI SUITE COMP...") or deb822 (.sources stanzas).
+ */
+static bool mirror_in(const char *path, const char *suite, char *buf,
+		      size_t len)
+{
+	char *text = NULL, *line, *save = NULL;
+	char uri[512] = "";
+	bool deb822 = strstr(path, ".sources") != NULL, found = false;
+	bool is_deb = false, has_suite = false;
+
+	if (read_file(path, 1 << 20, &text, NULL) < 0)
+		return false;
+	/* A blank line ends a deb822 stanza, so append one. */
+	for (line = strtok_r(text, "\n", &save); !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *s = line ? strstrip(line) : NULL;
+
+		if (deb822 && (!s || !*s)) {
+			if (is_deb && has_suite && *uri) {
+				snprintf(buf, len, "%s", uri);
+				found = true;
+			}
+			is_deb = has_suite = false;
+			uri[0] = '\0';
+			if (!s)
+				break;
+			continue;
+		}
+		if (!s)
+			break;
+		if (*s == '#')
+			continue;
+		if (deb822) {
+			if (!strncasecmp(s, "Types:", 6))
+				is_deb = word_in(s + 6, "deb");
+			else if (!strncasecmp(s, "Suites:", 7))
+				has_suite = word_in(s + 7, suite);
+			else if (!strncasecmp(s, "URIs:", 5))
+				sscanf(s + 5, " %511s", uri);
+		} else if (!strncmp(s, "deb ", 4) || !strncmp(s, "deb\t", 4)) {
+			char u[512], st[128];
+
+			s += 4;
+			if (*(s += strspn(s, " \t")) == '[')
+				s = strchr(s, ']') ? strchr(s, ']') + 1 : s;
+			if (sscanf(s, " %511s %127s", u, st) == 2 &&
+			    !strcmp(st, suite)) {
+				snprintf(buf, len, "%s", u);
+				found = true;
+			}
+		}
+	}
+	free(text);
+	return found;
+}
+
+static void host_mirror(const char *suite, char *buf, size_t len)
+{
+	glob_t gl;
+	size_t i;
+
+	if (mirror_in("/etc/apt/sources.list", suite, buf, len))
+		return;
+	if (glob("/etc/apt/sources.list.d/*.list", 0, NULL, &gl) == 0) {
+		for (i = 0; i < gl.gl_pathc; i++)
+			if (mirror_in(gl.gl_pathv[i], suite, buf, len))
+				break;
+		globfree(&gl);
+		if (i < gl.gl_pathc)
+			return;
+	}
+	if (glob("/etc/apt/sources.list.d/*.sources", 0, NULL, &gl) == 0) {
+		for (i = 0; i < gl.gl_pathc; i++)
+			if (mirror_in(gl.gl_pathv[i], suite, buf, len))
+				break;
+		globfree(&gl);
+		if (i < gl.gl_pathc)
+			return;
+	}
+	snprintf(buf, len, "%s", DEFAULT_MIRROR);
+}
+
+static bool package_name_ok(const char *p)
+{
+	size_t i;
+
+	if (!*p || strlen(p) > 100)
+		return false;
+	for (i = 0; p[i]; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789+-.", p[i]))
+			return false;
+	return true;
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The sorted, unique package list joined with commas (debootstrap's form). */
+static int package_list(const struct image_opts *o, char **out)
+{
+	size_t n = ARRAY_SIZE(debian_packages) + o->npackages, i, k = 0, len = 1;
+	const char **all = xcalloc(n, sizeof(*all));
+	char *s;
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(debian_packages); i++)
+		all[k++] = debian_packages[i];
+	for (i = 0; i < o->npackages; i++) {
+		if (!package_name_ok(o->packages[i])) {
+			ret = err("image: debian: bad package name '%s'",
+				  o->packages[i]);
+			goto out;
+		}
+		all[k++] = o->packages[i];
+	}
+	qsort(all, k, sizeof(*all), by_str);
+	for (i = 0; i < k; i++)
+		len += strlen(all[i]) + 1;
+	s = xcalloc(1, len);
+	for (i = 0; i < k; i++) {
+		if (i && !strcmp(all[i], all[i - 1]))
+			continue;
+		if (*s)
+			strcat(s, ",");
+		strcat(s, all[i]);
+	}
+	*out = s;
+out:
+	free(all);
+	return ret;
+}
+
+/*
+ * debootstrap into DIR/rootfs-RKEY (a finished tree is renamed into place,
+ * so its existence means it is complete).
+ */
+static int debootstrap(const char *rootfs, const char *suite,
+		       const char *mirror, const char *packages)
+{
+	char *tmp = xasprintf("%s.tmp", rootfs);
+	char *log = xasprintf("%s.log", rootfs);
+	char *include = xasprintf("--include=%s", packages);
+	char *initrd_glob = xasprintf("%s/boot/initrd.img-*", tmp);
+	double t0 = mono_now();
+	glob_t gl;
+	int ret;
+
+	ret = remove_tree(tmp);
+	if (ret < 0)
+		goto out;
+	unlink(log);
+	note("image: debootstrap %s from %s (this takes minutes; log '%s')...",
+	     suite, mirror, log);
+	{
+		char *const argv[] = {"debootstrap",
+				      "--variant=" DEBOOTSTRAP_VARIANT,
+				      "--components=main",
+				      include,
+				      (char *)suite,
+				      tmp,
+				      (char *)mirror,
+				      NULL};
+
+		ret = run_step("debootstrap", argv, log);
+		if (ret < 0)
+			goto out;
+	}
+	note("image: debootstrap done in %.0f s", mono_now() - t0);
+
+	/* The kernel's postinst normally made it; make sure it exists. */
+	if (glob(initrd_glob, 0, NULL, &gl) != 0) {
+		char *const argv[] = {"chroot", tmp, "update-initramfs", "-c",
+				      "-k", "all", NULL};
+
+		note("image: update-initramfs in the root file system...");
+		ret = run_step("update-initramfs", argv, log);
+		if (ret < 0)
+			goto out;
+	} else {
+		globfree(&gl);
+	}
+	{
+		char *const argv[] = {"chroot", tmp, "apt-get", "clean", NULL};
+
+		ret = run_step("apt-get clean", argv, log);
+		if (ret < 0)
+			goto out;
+	}
+	if (rename(tmp, rootfs) < 0) {
+		ret = err_errno("image: debootstrap: cannot rename '%s' to '%s'",
+				tmp, rootfs);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(tmp);
+	free(log);
+	free(include);
+	free(initrd_glob);
+	return ret;
+}
+
+/* LINK without a trailing ".qcow2": where the kernel and initrd links go. */
+static char *link_base_new(const char *link)
+{
+	size_t n = strlen(link);
+
+	if (n > 6 && !strcmp(link + n - 6, ".qcow2"))
+		n -= 6;
+	return xstrndup(link, n);
+}
+
+static int build_debian(const struct image_opts *o, const char *dir,
+			const char *bindir)
+{
+	struct dirent **ents = NULL;
+	struct gfs_file files[64];
+	struct recipe rr, r;
+	char suite[64], mirror[512], rkey[17], key[17], why[256];
+	const char *accel;
+	char *packages = NULL, *rootfs = NULL, *base = NULL, *rec = NULL;
+	char *qcow2 = NULL, *kernel = NULL, *initrd = NULL, *tar = NULL;
+	char *tq = NULL, *tk = NULL, *ti = NULL, *link = NULL, *lbase = NULL;
+	char *lk = NULL, *li = NULL, *paths[64] = {NULL}, *remotes[64] = {NULL};
+	size_t nfiles = 0, i;
+	double t0 = mono_now(), t;
+	int n = 0, ret;
+
+	recipe_init(&rr);
+	recipe_init(&r);
+	if (o->suite)
+		snprintf(suite, sizeof(suite), "%s", o->suite);
+	else if ((ret = host_suite(suite, sizeof(suite))) < 0)
+		goto out;
+	if (!is_safe_name(suite)) {
+		ret = err("image: debian: bad suite '%s'", suite);
+		goto out;
+	}
+	if (o->mirror)
+		snprintf(mirror, sizeof(mirror), "%s", o->mirror);
+	else
+		host_mirror(suite, mirror, sizeof(mirror));
+	if (strncmp(mirror, "http://", 7) && strncmp(mirror, "https://", 8) &&
+	    strncmp(mirror, "file:/", 6)) {
+		ret = err("image: debian: mirror '%s' is not an http(s):// or "
+			  "file:/ URL",
+			  mirror);
+		goto out;
+	}
+	ret = package_list(o, &packages);
+	if (ret < 0)
+		goto out;
+
+	/* The root file system: only what debootstrap sees. */
+	recipe_add(&rr, "debootstrap %s\nsuite %s\nmirror %s\npackages %s\n",
+		   DEBOOTSTRAP_VARIANT, suite, mirror, packages);
+	recipe_key(&rr, rkey, sizeof(rkey));
+	rootfs = xasprintf("%s/rootfs-%s", dir, rkey);
+
+	/* The image: the root file system plus everything put into it. */
+	recipe_add(&r, "kind debian\nsize %llu\n%s",
+		   (unsigned long long)DISK_SIZE, rr.text);
+	recipe_add(&r, "unit vmtax-agent.service\n%s", agent_unit);
+	recipe_add(&r, "fstab\n%shostname %s", guest_fstab, guest_hostname);
+	n = list_binaries(bindir, &ents);
+	if (n < 0) {
+		ret = n;
+		n = 0;
+		goto out;
+	}
+	for (i = 0; i < (size_t)n && nfiles < ARRAY_SIZE(files); i++) {
+		const char *name = ents[i]->d_name;
+
+		if (!strcmp(name, "vmtax-agent-test"))
+			continue;
+		paths[nfiles] = xasprintf("%s/%s", bindir, name);
+		remotes[nfiles] = !strcmp(name, "vmtax-agent")
+					  ? xstrdup("/usr/local/sbin/vmtax-agent")
+					  : xasprintf("/opt/vmtax/bin/%s", name);
+		files[nfiles].local = paths[nfiles];
+		files[nfiles].remote = remotes[nfiles];
+		files[nfiles].mode = 0755;
+		ret = recipe_add_file(&r, remotes[nfiles], paths[nfiles]);
+		nfiles++;
+		if (ret < 0)
+			goto out;
+	}
+	for (i = 0; i < nfiles; i++)
+		if (!strcmp(remotes[i], "/usr/local/sbin/vmtax-agent"))
+			break;
+	if (i == nfiles) {
+		ret = err("image: debian: no '%s/vmtax-agent' (run 'make tools')",
+			  bindir);
+		goto out;
+	}
+	recipe_key(&r, key, sizeof(key));
+
+	base = xasprintf("%s/debian-%s", dir, key);
+	rec = xasprintf("%s.recipe", base);
+	qcow2 = xasprintf("%s.qcow2", base);
+	kernel = xasprintf("%s.vmlinuz", base);
+	initrd = xasprintf("%s.initrd", base);
+	link = o->link ? xstrdup(o->link) : xasprintf("%s/debian.qcow2", dir);
+	lbase = link_base_new(link);
+	lk = xasprintf("%s.vmlinuz", lbase);
+	li = xasprintf("%s.initrd", lbase);
+
+	if (exists(rec) && exists(qcow2) && exists(kernel) && exists(initrd)) {
+		note("image: debian: up to date: '%s' (recipe %s)", qcow2, key);
+		goto link;
+	}
+	note("image: debian %s, recipe %s, root file system %s", suite, key,
+	     rkey);
+	if (exists(rootfs)) {
+		note("image: debootstrap: reusing '%s'", rootfs);
+	} else {
+		ret = debootstrap(rootfs, suite, mirror, packages);
+		if (ret < 0)
+			goto out;
+	}
+
+	tar = xasprintf("%s.rootfs.tar", base);
+	note("image: tar the root file system into '%s'...", tar);
+	t = mono_now();
+	{
+		char *const argv[] = {"tar", "--numeric-owner", "--xattrs",
+				      "--one-file-system", "-C", rootfs,
+				      "-cf", tar, ".", NULL};
+
+		ret = run_step("tar", argv, NULL);
+		if (ret < 0)
+			goto out;
+	}
+	note("image: tar done in %.0f s", mono_now() - t);
+
+	{
+		static const struct gfs_text texts[] = {
+			{"/etc/systemd/system/vmtax-agent.service", agent_unit,
+			 0644},
+			{"/etc/fstab", guest_fstab, 0644},
+			{"/etc/hostname", guest_hostname, 0644},
+			{"/etc/hosts", guest_hosts, 0644},
+		};
+		static const struct gfs_link links[] = {
+			{"/etc/systemd/system/vmtax-agent.service",
+			 "/etc/systemd/system/sysinit.target.wants/"
+			 "vmtax-agent.service"},
+			/* No prompts on the console at first boot. */
+			{"/dev/null",
+			 "/etc/systemd/system/systemd-firstboot.service"},
+		};
+		struct gfs_disk_spec spec = {
+			.size = DISK_SIZE,
+			.rootfs_tar = tar,
+			.files = files,
+			.nfiles = nfiles,
+			.texts = texts,
+			.ntexts = ARRAY_SIZE(texts),
+			.links = links,
+			.nlinks = ARRAY_SIZE(links),
+		};
+
+		tq = xasprintf("%s.tmp", qcow2);
+		tk = xasprintf("%s.tmp", kernel);
+		ti = xasprintf("%s.tmp", initrd);
+		spec.qcow2 = tq;
+		spec.kernel_out = tk;
+		spec.initrd_out = ti;
+		accel = host_accel_decide("", why, sizeof(why));
+		gfs_env_for_accel(accel, why);
+		ret = gfs_make_disk(&spec);
+		if (ret < 0)
+			goto out;
+	}
+	if (rename(tq, qcow2) < 0 || rename(tk, kernel) < 0 ||
+	    rename(ti, initrd) < 0) {
+		ret = err_errno("image: debian: cannot rename the new image "
+				"into '%s.*'",
+				base);
+		goto out;
+	}
+	ret = write_text(rec, r.text);
+	if (ret < 0)
+		goto out;
+	note("image: debian: built '%s' in %.0f s", qcow2, mono_now() - t0);
+link:
+	ret = relink(qcow2, link);
+	if (ret == 0)
+		ret = relink(kernel, lk);
+	if (ret == 0)
+		ret = relink(initrd, li);
+	if (ret < 0)
+		goto out;
+	printf("%s\n%s\n%s\n", qcow2, kernel, initrd);
+out:
+	if (tar)
+		unlink(tar);
+	if (ret < 0) {
+		if (tq)
+			unlink(tq);
+		if (tk)
+			unlink(tk);
+		if (ti)
+			unlink(ti);
+	}
+	for (i = 0; i < nfiles; i++) {
+		free(paths[i]);
+		free(remotes[i]);
+	}
+	free_ents(ents, n);
+	recipe_release(&rr);
+	recipe_release(&r);
+	free(packages);
+	free(rootfs);
+	free(base);
+	free(rec);
+	free(qcow2);
+	free(kernel);
+	free(initrd);
+	free(tar);
+	free(tq);
+	free(tk);
+	free(ti);
+	free(link);
+	free(lbase);
+	free(lk);
+	free(li);
+	return ret;
+}
+
+int image_build(const struct image_opts *o)
+{
+	const char *dir = o->dir ? o->dir : DEFAULT_DIR;
+	const char *bindir = o->bindir ? o->bindir : DEFAULT_BINDIR;
+	int ret;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		/* build/ itself may be missing in a fresh tree */
+		char *parent = xstrdup(dir), *slash = strrchr(parent, '/');
+
+		if (slash) {
+			*slash = '\0';
+			mkdir(parent, 0755);
+		}
+		free(parent);
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return err_errno("image: cannot create '%s'", dir);
+	}
+	if (o->kind == IMAGE_TINY)
+		ret = build_tiny(o, dir, bindir);
+	else
+		ret = build_debian(o, dir, bindir);
+	return ret;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * image.h - guest images built from a recipe, cached by the recipe's hash.
+ *
+ * What it is for.  'vmtax image build' makes the disks and initramfs images
+ * the guests boot.  Every image is described by a recipe: the text of every
+ * input that decides its bytes (kind, suite, mirror, package list, the script
+ * or unit text, and the content hash of every binary copied in).  The recipe's
+ * hash names the artifacts, so a second build with nothing changed finds them
+ * and returns at once ("up to date"), and a changed input makes a new image
+ * beside the old ones.
+ *
+ * Kinds.
+ *   tiny    guest-image/mkinitramfs-tiny.sh KVER, with the agent and the
+ *           workloads of BINDIR:  DIR/tiny-KVER-HASH.cpio.gz
+ *   debian  debootstrap (cached separately in DIR/rootfs-RHASH/, keyed by
+ *           suite, mirror, variant and packages only, so a new agent does
+ *           not mean a new debootstrap), then gfs.h (libguestfs) makes an ext4 qcow2
+ *           from it with the agent as a systemd unit:
+ *           DIR/debian-HASH.qcow2, DIR/debian-HASH.vmlinuz, .initrd
+ * Each kind also writes DIR/KIND-HASH.recipe, the recipe text, last: its
+ * presence is what "built" means.  A stable symlink (opts.link, default
+ * DIR/tiny.cpio.gz or DIR/debian.qcow2; for debian also LINKBASE.vmlinuz and
+ * LINKBASE.initrd) points at the newest build.
+ *
+ * The hash is 64-bit FNV-1a: a cache key, not a security boundary.
+ *
+ * Errors: image_build() returns 0 or a negative errno; every failure is
+ * reported once and names the step that failed ("image: debootstrap: ...").
+ * Progress of the long steps goes to stderr through note().
+ */
+#ifndef VMTAX_IMAGE_H
+#define VMTAX_IMAGE_H
+
+#include <stddef.h>
+
+enum image_kind {
+	IMAGE_TINY,
+	IMAGE_DEBIAN,
+};
+
+struct image_opts {
+	enum image_kind kind;
+	const char *dir;    /* NULL: build/images */
+	const char *bindir; /* NULL: build/bin (agent and workloads) */
+	const char *script; /* NULL: guest-image/mkinitramfs-tiny.sh */
+	const char *link;   /* NULL: DIR/tiny.cpio.gz or DIR/debian.qcow2 */
+	const char *kver;   /* tiny: NULL = newest /boot/vmlinuz-* */
+	const char *mirror; /* debian: NULL = from the host's apt sources */
+	const char *suite;  /* debian: NULL = VERSION_CODENAME of os-release */
+	const char *const *packages; /* debian: extra packages (workloads) */
+	size_t npackages;
+};
+
+/* "tiny" -> IMAGE_TINY; -EINVAL for an unknown kind (reports nothing). */
+int image_kind_parse(const char *s, enum image_kind *out);
+
+/* Build (or find up to date) the image of O.  See above. */
+int image_build(const struct image_opts *o);
+
+#endif

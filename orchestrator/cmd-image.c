@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/* vmtax image build: build (or find cached) a guest image; see image.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "config.h"
+#include "image.h"
+#include "util.h"
+
+#define WORKLOAD_DIR "configs/workloads"
+#define MAX_PACKAGES 256
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: vmtax image build [--kind tiny|debian] [-o PATH] "
+		"[--mirror URL]\n\n"
+		"Builds a guest image from its recipe, or finds it up to date in\n"
+		"build/images/ (images are named by the hash of their recipe).\n"
+		"Run it from the top of the vmtax tree, after 'make tools'.\n\n"
+		"  --kind tiny    the initramfs of guest-image/mkinitramfs-tiny.sh\n"
+		"                 (default): build/images/tiny-KVER-HASH.cpio.gz\n"
+		"  --kind debian  debootstrap + libguestfs: an ext4 qcow2 with the\n"
+		"                 agent as a systemd unit, and its kernel and initrd\n"
+		"                 for direct boot: build/images/debian-HASH.*\n"
+		"  -o PATH        the stable symlink to the result (default\n"
+		"                 build/images/tiny.cpio.gz or debian.qcow2; for\n"
+		"                 debian also PATH-without-.qcow2.{vmlinuz,initrd})\n"
+		"  --mirror URL   debian: the Debian mirror (default: the host's apt\n"
+		"                 sources for its suite)\n"
+		"  --suite NAME   debian: the suite (default: the host's codename)\n\n"
+		"The debian image carries the 'packages =' of every\n"
+		WORKLOAD_DIR "/*.ini.  Without KVM, libguestfs is run with\n"
+		"LIBGUESTFS_BACKEND=direct LIBGUESTFS_BACKEND_SETTINGS=force_tcg\n"
+		"unless they are set.  See docs/guest-image.md.\n");
+}
+
+static int ini_only(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 4 && !strcmp(d->d_name + n - 4, ".ini");
+}
+
+/* The packages every workload asks for, split on blanks and commas. */
+static int workload_packages(char **list, size_t *n)
+{
+	struct dirent **ents = NULL;
+	int k, i, ret = 0;
+
+	k = scandir(WORKLOAD_DIR, &ents, ini_only, alphasort);
+	if (k < 0)
+		return 0; /* no workloads: no extra packages */
+	for (i = 0; i < k; i++) {
+		char *path = xasprintf(WORKLOAD_DIR "/%s", ents[i]->d_name);
+		char *save = NULL, *p;
+		struct workload w;
+
+		if (workload_load(path, &w) < 0) {
+			ret = -EINVAL;
+		} else {
+			for (p = w.packages ? strtok_r(w.packages, " \t,", &save)
+					    : NULL;
+			     p; p = strtok_r(NULL, " \t,", &save)) {
+				if (*n == MAX_PACKAGES) {
+					ret = err("image: more than %d workload "
+						  "packages",
+						  MAX_PACKAGES);
+					break;
+				}
+				list[(*n)++] = xstrdup(p);
+			}
+			workload_release(&w);
+		}
+		free(path);
+		free(ents[i]);
+	}
+	free(ents);
+	return ret;
+}
+
+int cmd_image(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"kind", required_argument, NULL, 'k'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"mirror", required_argument, NULL, 'm'},
+	    {"suite", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct image_opts o = {.kind = IMAGE_TINY};
+	char *packages[MAX_PACKAGES];
+	size_t npackages = 0, i;
+	int opt, ret = EXIT_USAGE;
+
+	if (argc < 2 || strcmp(argv[1], "build")) {
+		if (argc >= 2 && (!strcmp(argv[1], "--help") ||
+				  !strcmp(argv[1], "-h"))) {
+			usage(stdout);
+			return 0;
+		}
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	argc--;
+	argv++;
+	while ((opt = getopt_long(argc, argv, "k:o:m:s:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'k':
+			if (image_kind_parse(optarg, &o.kind) < 0) {
+				err("unknown image kind '%s' (tiny or debian)",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'o':
+			o.link = optarg;
+			break;
+		case 'm':
+			o.mirror = optarg;
+			break;
+		case 's':
+			o.suite = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		err("unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (o.kind == IMAGE_DEBIAN) {
+		if (workload_packages(packages, &npackages) < 0)
+			goto out;
+		o.packages = (const char *const *)packages;
+		o.npackages = npackages;
+	}
+	ret = image_build(&o) < 0 ? 1 : 0;
+out:
+	for (i = 0; i < npackages; i++)
+		free(packages[i]);
+	return ret;
+}
