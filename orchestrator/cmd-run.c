@@ -898,8 +898,10 @@ static bool cell_skip(struct run *r, const struct cell *c, char *why,
 static const char *cell_paging(const struct run *r, const struct cell *c,
 			       bool *known)
 {
+	/* What the cell asks for, so that a skipped EPT cell says EPT. */
 	*known = true;
-	if (!strcmp(c->paging, "tcg") || !strcmp(r->accel, "tcg"))
+	if (!strcmp(c->paging, "tcg") ||
+	    (!strcmp(c->paging, "auto") && !strcmp(r->accel, "tcg")))
 		return "tcg";
 	if (!strcmp(c->paging, "shadow"))
 		return "shadow";
