@@ -378,34 +378,12 @@ out:
 	return ret;
 }
 
-struct vms_arg {
-	const char *uri;
-};
-
-/* host_list_vms_fn over libvirt, for restoring a paging change. */
-static int list_vms(void *arg, char *buf, size_t len)
-{
-	struct vms_arg *a = arg;
-	char **names = NULL;
-	size_t off = 0;
-	int n, i;
-
-	buf[0] = '\0';
-	n = vm_list_running(a->uri, &names);
-	for (i = 0; i < n && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-				names[i]);
-	vm_names_free(names);
-	return n;
-}
-
 static int restore(const char *state_dir, const char *uri)
 {
-	struct vms_arg va = {.uri = uri};
 	struct host_opts opts = {
 	    .state_dir = state_dir,
-	    .list_vms = list_vms,
-	    .list_vms_arg = &va,
+	    .list_vms = vm_list_running_str,
+	    .list_vms_arg = (void *)uri,
 	};
 	int n;
 

@@ -1059,22 +1059,6 @@ static int resolve_guest_files(struct run *r)
 	return 0;
 }
 
-static int list_vms(void *arg, char *buf, size_t len)
-{
-	struct run *r = arg;
-	char **names = NULL;
-	size_t off = 0;
-	int n, i;
-
-	buf[0] = '\0';
-	n = vm_list_running(r->cfg.uri, &names);
-	for (i = 0; i < n && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-				names[i]);
-	vm_names_free(names);
-	return n;
-}
-
 static int make_rundir(struct run *r, const char *out)
 {
 	char ts[32], *logs, *abs;
@@ -1396,8 +1380,8 @@ int cmd_run(int argc, char **argv)
 	/* The host: lock, restore anything a dead run left, then journal. */
 	jpath = xasprintf("%s/host-journal", r.rundir);
 	hopts.journal = jpath;
-	hopts.list_vms = list_vms;
-	hopts.list_vms_arg = &r;
+	hopts.list_vms = vm_list_running_str;
+	hopts.list_vms_arg = r.cfg.uri;
 	if (host_ctx_new(&hopts, &r.host) < 0)
 		goto out;
 	signal_host = r.host;

@@ -31,6 +31,7 @@ struct vm_conn {
 
 struct vm {
 	struct vm_conn *c;
+	virConnectPtr conn;	/* c->conn at start (a reference): dom's own */
 	virDomainPtr dom;
 	virStreamPtr st;
 	char *name;
@@ -97,6 +98,47 @@ static void close_cb(virConnectPtr conn, int reason, void *opaque)
 	atomic_store(&c->dead, 1);
 }
 
+static int conn_connect(struct vm_conn *c)
+{
+	c->conn = virConnectOpen(c->uri);
+	if (!c->conn)
+		return -ECONNREFUSED;
+	/* Notice a dead libvirtd within ~15 s rather than hanging forever. */
+	if (virConnectSetKeepAlive(c->conn, 5, 3) < 0)
+		warn("cannot enable libvirt keepalive: %s", lv_err());
+	virConnectRegisterCloseCallback(c->conn, close_cb, c, NULL);
+	return 0;
+}
+
+/*
+ * After libvirtd went away (restarted, crashed), open a new connection in
+ * place of the dead one, waiting up to TIMEOUT_S for the daemon to be back.
+ * Domains keep their own reference to the old connection.
+ */
+static int conn_reopen(struct vm_conn *c, double timeout_s)
+{
+	double deadline = mono_now() + timeout_s;
+
+	if (vm_conn_alive(c))
+		return 0;
+	if (c->conn) {
+		virConnectUnregisterCloseCallback(c->conn, close_cb);
+		virConnectClose(c->conn);
+		c->conn = NULL;
+	}
+	atomic_store(&c->dead, 0);
+	while (conn_connect(c) < 0) {
+		if (mono_now() >= deadline)
+			return err_code(-ECONNREFUSED,
+					"the connection to libvirt at '%s' was lost "
+					"and cannot be opened again: %s",
+					c->uri, lv_err());
+		usleep(500000);
+	}
+	note("reconnected to libvirt at '%s'", c->uri);
+	return 0;
+}
+
 int vm_conn_open(const char *uri, struct vm_conn **out)
 {
 	struct vm_conn *c = NULL;
@@ -107,18 +149,13 @@ int vm_conn_open(const char *uri, struct vm_conn **out)
 		return err("cannot start the libvirt event loop: %s", lv_err());
 	c = xcalloc(1, sizeof(*c));
 	c->uri = xstrdup(uri);
-	c->conn = virConnectOpen(uri);
-	if (!c->conn) {
+	if (conn_connect(c) < 0) {
 		ret = err_code(-ECONNREFUSED,
 			       "cannot connect to libvirt at '%s': %s "
 			       "(is libvirtd running? 'make deps' starts it)",
 			       uri, lv_err());
 		goto out;
 	}
-	/* Notice a dead libvirtd within ~15 s rather than hanging forever. */
-	if (virConnectSetKeepAlive(c->conn, 5, 3) < 0)
-		warn("cannot enable libvirt keepalive: %s", lv_err());
-	virConnectRegisterCloseCallback(c->conn, close_cb, c, NULL);
 	*out = c;
 	c = NULL;
 	ret = 0;
@@ -141,7 +178,8 @@ void vm_conn_close(struct vm_conn *c)
 
 int vm_conn_alive(struct vm_conn *c)
 {
-	return !atomic_load(&c->dead) && virConnectIsAlive(c->conn) == 1;
+	return c->conn && !atomic_load(&c->dead) &&
+	       virConnectIsAlive(c->conn) == 1;
 }
 
 static void fmt_version(unsigned long v, char *buf, size_t len)
@@ -201,6 +239,21 @@ out:
 	return ret;
 }
 
+int vm_list_running_str(void *uri, char *buf, size_t len)
+{
+	char **names = NULL;
+	size_t off = 0;
+	int n, i;
+
+	buf[0] = '\0';
+	n = vm_list_running(uri, &names);
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+				names[i]);
+	vm_names_free(names);
+	return n;
+}
+
 void vm_names_free(char **names)
 {
 	size_t i;
@@ -208,6 +261,12 @@ void vm_names_free(char **names)
 	for (i = 0; names && names[i]; i++)
 		free(names[i]);
 	free(names);
+}
+
+/* Whether the domain's own connection is still alive. */
+static int vm_conn_ok(struct vm *vm)
+{
+	return vm->conn == vm->c->conn && vm_conn_alive(vm->c);
 }
 
 static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event,
@@ -256,8 +315,14 @@ int vm_start(struct vm_conn *c, const struct vm_spec *spec, struct vm **out)
 	xml = vm_domain_xml_new(spec);
 	if (!xml)
 		return -EINVAL;
+	ret = conn_reopen(c, 30);
+	if (ret < 0)
+		goto out;
+	ret = -EIO;
 	vm = xcalloc(1, sizeof(*vm));
 	vm->c = c;
+	vm->conn = c->conn;
+	virConnectRef(vm->conn);
 	vm->name = xstrdup(spec->name);
 	vm->event_id = -1;
 	vm->dom = virDomainCreateXML(c->conn, xml,
@@ -295,7 +360,7 @@ int vm_running(struct vm *vm)
 
 	if (atomic_load(&vm->stopped))
 		return 0;
-	if (virDomainGetState(vm->dom, &state, &reason, 0) < 0)
+	if (!vm->dom || virDomainGetState(vm->dom, &state, &reason, 0) < 0)
 		return 0;
 	return state == VIR_DOMAIN_RUNNING || state == VIR_DOMAIN_PAUSED ||
 	       state == VIR_DOMAIN_BLOCKED;
@@ -315,7 +380,7 @@ const char *vm_stop_reason(struct vm *vm)
 	case STOP_OTHER:
 		return "the domain stopped";
 	}
-	if (!vm_conn_alive(vm->c))
+	if (!vm_conn_ok(vm))
 		return "the connection to libvirt was lost";
 	return "the domain is gone";
 }
@@ -362,7 +427,7 @@ int vm_recv(struct vm *vm, void *buf, size_t len, double timeout_s)
 			return -EPIPE;
 		/* n == -2: nothing yet.  Check on the domain now and then. */
 		if (mono_now() >= next_check) {
-			if (!vm_running(vm) || !vm_conn_alive(vm->c))
+			if (!vm_running(vm) || !vm_conn_ok(vm))
 				return -EPIPE;
 			next_check = mono_now() + 0.25;
 		}
@@ -399,6 +464,29 @@ int vm_stop(struct vm *vm, double timeout_s)
 	return 0;
 }
 
+/*
+ * The domain's connection died with libvirtd, so its state is unknown: a
+ * libvirtd that was killed leaves QEMU running and forgets that the domain
+ * was to be destroyed with our connection.  Find it by name on a new
+ * connection and destroy it.
+ */
+static void destroy_orphan(struct vm *vm)
+{
+	virDomainPtr d;
+
+	if (conn_reopen(vm->c, 30) < 0) {
+		warn("domain '%s' may still be running: destroy it with "
+		     "'virsh destroy %s'", vm->name, vm->name);
+		return;
+	}
+	d = virDomainLookupByName(vm->c->conn, vm->name);
+	if (!d)
+		return;
+	if (virDomainIsActive(d) == 1 && virDomainDestroy(d) < 0)
+		err("cannot destroy domain '%s': %s", vm->name, lv_err());
+	virDomainFree(d);
+}
+
 void vm_free(struct vm *vm)
 {
 	if (!vm)
@@ -408,12 +496,16 @@ void vm_free(struct vm *vm)
 		virStreamFree(vm->st);
 	}
 	if (vm->event_id >= 0)
-		virConnectDomainEventDeregisterAny(vm->c->conn, vm->event_id);
+		virConnectDomainEventDeregisterAny(vm->conn, vm->event_id);
 	if (vm->dom) {
 		if (vm_running(vm))
 			virDomainDestroy(vm->dom);
+		else if (!atomic_load(&vm->stopped) && !vm_conn_ok(vm))
+			destroy_orphan(vm);
 		virDomainFree(vm->dom);
 	}
+	if (vm->conn)
+		virConnectClose(vm->conn);
 	free(vm->name);
 	free(vm);
 }

@@ -27,6 +27,11 @@ int vm_versions(const char *uri, char *libvirt, size_t llen, char *qemu,
  */
 int vm_list_running(const char *uri, char ***names);
 void vm_names_free(char **names);
+/*
+ * The same as one "a, b, c" string in BUF; ARG is the URI (const char *).
+ * Has the shape of host_list_vms_fn, for host/ (which has no libvirt).
+ */
+int vm_list_running_str(void *uri, char *buf, size_t len);
 
 /* ---- guests ---- */
 
