@@ -371,6 +371,15 @@ static bool record_sample(struct run *r, json_t *cj, long idx, json_t *sj,
 	return ok;
 }
 
+/* A failed sample that will be retried leaves results.json (not the log). */
+static void drop_for_retry(struct run *r, json_t *cj)
+{
+	json_t *samples = json_object_get(cj, "samples");
+
+	json_array_remove(samples, json_array_size(samples) - 1);
+	r->samples_done--;
+}
+
 static double sample_timeout(const struct run *r)
 {
 	return r->cfg.wl.timeout_s > 0 ? r->cfg.wl.timeout_s : r->cfg.timeout_s;
@@ -489,12 +498,8 @@ static void run_bare_cell(struct run *r, int ci, json_t *cj)
 			runner_result_release(&res);
 			if (ok)
 				break;
-			if (attempt < r->cfg.retries) {
-				json_array_remove(json_object_get(cj, "samples"),
-						  json_array_size(json_object_get(
-							  cj, "samples")) - 1);
-				r->samples_done--;
-			}
+			if (attempt < r->cfg.retries)
+				drop_for_retry(r, cj);
 		}
 	}
 	if (*r->cfg.wl.clean) {
@@ -752,12 +757,8 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 			res = NULL;
 			if (ok)
 				break;
-			if (attempt < r->cfg.retries) {
-				json_array_remove(json_object_get(cj, "samples"),
-						  json_array_size(json_object_get(
-							  cj, "samples")) - 1);
-				r->samples_done--;
-			}
+			if (attempt < r->cfg.retries)
+				drop_for_retry(r, cj);
 		}
 	}
 	observe_qemu(r, vm, c, obs);
