@@ -21,7 +21,8 @@ void gfs_env_for_accel(const char *accel, const char *why)
 		setenv("LIBGUESTFS_BACKEND_SETTINGS", "force_tcg", 1);
 	note("image: %s: libguestfs with LIBGUESTFS_BACKEND=%s "
 	     "LIBGUESTFS_BACKEND_SETTINGS=%s",
-	     why, getenv("LIBGUESTFS_BACKEND"), getenv("LIBGUESTFS_BACKEND_SETTINGS"));
+	     why, getenv("LIBGUESTFS_BACKEND"),
+	     getenv("LIBGUESTFS_BACKEND_SETTINGS"));
 }
 
 /* Report the last libguestfs error of step WHAT once; returns -EIO. */
@@ -90,7 +91,8 @@ int gfs_make_disk(const struct gfs_disk_spec *s)
 	}
 	note("image: guestfs: create qcow2 '%s' (%llu MiB, sparse)", s->qcow2,
 	     (unsigned long long)(s->size >> 20));
-	if (guestfs_disk_create(g, s->qcow2, "qcow2", (int64_t)s->size, -1) < 0) {
+	if (guestfs_disk_create(g, s->qcow2, "qcow2", (int64_t)s->size, -1) <
+	    0) {
 		ret = gfs_fail(g, "disk-create");
 		goto out;
 	}
@@ -115,7 +117,8 @@ int gfs_make_disk(const struct gfs_disk_spec *s)
 		ret = gfs_fail(g, "mount /dev/sda");
 		goto out;
 	}
-	note("image: guestfs: tar-in the root file system (minutes under TCG)...");
+	note("image: guestfs: tar-in the root file system (minutes under "
+	     "TCG)...");
 	t = mono_now();
 	if (guestfs_tar_in(g, s->rootfs_tar, "/") < 0) {
 		step = xasprintf("tar-in '%s'", s->rootfs_tar);
@@ -169,8 +172,9 @@ int gfs_make_disk(const struct gfs_disk_spec *s)
 	kernel = newest(g, "/boot/vmlinuz-*");
 	initrd = newest(g, "/boot/initrd.img-*");
 	if (!kernel || !initrd) {
-		ret = err("guestfs: no /boot/vmlinuz-* or /boot/initrd.img-* in "
-			  "the image (is linux-image-amd64 in the package list?)");
+		ret = err(
+		    "guestfs: no /boot/vmlinuz-* or /boot/initrd.img-* in "
+		    "the image (is linux-image-amd64 in the package list?)");
 		goto out;
 	}
 	note("image: guestfs: extract '%s' and '%s'", kernel, initrd);

@@ -41,8 +41,8 @@ struct gfs_link {
 };
 
 struct gfs_disk_spec {
-	const char *qcow2;      /* created (overwritten) */
-	uint64_t size;          /* bytes, e.g. 8 GiB; sparse */
+	const char *qcow2;	/* created (overwritten) */
+	uint64_t size;		/* bytes, e.g. 8 GiB; sparse */
 	const char *rootfs_tar; /* unpacked at / */
 	const struct gfs_file *files;
 	size_t nfiles;

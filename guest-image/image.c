@@ -29,9 +29,22 @@
 
 /* The Debian image's own packages; workloads add theirs. */
 static const char *const debian_packages[] = {
-	"systemd", "systemd-sysv", "udev", "kmod", "build-essential", "bc",
-	"bison", "flex", "libelf-dev", "libssl-dev", "linux-image-amd64",
-	"linux-perf", "linux-source", "cpio", "xz-utils", "procps",
+    "systemd",
+    "systemd-sysv",
+    "udev",
+    "kmod",
+    "build-essential",
+    "bc",
+    "bison",
+    "flex",
+    "libelf-dev",
+    "libssl-dev",
+    "linux-image-amd64",
+    "linux-perf",
+    "linux-source",
+    "cpio",
+    "xz-utils",
+    "procps",
 };
 
 /*
@@ -40,31 +53,31 @@ static const char *const debian_packages[] = {
  * it if the port never came.  Nothing here needs the network or a login.
  */
 static const char agent_unit[] =
-	"[Unit]\n"
-	"Description=vmtax guest agent (virtio-serial org.vmtax.agent.0)\n"
-	"DefaultDependencies=no\n"
-	"After=systemd-udevd.service systemd-modules-load.service "
-	"dev-virtio\\x2dports-org.vmtax.agent.0.device\n"
-	"Before=sysinit.target shutdown.target\n"
-	"Conflicts=shutdown.target\n"
-	"\n"
-	"[Service]\n"
-	"Type=simple\n"
-	"Environment=PATH=/opt/vmtax/bin:/usr/local/sbin:/usr/local/bin:"
-	"/usr/sbin:/usr/bin:/sbin:/bin HOME=/root\n"
-	"ExecStart=/usr/local/sbin/vmtax-agent\n"
-	"Restart=always\n"
-	"RestartSec=1\n"
-	"StandardOutput=journal+console\n"
-	"StandardError=journal+console\n"
-	"\n"
-	"[Install]\n"
-	"WantedBy=sysinit.target\n";
+    "[Unit]\n"
+    "Description=vmtax guest agent (virtio-serial org.vmtax.agent.0)\n"
+    "DefaultDependencies=no\n"
+    "After=systemd-udevd.service systemd-modules-load.service "
+    "dev-virtio\\x2dports-org.vmtax.agent.0.device\n"
+    "Before=sysinit.target shutdown.target\n"
+    "Conflicts=shutdown.target\n"
+    "\n"
+    "[Service]\n"
+    "Type=simple\n"
+    "Environment=PATH=/opt/vmtax/bin:/usr/local/sbin:/usr/local/bin:"
+    "/usr/sbin:/usr/bin:/sbin:/bin HOME=/root\n"
+    "ExecStart=/usr/local/sbin/vmtax-agent\n"
+    "Restart=always\n"
+    "RestartSec=1\n"
+    "StandardOutput=journal+console\n"
+    "StandardError=journal+console\n"
+    "\n"
+    "[Install]\n"
+    "WantedBy=sysinit.target\n";
 
 static const char guest_fstab[] =
-	"# written by vmtax image build\n"
-	"/dev/vda / ext4 rw,relatime,errors=remount-ro 0 1\n"
-	"tmpfs /tmp tmpfs rw,nosuid,nodev,mode=1777 0 0\n";
+    "# written by vmtax image build\n"
+    "/dev/vda / ext4 rw,relatime,errors=remount-ro 0 1\n"
+    "tmpfs /tmp tmpfs rw,nosuid,nodev,mode=1777 0 0\n";
 
 static const char guest_hostname[] = "vmtax-guest\n";
 static const char guest_hosts[] = "127.0.0.1 localhost\n"
@@ -127,7 +140,7 @@ static void recipe_init(struct recipe *r)
 }
 
 static void recipe_add(struct recipe *r, const char *fmt, ...)
-	VMTAX_PRINTF(2, 3);
+    VMTAX_PRINTF(2, 3);
 static void recipe_add(struct recipe *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -137,8 +150,7 @@ static void recipe_add(struct recipe *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int recipe_add_file(struct recipe *r, const char *what,
-			   const char *path)
+static int recipe_add_file(struct recipe *r, const char *what, const char *path)
 {
 	char hex[17];
 	int ret = hash_file(path, hex, sizeof(hex));
@@ -188,8 +200,9 @@ static int run_step(const char *step, char *const argv[], const char *log)
 		if (fd >= 0)
 			dup2(fd, 0);
 		if (log) {
-			fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-				  0644);
+			fd =
+			    open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+				 0644);
 			if (fd < 0)
 				_exit(126);
 			dup2(fd, 1);
@@ -203,8 +216,8 @@ static int run_step(const char *step, char *const argv[], const char *log)
 		if (w == pid)
 			break;
 		if (w < 0 && errno != EINTR)
-			return err_errno("image: %s: cannot wait for '%s'", step,
-					 argv[0]);
+			return err_errno("image: %s: cannot wait for '%s'",
+					 step, argv[0]);
 		poll(NULL, 0, 500);
 		if (mono_now() >= next) {
 			note("image: %s: still running, %.0f s", step,
@@ -215,14 +228,31 @@ static int run_step(const char *step, char *const argv[], const char *log)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return err("image: %s: cannot run '%s' (is it installed?)", step,
-			   argv[0]);
+		return err("image: %s: cannot run '%s' (is it installed?)",
+			   step, argv[0]);
 	if (WIFEXITED(status))
 		return err("image: %s: '%s' failed with status %d%s%s%s", step,
 			   argv[0], WEXITSTATUS(status), log ? " (see '" : "",
 			   log ? log : "", log ? "')" : "");
 	return err("image: %s: '%s' killed by signal %d", step, argv[0],
 		   WTERMSIG(status));
+}
+
+/* Show the last lines of LOG after a failed step: the why is usually there. */
+static void log_tail(const char *log, int lines)
+{
+	char *text = NULL, *p;
+	size_t len = 0;
+
+	if (read_file(log, 64 << 20, &text, &len) < 0 || !len)
+		goto out;
+	p = text + len - 1;
+	while (p > text && lines >= 0)
+		if (*--p == '\n')
+			lines--;
+	note("image: last lines of '%s':\n%s", log, p == text ? p : p + 1);
+out:
+	free(text);
 }
 
 /* rm -rf PATH, for our own temporary trees under the image directory. */
@@ -263,6 +293,14 @@ static int relink(const char *target, const char *link)
 out:
 	free(tmp);
 	return ret;
+}
+
+/* The result paths go to stdout, absolute, for scripts. */
+static void print_abs(const char *path)
+{
+	char abs[PATH_MAX];
+
+	printf("%s\n", realpath(path, abs) ? abs : path);
 }
 
 static int write_text(const char *path, const char *text)
@@ -344,8 +382,8 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	if (ret < 0)
 		goto out;
 	/* The script copies busybox in (BUSYBOX overrides the path). */
-	ret = recipe_add_file(&r, "busybox",
-			      getenv("BUSYBOX") ?: "/bin/busybox");
+	ret =
+	    recipe_add_file(&r, "busybox", getenv("BUSYBOX") ?: "/bin/busybox");
 	if (ret < 0)
 		goto out;
 	n = list_binaries(bindir, &ents);
@@ -368,8 +406,8 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	if (exists(rec) && exists(out)) {
 		note("image: tiny: up to date: '%s'", out);
 	} else {
-		char *const argv[] = {"sh", (char *)script, kver, out,
-				      (char *)bindir, NULL};
+		char *const argv[] = {"sh", (char *)script, kver,
+				      out,  (char *)bindir, NULL};
 
 		note("image: tiny: %s %s (recipe %s)...", script, kver, key);
 		ret = run_step("tiny: mkinitramfs-tiny.sh", argv, NULL);
@@ -383,7 +421,7 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	ret = relink(out, link);
 	if (ret < 0)
 		goto out;
-	printf("%s\n", out);
+	print_abs(out);
 out:
 	free_ents(ents, n);
 	recipe_release(&r);
@@ -427,7 +465,8 @@ static bool word_in(const char *words, const char *w)
 
 	while ((p = strstr(p, w))) {
 		if ((p == words || p[-1] == ' ' || p[-1] == '\t') &&
-		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\t' || p[n] == '\n'))
+		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\t' ||
+		     p[n] == '\n'))
 			return true;
 		p += n;
 	}
@@ -538,7 +577,8 @@ static int by_str(const void *a, const void *b)
 /* The sorted, unique package list joined with commas (debootstrap's form). */
 static int package_list(const struct image_opts *o, char **out)
 {
-	size_t n = ARRAY_SIZE(debian_packages) + o->npackages, i, k = 0, len = 1;
+	size_t n = ARRAY_SIZE(debian_packages) + o->npackages, i, k = 0,
+	       len = 1;
 	const char **all = xcalloc(n, sizeof(*all));
 	char *s;
 	int ret = 0;
@@ -592,25 +632,25 @@ static int debootstrap(const char *rootfs, const char *suite,
 	note("image: debootstrap %s from %s (this takes minutes; log '%s')...",
 	     suite, mirror, log);
 	{
-		char *const argv[] = {"debootstrap",
-				      "--variant=" DEBOOTSTRAP_VARIANT,
-				      "--components=main",
-				      include,
-				      (char *)suite,
-				      tmp,
-				      (char *)mirror,
-				      NULL};
+		char *const argv[] = {
+		    "debootstrap",	 "--variant=" DEBOOTSTRAP_VARIANT,
+		    "--components=main", include,
+		    (char *)suite,	 tmp,
+		    (char *)mirror,	 NULL};
 
 		ret = run_step("debootstrap", argv, log);
-		if (ret < 0)
+		if (ret < 0) {
+			log_tail(log, 5);
+			remove_tree(tmp);
 			goto out;
+		}
 	}
 	note("image: debootstrap done in %.0f s", mono_now() - t0);
 
 	/* The kernel's postinst normally made it; make sure it exists. */
 	if (glob(initrd_glob, 0, NULL, &gl) != 0) {
-		char *const argv[] = {"chroot", tmp, "update-initramfs", "-c",
-				      "-k", "all", NULL};
+		char *const argv[] = {
+		    "chroot", tmp, "update-initramfs", "-c", "-k", "all", NULL};
 
 		note("image: update-initramfs in the root file system...");
 		ret = run_step("update-initramfs", argv, log);
@@ -627,8 +667,9 @@ static int debootstrap(const char *rootfs, const char *suite,
 			goto out;
 	}
 	if (rename(tmp, rootfs) < 0) {
-		ret = err_errno("image: debootstrap: cannot rename '%s' to '%s'",
-				tmp, rootfs);
+		ret =
+		    err_errno("image: debootstrap: cannot rename '%s' to '%s'",
+			      tmp, rootfs);
 		goto out;
 	}
 	ret = 0;
@@ -708,15 +749,21 @@ static int build_debian(const struct image_opts *o, const char *dir,
 		n = 0;
 		goto out;
 	}
-	for (i = 0; i < (size_t)n && nfiles < ARRAY_SIZE(files); i++) {
+	for (i = 0; i < (size_t)n; i++) {
 		const char *name = ents[i]->d_name;
 
 		if (!strcmp(name, "vmtax-agent-test"))
 			continue;
+		if (nfiles == ARRAY_SIZE(files)) {
+			ret =
+			    err("image: debian: more than %zu binaries in '%s'",
+				ARRAY_SIZE(files), bindir);
+			goto out;
+		}
 		paths[nfiles] = xasprintf("%s/%s", bindir, name);
 		remotes[nfiles] = !strcmp(name, "vmtax-agent")
-					  ? xstrdup("/usr/local/sbin/vmtax-agent")
-					  : xasprintf("/opt/vmtax/bin/%s", name);
+				      ? xstrdup("/usr/local/sbin/vmtax-agent")
+				      : xasprintf("/opt/vmtax/bin/%s", name);
 		files[nfiles].local = paths[nfiles];
 		files[nfiles].remote = remotes[nfiles];
 		files[nfiles].mode = 0755;
@@ -729,8 +776,9 @@ static int build_debian(const struct image_opts *o, const char *dir,
 		if (!strcmp(remotes[i], "/usr/local/sbin/vmtax-agent"))
 			break;
 	if (i == nfiles) {
-		ret = err("image: debian: no '%s/vmtax-agent' (run 'make tools')",
-			  bindir);
+		ret =
+		    err("image: debian: no '%s/vmtax-agent' (run 'make tools')",
+			bindir);
 		goto out;
 	}
 	recipe_key(&r, key, sizeof(key));
@@ -763,9 +811,11 @@ static int build_debian(const struct image_opts *o, const char *dir,
 	note("image: tar the root file system into '%s'...", tar);
 	t = mono_now();
 	{
-		char *const argv[] = {"tar", "--numeric-owner", "--xattrs",
-				      "--one-file-system", "-C", rootfs,
-				      "-cf", tar, ".", NULL};
+		char *const argv[] = {"tar",	  "--numeric-owner",
+				      "--xattrs", "--one-file-system",
+				      "-C",	  rootfs,
+				      "-cf",	  tar,
+				      ".",	  NULL};
 
 		ret = run_step("tar", argv, NULL);
 		if (ret < 0)
@@ -775,29 +825,29 @@ static int build_debian(const struct image_opts *o, const char *dir,
 
 	{
 		static const struct gfs_text texts[] = {
-			{"/etc/systemd/system/vmtax-agent.service", agent_unit,
-			 0644},
-			{"/etc/fstab", guest_fstab, 0644},
-			{"/etc/hostname", guest_hostname, 0644},
-			{"/etc/hosts", guest_hosts, 0644},
+		    {"/etc/systemd/system/vmtax-agent.service", agent_unit,
+		     0644},
+		    {"/etc/fstab", guest_fstab, 0644},
+		    {"/etc/hostname", guest_hostname, 0644},
+		    {"/etc/hosts", guest_hosts, 0644},
 		};
 		static const struct gfs_link links[] = {
-			{"/etc/systemd/system/vmtax-agent.service",
-			 "/etc/systemd/system/sysinit.target.wants/"
-			 "vmtax-agent.service"},
-			/* No prompts on the console at first boot. */
-			{"/dev/null",
-			 "/etc/systemd/system/systemd-firstboot.service"},
+		    {"/etc/systemd/system/vmtax-agent.service",
+		     "/etc/systemd/system/sysinit.target.wants/"
+		     "vmtax-agent.service"},
+		    /* No prompts on the console at first boot. */
+		    {"/dev/null",
+		     "/etc/systemd/system/systemd-firstboot.service"},
 		};
 		struct gfs_disk_spec spec = {
-			.size = DISK_SIZE,
-			.rootfs_tar = tar,
-			.files = files,
-			.nfiles = nfiles,
-			.texts = texts,
-			.ntexts = ARRAY_SIZE(texts),
-			.links = links,
-			.nlinks = ARRAY_SIZE(links),
+		    .size = DISK_SIZE,
+		    .rootfs_tar = tar,
+		    .files = files,
+		    .nfiles = nfiles,
+		    .texts = texts,
+		    .ntexts = ARRAY_SIZE(texts),
+		    .links = links,
+		    .nlinks = ARRAY_SIZE(links),
 		};
 
 		tq = xasprintf("%s.tmp", qcow2);
@@ -831,7 +881,9 @@ link:
 		ret = relink(initrd, li);
 	if (ret < 0)
 		goto out;
-	printf("%s\n%s\n%s\n", qcow2, kernel, initrd);
+	print_abs(qcow2);
+	print_abs(kernel);
+	print_abs(initrd);
 out:
 	if (tar)
 		unlink(tar);

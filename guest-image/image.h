@@ -15,15 +15,17 @@
  *           workloads of BINDIR:  DIR/tiny-KVER-HASH.cpio.gz
  *   debian  debootstrap (cached separately in DIR/rootfs-RHASH/, keyed by
  *           suite, mirror, variant and packages only, so a new agent does
- *           not mean a new debootstrap), then gfs.h (libguestfs) makes an ext4 qcow2
- *           from it with the agent as a systemd unit:
- *           DIR/debian-HASH.qcow2, DIR/debian-HASH.vmlinuz, .initrd
- * Each kind also writes DIR/KIND-HASH.recipe, the recipe text, last: its
- * presence is what "built" means.  A stable symlink (opts.link, default
- * DIR/tiny.cpio.gz or DIR/debian.qcow2; for debian also LINKBASE.vmlinuz and
- * LINKBASE.initrd) points at the newest build.
+ *           not mean a new debootstrap), then gfs.h (libguestfs) makes an ext4
+ * qcow2 from it with the agent as a systemd unit: DIR/debian-HASH.qcow2,
+ * DIR/debian-HASH.vmlinuz, .initrd Each kind also writes DIR/KIND-HASH.recipe,
+ * the recipe text, last: its presence is what "built" means.  A stable symlink
+ * (opts.link, default DIR/tiny.cpio.gz or DIR/debian.qcow2; for debian also
+ * LINKBASE.vmlinuz and LINKBASE.initrd) points at the newest build.
  *
  * The hash is 64-bit FNV-1a: a cache key, not a security boundary.
+ *
+ * image_build() prints the absolute paths of the artifacts on stdout, one a
+ * line (tiny: the cpio; debian: qcow2, kernel, initrd).
  *
  * Errors: image_build() returns 0 or a negative errno; every failure is
  * reported once and names the step that failed ("image: debootstrap: ...").

@@ -17,27 +17,34 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: vmtax image build [--kind tiny|debian] [-o PATH] "
-		"[--mirror URL]\n\n"
-		"Builds a guest image from its recipe, or finds it up to date in\n"
-		"build/images/ (images are named by the hash of their recipe).\n"
-		"Run it from the top of the vmtax tree, after 'make tools'.\n\n"
-		"  --kind tiny    the initramfs of guest-image/mkinitramfs-tiny.sh\n"
-		"                 (default): build/images/tiny-KVER-HASH.cpio.gz\n"
-		"  --kind debian  debootstrap + libguestfs: an ext4 qcow2 with the\n"
-		"                 agent as a systemd unit, and its kernel and initrd\n"
-		"                 for direct boot: build/images/debian-HASH.*\n"
-		"  -o PATH        the stable symlink to the result (default\n"
-		"                 build/images/tiny.cpio.gz or debian.qcow2; for\n"
-		"                 debian also PATH-without-.qcow2.{vmlinuz,initrd})\n"
-		"  --mirror URL   debian: the Debian mirror (default: the host's apt\n"
-		"                 sources for its suite)\n"
-		"  --suite NAME   debian: the suite (default: the host's codename)\n\n"
-		"The debian image carries the 'packages =' of every\n"
-		WORKLOAD_DIR "/*.ini.  Without KVM, libguestfs is run with\n"
-		"LIBGUESTFS_BACKEND=direct LIBGUESTFS_BACKEND_SETTINGS=force_tcg\n"
-		"unless they are set.  See docs/guest-image.md.\n");
+	fprintf(
+	    f,
+	    "usage: vmtax image build [--kind tiny|debian] [-o PATH] "
+	    "[--mirror URL]\n\n"
+	    "Builds a guest image from its recipe, or finds it up to date in\n"
+	    "build/images/ (images are named by the hash of their recipe).\n"
+	    "Run it from the top of the vmtax tree, after 'make tools'.\n\n"
+	    "  --kind tiny    the initramfs of "
+	    "guest-image/mkinitramfs-tiny.sh\n"
+	    "                 (default): build/images/tiny-KVER-HASH.cpio.gz\n"
+	    "  --kind debian  debootstrap + libguestfs: an ext4 qcow2 with "
+	    "the\n"
+	    "                 agent as a systemd unit, and its kernel and "
+	    "initrd\n"
+	    "                 for direct boot: build/images/debian-HASH.*\n"
+	    "  -o PATH        the stable symlink to the result (default\n"
+	    "                 build/images/tiny.cpio.gz or debian.qcow2; for\n"
+	    "                 debian also "
+	    "PATH-without-.qcow2.{vmlinuz,initrd})\n"
+	    "  --mirror URL   debian: the Debian mirror (default: the host's "
+	    "apt\n"
+	    "                 sources for its suite)\n"
+	    "  --suite NAME   debian: the suite (default: the host's "
+	    "codename)\n\n"
+	    "The debian image carries the 'packages =' of every\n" WORKLOAD_DIR
+	    "/*.ini.  Without KVM, libguestfs is run with\n"
+	    "LIBGUESTFS_BACKEND=direct LIBGUESTFS_BACKEND_SETTINGS=force_tcg\n"
+	    "unless they are set.  See docs/guest-image.md.\n");
 }
 
 static int ini_only(const struct dirent *d)
@@ -64,13 +71,15 @@ static int workload_packages(char **list, size_t *n)
 		if (workload_load(path, &w) < 0) {
 			ret = -EINVAL;
 		} else {
-			for (p = w.packages ? strtok_r(w.packages, " \t,", &save)
-					    : NULL;
+			for (p = w.packages
+				     ? strtok_r(w.packages, " \t,", &save)
+				     : NULL;
 			     p; p = strtok_r(NULL, " \t,", &save)) {
 				if (*n == MAX_PACKAGES) {
-					ret = err("image: more than %d workload "
-						  "packages",
-						  MAX_PACKAGES);
+					ret =
+					    err("image: more than %d workload "
+						"packages",
+						MAX_PACKAGES);
 					break;
 				}
 				list[(*n)++] = xstrdup(p);
@@ -100,8 +109,8 @@ int cmd_image(int argc, char **argv)
 	int opt, ret = EXIT_USAGE;
 
 	if (argc < 2 || strcmp(argv[1], "build")) {
-		if (argc >= 2 && (!strcmp(argv[1], "--help") ||
-				  !strcmp(argv[1], "-h"))) {
+		if (argc >= 2 &&
+		    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 			usage(stdout);
 			return 0;
 		}
