@@ -7,6 +7,14 @@
  * VIR_DOMAIN_START_AUTODESTROY, so it dies with the libvirt connection (and
  * so with vmtax).  The agent channel is opened with virDomainOpenChannel() on
  * a non-blocking virStream, which also works over remote URIs.
+ *
+ * libvirtd going away.  A struct vm_conn outlives its libvirtd: once the
+ * connection is dead, the next vm_start() opens a new one (waiting up to
+ * 30 s for the daemon), so a run goes on after a libvirtd restart.  A
+ * domain started on the dead connection keeps it; its calls fail with
+ * -EPIPE ("the connection to libvirt was lost").  A libvirtd that is killed
+ * outright leaves QEMU running and forgets AUTODESTROY, so vm_free() of
+ * such a domain finds it by name on a new connection and destroys it.
  */
 #ifndef VMTAX_VM_H
 #define VMTAX_VM_H
@@ -60,12 +68,16 @@ char *vm_domain_xml_new(const struct vm_spec *spec);
 /* Open URI (e.g. "qemu:///system") with an event loop thread running. */
 int vm_conn_open(const char *uri, struct vm_conn **out);
 void vm_conn_close(struct vm_conn *c);
-/* true while the connection is alive (false after libvirtd went away). */
+/*
+ * true while the connection is alive (false after libvirtd went away, until
+ * vm_start() reconnects).
+ */
 int vm_conn_alive(struct vm_conn *c);
 
 /*
  * Create a transient domain with VIR_DOMAIN_START_AUTODESTROY and open the
- * agent channel (PROTO_PORT_NAME) as a non-blocking stream.
+ * agent channel (PROTO_PORT_NAME) as a non-blocking stream.  Reconnects C
+ * first if libvirtd went away (see above).
  */
 int vm_start(struct vm_conn *c, const struct vm_spec *spec, struct vm **out);
 /*
@@ -87,7 +99,10 @@ const char *vm_stop_reason(struct vm *vm);
 int vm_qemu_pid(struct vm *vm);
 /* Wait up to TIMEOUT_S for the domain to power off; then destroy it. */
 int vm_stop(struct vm *vm, double timeout_s);
-/* Destroy (if running) and free; NULL does nothing. */
+/*
+ * Destroy (if running, or if its libvirtd died and it may be: by name, on a
+ * new connection) and free; NULL does nothing.
+ */
 void vm_free(struct vm *vm);
 
 #endif
