@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agent-client.h"
@@ -50,6 +51,7 @@ struct run {
 	char accel_why[256];
 	char *kernel;
 	char *initrd;
+	char *disk;		/* image = debian: the cached qcow2 (read-only base) */
 	char bindir[PATH_MAX];
 	char vendor_paging[8];	/* "ept" or "npt" */
 	char **wl_env;
@@ -605,11 +607,34 @@ static void observe_qemu(struct run *r, struct vm *vm, const struct cell *c,
 				     anon_kb));
 }
 
+/* qemu-img create -f qcow2 -F qcow2 -b BASE OVERLAY */
+static int make_overlay(const char *base, const char *overlay)
+{
+	const char *const argv[] = { "qemu-img", "create", "-q", "-f", "qcow2",
+				     "-F", "qcow2", "-b", base, overlay, NULL };
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return err_errno("cannot fork qemu-img");
+	if (pid == 0) {
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return err_errno("cannot wait for qemu-img");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return err("qemu-img could not create '%s' on '%s'", overlay,
+			   base);
+	return 0;
+}
+
 static void run_guest_cell(struct run *r, int ci, json_t *cj)
 {
 	const struct cell *c = &r->cells[ci];
 	char name[128], cslug[256], why[512], *console = NULL, *cmdline = NULL;
-	char *logpath = NULL;
+	char *logpath = NULL, *overlay = NULL;
 	json_t *res = NULL, *obs = json_object_get(cj, "observed"), *args;
 	struct agent_client a;
 	struct vm *vm = NULL;
@@ -625,7 +650,8 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 		 (int)getpid());
 	console = xasprintf("%s/logs/%s.console.log", r->rundir, cslug);
 	logpath = xasprintf("%s/logs/%s.agent.log", r->rundir, cslug);
-	cmdline = xasprintf("console=ttyS0 panic=-1 %s", r->cfg.cmdline);
+	cmdline = xasprintf("console=ttyS0 panic=-1 %s%s", r->disk ? "root=/dev/vda rw " : "",
+			    r->cfg.cmdline);
 	log = fopen(logpath, "we");
 	memset(&spec, 0, sizeof(spec));
 	spec.name = name;
@@ -639,6 +665,16 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 	spec.cmdline = cmdline;
 	spec.console_log = console;
 	spec.backing = c->backing;
+	if (r->disk) {
+		/* Each cell boots a fresh overlay: the cached image stays
+		 * clean, and one cell's build tree cannot leak into the next. */
+		overlay = xasprintf("%s/logs/%s.qcow2", r->rundir, cslug);
+		if (make_overlay(r->disk, overlay) < 0) {
+			cell_status(cj, "failed", "cannot create the disk overlay");
+			goto out;
+		}
+		spec.disk = overlay;
+	}
 
 	progress(r, ci, "booting guest");
 	t_start = mono_now();
@@ -789,6 +825,10 @@ out:
 	}
 	if (client)
 		agent_client_release(&a);
+	if (overlay) {
+		unlink(overlay);
+		free(overlay);
+	}
 	if (log)
 		fclose(log);
 	free(console);
@@ -1021,10 +1061,36 @@ static int newest_kernel(char **out)
 	return 0;
 }
 
+static int resolve_debian_files(struct run *r)
+{
+	char *base = xasprintf("%s/../images/debian", r->bindir);
+	int ret = -EINVAL;
+
+	r->disk = xasprintf("%s.qcow2", base);
+	r->kernel = strcmp(r->cfg.kernel, "auto") ? xstrdup(r->cfg.kernel)
+						  : xasprintf("%s.vmlinuz", base);
+	r->initrd = strcmp(r->cfg.initrd, "auto") ? xstrdup(r->cfg.initrd)
+						  : xasprintf("%s.initrd", base);
+	if (access(r->disk, R_OK) < 0 || access(r->kernel, R_OK) < 0 ||
+	    access(r->initrd, R_OK) < 0) {
+		fprintf(stderr,
+			"%s: image = debian, but there is no built image ('%s'); "
+			"run 'vmtax image build --kind debian' first\n",
+			r->cfg.path, r->disk);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(base);
+	return ret;
+}
+
 static int resolve_guest_files(struct run *r)
 {
 	const char *kv;
 
+	if (!strcmp(r->cfg.image, "debian"))
+		return resolve_debian_files(r);
 	if (!strcmp(r->cfg.kernel, "auto")) {
 		if (newest_kernel(&r->kernel) < 0) {
 			fprintf(stderr,
@@ -1450,6 +1516,7 @@ out:
 	free(r.results_path);
 	free(r.kernel);
 	free(r.initrd);
+	free(r.disk);
 	free(jpath);
 	free(sets);
 	config_release(&r.cfg);

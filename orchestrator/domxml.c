@@ -107,6 +107,23 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	W(elem_text(w, "on_reboot", "destroy"));
 	W(elem_text(w, "on_crash", "destroy"));
 	W(start(w, "devices"));
+	if (s->disk) {
+		W(start(w, "disk"));
+		W(attr(w, "type", "file"));
+		W(attr(w, "device", "disk"));
+		W(start(w, "driver"));
+		W(attr(w, "name", "qemu"));
+		W(attr(w, "type", "qcow2"));
+		W(end(w));
+		W(start(w, "source"));
+		W(attr(w, "file", s->disk));
+		W(end(w));
+		W(start(w, "target"));
+		W(attr(w, "dev", "vda"));
+		W(attr(w, "bus", "virtio"));
+		W(end(w));
+		W(end(w));
+	}
 	W(start(w, "serial"));
 	W(attr(w, "type", "file"));
 	W(start(w, "source"));

@@ -55,6 +55,7 @@ struct vm_spec {
 	const char *initrd;
 	const char *cmdline;
 	const char *console_log; /* serial console goes to this file */
+	const char *disk;	/* a qcow2 as /dev/vda (virtio), or NULL */
 	/* "thp" (ordinary anonymous memory), "hugetlb-2M", "hugetlb-1G" */
 	const char *backing;
 };
