@@ -366,8 +366,24 @@ int vm_running(struct vm *vm)
 	       state == VIR_DOMAIN_BLOCKED;
 }
 
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
 const char *vm_stop_reason(struct vm *vm)
 {
+	double deadline = mono_now() + 2;
+
+	/*
+	 * The agent channel ends (EOF) before libvirt's lifecycle event says
+	 * why; give the event a moment to arrive.
+	 */
+	while (atomic_load(&vm->stop_detail) == STOP_NONE && vm_conn_ok(vm) &&
+	       mono_now() < deadline)
+		sleep_ms(20);
 	switch (atomic_load(&vm->stop_detail)) {
 	case STOP_SHUTDOWN:
 		return "the guest powered off";
@@ -376,20 +392,13 @@ const char *vm_stop_reason(struct vm *vm)
 	case STOP_CRASHED:
 		return "the guest crashed (panic)";
 	case STOP_FAILED:
-		return "QEMU failed";
+		return "QEMU failed (its process ended: killed or crashed)";
 	case STOP_OTHER:
 		return "the domain stopped";
 	}
 	if (!vm_conn_ok(vm))
 		return "the connection to libvirt was lost";
 	return "the domain is gone";
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 int vm_send(struct vm *vm, const void *buf, size_t len, double timeout_s)
