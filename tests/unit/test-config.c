@@ -265,7 +265,15 @@ static void test_domain_xml(void **state)
 	assert_non_null(strstr(x, "<page size=\"1048576\" unit=\"KiB\"/>"));
 	assert_non_null(strstr(x, "name=\"org.vmtax.agent.0\""));
 	assert_null(strstr(x, "<y>"));
+	assert_null(strstr(x, "<disk"));
 	free(x);
+	s.disk = "/img/cell.qcow2";
+	x = vm_domain_xml_new(&s);
+	assert_non_null(x);
+	assert_non_null(strstr(x, "<source file=\"/img/cell.qcow2\"/>"));
+	assert_non_null(strstr(x, "<target dev=\"vda\" bus=\"virtio\"/>"));
+	free(x);
+	s.disk = NULL;
 	s.name = "vmtax-'><evil/>";
 	assert_null(vm_domain_xml_new(&s));
 	s.name = "vmtax-ok";
