@@ -1,0 +1,322 @@
+#!/bin/sh
+# Fault injection against real tiny guests (TCG here): a workload that exits
+# 3, one that sleeps past its timeout, a hung agent, QEMU killed mid-sample,
+# a guest panic, a guest whose agent never says hello, and libvirtd
+# restarted mid-run.  After each: the failed sample or cell says why, the run
+# went on (the next sample or cell is ok), every completed sample is in
+# results.json, host THP is as before and no vmtax-* domain of the run is
+# left.  Cells: the fault fires only where the guest's THP reads [always]
+# (the first guest cell); the cell with guest THP never is the "next cell".
+. "$(dirname "$0")/lib-test.sh"
+. "$(dirname "$0")/lib-faults.sh"
+test_prereq ROOT || skip_all "needs root to set host THP"
+test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
+test_prereq TINY || skip_all "no tiny image (make image-tiny)"
+
+# Whatever happens below, libvirtd runs again at the end.
+trap 'pidof libvirtd >/dev/null || libvirtd -d' EXIT
+
+wait_host_free 900 || skip_all "another vmtax held the host lock for 15 minutes"
+thp_before=$(thp_get enabled)
+defrag_before=$(thp_get defrag)
+
+mkdir "$TRASH/wl"
+# Workload commands must stay on one line of < 200 characters, with no
+# blank before a ';' (inih takes " ;" for a comment).
+FIRST="grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled"
+wl() {
+	# wl NAME RUN [EXTRA-LINE]
+	printf '[workload]\ndescription = fault test %s\nrun = %s\nmetric = elapsed\n%s\n' \
+		"$1" "$2" "${3:-}" >"$TRASH/wl/$1.ini"
+}
+# Sample 0 exits 3, sample 1 sleeps past the timeout with a background
+# sleeper in its process group, sample 2 fails if that sleeper survived (a
+# zombie not yet reaped by init does not count).
+wl samples 'n=$(cat n 2>/dev/null||echo 0);echo $((n+1))>n;case $n in 0)exit 3;;1)sleep 60& echo $!>bg;sleep 60;;*)! grep -qs "^State:.[^Z]" /proc/$(cat bg)/status;;esac' \
+	'timeout = 3'
+# Guest faults strike in the second sample of the first cell, so that the
+# first sample must survive in results.json.
+SECOND='n=$(cat n 2>/dev/null||echo 0);echo $((n+1))>n;[ $n = 1 ]&&'$FIRST'&&'
+# The workload's parent is the agent: stop it, so heartbeats stop.
+wl hang "${SECOND}kill -STOP \$PPID;sleep 2;echo done"
+wl sleep "${SECOND}sleep 30;echo done"
+wl panic "${SECOND}echo c>/proc/sysrq-trigger;echo done"
+wl true "echo done"
+
+conf() {
+	# conf NAME WORKLOAD: two guest cells (guest THP always, never), 2 samples
+	cat >"$TRASH/$1.ini" <<EOF
+[run]
+name = $1
+repeat = 2
+timeout = 60
+boot_timeout = 120
+heartbeat = 1
+[guest]
+vcpus = 1
+memory = 1G
+[matrix]
+where = guest
+host_thp = always
+guest_thp = always, never
+[workload]
+dir = $TRASH/wl
+name = $2
+EOF
+}
+
+# cell DIR GUEST_THP JQ: JQ holds for that guest cell of DIR
+cell() {
+	res "$1" "[.cells[] | select(.env.where == \"guest\" and
+		.env.guest_thp == \"$2\") | $3] | length == 1 and all"
+}
+
+# The failed cell kept the sample measured before the fault; the next cell
+# has both its samples, ok.
+FIRST_KEPT='(.samples | length == 1) and .samples[0].index == 0 and
+	.samples[0].status == "ok" and .samples[0].metric != null'
+NEXT_OK='.status == "ok" and (.samples | length == 2) and
+	([.samples[] | .status == "ok" and .metric != null] | all)'
+
+host_clean() {
+	test "$(thp_get enabled)" = "$thp_before" &&
+	test "$(thp_get defrag)" = "$defrag_before" &&
+	! run_domains "$1"
+}
+
+timing() { echo "# $1: vmtax ran $(cat "$TRASH/$1.secs" 2>/dev/null || echo ?) s"; }
+
+# ---- 1, 2: a sample exits 3; a sample sleeps past its timeout ----
+
+cat >"$TRASH/t0200-samples.ini" <<EOF
+[run]
+name = t0200-samples
+repeat = 3
+boot_timeout = 120
+[guest]
+vcpus = 1
+memory = 1G
+[matrix]
+where = bare-metal, guest
+host_thp = always
+guest_thp = always
+[workload]
+dir = $TRASH/wl
+name = samples
+EOF
+
+test_expect_success 'run: sample 0 exits 3, sample 1 times out, sample 2 runs (bare metal and guest)' '
+	vmtax_bg t0200-samples.ini t0200-samples &&
+	vmtax_wait $VPID t0200-samples 300 &&
+	test -f t0200-samples/results.json
+'
+timing t0200-samples
+
+test_expect_success 'the sample that exits 3 is failed, exit_status 3, reason names it' '
+	res t0200-samples "[.cells[].samples[] | select(.index == 0) |
+		.status == \"failed\" and .exit_status == 3 and
+		(.reason | test(\"status 3\"))] | length == 2 and all"
+'
+
+test_expect_success 'the sample past its timeout has status timeout, killed near 3 s' '
+	res t0200-samples "[.cells[].samples[] | select(.index == 1) |
+		.status == \"timeout\" and (.reason | test(\"timed out\")) and
+		.elapsed_s < 15] | length == 2 and all"
+'
+
+test_expect_success 'the run went on: sample 2 ran and is ok (the process group was killed)' '
+	res t0200-samples "[.cells[] | .samples | length == 3] | length == 2 and all" &&
+	res t0200-samples "[.cells[].samples[] | select(.index == 2) |
+		.status == \"ok\" and .metric != null] | length == 2 and all" &&
+	res t0200-samples ".run.status == \"complete\""
+'
+
+test_expect_success 'samples: host THP as before, no domain left' '
+	host_clean t0200-samples
+'
+
+# ---- 3: the agent hangs ----
+
+conf t0200-hang hang
+test_expect_success 'run: the agent is stopped (SIGSTOP) in sample 2 of the first cell' '
+	vmtax_bg t0200-hang.ini t0200-hang &&
+	wait_for t0200-hang.stderr "\[1/2\].*sample 2/2" 180 &&
+	t1=$(date +%s) &&
+	wait_for t0200-hang.stderr "no answer from the agent|hung" 90 &&
+	t2=$(date +%s) &&
+	echo $((t2 - t1)) >t0200-hang.detect &&
+	wait_for t0200-hang.stderr "\[2/2\]" 120 &&
+	echo $(($(date +%s) - t2)) >t0200-hang.cleanup &&
+	vmtax_wait $VPID t0200-hang 300
+'
+timing t0200-hang
+echo "# t0200-hang: hang reported $(cat "$TRASH/t0200-hang.detect" 2>/dev/null || echo ?) s after the sample began," \
+	"next cell began $(cat "$TRASH/t0200-hang.cleanup" 2>/dev/null || echo ?) s after that"
+
+test_expect_success 'the hang is reported within heartbeat*4+30 s (+10 s slack)' '
+	test "$(cat t0200-hang.detect)" -le 44
+'
+
+test_expect_success 'the hung cell failed with a reason naming the silent agent' '
+	cell t0200-hang always ".status == \"failed\" and
+		(.reason | test(\"no answer from the agent|hung\"))" &&
+	cell t0200-hang always "$FIRST_KEPT" &&
+	grep -q "last lines of .*console.log" t0200-hang.stderr
+'
+
+test_expect_success 'the next cell ran and is ok; vmtax exits 1 (a cell failed)' '
+	cell t0200-hang never "$NEXT_OK" &&
+	test "$(cat t0200-hang.rc)" = 1
+'
+
+test_expect_success 'the hung guest is given up at once: next cell within 15 s of the report' '
+	test "$(cat t0200-hang.cleanup)" -le 15
+'
+
+test_expect_success 'hang: host THP as before, no domain left' '
+	host_clean t0200-hang
+'
+
+# ---- 4: QEMU killed mid-sample ----
+
+conf t0200-qemu sleep
+test_expect_success 'run: QEMU of the first cell is killed with SIGKILL in sample 2' '
+	vmtax_bg t0200-qemu.ini t0200-qemu &&
+	wait_for t0200-qemu.stderr "\[1/2\].*sample 2/2" 180 &&
+	sleep 3 &&
+	pid=$(qemu_pid t0200-qemu) &&
+	echo "killing QEMU pid $pid" &&
+	kill -KILL "$pid" &&
+	t1=$(date +%s) &&
+	wait_for t0200-qemu.stderr "\[2/2\]" 60 &&
+	echo $(($(date +%s) - t1)) >t0200-qemu.detect &&
+	vmtax_wait $VPID t0200-qemu 300
+'
+timing t0200-qemu
+
+test_expect_success 'the cell failed with a reason naming the end of QEMU' '
+	cell t0200-qemu always ".status == \"failed\" and
+		(.reason | test(\"QEMU\"))" &&
+	cell t0200-qemu always "$FIRST_KEPT"
+'
+
+test_expect_success 'the next cell ran and is ok' '
+	cell t0200-qemu never "$NEXT_OK"
+'
+
+test_expect_success 'QEMU killed: host THP as before, no domain left' '
+	host_clean t0200-qemu
+'
+
+# ---- 5: the guest panics ----
+
+conf t0200-panic panic
+test_expect_success 'run: the first cell panics its guest through sysrq in sample 2' '
+	vmtax_bg t0200-panic.ini t0200-panic &&
+	wait_for t0200-panic.stderr "\[1/2\].*sample 2/2" 180 &&
+	t1=$(date +%s) &&
+	wait_for t0200-panic.stderr "\[2/2\]" 120 &&
+	echo $(($(date +%s) - t1)) >t0200-panic.detect &&
+	vmtax_wait $VPID t0200-panic 300
+'
+timing t0200-panic
+
+test_expect_success 'the cell failed with a reason naming the crash, without waiting it out' '
+	cell t0200-panic always ".status == \"failed\" and
+		(.reason | test(\"crash|panic\"))" &&
+	cell t0200-panic always "$FIRST_KEPT" &&
+	test "$(cat t0200-panic.detect)" -le 20
+'
+
+test_expect_success 'the next cell ran and is ok' '
+	cell t0200-panic never "$NEXT_OK"
+'
+
+test_expect_success 'panic: host THP as before, no domain left' '
+	host_clean t0200-panic
+'
+
+# ---- 6: the agent never says hello ----
+
+conf t0200-nohello true
+test_expect_success 'run: the guest boots a shell instead of /init (no agent)' '
+	vmtax_bg t0200-nohello.ini t0200-nohello \
+		--set guest.cmdline=rdinit=/bin/sh --set run.boot_timeout=20 \
+		--set matrix.guest_thp=always &&
+	vmtax_wait $VPID t0200-nohello 300
+'
+timing t0200-nohello
+
+test_expect_success 'the cell failed: no hello within 20 s; the console tail was printed' '
+	cell t0200-nohello always ".status == \"failed\" and
+		(.reason | test(\"no hello from the guest agent within 20 s\")) and
+		(.samples | length == 0)" &&
+	grep -q "last lines of .*console.log" t0200-nohello.stderr &&
+	test "$(cat t0200-nohello.rc)" = 1
+'
+
+test_expect_success 'no hello: the cell is given up within boot_timeout + 30 s' '
+	test "$(cat t0200-nohello.secs)" -le 50
+'
+
+test_expect_success 'no hello: host THP as before, no domain left' '
+	host_clean t0200-nohello
+'
+
+# ---- 8: libvirtd restarts mid-run (a clean restart, then a crash) ----
+
+libvirtd_back() {
+	n=0
+	until virsh -c qemu:///system version >/dev/null 2>&1; do
+		[ $n -lt 100 ] || return 1
+		pidof libvirtd >/dev/null || libvirtd -d
+		sleep 0.2
+		n=$((n + 1))
+	done
+}
+
+for sig in TERM KILL; do
+	name=t0200-libvirtd-$sig
+	conf $name sleep
+	test_expect_success "run: libvirtd is killed (SIG$sig) mid-sample and started again" "
+		vmtax_bg $name.ini $name &&
+		wait_for $name.stderr '\[1/2\].*sample 2/2' 180 &&
+		sleep 3 &&
+		lpid=\$(pidof libvirtd) &&
+		echo \"killing libvirtd pid \$lpid\" &&
+		kill -$sig \$lpid &&
+		n=0 && while kill -0 \$lpid 2>/dev/null && [ \$n -lt 50 ]; do
+			sleep 0.2; n=\$((n + 1)); done &&
+		sleep 1 &&
+		libvirtd -d &&
+		vmtax_wait \$VPID $name 240
+	"
+	timing $name
+
+	test_expect_success "SIG$sig: libvirtd runs again" '
+		libvirtd_back
+	'
+
+	test_expect_success "SIG$sig: vmtax finished by itself and failed the cell naming libvirt" "
+		test \$(cat $name.rc) -lt 128 &&
+		cell $name always '.status == \"failed\" and
+			(.reason | test(\"libvirt\"))' &&
+		cell $name always \"\$FIRST_KEPT\" &&
+		res $name '.run.status != \"running\"'
+	"
+
+	test_expect_success "SIG$sig: after libvirtd is back the run went on: the next cell is ok" "
+		cell $name never \"\$NEXT_OK\"
+	"
+
+	test_expect_success "SIG$sig: host THP as before, no domain left" "
+		host_clean $name
+	"
+done
+
+test_expect_success 'no vmtax-t0200-* domain is left, host THP as found' '
+	! run_domains t0200 &&
+	test "$(thp_get enabled)" = "$thp_before"
+'
+
+test_done
