@@ -45,8 +45,12 @@ static int lock_take(struct host_ctx *ctx)
 	char pid[32] = "";
 	int fd, n;
 
-	if (mkdir(ctx->state_dir, 0755) < 0 && errno != EEXIST)
+	/* Root-only: the journal link and the lock steer what gets written
+	 * to /sys on the next start. */
+	if (mkdir(ctx->state_dir, 0700) < 0 && errno != EEXIST)
 		return err_errno("cannot create '%s'", ctx->state_dir);
+	if (geteuid() == 0 && chmod(ctx->state_dir, 0700) < 0)
+		return err_errno("cannot make '%s' root-only", ctx->state_dir);
 	fd = open(ctx->lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 		  0644);
 	if (fd < 0)

@@ -280,6 +280,24 @@ out:
 	return ret;
 }
 
+FILE *fopen_new(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		      0644);
+	FILE *f;
+
+	if (fd < 0) {
+		err_errno("cannot create '%s'", path);
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		err_errno("cannot open '%s'", path);
+		close(fd);
+	}
+	return f;
+}
+
 int thp_parse_selected(const char *line, char *out, size_t len)
 {
 	const char *a = strchr(line, '['), *b;

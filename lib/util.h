@@ -71,6 +71,12 @@ int write_str(const char *path, const char *s);
 int write_file_atomic(const char *path, const char *data, size_t len);
 
 /*
+ * Create (or truncate) PATH for writing, mode 0644, without following a
+ * symlink at its last component.  Returns a stream or NULL after reporting.
+ */
+FILE *fopen_new(const char *path);
+
+/*
  * THP modes as the kernel shows them: "always [madvise] never" -> "madvise".
  * Returns 0 and copies the bracketed word, or -EINVAL.
  */

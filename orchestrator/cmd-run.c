@@ -652,7 +652,7 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 	logpath = xasprintf("%s/logs/%s.agent.log", r->rundir, cslug);
 	cmdline = xasprintf("console=ttyS0 panic=-1 %s%s", r->disk ? "root=/dev/vda rw " : "",
 			    r->cfg.cmdline);
-	log = fopen(logpath, "we");
+	log = fopen_new(logpath);
 	memset(&spec, 0, sizeof(spec));
 	spec.name = name;
 	spec.type = !strcmp(c->paging, "tcg") || !strcmp(r->accel, "tcg")
@@ -1170,7 +1170,7 @@ static void write_reports(struct run *r)
 
 	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
 		char *path = xasprintf("%s/%s", r->rundir, fmts[i][1]);
-		FILE *f = fopen(path, "we");
+		FILE *f = fopen_new(path);
 
 		if (!f || report_write(r->results_path, fmts[i][0], f) < 0)
 			warn("cannot write '%s'", path);
