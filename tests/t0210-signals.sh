@@ -4,7 +4,9 @@
 # leave results.json "interrupted" with the completed samples and put host
 # THP back; a second SIGINT stops at once and still puts THP back; SIGKILL
 # leaves THP changed with the journal on disk, and 'vmtax host restore' puts
-# it back.
+# it back.  The same in a tiny guest (when libvirt is here): SIGINT stops
+# after the sample and destroys the domain; SIGKILL leaves no domain either
+# (AUTODESTROY), only THP and the journal.
 . "$(dirname "$0")/lib-test.sh"
 . "$(dirname "$0")/lib-faults.sh"
 test_prereq ROOT || skip_all "needs root to set host THP"
@@ -104,6 +106,59 @@ test_expect_success 'a second vmtax host restore finds nothing to do' '
 	"$VMTAX" host restore &&
 	thp_back
 '
+
+# ---- in a guest ----
+
+cat >"$TRASH/guest.ini" <<EOF
+[run]
+name = t0210-guest
+repeat = 3
+boot_timeout = 120
+[guest]
+vcpus = 1
+memory = 1G
+[matrix]
+where = guest
+host_thp = $thp_run
+guest_thp = always
+[workload]
+dir = $TRASH/wl
+name = nap
+EOF
+
+if ! test_prereq LIBVIRT || ! test_prereq TINY; then
+	test_skip 'SIGINT during a guest sample' 'no libvirtd or no tiny image'
+	test_skip 'SIGKILL during a guest sample' 'no libvirtd or no tiny image'
+else
+	test_expect_success 'SIGINT during guest sample 2: stops after it, domain gone, THP restored' '
+		vmtax_bg guest.ini gINT &&
+		wait_for gINT.stderr "sample 2/3" 180 &&
+		sleep 0.5 &&
+		kill -INT $VPID &&
+		vmtax_wait $VPID gINT 90 &&
+		test "$(cat gINT.rc)" = 1 &&
+		res gINT ".run.status == \"interrupted\" and
+			([.cells[0].samples[] | .status == \"ok\"] | length == 2 and all)" &&
+		! run_domains t0210-guest &&
+		thp_back
+	'
+
+	test_expect_success 'SIGKILL during guest sample 2: no domain left, THP and journal stay' '
+		vmtax_bg guest.ini gKILL &&
+		wait_for gKILL.stderr "sample 2/3" 180 &&
+		sleep 0.5 &&
+		kill -KILL $VPID &&
+		vmtax_wait $VPID gKILL 30 &&
+		n=0 && while run_domains t0210-guest && [ $n -lt 50 ]; do
+			sleep 0.2; n=$((n + 1)); done &&
+		! run_domains t0210-guest &&
+		test "$(thp_get enabled)" = "$thp_run" &&
+		test -e $STATE_DIR/journal &&
+		res gKILL "(.cells[0].samples | length == 1)" &&
+		"$VMTAX" host restore &&
+		thp_back
+	'
+fi
 
 # SIGKILL leaves the bare-metal work directory behind; remove it.
 sleep 2
