@@ -386,7 +386,7 @@ const char *vm_stop_reason(struct vm *vm)
 		sleep_ms(20);
 	switch (atomic_load(&vm->stop_detail)) {
 	case STOP_SHUTDOWN:
-		return "the guest powered off";
+		return "the guest powered off or rebooted";
 	case STOP_DESTROYED:
 		return "the domain was destroyed";
 	case STOP_CRASHED:

@@ -263,6 +263,27 @@ test_expect_success 'no hello: host THP as before, no domain left' '
 	host_clean t0200-nohello
 '
 
+# rdinit that does not exist: the kernel panics before /init has loaded
+# pvpanic, and panic=-1 reboots it (on_reboot = destroy).
+conf t0200-noinit true
+test_expect_success 'run: the guest kernel finds no init and panics at boot' '
+	vmtax_bg t0200-noinit.ini t0200-noinit \
+		--set guest.cmdline=rdinit=/nonexistent --set run.boot_timeout=20 \
+		--set matrix.guest_thp=always &&
+	vmtax_wait $VPID t0200-noinit 120
+'
+timing t0200-noinit
+
+test_expect_success 'the cell failed at once, naming the reboot; the console shows the panic' '
+	cell t0200-noinit always ".status == \"failed\" and
+		(.reason | test(\"no hello\")) and
+		(.reason | test(\"reboot|panic|crash\"))" &&
+	grep -q "last lines of .*console.log" t0200-noinit.stderr &&
+	grep -aq "Kernel panic" t0200-noinit/logs/*.console.log &&
+	test "$(cat t0200-noinit.secs)" -le 40 &&
+	host_clean t0200-noinit
+'
+
 # ---- 8: libvirtd restarts mid-run (a clean restart, then a crash) ----
 
 libvirtd_back() {
