@@ -524,9 +524,10 @@ static void console_tail(const char *path)
 
 	if (read_file(path, 16 << 20, &text, &len) < 0)
 		return;
-	for (p = text + len; p > text && lines < 15; p--)
-		if (p[-1] == '\n')
-			lines++;
+	/* Back to the start of the 15th line from the end. */
+	for (p = text + len; p > text; p--)
+		if (p[-1] == '\n' && p != text + len && ++lines == 15)
+			break;
 	fprintf(stderr, "--- last lines of %s ---\n%s--- end ---\n", path, p);
 	free(text);
 }
@@ -641,7 +642,7 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 	struct vm_spec spec;
 	FILE *log = NULL;
 	long i, attempt;
-	bool client = false;
+	bool client = false, agent_dead = false;
 	double t_start;
 	int ret;
 
@@ -688,9 +689,17 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 	ret = agent_call(&a, "hello", NULL, r->cfg.boot_timeout_s,
 			 r->cfg.boot_timeout_s, &res, why, sizeof(why));
 	if (ret < 0) {
-		char *reason = xasprintf("no hello from the guest agent within "
-					 "%.0f s: %s; console: logs/%s.console.log",
-					 r->cfg.boot_timeout_s, why, cslug);
+		char *reason =
+			ret == -EPIPE
+				? xasprintf("the guest ended %.0f s after its start, "
+					    "before its agent said hello: %s; "
+					    "console: logs/%s.console.log",
+					    mono_now() - t_start, why, cslug)
+				: xasprintf("no hello from the guest agent within "
+					    "%.0f s: %s; console: logs/%s.console.log",
+					    r->cfg.boot_timeout_s, why, cslug);
+
+		agent_dead = true;
 
 		err("%s: %s", c->id, reason);
 		console_tail(console);
@@ -778,8 +787,12 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 					ret < 0 ? why : "bad sample from the agent");
 
 				err("%s: %s", c->id, reason);
-				if (ret == -EPIPE || ret == -ETIMEDOUT)
+				if (ret == -EPIPE || ret == -ETIMEDOUT) {
 					console_tail(console);
+					agent_dead = true;
+				}
+				/* The rest of the cell's samples are not run. */
+				r->samples_done += r->cfg.repeat - i;
 				cell_status(cj, "failed", reason);
 				free(reason);
 				r->failures++;
@@ -809,8 +822,10 @@ out:
 	if (vm) {
 		if (vm_running(vm)) {
 			/* Without a shutdown reply, nothing will power it off. */
-			if (client && agent_call(&a, "shutdown", NULL, 5, 5, &res,
-						 why, sizeof(why)) == 0) {
+			/* A hung or gone agent gets no shutdown request. */
+			if (client && !agent_dead &&
+			    agent_call(&a, "shutdown", NULL, 5, 5, &res, why,
+				       sizeof(why)) == 0) {
 				json_object_set(obs, "agent_max_rss_kb",
 						json_object_get(res,
 								"agent_max_rss_kb"));
@@ -1171,16 +1186,22 @@ static void write_reports(struct run *r)
 	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
 		char *path = xasprintf("%s/%s", r->rundir, fmts[i][1]);
 		FILE *f = fopen_new(path);
+		int ret = f ? report_write(r->results_path, fmts[i][0], f) : -EIO;
 
-		if (!f || report_write(r->results_path, fmts[i][0], f) < 0)
-			warn("cannot write '%s'", path);
 		if (f)
 			fclose(f);
+		if (ret < 0) {
+			/* The loader said why (e.g. every cell failed) once. */
+			unlink(path);
+			warn("no reports written: see results.json");
+			free(path);
+			goto out;
+		}
 		free(path);
 	}
 	fflush(stdout);
-	if (report_write(r->results_path, "text", stdout) < 0)
-		warn("cannot render the report");
+	report_write(r->results_path, "text", stdout);
+out:
 	note("results: %s", r->results_path);
 }
 
@@ -1503,7 +1524,10 @@ int cmd_run(int argc, char **argv)
 	if (host_restore(r.host) < 0)
 		goto out;
 	write_reports(&r);
-	ret = (failed || r.stopped) ? 1 : 0;
+	if (r.failures)
+		warn("%ld samples failed; see the reasons in results.json",
+		     r.failures);
+	ret = (failed || r.failures || r.stopped) ? 1 : 0;
 out:
 	signal_host = NULL;
 	host_ctx_free(r.host);
