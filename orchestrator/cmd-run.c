@@ -585,14 +585,33 @@ static void observe_qemu(struct run *r, struct vm *vm, const struct cell *c,
 			text = NULL;
 		}
 	}
-	if (read_file("/proc/meminfo", 1 << 20, &text, NULL) == 0) {
-		p = strstr(text, "HugePages_Total:");
-		if (p)
-			hp_total = strtol(p + 16, NULL, 10);
-		p = strstr(text, "HugePages_Free:");
-		if (p)
-			hp_free = strtol(p + 15, NULL, 10);
-		free(text);
+	/* /proc/meminfo counts only the default page size: read each pool. */
+	{
+		static const char *const pools[] = { "hugepages-2048kB",
+						     "hugepages-1048576kB" };
+		size_t k;
+
+		for (k = 0; k < ARRAY_SIZE(pools); k++) {
+			char nr[32], fr[32], *pn, *pf;
+
+			if (!strcmp(c->backing, "hugetlb-2M") ? k != 0
+			    : !strcmp(c->backing, "hugetlb-1G") ? k != 1
+								 : false)
+				continue;
+			pn = xasprintf("/sys/kernel/mm/hugepages/%s/nr_hugepages",
+				       pools[k]);
+			pf = xasprintf("/sys/kernel/mm/hugepages/%s/free_hugepages",
+				       pools[k]);
+			if (read_line(pn, nr, sizeof(nr)) == 0 &&
+			    read_line(pf, fr, sizeof(fr)) == 0) {
+				hp_total = (hp_total < 0 ? 0 : hp_total) +
+					   strtol(nr, NULL, 10);
+				hp_free = (hp_free < 0 ? 0 : hp_free) +
+					  strtol(fr, NULL, 10);
+			}
+			free(pn);
+			free(pf);
+		}
 	}
 	json_object_set_new(obs, "qemu_anon_huge_kb",
 			    anon_kb >= 0 ? json_integer(anon_kb) : json_null());

@@ -13,6 +13,7 @@
 #include <libvirt/virterror.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ struct vm {
 	virStreamPtr st;
 	char *name;
 	int event_id;
+	int qemu_pid;		/* read at start; to tell a dead QEMU apart */
 	atomic_int stopped;	/* a STOPPED/CRASHED event arrived */
 	atomic_int stop_detail;	/* which one, see stop_reason_name() */
 	char reason[64];
@@ -345,6 +347,7 @@ int vm_start(struct vm_conn *c, const struct vm_spec *spec, struct vm **out)
 			  PROTO_PORT_NAME, spec->name, lv_err());
 		goto out;
 	}
+	vm->qemu_pid = vm_qemu_pid(vm);
 	*out = vm;
 	vm = NULL;
 	ret = 0;
@@ -375,7 +378,7 @@ static void sleep_ms(int ms)
 
 const char *vm_stop_reason(struct vm *vm)
 {
-	double deadline = mono_now() + 2;
+	double deadline = mono_now() + 5;
 
 	/*
 	 * The agent channel ends (EOF) before libvirt's lifecycle event says
@@ -398,6 +401,9 @@ const char *vm_stop_reason(struct vm *vm)
 	}
 	if (!vm_conn_ok(vm))
 		return "the connection to libvirt was lost";
+	/* No event (a loaded host can be slow to deliver it): ask the kernel. */
+	if (vm->qemu_pid > 0 && kill(vm->qemu_pid, 0) < 0 && errno == ESRCH)
+		return "QEMU's process ended (killed or crashed)";
 	return "the domain is gone";
 }
 
