@@ -276,7 +276,7 @@ timing t0200-noinit
 
 test_expect_success 'the cell failed at once, naming the reboot; the console shows the panic' '
 	cell t0200-noinit always ".status == \"failed\" and
-		(.reason | test(\"no hello\")) and
+		(.reason | test(\"before its agent said hello\")) and
 		(.reason | test(\"reboot|panic|crash\"))" &&
 	grep -q "last lines of .*console.log" t0200-noinit.stderr &&
 	grep -aq "Kernel panic" t0200-noinit/logs/*.console.log &&
