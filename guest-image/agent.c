@@ -50,6 +50,7 @@ struct agent {
 	struct proto_decoder dec;
 	char rbuf[64 * 1024];
 	bool shutdown; /* power off after this reply */
+	double shutdown_delay_s; /* ... after this long */
 	bool panic;    /* crash the kernel after this reply */
 };
 
@@ -442,9 +443,18 @@ out:
 static void handle_shutdown(struct agent *a, const json_t *req,
 			    struct outcome *o)
 {
+	json_t *d = json_object_get(req, "delay_s");
 	struct rusage ru;
 
 	a->shutdown = true;
+	/*
+	 * The host closes its end of the channel before QEMU exits: libvirt
+	 * 9.0 can deadlock when a channel stream is closed while its domain
+	 * is being torn down.  The delay gives the host that time.
+	 */
+	a->shutdown_delay_s = json_is_number(d) ? json_number_value(d) : 0;
+	if (a->shutdown_delay_s < 0 || a->shutdown_delay_s > 60)
+		a->shutdown_delay_s = 0;
 	/* The agent's own peak RSS, for 'make bench'. */
 	getrusage(RUSAGE_SELF, &ru);
 	o->reply = proto_reply_ok_new(proto_id(req),
@@ -609,6 +619,8 @@ static int serve(struct agent *a)
 			handle(a, msg);
 			json_decref(msg);
 			if (a->shutdown) {
+				if (a->shutdown_delay_s > 0)
+					usleep((useconds_t)(a->shutdown_delay_s * 1e6));
 				power_off();
 				return 0;
 			}

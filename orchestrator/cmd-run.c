@@ -842,18 +842,25 @@ out:
 		if (vm_running(vm)) {
 			/* Without a shutdown reply, nothing will power it off. */
 			/* A hung or gone agent gets no shutdown request. */
+			json_t *sargs = json_pack("{s:f}", "delay_s", 2.0);
+
+			/* The channel is closed before the guest powers off
+			 * (see vm_close_channel()); hence the agent's delay. */
 			if (client && !agent_dead &&
-			    agent_call(&a, "shutdown", NULL, 5, 5, &res, why,
+			    agent_call(&a, "shutdown", sargs, 5, 5, &res, why,
 				       sizeof(why)) == 0) {
 				json_object_set(obs, "agent_max_rss_kb",
 						json_object_get(res,
 								"agent_max_rss_kb"));
 				json_decref(res);
 				doc_save(r);
+				vm_close_channel(vm);
 				vm_stop(vm, 20);
 			} else {
+				vm_close_channel(vm);
 				vm_stop(vm, 0);
 			}
+			json_decref(sargs);
 		}
 		vm_free(vm);
 	}

@@ -412,6 +412,8 @@ int vm_send(struct vm *vm, const void *buf, size_t len, double timeout_s)
 	double deadline = mono_now() + timeout_s;
 	size_t off = 0;
 
+	if (!vm->st)
+		return -EPIPE;
 	while (off < len) {
 		int n = virStreamSend(vm->st, (const char *)buf + off,
 				      len - off);
@@ -433,6 +435,8 @@ int vm_recv(struct vm *vm, void *buf, size_t len, double timeout_s)
 {
 	double deadline = mono_now() + timeout_s, next_check = 0;
 
+	if (!vm->st)
+		return -EPIPE;
 	for (;;) {
 		int n = virStreamRecv(vm->st, buf, len);
 
@@ -502,14 +506,29 @@ static void destroy_orphan(struct vm *vm)
 	virDomainFree(d);
 }
 
+void vm_close_channel(struct vm *vm)
+{
+	if (!vm->st)
+		return;
+	virStreamAbort(vm->st);
+	virStreamFree(vm->st);
+	vm->st = NULL;
+}
+
 void vm_free(struct vm *vm)
 {
 	if (!vm)
 		return;
-	if (vm->st) {
-		virStreamAbort(vm->st);
-		virStreamFree(vm->st);
-	}
+	/*
+	 * libvirt 9.0 deadlocks (virChrdevFree against a stream abort) when
+	 * the channel is closed while the domain object is being freed.  A
+	 * domain that ended by itself is torn down by libvirt right now: let
+	 * that finish first.  A running one is destroyed only after the
+	 * channel is closed.
+	 */
+	if (vm->st && !vm_running(vm))
+		sleep_ms(1000);
+	vm_close_channel(vm);
 	if (vm->event_id >= 0)
 		virConnectDomainEventDeregisterAny(vm->conn, vm->event_id);
 	if (vm->dom) {

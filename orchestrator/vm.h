@@ -101,6 +101,12 @@ int vm_qemu_pid(struct vm *vm);
 /* Wait up to TIMEOUT_S for the domain to power off; then destroy it. */
 int vm_stop(struct vm *vm, double timeout_s);
 /*
+ * Close the agent channel now (later vm_send/vm_recv fail with -EPIPE).
+ * Call it before the guest powers off: libvirt 9.0 can deadlock when a
+ * channel stream is closed while its domain is being torn down.
+ */
+void vm_close_channel(struct vm *vm);
+/*
  * Destroy (if running, or if its libvirtd died and it may be: by name, on a
  * new connection) and free; NULL does nothing.
  */
