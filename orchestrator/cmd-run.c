@@ -291,6 +291,50 @@ static bool sample_metric(const struct run *r, const struct runner_result *res,
 	return ok;
 }
 
+/*
+ * The series of one sample: {"x": [...], "y": [...]} from every output line
+ * series_regex matches (groups 1 and 2), or NULL when the workload has no
+ * series_regex.  A line whose groups are not numbers is left out.
+ */
+static json_t *sample_series_new(const struct run *r,
+				 const struct runner_result *res)
+{
+	const char *p = res->output;
+	json_t *xs, *ys;
+	regmatch_t m[3];
+	regex_t re;
+
+	if (!*r->cfg.wl.series_regex ||
+	    regcomp(&re, r->cfg.wl.series_regex, REG_EXTENDED | REG_NEWLINE))
+		return NULL;
+	xs = json_array();
+	ys = json_array();
+	/* P is always at the start of a line: one point per line at most. */
+	while (p && *p && regexec(&re, p, 3, m, 0) == 0) {
+		char *x, *y, *xe, *ye;
+		double xv, yv;
+
+		if (m[1].rm_so >= 0 && m[2].rm_so >= 0) {
+			x = xstrndup(p + m[1].rm_so, m[1].rm_eo - m[1].rm_so);
+			y = xstrndup(p + m[2].rm_so, m[2].rm_eo - m[2].rm_so);
+			xv = strtod(x, &xe);
+			yv = strtod(y, &ye);
+			if (xe != x && !*xe && ye != y && !*ye) {
+				json_array_append_new(xs, json_real(xv));
+				json_array_append_new(ys, json_real(yv));
+			}
+			free(x);
+			free(y);
+		}
+		p += m[0].rm_eo;
+		p += strcspn(p, "\n");
+		if (*p)
+			p++;
+	}
+	regfree(&re);
+	return json_pack("{s:o, s:o}", "x", xs, "y", ys);
+}
+
 static void save_output(struct run *r, const char *cslug, const char *phase,
 			long idx, const char *out)
 {
@@ -339,6 +383,7 @@ static bool record_sample(struct run *r, json_t *cj, long idx, json_t *sj,
 {
 	char why[512] = "";
 	double metric;
+	json_t *series;
 	bool ok = res->status == RUNNER_OK;
 
 	save_output(r, cslug, "sample", idx, res->output);
@@ -361,6 +406,8 @@ static bool record_sample(struct run *r, json_t *cj, long idx, json_t *sj,
 		}
 	}
 	json_object_set_new(sj, "reason", *why ? json_string(why) : json_null());
+	if ((series = sample_series_new(r, res)))
+		json_object_set_new(sj, "series", series);
 	journal_sample(r, json_string_value(json_object_get(cj, "id")), sj);
 	json_array_append_new(json_object_get(cj, "samples"), sj);
 	r->samples_done++;

@@ -103,6 +103,8 @@ static const struct cfg_key workload_keys[] = {
 	  "elapsed time, or a regex over the output" },
 	{ "workload", "metric_regex", CFG_STR, W(metric_regex), "", 0, 0, NULL,
 	  "POSIX ERE; the first group is the value" },
+	{ "workload", "series_regex", CFG_STR, W(series_regex), "", 0, 0, NULL,
+	  "POSIX ERE applied to every output line; groups 1 and 2 are x, y" },
 	{ "workload", "unit", CFG_STR, W(unit), "s", 0, 0, NULL,
 	  "unit of the metric" },
 	{ "workload", "better", CFG_ENUM, W(better), "lower", 0, 0, betters,
@@ -251,6 +253,22 @@ int workload_load(const char *path, struct workload *w)
 			goto out;
 		}
 		regfree(&re);
+	}
+	if (*w->series_regex) {
+		regex_t re;
+		bool two = false;
+
+		if (regcomp(&re, w->series_regex, REG_EXTENDED) == 0) {
+			two = re.re_nsub >= 2;
+			regfree(&re);
+		}
+		if (!two) {
+			fprintf(stderr,
+				"%s: series_regex '%s' is not a POSIX ERE with "
+				"two capture groups\n",
+				path, w->series_regex);
+			goto out;
+		}
 	}
 	for (i = 0; i < w->nparams; i++)
 		if (!w->params[i].value) {

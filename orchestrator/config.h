@@ -17,7 +17,7 @@
  *
  * Workload file:
  *	[workload]    description, setup, run, clean, metric, metric_regex,
- *	              unit, better, packages, timeout
+ *	              series_regex, unit, better, packages, timeout
  *	[param.NAME]  default, description  (NAME: [A-Z][A-Z0-9_]*)
  *
  * Ownership: config_load() fills a struct config that config_release()
@@ -50,6 +50,7 @@ struct workload {
 	char *clean;
 	char *metric;		/* "elapsed" or "regex" */
 	char *metric_regex;
+	char *series_regex;	/* "" or an ERE whose groups 1, 2 are x, y */
 	char *unit;
 	char *better;		/* "lower" or "higher" */
 	char *packages;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * csv: one row per cell (kind "cell": means and statistics) and one per
- * sample (kind "sample": the raw values), for pandas and spreadsheets.  The
- * column order is fixed; empty fields are "not applicable", and counters use
- * the strings "not supported" / "not counted" rather than 0.
+ * sample (kind "sample": the raw values), for pandas and spreadsheets, then
+ * one per point of a cell's series (kind "series": x in the "sample" column,
+ * the mean y in "metric", the ok samples in "n").  The column order is
+ * fixed; empty fields are "not applicable", and counters use the strings
+ * "not supported" / "not counted" rather than 0.
  */
 #include "format.h"
 
@@ -123,6 +125,24 @@ static void sample_row(const struct report_cell *c,
 	fputc('\n', out);
 }
 
+static void series_rows(const struct report_cell *c, FILE *out)
+{
+	size_t k;
+
+	for (k = 0; k < c->series.npoints; k++) {
+		fprintf(out, "series");
+		str(out, c->id);
+		str(out, c->label);
+		str(out, c->status);
+		str(out, NULL);
+		num(out, c->series.x[k]);
+		fprintf(out, ",%zu", c->nok);
+		num(out, c->series.y[k]);
+		/* median .. dTLB-load-misses */
+		fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,,,\n");
+	}
+}
+
 static int csv_render(const struct report *r, FILE *out)
 {
 	size_t i, j;
@@ -137,6 +157,8 @@ static int csv_render(const struct report *r, FILE *out)
 	for (i = 0; i < r->ncells; i++)
 		for (j = 0; j < r->cells[i].nsamples; j++)
 			sample_row(&r->cells[i], &r->cells[i].samples[j], out);
+	for (i = 0; i < r->ncells; i++)
+		series_rows(&r->cells[i], out);
 	return ferror(out) ? -EIO : 0;
 }
 

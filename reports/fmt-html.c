@@ -4,13 +4,17 @@
  * external references - so it can be mailed, archived and opened offline.
  * The heatmap has exactly one <rect class="cell" data-id=ID> per matrix
  * cell (a bare-metal cell spans the guest rows of its host THP); the bar
- * chart one <g class="bar" data-id=ID> per cell with a slowdown.
+ * chart one <g class="bar" data-id=ID> per cell with a slowdown; the series
+ * chart, drawn only when some cell has a series, one <polyline
+ * class="series" data-id=ID> per such cell (x on a log2 axis).
  */
 #include "format.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+
+#include "util.h"
 
 #define HM_LABEL_W 190.0
 #define HM_COL_W 120.0
@@ -19,6 +23,11 @@
 #define BAR_LABEL_W 330.0
 #define BAR_W 420.0
 #define BAR_H 24.0
+#define SER_LEFT 60.0
+#define SER_W 520.0
+#define SER_H 260.0
+#define SER_TOP 10.0
+#define SER_KEY_W 330.0
 
 static void esc(FILE *out, const char *s)
 {
@@ -394,6 +403,94 @@ static void html_bars(const struct report *r, FILE *out)
 	fprintf(out, "</svg>\n");
 }
 
+static const char *const series_colors[] = {
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+    "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
+};
+
+/* One line per cell with a series: log2 x, linear y from 0. */
+static void html_series(const struct report *r, FILE *out)
+{
+	double xlo = INFINITY, xhi = -INFINITY, yhi = 0;
+	const char *sep;
+	size_t i, k, n = 0;
+
+	if (!r->has_series)
+		return;
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_series *s = &r->cells[i].series;
+
+		for (k = 0; k < s->npoints; k++) {
+			if (s->x[k] <= 0 || isnan(s->y[k]))
+				continue;
+			xlo = fmin(xlo, log2(s->x[k]));
+			xhi = fmax(xhi, log2(s->x[k]));
+			yhi = fmax(yhi, s->y[k]);
+		}
+	}
+	fprintf(out, "<h2>Series (x on a log2 scale, mean y)</h2>\n");
+	if (xlo > xhi) {
+		fprintf(out, "<p>no series point has x &gt; 0</p>\n");
+		return;
+	}
+	if (xhi - xlo <= 0)
+		xhi = xlo + 1;
+	if (yhi <= 0)
+		yhi = 1;
+#define SX(v) (SER_LEFT + (log2(v) - xlo) / (xhi - xlo) * SER_W)
+#define SY(v) (SER_TOP + SER_H - (v) / yhi * SER_H)
+	fprintf(out,
+		"<svg class=\"series\" width=\"%.0f\" height=\"%.0f\" "
+		"viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+		SER_LEFT + SER_W + SER_KEY_W, SER_TOP + SER_H + 40,
+		SER_LEFT + SER_W + SER_KEY_W, SER_TOP + SER_H + 40);
+	fprintf(
+	    out,
+	    "<path class=\"axis\" fill=\"none\" d=\"M%.1f %.1fV%.1fH%.1f\"/>"
+	    "\n",
+	    SER_LEFT, SER_TOP, SER_TOP + SER_H, SER_LEFT + SER_W);
+	fprintf(out,
+		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n"
+		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">0</text>\n",
+		SER_LEFT - 4, SER_TOP + 10, yhi, SER_LEFT - 4, SER_TOP + SER_H);
+	fprintf(
+	    out,
+	    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n"
+	    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
+	    SER_LEFT, SER_TOP + SER_H + 16, exp2(xlo), SER_LEFT + SER_W,
+	    SER_TOP + SER_H + 16, exp2(xhi));
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		const char *color =
+		    series_colors[n % ARRAY_SIZE(series_colors)];
+
+		if (!c->series.npoints)
+			continue;
+		fprintf(out, "<g data-id=\"");
+		esc(out, c->id);
+		fprintf(out, "\"><title>");
+		esc(out, c->label);
+		fprintf(out, "</title>\n<polyline class=\"series\" data-id=\"");
+		esc(out, c->id);
+		fprintf(out, "\" fill=\"none\" stroke=\"%s\" points=\"", color);
+		for (k = 0, sep = ""; k < c->series.npoints; k++) {
+			if (c->series.x[k] <= 0 || isnan(c->series.y[k]))
+				continue;
+			fprintf(out, "%s%.1f,%.1f", sep, SX(c->series.x[k]),
+				SY(c->series.y[k]));
+			sep = " ";
+		}
+		fprintf(out, "\"/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">",
+			SER_LEFT + SER_W + 10, SER_TOP + 12 + 16.0 * n, color);
+		esc(out, c->label);
+		fprintf(out, "</text></g>\n");
+		n++;
+	}
+#undef SX
+#undef SY
+	fprintf(out, "</svg>\n");
+}
+
 static void html_observed(const struct report *r, FILE *out)
 {
 	size_t i;
@@ -467,6 +564,7 @@ static int html_render(const struct report *r, FILE *out)
 	html_matrix_table(r, out);
 	html_heatmap(r, out);
 	html_bars(r, out);
+	html_series(r, out);
 	fprintf(out,
 		"<p>Geometric mean of (1 + slowdown) over %zu cells: "
 		"slowdown <b>%s</b>.</p>\n",

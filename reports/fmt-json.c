@@ -58,15 +58,28 @@ static json_t *jcounter(const struct report_counter_stats *cs)
 			 jreal(cs->mean), "rel_stddev", jreal(cs->rel_sd));
 }
 
+/* {"x": [...], "y": [...]} (mean y per x over the ok samples). */
+static json_t *jseries(const struct report_series *s)
+{
+	json_t *xs = json_array(), *ys = json_array();
+	size_t k;
+
+	for (k = 0; k < s->npoints; k++) {
+		json_array_append_new(xs, jreal(s->x[k]));
+		json_array_append_new(ys, jreal(s->y[k]));
+	}
+	return json_pack("{s:o, s:o}", "x", xs, "y", ys);
+}
+
 static json_t *jcell(const struct report_cell *c)
 {
-	json_t *counters = json_object();
+	json_t *counters = json_object(), *jc;
 	int k;
 
 	for (k = 0; k < RC_COUNT; k++)
 		json_object_set_new(counters, report_counter_names[k],
 				    jcounter(&c->counters[k]));
-	return json_pack(
+	jc = json_pack(
 	    "{s:s, s:s, s:s, s:{s:s, s:o, s:o, s:o, s:o}, s:s, s:o, "
 	    "s:{s:o, s:o}, s:o, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:o, "
 	    "s:o, s:o, s:o}",
@@ -85,6 +98,10 @@ static json_t *jcell(const struct report_cell *c)
 	    c->dtlb_miss_rate.valid ? jreal(c->dtlb_miss_rate.value)
 				    : json_null(),
 	    "slowdown", jdelta(&c->vs_base));
+	/* Only cells with a series have the key: older reports stay as-is. */
+	if (jc && c->series.npoints)
+		json_object_set_new(jc, "series", jseries(&c->series));
+	return jc;
 }
 
 static json_t *jmatrix(const struct report *r)

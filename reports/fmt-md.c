@@ -117,6 +117,27 @@ static void md_counters(const struct report *r, FILE *out)
 	}
 }
 
+static void md_series(const struct report *r, FILE *out)
+{
+	char y[FMT_BUF];
+	size_t i, k;
+
+	if (!r->has_series)
+		return;
+	fprintf(out, "\n## Series (x -> mean y)\n");
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_series *s = &r->cells[i].series;
+
+		if (!s->npoints)
+			continue;
+		fprintf(out, "\n%s (`%s`):\n\n| x | mean y |\n|---:|---:|\n",
+			r->cells[i].label, r->cells[i].id);
+		for (k = 0; k < s->npoints; k++)
+			fprintf(out, "| %g | %s |\n", s->x[k],
+				fmt_num(y, sizeof(y), s->y[k]));
+	}
+}
+
 static void md_matrix(const struct report *r, FILE *out)
 {
 	const struct report_matrix *m = &r->matrix;
@@ -153,6 +174,7 @@ static int md_render(const struct report *r, FILE *out)
 	md_header(r, out);
 	md_cells(r, out);
 	md_counters(r, out);
+	md_series(r, out);
 	md_matrix(r, out);
 	fprintf(out,
 		"\nGeometric mean of (1 + slowdown) over %zu cells: "

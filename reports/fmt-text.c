@@ -137,6 +137,20 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 	    c->vs_base.significant ? "significant *" : fmt_signif(&c->vs_base));
 }
 
+/* A cell's series, one point per line; nothing when it has none. */
+static void text_series(const struct report_cell *c, FILE *out)
+{
+	char y[FMT_BUF];
+	size_t i;
+
+	if (!c->series.npoints)
+		return;
+	fprintf(out, " series (x -> mean y), %zu points:\n", c->series.npoints);
+	for (i = 0; i < c->series.npoints; i++)
+		fprintf(out, "  %g -> %s\n", c->series.x[i],
+			fmt_num(y, sizeof(y), c->series.y[i]));
+}
+
 /* The matrix as rows of strings, column widths fitted. */
 static void text_matrix(const struct report *r, FILE *out)
 {
@@ -190,8 +204,10 @@ static int text_render(const struct report *r, FILE *out)
 	size_t i, nskip = 0;
 
 	text_header(r, out);
-	for (i = 0; i < r->ncells; i++)
+	for (i = 0; i < r->ncells; i++) {
 		text_cell(r, &r->cells[i], out);
+		text_series(&r->cells[i], out);
+	}
 	text_matrix(r, out);
 	fprintf(out,
 		"\ngeometric mean of (1 + slowdown) over %zu cells: "

@@ -156,6 +156,63 @@ static int load_sample(const char *path, const char *id, json_t *js,
 	return 0;
 }
 
+/* Has a sample's JSON a series with equal, non-empty, numeric x and y? */
+static json_t *sample_series(json_t *js, json_t **ys)
+{
+	json_t *s = json_object_get(js, "series");
+	json_t *xs = json_object_get(s, "x"), *v;
+	size_t i;
+
+	*ys = json_object_get(s, "y");
+	if (!json_is_array(xs) || !json_is_array(*ys) || !json_array_size(xs) ||
+	    json_array_size(xs) != json_array_size(*ys))
+		return NULL;
+	json_array_foreach(xs, i, v)
+	{
+		if (!json_is_number(v) ||
+		    !json_is_number(json_array_get(*ys, i)))
+			return NULL;
+	}
+	return xs;
+}
+
+/* The cell's series: x from the first ok sample, mean y per x. */
+static void cell_series(struct report_cell *c, json_t *samples)
+{
+	struct report_series *rs = &c->series;
+	size_t *n = NULL, i, j, k;
+	json_t *js, *xs, *ys;
+
+	json_array_foreach(samples, k, js)
+	{
+		if (strcmp(c->samples[k].status, "ok") ||
+		    !(xs = sample_series(js, &ys)))
+			continue;
+		if (!rs->npoints) {
+			rs->npoints = json_array_size(xs);
+			rs->x = xcalloc(rs->npoints, sizeof(*rs->x));
+			rs->y = xcalloc(rs->npoints, sizeof(*rs->y));
+			n = xcalloc(rs->npoints, sizeof(*n));
+			for (i = 0; i < rs->npoints; i++)
+				rs->x[i] =
+				    json_number_value(json_array_get(xs, i));
+		}
+		for (j = 0; j < json_array_size(xs); j++) {
+			double x = json_number_value(json_array_get(xs, j));
+
+			for (i = 0; i < rs->npoints && rs->x[i] != x; i++)
+				;
+			if (i == rs->npoints)
+				continue;
+			rs->y[i] += json_number_value(json_array_get(ys, j));
+			n[i]++;
+		}
+	}
+	for (i = 0; i < rs->npoints; i++)
+		rs->y[i] = n[i] ? rs->y[i] / n[i] : NAN;
+	free(n);
+}
+
 static int load_cell(struct report *r, json_t *jc, size_t i)
 {
 	struct report_cell *c = &r->cells[i];
@@ -208,6 +265,9 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 		if (!strcmp(c->samples[k].status, "ok"))
 			c->nok++;
 	}
+	cell_series(c, samples);
+	if (c->series.npoints)
+		r->has_series = true;
 	cell_labels(r, c);
 	return 0;
 }
@@ -550,6 +610,8 @@ void report_free(struct report *r)
 		return;
 	for (i = 0; r->cells && i < r->ncells; i++) {
 		free(r->cells[i].samples);
+		free(r->cells[i].series.x);
+		free(r->cells[i].series.y);
 		free(r->cells[i].label);
 		free(r->cells[i].column);
 		free(r->cells[i].mismatch_text);

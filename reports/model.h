@@ -65,6 +65,16 @@ struct report_ratio {
 	double value;
 };
 
+/*
+ * A series-valued metric (samples' "series": x and y arrays): for each x of
+ * the first ok sample that has a series, the mean y over the ok samples
+ * whose series has that x.  npoints == 0 when no ok sample has a series.
+ */
+struct report_series {
+	size_t npoints;
+	double *x, *y; /* owned, npoints each */
+};
+
 struct report_cell {
 	const char *id;
 	const char *where, *host_thp, *guest_thp, *paging, *backing;
@@ -85,6 +95,7 @@ struct report_cell {
 	struct report_counter_stats counters[RC_COUNT];
 	struct report_ratio ipc, dtlb_miss_rate;
 	struct stats_delta vs_base; /* valid when it could be computed */
+	struct report_series series;
 };
 
 /* The compact matrix: rows guest-THP x host-THP, columns where/paging. */
@@ -119,6 +130,7 @@ struct report {
 
 	struct report_cell *cells;
 	size_t ncells;
+	bool has_series; /* some cell has a series */
 
 	/* Geometric mean of (1 + slowdown) over non-baseline cells. */
 	double geomean_slowdown; /* minus 1, NaN when ngeo == 0 */
