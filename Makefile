@@ -100,8 +100,10 @@ deps:
 # vmtax.  The static agent and workloads are built normally.
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
+# demo, check and bench run 'deps' first, then a sub-make: on a fresh machine
+# the guest kernel (and so KVER and the image name) exists only after deps.
 check: deps
-	$(MAKE) tools $(TINY)
+	$(MAKE) tools image-tiny
 	$(MAKE) B=build/san SAN="$(SANFLAGS)" OPT=-O1 build/san/vmtax \
 		$(UNIT_BINS:$(B)/%=build/san/%)
 	$(MAKE) fuzz-replay
@@ -162,11 +164,13 @@ fuzz-replay: fuzz-build
 	done
 
 # The previous demo run is kept as runs/demo.prev (vmtax compare can use it).
-demo: deps all $(TINY)
+demo: deps
+	$(MAKE) all image-tiny
 	@rm -rf runs/demo.prev; if [ -d runs/demo ]; then mv runs/demo runs/demo.prev; fi
 	./$(B)/vmtax run configs/demo.ini --out runs/demo
 
-bench: deps all $(TINY)
+bench: deps
+	$(MAKE) all image-tiny
 	sh tests/bench.sh
 
 fmt:
