@@ -1024,11 +1024,9 @@ static bool cell_skip(struct run *r, const struct cell *c, char *why,
 	return false;
 }
 
-static const char *cell_paging(const struct run *r, const struct cell *c,
-			       bool *known)
+static const char *cell_paging(const struct run *r, const struct cell *c)
 {
 	/* What the cell asks for, so that a skipped EPT cell says EPT. */
-	*known = true;
 	if (!strcmp(c->paging, "tcg") ||
 	    (!strcmp(c->paging, "auto") && !strcmp(r->accel, "tcg")))
 		return "tcg";
@@ -1045,7 +1043,6 @@ static void run_cell(struct run *r, int ci)
 	json_t *obs = json_object_get(cj, "observed");
 	const char *status = json_string_value(json_object_get(cj, "status"));
 	char why[512], got[64], pool[16] = "", orig[32] = "";
-	bool known;
 	int ret;
 
 	if (strcmp(status, "pending")) {
@@ -1056,7 +1053,7 @@ static void run_cell(struct run *r, int ci)
 	}
 	if (c->where == WHERE_GUEST)
 		json_object_set_new(env, "paging",
-				    json_string(cell_paging(r, c, &known)));
+				    json_string(cell_paging(r, c)));
 	if (cell_skip(r, c, why, sizeof(why))) {
 		note("[%d/%d] %s: skipped: %s", ci + 1, r->ncells, c->id, why);
 		cell_status(cj, "skipped", why);
@@ -1132,12 +1129,10 @@ static int find_bindir(struct run *r)
 
 static int newest_kernel(char **out)
 {
-	char *text = NULL;
 	FILE *p = popen("ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1",
 			"re");
 	char line[PATH_MAX];
 
-	(void)text;
 	if (!p)
 		return -errno;
 	if (!fgets(line, sizeof(line), p)) {
