@@ -6,6 +6,8 @@
 #   make check-slow the slow tests in tests/slow (the debian image: minutes)
 #   make bench      print the runner overhead, boot-to-hello time, peak RSS
 #   make deps       install the Debian packages and start libvirtd/virtlogd
+#   make deps-workloads  also the packages the workloads ask for (packages =
+#                   in configs/workloads/*.ini), for their bare-metal cells
 #   make image-tiny build the tiny initramfs guest
 #   make clean
 #
@@ -51,7 +53,7 @@ AGENT_CFLAGS = -std=c11 -g -O2 $(WARN) -D_GNU_SOURCE -Ilib \
 KVER     ?= $(shell ls /boot/vmlinuz-* 2>/dev/null | sed 's,.*/vmlinuz-,,' | sort -V | tail -1)
 TINY     := build/images/tiny-$(KVER).cpio.gz
 
-.PHONY: all check check-unit check-integration demo bench deps clean \
+.PHONY: all check check-unit check-integration demo bench deps deps-workloads clean \
         image-tiny fmt san tools fuzz fuzz-build fuzz-replay check-slow
 all: $(B)/vmtax build/bin/vmtax-agent $(WL_BINS)
 
@@ -96,6 +98,11 @@ $(TINY): guest-image/mkinitramfs-tiny.sh build/bin/vmtax-agent \
 deps:
 	sh .ci/deps.sh
 
+# Bare-metal cells run a workload on the host: it needs what the images get.
+WL_PKGS = $(shell sed -n 's/^packages *= *//p' configs/workloads/*.ini | tr , ' ')
+deps-workloads:
+	sh .ci/deps.sh $(WL_PKGS)
+
 # One sanitized pass: unit tests, then the shell tests with the sanitized
 # vmtax.  The static agent and workloads are built normally.
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -113,7 +120,8 @@ check-unit:
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
 # Slow shell tests (minutes: the debian image, real guests); not in 'check'.
-check-slow: all
+check-slow: deps-workloads
+	$(MAKE) all
 	@set -e; for t in tests/slow/t[0-9]*.sh; do echo "== $$t"; \
 		VMTAX=$(abspath $(B)/vmtax) sh $$t; done
 

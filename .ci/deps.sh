@@ -1,12 +1,13 @@
 #!/bin/sh
 # Install what vmtax needs from Debian and start libvirtd/virtlogd.
 # Used by 'make deps' and by .ci/run.  Idempotent; fast when all is there.
+# Arguments are more packages to install (make deps-workloads).
 set -e
 PKGS="build-essential pkg-config clang libvirt-daemon-system libvirt-daemon-driver-qemu
 libvirt-clients libvirt-dev qemu-system-x86 qemu-utils libkmod-dev libjansson-dev
 libinih-dev libcmocka-dev libxml2-dev busybox-static linux-image-amd64 cpio gzip
 linux-perf procps chromium python3 python3-jsonschema jq bc time
-libguestfs-dev debootstrap"
+libguestfs-dev debootstrap $*"
 
 missing=""
 for p in $PKGS; do

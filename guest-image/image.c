@@ -77,7 +77,7 @@ static const char agent_unit[] =
 static const char guest_fstab[] =
     "# written by vmtax image build\n"
     "/dev/vda / ext4 rw,relatime,errors=remount-ro 0 1\n"
-    "tmpfs /tmp tmpfs rw,nosuid,nodev,mode=1777 0 0\n";
+    "tmpfs /tmp tmpfs rw,nosuid,nodev,mode=1777,size=80% 0 0\n";
 
 static const char guest_hostname[] = "vmtax-guest\n";
 static const char guest_hosts[] = "127.0.0.1 localhost\n"

@@ -154,4 +154,14 @@ const char *host_module_state_name(enum host_module_state s);
  */
 int host_read(struct host_ctx *ctx, const char *path, char *buf, size_t len);
 
+/*
+ * Which of PACKAGES (Debian package names separated by blanks or commas)
+ * are not installed here, by dpkg-query: written to MISSING blank separated,
+ * "" when none.  -ENOENT when there is no dpkg-query (not Debian: the caller
+ * cannot tell), -EINVAL for a name that is not a package name (not
+ * reported: the config loader checks names with debian_package_name() of
+ * util.h).
+ */
+int host_missing_packages(const char *packages, char *missing, size_t len);
+
 #endif

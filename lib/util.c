@@ -233,6 +233,43 @@ int write_str(const char *path, const char *s)
 	return (size_t)w == n ? 0 : -EIO;
 }
 
+bool debian_package_name(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n < 2 || !((s[0] >= 'a' && s[0] <= 'z') ||
+		       (s[0] >= '0' && s[0] <= '9')))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || strchr("+-.", s[i])))
+			return false;
+	return true;
+}
+
+int mkdir_parents(const char *path, mode_t mode)
+{
+	char *copy = xstrdup(path), *p, c;
+	int ret = 0;
+
+	for (p = copy + 1;; p++) {
+		if (*p != '/' && *p)
+			continue;
+		c = *p;
+		*p = '\0';
+		if (mkdir(copy, mode) < 0 && errno != EEXIST) {
+			ret = -errno;
+			goto out;
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+out:
+	free(copy);
+	return ret;
+}
+
 int write_file_atomic(const char *path, const char *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp", path);

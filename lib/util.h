@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define VMTAX_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -69,6 +70,14 @@ int write_str(const char *path, const char *s);
  * Created with O_NOFOLLOW and mode 0644.  Reports its own errors.
  */
 int write_file_atomic(const char *path, const char *data, size_t len);
+
+/* mkdir -p: PATH and its missing parents, each with MODE.  0 or -errno. */
+int mkdir_parents(const char *path, mode_t mode);
+
+/* Package lists ("packages =") are separated by any of these. */
+#define PACKAGE_SEP " \t,"
+/* Debian policy's package name: [a-z0-9][a-z0-9+.-]+; N bytes of S. */
+bool debian_package_name(const char *s, size_t n);
 
 /*
  * Create (or truncate) PATH for writing, mode 0644, without following a

@@ -607,6 +607,16 @@ bool cfg_is_set(const struct cfg_schema *s, const struct cfg_origin *o,
 	return find_key(s, section, name, &idx) && o->line[idx] != 0;
 }
 
+int cfg_line(const struct cfg_schema *s, const struct cfg_origin *o,
+	     const char *section, const char *name)
+{
+	size_t idx;
+
+	return find_key(s, section, name, &idx) && o->line[idx] > 0
+		       ? o->line[idx]
+		       : 0;
+}
+
 void cfg_release(const struct cfg_schema *s, void *obj)
 {
 	size_t i;

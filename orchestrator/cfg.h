@@ -93,6 +93,9 @@ int cfg_read_file(const char *path, char **text);
 int cfg_set(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
 	    const char *section, const char *name, const char *value,
 	    const char *where);
+/* The line SECTION.NAME was set on, 0 when it was not (or was --set). */
+int cfg_line(const struct cfg_schema *s, const struct cfg_origin *o,
+	     const char *section, const char *name);
 bool cfg_is_set(const struct cfg_schema *s, const struct cfg_origin *o,
 		const char *section, const char *name);
 void cfg_release(const struct cfg_schema *s, void *obj);

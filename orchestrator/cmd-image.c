@@ -72,9 +72,9 @@ static int workload_packages(char **list, size_t *n)
 			ret = -EINVAL;
 		} else {
 			for (p = w.packages
-				     ? strtok_r(w.packages, " \t,", &save)
+				     ? strtok_r(w.packages, PACKAGE_SEP, &save)
 				     : NULL;
-			     p; p = strtok_r(NULL, " \t,", &save)) {
+			     p; p = strtok_r(NULL, PACKAGE_SEP, &save)) {
 				if (*n == MAX_PACKAGES) {
 					ret =
 					    err("image: more than %d workload "

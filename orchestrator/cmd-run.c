@@ -1209,6 +1209,39 @@ static int resolve_guest_files(struct run *r)
 	return 0;
 }
 
+/*
+ * Bare-metal cells run the workload on this host: the packages its INI asks
+ * the images for must be here too, or its setup fails minutes in.
+ */
+static int check_host_packages(struct run *r)
+{
+	char missing[1024];
+	int ret;
+
+	if (!r->cfg.wl.packages || !r->cfg.wl.packages[0])
+		return 0;
+	ret = host_missing_packages(r->cfg.wl.packages, missing,
+				    sizeof(missing));
+	if (ret == -ENOENT) {
+		warn("cannot check the packages workload '%s' needs (%s): "
+		     "no dpkg-query",
+		     r->cfg.wl.name, r->cfg.wl.packages);
+		return 0;
+	}
+	if (ret < 0)
+		return err_code(ret, "%s: workload '%s': packages",
+				r->cfg.path, r->cfg.wl.name);
+	if (!missing[0])
+		return 0;
+	fprintf(stderr,
+		"%s: bare-metal cells run workload '%s' on this host, which "
+		"lacks packages it needs: %s\n"
+		"  install them (apt-get install %s), or run guest cells only "
+		"(--set matrix.where=guest)\n",
+		r->cfg.path, r->cfg.wl.name, missing, missing);
+	return -ENOENT;
+}
+
 static int make_rundir(struct run *r, const char *out)
 {
 	char ts[32], *logs, *abs;
@@ -1219,10 +1252,11 @@ static int make_rundir(struct run *r, const char *out)
 	} else {
 		iso8601_now(ts, sizeof(ts));
 		r->rundir = xasprintf("runs/%s-%s", r->cfg.name, ts);
-		mkdir("runs", 0755);
 	}
-	if (mkdir(r->rundir, 0755) < 0 && errno != EEXIST)
-		return err_errno("cannot create run directory '%s'", r->rundir);
+	ret = mkdir_parents(r->rundir, 0755);
+	if (ret < 0)
+		return err_code(ret, "cannot create run directory '%s'",
+				r->rundir);
 	/* libvirt opens the console log from another cwd: use absolute paths. */
 	abs = realpath(r->rundir, NULL);
 	if (!abs)
@@ -1449,7 +1483,7 @@ int cmd_run(int argc, char **argv)
 	size_t nsets = 0;
 	const char *out = NULL, *resume = NULL, *config_path;
 	json_t *old = NULL;
-	bool force = false;
+	bool force = false, need_bare = false;
 	char *jpath = NULL;
 	struct sigaction sa;
 	int ret = EXIT_USAGE, opt, i, failed = 0;
@@ -1508,8 +1542,12 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	if (find_bindir(&r) < 0)
 		goto out;
-	for (i = 0; i < r.ncells; i++)
+	for (i = 0; i < r.ncells; i++) {
 		r.need_guest |= r.cells[i].where == WHERE_GUEST;
+		need_bare |= r.cells[i].where == WHERE_BARE;
+	}
+	if (need_bare && check_host_packages(&r) < 0)
+		goto out;
 	r.accel = host_accel_decide("", r.accel_why, sizeof(r.accel_why));
 	if (!strcmp(r.cfg.accel, "kvm") && strcmp(r.accel, "kvm")) {
 		fprintf(stderr, "%s: accel = kvm, but KVM is unusable here: %s\n",

@@ -209,10 +209,16 @@ static int workload_extra_key(void *arg, const char *path, int line,
 	return 0;
 }
 
+static int wl_line(const struct workload *w, const char *name)
+{
+	return cfg_line(&workload_schema, &w->origin, "workload", name);
+}
+
 int workload_load(const char *path, struct workload *w)
 {
 	char *text = NULL, *base;
-	size_t i;
+	const char *p;
+	size_t i, n;
 	int ret;
 
 	memset(w, 0, sizeof(*w));
@@ -238,8 +244,8 @@ int workload_load(const char *path, struct workload *w)
 
 		if (!*w->metric_regex) {
 			fprintf(stderr,
-				"%s: metric = regex needs 'metric_regex'\n",
-				path);
+				"%s:%d: metric = regex needs 'metric_regex'\n",
+				path, wl_line(w, "metric"));
 			goto out;
 		}
 		if (regcomp(&re, w->metric_regex, REG_EXTENDED) != 0 ||
@@ -247,9 +253,10 @@ int workload_load(const char *path, struct workload *w)
 			if (re.re_nsub < 1)
 				regfree(&re);
 			fprintf(stderr,
-				"%s: metric_regex '%s' is not a POSIX ERE with "
-				"a capture group\n",
-				path, w->metric_regex);
+				"%s:%d: metric_regex '%s' is not a POSIX ERE "
+				"with a capture group\n",
+				path, wl_line(w, "metric_regex"),
+				w->metric_regex);
 			goto out;
 		}
 		regfree(&re);
@@ -264,9 +271,21 @@ int workload_load(const char *path, struct workload *w)
 		}
 		if (!two) {
 			fprintf(stderr,
-				"%s: series_regex '%s' is not a POSIX ERE with "
-				"two capture groups\n",
-				path, w->series_regex);
+				"%s:%d: series_regex '%s' is not a POSIX ERE "
+				"with two capture groups\n",
+				path, wl_line(w, "series_regex"),
+				w->series_regex);
+			goto out;
+		}
+	}
+	for (p = w->packages + strspn(w->packages, PACKAGE_SEP); *p;
+	     p += n + strspn(p + n, PACKAGE_SEP)) {
+		n = strcspn(p, PACKAGE_SEP);
+		if (!debian_package_name(p, n)) {
+			fprintf(stderr,
+				"%s:%d: packages: '%.*s' is not a Debian "
+				"package name\n",
+				path, wl_line(w, "packages"), (int)n, p);
 			goto out;
 		}
 	}
@@ -329,13 +348,7 @@ static int run_extra_key(void *arg, const char *path, int line,
 static int key_line(const struct config *c, const char *section,
 		    const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(run_keys); i++)
-		if (!strcmp(run_keys[i].section, section) &&
-		    !strcmp(run_keys[i].name, name))
-			return c->origin.line[i] > 0 ? c->origin.line[i] : 0;
-	return 0;
+	return cfg_line(&run_schema, &c->origin, section, name);
 }
 
 static void cerr(const struct config *c, const char *section,

@@ -53,6 +53,22 @@ $w"
 bad unknown-param '^unknown-param.ini:4: workload .randwalk. has no parameter .NOPE.' "$w
 NOPE = 1"
 
+# A workload of one's own: a package name that is not one is refused at
+# file:line; a package this host lacks stops bare-metal cells before anything
+# runs (not minutes into a setup), and says how to go on.
+mkdir -p "$TRASH/wl"
+printf '[workload]\nrun = true\npackages = bash, Not_A_Package\n' >"$TRASH/wl/badpkg.ini"
+printf '[workload]\nrun = true\npackages = bash, vmtax-no-such-package coreutils\n' >"$TRASH/wl/lackpkg.ini"
+bad bad-package '/badpkg.ini:3: packages: .Not_A_Package. is not a Debian package name' "[workload]
+dir = $TRASH/wl
+name = badpkg"
+command -v dpkg-query >/dev/null && bad lacking-package "^lacking-package.ini: bare-metal cells run workload .lackpkg. on this host, which lacks packages it needs: vmtax-no-such-package\$" "[workload]
+dir = $TRASH/wl
+name = lackpkg"
+command -v dpkg-query >/dev/null && test_expect_success 'the lacking package is named with its way out' '
+	grep "apt-get install vmtax-no-such-package), or run guest cells only (--set matrix.where=guest)" err-lacking-package
+'
+
 printf '[run]\nname = \377\376\n' >"$TRASH/not-utf8.ini"
 test_expect_success 'refused: a file that is not UTF-8' '
 	test_expect_code 2 "$VMTAX" run not-utf8.ini 2>err &&

@@ -64,9 +64,14 @@ test_expect_success 'a throwaway workload INI runs on bare metal and in the gues
 	jq -e "[.cells[].samples[0].metric == 20000] | all" out-count/results.json &&
 	"$VMTAX" workloads "$TRASH/mywl" | grep -q "counts to N"
 '
+test_expect_success '--out makes missing parent directories' '
+	"$VMTAX" run count.ini --out "$TRASH/a/b/count" \
+		--set matrix.where=bare-metal --set workload.N=10 >/dev/null 2>err &&
+	jq -e ".cells[0].samples[0].metric == 10" "$TRASH/a/b/count/results.json"
+'
 test_expect_success 'vmtax workloads lists every workload with its parameters' '
 	"$VMTAX" workloads "$TOP/configs/workloads" >list &&
-	for w in randwalk stream sparse-touch wss-sweep; do grep -q "^$w " list || exit 1; done &&
+	for w in randwalk stream sparse-touch wss-sweep kbuild; do grep -q "^$w " list || exit 1; done &&
 	grep -q "SIZE_MIB=2048" list
 '
 test_expect_success 'host THP as before, no domain left' '
