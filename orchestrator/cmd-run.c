@@ -1154,12 +1154,19 @@ static int resolve_debian_files(struct run *r)
 						  : xasprintf("%s.vmlinuz", base);
 	r->initrd = strcmp(r->cfg.initrd, "auto") ? xstrdup(r->cfg.initrd)
 						  : xasprintf("%s.initrd", base);
-	if (access(r->disk, R_OK) < 0 || access(r->kernel, R_OK) < 0 ||
-	    access(r->initrd, R_OK) < 0) {
+	if (access(r->disk, R_OK) < 0 ||
+	    (!strcmp(r->cfg.kernel, "auto") && access(r->kernel, R_OK) < 0) ||
+	    (!strcmp(r->cfg.initrd, "auto") && access(r->initrd, R_OK) < 0)) {
 		fprintf(stderr,
 			"%s: image = debian, but there is no built image ('%s'); "
 			"run 'vmtax image build --kind debian' first\n",
 			r->cfg.path, r->disk);
+		goto out;
+	}
+	if (access(r->kernel, R_OK) < 0 || access(r->initrd, R_OK) < 0) {
+		fprintf(stderr, "%s: guest %s '%s' is missing\n", r->cfg.path,
+			access(r->kernel, R_OK) < 0 ? "kernel" : "initramfs",
+			access(r->kernel, R_OK) < 0 ? r->kernel : r->initrd);
 		goto out;
 	}
 	ret = 0;
@@ -1237,7 +1244,7 @@ static int check_host_packages(struct run *r)
 		"%s: bare-metal cells run workload '%s' on this host, which "
 		"lacks packages it needs: %s\n"
 		"  install them (apt-get install %s), or run guest cells only "
-		"(--set matrix.where=guest)\n",
+		"(--set matrix.where=guest --set run.baseline=)\n",
 		r->cfg.path, r->cfg.wl.name, missing, missing);
 	return -ENOENT;
 }

@@ -626,7 +626,8 @@ int matrix_expand(const struct config *c, struct cell **out)
 	}
 	if (base < 0) {
 		cerr(c, "run", "baseline",
-		     "baseline '%s' is not a cell of this matrix; cells are:",
+		     "baseline '%s' is not a cell of this matrix (name one, "
+		     "or set it empty for the first); cells are:",
 		     c->baseline);
 		for (i = 0; i < (size_t)n; i++)
 			fprintf(stderr, "    %s\n", cells[i].id);
