@@ -23,4 +23,17 @@ test_expect_success 'IPC from the seed counters (0.609 and 0.597)' '
 	"$VMTAX" report "$REF" >out &&
 	grep -q "0.609 IPC" out && grep -q "0.597 IPC" out
 '
+
+# A complete run of configs/kbuild-small.ini from the development host.
+SMALL=$TOP/configs/reference/kbuild-small-tcg-2026-12-02.json
+test_expect_success 'the kbuild-small run follows the schema and is complete' '
+	python3 "$TOP/tests/check-results.py" "$SMALL" &&
+	jq -e ".run.status == \"complete\" and (.cells | length) == 11" "$SMALL" &&
+	jq -e "[.cells[] | select(.env.paging == \"tcg\" or .env.where == \"bare-metal\") | .status == \"ok\"] | all and length == 5" "$SMALL" &&
+	jq -e "[.cells[] | select(.env.paging == \"npt\" or .env.paging == \"shadow\") | .status == \"skipped\" and (.reason | test(\"needs KVM\"))] | all and length == 6" "$SMALL"
+'
+test_expect_success 'its table renders, the NPT columns skipped' '
+	"$VMTAX" report "$SMALL" >out &&
+	grep -E "^ never +never +44\.11% +1036\.48% +skipped +skipped$" out
+'
 test_done
