@@ -4,6 +4,7 @@
  * run the samples on bare metal or in a fresh guest, and record every sample
  * in RUNDIR/results.json as soon as it is measured.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -52,6 +53,7 @@ struct run {
 	char *kernel;
 	char *initrd;
 	char *disk;		/* image = debian: the cached qcow2 (read-only base) */
+	char *overlay_dir;	/* where the cells' qcow2 overlays go */
 	char bindir[PATH_MAX];
 	char vendor_paging[8];	/* "ept" or "npt" */
 	char **wl_env;
@@ -697,29 +699,50 @@ static int make_overlay(const char *base, const char *overlay)
 	return 0;
 }
 
-static void run_guest_cell(struct run *r, int ci, json_t *cj)
+/* One booted guest of a cell: its domain, agent client and disk overlay. */
+struct guest {
+	struct vm *vm;
+	struct agent_client a;
+	bool client;	 /* a is initialized */
+	bool agent_dead; /* no request may be sent any more */
+	char *overlay;
+	char *console;
+};
+
+/*
+ * Boot guest number BOOT of cell CI (0 first; a fresh guest after one died
+ * gets its own console log, so the dead one's is kept), say hello, set the
+ * guest THP, run the setup and the warm-up runs.  On failure the cell is
+ * marked failed with the reason and -1 is returned; guest_stop() cleans up
+ * either way.
+ */
+static int guest_start(struct run *r, int ci, json_t *cj, int boot, FILE *log,
+		       struct guest *g)
 {
 	const struct cell *c = &r->cells[ci];
-	char name[128], cslug[256], why[512], *console = NULL, *cmdline = NULL;
-	char *logpath = NULL, *overlay = NULL;
+	char name[128], cslug[256], why[512], *cmdline, *reason = NULL;
 	json_t *res = NULL, *obs = json_object_get(cj, "observed"), *args;
-	struct agent_client a;
-	struct vm *vm = NULL;
 	struct vm_spec spec;
-	FILE *log = NULL;
-	long i, attempt;
-	bool client = false, agent_dead = false;
 	double t_start;
-	int ret;
+	long i;
+	int ret = -1;
 
+	memset(g, 0, sizeof(*g));
 	slug(c->id, cslug, sizeof(cslug));
-	snprintf(name, sizeof(name), "vmtax-%s-%d-%d", r->cfg.name, ci,
-		 (int)getpid());
-	console = xasprintf("%s/logs/%s.console.log", r->rundir, cslug);
-	logpath = xasprintf("%s/logs/%s.agent.log", r->rundir, cslug);
-	cmdline = xasprintf("console=ttyS0 panic=-1 %s%s", r->disk ? "root=/dev/vda rw " : "",
-			    r->cfg.cmdline);
-	log = fopen_new(logpath);
+	/* A replaced guest may linger a moment while libvirt tears it down:
+	 * every boot has a name of its own. */
+	if (boot)
+		snprintf(name, sizeof(name), "vmtax-%s-%d-%d-%d", r->cfg.name,
+			 ci, (int)getpid(), boot);
+	else
+		snprintf(name, sizeof(name), "vmtax-%s-%d-%d", r->cfg.name, ci,
+			 (int)getpid());
+	g->console = boot ? xasprintf("%s/logs/%s.boot%d.console.log",
+				      r->rundir, cslug, boot)
+			  : xasprintf("%s/logs/%s.console.log", r->rundir,
+				      cslug);
+	cmdline = xasprintf("console=ttyS0 panic=-1 %s%s",
+			    r->disk ? "root=/dev/vda rw " : "", r->cfg.cmdline);
 	memset(&spec, 0, sizeof(spec));
 	spec.name = name;
 	spec.type = !strcmp(c->paging, "tcg") || !strcmp(r->accel, "tcg")
@@ -730,51 +753,52 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 	spec.kernel = r->kernel;
 	spec.initrd = r->initrd;
 	spec.cmdline = cmdline;
-	spec.console_log = console;
+	spec.console_log = g->console;
 	spec.backing = c->backing;
 	if (r->disk) {
-		/* Each cell boots a fresh overlay: the cached image stays
-		 * clean, and one cell's build tree cannot leak into the next. */
-		overlay = xasprintf("%s/logs/%s.qcow2", r->rundir, cslug);
-		if (make_overlay(r->disk, overlay) < 0) {
+		/* Each guest boots a fresh overlay: the cached image stays
+		 * clean, and one cell's build tree cannot leak into the next.
+		 * It lives beside the image, where QEMU (libvirt-qemu) can
+		 * reach it as it must reach the image; a run directory may
+		 * sit under a private one. */
+		g->overlay = xasprintf("%s/%d-%s.qcow2", r->overlay_dir,
+				       (int)getpid(), cslug);
+		unlink(g->overlay);
+		if (make_overlay(r->disk, g->overlay) < 0) {
 			cell_status(cj, "failed", "cannot create the disk overlay");
 			goto out;
 		}
-		spec.disk = overlay;
+		spec.disk = g->overlay;
 	}
 
-	progress(r, ci, "booting guest");
+	progress(r, ci, boot ? "booting a fresh guest" : "booting guest");
 	t_start = mono_now();
-	ret = vm_start(r->conn, &spec, &vm);
-	if (ret < 0) {
+	if (vm_start(r->conn, &spec, &g->vm) < 0) {
 		cell_status(cj, "failed", "cannot start the guest (see above)");
 		goto out;
 	}
-	agent_client_init(&a, vm, log);
-	client = true;
-	ret = agent_call(&a, "hello", NULL, r->cfg.boot_timeout_s,
+	agent_client_init(&g->a, g->vm, log);
+	g->client = true;
+	ret = agent_call(&g->a, "hello", NULL, r->cfg.boot_timeout_s,
 			 r->cfg.boot_timeout_s, &res, why, sizeof(why));
 	if (ret < 0) {
-		char *reason =
-			ret == -EPIPE
-				? xasprintf("the guest ended %.0f s after its start, "
-					    "before its agent said hello: %s; "
-					    "console: logs/%s.console.log",
-					    mono_now() - t_start, why, cslug)
-				: xasprintf("no hello from the guest agent within "
-					    "%.0f s: %s; console: logs/%s.console.log",
-					    r->cfg.boot_timeout_s, why, cslug);
-
-		agent_dead = true;
-
-		err("%s: %s", c->id, reason);
-		console_tail(console);
-		cell_status(cj, "failed", reason);
-		free(reason);
-		goto out;
+		reason = ret == -EPIPE
+				 ? xasprintf("the guest ended %.0f s after its "
+					     "start, before its agent said "
+					     "hello: %s; console: %s",
+					     mono_now() - t_start, why,
+					     g->console + strlen(r->rundir) + 1)
+				 : xasprintf("no hello from the guest agent "
+					     "within %.0f s: %s; console: %s",
+					     r->cfg.boot_timeout_s, why,
+					     g->console + strlen(r->rundir) + 1);
+		g->agent_dead = true;
+		console_tail(g->console);
+		goto fail;
 	}
 	json_object_set_new(obs, "boot_to_hello_s",
 			    json_real(mono_now() - t_start));
+	json_object_set_new(obs, "guest_boots", json_integer(boot + 1));
 	json_object_set(obs, "guest_kernel", json_object_get(res, "kernel"));
 	json_object_set(obs, "guest_cpus", json_object_get(res, "cpus"));
 	json_object_set(obs, "guest_mem_bytes", json_object_get(res, "mem_bytes"));
@@ -782,16 +806,12 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 	res = NULL;
 
 	args = json_pack("{ss}", "enabled", c->guest_thp);
-	ret = agent_call(&a, "set-thp", args, 30, 60, &res, why, sizeof(why));
+	ret = agent_call(&g->a, "set-thp", args, 30, 60, &res, why, sizeof(why));
 	json_decref(args);
 	if (ret < 0) {
-		char *reason = xasprintf("cannot set guest THP to '%s': %s",
-					 c->guest_thp, why);
-
-		err("%s: %s", c->id, reason);
-		cell_status(cj, "failed", reason);
-		free(reason);
-		goto out;
+		reason = xasprintf("cannot set guest THP to '%s': %s",
+				   c->guest_thp, why);
+		goto fail;
 	}
 	json_object_set(obs, "guest_thp", json_object_get(res, "enabled"));
 	json_decref(res);
@@ -799,15 +819,16 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 
 	if (*r->cfg.wl.setup) {
 		progress(r, ci, "setup");
-		ret = guest_call_run(r, &a, r->cfg.wl.setup, false, &res, why,
-				     sizeof(why));
+		ret = guest_call_run(r, &g->a, r->cfg.wl.setup, false, &res,
+				     why, sizeof(why));
 		if (ret == 0 && json_is_string(json_object_get(res, "status")) &&
 		    strcmp(json_string_value(json_object_get(res, "status")),
 			   "ok")) {
-			save_output(r, cslug, "setup", 0,
+			save_output(r, cslug, "setup", boot,
 				    json_string_value(json_object_get(res, "output")));
 			snprintf(why, sizeof(why),
-				 "setup failed; see logs/%s.setup-0.out", cslug);
+				 "setup failed; see logs/%s.setup-%d.out", cslug,
+				 boot);
 			ret = -EIO;
 		}
 		json_decref(res);
@@ -819,21 +840,86 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 	}
 	for (i = 0; i < r->cfg.warmup && !should_stop(r); i++) {
 		progress(r, ci, "warm-up run");
-		ret = guest_call_run(r, &a, r->cfg.wl.run, false, &res, why,
+		ret = guest_call_run(r, &g->a, r->cfg.wl.run, false, &res, why,
 				     sizeof(why));
 		if (ret < 0) {
-			char *reason = xasprintf("warm-up run: %s", why);
-
-			err("%s: %s", c->id, reason);
-			cell_status(cj, "failed", reason);
-			free(reason);
-			goto out;
+			reason = xasprintf("warm-up run: %s", why);
+			goto fail;
 		}
 		save_output(r, cslug, "warmup", i,
 			    json_string_value(json_object_get(res, "output")));
 		json_decref(res);
 		res = NULL;
 	}
+	ret = 0;
+	goto out;
+fail:
+	ret = -1;
+	err("%s: %s", c->id, reason);
+	cell_status(cj, "failed", reason);
+out:
+	free(reason);
+	free(cmdline);
+	return ret < 0 ? -1 : 0;
+}
+
+/* Power the guest off (politely when its agent still answers) and free it. */
+static void guest_stop(struct run *r, json_t *obs, struct guest *g)
+{
+	char why[512];
+	json_t *res = NULL;
+
+	if (g->vm) {
+		if (vm_running(g->vm)) {
+			/* Without a shutdown reply, nothing will power it off;
+			 * a hung or gone agent gets no shutdown request. */
+			json_t *sargs = json_pack("{s:f}", "delay_s", 2.0);
+
+			/* The channel is closed before the guest powers off
+			 * (see vm_close_channel()); hence the agent's delay. */
+			if (g->client && !g->agent_dead &&
+			    agent_call(&g->a, "shutdown", sargs, 5, 5, &res,
+				       why, sizeof(why)) == 0) {
+				json_object_set(obs, "agent_max_rss_kb",
+						json_object_get(res,
+								"agent_max_rss_kb"));
+				json_decref(res);
+				doc_save(r);
+				vm_close_channel(g->vm);
+				vm_stop(g->vm, 20);
+			} else {
+				vm_close_channel(g->vm);
+				vm_stop(g->vm, 0);
+			}
+			json_decref(sargs);
+		}
+		vm_free(g->vm);
+	}
+	if (g->client)
+		agent_client_release(&g->a);
+	if (g->overlay) {
+		unlink(g->overlay);
+		free(g->overlay);
+	}
+	free(g->console);
+	memset(g, 0, sizeof(*g));
+}
+
+static void run_guest_cell(struct run *r, int ci, json_t *cj)
+{
+	const struct cell *c = &r->cells[ci];
+	char cslug[256], why[512], *logpath;
+	json_t *res = NULL, *obs = json_object_get(cj, "observed");
+	struct guest g;
+	FILE *log;
+	long i, attempt;
+	int boot = 0, ret;
+
+	slug(c->id, cslug, sizeof(cslug));
+	logpath = xasprintf("%s/logs/%s.agent.log", r->rundir, cslug);
+	log = fopen_new(logpath);
+	if (guest_start(r, ci, cj, boot, log, &g) < 0)
+		goto out;
 	for (i = json_array_size(json_object_get(cj, "samples"));
 	     i < r->cfg.repeat && !should_stop(r); i++) {
 		for (attempt = 0; attempt <= r->cfg.retries; attempt++) {
@@ -844,7 +930,7 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 			snprintf(what, sizeof(what), "sample %ld/%ld", i + 1,
 				 r->cfg.repeat);
 			progress(r, ci, what);
-			ret = guest_call_run(r, &a, r->cfg.wl.run, true, &res,
+			ret = guest_call_run(r, &g.a, r->cfg.wl.run, true, &res,
 					     why, sizeof(why));
 			memset(&rr, 0, sizeof(rr));
 			if (ret < 0 || proto_sample_from_json(res, &rr) < 0) {
@@ -852,17 +938,50 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 					"sample %ld: %s", i,
 					ret < 0 ? why : "bad sample from the agent");
 
+				runner_result_release(&rr);
+				json_decref(res);
+				res = NULL;
 				err("%s: %s", c->id, reason);
 				if (ret == -EPIPE || ret == -ETIMEDOUT) {
-					console_tail(console);
-					agent_dead = true;
+					console_tail(g.console);
+					g.agent_dead = true;
+				}
+				/*
+				 * A dead or hung guest costs one attempt: the
+				 * sample is tried again in a fresh guest (its
+				 * setup runs again); the samples measured so
+				 * far stay.
+				 */
+				if (g.agent_dead && attempt < r->cfg.retries &&
+				    !should_stop(r)) {
+					json_t *list = json_object_get(
+						obs, "guest_restarts");
+
+					if (!list) {
+						list = json_array();
+						json_object_set_new(
+							obs, "guest_restarts", list);
+					}
+					json_array_append_new(list,
+							      json_string(reason));
+					free(reason);
+					note("%s: retrying sample %ld in a fresh guest",
+					     c->id, i + 1);
+					guest_stop(r, obs, &g);
+					if (guest_start(r, ci, cj, ++boot, log,
+							&g) < 0) {
+						r->samples_done +=
+							r->cfg.repeat - i;
+						r->failures++;
+						goto out;
+					}
+					continue;
 				}
 				/* The rest of the cell's samples are not run. */
 				r->samples_done += r->cfg.repeat - i;
 				cell_status(cj, "failed", reason);
 				free(reason);
 				r->failures++;
-				runner_result_release(&rr);
 				goto out;
 			}
 			ok = record_sample(r, cj, i, json_incref(res), &rr,
@@ -876,52 +995,19 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 				drop_for_retry(r, cj);
 		}
 	}
-	observe_qemu(r, vm, c, obs);
+	observe_qemu(r, g.vm, c, obs);
 	if (*r->cfg.wl.clean) {
-		if (guest_call_run(r, &a, r->cfg.wl.clean, false, &res, why,
+		if (guest_call_run(r, &g.a, r->cfg.wl.clean, false, &res, why,
 				   sizeof(why)) == 0)
 			json_decref(res);
 		res = NULL;
 	}
 	cell_status(cj, "ok", NULL);
 out:
-	if (vm) {
-		if (vm_running(vm)) {
-			/* Without a shutdown reply, nothing will power it off. */
-			/* A hung or gone agent gets no shutdown request. */
-			json_t *sargs = json_pack("{s:f}", "delay_s", 2.0);
-
-			/* The channel is closed before the guest powers off
-			 * (see vm_close_channel()); hence the agent's delay. */
-			if (client && !agent_dead &&
-			    agent_call(&a, "shutdown", sargs, 5, 5, &res, why,
-				       sizeof(why)) == 0) {
-				json_object_set(obs, "agent_max_rss_kb",
-						json_object_get(res,
-								"agent_max_rss_kb"));
-				json_decref(res);
-				doc_save(r);
-				vm_close_channel(vm);
-				vm_stop(vm, 20);
-			} else {
-				vm_close_channel(vm);
-				vm_stop(vm, 0);
-			}
-			json_decref(sargs);
-		}
-		vm_free(vm);
-	}
-	if (client)
-		agent_client_release(&a);
-	if (overlay) {
-		unlink(overlay);
-		free(overlay);
-	}
+	guest_stop(r, obs, &g);
 	if (log)
 		fclose(log);
-	free(console);
 	free(logpath);
-	free(cmdline);
 }
 
 /* ---- cells ---- */
@@ -1144,9 +1230,44 @@ static int newest_kernel(char **out)
 	return 0;
 }
 
+/* Replace *PATH by its canonical name (links resolved). */
+static int pin_path(char **path)
+{
+	char *real = realpath(*path, NULL);
+
+	if (!real)
+		return err_errno("cannot resolve '%s'", *path);
+	free(*path);
+	*path = real;
+	return 0;
+}
+
+/* Remove overlays ("PID-CELL.qcow2") left by runs that were killed. */
+static void sweep_overlays(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end, *path;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (pid <= 0 || *end != '-' || pid == getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		path = xasprintf("%s/%s", dir, e->d_name);
+		if (unlink(path) == 0)
+			note("removed '%s', left by a run that was killed", path);
+		free(path);
+	}
+	closedir(d);
+}
+
 static int resolve_debian_files(struct run *r)
 {
-	char *base = xasprintf("%s/../images/debian", r->bindir);
+	char *base = xasprintf("%s/../images/debian", r->bindir), *dir = NULL;
 	int ret = -EINVAL;
 
 	r->disk = xasprintf("%s.qcow2", base);
@@ -1169,8 +1290,20 @@ static int resolve_debian_files(struct run *r)
 			access(r->kernel, R_OK) < 0 ? r->kernel : r->initrd);
 		goto out;
 	}
+	/* Pin the files: a new 'image build' meanwhile moves the links. */
+	if (pin_path(&r->disk) < 0 || pin_path(&r->kernel) < 0 ||
+	    pin_path(&r->initrd) < 0)
+		goto out;
+	dir = xstrdup(r->disk);
+	r->overlay_dir = xasprintf("%s/overlays", dirname(dir));
+	if (mkdir(r->overlay_dir, 0755) < 0 && errno != EEXIST) {
+		err_errno("cannot create '%s'", r->overlay_dir);
+		goto out;
+	}
+	sweep_overlays(r->overlay_dir);
 	ret = 0;
 out:
+	free(dir);
 	free(base);
 	return ret;
 }
@@ -1654,6 +1787,7 @@ out:
 	free(r.kernel);
 	free(r.initrd);
 	free(r.disk);
+	free(r.overlay_dir);
 	free(jpath);
 	free(sets);
 	config_release(&r.cfg);

@@ -44,7 +44,7 @@ static const struct cfg_key run_keys[] = {
 	{ "run", "heartbeat", CFG_DOUBLE, C(heartbeat_s), "5", 0.5, 600, NULL,
 	  "seconds between agent heartbeats during a sample" },
 	{ "run", "retries", CFG_INT, C(retries), "0", 0, 10, NULL,
-	  "extra attempts for a failed sample" },
+	  "extra attempts for a failed sample (a dead or hung guest is replaced by a fresh one)" },
 	{ "run", "max_failures", CFG_INT, C(max_failures), "10", 1, 10000, NULL,
 	  "failed samples after which the run stops" },
 	{ "guest", "image", CFG_ENUM, C(image), "tiny", 0, 0, images,

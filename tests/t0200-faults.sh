@@ -236,6 +236,35 @@ test_expect_success 'panic: host THP as before, no domain left' '
 	host_clean t0200-panic
 '
 
+# ---- 5b: with retries, a guest that died is replaced ----
+
+conf t0200-reboot panic
+test_expect_success 'run (retries = 1): the panicked sample is retried in a fresh guest' '
+	vmtax_bg t0200-reboot.ini t0200-reboot --set run.retries=1 \
+		--set matrix.guest_thp=always &&
+	vmtax_wait $VPID t0200-reboot 400 &&
+	grep "retrying sample 2 in a fresh guest" t0200-reboot.stderr
+'
+timing t0200-reboot
+
+test_expect_success 'the cell is ok with both samples; the restart and its reason are kept' '
+	cell t0200-reboot always "$NEXT_OK" &&
+	cell t0200-reboot always ".observed.guest_boots == 2 and
+		(.observed.guest_restarts | length == 1) and
+		(.observed.guest_restarts[0] | test(\"^sample 1: .*(crash|panic)\"))"
+'
+
+test_expect_success 'the dead guest console is kept beside the fresh one' '
+	grep -l "sysrq\|Kernel panic" t0200-reboot/logs/*.console.log >crashed &&
+	test $(wc -l <crashed) = 1 &&
+	ls t0200-reboot/logs/*.boot1.console.log &&
+	! grep -q "Kernel panic" t0200-reboot/logs/*.boot1.console.log
+'
+
+test_expect_success 'reboot: host THP as before, no domain left' '
+	host_clean t0200-reboot
+'
+
 # ---- 6: the agent never says hello ----
 
 conf t0200-nohello true
