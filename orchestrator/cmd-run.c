@@ -800,6 +800,10 @@ static int guest_start(struct run *r, int ci, json_t *cj, int boot, FILE *log,
 			    json_real(mono_now() - t_start));
 	json_object_set_new(obs, "guest_boots", json_integer(boot + 1));
 	json_object_set(obs, "guest_kernel", json_object_get(res, "kernel"));
+	/* Which cached image (its recipe hash is in the name) booted. */
+	if (r->disk)
+		json_object_set_new(obs, "guest_image",
+				    json_string(strrchr(r->disk, '/') + 1));
 	json_object_set(obs, "guest_cpus", json_object_get(res, "cpus"));
 	json_object_set(obs, "guest_mem_bytes", json_object_get(res, "mem_bytes"));
 	json_decref(res);

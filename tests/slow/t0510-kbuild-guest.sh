@@ -36,6 +36,9 @@ test_expect_success 'both cells are ok, each with a build time' '
 
 test_expect_success 'the guest cell ran the Debian kernel under the requested guest THP' '
 	jq -e ".cells[1].observed.guest_thp == \"always\"" run/results.json &&
+	jq -r ".cells[1].observed.guest_image" run/results.json >image &&
+	grep -q "^debian-[0-9a-f]\{16\}\.qcow2$" image &&
+	test "$(basename "$(sed -n 1p paths)")" = "$(cat image)" &&
 	jq -r ".cells[1].observed.guest_kernel" run/results.json | grep -q "amd64"
 '
 
