@@ -9,16 +9,18 @@
 #include "runner.h"
 #include "util.h"
 
-/* Is NAME (N bytes) a whole word of the blank separated LIST? */
-static bool word_in(const char *list, const char *name, size_t n)
+/* Does OUT (dpkg-query's lines) say NAME (N bytes) is installed? */
+static bool is_installed(const char *out, const char *name, size_t n)
 {
-	const char *p = list, *end = list + strlen(list);
+	static const char ok[] = "install ok installed ";
+	const size_t k = sizeof(ok) - 1;
+	size_t m;
 
-	while ((p = memmem(p, (size_t)(end - p), name, n))) {
-		if ((p == list || p[-1] == ' ' || p[-1] == '\n') &&
-		    (p[n] == ' ' || p[n] == '\n' || !p[n]))
+	for (; *out; out += m + (out[m] == '\n')) {
+		m = strcspn(out, "\n");
+		if (m == k + n && !strncmp(out, ok, k) &&
+		    !memcmp(out + k, name, n))
 			return true;
-		p += n;
 	}
 	return false;
 }
@@ -29,15 +31,13 @@ int host_missing_packages(const char *packages, char *missing, size_t len)
 	     *t;
 	struct runner_spec spec = {.timeout_s = 60};
 	struct runner_result res;
-	char *installed = NULL;
 	const char *p;
 	size_t n, used = 0;
 	int ret;
 
 	missing[0] = '\0';
-	for (p = packages + strspn(packages, PACKAGE_SEP); *p;
-	     p += n + strspn(p + n, PACKAGE_SEP)) {
-		n = strcspn(p, PACKAGE_SEP);
+	for (p = package_next(packages, &n); p; p = package_next(p + n, &n)) {
+		/* The names go to sh -c: only package names may. */
 		if (!debian_package_name(p, n)) {
 			ret = -EINVAL; /* the config loader said so */
 			goto out;
@@ -54,31 +54,19 @@ int host_missing_packages(const char *packages, char *missing, size_t len)
 	 * installed ones are on stdout either way.  127: no dpkg-query. */
 	if (res.status != RUNNER_OK && res.exit_status == 127) {
 		ret = -ENOENT;
-		runner_result_release(&res);
-		goto out;
-	}
-	installed = xstrdup("");
-	for (p = res.output; p && *p; p += n + (p[n] == '\n')) {
-		n = strcspn(p, "\n");
-		if (!strncmp(p, "install ok installed ", 21)) {
-			t = xasprintf("%s %.*s", installed, (int)(n - 21),
-				      p + 21);
-			free(installed);
-			installed = t;
+	} else {
+		for (p = package_next(packages, &n); p;
+		     p = package_next(p + n, &n)) {
+			if (is_installed(res.output ? res.output : "", p, n) ||
+			    used + n + 2 > len)
+				continue;
+			used += (size_t)snprintf(missing + used, len - used,
+						 "%s%.*s", used ? " " : "",
+						 (int)n, p);
 		}
 	}
 	runner_result_release(&res);
-	for (p = packages + strspn(packages, PACKAGE_SEP); *p;
-	     p += n + strspn(p + n, PACKAGE_SEP)) {
-		n = strcspn(p, PACKAGE_SEP);
-		if (word_in(installed, p, n) || used + n + 2 > len)
-			continue;
-		used += (size_t)snprintf(missing + used, len - used, "%s%.*s",
-					 used ? " " : "", (int)n, p);
-	}
-	ret = 0;
 out:
-	free(installed);
 	free(cmd);
 	return ret;
 }

@@ -233,6 +233,17 @@ int write_str(const char *path, const char *s)
 	return (size_t)w == n ? 0 : -EIO;
 }
 
+const char *package_next(const char *p, size_t *n)
+{
+	if (!p)
+		return NULL;
+	p += strspn(p, PACKAGE_SEP);
+	if (!*p)
+		return NULL;
+	*n = strcspn(p, PACKAGE_SEP);
+	return p;
+}
+
 bool debian_package_name(const char *s, size_t n)
 {
 	size_t i;

@@ -76,6 +76,12 @@ int mkdir_parents(const char *path, mode_t mode);
 
 /* Package lists ("packages =") are separated by any of these. */
 #define PACKAGE_SEP " \t,"
+/*
+ * Walk a package list: package_next(LIST, &n) gives the first name, then
+ * package_next(p + n, &n) the next; each is N bytes at the pointer returned
+ * (not NUL-terminated), NULL after the last (or for a NULL LIST).
+ */
+const char *package_next(const char *p, size_t *n);
 /* Debian policy's package name: [a-z0-9][a-z0-9+.-]+; N bytes of S. */
 bool debian_package_name(const char *s, size_t n);
 

@@ -65,16 +65,15 @@ static int workload_packages(char **list, size_t *n)
 		return 0; /* no workloads: no extra packages */
 	for (i = 0; i < k; i++) {
 		char *path = xasprintf(WORKLOAD_DIR "/%s", ents[i]->d_name);
-		char *save = NULL, *p;
+		const char *p;
 		struct workload w;
+		size_t len;
 
 		if (workload_load(path, &w) < 0) {
 			ret = -EINVAL;
 		} else {
-			for (p = w.packages
-				     ? strtok_r(w.packages, PACKAGE_SEP, &save)
-				     : NULL;
-			     p; p = strtok_r(NULL, PACKAGE_SEP, &save)) {
+			for (p = package_next(w.packages, &len); p;
+			     p = package_next(p + len, &len)) {
 				if (*n == MAX_PACKAGES) {
 					ret =
 					    err("image: more than %d workload "
@@ -82,7 +81,7 @@ static int workload_packages(char **list, size_t *n)
 						MAX_PACKAGES);
 					break;
 				}
-				list[(*n)++] = xstrdup(p);
+				list[(*n)++] = xstrndup(p, len);
 			}
 			workload_release(&w);
 		}

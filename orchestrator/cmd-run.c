@@ -720,7 +720,9 @@ static int guest_start(struct run *r, int ci, json_t *cj, int boot, FILE *log,
 		       struct guest *g)
 {
 	const struct cell *c = &r->cells[ci];
-	char name[128], cslug[256], why[512], *cmdline, *reason = NULL;
+	char name[128], cslug[256], why[512], sfx[16] = "", *cmdline;
+	char *reason = NULL;
+	const char *rel;
 	json_t *res = NULL, *obs = json_object_get(cj, "observed"), *args;
 	struct vm_spec spec;
 	double t_start;
@@ -730,17 +732,14 @@ static int guest_start(struct run *r, int ci, json_t *cj, int boot, FILE *log,
 	memset(g, 0, sizeof(*g));
 	slug(c->id, cslug, sizeof(cslug));
 	/* A replaced guest may linger a moment while libvirt tears it down:
-	 * every boot has a name of its own. */
+	 * every boot has a name (and a console log) of its own. */
 	if (boot)
-		snprintf(name, sizeof(name), "vmtax-%s-%d-%d-%d", r->cfg.name,
-			 ci, (int)getpid(), boot);
-	else
-		snprintf(name, sizeof(name), "vmtax-%s-%d-%d", r->cfg.name, ci,
-			 (int)getpid());
-	g->console = boot ? xasprintf("%s/logs/%s.boot%d.console.log",
-				      r->rundir, cslug, boot)
-			  : xasprintf("%s/logs/%s.console.log", r->rundir,
-				      cslug);
+		snprintf(sfx, sizeof(sfx), "%d", boot);
+	snprintf(name, sizeof(name), "vmtax-%s-%d-%d%s%s", r->cfg.name, ci,
+		 (int)getpid(), boot ? "-" : "", sfx);
+	g->console = xasprintf("%s/logs/%s%s%s.console.log", r->rundir, cslug,
+			       boot ? ".boot" : "", sfx);
+	rel = g->console + strlen(r->rundir) + 1;
 	cmdline = xasprintf("console=ttyS0 panic=-1 %s%s",
 			    r->disk ? "root=/dev/vda rw " : "", r->cfg.cmdline);
 	memset(&spec, 0, sizeof(spec));
@@ -786,15 +785,13 @@ static int guest_start(struct run *r, int ci, json_t *cj, int boot, FILE *log,
 				 ? xasprintf("the guest ended %.0f s after its "
 					     "start, before its agent said "
 					     "hello: %s; console: %s",
-					     mono_now() - t_start, why,
-					     g->console + strlen(r->rundir) + 1)
+					     mono_now() - t_start, why, rel)
 				 : xasprintf("no hello from the guest agent "
 					     "within %.0f s: %s; console: %s",
-					     r->cfg.boot_timeout_s, why,
-					     g->console + strlen(r->rundir) + 1);
+					     r->cfg.boot_timeout_s, why, rel);
 		g->agent_dead = true;
 		console_tail(g->console);
-		goto fail;
+		goto out;
 	}
 	json_object_set_new(obs, "boot_to_hello_s",
 			    json_real(mono_now() - t_start));
@@ -815,7 +812,7 @@ static int guest_start(struct run *r, int ci, json_t *cj, int boot, FILE *log,
 	if (ret < 0) {
 		reason = xasprintf("cannot set guest THP to '%s': %s",
 				   c->guest_thp, why);
-		goto fail;
+		goto out;
 	}
 	json_object_set(obs, "guest_thp", json_object_get(res, "enabled"));
 	json_decref(res);
@@ -848,7 +845,7 @@ static int guest_start(struct run *r, int ci, json_t *cj, int boot, FILE *log,
 				     sizeof(why));
 		if (ret < 0) {
 			reason = xasprintf("warm-up run: %s", why);
-			goto fail;
+			goto out;
 		}
 		save_output(r, cslug, "warmup", i,
 			    json_string_value(json_object_get(res, "output")));
@@ -856,13 +853,12 @@ static int guest_start(struct run *r, int ci, json_t *cj, int boot, FILE *log,
 		res = NULL;
 	}
 	ret = 0;
-	goto out;
-fail:
-	ret = -1;
-	err("%s: %s", c->id, reason);
-	cell_status(cj, "failed", reason);
 out:
-	free(reason);
+	if (reason) {
+		err("%s: %s", c->id, reason);
+		cell_status(cj, "failed", reason);
+		free(reason);
+	}
 	free(cmdline);
 	return ret < 0 ? -1 : 0;
 }
@@ -907,6 +903,26 @@ static void guest_stop(struct run *r, json_t *obs, struct guest *g)
 	}
 	free(g->console);
 	memset(g, 0, sizeof(*g));
+}
+
+/*
+ * The guest G died or hung in a sample, for REASON: note it in the cell's
+ * observed.guest_restarts, stop G and boot guest number BOOT in its place
+ * (setup and warm-up again).  0, or -1 with the cell failed.
+ */
+static int guest_replace(struct run *r, int ci, json_t *cj, int boot,
+			 FILE *log, const char *reason, struct guest *g)
+{
+	json_t *obs = json_object_get(cj, "observed");
+	json_t *list = json_object_get(obs, "guest_restarts");
+
+	if (!list) {
+		list = json_array();
+		json_object_set_new(obs, "guest_restarts", list);
+	}
+	json_array_append_new(list, json_string(reason));
+	guest_stop(r, obs, g);
+	return guest_start(r, ci, cj, boot, log, g);
 }
 
 static void run_guest_cell(struct run *r, int ci, json_t *cj)
@@ -958,33 +974,19 @@ static void run_guest_cell(struct run *r, int ci, json_t *cj)
 				 */
 				if (g.agent_dead && attempt < r->cfg.retries &&
 				    !should_stop(r)) {
-					json_t *list = json_object_get(
-						obs, "guest_restarts");
-
-					if (!list) {
-						list = json_array();
-						json_object_set_new(
-							obs, "guest_restarts", list);
-					}
-					json_array_append_new(list,
-							      json_string(reason));
-					free(reason);
 					note("%s: retrying sample %ld in a fresh guest",
 					     c->id, i + 1);
-					guest_stop(r, obs, &g);
-					if (guest_start(r, ci, cj, ++boot, log,
-							&g) < 0) {
-						r->samples_done +=
-							r->cfg.repeat - i;
-						r->failures++;
-						goto out;
-					}
-					continue;
+					ret = guest_replace(r, ci, cj, ++boot,
+							    log, reason, &g);
+					free(reason);
+					if (ret == 0)
+						continue;
+				} else {
+					cell_status(cj, "failed", reason);
+					free(reason);
 				}
 				/* The rest of the cell's samples are not run. */
 				r->samples_done += r->cfg.repeat - i;
-				cell_status(cj, "failed", reason);
-				free(reason);
 				r->failures++;
 				goto out;
 			}
@@ -1269,6 +1271,17 @@ static void sweep_overlays(const char *dir)
 	closedir(d);
 }
 
+/* A guest kernel or initramfs must be readable; HINT ends the message. */
+static int guest_file_ok(const struct run *r, const char *what,
+			 const char *path, const char *hint)
+{
+	if (access(path, R_OK) == 0)
+		return 0;
+	fprintf(stderr, "%s: guest %s '%s' is missing%s\n", r->cfg.path, what,
+		path, hint);
+	return -EINVAL;
+}
+
 static int resolve_debian_files(struct run *r)
 {
 	char *base = xasprintf("%s/../images/debian", r->bindir), *dir = NULL;
@@ -1288,12 +1301,9 @@ static int resolve_debian_files(struct run *r)
 			r->cfg.path, r->disk);
 		goto out;
 	}
-	if (access(r->kernel, R_OK) < 0 || access(r->initrd, R_OK) < 0) {
-		fprintf(stderr, "%s: guest %s '%s' is missing\n", r->cfg.path,
-			access(r->kernel, R_OK) < 0 ? "kernel" : "initramfs",
-			access(r->kernel, R_OK) < 0 ? r->kernel : r->initrd);
+	if (guest_file_ok(r, "kernel", r->kernel, "") < 0 ||
+	    guest_file_ok(r, "initramfs", r->initrd, "") < 0)
 		goto out;
-	}
 	/* Pin the files: a new 'image build' meanwhile moves the links. */
 	if (pin_path(&r->disk) < 0 || pin_path(&r->kernel) < 0 ||
 	    pin_path(&r->initrd) < 0)
@@ -1329,11 +1339,8 @@ static int resolve_guest_files(struct run *r)
 	} else {
 		r->kernel = xstrdup(r->cfg.kernel);
 	}
-	if (access(r->kernel, R_OK) < 0) {
-		fprintf(stderr, "%s: guest kernel '%s' is missing\n",
-			r->cfg.path, r->kernel);
+	if (guest_file_ok(r, "kernel", r->kernel, "") < 0)
 		return -EINVAL;
-	}
 	if (strcmp(r->cfg.initrd, "auto")) {
 		r->initrd = xstrdup(r->cfg.initrd);
 	} else {
@@ -1344,13 +1351,8 @@ static int resolve_guest_files(struct run *r)
 		r->initrd = xasprintf("%s/../images/tiny-%s.cpio.gz", r->bindir,
 				      kv);
 	}
-	if (access(r->initrd, R_OK) < 0) {
-		fprintf(stderr,
-			"%s: guest initramfs '%s' is missing (run 'make image-tiny')\n",
-			r->cfg.path, r->initrd);
-		return -EINVAL;
-	}
-	return 0;
+	return guest_file_ok(r, "initramfs", r->initrd,
+			     " (run 'make image-tiny')");
 }
 
 /*

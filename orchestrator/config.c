@@ -278,9 +278,7 @@ int workload_load(const char *path, struct workload *w)
 			goto out;
 		}
 	}
-	for (p = w->packages + strspn(w->packages, PACKAGE_SEP); *p;
-	     p += n + strspn(p + n, PACKAGE_SEP)) {
-		n = strcspn(p, PACKAGE_SEP);
+	for (p = package_next(w->packages, &n); p; p = package_next(p + n, &n))
 		if (!debian_package_name(p, n)) {
 			fprintf(stderr,
 				"%s:%d: packages: '%.*s' is not a Debian "
@@ -288,7 +286,6 @@ int workload_load(const char *path, struct workload *w)
 				path, wl_line(w, "packages"), (int)n, p);
 			goto out;
 		}
-	}
 	for (i = 0; i < w->nparams; i++)
 		if (!w->params[i].value) {
 			fprintf(stderr, "%s:%d: [param.%s] has no default\n",
