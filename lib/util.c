@@ -323,6 +323,9 @@ out:
 		close(fd);
 	if (dfd >= 0)
 		close(dfd);
+	/* A full disk leaves no half-written temporary behind. */
+	if (ret < 0)
+		unlink(tmp);
 	free(tmp);
 	free(dircopy);
 	return ret;

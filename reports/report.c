@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "format.h"
 #include "util.h"
@@ -54,6 +55,36 @@ int report_write(const char *results_path, const char *format, FILE *out)
 out:
 	report_free(r);
 	return ret;
+}
+
+void report_write_rundir(const char *rundir, const char *results_path)
+{
+	static const char *const fmts[][2] = {
+		{ "text", "report.txt" }, { "md", "report.md" },
+		{ "csv", "report.csv" }, { "html", "report.html" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
+		char *path = xasprintf("%s/%s", rundir, fmts[i][1]);
+		FILE *f = fopen_new(path);
+		int ret = f ? report_write(results_path, fmts[i][0], f) : -EIO;
+
+		if (f)
+			fclose(f);
+		if (ret < 0) {
+			/* The loader said why (e.g. every cell failed) once. */
+			unlink(path);
+			warn("no reports written: see results.json");
+			free(path);
+			goto out;
+		}
+		free(path);
+	}
+	fflush(stdout);
+	report_write(results_path, "text", stdout);
+out:
+	note("results: %s", results_path);
 }
 
 int report_compare_write(const char *const *paths, size_t n, const char *by,

@@ -24,6 +24,13 @@
 int report_write(const char *results_path, const char *format, FILE *out);
 
 /*
+ * The reports of a finished run: RUNDIR/report.{txt,md,csv,html} from
+ * RESULTS_PATH, then the text report on stdout.  A results file that cannot
+ * be rendered (every cell failed) leaves no report files and a warning.
+ */
+void report_write_rundir(const char *rundir, const char *results_path);
+
+/*
  * Load the N results.json PATHS and render their comparison in FORMAT to
  * OUT: run A against each later run, cell by cell, or with BY (an axis name,
  * N == 1) one axis of one run against its reference value.  Returns 0,

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bare-metal cell executor: the workload runs on this host under the
+ * measuring runner, in a fresh work directory per cell.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+#include "run-engine.h"
+#include "util.h"
+
+struct bare {
+	char workdir[64];
+	char **env;
+};
+
+static int rm_cb(const char *p, const struct stat *s, int flag, struct FTW *f)
+{
+	(void)s;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+static char **bare_env_new(const struct run *r, const char *workdir)
+{
+	size_t n = 0, i;
+	char **env;
+
+	while (r->wl_env[n])
+		n++;
+	env = xcalloc(n + 3, sizeof(*env));
+	for (i = 0; i < n; i++)
+		env[i] = xstrdup(r->wl_env[i]);
+	env[n] = xasprintf("PATH=%s:%s", r->bindir,
+			   getenv("PATH") ?: "/usr/bin:/bin");
+	env[n + 1] = xasprintf("VMTAX_WORKDIR=%s", workdir);
+	return env;
+}
+
+static int bare_phase(struct run *r, struct bare *b, const char *cmd,
+		      bool counters, struct runner_result *res)
+{
+	struct runner_spec spec = {
+		.cmd = cmd,
+		.env = (const char *const *)b->env,
+		.cwd = b->workdir,
+		.timeout_s = run_sample_timeout(r),
+		.counters = counters,
+	};
+
+	memset(res, 0, sizeof(*res));
+	return runner_run(&spec, res);
+}
+
+static int bare_start(struct run *r, struct cell_run *cr)
+{
+	struct bare *b = xcalloc(1, sizeof(*b));
+	struct runner_result res;
+	char why[512];
+	long i;
+
+	cr->priv = b;
+	snprintf(b->workdir, sizeof(b->workdir), "/tmp/vmtax-work-XXXXXX");
+	if (!mkdtemp(b->workdir)) {
+		err_errno("cannot create a work directory");
+		b->workdir[0] = '\0';
+		cell_fail(cr->st, "cannot create a work directory");
+		return -1;
+	}
+	b->env = bare_env_new(r, b->workdir);
+	if (*r->cfg.wl.setup) {
+		run_progress(r, cr->ci, "setup");
+		if (bare_phase(r, b, r->cfg.wl.setup, false, &res) < 0 ||
+		    res.status != RUNNER_OK) {
+			run_save_output(r, cr->slug, "setup", 0, res.output);
+			snprintf(why, sizeof(why),
+				 "setup failed (exit status %d); see logs/%s.setup-0.out",
+				 res.exit_status, cr->slug);
+			cell_fail(cr->st, why);
+			runner_result_release(&res);
+			return -1;
+		}
+		runner_result_release(&res);
+	}
+	for (i = 0; i < r->cfg.warmup && !run_should_stop(r); i++) {
+		run_progress(r, cr->ci, "warm-up run");
+		if (bare_phase(r, b, r->cfg.wl.run, false, &res) == 0) {
+			run_save_output(r, cr->slug, "warmup", i, res.output);
+			runner_result_release(&res);
+		}
+	}
+	return 0;
+}
+
+static int bare_sample(struct run *r, struct cell_run *cr, long idx,
+		       json_t **sj, struct runner_result *res, char *why,
+		       size_t len)
+{
+	struct bare *b = cr->priv;
+	int ret;
+
+	(void)idx;
+	ret = bare_phase(r, b, r->cfg.wl.run, true, res);
+	if (ret < 0) {
+		snprintf(why, len, "cannot start the run command: %s",
+			 strerror(-ret));
+		return ret == -EPIPE || ret == -ETIMEDOUT ? -EIO : ret;
+	}
+	*sj = proto_sample_to_json(res, 1);
+	return 0;
+}
+
+static void bare_stop(struct run *r, struct cell_run *cr)
+{
+	struct bare *b = cr->priv;
+	struct runner_result res;
+
+	if (!b)
+		return;
+	if (b->env && *r->cfg.wl.clean && cr->st->status == CELL_PENDING &&
+	    bare_phase(r, b, r->cfg.wl.clean, false, &res) == 0)
+		runner_result_release(&res);
+	free_strv(b->env);
+	if (*b->workdir)
+		nftw(b->workdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	free(b);
+	cr->priv = NULL;
+}
+
+const struct cell_exec_ops cell_exec_bare = {
+	.name = "bare-metal",
+	.start = bare_start,
+	.sample = bare_sample,
+	.restart = NULL,
+	.stop = bare_stop,
+};

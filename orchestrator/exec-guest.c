@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guest cell executor: a fresh libvirt guest per cell (and a fresh one
+ * in place of a guest that died or hung, while retries remain), its agent
+ * running the workload under the same runner as bare metal.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent-client.h"
+#include "proto.h"
+#include "run-engine.h"
+#include "util.h"
+#include "vm.h"
+
+/* One booted guest of a cell: its domain, agent client and disk overlay. */
+struct guest {
+	struct vm *vm;
+	struct agent_client a;
+	bool client;	 /* a is initialized */
+	bool agent_dead; /* no request may be sent any more */
+	char *overlay;
+	char *console;
+	FILE *log;	 /* the cell's agent transcript, across boots */
+	int boot;	 /* 0 first; a replacement guest counts up */
+};
+
+static json_t *guest_run_args(const struct run *r, const char *cmd,
+			      bool counters)
+{
+	json_t *a = json_object(), *env = json_object();
+	size_t i;
+
+	for (i = 0; i < r->cfg.wl.nparams; i++)
+		json_object_set_new(env, r->cfg.wl.params[i].name,
+				    json_string(r->cfg.wl.params[i].value));
+	json_object_set_new(env, "VMTAX_WORKDIR", json_string("/tmp"));
+	json_object_set_new(a, "cmd", json_string(cmd));
+	json_object_set_new(a, "env", env);
+	json_object_set_new(a, "cwd", json_string("/tmp"));
+	json_object_set_new(a, "timeout_s", json_real(run_sample_timeout(r)));
+	json_object_set_new(a, "counters", json_boolean(counters));
+	json_object_set_new(a, "with_output", json_true());
+	json_object_set_new(a, "heartbeat_s", json_real(r->cfg.heartbeat_s));
+	return a;
+}
+
+static int guest_call_run(struct run *r, struct agent_client *a,
+			  const char *cmd, bool counters, json_t **result,
+			  char *why, size_t len)
+{
+	json_t *args = guest_run_args(r, cmd, counters);
+	/* Silence longer than a few heartbeats means a hang, not a slow run. */
+	double idle = r->cfg.heartbeat_s * 4 + 30;
+	int ret;
+
+	ret = agent_call(a, "run", args, idle, run_sample_timeout(r) + 120,
+			 result, why, len);
+	json_decref(args);
+	return ret;
+}
+
+static void observe_qemu(struct vm *vm, const struct cell *c, json_t *obs)
+{
+	char path[64], *text = NULL, *p;
+	long anon_kb = -1, hp_total = -1, hp_free = -1;
+	int pid = vm_qemu_pid(vm);
+
+	if (pid > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
+		if (read_file(path, 1 << 20, &text, NULL) == 0) {
+			p = strstr(text, "AnonHugePages:");
+			if (p)
+				anon_kb = strtol(p + 14, NULL, 10);
+			free(text);
+			text = NULL;
+		}
+	}
+	/* /proc/meminfo counts only the default page size: read each pool. */
+	{
+		static const char *const pools[] = { "hugepages-2048kB",
+						     "hugepages-1048576kB" };
+		size_t k;
+
+		for (k = 0; k < ARRAY_SIZE(pools); k++) {
+			char nr[32], fr[32], *pn, *pf;
+
+			if (!strcmp(c->backing, "hugetlb-2M") ? k != 0
+			    : !strcmp(c->backing, "hugetlb-1G") ? k != 1
+								 : false)
+				continue;
+			pn = xasprintf("/sys/kernel/mm/hugepages/%s/nr_hugepages",
+				       pools[k]);
+			pf = xasprintf("/sys/kernel/mm/hugepages/%s/free_hugepages",
+				       pools[k]);
+			if (read_line(pn, nr, sizeof(nr)) == 0 &&
+			    read_line(pf, fr, sizeof(fr)) == 0) {
+				hp_total = (hp_total < 0 ? 0 : hp_total) +
+					   strtol(nr, NULL, 10);
+				hp_free = (hp_free < 0 ? 0 : hp_free) +
+					  strtol(fr, NULL, 10);
+			}
+			free(pn);
+			free(pf);
+		}
+	}
+	json_object_set_new(obs, "qemu_anon_huge_kb",
+			    anon_kb >= 0 ? json_integer(anon_kb) : json_null());
+	json_object_set_new(obs, "hugetlb_pages_in_use",
+			    hp_total >= 0 && hp_free >= 0
+				    ? json_integer(hp_total - hp_free)
+				    : json_null());
+	if (!strcmp(c->host_thp, "never") && anon_kb > 0 &&
+	    !strcmp(c->backing, "thp"))
+		json_object_set_new(
+			obs, "contradiction",
+			json_sprintf("host THP is never but QEMU has %ld kB of AnonHugePages",
+				     anon_kb));
+}
+
+/* qemu-img create -f qcow2 -F qcow2 -b BASE OVERLAY */
+static int make_overlay(const char *base, const char *overlay)
+{
+	const char *const argv[] = { "qemu-img", "create", "-q", "-f", "qcow2",
+				     "-F", "qcow2", "-b", base, overlay, NULL };
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return err_errno("cannot fork qemu-img");
+	if (pid == 0) {
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return err_errno("cannot wait for qemu-img");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return err("qemu-img could not create '%s' on '%s'", overlay,
+			   base);
+	return 0;
+}
+
+/*
+ * Boot guest number G->boot of the cell (a fresh guest after one died gets
+ * its own console log, so the dead one's is kept), say hello, set the guest
+ * THP, run the setup and the warm-up runs.  On failure the cell is failed
+ * with the reason and -1 is returned; guest_down() cleans up either way.
+ */
+static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
+{
+	const struct cell *c = cr->cell;
+	json_t *res = NULL, *obs = cr->st->observed, *args;
+	char name[128], why[512], sfx[16] = "", *cmdline;
+	char *reason = NULL;
+	const char *rel;
+	struct vm_spec spec;
+	double t_start;
+	int boot = g->boot;
+	long i;
+	int ret = -1;
+
+	/* A replaced guest may linger a moment while libvirt tears it down:
+	 * every boot has a name (and a console log) of its own. */
+	if (boot)
+		snprintf(sfx, sizeof(sfx), "%d", boot);
+	snprintf(name, sizeof(name), "vmtax-%s-%d-%d%s%s", r->cfg.name, cr->ci,
+		 (int)getpid(), boot ? "-" : "", sfx);
+	g->console = xasprintf("%s/logs/%s%s%s.console.log", r->rundir,
+			       cr->slug, boot ? ".boot" : "", sfx);
+	rel = g->console + strlen(r->rundir) + 1;
+	cmdline = xasprintf("console=ttyS0 panic=-1 %s%s",
+			    r->gf.disk ? "root=/dev/vda rw " : "",
+			    r->cfg.cmdline);
+	memset(&spec, 0, sizeof(spec));
+	spec.name = name;
+	spec.type = !strcmp(c->paging, "tcg") || !strcmp(r->accel, "tcg")
+			    ? "qemu"
+			    : "kvm";
+	spec.vcpus = r->cfg.vcpus;
+	spec.memory_bytes = r->cfg.memory;
+	spec.kernel = r->gf.kernel;
+	spec.initrd = r->gf.initrd;
+	spec.cmdline = cmdline;
+	spec.console_log = g->console;
+	spec.backing = c->backing;
+	if (r->gf.disk) {
+		/* Each guest boots a fresh overlay: the cached image stays
+		 * clean, and one cell's build tree cannot leak into the next.
+		 * It lives beside the image, where QEMU (libvirt-qemu) can
+		 * reach it as it must reach the image; a run directory may
+		 * sit under a private one. */
+		g->overlay = xasprintf("%s/%d-%s.qcow2", r->gf.overlay_dir,
+				       (int)getpid(), cr->slug);
+		unlink(g->overlay);
+		if (make_overlay(r->gf.disk, g->overlay) < 0) {
+			cell_fail(cr->st, "cannot create the disk overlay");
+			goto out;
+		}
+		spec.disk = g->overlay;
+	}
+
+	run_progress(r, cr->ci, boot ? "booting a fresh guest" : "booting guest");
+	t_start = mono_now();
+	if (vm_start(r->conn, &spec, &g->vm) < 0) {
+		cell_fail(cr->st, "cannot start the guest (see above)");
+		goto out;
+	}
+	agent_client_init(&g->a, g->vm, g->log);
+	g->client = true;
+	ret = agent_call(&g->a, "hello", NULL, r->cfg.boot_timeout_s,
+			 r->cfg.boot_timeout_s, &res, why, sizeof(why));
+	if (ret < 0) {
+		reason = ret == -EPIPE
+				 ? xasprintf("the guest ended %.0f s after its "
+					     "start, before its agent said "
+					     "hello: %s; console: %s",
+					     mono_now() - t_start, why, rel)
+				 : xasprintf("no hello from the guest agent "
+					     "within %.0f s: %s; console: %s",
+					     r->cfg.boot_timeout_s, why, rel);
+		g->agent_dead = true;
+		console_tail(g->console);
+		goto out;
+	}
+	json_object_set_new(obs, "boot_to_hello_s",
+			    json_real(mono_now() - t_start));
+	json_object_set_new(obs, "guest_boots", json_integer(boot + 1));
+	json_object_set(obs, "guest_kernel", json_object_get(res, "kernel"));
+	/* Which cached image (its recipe hash is in the name) booted. */
+	if (r->gf.disk)
+		json_object_set_new(obs, "guest_image",
+				    json_string(strrchr(r->gf.disk, '/') + 1));
+	json_object_set(obs, "guest_cpus", json_object_get(res, "cpus"));
+	json_object_set(obs, "guest_mem_bytes", json_object_get(res, "mem_bytes"));
+	json_decref(res);
+	res = NULL;
+
+	args = json_pack("{ss}", "enabled", c->guest_thp);
+	ret = agent_call(&g->a, "set-thp", args, 30, 60, &res, why, sizeof(why));
+	json_decref(args);
+	if (ret < 0) {
+		reason = xasprintf("cannot set guest THP to '%s': %s",
+				   c->guest_thp, why);
+		goto out;
+	}
+	json_object_set(obs, "guest_thp", json_object_get(res, "enabled"));
+	json_decref(res);
+	res = NULL;
+
+	if (*r->cfg.wl.setup) {
+		run_progress(r, cr->ci, "setup");
+		ret = guest_call_run(r, &g->a, r->cfg.wl.setup, false, &res,
+				     why, sizeof(why));
+		if (ret == 0 && json_is_string(json_object_get(res, "status")) &&
+		    strcmp(json_string_value(json_object_get(res, "status")),
+			   "ok")) {
+			run_save_output(r, cr->slug, "setup", boot,
+					json_string_value(
+						json_object_get(res, "output")));
+			snprintf(why, sizeof(why),
+				 "setup failed; see logs/%s.setup-%d.out",
+				 cr->slug, boot);
+			ret = -EIO;
+		}
+		json_decref(res);
+		res = NULL;
+		if (ret < 0) {
+			cell_fail(cr->st, why);
+			goto out;
+		}
+	}
+	for (i = 0; i < r->cfg.warmup && !run_should_stop(r); i++) {
+		run_progress(r, cr->ci, "warm-up run");
+		ret = guest_call_run(r, &g->a, r->cfg.wl.run, false, &res, why,
+				     sizeof(why));
+		if (ret < 0) {
+			reason = xasprintf("warm-up run: %s", why);
+			goto out;
+		}
+		run_save_output(r, cr->slug, "warmup", i,
+				json_string_value(json_object_get(res, "output")));
+		json_decref(res);
+		res = NULL;
+	}
+	ret = 0;
+out:
+	if (reason) {
+		err("%s: %s", c->id, reason);
+		cell_fail(cr->st, reason);
+		free(reason);
+	}
+	free(cmdline);
+	return ret < 0 ? -1 : 0;
+}
+
+/* Power the guest off (politely when its agent still answers) and free it. */
+static void guest_down(struct cell_run *cr, struct guest *g)
+{
+	char why[512];
+	json_t *res = NULL;
+
+	if (g->vm) {
+		if (vm_running(g->vm)) {
+			/* Without a shutdown reply, nothing will power it off;
+			 * a hung or gone agent gets no shutdown request. */
+			json_t *sargs = json_pack("{s:f}", "delay_s", 2.0);
+
+			/* The channel is closed before the guest powers off
+			 * (see vm_close_channel()); hence the agent's delay. */
+			if (g->client && !g->agent_dead &&
+			    agent_call(&g->a, "shutdown", sargs, 5, 5, &res,
+				       why, sizeof(why)) == 0) {
+				json_object_set(cr->st->observed,
+						"agent_max_rss_kb",
+						json_object_get(res,
+								"agent_max_rss_kb"));
+				json_decref(res);
+				vm_close_channel(g->vm);
+				vm_stop(g->vm, 20);
+			} else {
+				vm_close_channel(g->vm);
+				vm_stop(g->vm, 0);
+			}
+			json_decref(sargs);
+		}
+		vm_free(g->vm);
+		g->vm = NULL;
+	}
+	if (g->client)
+		agent_client_release(&g->a);
+	g->client = false;
+	g->agent_dead = false;
+	if (g->overlay) {
+		unlink(g->overlay);
+		free(g->overlay);
+		g->overlay = NULL;
+	}
+	free(g->console);
+	g->console = NULL;
+}
+
+static int guest_start(struct run *r, struct cell_run *cr)
+{
+	struct guest *g = xcalloc(1, sizeof(*g));
+	char *logpath = xasprintf("%s/logs/%s.agent.log", r->rundir, cr->slug);
+
+	cr->priv = g;
+	g->log = fopen_new(logpath);
+	free(logpath);
+	return guest_up(r, cr, g);
+}
+
+static int guest_sample(struct run *r, struct cell_run *cr, long idx,
+			json_t **sj, struct runner_result *res, char *why,
+			size_t len)
+{
+	struct guest *g = cr->priv;
+	json_t *j = NULL;
+	int ret;
+
+	(void)idx;
+	ret = guest_call_run(r, &g->a, r->cfg.wl.run, true, &j, why, len);
+	if (ret < 0) {
+		if (ret == -EPIPE || ret == -ETIMEDOUT) {
+			console_tail(g->console);
+			g->agent_dead = true;
+		}
+		return ret;
+	}
+	if (proto_sample_from_json(j, res) < 0) {
+		json_decref(j);
+		snprintf(why, len, "bad sample from the agent");
+		return -EPROTO;
+	}
+	*sj = j;
+	return 0;
+}
+
+/*
+ * The guest died or hung in a sample, for REASON: note it in the cell's
+ * observed.guest_restarts, stop it and boot the next one in its place (setup
+ * and warm-up again).
+ */
+static int guest_restart(struct run *r, struct cell_run *cr, const char *reason)
+{
+	struct guest *g = cr->priv;
+	json_t *list = json_object_get(cr->st->observed, "guest_restarts");
+
+	if (!list) {
+		list = json_array();
+		json_object_set_new(cr->st->observed, "guest_restarts", list);
+	}
+	json_array_append_new(list, json_string(reason));
+	guest_down(cr, g);
+	g->boot++;
+	return guest_up(r, cr, g);
+}
+
+static void guest_stop(struct run *r, struct cell_run *cr)
+{
+	struct guest *g = cr->priv;
+	char why[512];
+	json_t *res = NULL;
+
+	if (!g)
+		return;
+	if (g->vm && cr->st->status == CELL_PENDING && !g->agent_dead) {
+		observe_qemu(g->vm, cr->cell, cr->st->observed);
+		if (*r->cfg.wl.clean &&
+		    guest_call_run(r, &g->a, r->cfg.wl.clean, false, &res, why,
+				   sizeof(why)) == 0)
+			json_decref(res);
+	}
+	guest_down(cr, g);
+	if (g->log)
+		fclose(g->log);
+	free(g);
+	cr->priv = NULL;
+}
+
+const struct cell_exec_ops cell_exec_guest = {
+	.name = "guest",
+	.start = guest_start,
+	.sample = guest_sample,
+	.restart = guest_restart,
+	.stop = guest_stop,
+};

@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: MIT */
+#include "results-file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "util.h"
+#include "vm.h"
+
+#define RESULTS_SCHEMA "vmtax-results/1"
+
+json_t *results_cell_env_new(const struct run *r, const struct cell *c)
+{
+	json_t *env = json_object();
+
+	json_object_set_new(env, "where",
+			    json_string(c->where == WHERE_BARE ? "bare-metal"
+							       : "guest"));
+	json_object_set_new(env, "host_thp", json_string(c->host_thp));
+	if (c->where == WHERE_GUEST) {
+		json_object_set_new(env, "guest_thp", json_string(c->guest_thp));
+		json_object_set_new(env, "vcpus", json_integer(r->cfg.vcpus));
+		json_object_set_new(env, "memory_bytes",
+				    json_integer(r->cfg.memory));
+		json_object_set_new(env, "backing", json_string(c->backing));
+	} else {
+		json_object_set_new(env, "guest_thp", json_null());
+		json_object_set_new(env, "vcpus", json_null());
+		json_object_set_new(env, "memory_bytes", json_null());
+		json_object_set_new(env, "backing", json_null());
+	}
+	json_object_set_new(env, "paging", json_null());
+	return env;
+}
+
+static void host_info(json_t *host, const struct run *r)
+{
+	struct host_cpu cpu;
+	struct utsname u;
+	char hn[256] = "";
+
+	gethostname(hn, sizeof(hn) - 1);
+	uname(&u);
+	json_object_set_new(host, "hostname", json_string(hn));
+	json_object_set_new(host, "kernel", json_string(u.release));
+	if (host_cpu_read("", &cpu) == 0)
+		json_object_set_new(host, "cpu_model", json_string(cpu.model));
+	else
+		json_object_set_new(host, "cpu_model", json_null());
+	json_object_set_new(host, "cpus",
+			    json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_set_new(host, "mem_bytes",
+			    json_integer((json_int_t)sysconf(_SC_PHYS_PAGES) *
+					 sysconf(_SC_PAGESIZE)));
+	json_object_set_new(host, "accel", json_string(r->accel));
+	json_object_set_new(host, "accel_reason", json_string(r->accel_why));
+}
+
+json_t *results_head_new(const struct run *r)
+{
+	json_t *doc = json_object(), *run = json_object(), *wl = json_object();
+	json_t *host = json_object(), *ver = json_object(), *params, *sets;
+	char ts[32], lv[64] = "", qv[64] = "";
+	size_t i;
+
+	iso8601_now(ts, sizeof(ts));
+	json_object_set_new(run, "name", json_string(r->cfg.name));
+	json_object_set_new(run, "config_path", json_string(r->cfg.path));
+	json_object_set_new(run, "config_text", json_string(r->cfg.text));
+	json_object_set_new(run, "config", config_to_json(&r->cfg));
+	sets = json_array();
+	for (i = 0; i < r->nsets; i++)
+		json_array_append_new(sets, json_string(r->sets[i]));
+	json_object_set_new(run, "sets", sets);
+	json_object_set_new(run, "started", json_string(ts));
+	json_object_set_new(run, "finished", json_null());
+	json_object_set_new(run, "status", json_string("running"));
+	host_info(host, r);
+	json_object_set_new(run, "host", host);
+	json_object_set_new(ver, "vmtax", json_string(VMTAX_VERSION));
+	if (r->need_guest)
+		vm_versions(r->cfg.uri, lv, sizeof(lv), qv, sizeof(qv));
+	json_object_set_new(ver, "libvirt", *lv ? json_string(lv) : json_null());
+	json_object_set_new(ver, "qemu", *qv ? json_string(qv) : json_null());
+	json_object_set_new(run, "versions", ver);
+	json_object_set_new(doc, "schema", json_string(RESULTS_SCHEMA));
+	json_object_set_new(doc, "run", run);
+
+	json_object_set_new(wl, "name", json_string(r->cfg.wl.name));
+	json_object_set_new(wl, "description",
+			    json_string(r->cfg.wl.description));
+	json_object_set_new(wl, "metric", json_string(r->cfg.wl.metric));
+	json_object_set_new(wl, "unit", json_string(r->cfg.wl.unit));
+	json_object_set_new(wl, "better", json_string(r->cfg.wl.better));
+	params = json_object();
+	for (i = 0; i < r->cfg.wl.nparams; i++)
+		json_object_set_new(params, r->cfg.wl.params[i].name,
+				    json_string(r->cfg.wl.params[i].value));
+	json_object_set_new(wl, "params", params);
+	json_object_set_new(doc, "workload", wl);
+	json_object_set_new(doc, "baseline",
+			    json_string(*r->cfg.baseline ? r->cfg.baseline
+							 : r->cells[0].id));
+	return doc;
+}
+
+void results_states_init(struct run *r)
+{
+	int i;
+
+	r->states = xcalloc(r->ncells, sizeof(*r->states));
+	for (i = 0; i < r->ncells; i++) {
+		struct cell_state *st = &r->states[i];
+
+		st->status = CELL_PENDING;
+		st->env = results_cell_env_new(r, &r->cells[i]);
+		st->observed = json_object();
+		st->samples = json_array();
+	}
+}
+
+static json_t *cell_json_new(const struct run *r, int i)
+{
+	const struct cell_state *st = &r->states[i];
+	json_t *j = json_object();
+
+	json_object_set_new(j, "id", json_string(r->cells[i].id));
+	json_object_set(j, "env", st->env);
+	json_object_set_new(j, "status",
+			    json_string(cell_status_name(st->status)));
+	json_object_set_new(j, "reason",
+			    st->reason ? json_string(st->reason) : json_null());
+	json_object_set(j, "observed", st->observed);
+	json_object_set(j, "samples", st->samples);
+	return j;
+}
+
+int results_save(struct run *r)
+{
+	json_t *cells = json_array();
+	char *s;
+	int i, ret;
+
+	for (i = 0; i < r->ncells; i++)
+		json_array_append_new(cells, cell_json_new(r, i));
+	json_object_set_new(r->head, "cells", cells);
+	s = json_dumps(r->head, JSON_INDENT(2));
+	json_object_del(r->head, "cells");
+	if (!s)
+		return err("cannot serialise the results");
+	ret = write_file_atomic(r->results_path, s, strlen(s));
+	free(s);
+	return ret;
+}
+
+int results_journal_sample(struct run *r, const char *cell_id, json_t *sj)
+{
+	json_t *line = json_pack("{s:s, s:O}", "cell", cell_id, "sample", sj);
+	char *text = json_dumps(line, JSON_COMPACT);
+	size_t len = text ? strlen(text) : 0;
+	off_t before;
+	int fd, ret = 0;
+
+	fd = open(r->journal_path,
+		  O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = err_errno("cannot open '%s'", r->journal_path);
+		goto out;
+	}
+	if (!text) {
+		ret = err("cannot serialise a sample of '%s'", cell_id);
+		goto out;
+	}
+	text[len] = '\n';	/* one write: a line is whole or absent */
+	before = lseek(fd, 0, SEEK_END);
+	if (write(fd, text, len + 1) != (ssize_t)(len + 1) || fsync(fd) < 0) {
+		ret = err_errno("cannot append to '%s'", r->journal_path);
+		/* A partial line would spoil the next one: take it back. */
+		if (before >= 0 && ftruncate(fd, before) < 0) {
+			/* the resume reader skips a line it cannot parse */
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	json_decref(line);
+	return ret;
+}
+
+void results_finish(struct run *r)
+{
+	json_t *run = json_object_get(r->head, "run");
+	char ts[32];
+
+	iso8601_now(ts, sizeof(ts));
+	json_object_set_new(run, "finished", json_string(ts));
+	json_object_set_new(run, "status",
+			    json_string(r->stopped ? "interrupted" : "complete"));
+}
+
+/* ---- resume ---- */
+
+int results_resume_load(const char *dir, json_t **doc, const char ***sets,
+			size_t *nsets)
+{
+	char *path = xasprintf("%s/results.json", dir);
+	json_t *j, *s, *run;
+	json_error_t e;
+	size_t i;
+	int ret = -EINVAL;
+
+	j = json_load_file(path, 0, &e);
+	if (!j) {
+		fprintf(stderr, "%s:%d: cannot resume: %s\n", path, e.line,
+			e.text);
+		goto out;
+	}
+	run = json_object_get(j, "run");
+	if (!json_is_string(json_object_get(j, "schema")) ||
+	    strcmp(json_string_value(json_object_get(j, "schema")),
+		   RESULTS_SCHEMA)) {
+		fprintf(stderr, "%s: cannot resume: not a %s file\n", path,
+			RESULTS_SCHEMA);
+		goto out;
+	}
+	if (!json_is_string(json_object_get(run, "config_path"))) {
+		fprintf(stderr, "%s: cannot resume: no run.config_path\n", path);
+		goto out;
+	}
+	if (!json_is_array(json_object_get(j, "cells"))) {
+		fprintf(stderr, "%s: cannot resume: no cells\n", path);
+		goto out;
+	}
+	if (json_is_string(json_object_get(run, "status")) &&
+	    !strcmp(json_string_value(json_object_get(run, "status")),
+		    "complete")) {
+		fprintf(stderr, "%s: the run is complete; nothing to resume\n",
+			path);
+		goto out;
+	}
+	free(*sets);
+	*sets = NULL;
+	*nsets = 0;
+	s = json_object_get(run, "sets");
+	for (i = 0; i < json_array_size(s); i++) {
+		*sets = xrealloc(*sets, (*nsets + 1) * sizeof(**sets));
+		(*sets)[(*nsets)++] = json_string_value(json_array_get(s, i));
+	}
+	*doc = j;
+	j = NULL;
+	ret = 0;
+out:
+	json_decref(j);
+	free(path);
+	return ret;
+}
+
+int results_resume_check(struct run *r, json_t *old, bool force)
+{
+	const char *text = json_string_value(
+		json_object_get(json_object_get(old, "run"), "config_text"));
+	json_t *cells = json_object_get(old, "cells");
+	int i;
+
+	if (!text || strcmp(text, r->cfg.text)) {
+		if (!force) {
+			fprintf(stderr,
+				"%s: the config has changed since the run began; "
+				"'--force' resumes anyway\n",
+				r->cfg.path);
+			return -EINVAL;
+		}
+		warn("%s: the config has changed since the run began; "
+		     "resuming anyway (--force)", r->cfg.path);
+	}
+	if ((size_t)r->ncells != json_array_size(cells)) {
+		fprintf(stderr, "%s: the matrix has %d cells, the run has %zu\n",
+			r->cfg.path, r->ncells, json_array_size(cells));
+		return -EINVAL;
+	}
+	for (i = 0; i < r->ncells; i++) {
+		const char *id = json_string_value(
+			json_object_get(json_array_get(cells, i), "id"));
+
+		if (!id || strcmp(r->cells[i].id, id)) {
+			fprintf(stderr,
+				"%s: cell %d is '%s' in the config but not in the run\n",
+				r->cfg.path, i, r->cells[i].id);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* A sample's counts into its cell's state. */
+static void state_add_sample(struct cell_state *st, json_t *sj)
+{
+	const char *status = json_string_value(json_object_get(sj, "status"));
+
+	json_array_append(st->samples, sj);
+	st->nsamples++;
+	if (status && !strcmp(status, "ok") &&
+	    json_is_number(json_object_get(sj, "metric")))
+		st->nok++;
+	else
+		st->nfailed++;
+}
+
+/* Samples that reached samples.jsonl but not results.json. */
+static void take_late_samples(struct run *r)
+{
+	char *text = NULL, *line, *save = NULL;
+	int i;
+
+	if (read_file(r->journal_path, 1 << 30, &text, NULL) < 0)
+		return;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		json_t *j = json_loads(line, 0, NULL), *sj;
+		const char *id;
+
+		if (!j)
+			continue;
+		id = json_string_value(json_object_get(j, "cell"));
+		sj = json_object_get(j, "sample");
+		for (i = 0; id && json_is_object(sj) && i < r->ncells; i++) {
+			struct cell_state *st = &r->states[i];
+
+			if (strcmp(r->cells[i].id, id))
+				continue;
+			if (json_integer_value(json_object_get(sj, "index")) ==
+			    st->nsamples)
+				state_add_sample(st, sj);
+		}
+		json_decref(j);
+	}
+	free(text);
+}
+
+int results_resume_apply(struct run *r, json_t *old)
+{
+	json_t *cells = json_object_get(old, "cells"), *run, *resumed;
+	char ts[32];
+	int i;
+
+	r->head = json_deep_copy(old);
+	json_object_del(r->head, "cells");
+	r->states = xcalloc(r->ncells, sizeof(*r->states));
+	for (i = 0; i < r->ncells; i++) {
+		json_t *cj = json_array_get(cells, i), *samples;
+		struct cell_state *st = &r->states[i];
+		const char *status = json_string_value(json_object_get(cj, "status"));
+		const char *reason = json_string_value(json_object_get(cj, "reason"));
+		size_t k;
+
+		if (!status || cell_status_parse(status, &st->status) < 0) {
+			fprintf(stderr,
+				"%s: cannot resume: cell '%s' has status '%s'\n",
+				r->results_path, r->cells[i].id,
+				status ? status : "(none)");
+			return -EINVAL;
+		}
+		/* A cell cut short by a signal or a kill starts again where
+		 * it stopped; its old reason ("interrupted") goes. */
+		if (reason && st->status != CELL_PENDING)
+			st->reason = xstrdup(reason);
+		st->env = json_deep_copy(json_object_get(cj, "env"));
+		if (!st->env)
+			st->env = results_cell_env_new(r, &r->cells[i]);
+		st->observed = json_deep_copy(json_object_get(cj, "observed"));
+		if (!json_is_object(st->observed)) {
+			json_decref(st->observed);
+			st->observed = json_object();
+		}
+		st->samples = json_array();
+		samples = json_object_get(cj, "samples");
+		for (k = 0; k < json_array_size(samples); k++)
+			state_add_sample(st, json_array_get(samples, k));
+	}
+	take_late_samples(r);
+	for (i = 0; i < r->ncells; i++)
+		r->samples_done += r->states[i].nsamples;
+	run = json_object_get(r->head, "run");
+	iso8601_now(ts, sizeof(ts));
+	json_object_set_new(run, "status", json_string("running"));
+	if (!json_is_array(json_object_get(run, "resumed")))
+		json_object_set_new(run, "resumed", json_array());
+	resumed = json_object_get(run, "resumed");
+	json_array_append_new(resumed, json_string(ts));
+	note("resuming '%s': %ld samples already measured", r->rundir,
+	     r->samples_done);
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * results-file.h - a run directory's record of the run: results.json and
+ * samples.jsonl (docs/results-format.md).
+ *
+ * results.json is written from the run's typed state (struct run: its head
+ * and one struct cell_state per cell), atomically, after every sample and
+ * every cell; it is never read back to decide what runs next.  Each sample
+ * is first appended to samples.jsonl and fsynced, so a measured sample is on
+ * disk whatever happens next.  A run directory that cannot be written (a
+ * full disk) makes these return a negative errno; the engine then stops at
+ * once, resumable.
+ *
+ * Resume reads an earlier results.json once, at start, into the typed state
+ * (results_resume_apply()), taking back any sample that reached
+ * samples.jsonl but not results.json.
+ */
+#ifndef VMTAX_RESULTS_FILE_H
+#define VMTAX_RESULTS_FILE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "run-engine.h"
+
+/* The head of results.json (schema, run, workload, baseline), no cells. */
+json_t *results_head_new(const struct run *r);
+/* A cell's env: what it asks for. */
+json_t *results_cell_env_new(const struct run *r, const struct cell *c);
+/* Fresh state for every cell of R (status pending, no samples). */
+void results_states_init(struct run *r);
+/* Write results.json from R's head and states.  0 or a negative errno. */
+int results_save(struct run *r);
+/* Append {"cell": ID, "sample": SJ} to samples.jsonl and fsync it. */
+int results_journal_sample(struct run *r, const char *cell_id, json_t *sj);
+/* Mark the run finished: its end time and status (complete, interrupted). */
+void results_finish(struct run *r);
+
+/* Load DIR/results.json to resume it, and the --set list it ran with. */
+int results_resume_load(const char *dir, json_t **doc, const char ***sets,
+			size_t *nsets);
+/* Refuse a changed config (unless FORCE) or a different matrix. */
+int results_resume_check(struct run *r, json_t *old, bool force);
+/* Take OLD into R's head and states (with samples.jsonl's late samples). */
+int results_resume_apply(struct run *r, json_t *old);
+
+#endif

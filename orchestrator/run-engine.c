@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: MIT */
+#include "run-engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "proto.h"
+#include "results-file.h"
+#include "sample-parse.h"
+#include "util.h"
+#include "vm.h"
+
+static const char *const status_names[] = {
+	[CELL_PENDING] = "pending",
+	[CELL_OK] = "ok",
+	[CELL_FAILED] = "failed",
+	[CELL_SKIPPED] = "skipped",
+};
+
+const char *cell_status_name(enum cell_status s)
+{
+	return status_names[s];
+}
+
+int cell_status_parse(const char *s, enum cell_status *out)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(status_names); i++)
+		if (!strcmp(s, status_names[i])) {
+			*out = (enum cell_status)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static const struct cell_exec_ops *const cell_execs[] = {
+	[WHERE_BARE] = &cell_exec_bare,
+	[WHERE_GUEST] = &cell_exec_guest,
+};
+
+void cell_set_status(struct cell_state *st, enum cell_status s,
+		     const char *reason)
+{
+	st->status = s;
+	free(st->reason);
+	st->reason = reason ? xstrdup(reason) : NULL;
+}
+
+void cell_fail(struct cell_state *st, const char *reason)
+{
+	cell_set_status(st, CELL_FAILED, reason);
+}
+
+void run_progress(struct run *r, int ci, const char *what)
+{
+	double el = mono_now() - r->t0;
+	char eta[32] = "?";
+
+	if (r->samples_done > 0) {
+		double per = el / r->samples_done;
+		long left = r->samples_total - r->samples_done;
+
+		snprintf(eta, sizeof(eta), "%ld:%02ld",
+			 (long)(per * left) / 60, (long)(per * left) % 60);
+	}
+	note("[%d/%d] %s: %s (elapsed %ld:%02ld, ETA %s)", ci + 1, r->ncells,
+	     r->cells[ci].id, what, (long)el / 60, (long)el % 60, eta);
+}
+
+bool run_should_stop(struct run *r)
+{
+	if (*r->stop_signals && !r->stopped) {
+		note("stop requested: finishing here; the run can be resumed");
+		r->stopped = true;
+	}
+	if (r->failures >= r->cfg.max_failures && !r->stopped) {
+		warn("%ld samples failed (max_failures = %ld): stopping the run",
+		     r->failures, r->cfg.max_failures);
+		r->stopped = true;
+	}
+	return r->stopped || r->save_failed;
+}
+
+double run_sample_timeout(const struct run *r)
+{
+	return r->cfg.wl.timeout_s > 0 ? r->cfg.wl.timeout_s : r->cfg.timeout_s;
+}
+
+void run_save_output(struct run *r, const char *slug, const char *phase,
+		     long idx, const char *out)
+{
+	char *path = xasprintf("%s/logs/%s.%s-%ld.out", r->rundir, slug, phase,
+			       idx);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		      0644);
+
+	if (fd >= 0) {
+		if (out && write(fd, out, strlen(out)) < 0)
+			warn("cannot write '%s'", path);
+		close(fd);
+	}
+	free(path);
+}
+
+void console_tail(const char *path)
+{
+	char *text = NULL, *p;
+	size_t len;
+	int lines = 0;
+
+	if (read_file(path, 16 << 20, &text, &len) < 0)
+		return;
+	/* Back to the start of the 15th line from the end. */
+	for (p = text + len; p > text; p--)
+		if (p[-1] == '\n' && p != text + len && ++lines == 15)
+			break;
+	fprintf(stderr, "--- last lines of %s ---\n%s--- end ---\n", path, p);
+	free(text);
+}
+
+/* Write results.json; a run directory that cannot be written stops the run. */
+static void save(struct run *r)
+{
+	if (r->save_failed || results_save(r) == 0)
+		return;
+	r->save_failed = true;
+}
+
+static void slug(const char *id, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; id[i] && i + 1 < len; i++)
+		out[i] = (id[i] == '/' || id[i] == '=') ? '_' : id[i];
+	out[i] = '\0';
+}
+
+/*
+ * Record measured sample IDX of the cell (SJ stolen, RES the same as a
+ * struct): its metric, its series, its output in logs/; journalled, then
+ * results.json.  Returns true when the sample is ok.
+ */
+static bool record_sample(struct run *r, struct cell_run *cr, long idx,
+			  json_t *sj, const struct runner_result *res)
+{
+	struct cell_state *st = cr->st;
+	char why[512] = "";
+	double metric;
+	json_t *series;
+	bool ok = res->status == RUNNER_OK;
+
+	run_save_output(r, cr->slug, "sample", idx, res->output);
+	json_object_del(sj, "output");
+	json_object_set_new(sj, "index", json_integer(idx));
+	if (ok && sample_metric(&r->cfg.wl, res->output, res->elapsed_s,
+				&metric, why, sizeof(why))) {
+		json_object_set_new(sj, "metric", json_real(metric));
+	} else {
+		json_object_set_new(sj, "metric", json_null());
+		if (ok) {
+			ok = false;
+			json_object_set_new(sj, "status", json_string("failed"));
+		} else if (res->status == RUNNER_TIMEOUT) {
+			snprintf(why, sizeof(why), "timed out after %.0f s",
+				 res->elapsed_s);
+		} else {
+			snprintf(why, sizeof(why),
+				 "the run command exited with status %d",
+				 res->exit_status);
+		}
+	}
+	json_object_set_new(sj, "reason", *why ? json_string(why) : json_null());
+	if ((series = sample_series_new(&r->cfg.wl, res->output)))
+		json_object_set_new(sj, "series", series);
+	if (results_journal_sample(r, cr->cell->id, sj) < 0)
+		r->save_failed = true;
+	json_array_append_new(st->samples, sj);
+	st->nsamples++;
+	if (ok)
+		st->nok++;
+	else
+		st->nfailed++;
+	r->samples_done++;
+	if (!ok) {
+		r->failures++;
+		warn("%s: sample %ld failed: %s", cr->cell->id, idx, why);
+	}
+	save(r);
+	return ok;
+}
+
+/* A failed sample that will be retried leaves results.json (not the log). */
+static void drop_for_retry(struct run *r, struct cell_state *st)
+{
+	json_array_remove(st->samples, json_array_size(st->samples) - 1);
+	st->nsamples--;
+	st->nfailed--;
+	r->samples_done--;
+}
+
+/*
+ * The samples of a started cell, with the one retry loop.  Returns 0, or -1
+ * when the cell cannot go on (failed, with the reason).
+ */
+static int run_samples(struct run *r, const struct cell_exec_ops *ex,
+		       struct cell_run *cr)
+{
+	struct cell_state *st = cr->st;
+	char why[512], what[64];
+	long i, attempt;
+
+	for (i = st->nsamples; i < r->cfg.repeat && !run_should_stop(r); i++) {
+		for (attempt = 0; attempt <= r->cfg.retries; attempt++) {
+			struct runner_result res;
+			json_t *sj = NULL;
+			char *reason;
+			int ret;
+
+			snprintf(what, sizeof(what), "sample %ld/%ld", i + 1,
+				 r->cfg.repeat);
+			run_progress(r, cr->ci, what);
+			memset(&res, 0, sizeof(res));
+			why[0] = '\0';
+			ret = ex->sample(r, cr, i, &sj, &res, why, sizeof(why));
+			if (ret == 0) {
+				bool ok = record_sample(r, cr, i, sj, &res);
+
+				runner_result_release(&res);
+				if (ok || r->save_failed)
+					break;
+				if (attempt < r->cfg.retries)
+					drop_for_retry(r, st);
+				continue;
+			}
+			runner_result_release(&res);
+			json_decref(sj);
+			reason = xasprintf("sample %ld: %s", i, why);
+			err("%s: %s", cr->cell->id, reason);
+			/* A lost executor (a dead or hung guest) costs one
+			 * attempt: the sample is tried again in a fresh one
+			 * (its setup runs again); samples so far stay. */
+			if ((ret == -EPIPE || ret == -ETIMEDOUT) && ex->restart &&
+			    attempt < r->cfg.retries && !run_should_stop(r)) {
+				note("%s: retrying sample %ld in a fresh guest",
+				     cr->cell->id, i + 1);
+				ret = ex->restart(r, cr, reason);
+				free(reason);
+				if (ret == 0)
+					continue;
+			} else {
+				cell_fail(st, reason);
+				free(reason);
+			}
+			/* The rest of the cell's samples are not run. */
+			r->samples_done += r->cfg.repeat - i;
+			r->failures++;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A cell whose samples all failed is failed, and says why: the distinct
+ * reasons of its samples, each with its count.
+ */
+static void cell_conclude(struct run *r, struct cell_state *st)
+{
+	char buf[1024];
+	size_t i, j, off;
+	int n;
+
+	if (st->status != CELL_PENDING)
+		return;
+	if ((r->stopped || r->save_failed) && st->nsamples < r->cfg.repeat) {
+		cell_set_status(st, CELL_PENDING, "interrupted");
+		return;
+	}
+	if (st->nok > 0) {
+		cell_set_status(st, CELL_OK, NULL);
+		return;
+	}
+	if (st->nsamples == 0) {
+		cell_fail(st, "no sample was measured");
+		return;
+	}
+	off = (size_t)snprintf(buf, sizeof(buf), "no sample ok: ");
+	for (i = 0; i < json_array_size(st->samples); i++) {
+		const char *why = json_string_value(
+			json_object_get(json_array_get(st->samples, i), "reason"));
+		bool seen = false;
+
+		why = why ? why : "no reason given";
+		for (j = 0; j < i && !seen; j++) {
+			const char *w = json_string_value(json_object_get(
+				json_array_get(st->samples, j), "reason"));
+
+			seen = !strcmp(w ? w : "no reason given", why);
+		}
+		if (seen)
+			continue;
+		for (n = 0, j = 0; j < json_array_size(st->samples); j++) {
+			const char *w = json_string_value(json_object_get(
+				json_array_get(st->samples, j), "reason"));
+
+			n += !strcmp(w ? w : "no reason given", why);
+		}
+		if (off < sizeof(buf))
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+						"%s%s (%d of %ld)",
+						i ? "; " : "", why, n,
+						st->nsamples);
+	}
+	cell_fail(st, buf);
+}
+
+/* Is there a hugetlbfs mount with pages of KIB kB? */
+static bool hugetlbfs_mounted(unsigned long kib)
+{
+	char *text = NULL, *line, *save = NULL;
+	bool found = false;
+
+	if (read_file("/proc/mounts", 1 << 20, &text, NULL) < 0)
+		return false;
+	for (line = strtok_r(text, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char want[32];
+
+		if (!strstr(line, " hugetlbfs "))
+			continue;
+		snprintf(want, sizeof(want), "pagesize=%luM", kib / 1024);
+		if (strstr(line, want) ||
+		    (kib == 2048 && !strstr(line, "pagesize=")))
+			found = true;
+		if (kib == 1048576 && strstr(line, "pagesize=1024M"))
+			found = true;
+	}
+	free(text);
+	return found;
+}
+
+/*
+ * For a hugetlb-backed guest, reserve the guest's memory in the pool before
+ * the cell (the original size goes to ORIG, the knob to POOL).  A cell that
+ * cannot have its pool is skipped with the reason; returns -1 then.
+ */
+static int hugetlb_reserve(struct run *r, const struct cell *c,
+			   struct cell_state *st, char *pool, size_t plen,
+			   char *orig, size_t olen)
+{
+	unsigned long kib;
+	char why[512], want[32];
+	int ret;
+
+	if (!strcmp(c->backing, "hugetlb-2M"))
+		kib = 2048;
+	else if (!strcmp(c->backing, "hugetlb-1G"))
+		kib = 1048576;
+	else
+		return 0;
+	snprintf(pool, plen, "%s", kib == 2048 ? "hugetlb.2M" : "hugetlb.1G");
+	if (!host_supported(r->host, pool, NULL, why, sizeof(why)))
+		goto skip;
+	if (!hugetlbfs_mounted(kib)) {
+		snprintf(why, sizeof(why),
+			 "no hugetlbfs mount with %s pages (mount one, then "
+			 "restart libvirtd: it looks for mounts only at start)",
+			 kib == 2048 ? "2M" : "1G");
+		goto skip;
+	}
+	if (host_get(r->host, pool, orig, olen) < 0) {
+		snprintf(why, sizeof(why), "cannot read the %s pool", pool);
+		goto skip;
+	}
+	snprintf(want, sizeof(want), "%llu",
+		 (unsigned long long)(r->cfg.memory / (kib * 1024ULL)) +
+			 strtoull(orig, NULL, 10));
+	ret = host_set(r->host, pool, want);
+	if (ret < 0) {
+		snprintf(why, sizeof(why),
+			 "cannot reserve %s pages of %s for the guest (see above)",
+			 want, kib == 2048 ? "2M" : "1G");
+		host_set(r->host, pool, orig);
+		goto skip;
+	}
+	json_object_set_new(st->observed, "hugetlb_pool", json_string(want));
+	return 0;
+skip:
+	pool[0] = '\0';
+	note("%s: skipped: %s", c->id, why);
+	cell_set_status(st, CELL_SKIPPED, why);
+	r->samples_done += r->cfg.repeat;
+	return -1;
+}
+
+/* Why CELL cannot be honoured here, or false when it can. */
+static bool cell_skip(struct run *r, const struct cell *c, char *why,
+		      size_t len)
+{
+	if (c->where == WHERE_BARE || !strcmp(c->paging, "auto") ||
+	    !strcmp(c->paging, "tcg"))
+		return false;
+	if (!strcmp(r->accel, "tcg")) {
+		snprintf(why, len,
+			 "paging=%s needs KVM; this host runs guests under TCG "
+			 "(%s), where EPT/NPT does not apply",
+			 c->paging, r->accel_why);
+		return true;
+	}
+	if (!host_supported(r->host, "paging", c->paging, why, len))
+		return true;
+	return false;
+}
+
+static const char *cell_paging(const struct run *r, const struct cell *c)
+{
+	/* What the cell asks for, so that a skipped EPT cell says EPT. */
+	if (!strcmp(c->paging, "tcg") ||
+	    (!strcmp(c->paging, "auto") && !strcmp(r->accel, "tcg")))
+		return "tcg";
+	if (!strcmp(c->paging, "shadow"))
+		return "shadow";
+	return r->vendor_paging;
+}
+
+/* Set the host for cell CI; -1 with the cell failed or skipped. */
+static int host_prepare(struct run *r, int ci, char *pool, size_t plen,
+			char *orig, size_t olen)
+{
+	const struct cell *c = &r->cells[ci];
+	struct cell_state *st = &r->states[ci];
+	char why[512], got[64];
+
+	if (c->where == WHERE_GUEST)
+		json_object_set_new(st->env, "paging",
+				    json_string(cell_paging(r, c)));
+	if (cell_skip(r, c, why, sizeof(why))) {
+		note("[%d/%d] %s: skipped: %s", ci + 1, r->ncells, c->id, why);
+		cell_set_status(st, CELL_SKIPPED, why);
+		r->samples_done += r->cfg.repeat;
+		return -1;
+	}
+	if (c->where == WHERE_GUEST && strcmp(c->paging, "auto") &&
+	    strcmp(c->paging, "tcg")) {
+		if (host_set(r->host, "paging", c->paging) < 0) {
+			cell_fail(st, "cannot set host paging");
+			return -1;
+		}
+		if (host_get(r->host, "paging", got, sizeof(got)) == 0)
+			json_object_set_new(st->observed, "paging",
+					    json_string(got));
+	}
+	if (host_set(r->host, "thp.enabled", c->host_thp) < 0) {
+		snprintf(why, sizeof(why), "cannot set host THP to '%s'",
+			 c->host_thp);
+		cell_fail(st, why);
+		return -1;
+	}
+	if (host_get(r->host, "thp.enabled", got, sizeof(got)) == 0)
+		json_object_set_new(st->observed, "host_thp", json_string(got));
+	if (c->where == WHERE_GUEST &&
+	    hugetlb_reserve(r, c, st, pool, plen, orig, olen) < 0)
+		return -1;
+	return 0;
+}
+
+static void run_cell(struct run *r, int ci)
+{
+	const struct cell_exec_ops *ex = cell_execs[r->cells[ci].where];
+	struct cell_state *st = &r->states[ci];
+	char pool[16] = "", orig[32] = "";
+	struct cell_run cr;
+	long i;
+
+	if (st->status != CELL_PENDING) {
+		/* Ended in an earlier, resumed-from run: never repeated. */
+		note("[%d/%d] %s: %s in the earlier run", ci + 1, r->ncells,
+		     r->cells[ci].id, cell_status_name(st->status));
+		return;
+	}
+	cell_set_status(st, CELL_PENDING, NULL);
+	memset(&cr, 0, sizeof(cr));
+	cr.ci = ci;
+	cr.cell = &r->cells[ci];
+	cr.st = st;
+	slug(cr.cell->id, cr.slug, sizeof(cr.slug));
+	if (host_prepare(r, ci, pool, sizeof(pool), orig, sizeof(orig)) < 0)
+		goto out;
+	if (ex->start(r, &cr) == 0) {
+		if (run_samples(r, ex, &cr) < 0) {
+			/* failed: the reason is set */
+		}
+	} else {
+		/* Samples that will not run still advance the ETA. */
+		for (i = st->nsamples; i < r->cfg.repeat; i++)
+			r->samples_done++;
+	}
+	ex->stop(r, &cr);
+	cell_conclude(r, st);
+	/* Give the pool back after every cell, not only at the end. */
+	if (*pool && host_set(r->host, pool, orig) < 0)
+		warn("cannot give back the %s pool", pool);
+out:
+	save(r);
+}
+
+void run_engine(struct run *r)
+{
+	int i;
+
+	r->t0 = mono_now();
+	r->samples_total = (long)r->ncells * r->cfg.repeat - r->samples_done;
+	r->samples_done = 0;
+	for (i = 0; i < r->ncells && !run_should_stop(r); i++)
+		run_cell(r, i);
+}
+
+void run_release(struct run *r)
+{
+	int i;
+
+	for (i = 0; r->states && i < r->ncells; i++) {
+		free(r->states[i].reason);
+		json_decref(r->states[i].env);
+		json_decref(r->states[i].observed);
+		json_decref(r->states[i].samples);
+	}
+	free(r->states);
+	json_decref(r->head);
+	free_strv(r->wl_env);
+	free(r->cells);
+	free(r->rundir);
+	free(r->results_path);
+	free(r->journal_path);
+	free(r->gf.kernel);
+	free(r->gf.initrd);
+	free(r->gf.disk);
+	free(r->gf.overlay_dir);
+	config_release(&r->cfg);
+}

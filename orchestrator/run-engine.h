@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run-engine.h - the run engine: drives every cell of a matrix through a
+ * cell executor, with one retry loop, and keeps the run's state in typed
+ * structures from which results.json is written (results-file.h).
+ *
+ * Life of a cell (run_engine_cell()):
+ *	1. a cell that ended in an earlier run (resume) is never repeated;
+ *	2. the host is set for it (paging, host knobs, host THP, hugetlb pool),
+ *	   each change journalled and read back by host/; a cell the host
+ *	   cannot honour is skipped with the reason;
+ *	3. its executor starts (bare metal: a work directory and the setup;
+ *	   guest: boot, hello, guest THP and knobs, setup), warm-up runs;
+ *	4. the samples, each through exec->sample() inside the one retry loop:
+ *	   a failed sample is tried again up to [run] retries times; an
+ *	   executor that is lost (-EPIPE, -ETIMEDOUT: a dead or hung guest) is
+ *	   replaced by exec->restart() when the executor has one;
+ *	5. exec->stop() (clean, what the host saw, tear down), then the cell's
+ *	   status: ok only with at least one ok sample.
+ *
+ * Executors are const struct cell_exec_ops, listed in cell_execs[] below
+ * (one per enum where).  How to add one (the lab host will be the third):
+ * write exec-NAME.c with its ops, declare it here, give it a where value.
+ *
+ * Ownership: struct run owns everything it points to; run_release() frees it.
+ */
+#ifndef VMTAX_RUN_ENGINE_H
+#define VMTAX_RUN_ENGINE_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "runner.h"
+
+struct host_ctx;
+struct vm_conn;
+
+enum cell_status { CELL_PENDING, CELL_OK, CELL_FAILED, CELL_SKIPPED };
+
+const char *cell_status_name(enum cell_status s);
+/* 0, or -EINVAL for a word that is not a status. */
+int cell_status_parse(const char *s, enum cell_status *out);
+
+/* The state of one cell: what results.json says of it. */
+struct cell_state {
+	enum cell_status status;
+	char *reason;		/* NULL: none */
+	json_t *env;		/* what the cell asked for */
+	json_t *observed;	/* what the host and guest showed */
+	json_t *samples;	/* the recorded samples, in index order */
+	long nsamples;		/* == json_array_size(samples) */
+	long nok;		/* ok samples among them */
+	long nfailed;		/* failed samples among them */
+};
+
+/* The guest files a guest cell boots (image.h / guest-files resolve them). */
+struct guest_files {
+	char *kernel;
+	char *initrd;
+	char *disk;		/* image = debian: the cached qcow2 (read-only) */
+	char *overlay_dir;	/* where the cells' qcow2 overlays go */
+};
+
+struct run {
+	struct config cfg;
+	struct cell *cells;
+	int ncells;
+	struct cell_state *states;
+	json_t *head;		/* results.json without its cells */
+	char *rundir;
+	char *results_path;
+	char *journal_path;	/* samples.jsonl */
+	struct host_ctx *host;
+	struct vm_conn *conn;
+	const char *accel;
+	char accel_why[256];
+	struct guest_files gf;
+	char bindir[PATH_MAX];
+	char vendor_paging[8];	/* "ept" or "npt" */
+	char **wl_env;
+	bool need_guest;
+	long failures;
+	double t0;
+	long samples_done;
+	long samples_total;
+	bool stopped;		/* stop requested or max_failures reached */
+	bool save_failed;	/* the run directory cannot be written: stop */
+	bool resume;		/* continuing an interrupted run */
+	const char *const *sets; /* --set overrides, kept for --resume */
+	size_t nsets;
+	volatile sig_atomic_t *stop_signals; /* the one signal flag */
+};
+
+/* One cell while it runs: what an executor gets. */
+struct cell_run {
+	int ci;
+	const struct cell *cell;
+	struct cell_state *st;
+	char slug[256];		/* the id as a file name */
+	void *priv;		/* the executor's own */
+};
+
+/*
+ * An executor.  start() and restart() return 0, or -1 with the cell failed
+ * (cell_fail()) and the reason reported.  sample() runs measured sample IDX
+ * and gives the sample's JSON (*SJ, owned by the caller) and the same as a
+ * struct (RES, released by the caller), or a negative errno with WHY:
+ * -EPIPE or -ETIMEDOUT when the executor is lost (restart() may replace
+ * it), anything else when the cell cannot go on.  stop() never fails.
+ */
+struct cell_exec_ops {
+	const char *name;
+	int (*start)(struct run *r, struct cell_run *cr);
+	int (*sample)(struct run *r, struct cell_run *cr, long idx, json_t **sj,
+		      struct runner_result *res, char *why, size_t len);
+	int (*restart)(struct run *r, struct cell_run *cr, const char *reason);
+	void (*stop)(struct run *r, struct cell_run *cr);
+};
+
+extern const struct cell_exec_ops cell_exec_bare;
+extern const struct cell_exec_ops cell_exec_guest;
+
+/* Run every cell; the run ends early on a stop request or max_failures. */
+void run_engine(struct run *r);
+void run_release(struct run *r);
+
+/* ---- for executors ---- */
+
+/* Mark the cell failed (or skipped) with REASON. */
+void cell_fail(struct cell_state *st, const char *reason);
+void cell_set_status(struct cell_state *st, enum cell_status s,
+		     const char *reason);
+/* "[3/11] CELL: WHAT (elapsed, ETA)" on stderr. */
+void run_progress(struct run *r, int ci, const char *what);
+/* Whether to stop now (a signal, max_failures or an unwritable run dir). */
+bool run_should_stop(struct run *r);
+/* Seconds one sample may take. */
+double run_sample_timeout(const struct run *r);
+/* Save a phase's output as RUNDIR/logs/SLUG.PHASE-IDX.out. */
+void run_save_output(struct run *r, const char *slug, const char *phase,
+		     long idx, const char *out);
+/* Print the last lines of a guest console log. */
+void console_tail(const char *path);
+
+#endif
