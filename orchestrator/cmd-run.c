@@ -307,6 +307,55 @@ static int make_rundir(struct run *r, const char *out)
 	return ret;
 }
 
+/*
+ * Everything that can be checked is checked before the host changes: the
+ * config and its matrix (against OLD when resuming), the workload's packages
+ * for bare-metal cells, the accelerator, the guest files, the run directory.
+ */
+static int run_prepare(struct run *r, const char *config_path, json_t *old,
+		       bool force, const char *out)
+{
+	struct host_cpu cpu;
+	bool need_bare = false;
+	int i;
+
+	if (config_load(config_path, r->sets, r->nsets, &r->cfg) < 0)
+		return -EINVAL;
+	r->ncells = matrix_expand(&r->cfg, &r->cells);
+	if (r->ncells < 0)
+		return -EINVAL;
+	if (old && results_resume_check(r, old, force) < 0)
+		return -EINVAL;
+	if (find_bindir(r) < 0)
+		return -EINVAL;
+	for (i = 0; i < r->ncells; i++) {
+		r->need_guest |= r->cells[i].where == WHERE_GUEST;
+		need_bare |= r->cells[i].where == WHERE_BARE;
+	}
+	if (need_bare && check_host_packages(r) < 0)
+		return -EINVAL;
+	r->accel = host_accel_decide("", r->accel_why, sizeof(r->accel_why));
+	if (!strcmp(r->cfg.accel, "kvm") && strcmp(r->accel, "kvm")) {
+		fprintf(stderr, "%s: accel = kvm, but KVM is unusable here: %s\n",
+			r->cfg.path, r->accel_why);
+		return -EINVAL;
+	}
+	if (!strcmp(r->cfg.accel, "tcg")) {
+		r->accel = "tcg";
+		snprintf(r->accel_why, sizeof(r->accel_why),
+			 "accel = tcg in the config");
+	}
+	snprintf(r->vendor_paging, sizeof(r->vendor_paging), "%s",
+		 host_cpu_read("", &cpu) == 0 &&
+				 !strcmp(cpu.vendor, "AuthenticAMD")
+			 ? "npt"
+			 : "ept");
+	if (r->need_guest && resolve_guest_files(r) < 0)
+		return -EINVAL;
+	r->wl_env = workload_env_new(&r->cfg.wl);
+	return make_rundir(r, out) < 0 ? -EINVAL : 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -318,13 +367,12 @@ int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct host_opts hopts = { 0 };
-	struct host_cpu cpu;
 	const char **sets = NULL;
 	struct run r;
 	size_t nsets = 0;
 	const char *out = NULL, *resume = NULL, *config_path;
 	json_t *old = NULL;
-	bool force = false, need_bare = false;
+	bool force = false;
 	char *jpath = NULL;
 	struct sigaction sa;
 	int ret = EXIT_USAGE, opt, i, failed = 0;
@@ -362,7 +410,6 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	/* Everything that can be checked is checked before the host changes. */
 	if (resume) {
 		if (results_resume_load(resume, &old, &sets, &nsets) < 0)
 			goto out;
@@ -375,41 +422,7 @@ int cmd_run(int argc, char **argv)
 	}
 	r.sets = sets;
 	r.nsets = nsets;
-	if (config_load(config_path, sets, nsets, &r.cfg) < 0)
-		goto out;
-	r.ncells = matrix_expand(&r.cfg, &r.cells);
-	if (r.ncells < 0)
-		goto out;
-	if (resume && results_resume_check(&r, old, force) < 0)
-		goto out;
-	if (find_bindir(&r) < 0)
-		goto out;
-	for (i = 0; i < r.ncells; i++) {
-		r.need_guest |= r.cells[i].where == WHERE_GUEST;
-		need_bare |= r.cells[i].where == WHERE_BARE;
-	}
-	if (need_bare && check_host_packages(&r) < 0)
-		goto out;
-	r.accel = host_accel_decide("", r.accel_why, sizeof(r.accel_why));
-	if (!strcmp(r.cfg.accel, "kvm") && strcmp(r.accel, "kvm")) {
-		fprintf(stderr, "%s: accel = kvm, but KVM is unusable here: %s\n",
-			r.cfg.path, r.accel_why);
-		goto out;
-	}
-	if (!strcmp(r.cfg.accel, "tcg")) {
-		r.accel = "tcg";
-		snprintf(r.accel_why, sizeof(r.accel_why),
-			 "accel = tcg in the config");
-	}
-	snprintf(r.vendor_paging, sizeof(r.vendor_paging), "%s",
-		 host_cpu_read("", &cpu) == 0 &&
-				 !strcmp(cpu.vendor, "AuthenticAMD")
-			 ? "npt"
-			 : "ept");
-	if (r.need_guest && resolve_guest_files(&r) < 0)
-		goto out;
-	r.wl_env = workload_env_new(&r.cfg.wl);
-	if (make_rundir(&r, out) < 0)
+	if (run_prepare(&r, config_path, old, force, out) < 0)
 		goto out;
 
 	ret = 1;
