@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Domain XML, built with libxml2's writer: no string pasting, all escaped. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <libxml/xmlwriter.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,65 @@ static int end(xmlTextWriterPtr w)
 	return xmlTextWriterEndElement(w);
 }
 
+/* Whether FEATURES is a list of +name / -name with CPU feature names. */
+static bool cpu_features_valid(const char *features)
+{
+	const char *p = features;
+
+	while (*p) {
+		size_t n;
+
+		p += strspn(p, " ,");
+		if (!*p)
+			break;
+		if (*p != '+' && *p != '-')
+			return false;
+		p++;
+		n = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_.-");
+		if (!n || (p[n] && !strchr(" ,", p[n])))
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+/*
+ * <cpu>: the host's CPU under KVM (as in the seed's setup), QEMU's default
+ * under TCG unless features are asked for; then the features.
+ */
+static int cpu_elem(xmlTextWriterPtr w, const struct vm_spec *s)
+{
+	const char *p = s->cpu_features ? s->cpu_features : "";
+	bool kvm = !strcmp(s->type, "kvm");
+	char name[64];
+
+	if (!kvm && !p[strspn(p, " ,")])
+		return 0;
+	if (start(w, "cpu") < 0)
+		return -1;
+	if (kvm) {
+		if (attr(w, "mode", "host-passthrough") < 0)
+			return -1;
+	} else if (attr(w, "mode", "custom") < 0 ||
+		   attr(w, "match", "exact") < 0 || start(w, "model") < 0 ||
+		   attr(w, "fallback", "forbid") < 0 ||
+		   xmlTextWriterWriteString(w, BAD_CAST "qemu64") < 0 ||
+		   end(w) < 0) {
+		return -1;
+	}
+	while (*(p += strspn(p, " ,"))) {
+		size_t n = strcspn(p + 1, " ,");
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, p + 1);
+		if (start(w, "feature") < 0 ||
+		    attr(w, "policy", *p == '+' ? "require" : "disable") < 0 ||
+		    attr(w, "name", name) < 0 || end(w) < 0)
+			return -1;
+		p += n + 1;
+	}
+	return end(w);
+}
+
 char *vm_domain_xml_new(const struct vm_spec *s)
 {
 	xmlTextWriterPtr w = NULL;
@@ -48,6 +109,11 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	}
 	if (strcmp(s->type, "kvm") && strcmp(s->type, "qemu")) {
 		err("unknown domain type '%s'", s->type);
+		return NULL;
+	}
+	if (s->cpu_features && !cpu_features_valid(s->cpu_features)) {
+		err("bad CPU features '%s' (want +name or -name, e.g. +pdpe1gb)",
+		    s->cpu_features);
 		return NULL;
 	}
 	if (s->backing && !strcmp(s->backing, "hugetlb-2M"))
@@ -97,12 +163,7 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	W(elem_text(w, "initrd", s->initrd));
 	W(elem_text(w, "cmdline", s->cmdline));
 	W(end(w));
-	if (!strcmp(s->type, "kvm")) {
-		/* The guest sees the host CPU, as in the seed's setup. */
-		W(start(w, "cpu"));
-		W(attr(w, "mode", "host-passthrough"));
-		W(end(w));
-	}
+	W(cpu_elem(w, s));
 	W(elem_text(w, "on_poweroff", "destroy"));
 	W(elem_text(w, "on_reboot", "destroy"));
 	W(elem_text(w, "on_crash", "destroy"));

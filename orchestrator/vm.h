@@ -58,6 +58,13 @@ struct vm_spec {
 	const char *disk;	/* a qcow2 as /dev/vda (virtio), or NULL */
 	/* "thp" (ordinary anonymous memory), "hugetlb-2M", "hugetlb-1G" */
 	const char *backing;
+	/*
+	 * CPU features to add or remove ("+pdpe1gb -la57", blank or comma
+	 * separated; NULL or "": none) on top of the CPU the guest gets
+	 * anyway: the host's (host-passthrough) under KVM, QEMU's qemu64
+	 * under TCG.
+	 */
+	const char *cpu_features;
 };
 
 /*
