@@ -120,6 +120,13 @@ char *fmt_matrix_entry(char *buf, size_t len, const struct report *r, long cell)
 	return buf;
 }
 
+const char *fmt_row_value(const struct report_matrix *m, size_t row, size_t k)
+{
+	const char *v = m->row_val[row * m->nrow_axes + k];
+
+	return *v ? v : "-";
+}
+
 const char *fmt_better(const struct report *r)
 {
 	return r->higher_better ? "higher is better" : "lower is better";

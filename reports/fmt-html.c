@@ -200,8 +200,12 @@ static void html_matrix_table(const struct report *r, FILE *out)
 
 	fprintf(out, "<h2>Slowdown matrix</h2>\n<p>vs ");
 	esc(out, r->cells[r->baseline].label);
-	fprintf(out, "; * Welch p &lt; 0.05</p>\n<table>\n<tr><th>guest THP"
-		     "</th><th>host THP</th>");
+	fprintf(out, "; * Welch p &lt; 0.05</p>\n<table>\n<tr>");
+	for (col = 0; col < m->nrow_axes; col++) {
+		fprintf(out, "<th>");
+		esc(out, report_axis_heading(&r->axes[m->row_axes[col]]));
+		fprintf(out, "</th>");
+	}
 	for (col = 0; col < m->ncols; col++) {
 		fprintf(out, "<th>");
 		esc(out, m->cols[col]);
@@ -209,9 +213,12 @@ static void html_matrix_table(const struct report *r, FILE *out)
 	}
 	fprintf(out, "</tr>\n");
 	for (row = 0; row < m->nrows; row++) {
-		fprintf(out, "<tr><td>%s</td><td>%s</td>",
-			*m->row_guest_thp[row] ? m->row_guest_thp[row] : "-",
-			m->row_host_thp[row]);
+		fprintf(out, "<tr>");
+		for (col = 0; col < m->nrow_axes; col++) {
+			fprintf(out, "<td>");
+			esc(out, fmt_row_value(m, row, col));
+			fprintf(out, "</td>");
+		}
 		for (col = 0; col < m->ncols; col++)
 			fprintf(
 			    out, "<td>%s</td>",
@@ -245,21 +252,69 @@ static double delta_scale(const struct report *r)
 	return scale;
 }
 
+/* The default rows: the legacy heading "guest / host THP". */
+static bool default_rows(const struct report *r)
+{
+	const struct report_matrix *m = &r->matrix;
+
+	return m->nrow_axes == 2 &&
+	       !strcmp(r->axes[m->row_axes[0]].name, "guest-thp") &&
+	       !strcmp(r->axes[m->row_axes[1]].name, "host-thp");
+}
+
+static void heat_rect(const struct report *r, size_t i, size_t cpos,
+		      size_t first, size_t span, double scale, FILE *out)
+{
+	const struct report_cell *c = &r->cells[i];
+	char fill[FMT_BUF], entry[FMT_BUF];
+	double x = HM_LABEL_W + cpos * HM_COL_W;
+	double y = HM_HEAD_H + first * HM_ROW_H;
+
+	if (!c->nok)
+		snprintf(fill, sizeof(fill), "#d9d9d9");
+	else if (c->is_baseline || !c->vs_base.valid)
+		snprintf(fill, sizeof(fill), "#dce6f2");
+	else
+		heat_color(fill, sizeof(fill), c->vs_base.delta, scale);
+	fmt_matrix_entry(entry, sizeof(entry), r, (long)i);
+	fprintf(out, "<rect class=\"cell\" data-id=\"");
+	esc(out, c->id);
+	fprintf(out,
+		"\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		"height=\"%.1f\" fill=\"%s\"><title>",
+		x + 1, y + 1, HM_COL_W - 2, span * HM_ROW_H - 2, fill);
+	esc(out, c->label);
+	fprintf(out, ": %s", entry);
+	if (!c->nok && c->reason) {
+		fprintf(out, ": ");
+		esc(out, c->reason);
+	}
+	fprintf(out,
+		"</title></rect>\n<text x=\"%.1f\" y=\"%.1f\" "
+		"text-anchor=\"middle\">%s</text>\n",
+		x + HM_COL_W / 2, y + span * HM_ROW_H / 2 + 4, entry);
+}
+
 static void html_heatmap(const struct report *r, FILE *out)
 {
 	const struct report_matrix *m = &r->matrix;
 	double scale = delta_scale(r);
 	double w = HM_LABEL_W + m->ncols * HM_COL_W + 10;
 	double h = HM_HEAD_H + m->nrows * HM_ROW_H + 10;
-	char fill[FMT_BUF], entry[FMT_BUF];
 	size_t row, col, i;
 
 	fprintf(out,
 		"<h2>Heatmap</h2>\n<svg class=\"heatmap\" width=\"%.0f\" "
 		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
 		w, h, w, h);
-	fprintf(out, "<text x=\"4\" y=\"20\" class=\"hd\">guest / host "
-		     "THP</text>\n");
+	fprintf(out, "<text x=\"4\" y=\"20\" class=\"hd\">");
+	if (default_rows(r))
+		fprintf(out, "guest / host THP");
+	for (col = 0; !default_rows(r) && col < m->nrow_axes; col++) {
+		fprintf(out, "%s", col ? " / " : "");
+		esc(out, r->axes[m->row_axes[col]].name);
+	}
+	fprintf(out, "</text>\n");
 	for (col = 0; col < m->ncols; col++) {
 		fprintf(out,
 			"<text x=\"%.1f\" y=\"20\" class=\"hd\" "
@@ -271,52 +326,29 @@ static void html_heatmap(const struct report *r, FILE *out)
 	for (row = 0; row < m->nrows; row++) {
 		fprintf(out, "<text x=\"4\" y=\"%.1f\">",
 			HM_HEAD_H + (row + 0.5) * HM_ROW_H + 4);
-		esc(out, *m->row_guest_thp[row] ? m->row_guest_thp[row] : "-");
-		fprintf(out, " / ");
-		esc(out, m->row_host_thp[row]);
+		for (col = 0; col < m->nrow_axes; col++) {
+			fprintf(out, "%s", col ? " / " : "");
+			esc(out, fmt_row_value(m, row, col));
+		}
 		fprintf(out, "</text>\n");
 	}
-	for (i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-		size_t first = 0, span = 0;
-		long cpos = -1;
-		double x, y;
+	/* One rectangle per cell and run of adjacent rows it fills. */
+	for (i = 0; i < r->ncells; i++)
+		for (col = 0; col < m->ncols; col++)
+			for (row = 0; row < m->nrows; row++) {
+				size_t span = 0;
 
-		for (row = 0; row < m->nrows; row++)
-			for (col = 0; col < m->ncols; col++)
-				if (m->slot[row * m->ncols + col] == (long)i) {
-					if (!span++)
-						first = row;
-					cpos = (long)col;
-				}
-		if (cpos < 0)
-			continue;
-		x = HM_LABEL_W + cpos * HM_COL_W;
-		y = HM_HEAD_H + first * HM_ROW_H;
-		if (!c->nok)
-			snprintf(fill, sizeof(fill), "#d9d9d9");
-		else if (c->is_baseline || !c->vs_base.valid)
-			snprintf(fill, sizeof(fill), "#dce6f2");
-		else
-			heat_color(fill, sizeof(fill), c->vs_base.delta, scale);
-		fmt_matrix_entry(entry, sizeof(entry), r, (long)i);
-		fprintf(out, "<rect class=\"cell\" data-id=\"");
-		esc(out, c->id);
-		fprintf(out,
-			"\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			"height=\"%.1f\" fill=\"%s\"><title>",
-			x + 1, y + 1, HM_COL_W - 2, span * HM_ROW_H - 2, fill);
-		esc(out, c->label);
-		fprintf(out, ": %s", entry);
-		if (!c->nok && c->reason) {
-			fprintf(out, ": ");
-			esc(out, c->reason);
-		}
-		fprintf(out,
-			"</title></rect>\n<text x=\"%.1f\" y=\"%.1f\" "
-			"text-anchor=\"middle\">%s</text>\n",
-			x + HM_COL_W / 2, y + span * HM_ROW_H / 2 + 4, entry);
-	}
+				if (m->slot[row * m->ncols + col] != (long)i ||
+				    (row &&
+				     m->slot[(row - 1) * m->ncols + col] ==
+					 (long)i))
+					continue;
+				while (row + span < m->nrows &&
+				       m->slot[(row + span) * m->ncols + col] ==
+					   (long)i)
+					span++;
+				heat_rect(r, i, col, row, span, scale, out);
+			}
 	fprintf(out, "</svg>\n");
 }
 

@@ -146,17 +146,31 @@ static void md_matrix(const struct report *r, FILE *out)
 
 	fprintf(out, "\n## Slowdown matrix (vs %s; * p < 0.05)\n\n",
 		r->cells[r->baseline].label);
-	fprintf(out, "| guest THP | host THP |");
-	for (col = 0; col < m->ncols; col++)
-		fprintf(out, " %s |", m->cols[col]);
-	fprintf(out, "\n|---|---|");
+	fprintf(out, "|");
+	for (col = 0; col < m->nrow_axes; col++) {
+		fprintf(out, " ");
+		fmt_md_escape(out,
+			      report_axis_heading(&r->axes[m->row_axes[col]]));
+		fprintf(out, " |");
+	}
+	for (col = 0; col < m->ncols; col++) {
+		fprintf(out, " ");
+		fmt_md_escape(out, m->cols[col]);
+		fprintf(out, " |");
+	}
+	fprintf(out, "\n|");
+	for (col = 0; col < m->nrow_axes; col++)
+		fprintf(out, "---|");
 	for (col = 0; col < m->ncols; col++)
 		fprintf(out, "---:|");
 	fprintf(out, "\n");
 	for (row = 0; row < m->nrows; row++) {
-		fprintf(out, "| %s | %s |",
-			*m->row_guest_thp[row] ? m->row_guest_thp[row] : "-",
-			m->row_host_thp[row]);
+		fprintf(out, "|");
+		for (col = 0; col < m->nrow_axes; col++) {
+			fprintf(out, " ");
+			fmt_md_escape(out, fmt_row_value(m, row, col));
+			fprintf(out, " |");
+		}
 		for (col = 0; col < m->ncols; col++)
 			fprintf(
 			    out, " %s |",

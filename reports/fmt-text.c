@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -155,47 +156,45 @@ static void text_series(const struct report_cell *c, FILE *out)
 static void text_matrix(const struct report *r, FILE *out)
 {
 	const struct report_matrix *m = &r->matrix;
-	size_t w[64], ncol = m->ncols + 2, row, col;
+	size_t nl = m->nrow_axes, ncol = nl + m->ncols, row, col;
+	size_t *w = xcalloc(ncol + 1, sizeof(*w));
 	char buf[FMT_BUF];
 
-	if (ncol > ARRAY_SIZE(w))
-		ncol = ARRAY_SIZE(w);
-	w[0] = strlen("guest THP");
-	w[1] = strlen("host THP");
-	for (col = 2; col < ncol; col++)
-		w[col] = strlen(m->cols[col - 2]);
+	for (col = 0; col < nl; col++)
+		w[col] = strlen(report_axis_heading(&r->axes[m->row_axes[col]]));
+	for (col = nl; col < ncol; col++)
+		w[col] = strlen(m->cols[col - nl]);
 	for (row = 0; row < m->nrows; row++) {
-		w[0] = w[0] > strlen(m->row_guest_thp[row])
-			   ? w[0]
-			   : strlen(m->row_guest_thp[row]);
-		w[1] = w[1] > strlen(m->row_host_thp[row])
-			   ? w[1]
-			   : strlen(m->row_host_thp[row]);
-		for (col = 2; col < ncol; col++) {
+		for (col = 0; col < nl; col++)
+			if (strlen(fmt_row_value(m, row, col)) > w[col])
+				w[col] = strlen(fmt_row_value(m, row, col));
+		for (col = nl; col < ncol; col++) {
 			fmt_matrix_entry(buf, sizeof(buf), r,
-					 m->slot[row * m->ncols + col - 2]);
+					 m->slot[row * m->ncols + col - nl]);
 			if (strlen(buf) > w[col])
 				w[col] = strlen(buf);
 		}
 	}
 	fprintf(out, "\nSlowdown vs %s (* significant, p < 0.05):\n\n",
 		r->cells[r->baseline].label);
-	fprintf(out, " %-*s  %-*s", (int)w[0], "guest THP", (int)w[1],
-		"host THP");
-	for (col = 2; col < ncol; col++)
-		fprintf(out, "  %*s", (int)w[col], m->cols[col - 2]);
+	for (col = 0; col < nl; col++)
+		fprintf(out, "%s%-*s", col ? "  " : " ", (int)w[col],
+			report_axis_heading(&r->axes[m->row_axes[col]]));
+	for (col = nl; col < ncol; col++)
+		fprintf(out, "  %*s", (int)w[col], m->cols[col - nl]);
 	fprintf(out, "\n");
 	for (row = 0; row < m->nrows; row++) {
-		fprintf(out, " %-*s  %-*s", (int)w[0],
-			*m->row_guest_thp[row] ? m->row_guest_thp[row] : "-",
-			(int)w[1], m->row_host_thp[row]);
-		for (col = 2; col < ncol; col++)
+		for (col = 0; col < nl; col++)
+			fprintf(out, "%s%-*s", col ? "  " : " ", (int)w[col],
+				fmt_row_value(m, row, col));
+		for (col = nl; col < ncol; col++)
 			fprintf(out, "  %*s", (int)w[col],
 				fmt_matrix_entry(
 				    buf, sizeof(buf), r,
-				    m->slot[row * m->ncols + col - 2]));
+				    m->slot[row * m->ncols + col - nl]));
 		fprintf(out, "\n");
 	}
+	free(w);
 }
 
 static int text_render(const struct report *r, FILE *out)

@@ -70,6 +70,8 @@ const char *fmt_reason(const struct report_cell *c);
 /* A matrix entry: "baseline", "12.71%*", "skipped", "failed", "n/a". */
 char *fmt_matrix_entry(char *buf, size_t len, const struct report *r,
 		       long cell);
+/* Matrix row ROW's value of its K-th row axis, "-" for none. */
+const char *fmt_row_value(const struct report_matrix *m, size_t row, size_t k);
 /* "lower is better" / "higher is better". */
 const char *fmt_better(const struct report *r);
 /* Write S escaped for HTML text and attributes. */
