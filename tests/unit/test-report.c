@@ -116,9 +116,11 @@ static void test_matrix(void **state)
 	assert_int_equal(m->ncols, 3);
 	assert_int_equal(m->nrows, 2);
 	assert_string_equal(m->cols[0], "bare metal");
-	assert_string_equal(m->row_guest_thp[0], "never");
-	assert_string_equal(m->row_host_thp[1], "never");
-	assert_string_equal(m->row_guest_thp[1], "");
+	assert_int_equal(m->nrow_axes, 2);
+	assert_string_equal(r->axes[m->row_axes[0]].name, "guest-thp");
+	assert_string_equal(m->row_val[0 * 2 + 0], "never");
+	assert_string_equal(m->row_val[1 * 2 + 1], "never");
+	assert_string_equal(m->row_val[1 * 2 + 0], "");
 	assert_int_equal(m->slot[0 * 3 + 0], 0);
 	assert_int_equal(m->slot[0 * 3 + 1], 2);
 	assert_int_equal(m->slot[0 * 3 + 2], 3);
