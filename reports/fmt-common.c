@@ -120,6 +120,33 @@ char *fmt_matrix_entry(char *buf, size_t len, const struct report *r, long cell)
 	return buf;
 }
 
+char *fmt_scaling_entry(char *buf, size_t len, const struct report *r,
+			long cell)
+{
+	const struct report_cell *c;
+	char pct[FMT_BUF], hw[FMT_BUF];
+
+	if (cell < 0 || !r->cells[cell].nok || r->cells[cell].is_baseline ||
+	    !r->cells[cell].vs_base.valid)
+		return fmt_matrix_entry(buf, len, r, cell);
+	c = &r->cells[cell];
+	snprintf(buf, len, "%s %s%s",
+		 fmt_pct(pct, sizeof(pct), c->vs_base.delta),
+		 fmt_halfwidth(hw, sizeof(hw), &c->vs_base),
+		 c->vs_base.significant ? "*" : "");
+	return buf;
+}
+
+long fmt_scaling_cell(const struct report_scaling_line *l, const char *value)
+{
+	size_t k;
+
+	for (k = 0; k < l->npoints; k++)
+		if (!strcmp(l->points[k].value, value))
+			return l->points[k].cell;
+	return -1;
+}
+
 const char *fmt_row_value(const struct report_matrix *m, size_t row, size_t k)
 {
 	const char *v = m->row_val[row * m->nrow_axes + k];

@@ -180,6 +180,38 @@ static void md_matrix(const struct report *r, FILE *out)
 	}
 }
 
+static void md_scaling(const struct report *r, const struct report_scaling *s,
+		       FILE *out)
+{
+	const struct report_axis *a = &r->axes[s->axis];
+	char buf[FMT_BUF];
+	size_t j, k;
+
+	fprintf(out, "\n## Slowdown against %s (vs %s; ± half the 95%% "
+		     "interval; * p < 0.05)\n\n| line |",
+		a->name, r->cells[r->baseline].label);
+	for (k = 0; k < a->nvalues; k++) {
+		fprintf(out, " %s=", a->name);
+		fmt_md_escape(out, a->values[k]);
+		fprintf(out, " |");
+	}
+	fprintf(out, "\n|---|");
+	for (k = 0; k < a->nvalues; k++)
+		fprintf(out, "---:|");
+	fprintf(out, "\n");
+	for (j = 0; j < s->nlines; j++) {
+		fprintf(out, "| ");
+		fmt_md_escape(out, s->lines[j].label);
+		fprintf(out, " |");
+		for (k = 0; k < a->nvalues; k++)
+			fprintf(out, " %s |",
+				fmt_scaling_entry(buf, sizeof(buf), r,
+						  fmt_scaling_cell(&s->lines[j],
+								   a->values[k])));
+		fprintf(out, "\n");
+	}
+}
+
 static int md_render(const struct report *r, FILE *out)
 {
 	char buf[FMT_BUF];
@@ -190,6 +222,8 @@ static int md_render(const struct report *r, FILE *out)
 	md_counters(r, out);
 	md_series(r, out);
 	md_matrix(r, out);
+	for (i = 0; i < r->nscaling; i++)
+		md_scaling(r, &r->scaling[i], out);
 	fprintf(out,
 		"\nGeometric mean of (1 + slowdown) over %zu cells: "
 		"slowdown **%s**.\n",

@@ -197,6 +197,71 @@ static void text_matrix(const struct report *r, FILE *out)
 	free(w);
 }
 
+/* Characters, not bytes, of UTF-8 S ("±" is two bytes, one column). */
+static size_t cols(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* S right-aligned in W columns, after two blanks. */
+static void right(FILE *out, const char *s, size_t w)
+{
+	size_t n = cols(s);
+
+	fprintf(out, "  %*s%s", (int)(w > n ? w - n : 0), "", s);
+}
+
+/* Per numeric axis: one row per line, one column per value. */
+static void text_scaling(const struct report *r,
+			 const struct report_scaling *s, FILE *out)
+{
+	const struct report_axis *a = &r->axes[s->axis];
+	size_t *w = xcalloc(a->nvalues + 1, sizeof(*w)), j, k;
+	char buf[FMT_BUF], head[FMT_BUF];
+
+	w[0] = strlen("line");
+	for (j = 0; j < s->nlines; j++)
+		if (cols(s->lines[j].label) > w[0])
+			w[0] = cols(s->lines[j].label);
+	for (k = 0; k < a->nvalues; k++) {
+		snprintf(head, sizeof(head), "%s=%s", a->name, a->values[k]);
+		w[k + 1] = cols(head);
+		for (j = 0; j < s->nlines; j++) {
+			fmt_scaling_entry(
+			    buf, sizeof(buf), r,
+			    fmt_scaling_cell(&s->lines[j], a->values[k]));
+			if (cols(buf) > w[k + 1])
+				w[k + 1] = cols(buf);
+		}
+	}
+	fprintf(out,
+		"\nSlowdown against %s (vs %s; ± half the 95%% interval, "
+		"* p < 0.05):\n\n",
+		a->name, r->cells[r->baseline].label);
+	fprintf(out, " %-*s", (int)w[0], "line");
+	for (k = 0; k < a->nvalues; k++) {
+		snprintf(head, sizeof(head), "%s=%s", a->name, a->values[k]);
+		right(out, head, w[k + 1]);
+	}
+	fprintf(out, "\n");
+	for (j = 0; j < s->nlines; j++) {
+		fprintf(out, " %s%*s", s->lines[j].label,
+			(int)(w[0] - cols(s->lines[j].label)), "");
+		for (k = 0; k < a->nvalues; k++)
+			right(out,
+			      fmt_scaling_entry(
+				  buf, sizeof(buf), r,
+				  fmt_scaling_cell(&s->lines[j], a->values[k])),
+			      w[k + 1]);
+		fprintf(out, "\n");
+	}
+	free(w);
+}
+
 static int text_render(const struct report *r, FILE *out)
 {
 	char buf[FMT_BUF];
@@ -208,6 +273,8 @@ static int text_render(const struct report *r, FILE *out)
 		text_series(&r->cells[i], out);
 	}
 	text_matrix(r, out);
+	for (i = 0; i < r->nscaling; i++)
+		text_scaling(r, &r->scaling[i], out);
 	fprintf(out,
 		"\ngeometric mean of (1 + slowdown) over %zu cells: "
 		"slowdown %s\n",

@@ -70,6 +70,14 @@ const char *fmt_reason(const struct report_cell *c);
 /* A matrix entry: "baseline", "12.71%*", "skipped", "failed", "n/a". */
 char *fmt_matrix_entry(char *buf, size_t len, const struct report *r,
 		       long cell);
+/*
+ * A scaling point: the matrix entry with the interval's half-width,
+ * "273.04% ±3.05%*", or "baseline", "failed", "-" (CELL < 0).
+ */
+char *fmt_scaling_entry(char *buf, size_t len, const struct report *r,
+			long cell);
+/* The cell of line L at the axis value VALUE, or -1. */
+long fmt_scaling_cell(const struct report_scaling_line *l, const char *value);
 /* Matrix row ROW's value of its K-th row axis, "-" for none. */
 const char *fmt_row_value(const struct report_matrix *m, size_t row, size_t k);
 /* "lower is better" / "higher is better". */
