@@ -372,7 +372,7 @@ static void html_heatmap(const struct report *r, FILE *out)
 
 static void html_bars(const struct report *r, FILE *out)
 {
-	double lo = 0, hi = 0, x0, span;
+	double lo = 0, hi = 0, x0, span, lw = BAR_LABEL_W;
 	size_t i, n = 0, k = 0;
 	char buf[FMT_BUF], iv[FMT_BUF];
 
@@ -382,6 +382,8 @@ static void html_bars(const struct report *r, FILE *out)
 		if (!d->valid)
 			continue;
 		n++;
+		/* Labels with more axes need more room (~6.8 px a character). */
+		lw = fmax(lw, 6.8 * strlen(r->cells[i].label) + 12);
 		lo = fmin(lo, d->bounded ? d->lo : d->delta);
 		hi = fmax(hi, d->bounded ? d->hi : d->delta);
 	}
@@ -394,13 +396,13 @@ static void html_bars(const struct report *r, FILE *out)
 	lo -= span * 0.05;
 	hi += span * 0.05;
 	span = hi - lo;
-#define BX(v) (BAR_LABEL_W + ((v)-lo) / span * BAR_W)
+#define BX(v) (lw + ((v)-lo) / span * BAR_W)
 	x0 = BX(0);
 	fprintf(out,
 		"<svg class=\"bars\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
-		BAR_LABEL_W + BAR_W + 90, n * BAR_H + 30,
-		BAR_LABEL_W + BAR_W + 90, n * BAR_H + 30);
+		lw + BAR_W + 90, n * BAR_H + 30,
+		lw + BAR_W + 90, n * BAR_H + 30);
 	fprintf(out,
 		"<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.1f\" "
 		"class=\"axis\"/>\n",
@@ -428,7 +430,7 @@ static void html_bars(const struct report *r, FILE *out)
 		fprintf(out,
 			"<text x=\"%.1f\" y=\"%.1f\" "
 			"text-anchor=\"end\">",
-			BAR_LABEL_W - 6, y + 16);
+			lw - 6, y + 16);
 		esc(out, c->label);
 		fprintf(out,
 			"</text>\n<rect x=\"%.1f\" y=\"%.1f\" "
@@ -445,7 +447,7 @@ static void html_bars(const struct report *r, FILE *out)
 		fprintf(out,
 			"<text x=\"%.1f\" y=\"%.1f\">%s%s%s</text>"
 			"</g>\n",
-			BAR_LABEL_W + BAR_W + 6, y + 16, buf,
+			lw + BAR_W + 6, y + 16, buf,
 			d->significant ? "*" : "",
 			d->bounded ? "" : " (unbounded)");
 	}
