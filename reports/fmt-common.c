@@ -2,7 +2,10 @@
 #include "format.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 char *fmt_num(char *buf, size_t len, double x)
 {
@@ -145,6 +148,30 @@ long fmt_scaling_cell(const struct report_scaling_line *l, const char *value)
 		if (!strcmp(l->points[k].value, value))
 			return l->points[k].cell;
 	return -1;
+}
+
+char *fmt_axes_new(const struct report *r)
+{
+	char *s, *t;
+	size_t i, k;
+
+	if (r->axes_derived)
+		return NULL;
+	s = xstrdup("");
+	for (i = 0; i < r->naxes; i++) {
+		const struct report_axis *a = &r->axes[i];
+
+		t = xasprintf("%s%s%s=", s, i ? ", " : "", a->name);
+		free(s);
+		s = t;
+		for (k = 0; k < a->nvalues; k++) {
+			t = xasprintf("%s%s%s", s, k ? "|" : "",
+				      *a->values[k] ? a->values[k] : "\"\"");
+			free(s);
+			s = t;
+		}
+	}
+	return s;
 }
 
 const char *fmt_row_value(const struct report_matrix *m, size_t row, size_t k)

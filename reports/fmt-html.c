@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -43,7 +44,7 @@ static void kv(FILE *out, const char *k, const char *v)
 
 static void html_meta(const struct report *r, FILE *out)
 {
-	char buf[FMT_BUF];
+	char buf[FMT_BUF], *axes;
 	const char *k;
 	json_t *v;
 
@@ -66,6 +67,10 @@ static void html_meta(const struct report *r, FILE *out)
 		fprintf(out, "</td></tr>\n");
 	}
 	kv(out, "baseline", r->baseline_id);
+	if ((axes = fmt_axes_new(r))) {
+		kv(out, "axes", axes);
+		free(axes);
+	}
 	kv(out, "host", r->hostname);
 	kv(out, "kernel", r->kernel);
 	kv(out, "cpu", r->cpu_model);

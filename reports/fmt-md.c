@@ -4,10 +4,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void md_header(const struct report *r, FILE *out)
 {
+	char *axes;
+
 	fprintf(out, "# vmtax report: run '");
 	fmt_md_escape(out, r->run_name);
 	fprintf(out, "' (%s)\n\n", r->run_status);
@@ -20,6 +23,12 @@ static void md_header(const struct report *r, FILE *out)
 		fmt_better(r));
 	fprintf(out, "- baseline: %s (`%s`)\n", r->cells[r->baseline].label,
 		r->baseline_id);
+	if ((axes = fmt_axes_new(r))) {
+		fprintf(out, "- axes: ");
+		fmt_md_escape(out, axes);
+		fprintf(out, "\n");
+		free(axes);
+	}
 	fprintf(out, "- host: %s, kernel %s, %s, %ld cpus, accel %s\n",
 		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
 		r->cpu_model ? r->cpu_model : "?", r->cpus,

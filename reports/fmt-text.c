@@ -11,6 +11,7 @@
 
 static void text_header(const struct report *r, FILE *out)
 {
+	char *axes;
 	const char *k;
 	json_t *v;
 	bool first = true;
@@ -31,6 +32,10 @@ static void text_header(const struct report *r, FILE *out)
 			first = false;
 		}
 		fprintf(out, "\n");
+	}
+	if ((axes = fmt_axes_new(r))) {
+		fprintf(out, "axes: %s\n", axes);
+		free(axes);
 	}
 	fprintf(out, "host: %s, kernel %s, %s, %ld cpus, %.1f GiB, accel %s",
 		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",

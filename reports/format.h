@@ -78,6 +78,12 @@ char *fmt_scaling_entry(char *buf, size_t len, const struct report *r,
 			long cell);
 /* The cell of line L at the axis value VALUE, or -1. */
 long fmt_scaling_cell(const struct report_scaling_line *l, const char *value);
+/*
+ * The run's axes for a header, "where=bare-metal|guest, vcpus=1|2|4"
+ * (owned), or NULL for a file without axes of its own (its header stays as
+ * it was).
+ */
+char *fmt_axes_new(const struct report *r);
 /* Matrix row ROW's value of its K-th row axis, "-" for none. */
 const char *fmt_row_value(const struct report_matrix *m, size_t row, size_t k);
 /* "lower is better" / "higher is better". */

@@ -91,6 +91,12 @@ VCPUS="$TOP/tests/fixtures/results-vcpus.json"
 KERNELS="$TOP/tests/fixtures/results-kernels.json"
 export VCPUS KERNELS
 
+test_expect_success 'vcpus: the header lists the axes, older runs have no such line' '
+	grep -q "^axes: where=bare-metal|guest, host-thp=always|never, guest-thp=always|never, vcpus=1|2|4$" "$TOP/tests/golden/vcpus.txt" &&
+	grep -q "^- axes: where=bare-metal\\\\|guest, " "$TOP/tests/golden/vcpus.md" &&
+	! grep -q "^axes:" "$TOP/tests/golden/demo.txt"
+'
+
 test_expect_success 'vcpus: an axis beyond THP is folded into the matrix rows' '
 	grep -q "^ guest THP  host THP  vcpus  bare metal    EPT on$" "$TOP/tests/golden/vcpus.txt" &&
 	grep -q "^ never      never     4          2.29%\*    failed$" "$TOP/tests/golden/vcpus.txt" &&
