@@ -7,6 +7,12 @@
 
 #include "util.h"
 
+const char *const fmt_colors[] = {
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+    "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
+};
+const size_t fmt_ncolors = ARRAY_SIZE(fmt_colors);
+
 char *fmt_num(char *buf, size_t len, double x)
 {
 	if (isnan(x))

@@ -6,7 +6,8 @@
  * cell (a bare-metal cell spans the guest rows of its host THP); the bar
  * chart one <g class="bar" data-id=ID> per cell with a slowdown; the series
  * chart, drawn only when some cell has a series, one <polyline
- * class="series" data-id=ID> per such cell (x on a log2 axis).
+ * class="series" data-id=ID> per such cell (x on a log2 axis); the scaling
+ * chart of each numeric axis is in fmt-html-scaling.c.
  */
 #include "format.h"
 
@@ -460,10 +461,6 @@ static void html_bars(const struct report *r, FILE *out)
 	fprintf(out, "</svg>\n");
 }
 
-static const char *const series_colors[] = {
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
-    "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
-};
 
 /* One line per cell with a series: log2 x, linear y from 0. */
 static void html_series(const struct report *r, FILE *out)
@@ -519,7 +516,7 @@ static void html_series(const struct report *r, FILE *out)
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 		const char *color =
-		    series_colors[n % ARRAY_SIZE(series_colors)];
+		    fmt_colors[n % fmt_ncolors];
 
 		if (!c->series.npoints)
 			continue;
@@ -545,226 +542,6 @@ static void html_series(const struct report *r, FILE *out)
 	}
 #undef SX
 #undef SY
-	fprintf(out, "</svg>\n");
-}
-
-/* A round tick step, 1, 2 or 5 times a power of ten, near SPAN / 5. */
-static double nice_step(double span)
-{
-	double raw = span / 5, p = pow(10, floor(log10(raw))), f = raw / p;
-
-	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
-}
-
-/* A y tick in percent with as many decimals as STEP needs: "150%". */
-static char *tick(char *buf, size_t len, double t, double step)
-{
-	int dec = step >= 0.00999 ? 0 : step >= 0.000999 ? 1 : 2;
-
-	snprintf(buf, len, "%.*f%%", dec, fabs(t) < step / 1000 ? 0 : 100 * t);
-	return buf;
-}
-
-/* Is the axis drawn on a log2 scale (all values > 0, spanning 4x)? */
-static bool scaling_log(const struct report_axis *a)
-{
-	double lo = INFINITY, hi = 0;
-	size_t k;
-
-	for (k = 0; k < a->nvalues; k++) {
-		if (a->numbers[k] <= 0)
-			return false;
-		lo = fmin(lo, a->numbers[k]);
-		hi = fmax(hi, a->numbers[k]);
-	}
-	return hi / lo >= 4;
-}
-
-/* A point's slowdown and interval; false when it has none to draw. */
-static bool scaling_y(const struct report *r, long cell, double *y,
-		      double *lo, double *hi)
-{
-	const struct report_cell *c = &r->cells[cell];
-
-	if (c->is_baseline && c->nok) {
-		*y = *lo = *hi = 0;
-		return true;
-	}
-	if (!c->vs_base.valid)
-		return false;
-	*y = c->vs_base.delta;
-	*lo = c->vs_base.bounded ? c->vs_base.lo : *y;
-	*hi = c->vs_base.bounded ? c->vs_base.hi : *y;
-	return true;
-}
-
-/*
- * Slowdown against a numeric axis: one polyline per line of the model's
- * scaling, a dot with a 95% whisker per point (dodged sideways a little so
- * lines at the same value do not hide each other), x ticks at the axis's
- * values (log2 when they span 4x or more), y in percent from 0.
- */
-static void html_scaling(const struct report *r,
-			 const struct report_scaling *s, FILE *out)
-{
-	const struct report_axis *a = &r->axes[s->axis];
-	double xlo = INFINITY, xhi = -INFINITY, ylo = 0, yhi = 0, y, lo, hi;
-	double step, t, w = SER_LEFT + SER_W + SER_KEY_W;
-	double h = SER_TOP + SER_H + 46;
-	bool lg = scaling_log(a);
-	char buf[FMT_BUF];
-	const char *sep;
-	size_t j, k;
-
-	for (k = 0; k < a->nvalues; k++) {
-		double v = lg ? log2(a->numbers[k]) : a->numbers[k];
-
-		xlo = fmin(xlo, v);
-		xhi = fmax(xhi, v);
-	}
-	for (j = 0; j < s->nlines; j++)
-		for (k = 0; k < s->lines[j].npoints; k++)
-			if (scaling_y(r, s->lines[j].points[k].cell, &y, &lo,
-				      &hi)) {
-				ylo = fmin(ylo, lo);
-				yhi = fmax(yhi, hi);
-			}
-	/* The key is as wide as its longest entry (~7 px a character). */
-	for (j = 0; j < s->nlines; j++) {
-		size_t n = strlen(s->lines[j].label);
-
-		for (k = 0; k < s->lines[j].npoints; k++)
-			if (!scaling_y(r, s->lines[j].points[k].cell, &y, &lo,
-				       &hi))
-				n += strlen(a->name) +
-				     strlen(s->lines[j].points[k].value) +
-				     strlen(r->cells[s->lines[j].points[k].cell]
-						.status) +
-				     4;
-		w = fmax(w, SER_LEFT + SER_W + 44 + 7.0 * n);
-	}
-	if (xhi - xlo <= 0)
-		xhi = xlo + 1;
-	if (yhi - ylo <= 0)
-		yhi = ylo + 0.01;
-	step = nice_step(yhi - ylo);
-	ylo = floor(ylo / step) * step;
-	yhi = ceil(yhi / step) * step;
-#define KX(v)                                                                  \
-	(SER_LEFT + 20 +                                                       \
-	 ((lg ? log2(v) : (v)) - xlo) / (xhi - xlo) * (SER_W - 40))
-#define KY(v) (SER_TOP + SER_H - ((v)-ylo) / (yhi - ylo) * SER_H)
-	fprintf(out, "<h2>Slowdown against ");
-	esc(out, a->name);
-	fprintf(out, " (95%% interval, Fieller; vs ");
-	esc(out, r->cells[r->baseline].label);
-	fprintf(out,
-		")</h2>\n<svg class=\"scaling\" data-axis=\"%s\" "
-		"width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-		"role=\"img\">\n",
-		a->name, w, h, w, h);
-	for (t = ylo; t <= yhi + step / 2; t += step) {
-		fprintf(out,
-			"<line stroke=\"#e4e4e4\" x1=\"%.1f\" y1=\"%.1f\" "
-			"x2=\"%.1f\" y2=\"%.1f\"/>\n<text x=\"%.1f\" "
-			"y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-			SER_LEFT, KY(t), SER_LEFT + SER_W, KY(t), SER_LEFT - 4,
-			KY(t) + 4, tick(buf, sizeof(buf), t, step));
-	}
-	fprintf(out,
-		"<path class=\"axis\" fill=\"none\" d=\"M%.1f %.1fV%.1f"
-		"H%.1f\"/>\n",
-		SER_LEFT, SER_TOP, SER_TOP + SER_H, SER_LEFT + SER_W);
-	if (ylo < 0)
-		fprintf(out,
-			"<line stroke=\"#888\" stroke-dasharray=\"4 3\" x1=\"%.1f\" y1=\"%.1f\" "
-			"x2=\"%.1f\" y2=\"%.1f\"/>\n",
-			SER_LEFT, KY(0), SER_LEFT + SER_W, KY(0));
-	for (k = 0; k < a->nvalues; k++) {
-		fprintf(out,
-			"<text x=\"%.1f\" y=\"%.1f\" "
-			"text-anchor=\"middle\">",
-			KX(a->numbers[k]), SER_TOP + SER_H + 16);
-		esc(out, a->values[k]);
-		fprintf(out, "</text>\n");
-	}
-	fprintf(out,
-		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-		"class=\"hd\">",
-		SER_LEFT + SER_W / 2, SER_TOP + SER_H + 36);
-	esc(out, a->name);
-	fprintf(out, "%s</text>\n", lg ? " (log2 scale)" : "");
-	for (j = 0; j < s->nlines; j++) {
-		const struct report_scaling_line *l = &s->lines[j];
-		const char *color =
-		    series_colors[j % ARRAY_SIZE(series_colors)];
-		double dx = (j - (s->nlines - 1) / 2.0) * 5;
-
-		fprintf(out, "<g class=\"scaling-line\"><polyline "
-			     "class=\"scaling\" fill=\"none\" stroke=\"%s\" "
-			     "stroke-width=\"2\" points=\"",
-			color);
-		for (k = 0, sep = ""; k < l->npoints; k++) {
-			if (!scaling_y(r, l->points[k].cell, &y, &lo, &hi))
-				continue;
-			fprintf(out, "%s%.1f,%.1f", sep,
-				KX(l->points[k].x) + dx, KY(y));
-			sep = " ";
-		}
-		fprintf(out, "\"/>\n");
-		for (k = 0; k < l->npoints; k++) {
-			const struct report_cell *c =
-			    &r->cells[l->points[k].cell];
-			double px = KX(l->points[k].x) + dx;
-
-			if (!scaling_y(r, l->points[k].cell, &y, &lo, &hi))
-				continue;
-			fprintf(out, "<g class=\"point\" data-id=\"");
-			esc(out, c->id);
-			fprintf(out, "\"><title>");
-			esc(out, l->label);
-			fprintf(out, ", ");
-			esc(out, a->name);
-			fprintf(out, "=");
-			esc(out, l->points[k].value);
-			fprintf(out, ": %s</title>",
-				fmt_scaling_entry(buf, sizeof(buf), r,
-						  l->points[k].cell));
-			if (hi > lo)
-				fprintf(out,
-					"<path stroke=\"%s\" stroke-width=\"1.5\" "
-					"fill=\"none\" "
-					"d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1f"
-					"M%.1f %.1fH%.1f\"/>",
-					color, px - 3, KY(lo), px + 3, px,
-					KY(lo), KY(hi), px - 3, KY(hi), px + 3);
-			fprintf(out,
-				"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
-				"fill=\"%s\"/></g>\n",
-				px, KY(y), color);
-		}
-		fprintf(out,
-			"<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" "
-			"height=\"3\" fill=\"%s\"/><text x=\"%.1f\" "
-			"y=\"%.1f\">",
-			SER_LEFT + SER_W + 12, SER_TOP + 8 + 18.0 * j, color,
-			SER_LEFT + SER_W + 32, SER_TOP + 13 + 18.0 * j);
-		esc(out, l->label);
-		/* A point with nothing to draw is said, not silently dropped. */
-		for (k = 0; k < l->npoints; k++) {
-			if (scaling_y(r, l->points[k].cell, &y, &lo, &hi))
-				continue;
-			fprintf(out, "; ");
-			esc(out, a->name);
-			fprintf(out, "=");
-			esc(out, l->points[k].value);
-			fprintf(out, " ");
-			esc(out, r->cells[l->points[k].cell].status);
-		}
-		fprintf(out, "</text></g>\n");
-	}
-#undef KX
-#undef KY
 	fprintf(out, "</svg>\n");
 }
 
@@ -843,7 +620,7 @@ static int html_render(const struct report *r, FILE *out)
 	html_bars(r, out);
 	html_series(r, out);
 	for (i = 0; i < r->nscaling; i++)
-		html_scaling(r, &r->scaling[i], out);
+		fmt_html_scaling(r, &r->scaling[i], out);
 	fprintf(out,
 		"<p>Geometric mean of (1 + slowdown) over %zu cells: "
 		"slowdown <b>%s</b>.</p>\n",

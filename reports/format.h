@@ -88,6 +88,15 @@ char *fmt_axes_new(const struct report *r);
 const char *fmt_row_value(const struct report_matrix *m, size_t row, size_t k);
 /* "lower is better" / "higher is better". */
 const char *fmt_better(const struct report *r);
+/* The line colours of the HTML charts, fmt_ncolors of them. */
+extern const char *const fmt_colors[];
+extern const size_t fmt_ncolors;
+/*
+ * The HTML chart of scaling S (fmt-html-scaling.c): slowdown against the
+ * axis's value, a polyline per line, a dot and interval whisker per point.
+ */
+void fmt_html_scaling(const struct report *r, const struct report_scaling *s,
+		      FILE *out);
 /* Write S escaped for HTML text and attributes. */
 void fmt_html_escape(FILE *out, const char *s);
 /* Write S as one CSV field (quoted when needed); NULL writes nothing. */
