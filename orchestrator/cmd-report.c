@@ -15,14 +15,28 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: vmtax report RUNDIR|results.json [--format FMT] "
-		"[-o FILE]\n\n"
+		"[-o FILE]\n"
+		"                    [--rows AXIS[,AXIS...]] "
+		"[--cols AXIS[,AXIS...]]\n\n"
 		"Render a run's results with statistics: per cell the mean, "
 		"spread and 95%%\n"
 		"interval, the slowdown against the baseline with a Fieller "
 		"95%% interval and\n"
-		"Welch's test (* p < 0.05), the counters, and the slowdown "
-		"matrix.\n\n"
+		"Welch's test (* p < 0.05), the counters, the slowdown "
+		"matrix, and for each\n"
+		"numeric axis (vcpus, memory, ...) the slowdown against its "
+		"value.\n\n"
 		"   -f, --format FMT   %s (default text)\n"
+		"   --rows AXES        the matrix's row axes (default "
+		"guest-thp,host-thp)\n"
+		"   --cols AXES        its column axes (default: where, "
+		"paging and backing\n"
+		"                      as one label); axes that vary and are "
+		"neither are\n"
+		"                      folded into the rows.  AXES are names "
+		"as in the cell\n"
+		"                      ids (docs/axes.md): where, paging, "
+		"host-thp, vcpus, ...\n"
 		"   -o, --output FILE  write FILE (atomically) instead of "
 		"stdout\n"
 		"   -h, --help         this text\n\n"
@@ -36,10 +50,13 @@ int cmd_report(int argc, char **argv)
 	static const struct option opts[] = {
 	    {"format", required_argument, NULL, 'f'},
 	    {"output", required_argument, NULL, 'o'},
+	    {"rows", required_argument, NULL, 'R'},
+	    {"cols", required_argument, NULL, 'C'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *format = "text", *output = NULL;
+	const char *format = "text", *output = NULL, *rows = NULL,
+		   *cols = NULL;
 	char *path = NULL, *buf = NULL;
 	size_t len = 0;
 	FILE *mem = NULL;
@@ -53,6 +70,12 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'R':
+			rows = optarg;
+			break;
+		case 'C':
+			cols = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -79,7 +102,7 @@ int cmd_report(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	rc = report_write(path, format, mem);
+	rc = report_write_view(path, format, rows, cols, mem);
 	if (fclose(mem) && !rc)
 		rc = -EIO;
 	mem = NULL;

@@ -13,21 +13,6 @@ static const char *const letters[] = {
     "N", "O", "P", "Q", "R", "S", "T", "U", "V", "W", "X", "Y", "Z",
 };
 
-/* The axes of a cell that --by can pivot, and how to read them. */
-struct axis {
-	const char *name;
-	size_t off; /* offset of the const char * in struct report_cell */
-	bool guest_only;
-};
-
-static const struct axis axes[] = {
-    {"where", offsetof(struct report_cell, where), false},
-    {"host_thp", offsetof(struct report_cell, host_thp), false},
-    {"guest_thp", offsetof(struct report_cell, guest_thp), true},
-    {"paging", offsetof(struct report_cell, paging), true},
-    {"backing", offsetof(struct report_cell, backing), true},
-};
-
 const char *compare_run_letter(size_t i)
 {
 	return i < ARRAY_SIZE(letters) ? letters[i] : "?";
@@ -35,12 +20,7 @@ const char *compare_run_letter(size_t i)
 
 const char *compare_axes(void)
 {
-	return "where|host_thp|guest_thp|paging|backing";
-}
-
-static const char *axis_get(const struct axis *a, const struct report_cell *c)
-{
-	return *(const char *const *)((const char *)c + a->off);
+	return "where|host-thp|guest-thp|paging|backing";
 }
 
 static bool same(const char *a, const char *b)
@@ -144,18 +124,20 @@ static void across_runs(struct compare *c)
 	}
 }
 
-/* Cells P and Q differ at most in axis AX. */
-static bool pair_of(const struct axis *ax, const struct report_cell *p,
-		    const struct report_cell *q)
+/*
+ * Cells P and Q differ at most in axis AX; for "where" the axes that apply
+ * to guests only are ignored.
+ */
+static bool pair_of(const struct report *r, size_t ax,
+		    const struct report_cell *p, const struct report_cell *q)
 {
+	bool where = !strcmp(r->axes[ax].name, "where");
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(axes); i++) {
-		if (&axes[i] == ax)
+	for (i = 0; i < r->naxes; i++) {
+		if (i == ax || (where && r->axes[i].guest_only))
 			continue;
-		if (!strcmp(ax->name, "where") && axes[i].guest_only)
-			continue;
-		if (!same(axis_get(&axes[i], p), axis_get(&axes[i], q)))
+		if (!same(p->axv[i], q->axv[i]))
 			return false;
 	}
 	return true;
@@ -164,25 +146,26 @@ static bool pair_of(const struct axis *ax, const struct report_cell *p,
 static int by_axis(struct compare *c)
 {
 	const struct report *r = c->runs[0];
-	const struct axis *ax = NULL;
 	const char *ref;
+	char *names;
 	size_t i, j;
+	long ax;
 
-	for (i = 0; i < ARRAY_SIZE(axes); i++)
-		if (!strcmp(axes[i].name, c->by))
-			ax = &axes[i];
-	if (!ax)
-		return err("unknown axis '%s' (axes: %s)", c->by,
-			   compare_axes());
-	ref = axis_get(ax, &r->cells[r->baseline]);
-	for (i = 0; !ref && i < r->ncells; i++)
-		ref = axis_get(ax, &r->cells[i]);
+	ax = report_lookup_axis(r, c->by);
+	if (ax < 0) {
+		names = report_axis_names_new(r, "|");
+		err("unknown axis '%s' (axes of '%s': %s)", c->by, r->path,
+		    names);
+		free(names);
+		return -EINVAL;
+	}
+	ref = r->cells[r->baseline].axv[ax];
 	if (!ref)
-		return err("'%s': no cell sets axis '%s'", r->path, c->by);
+		ref = r->axes[ax].values[0];
 
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *cell = &r->cells[i];
-		const char *v = axis_get(ax, cell);
+		const char *v = cell->axv[ax];
 		struct compare_row *row;
 
 		if (!v || !strcmp(v, ref))
@@ -192,10 +175,10 @@ static int by_axis(struct compare *c)
 		row->name = v;
 		row->ref_name = ref;
 		for (j = 0; j < r->ncells; j++) {
-			const char *w = axis_get(ax, &r->cells[j]);
+			const char *w = r->cells[j].axv[ax];
 
 			if (w && !strcmp(w, ref) &&
-			    pair_of(ax, &r->cells[j], cell)) {
+			    pair_of(r, (size_t)ax, &r->cells[j], cell)) {
 				row->ref = &r->cells[j];
 				break;
 			}

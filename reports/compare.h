@@ -7,9 +7,10 @@
  * and every later run is compared with it, cell by cell.  Across one axis of
  * one run (--by AXIS): each cell is paired with the cell that differs from it
  * only in AXIS and has the reference value (the baseline's value of AXIS, or
- * the first value seen).  For AXIS "where" the guest-only axes (guest_thp,
- * paging, backing) are ignored, so a guest cell pairs with bare metal at the
- * same host THP.
+ * the axis's first value).  AXIS is any axis of the run (model.h
+ * report_lookup_axis: the names of docs/axes.md, and host_thp, guest_thp as
+ * before); for "where" the axes that apply to guests only are ignored, so
+ * a guest cell pairs with bare metal at the same host THP (and host knobs).
  *
  * The delta is stats_delta(): positive means slower than the reference,
  * with a Fieller 95% interval and Welch's p.  Runs of different workloads,
@@ -42,7 +43,10 @@ struct compare {
 
 /* The run letters: "A", "B", ... (static storage; index < 26). */
 const char *compare_run_letter(size_t i);
-/* The axes --by accepts, "where|host_thp|..." (static storage). */
+/*
+ * The axes every run may have, "where|host-thp|..." (static storage); a
+ * run's own axes are r->axes.
+ */
 const char *compare_axes(void);
 
 int compare_new(struct report **runs, size_t nruns, const char *by,

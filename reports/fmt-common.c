@@ -2,7 +2,16 @@
 #include "format.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
+
+const char *const fmt_colors[] = {
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+    "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
+};
+const size_t fmt_ncolors = ARRAY_SIZE(fmt_colors);
 
 char *fmt_num(char *buf, size_t len, double x)
 {
@@ -118,6 +127,64 @@ char *fmt_matrix_entry(char *buf, size_t len, const struct report *r, long cell)
 			 fmt_pct(pct, sizeof(pct), c->vs_base.delta),
 			 c->vs_base.significant ? "*" : "");
 	return buf;
+}
+
+char *fmt_scaling_entry(char *buf, size_t len, const struct report *r,
+			long cell)
+{
+	const struct report_cell *c;
+	char pct[FMT_BUF], hw[FMT_BUF];
+
+	if (cell < 0 || !r->cells[cell].nok || r->cells[cell].is_baseline ||
+	    !r->cells[cell].vs_base.valid)
+		return fmt_matrix_entry(buf, len, r, cell);
+	c = &r->cells[cell];
+	snprintf(buf, len, "%s %s%s",
+		 fmt_pct(pct, sizeof(pct), c->vs_base.delta),
+		 fmt_halfwidth(hw, sizeof(hw), &c->vs_base),
+		 c->vs_base.significant ? "*" : "");
+	return buf;
+}
+
+long fmt_scaling_cell(const struct report_scaling_line *l, const char *value)
+{
+	size_t k;
+
+	for (k = 0; k < l->npoints; k++)
+		if (!strcmp(l->points[k].value, value))
+			return l->points[k].cell;
+	return -1;
+}
+
+char *fmt_axes_new(const struct report *r)
+{
+	char *s, *t;
+	size_t i, k;
+
+	if (r->axes_derived)
+		return NULL;
+	s = xstrdup("");
+	for (i = 0; i < r->naxes; i++) {
+		const struct report_axis *a = &r->axes[i];
+
+		t = xasprintf("%s%s%s=", s, i ? ", " : "", a->name);
+		free(s);
+		s = t;
+		for (k = 0; k < a->nvalues; k++) {
+			t = xasprintf("%s%s%s", s, k ? "|" : "",
+				      *a->values[k] ? a->values[k] : "\"\"");
+			free(s);
+			s = t;
+		}
+	}
+	return s;
+}
+
+const char *fmt_row_value(const struct report_matrix *m, size_t row, size_t k)
+{
+	const char *v = m->row_val[row * m->nrow_axes + k];
+
+	return *v ? v : "-";
 }
 
 const char *fmt_better(const struct report *r)

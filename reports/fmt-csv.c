@@ -3,7 +3,9 @@
  * csv: one row per cell (kind "cell": means and statistics) and one per
  * sample (kind "sample": the raw values), for pandas and spreadsheets, then
  * one per point of a cell's series (kind "series": x in the "sample" column,
- * the mean y in "metric", the ok samples in "n").  The column order is
+ * the mean y in "metric", the ok samples in "n"), then one per point of a
+ * numeric axis's scaling line (kind "scaling": label "AXIS: LINE", the
+ * axis's number in "sample", the cell's slowdown columns).  The column order is
  * fixed; empty fields are "not applicable", and counters use the strings
  * "not supported" / "not counted" rather than 0.
  */
@@ -11,7 +13,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 static const char *const cols =
     "kind,id,label,status,reason,sample,n,metric,median,stddev,cv,min,max,"
@@ -143,6 +148,46 @@ static void series_rows(const struct report_cell *c, FILE *out)
 	}
 }
 
+static void scaling_rows(const struct report *r,
+			 const struct report_scaling *s, FILE *out)
+{
+	size_t j, k;
+
+	for (j = 0; j < s->nlines; j++) {
+		const struct report_scaling_line *l = &s->lines[j];
+
+		for (k = 0; k < l->npoints; k++) {
+			const struct report_cell *c =
+			    &r->cells[l->points[k].cell];
+			const struct stats_delta *d = &c->vs_base;
+			char *label = xasprintf(
+			    "%s: %s", r->axes[s->axis].name, l->label);
+
+			fprintf(out, "scaling");
+			str(out, c->id);
+			str(out, label);
+			str(out, c->status);
+			str(out, c->reason);
+			num(out, l->points[k].x);
+			fprintf(out, ",%zu", c->nok);
+			num(out, c->metric.mean);
+			/* median .. sys_s */
+			fprintf(out, ",,,,,,,,,,");
+			num(out, d->valid ? d->delta : NAN);
+			num(out, d->valid ? d->lo : NAN);
+			num(out, d->valid ? d->hi : NAN);
+			num(out, d->valid ? d->p : NAN);
+			num(out, d->valid ? d->df : NAN);
+			str(out, d->valid && !isnan(d->p)
+				     ? (d->significant ? "yes" : "no")
+				     : NULL);
+			/* ipc .. dTLB-load-misses */
+			fprintf(out, ",,,,,,,,,\n");
+			free(label);
+		}
+	}
+}
+
 static int csv_render(const struct report *r, FILE *out)
 {
 	size_t i, j;
@@ -159,6 +204,8 @@ static int csv_render(const struct report *r, FILE *out)
 			sample_row(&r->cells[i], &r->cells[i].samples[j], out);
 	for (i = 0; i < r->ncells; i++)
 		series_rows(&r->cells[i], out);
+	for (i = 0; i < r->nscaling; i++)
+		scaling_rows(r, &r->scaling[i], out);
 	return ferror(out) ? -EIO : 0;
 }
 

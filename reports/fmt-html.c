@@ -6,12 +6,14 @@
  * cell (a bare-metal cell spans the guest rows of its host THP); the bar
  * chart one <g class="bar" data-id=ID> per cell with a slowdown; the series
  * chart, drawn only when some cell has a series, one <polyline
- * class="series" data-id=ID> per such cell (x on a log2 axis).
+ * class="series" data-id=ID> per such cell (x on a log2 axis); the scaling
+ * chart of each numeric axis is in fmt-html-scaling.c.
  */
 #include "format.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -43,7 +45,7 @@ static void kv(FILE *out, const char *k, const char *v)
 
 static void html_meta(const struct report *r, FILE *out)
 {
-	char buf[FMT_BUF];
+	char buf[FMT_BUF], *axes;
 	const char *k;
 	json_t *v;
 
@@ -66,6 +68,10 @@ static void html_meta(const struct report *r, FILE *out)
 		fprintf(out, "</td></tr>\n");
 	}
 	kv(out, "baseline", r->baseline_id);
+	if ((axes = fmt_axes_new(r))) {
+		kv(out, "axes", axes);
+		free(axes);
+	}
 	kv(out, "host", r->hostname);
 	kv(out, "kernel", r->kernel);
 	kv(out, "cpu", r->cpu_model);
@@ -200,8 +206,12 @@ static void html_matrix_table(const struct report *r, FILE *out)
 
 	fprintf(out, "<h2>Slowdown matrix</h2>\n<p>vs ");
 	esc(out, r->cells[r->baseline].label);
-	fprintf(out, "; * Welch p &lt; 0.05</p>\n<table>\n<tr><th>guest THP"
-		     "</th><th>host THP</th>");
+	fprintf(out, "; * Welch p &lt; 0.05</p>\n<table>\n<tr>");
+	for (col = 0; col < m->nrow_axes; col++) {
+		fprintf(out, "<th>");
+		esc(out, report_axis_heading(&r->axes[m->row_axes[col]]));
+		fprintf(out, "</th>");
+	}
 	for (col = 0; col < m->ncols; col++) {
 		fprintf(out, "<th>");
 		esc(out, m->cols[col]);
@@ -209,9 +219,12 @@ static void html_matrix_table(const struct report *r, FILE *out)
 	}
 	fprintf(out, "</tr>\n");
 	for (row = 0; row < m->nrows; row++) {
-		fprintf(out, "<tr><td>%s</td><td>%s</td>",
-			*m->row_guest_thp[row] ? m->row_guest_thp[row] : "-",
-			m->row_host_thp[row]);
+		fprintf(out, "<tr>");
+		for (col = 0; col < m->nrow_axes; col++) {
+			fprintf(out, "<td>");
+			esc(out, fmt_row_value(m, row, col));
+			fprintf(out, "</td>");
+		}
 		for (col = 0; col < m->ncols; col++)
 			fprintf(
 			    out, "<td>%s</td>",
@@ -245,84 +258,127 @@ static double delta_scale(const struct report *r)
 	return scale;
 }
 
+/* The default rows: the legacy heading "guest / host THP". */
+static bool default_rows(const struct report *r)
+{
+	const struct report_matrix *m = &r->matrix;
+
+	return m->nrow_axes == 2 &&
+	       !strcmp(r->axes[m->row_axes[0]].name, "guest-thp") &&
+	       !strcmp(r->axes[m->row_axes[1]].name, "host-thp");
+}
+
+/* The row labels' width: HM_LABEL_W, or ~7 px a character if wider. */
+static double heat_label_w(const struct report *r)
+{
+	const struct report_matrix *m = &r->matrix;
+	size_t row, k, n, most = 0;
+
+	for (k = 0, n = 0; k < m->nrow_axes; k++)
+		n += strlen(r->axes[m->row_axes[k]].name) + 3;
+	most = n;
+	for (row = 0; row < m->nrows; row++) {
+		for (k = 0, n = 0; k < m->nrow_axes; k++)
+			n += strlen(fmt_row_value(m, row, k)) + 3;
+		most = n > most ? n : most;
+	}
+	return fmax(HM_LABEL_W, 7.0 * most + 16);
+}
+
+static void heat_rect(const struct report *r, size_t i, size_t cpos,
+		      size_t first, size_t span, double scale, FILE *out)
+{
+	const struct report_cell *c = &r->cells[i];
+	char fill[FMT_BUF], entry[FMT_BUF];
+	double x = heat_label_w(r) + cpos * HM_COL_W;
+	double y = HM_HEAD_H + first * HM_ROW_H;
+
+	if (!c->nok)
+		snprintf(fill, sizeof(fill), "#d9d9d9");
+	else if (c->is_baseline || !c->vs_base.valid)
+		snprintf(fill, sizeof(fill), "#dce6f2");
+	else
+		heat_color(fill, sizeof(fill), c->vs_base.delta, scale);
+	fmt_matrix_entry(entry, sizeof(entry), r, (long)i);
+	fprintf(out, "<rect class=\"cell\" data-id=\"");
+	esc(out, c->id);
+	fprintf(out,
+		"\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		"height=\"%.1f\" fill=\"%s\"><title>",
+		x + 1, y + 1, HM_COL_W - 2, span * HM_ROW_H - 2, fill);
+	esc(out, c->label);
+	fprintf(out, ": %s", entry);
+	if (!c->nok && c->reason) {
+		fprintf(out, ": ");
+		esc(out, c->reason);
+	}
+	fprintf(out,
+		"</title></rect>\n<text x=\"%.1f\" y=\"%.1f\" "
+		"text-anchor=\"middle\">%s</text>\n",
+		x + HM_COL_W / 2, y + span * HM_ROW_H / 2 + 4, entry);
+}
+
 static void html_heatmap(const struct report *r, FILE *out)
 {
 	const struct report_matrix *m = &r->matrix;
 	double scale = delta_scale(r);
-	double w = HM_LABEL_W + m->ncols * HM_COL_W + 10;
+	double lw = heat_label_w(r);
+	double w = lw + m->ncols * HM_COL_W + 10;
 	double h = HM_HEAD_H + m->nrows * HM_ROW_H + 10;
-	char fill[FMT_BUF], entry[FMT_BUF];
 	size_t row, col, i;
 
 	fprintf(out,
 		"<h2>Heatmap</h2>\n<svg class=\"heatmap\" width=\"%.0f\" "
 		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
 		w, h, w, h);
-	fprintf(out, "<text x=\"4\" y=\"20\" class=\"hd\">guest / host "
-		     "THP</text>\n");
+	fprintf(out, "<text x=\"4\" y=\"20\" class=\"hd\">");
+	if (default_rows(r))
+		fprintf(out, "guest / host THP");
+	for (col = 0; !default_rows(r) && col < m->nrow_axes; col++) {
+		fprintf(out, "%s", col ? " / " : "");
+		esc(out, r->axes[m->row_axes[col]].name);
+	}
+	fprintf(out, "</text>\n");
 	for (col = 0; col < m->ncols; col++) {
 		fprintf(out,
 			"<text x=\"%.1f\" y=\"20\" class=\"hd\" "
 			"text-anchor=\"middle\">",
-			HM_LABEL_W + (col + 0.5) * HM_COL_W);
+			lw + (col + 0.5) * HM_COL_W);
 		esc(out, m->cols[col]);
 		fprintf(out, "</text>\n");
 	}
 	for (row = 0; row < m->nrows; row++) {
 		fprintf(out, "<text x=\"4\" y=\"%.1f\">",
 			HM_HEAD_H + (row + 0.5) * HM_ROW_H + 4);
-		esc(out, *m->row_guest_thp[row] ? m->row_guest_thp[row] : "-");
-		fprintf(out, " / ");
-		esc(out, m->row_host_thp[row]);
+		for (col = 0; col < m->nrow_axes; col++) {
+			fprintf(out, "%s", col ? " / " : "");
+			esc(out, fmt_row_value(m, row, col));
+		}
 		fprintf(out, "</text>\n");
 	}
-	for (i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-		size_t first = 0, span = 0;
-		long cpos = -1;
-		double x, y;
+	/* One rectangle per cell and run of adjacent rows it fills. */
+	for (i = 0; i < r->ncells; i++)
+		for (col = 0; col < m->ncols; col++)
+			for (row = 0; row < m->nrows; row++) {
+				size_t span = 0;
 
-		for (row = 0; row < m->nrows; row++)
-			for (col = 0; col < m->ncols; col++)
-				if (m->slot[row * m->ncols + col] == (long)i) {
-					if (!span++)
-						first = row;
-					cpos = (long)col;
-				}
-		if (cpos < 0)
-			continue;
-		x = HM_LABEL_W + cpos * HM_COL_W;
-		y = HM_HEAD_H + first * HM_ROW_H;
-		if (!c->nok)
-			snprintf(fill, sizeof(fill), "#d9d9d9");
-		else if (c->is_baseline || !c->vs_base.valid)
-			snprintf(fill, sizeof(fill), "#dce6f2");
-		else
-			heat_color(fill, sizeof(fill), c->vs_base.delta, scale);
-		fmt_matrix_entry(entry, sizeof(entry), r, (long)i);
-		fprintf(out, "<rect class=\"cell\" data-id=\"");
-		esc(out, c->id);
-		fprintf(out,
-			"\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			"height=\"%.1f\" fill=\"%s\"><title>",
-			x + 1, y + 1, HM_COL_W - 2, span * HM_ROW_H - 2, fill);
-		esc(out, c->label);
-		fprintf(out, ": %s", entry);
-		if (!c->nok && c->reason) {
-			fprintf(out, ": ");
-			esc(out, c->reason);
-		}
-		fprintf(out,
-			"</title></rect>\n<text x=\"%.1f\" y=\"%.1f\" "
-			"text-anchor=\"middle\">%s</text>\n",
-			x + HM_COL_W / 2, y + span * HM_ROW_H / 2 + 4, entry);
-	}
+				if (m->slot[row * m->ncols + col] != (long)i ||
+				    (row &&
+				     m->slot[(row - 1) * m->ncols + col] ==
+					 (long)i))
+					continue;
+				while (row + span < m->nrows &&
+				       m->slot[(row + span) * m->ncols + col] ==
+					   (long)i)
+					span++;
+				heat_rect(r, i, col, row, span, scale, out);
+			}
 	fprintf(out, "</svg>\n");
 }
 
 static void html_bars(const struct report *r, FILE *out)
 {
-	double lo = 0, hi = 0, x0, span;
+	double lo = 0, hi = 0, x0, span, lw = BAR_LABEL_W;
 	size_t i, n = 0, k = 0;
 	char buf[FMT_BUF], iv[FMT_BUF];
 
@@ -332,6 +388,8 @@ static void html_bars(const struct report *r, FILE *out)
 		if (!d->valid)
 			continue;
 		n++;
+		/* Labels with more axes need more room (~6.8 px a character). */
+		lw = fmax(lw, 6.8 * strlen(r->cells[i].label) + 12);
 		lo = fmin(lo, d->bounded ? d->lo : d->delta);
 		hi = fmax(hi, d->bounded ? d->hi : d->delta);
 	}
@@ -344,13 +402,13 @@ static void html_bars(const struct report *r, FILE *out)
 	lo -= span * 0.05;
 	hi += span * 0.05;
 	span = hi - lo;
-#define BX(v) (BAR_LABEL_W + ((v)-lo) / span * BAR_W)
+#define BX(v) (lw + ((v)-lo) / span * BAR_W)
 	x0 = BX(0);
 	fprintf(out,
 		"<svg class=\"bars\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
-		BAR_LABEL_W + BAR_W + 90, n * BAR_H + 30,
-		BAR_LABEL_W + BAR_W + 90, n * BAR_H + 30);
+		lw + BAR_W + 90, n * BAR_H + 30,
+		lw + BAR_W + 90, n * BAR_H + 30);
 	fprintf(out,
 		"<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.1f\" "
 		"class=\"axis\"/>\n",
@@ -378,7 +436,7 @@ static void html_bars(const struct report *r, FILE *out)
 		fprintf(out,
 			"<text x=\"%.1f\" y=\"%.1f\" "
 			"text-anchor=\"end\">",
-			BAR_LABEL_W - 6, y + 16);
+			lw - 6, y + 16);
 		esc(out, c->label);
 		fprintf(out,
 			"</text>\n<rect x=\"%.1f\" y=\"%.1f\" "
@@ -395,7 +453,7 @@ static void html_bars(const struct report *r, FILE *out)
 		fprintf(out,
 			"<text x=\"%.1f\" y=\"%.1f\">%s%s%s</text>"
 			"</g>\n",
-			BAR_LABEL_W + BAR_W + 6, y + 16, buf,
+			lw + BAR_W + 6, y + 16, buf,
 			d->significant ? "*" : "",
 			d->bounded ? "" : " (unbounded)");
 	}
@@ -403,10 +461,6 @@ static void html_bars(const struct report *r, FILE *out)
 	fprintf(out, "</svg>\n");
 }
 
-static const char *const series_colors[] = {
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
-    "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
-};
 
 /* One line per cell with a series: log2 x, linear y from 0. */
 static void html_series(const struct report *r, FILE *out)
@@ -462,7 +516,7 @@ static void html_series(const struct report *r, FILE *out)
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 		const char *color =
-		    series_colors[n % ARRAY_SIZE(series_colors)];
+		    fmt_colors[n % fmt_ncolors];
 
 		if (!c->series.npoints)
 			continue;
@@ -565,6 +619,8 @@ static int html_render(const struct report *r, FILE *out)
 	html_heatmap(r, out);
 	html_bars(r, out);
 	html_series(r, out);
+	for (i = 0; i < r->nscaling; i++)
+		fmt_html_scaling(r, &r->scaling[i], out);
 	fprintf(out,
 		"<p>Geometric mean of (1 + slowdown) over %zu cells: "
 		"slowdown <b>%s</b>.</p>\n",

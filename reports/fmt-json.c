@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -71,7 +72,7 @@ static json_t *jseries(const struct report_series *s)
 	return json_pack("{s:o, s:o}", "x", xs, "y", ys);
 }
 
-static json_t *jcell(const struct report_cell *c)
+static json_t *jcell(const struct report *r, const struct report_cell *c)
 {
 	json_t *counters = json_object(), *jc;
 	int k;
@@ -101,19 +102,38 @@ static json_t *jcell(const struct report_cell *c)
 	/* Only cells with a series have the key: older reports stay as-is. */
 	if (jc && c->series.npoints)
 		json_object_set_new(jc, "series", jseries(&c->series));
+	if (jc && !r->axes_derived) {
+		json_t *ax = json_object();
+
+		for (k = 0; k < (int)r->naxes; k++)
+			if (c->axv[k])
+				json_object_set_new(ax, r->axes[k].name,
+						    json_string(c->axv[k]));
+		json_object_set_new(jc, "axes", ax);
+	}
 	return jc;
+}
+
+/* A row's key for an axis: the legacy names for the THP axes. */
+static const char *row_key(const struct report_axis *a)
+{
+	if (!strcmp(a->name, "guest-thp"))
+		return "guest_thp";
+	if (!strcmp(a->name, "host-thp"))
+		return "host_thp";
+	return a->name;
 }
 
 static json_t *jmatrix(const struct report *r)
 {
 	const struct report_matrix *m = &r->matrix;
 	json_t *cols = json_array(), *rows = json_array();
-	size_t row, col;
+	size_t row, col, k;
 
 	for (col = 0; col < m->ncols; col++)
 		json_array_append_new(cols, json_string(m->cols[col]));
 	for (row = 0; row < m->nrows; row++) {
-		json_t *ids = json_array();
+		json_t *ids = json_array(), *jr = json_object();
 
 		for (col = 0; col < m->ncols; col++) {
 			long s = m->slot[row * m->ncols + col];
@@ -122,15 +142,87 @@ static json_t *jmatrix(const struct report *r)
 			    ids,
 			    s < 0 ? json_null() : json_string(r->cells[s].id));
 		}
-		json_array_append_new(
-		    rows,
-		    json_pack("{s:o, s:s, s:o}", "guest_thp",
-			      *m->row_guest_thp[row]
-				  ? json_string(m->row_guest_thp[row])
-				  : json_null(),
-			      "host_thp", m->row_host_thp[row], "cells", ids));
+		for (k = 0; k < m->nrow_axes; k++) {
+			const char *v = m->row_val[row * m->nrow_axes + k];
+
+			json_object_set_new(
+			    jr, row_key(&r->axes[m->row_axes[k]]),
+			    *v ? json_string(v) : json_null());
+		}
+		json_object_set_new(jr, "cells", ids);
+		json_array_append_new(rows, jr);
 	}
 	return json_pack("{s:o, s:o}", "columns", cols, "rows", rows);
+}
+
+/*
+ * "axes": the run's axes as read (or derived); "scaling": per numeric
+ * axis, each line's points with the cell's slowdown.  Only written when
+ * the run has a numeric axis or axes of its own, so reports of older
+ * runs stay as they were.
+ */
+static json_t *jaxes(const struct report *r)
+{
+	json_t *axes = json_array();
+	size_t i, k;
+
+	for (i = 0; i < r->naxes; i++) {
+		const struct report_axis *a = &r->axes[i];
+		json_t *vals = json_array(), *ja;
+
+		for (k = 0; k < a->nvalues; k++)
+			json_array_append_new(vals, json_string(a->values[k]));
+		ja = json_pack("{s:s, s:o, s:b, s:s}", "name", a->name,
+			       "values", vals, "numeric", a->numeric,
+			       "applies", a->guest_only ? "guest" : "all");
+		if (a->numeric) {
+			json_t *nums = json_array();
+
+			for (k = 0; k < a->nvalues; k++)
+				json_array_append_new(nums,
+						      jreal(a->numbers[k]));
+			json_object_set_new(ja, "numbers", nums);
+		}
+		json_array_append_new(axes, ja);
+	}
+	return axes;
+}
+
+static json_t *jscaling(const struct report *r)
+{
+	json_t *all = json_array();
+	size_t i, j, k;
+
+	for (i = 0; i < r->nscaling; i++) {
+		const struct report_scaling *s = &r->scaling[i];
+		json_t *lines = json_array();
+
+		for (j = 0; j < s->nlines; j++) {
+			const struct report_scaling_line *l = &s->lines[j];
+			json_t *pts = json_array();
+
+			for (k = 0; k < l->npoints; k++) {
+				const struct report_cell *c =
+				    &r->cells[l->points[k].cell];
+
+				json_array_append_new(
+				    pts,
+				    json_pack("{s:o, s:s, s:s, s:s, s:b, s:o}",
+					      "x", jreal(l->points[k].x),
+					      "value", l->points[k].value, "id",
+					      c->id, "status", c->status,
+					      "baseline", c->is_baseline,
+					      "slowdown", jdelta(&c->vs_base)));
+			}
+			json_array_append_new(
+			    lines, json_pack("{s:s, s:o}", "label", l->label,
+					     "points", pts));
+		}
+		json_array_append_new(
+		    all, json_pack("{s:s, s:o}", "axis",
+				   r->axes[s->axis].name, "lines", lines));
+	}
+	return all;
 }
 
 static int dump(json_t *doc, FILE *out)
@@ -149,12 +241,12 @@ static int dump(json_t *doc, FILE *out)
 
 static int json_render(const struct report *r, FILE *out)
 {
-	json_t *cells = json_array();
+	json_t *cells = json_array(), *doc;
 	size_t i;
 
 	for (i = 0; i < r->ncells; i++)
-		json_array_append_new(cells, jcell(&r->cells[i]));
-	return dump(
+		json_array_append_new(cells, jcell(r, &r->cells[i]));
+	doc =
 	    json_pack("{s:s, s:{s:s, s:s, s:o, s:o, s:{s:o, s:o, s:o, "
 		      "s:I, s:o, s:o, s:o}, s:{s:o, s:o, s:o}}, "
 		      "s:{s:s, s:s, s:s, s:s, s:s, s:O*}, s:s, "
@@ -173,8 +265,12 @@ static int json_render(const struct report *r, FILE *out)
 		      "unit", r->wl_unit, "better", r->wl_better, "params",
 		      r->wl_params, "baseline", r->baseline_id, "cells", cells,
 		      "matrix", jmatrix(r), "geomean_slowdown", "value",
-		      jreal(r->geomean_slowdown), "cells", (json_int_t)r->ngeo),
-	    out);
+		      jreal(r->geomean_slowdown), "cells", (json_int_t)r->ngeo);
+	if (doc && !r->axes_derived)
+		json_object_set_new(doc, "axes", jaxes(r));
+	if (doc && r->nscaling)
+		json_object_set_new(doc, "scaling", jscaling(r));
+	return dump(doc, out);
 }
 
 static int json_compare(const struct compare *c, FILE *out)

@@ -4,10 +4,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void md_header(const struct report *r, FILE *out)
 {
+	char *axes;
+
 	fprintf(out, "# vmtax report: run '");
 	fmt_md_escape(out, r->run_name);
 	fprintf(out, "' (%s)\n\n", r->run_status);
@@ -20,6 +23,12 @@ static void md_header(const struct report *r, FILE *out)
 		fmt_better(r));
 	fprintf(out, "- baseline: %s (`%s`)\n", r->cells[r->baseline].label,
 		r->baseline_id);
+	if ((axes = fmt_axes_new(r))) {
+		fprintf(out, "- axes: ");
+		fmt_md_escape(out, axes);
+		fprintf(out, "\n");
+		free(axes);
+	}
 	fprintf(out, "- host: %s, kernel %s, %s, %ld cpus, accel %s\n",
 		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
 		r->cpu_model ? r->cpu_model : "?", r->cpus,
@@ -146,22 +155,68 @@ static void md_matrix(const struct report *r, FILE *out)
 
 	fprintf(out, "\n## Slowdown matrix (vs %s; * p < 0.05)\n\n",
 		r->cells[r->baseline].label);
-	fprintf(out, "| guest THP | host THP |");
-	for (col = 0; col < m->ncols; col++)
-		fprintf(out, " %s |", m->cols[col]);
-	fprintf(out, "\n|---|---|");
+	fprintf(out, "|");
+	for (col = 0; col < m->nrow_axes; col++) {
+		fprintf(out, " ");
+		fmt_md_escape(out,
+			      report_axis_heading(&r->axes[m->row_axes[col]]));
+		fprintf(out, " |");
+	}
+	for (col = 0; col < m->ncols; col++) {
+		fprintf(out, " ");
+		fmt_md_escape(out, m->cols[col]);
+		fprintf(out, " |");
+	}
+	fprintf(out, "\n|");
+	for (col = 0; col < m->nrow_axes; col++)
+		fprintf(out, "---|");
 	for (col = 0; col < m->ncols; col++)
 		fprintf(out, "---:|");
 	fprintf(out, "\n");
 	for (row = 0; row < m->nrows; row++) {
-		fprintf(out, "| %s | %s |",
-			*m->row_guest_thp[row] ? m->row_guest_thp[row] : "-",
-			m->row_host_thp[row]);
+		fprintf(out, "|");
+		for (col = 0; col < m->nrow_axes; col++) {
+			fprintf(out, " ");
+			fmt_md_escape(out, fmt_row_value(m, row, col));
+			fprintf(out, " |");
+		}
 		for (col = 0; col < m->ncols; col++)
 			fprintf(
 			    out, " %s |",
 			    fmt_matrix_entry(buf, sizeof(buf), r,
 					     m->slot[row * m->ncols + col]));
+		fprintf(out, "\n");
+	}
+}
+
+static void md_scaling(const struct report *r, const struct report_scaling *s,
+		       FILE *out)
+{
+	const struct report_axis *a = &r->axes[s->axis];
+	char buf[FMT_BUF];
+	size_t j, k;
+
+	fprintf(out, "\n## Slowdown against %s (vs %s; ± half the 95%% "
+		     "interval; * p < 0.05)\n\n| line |",
+		a->name, r->cells[r->baseline].label);
+	for (k = 0; k < a->nvalues; k++) {
+		fprintf(out, " %s=", a->name);
+		fmt_md_escape(out, a->values[k]);
+		fprintf(out, " |");
+	}
+	fprintf(out, "\n|---|");
+	for (k = 0; k < a->nvalues; k++)
+		fprintf(out, "---:|");
+	fprintf(out, "\n");
+	for (j = 0; j < s->nlines; j++) {
+		fprintf(out, "| ");
+		fmt_md_escape(out, s->lines[j].label);
+		fprintf(out, " |");
+		for (k = 0; k < a->nvalues; k++)
+			fprintf(out, " %s |",
+				fmt_scaling_entry(buf, sizeof(buf), r,
+						  fmt_scaling_cell(&s->lines[j],
+								   a->values[k])));
 		fprintf(out, "\n");
 	}
 }
@@ -176,6 +231,8 @@ static int md_render(const struct report *r, FILE *out)
 	md_counters(r, out);
 	md_series(r, out);
 	md_matrix(r, out);
+	for (i = 0; i < r->nscaling; i++)
+		md_scaling(r, &r->scaling[i], out);
 	fprintf(out,
 		"\nGeometric mean of (1 + slowdown) over %zu cells: "
 		"slowdown **%s**.\n",

@@ -4,12 +4,14 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
 
 static void text_header(const struct report *r, FILE *out)
 {
+	char *axes;
 	const char *k;
 	json_t *v;
 	bool first = true;
@@ -30,6 +32,10 @@ static void text_header(const struct report *r, FILE *out)
 			first = false;
 		}
 		fprintf(out, "\n");
+	}
+	if ((axes = fmt_axes_new(r))) {
+		fprintf(out, "axes: %s\n", axes);
+		free(axes);
 	}
 	fprintf(out, "host: %s, kernel %s, %s, %ld cpus, %.1f GiB, accel %s",
 		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
@@ -155,47 +161,110 @@ static void text_series(const struct report_cell *c, FILE *out)
 static void text_matrix(const struct report *r, FILE *out)
 {
 	const struct report_matrix *m = &r->matrix;
-	size_t w[64], ncol = m->ncols + 2, row, col;
+	size_t nl = m->nrow_axes, ncol = nl + m->ncols, row, col;
+	size_t *w = xcalloc(ncol + 1, sizeof(*w));
 	char buf[FMT_BUF];
 
-	if (ncol > ARRAY_SIZE(w))
-		ncol = ARRAY_SIZE(w);
-	w[0] = strlen("guest THP");
-	w[1] = strlen("host THP");
-	for (col = 2; col < ncol; col++)
-		w[col] = strlen(m->cols[col - 2]);
+	for (col = 0; col < nl; col++)
+		w[col] = strlen(report_axis_heading(&r->axes[m->row_axes[col]]));
+	for (col = nl; col < ncol; col++)
+		w[col] = strlen(m->cols[col - nl]);
 	for (row = 0; row < m->nrows; row++) {
-		w[0] = w[0] > strlen(m->row_guest_thp[row])
-			   ? w[0]
-			   : strlen(m->row_guest_thp[row]);
-		w[1] = w[1] > strlen(m->row_host_thp[row])
-			   ? w[1]
-			   : strlen(m->row_host_thp[row]);
-		for (col = 2; col < ncol; col++) {
+		for (col = 0; col < nl; col++)
+			if (strlen(fmt_row_value(m, row, col)) > w[col])
+				w[col] = strlen(fmt_row_value(m, row, col));
+		for (col = nl; col < ncol; col++) {
 			fmt_matrix_entry(buf, sizeof(buf), r,
-					 m->slot[row * m->ncols + col - 2]);
+					 m->slot[row * m->ncols + col - nl]);
 			if (strlen(buf) > w[col])
 				w[col] = strlen(buf);
 		}
 	}
 	fprintf(out, "\nSlowdown vs %s (* significant, p < 0.05):\n\n",
 		r->cells[r->baseline].label);
-	fprintf(out, " %-*s  %-*s", (int)w[0], "guest THP", (int)w[1],
-		"host THP");
-	for (col = 2; col < ncol; col++)
-		fprintf(out, "  %*s", (int)w[col], m->cols[col - 2]);
+	for (col = 0; col < nl; col++)
+		fprintf(out, "%s%-*s", col ? "  " : " ", (int)w[col],
+			report_axis_heading(&r->axes[m->row_axes[col]]));
+	for (col = nl; col < ncol; col++)
+		fprintf(out, "  %*s", (int)w[col], m->cols[col - nl]);
 	fprintf(out, "\n");
 	for (row = 0; row < m->nrows; row++) {
-		fprintf(out, " %-*s  %-*s", (int)w[0],
-			*m->row_guest_thp[row] ? m->row_guest_thp[row] : "-",
-			(int)w[1], m->row_host_thp[row]);
-		for (col = 2; col < ncol; col++)
+		for (col = 0; col < nl; col++)
+			fprintf(out, "%s%-*s", col ? "  " : " ", (int)w[col],
+				fmt_row_value(m, row, col));
+		for (col = nl; col < ncol; col++)
 			fprintf(out, "  %*s", (int)w[col],
 				fmt_matrix_entry(
 				    buf, sizeof(buf), r,
-				    m->slot[row * m->ncols + col - 2]));
+				    m->slot[row * m->ncols + col - nl]));
 		fprintf(out, "\n");
 	}
+	free(w);
+}
+
+/* Characters, not bytes, of UTF-8 S ("±" is two bytes, one column). */
+static size_t cols(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* S right-aligned in W columns, after two blanks. */
+static void right(FILE *out, const char *s, size_t w)
+{
+	size_t n = cols(s);
+
+	fprintf(out, "  %*s%s", (int)(w > n ? w - n : 0), "", s);
+}
+
+/* Per numeric axis: one row per line, one column per value. */
+static void text_scaling(const struct report *r,
+			 const struct report_scaling *s, FILE *out)
+{
+	const struct report_axis *a = &r->axes[s->axis];
+	size_t *w = xcalloc(a->nvalues + 1, sizeof(*w)), j, k;
+	char buf[FMT_BUF], head[FMT_BUF];
+
+	w[0] = strlen("line");
+	for (j = 0; j < s->nlines; j++)
+		if (cols(s->lines[j].label) > w[0])
+			w[0] = cols(s->lines[j].label);
+	for (k = 0; k < a->nvalues; k++) {
+		snprintf(head, sizeof(head), "%s=%s", a->name, a->values[k]);
+		w[k + 1] = cols(head);
+		for (j = 0; j < s->nlines; j++) {
+			fmt_scaling_entry(
+			    buf, sizeof(buf), r,
+			    fmt_scaling_cell(&s->lines[j], a->values[k]));
+			if (cols(buf) > w[k + 1])
+				w[k + 1] = cols(buf);
+		}
+	}
+	fprintf(out,
+		"\nSlowdown against %s (vs %s; ± half the 95%% interval, "
+		"* p < 0.05):\n\n",
+		a->name, r->cells[r->baseline].label);
+	fprintf(out, " %-*s", (int)w[0], "line");
+	for (k = 0; k < a->nvalues; k++) {
+		snprintf(head, sizeof(head), "%s=%s", a->name, a->values[k]);
+		right(out, head, w[k + 1]);
+	}
+	fprintf(out, "\n");
+	for (j = 0; j < s->nlines; j++) {
+		fprintf(out, " %s%*s", s->lines[j].label,
+			(int)(w[0] - cols(s->lines[j].label)), "");
+		for (k = 0; k < a->nvalues; k++)
+			right(out,
+			      fmt_scaling_entry(
+				  buf, sizeof(buf), r,
+				  fmt_scaling_cell(&s->lines[j], a->values[k])),
+			      w[k + 1]);
+		fprintf(out, "\n");
+	}
+	free(w);
 }
 
 static int text_render(const struct report *r, FILE *out)
@@ -209,6 +278,8 @@ static int text_render(const struct report *r, FILE *out)
 		text_series(&r->cells[i], out);
 	}
 	text_matrix(r, out);
+	for (i = 0; i < r->nscaling; i++)
+		text_scaling(r, &r->scaling[i], out);
 	fprintf(out,
 		"\ngeometric mean of (1 + slowdown) over %zu cells: "
 		"slowdown %s\n",

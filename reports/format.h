@@ -70,8 +70,33 @@ const char *fmt_reason(const struct report_cell *c);
 /* A matrix entry: "baseline", "12.71%*", "skipped", "failed", "n/a". */
 char *fmt_matrix_entry(char *buf, size_t len, const struct report *r,
 		       long cell);
+/*
+ * A scaling point: the matrix entry with the interval's half-width,
+ * "273.04% ±3.05%*", or "baseline", "failed", "-" (CELL < 0).
+ */
+char *fmt_scaling_entry(char *buf, size_t len, const struct report *r,
+			long cell);
+/* The cell of line L at the axis value VALUE, or -1. */
+long fmt_scaling_cell(const struct report_scaling_line *l, const char *value);
+/*
+ * The run's axes for a header, "where=bare-metal|guest, vcpus=1|2|4"
+ * (owned), or NULL for a file without axes of its own (its header stays as
+ * it was).
+ */
+char *fmt_axes_new(const struct report *r);
+/* Matrix row ROW's value of its K-th row axis, "-" for none. */
+const char *fmt_row_value(const struct report_matrix *m, size_t row, size_t k);
 /* "lower is better" / "higher is better". */
 const char *fmt_better(const struct report *r);
+/* The line colours of the HTML charts, fmt_ncolors of them. */
+extern const char *const fmt_colors[];
+extern const size_t fmt_ncolors;
+/*
+ * The HTML chart of scaling S (fmt-html-scaling.c): slowdown against the
+ * axis's value, a polyline per line, a dot and interval whisker per point.
+ */
+void fmt_html_scaling(const struct report *r, const struct report_scaling *s,
+		      FILE *out);
 /* Write S escaped for HTML text and attributes. */
 void fmt_html_escape(FILE *out, const char *s);
 /* Write S as one CSV field (quoted when needed); NULL writes nothing. */

@@ -80,8 +80,77 @@ static bool backing_shown(const char *backing)
 	return backing && strcmp(backing, "thp");
 }
 
+/* ", vcpus=2, cmdline=\"\"": the axes the classic label does not show. */
+static char *extra_axes(const struct report *r, const struct report_cell *c)
+{
+	static const char *const classic[] = {"where", "paging", "host-thp",
+					      "guest-thp", "backing"};
+	char *s = xstrdup(""), *t;
+	size_t i, k;
+
+	for (i = 0; c->axv && i < r->naxes; i++) {
+		const char *v = c->axv[i];
+
+		for (k = 0; k < ARRAY_SIZE(classic); k++)
+			if (!strcmp(classic[k], r->axes[i].name))
+				break;
+		if (!v || k < ARRAY_SIZE(classic))
+			continue;
+		t = xasprintf("%s, %s=%s", s, r->axes[i].name,
+			      *v ? v : "\"\"");
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* The first knob of REQ whose read-back in OBS differs, as a sentence. */
+static char *knob_mismatch(const char *who, json_t *req, json_t *obs)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(req, k, v)
+	{
+		const char *want = json_string_value(v);
+		const char *got = json_string_value(json_object_get(obs, k));
+
+		if (want && got && strcmp(want, got))
+			return xasprintf("requested %s knob '%s' = '%s', "
+					 "observed '%s'",
+					 who, k, want, got);
+	}
+	return NULL;
+}
+
+static void cell_mismatch(struct report_cell *c, json_t *env, json_t *obs)
+{
+	json_t *want = json_object_get(env, "vcpus");
+	json_t *got = json_object_get(obs, "guest_cpus");
+
+	if (c->mismatch)
+		return;
+	if (json_is_integer(want) && json_is_integer(got) &&
+	    json_integer_value(want) != json_integer_value(got))
+		c->mismatch_text =
+		    xasprintf("requested %lld vcpus, the guest saw %lld",
+			      (long long)json_integer_value(want),
+			      (long long)json_integer_value(got));
+	if (!c->mismatch_text)
+		c->mismatch_text =
+		    knob_mismatch("host", json_object_get(env, "host_knobs"),
+				  json_object_get(obs, "host_knobs"));
+	if (!c->mismatch_text)
+		c->mismatch_text =
+		    knob_mismatch("guest", json_object_get(env, "guest_knobs"),
+				  json_object_get(obs, "guest_knobs"));
+	c->mismatch = c->mismatch_text != NULL;
+}
+
 static void cell_labels(const struct report *r, struct report_cell *c)
 {
+	char *extra = extra_axes(r, c);
+
 	const char *host = c->host_thp ? c->host_thp : "default";
 	const char *guest = c->guest_thp ? c->guest_thp : "default";
 	/*
@@ -95,12 +164,13 @@ static void cell_labels(const struct report *r, struct report_cell *c)
 	bool bk = backing_shown(c->backing);
 
 	if (c->bare_metal) {
-		c->label = xasprintf("THP %s host", host);
+		c->label = xasprintf("THP %s host%s", host, extra);
 		c->column = xstrdup("bare metal");
 	} else {
-		c->label = xasprintf(
-		    "THP %s guest, %s + THP %s host%s%s%s", guest, pw, host,
-		    bk ? ", " : "", bk ? c->backing : "", bk ? " backing" : "");
+		c->label = xasprintf("THP %s guest, %s + THP %s host%s%s%s%s",
+				     guest, pw, host, bk ? ", " : "",
+				     bk ? c->backing : "",
+				     bk ? " backing" : "", extra);
 		c->column = xasprintf("%s%s%s", pw, bk ? ", " : "",
 				      bk ? c->backing : "");
 	}
@@ -117,6 +187,7 @@ static void cell_labels(const struct report *r, struct report_cell *c)
 		    xasprintf("requested guest THP '%s', observed '%s'",
 			      c->guest_thp, c->obs_guest_thp);
 	}
+	free(extra);
 }
 
 static int load_sample(const char *path, const char *id, json_t *js,
@@ -249,6 +320,9 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 	c->guest_kernel = jstr(obs, "guest_kernel");
 	if (report_find_cell(r, c->id) != (long)i)
 		return err("'%s': cell id '%s' appears twice", r->path, c->id);
+	ret = report_cell_axes(r, c, jc);
+	if (ret < 0)
+		return ret;
 
 	samples = json_object_get(jc, "samples");
 	if (samples && !json_is_array(samples))
@@ -269,6 +343,7 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 	if (c->series.npoints)
 		r->has_series = true;
 	cell_labels(r, c);
+	cell_mismatch(c, env, obs);
 	return 0;
 }
 
@@ -375,104 +450,6 @@ static void compute_stats(struct report *r)
 	free(geo);
 }
 
-static long str_index(const char **v, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(v[i], s))
-			return (long)i;
-	return -1;
-}
-
-static void build_matrix(struct report *r)
-{
-	struct report_matrix *m = &r->matrix;
-	const char **hosts = xcalloc(r->ncells, sizeof(*hosts));
-	const char **guests = xcalloc(r->ncells + 1, sizeof(*guests));
-	size_t nh = 0, ng = 0, i, h, g;
-	bool any_bare = false;
-
-	m->cols = xcalloc(r->ncells + 1, sizeof(*m->cols));
-	for (i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-		const char *ht = c->host_thp ? c->host_thp : "default";
-
-		if (str_index(hosts, nh, ht) < 0)
-			hosts[nh++] = ht;
-		if (c->bare_metal) {
-			any_bare = true;
-			continue;
-		}
-		if (str_index(guests, ng,
-			      c->guest_thp ? c->guest_thp : "default") < 0)
-			guests[ng++] = c->guest_thp ? c->guest_thp : "default";
-	}
-	if (any_bare)
-		m->cols[m->ncols++] = "bare metal";
-	for (i = 0; i < r->ncells; i++)
-		if (!r->cells[i].bare_metal &&
-		    str_index(m->cols, m->ncols, r->cells[i].column) < 0)
-			m->cols[m->ncols++] = r->cells[i].column;
-
-	/*
-	 * Host-major, so one bare-metal cell spans adjacent rows; a guest-THP
-	 * row exists only where a guest cell has it, and a host THP with no
-	 * guest cell gets one row of its own.
-	 */
-	m->row_host_thp = xcalloc(nh * ng + nh, sizeof(*m->row_host_thp));
-	m->row_guest_thp = xcalloc(nh * ng + nh, sizeof(*m->row_guest_thp));
-	for (h = 0; h < nh; h++) {
-		size_t before = m->nrows;
-
-		for (g = 0; g < ng; g++) {
-			for (i = 0; i < r->ncells; i++) {
-				const struct report_cell *c = &r->cells[i];
-
-				if (!c->bare_metal &&
-				    !strcmp(c->host_thp ? c->host_thp
-							: "default",
-					    hosts[h]) &&
-				    !strcmp(c->guest_thp ? c->guest_thp
-							 : "default",
-					    guests[g]))
-					break;
-			}
-			if (i == r->ncells)
-				continue;
-			m->row_host_thp[m->nrows] = hosts[h];
-			m->row_guest_thp[m->nrows++] = guests[g];
-		}
-		if (m->nrows == before) {
-			m->row_host_thp[m->nrows] = hosts[h];
-			m->row_guest_thp[m->nrows++] = "";
-		}
-	}
-	m->slot = xcalloc(m->nrows * m->ncols, sizeof(*m->slot));
-	for (i = 0; i < m->nrows * m->ncols; i++)
-		m->slot[i] = -1;
-	for (i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-		const char *ht = c->host_thp ? c->host_thp : "default";
-		const char *gt = c->guest_thp ? c->guest_thp : "default";
-		long col = str_index(m->cols, m->ncols, c->column);
-		size_t row;
-
-		for (row = 0; row < m->nrows; row++) {
-			long *slot = &m->slot[row * m->ncols + col];
-
-			if (strcmp(m->row_host_thp[row], ht))
-				continue;
-			if (!c->bare_metal && strcmp(m->row_guest_thp[row], gt))
-				continue;
-			if (*slot < 0)
-				*slot = (long)i;
-		}
-	}
-	free(hosts);
-	free(guests);
-}
-
 static int load_doc(struct report *r)
 {
 	json_t *run, *host, *ver, *wl, *cells, *jc;
@@ -536,6 +513,9 @@ static int load_doc(struct report *r)
 		return err("'%s': no 'cells' array", r->path);
 	if (!json_array_size(cells))
 		return err("'%s': empty run: no cells", r->path);
+	ret = report_load_axes(r, cells);
+	if (ret < 0)
+		return ret;
 	r->ncells = json_array_size(cells);
 	r->cells = xcalloc(r->ncells, sizeof(*r->cells));
 	json_array_foreach(cells, i, jc)
@@ -550,6 +530,7 @@ static int load_doc(struct report *r)
 		if (!strcmp(r->cells[i].status, "failed"))
 			failed++;
 	}
+	report_derive_axes(r);
 
 	r->baseline_id = jstr(r->doc, "baseline");
 	if (!r->baseline_id)
@@ -593,7 +574,10 @@ int report_load(const char *path, struct report **out)
 	if (ret < 0)
 		goto out;
 	compute_stats(r);
-	build_matrix(r);
+	ret = report_set_matrix(r, NULL, NULL);
+	if (ret < 0)
+		goto out;
+	report_build_scaling(r);
 	*out = r;
 	r = NULL;
 out:
@@ -615,12 +599,12 @@ void report_free(struct report *r)
 		free(r->cells[i].label);
 		free(r->cells[i].column);
 		free(r->cells[i].mismatch_text);
+		free(r->cells[i].axv);
 	}
 	free(r->cells);
-	free(r->matrix.row_host_thp);
-	free(r->matrix.row_guest_thp);
-	free(r->matrix.cols);
-	free(r->matrix.slot);
+	report_matrix_release(&r->matrix);
+	report_scaling_free(r);
+	report_axes_free(r);
 	json_decref(r->doc);
 	free(r->path);
 	free(r);

@@ -12,8 +12,19 @@
  * and a run whose cells all failed are errors reported with the file path;
  * report_load() returns -EINVAL for them.
  *
+ * Axes (docs/axes.md): the run's top-level "axes" and each cell's "axes"
+ * are read into r->axes and cell->axv.  A results file without "axes"
+ * (written before axes existed) gets them derived from env: where,
+ * paging and backing when their NAME= appears in some cell id, host-thp,
+ * guest-thp (r->axes_derived is then true), so old files read as before.
+ * Load errors: an axis named twice, an unknown axis name, a value listed
+ * twice, a cell value not among its axis's values, a cell missing an axis
+ * that applies to it or naming one the run does not have.
+ *
  * Labels: every human label (cell heading, matrix row/column, paging words)
- * is computed here once and shared by all formats.
+ * is computed here once and shared by all formats.  Axes beyond where,
+ * paging, host-thp, guest-thp and backing are appended to the cell label
+ * (", vcpus 2").
  */
 #ifndef VMTAX_MODEL_H
 #define VMTAX_MODEL_H
@@ -75,8 +86,24 @@ struct report_series {
 	double *x, *y; /* owned, npoints each */
 };
 
+/* One axis of the matrix: docs/axes.md, "axes" in results.json. */
+struct report_axis {
+	const char *name;    /* "where", "host-thp", "vcpus", "host.thp.defrag" */
+	const char *key;     /* "matrix.host_thp", "guest.vcpus"; NULL derived */
+	const char **values; /* owned array of borrowed strings, nvalues */
+	size_t nvalues;
+	bool numeric;	 /* every value a number (sizes in bytes) */
+	double *numbers; /* owned, nvalues, when numeric; else NULL */
+	bool guest_only; /* "applies": "guest" */
+};
+
 struct report_cell {
 	const char *id;
+	/*
+	 * The cell's value of each axis, r->naxes of them (owned array of
+	 * borrowed strings); NULL where the axis does not apply to the cell.
+	 */
+	const char **axv;
 	const char *where, *host_thp, *guest_thp, *paging, *backing;
 	const char *status, *reason;
 	const char *obs_host_thp, *obs_guest_thp, *guest_kernel;
@@ -98,17 +125,54 @@ struct report_cell {
 	struct report_series series;
 };
 
-/* The compact matrix: rows guest-THP x host-THP, columns where/paging. */
+/*
+ * The compact matrix.  Rows are the combinations of the row axes (default
+ * guest-thp, host-thp) and of every other axis with more than one value
+ * that is not a column axis (folded into the row label, after the row
+ * axes); columns are the combinations of the column axes, or by default
+ * the cell's column label (where, paging and backing: "bare metal", "EPT
+ * on", "TCG, hugetlb-2M").  Rows nest in axis order (the order of the
+ * ids), so host-thp is outside guest-thp.  A cell that lacks an axis (a
+ * bare-metal cell has no guest-thp) fills every row or column of that
+ * axis; a row or column whose value of an axis is none ("") exists only
+ * where no cell has a value there.
+ */
 struct report_matrix {
+	size_t nrow_axes;
+	size_t *row_axes; /* owned: indexes into r->axes, display order */
+	bool default_cols; /* columns are cell->column */
+	size_t ncol_axes;
+	size_t *col_axes; /* owned: indexes into r->axes (!default_cols) */
 	size_t nrows, ncols;
-	const char **row_host_thp;  /* borrowed, nrows */
-	const char **row_guest_thp; /* borrowed, nrows ("" for none) */
-	const char **cols;	    /* borrowed cell->column, ncols */
-	/*
-	 * Cell index per slot, -1 if empty: slot[row * ncols + col].  Rows
-	 * are host-major; a bare-metal cell fills every row of its host THP.
-	 */
+	/* Borrowed values, "" for none: row_val[row * nrow_axes + k]. */
+	const char **row_val;
+	char **cols; /* owned heading per column, ncols */
+	/* Cell index per slot, -1 if empty: slot[row * ncols + col]. */
 	long *slot;
+};
+
+/* A row header of the matrix: "guest THP", "host THP", else the name. */
+const char *report_axis_heading(const struct report_axis *a);
+
+/*
+ * A numeric axis with more than one value: the slowdown of each cell that
+ * has the axis, against the axis's value, one line per combination of the
+ * other axes' values (those with more than one value).
+ */
+struct report_scaling_point {
+	double x;	   /* the axis's number */
+	const char *value; /* the axis's value as written */
+	long cell;	   /* index into r->cells */
+};
+struct report_scaling_line {
+	char *label; /* owned: "host-thp=always, guest-thp=never", or "all" */
+	struct report_scaling_point *points; /* owned, by x ascending */
+	size_t npoints;
+};
+struct report_scaling {
+	size_t axis; /* index into r->axes */
+	struct report_scaling_line *lines;
+	size_t nlines;
 };
 
 struct report {
@@ -136,7 +200,13 @@ struct report {
 	double geomean_slowdown; /* minus 1, NaN when ngeo == 0 */
 	size_t ngeo;
 
+	struct report_axis *axes; /* owned, naxes, in id order, where first */
+	size_t naxes;
+	bool axes_derived; /* the file has no "axes": derived from env */
+
 	struct report_matrix matrix;
+	struct report_scaling *scaling; /* owned, one per numeric axis */
+	size_t nscaling;
 };
 
 /* Load and validate PATH (results.json) and compute all statistics. */
@@ -148,6 +218,41 @@ void report_free(struct report *r);
  * "/results.json" appended.
  */
 char *report_results_path_new(const char *arg);
+
+/*
+ * Rebuild the matrix with ROWS and COLS, comma-separated axis names (NULL
+ * for the defaults: rows guest-thp,host-thp, columns where/paging/backing).
+ * An unknown axis, one named twice or in both is -EINVAL, reported with
+ * the run's axes.  report_load() builds the default matrix.
+ */
+int report_set_matrix(struct report *r, const char *rows, const char *cols);
+
+/* Index of the axis NAME in r->axes, or -1. */
+long report_find_axis(const struct report *r, const char *name);
+/*
+ * Same, also taking the names 'vmtax compare --by' knew before axes were
+ * named (host_thp, guest_thp).
+ */
+long report_lookup_axis(const struct report *r, const char *name);
+/* The run's axis names joined by SEP (owned). */
+char *report_axis_names_new(const struct report *r, const char *sep);
+
+/* The index of cell C's value of AXIS among the axis's values, or -1. */
+long report_axis_value_index(const struct report *r, size_t axis,
+			     const struct report_cell *c);
+
+/*
+ * Inside the model only (model.c, axes.c, matrix.c): read the top-level
+ * axes (before the cells), one cell's axes, derive them for a file
+ * without, build the scaling lines, free.
+ */
+int report_load_axes(struct report *r, json_t *cells);
+int report_cell_axes(struct report *r, struct report_cell *c, json_t *jc);
+void report_derive_axes(struct report *r);
+void report_build_scaling(struct report *r);
+void report_axes_free(struct report *r);
+void report_matrix_release(struct report_matrix *m);
+void report_scaling_free(struct report *r);
 
 /* Index of the cell with ID, or -1. */
 long report_find_cell(const struct report *r, const char *id);

@@ -41,6 +41,12 @@ static int find_format(const char *format, const struct report_format **f)
 
 int report_write(const char *results_path, const char *format, FILE *out)
 {
+	return report_write_view(results_path, format, NULL, NULL, out);
+}
+
+int report_write_view(const char *results_path, const char *format,
+		      const char *rows, const char *cols, FILE *out)
+{
 	const struct report_format *f;
 	struct report *r = NULL;
 	int ret;
@@ -51,6 +57,11 @@ int report_write(const char *results_path, const char *format, FILE *out)
 	ret = report_load(results_path, &r);
 	if (ret < 0)
 		goto out;
+	if (rows || cols) {
+		ret = report_set_matrix(r, rows, cols);
+		if (ret < 0)
+			goto out;
+	}
 	ret = f->render(r, out);
 out:
 	report_free(r);

@@ -39,4 +39,12 @@ void report_write_rundir(const char *rundir, const char *results_path);
 int report_compare_write(const char *const *paths, size_t n, const char *by,
 			 const char *format, FILE *out);
 
+/*
+ * report_write() with the matrix laid out by ROWS and COLS (comma-separated
+ * axis names, NULL for the default; model.h report_set_matrix).  An
+ * unknown axis is -EINVAL, reported with the run's axes.
+ */
+int report_write_view(const char *results_path, const char *format,
+		      const char *rows, const char *cols, FILE *out);
+
 #endif

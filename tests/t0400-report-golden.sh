@@ -6,7 +6,7 @@
 
 [ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
 
-for fixture in demo hw series; do
+for fixture in demo hw series vcpus kernels; do
 	for fmt in text md csv json html; do
 		ext=$fmt
 		[ "$fmt" = text ] && ext=txt
@@ -73,7 +73,103 @@ test_expect_success 'the slowdowns agree between text, csv and json' '
 
 test_expect_success 'report --help' '
 	"$VMTAX" report --help >help &&
-	grep -q "text|md|csv|json|html" help
+	grep -q "text|md|csv|json|html" help &&
+	grep -q -- "--rows AXES" help && grep -q -- "--cols AXES" help
+'
+
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	for fixture in demo demo-b hw series vcpus kernels; do
+		test_expect_success "$fixture: the fixture passes tests/check-results.py" "
+			python3 \"\$TOP/tests/check-results.py\" \"\$TOP/tests/fixtures/results-$fixture.json\"
+		"
+	done
+else
+	echo "# skipping the schema checks: python3 jsonschema is missing"
+fi
+
+VCPUS="$TOP/tests/fixtures/results-vcpus.json"
+KERNELS="$TOP/tests/fixtures/results-kernels.json"
+export VCPUS KERNELS
+
+test_expect_success 'vcpus: the header lists the axes, older runs have no such line' '
+	grep -q "^axes: where=bare-metal|guest, host-thp=always|never, guest-thp=always|never, vcpus=1|2|4$" "$TOP/tests/golden/vcpus.txt" &&
+	grep -q "^- axes: where=bare-metal\\\\|guest, " "$TOP/tests/golden/vcpus.md" &&
+	! grep -q "^axes:" "$TOP/tests/golden/demo.txt"
+'
+
+test_expect_success 'vcpus: an axis beyond THP is folded into the matrix rows' '
+	grep -q "^ guest THP  host THP  vcpus  bare metal    EPT on$" "$TOP/tests/golden/vcpus.txt" &&
+	grep -q "^ never      never     4          2.29%\*    failed$" "$TOP/tests/golden/vcpus.txt" &&
+	grep -q "^THP always guest, EPT on + THP never host, vcpus=2 (slowdown 99.08% " "$TOP/tests/golden/vcpus.txt"
+'
+
+test_expect_success 'vcpus: the scaling table has one line per THP pair' '
+	sed -n "/^Slowdown against vcpus/,/^\$/p;/^ line /,/^\$/p" "$TOP/tests/golden/vcpus.txt" >scal &&
+	cat scal &&
+	grep -q "^ host-thp=always, guest-thp=always  273.04% ±5.51%\*   92.81% ±3.80%\*   7.16% ±1.98%\*$" scal &&
+	grep -q "^ host-thp=never, guest-thp=never    293.71% ±8.99%\*  103.16% ±4.51%\*          failed$" scal &&
+	test "$(grep -c "^ host-thp=" scal)" = 4
+'
+
+test_expect_success 'vcpus: the scaling agrees between text, csv and json' '
+	grep "^scaling,guest/host-thp=always/guest-thp=always/vcpus=4," "$TOP/tests/golden/vcpus.csv" |
+		grep -q ",4,3,44.8617493,.*,0.0715639545,0.0520548248,0.0916896977," &&
+	test "$(grep -c "^scaling," "$TOP/tests/golden/vcpus.csv")" = 12 &&
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d[\"scaling\"]
+assert [x[\"axis\"] for x in s] == [\"vcpus\"], s
+l = s[0][\"lines\"]
+assert len(l) == 4 and l[0][\"label\"] == \"host-thp=always, guest-thp=always\"
+p = l[0][\"points\"]
+assert [x[\"x\"] for x in p] == [1, 2, 4]
+assert abs(p[2][\"slowdown\"][\"value\"] - 0.0715639545) < 1e-9
+assert l[3][\"points\"][2][\"slowdown\"] is None
+assert d[\"axes\"][3][\"numbers\"] == [1, 2, 4]
+" "$TOP/tests/golden/vcpus.json"
+'
+
+test_expect_success 'vcpus: the html has a scaling chart with a point per measured cell' '
+	test "$(grep -c "<svg class=\"scaling\" data-axis=\"vcpus\"" "$TOP/tests/golden/vcpus.html")" = 1 &&
+	test "$(grep -c "<polyline class=\"scaling\"" "$TOP/tests/golden/vcpus.html")" = 4 &&
+	test "$(grep -c "<g class=\"point\" data-id=\"guest/" "$TOP/tests/golden/vcpus.html")" = 11 &&
+	grep -q "guest-thp=never; vcpus=4 failed</text>" "$TOP/tests/golden/vcpus.html"
+'
+
+test_expect_success 'kernels: a text axis gives no scaling, a row of its own' '
+	! grep -q "Slowdown against" "$TOP/tests/golden/kernels.txt" &&
+	! grep -q "^scaling," "$TOP/tests/golden/kernels.csv" &&
+	grep -q "^ always     never     vmlinuz-6.12.5              3.58%\*   9.65%\*$" "$TOP/tests/golden/kernels.txt"
+'
+
+test_expect_success '--cols kernel puts the kernels side by side' '
+	"$VMTAX" report --cols kernel "$KERNELS" >k.txt &&
+	grep -q "^ guest THP  host THP  where       kernel=vmlinuz-6.1.0-13-amd64  kernel=vmlinuz-6.12.5$" k.txt &&
+	grep -q "^ -          always    bare-metal                       baseline               baseline$" k.txt &&
+	grep -q "^ always     never     guest                             11.78%\*                 9.65%\*$" k.txt
+'
+
+test_expect_success '--rows and --cols in every format' '
+	for f in text md csv json html; do
+		"$VMTAX" report -f $f --rows vcpus --cols host-thp,guest-thp "$VCPUS" >rc.$f || exit 1
+	done &&
+	grep -q "^| vcpus | where | host-thp=always, guest-thp=always | host-thp=always, guest-thp=never |" rc.md &&
+	grep -q "^| - | bare-metal | baseline | baseline | 2.29%\\* | 2.29%\\* |$" rc.md &&
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d[\"matrix\"][\"rows\"]
+assert list(rows[0])[:2] == [\"vcpus\", \"where\"], rows[0]
+assert len(rows) == 4, rows
+" rc.json &&
+	grep -q "vcpus / where" rc.html
+'
+
+test_expect_success '--rows with the default columns keeps them' '
+	"$VMTAX" report --rows host-thp,guest-thp "$TOP/tests/fixtures/results-hw.json" >hw.txt &&
+	grep -q "^ host THP  guest THP  bare metal   EPT on   EPT off$" hw.txt &&
+	grep -q "^ always    never        baseline  12.84%\\*  254.55%\\*$" hw.txt
 '
 
 test_done

@@ -81,4 +81,75 @@ test_expect_success 'a bad input leaves no -o file behind' '
 	test ! -e out.txt
 '
 
+# The axes (docs/axes.md): each broken file says what is wrong with which
+# axis or cell.
+vcpus="$TOP/tests/fixtures/results-vcpus.json"
+# mutate OUT PYTHON: the vcpus fixture as d, changed by PYTHON, into OUT.
+mutate() {
+	python3 - "$vcpus" "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["cells"][3]  # guest/host-thp=always/guest-thp=always/vcpus=2
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+PY
+}
+if command -v python3 >/dev/null 2>&1; then
+	mutate axdup.json 'd["axes"].append(dict(d["axes"][1]))' &&
+	mutate axname.json 'd["axes"][3]["name"] = "colour"' &&
+	mutate axvaldup.json 'd["axes"][3]["values"] = ["1", "2", "4", "1"]; d["axes"][3]["numbers"].append(1)' &&
+	mutate axnonum.json 'del d["axes"][3]["numbers"]' &&
+	mutate axapplies.json 'd["axes"][3]["applies"] = "host"' &&
+	mutate axnowhere.json 'del d["axes"][0]; [c["axes"].pop("where") for c in d["cells"]]' &&
+	mutate cellval.json 'g["axes"]["vcpus"] = "8"' &&
+	mutate cellname.json 'g["axes"]["colour"] = "red"' &&
+	mutate cellmiss.json 'del g["axes"]["vcpus"]' &&
+	mutate cellguest.json 'd["cells"][0]["axes"]["vcpus"] = "1"' &&
+	mutate cellwhere.json 'g["axes"]["where"] = "bare-metal"' &&
+	mutate cellnoaxes.json 'del g["axes"]' &&
+	mutate runnoaxes.json 'del d["axes"]' ||
+		echo "# could not build the broken axes files"
+
+	expect_bad 'an axis named twice' axdup.json "axdup.json': axis 'host-thp' appears twice"
+	expect_bad 'an unknown axis' axname.json "axname.json': unknown axis 'colour' (axes are where, paging"
+	expect_bad 'a value listed twice' axvaldup.json "axvaldup.json': axis 'vcpus' lists value '1' twice"
+	expect_bad 'a numeric axis without numbers' axnonum.json "axnonum.json': axis 'vcpus' is numeric but has not one number per value"
+	expect_bad 'a bad applies' axapplies.json "axapplies.json': axis 'vcpus': applies is 'host', not 'all' or 'guest'"
+	expect_bad 'no where axis' axnowhere.json "axnowhere.json': the axes have no 'where' axis"
+	expect_bad 'a cell value not among the values' cellval.json \
+		"cellval.json': cell 'guest/host-thp=always/guest-thp=always/vcpus=2': axis 'vcpus' is '8', not one of its values"
+	expect_bad 'a cell naming an unknown axis' cellname.json \
+		"cellname.json': cell 'guest/host-thp=always/guest-thp=always/vcpus=2': unknown axis 'colour' (the run's axes: where, host-thp, guest-thp, vcpus)"
+	expect_bad 'a cell missing an axis' cellmiss.json \
+		"cellmiss.json': cell 'guest/host-thp=always/guest-thp=always/vcpus=2' has no value for axis 'vcpus'"
+	expect_bad 'a guest axis on bare metal' cellguest.json \
+		"cellguest.json': cell 'bare-metal/host-thp=always': axis 'vcpus' applies to guests only"
+	expect_bad 'axes.where against env.where' cellwhere.json \
+		"cellwhere.json': cell 'guest/host-thp=always/guest-thp=always/vcpus=2': axis where is 'bare-metal' but env.where is 'guest'"
+	expect_bad 'a cell without axes in a run with axes' cellnoaxes.json \
+		"cellnoaxes.json': cell 'guest/host-thp=always/guest-thp=always/vcpus=2' has no axes object"
+	expect_bad 'cells with axes in a run without' runnoaxes.json \
+		"runnoaxes.json': cell 'bare-metal/host-thp=always' has axes but the run has none"
+else
+	echo "# skipping the axes checks: no python3"
+fi
+
+test_expect_failure_code 'report --rows with an unknown axis (exit 2)' 2 \
+	'"$VMTAX" report --rows colour "$vcpus"'
+test_expect_success 'report --rows with an unknown axis lists the axes' '
+	! "$VMTAX" report --rows colour "$vcpus" >stdout 2>err &&
+	test ! -s stdout &&
+	grep -q "unknown axis .colour. (axes of .*results-vcpus.json.: where, host-thp, guest-thp, vcpus)" err
+'
+test_expect_failure_code 'report --cols with an unknown axis (exit 2)' 2 \
+	'"$VMTAX" report --cols vcpu "$vcpus"'
+test_expect_success 'report: an axis in both --rows and --cols' '
+	! "$VMTAX" report --rows vcpus --cols vcpus "$vcpus" 2>err &&
+	grep -q "axis .vcpus. is named twice in --rows/--cols" err
+'
+test_expect_success 'report: an old file has the derived axes only' '
+	! "$VMTAX" report --rows vcpus "$demo" 2>err &&
+	grep -q "unknown axis .vcpus. (axes of .*results-demo.json.: where, paging, host-thp, guest-thp)" err
+'
+
 test_done

@@ -42,7 +42,7 @@ sys.exit(1 if n else 0)
 PY
 }
 
-for fixture in demo hw; do
+for fixture in demo hw vcpus kernels; do
 	test_expect_success "$fixture: render the HTML" "
 		\"\$VMTAX\" report -f html -o $fixture.html \
 			\"\$TOP/tests/fixtures/results-$fixture.json\"
@@ -84,6 +84,17 @@ print(\"screenshot\", sys.argv[1], w, \"x\", h)
 assert w >= 800 and h >= 800' \"\$SHOTS/report-$fixture.png\"
 	"
 done
+
+test_expect_success 'vcpus: the scaling chart renders, a point per measured guest cell' '
+	grep -o "<svg class=\"scaling\"[^>]*>" vcpus.dom >svg &&
+	test "$(wc -l <svg)" = 1 &&
+	grep -q "data-axis=\"vcpus\"" svg &&
+	test "$(grep -c "<polyline class=\"scaling\"" vcpus.dom)" = 4 &&
+	measured=$(grep -c "^cell,guest/.*,ok," "$TOP/tests/golden/vcpus.csv") &&
+	points=$(grep -o "<g class=\"point\" data-id=\"[^\"]*\"" vcpus.dom | sort -u | wc -l) &&
+	echo "measured guest cells $measured, points $points" &&
+	test "$measured" = 11 && test "$points" = "$measured"
+'
 
 test_expect_success 'the net-log check catches a page that fetches' '
 	printf "<!DOCTYPE html><img src=\"http://127.0.0.1:9/x.png\">" >bad.html &&

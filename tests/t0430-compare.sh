@@ -90,4 +90,41 @@ test_expect_success 'compare --help' '
 	"$VMTAX" compare --help >help && grep -q -- "--by AXIS" help
 '
 
+VCPUS="$TOP/tests/fixtures/results-vcpus.json"
+KERNELS="$TOP/tests/fixtures/results-kernels.json"
+export VCPUS KERNELS
+
+test_expect_success '--by vcpus: each guest cell against the same THP pair at 1 vcpu' '
+	"$VMTAX" compare "$VCPUS" --by vcpus >by &&
+	cat by &&
+	grep -q "by vcpus: each cell against vcpus=1" by &&
+	test "$(grep -c "^ 1 .* -> 2 .*: delta" by)" = 4 &&
+	test "$(grep -c "^ 1 .* -> 4 .*: delta" by)" = 3 &&
+	grep -q "cell guest/host-thp=never/guest-thp=never/vcpus=2 vs guest/host-thp=never/guest-thp=never/vcpus=1" by &&
+	grep -q "^ 1 156.174 s -> 4 44.862 s: delta -71.27% \[-71.51%, -71.04%\], p <0.0001 \*$" by &&
+	grep -q "vcpus 1 -> 4: no delta: vcpus=4: failed: 3 of 3 samples failed" by
+'
+
+test_expect_success '--by kernel: a text axis of guest cells' '
+	"$VMTAX" compare "$KERNELS" --by kernel --format csv >by.csv &&
+	test "$(grep -c "^compare,guest/.*/kernel=vmlinuz-6.12.5,.*,vmlinuz-6.1.0-13-amd64,vmlinuz-6.12.5," by.csv)" = 2
+'
+
+test_expect_success '--by where in a run with axes ignores the guest-only ones' '
+	"$VMTAX" compare "$VCPUS" --by where >by &&
+	test "$(grep -c "^ bare-metal .* -> guest .*: delta" by)" = 11 &&
+	grep -q "guest/host-thp=never/guest-thp=always/vcpus=4 vs bare-metal/host-thp=never" by
+'
+
+test_expect_success '--by host-thp (the axis name) and host_thp agree' '
+	"$VMTAX" compare "$HW" --by host-thp >dash &&
+	"$VMTAX" compare "$HW" --by host_thp >under &&
+	sed 2d dash >d && sed 2d under >u && cmp d u
+'
+
+test_expect_success 'an unknown axis lists the run'"'"'s axes' '
+	! "$VMTAX" compare "$VCPUS" --by colour 2>err &&
+	grep -q "unknown axis .colour. (axes of .*results-vcpus.json.: where|host-thp|guest-thp|vcpus)" err
+'
+
 test_done
