@@ -10,7 +10,7 @@ mkdir -p "$TRASH/wl" "$TRASH/small"
 cat >"$TRASH/wl/chatty.ini" <<'EOF2'
 [workload]
 description = prints a number and some padding
-run = echo "value: 7"; head -c 3000 /dev/zero | tr '\0' x
+run = echo "value: 7"; head -c 6000 /dev/zero | tr '\0' x
 metric = regex
 metric_regex = value: ([0-9]+)
 unit = points
@@ -29,7 +29,7 @@ name = chatty
 EOF2
 
 test_expect_success 'a run whose directory fills up stops at once, resumable' '
-	mount -t tmpfs -o size=256k tmpfs small &&
+	mount -t tmpfs -o size=96k tmpfs small &&
 	rc=0 && { "$VMTAX" run run.ini --out small/run >out 2>err || rc=$?; } &&
 	test "$rc" = 1 &&
 	grep -q "cannot be written" err &&
