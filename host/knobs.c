@@ -151,8 +151,7 @@ bool host_knob_value_check(const char *knob, const char *value, char *why,
 		return true;
 	problem = host_generic_value_problem(value);
 	if (problem && why)
-		snprintf(why, len, "the value '%s' of '%s' %s", value, knob,
-			 problem);
+		snprintf(why, len, "the value '%s' %s", value, problem);
 	return !problem;
 }
 
