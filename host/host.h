@@ -189,6 +189,30 @@ const char *host_module_state_name(enum host_module_state s);
 int host_read(struct host_ctx *ctx, const char *path, char *buf, size_t len);
 
 /*
+ * Read-only observations for a cell's "observed" (ROOT as above: "" on the
+ * real host, a fake tree in tests).  Each returns 0 (or 1, see below) or a
+ * negative errno and reports nothing; what cannot be known is an error
+ * (-ENOENT: no such file or field, -ESRCH: no such process), never 0.
+ *
+ * host_hugetlbfs_mounted: 1 when ROOT/proc/mounts has a hugetlbfs mount
+ * whose pages are KIB kB (2048, 1048576), 0 when none has.  The page size is
+ * the mount's pagesize= option ("2M", "1G", "1024M", "2048K", or bytes); a
+ * mount without it has the default huge page size, Hugepagesize of
+ * ROOT/proc/meminfo (2M when that cannot be read).
+ *
+ * host_anon_huge_kb: AnonHugePages of process PID (QEMU's, for THP-backed
+ * guest RAM) from ROOT/proc/PID/smaps_rollup, in kB.
+ *
+ * host_hugetlb_in_use: the pages of the KIB kB hugetlb pool in use,
+ * nr_hugepages - free_hugepages of ROOT/sys/kernel/mm/hugepages/
+ * hugepages-KIBkB (/proc/meminfo counts only the default size); -ENOENT when
+ * there is no such pool.
+ */
+int host_hugetlbfs_mounted(const char *root, unsigned long kib);
+int host_anon_huge_kb(const char *root, int pid, long *kb);
+int host_hugetlb_in_use(const char *root, unsigned long kib, long *pages);
+
+/*
  * Which of PACKAGES (Debian package names separated by blanks or commas)
  * are not installed here, by dpkg-query: written to MISSING blank separated,
  * "" when none.  -ENOENT when there is no dpkg-query (not Debian: the caller
