@@ -21,7 +21,7 @@
  *   1. write host/knob-NAME.c with a const struct host_knob_ops;
  *   2. declare it below and add it to host_knobs[] in knobs.c; if its file
  *      is reachable by a generic name, that name is refused automatically
- *      (same file) -- add a pattern to the alias table in knobs.c when other
+ *      (same file) -- add a pattern to owned() in knobs.c when other
  *      files set the same thing (as vm.nr_hugepages does for hugetlb.*);
  *   3. document it in host.h and docs/host-control.md, and test it against a
  *      fake tree in tests/unit/test-host.c.
