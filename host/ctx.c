@@ -146,7 +146,7 @@ static void journal_remove(struct host_ctx *ctx)
 }
 
 /* Journal KNOB's original value, durably, and add the in-memory record. */
-static int journal_record(struct host_ctx *ctx, const struct host_knob_ops *k,
+static int journal_record(struct host_ctx *ctx, const struct host_knob *k,
 			  const char *original)
 {
 	struct host_record *rec;
@@ -165,10 +165,10 @@ static int journal_record(struct host_ctx *ctx, const struct host_knob_ops *k,
 		return err_errno("cannot fsync '%s'", ctx->journal);
 
 	rec = &ctx->records[ctx->nrecords];
-	rec->knob = k;
+	rec->knob = *k;
 	snprintf(rec->original, sizeof(rec->original), "%s", original);
 	rec->path[0] = '\0';
-	if (k->file)
+	if (k->file[0])
 		snprintf(rec->path, sizeof(rec->path), "%s%s", ctx->root,
 			 k->file);
 	ctx->nrecords = ctx->nrecords + 1;
@@ -176,18 +176,18 @@ static int journal_record(struct host_ctx *ctx, const struct host_knob_ops *k,
 }
 
 /* Put K back to VALUE if it is not there already. */
-static int knob_put_back(struct host_ctx *ctx, const struct host_knob_ops *k,
+static int knob_put_back(struct host_ctx *ctx, const struct host_knob *k,
 			 const char *value)
 {
 	char cur[HOST_VALUE_MAX];
 	int ret;
 
-	ret = k->read(k, ctx, cur, sizeof(cur));
+	ret = k->ops->read(k, ctx, cur, sizeof(cur));
 	if (ret < 0)
 		return ret;
 	if (!strcmp(cur, value))
 		return 0;
-	ret = k->apply(k, ctx, value);
+	ret = k->ops->apply(k, ctx, value);
 	if (ret < 0)
 		return err_code(ret, "cannot restore '%s' to '%s'", k->name,
 				value);
@@ -234,8 +234,9 @@ static int restore_stale(struct host_ctx *ctx)
 			lines[n++] = line;
 	ret = 0;
 	for (i = n; i-- > 0;) {
-		const struct host_knob_ops *k;
+		struct host_knob k;
 		char *tab = strchr(lines[i], '\t');
+		char why[512];
 
 		if (!tab) {
 			r = err("'%s': malformed line '%s'", target, lines[i]);
@@ -243,13 +244,12 @@ static int restore_stale(struct host_ctx *ctx)
 			continue;
 		}
 		*tab = '\0';
-		k = host_knob_find(lines[i]);
-		if (!k) {
-			r = err("'%s': unknown knob '%s'", target, lines[i]);
+		if (host_knob_resolve(lines[i], &k, why, sizeof(why)) < 0) {
+			r = err("'%s': %s", target, why);
 			ret = ret ? ret : r;
 			continue;
 		}
-		r = knob_put_back(ctx, k, tab + 1);
+		r = knob_put_back(ctx, &k, tab + 1);
 		ret = ret ? ret : r;
 	}
 	if (ret < 0) {
@@ -340,63 +340,64 @@ void host_ctx_free(struct host_ctx *ctx)
 bool host_supported(struct host_ctx *ctx, const char *knob, const char *value,
 		    char *why, size_t len)
 {
-	const struct host_knob_ops *k = host_knob_find(knob);
+	struct host_knob k;
 
-	if (!k) {
-		snprintf(why, len, "'%s' is not a host knob", knob);
+	if (host_knob_resolve(knob, &k, why, len) < 0)
 		return false;
-	}
-	return k->supported(k, ctx, value, why, len);
+	return k.ops->supported(&k, ctx, value, why, len);
 }
 
-static const struct host_knob_ops *knob_or_err(const char *knob)
+/* Resolve KNOB into K, reporting why not. */
+static int knob_or_err(const char *knob, struct host_knob *k)
 {
-	const struct host_knob_ops *k = host_knob_find(knob);
+	char why[512];
 
-	if (!k)
-		err("'%s' is not a host knob", knob);
-	return k;
+	if (host_knob_resolve(knob, k, why, sizeof(why)) < 0)
+		return err("%s", why);
+	return 0;
 }
 
 int host_get(struct host_ctx *ctx, const char *knob, char *buf, size_t len)
 {
-	const struct host_knob_ops *k = knob_or_err(knob);
+	struct host_knob k;
+	int ret = knob_or_err(knob, &k);
 
-	if (!k)
-		return -EINVAL;
-	return k->read(k, ctx, buf, len);
+	if (ret < 0)
+		return ret;
+	return k.ops->read(&k, ctx, buf, len);
 }
 
 int host_set(struct host_ctx *ctx, const char *knob, const char *value)
 {
-	const struct host_knob_ops *k = knob_or_err(knob);
 	char cur[HOST_VALUE_MAX], why[512];
+	struct host_knob k;
 	sig_atomic_t i;
 	bool recorded = false;
 	int ret;
 
-	if (!k)
-		return -EINVAL;
+	ret = knob_or_err(knob, &k);
+	if (ret < 0)
+		return ret;
 	if (ctx->readonly)
 		return err_code(
 		    -EPERM, "cannot set '%s': read-only host context", knob);
-	if (!k->supported(k, ctx, value, why, sizeof(why)))
+	if (!k.ops->supported(&k, ctx, value, why, sizeof(why)))
 		return err_code(-EOPNOTSUPP, "cannot set '%s' to '%s': %s",
 				knob, value, why);
-	ret = k->read(k, ctx, cur, sizeof(cur));
+	ret = k.ops->read(&k, ctx, cur, sizeof(cur));
 	if (ret < 0)
 		return ret;
 	if (!strcmp(cur, value))
 		return 0;
 	for (i = 0; i < ctx->nrecords; i++)
-		if (ctx->records[i].knob == k)
+		if (!strcmp(ctx->records[i].knob.name, k.name))
 			recorded = true;
 	if (!recorded) {
-		ret = journal_record(ctx, k, cur);
+		ret = journal_record(ctx, &k, cur);
 		if (ret < 0)
 			return ret;
 	}
-	return k->apply(k, ctx, value);
+	return k.ops->apply(&k, ctx, value);
 }
 
 int host_restore(struct host_ctx *ctx)
@@ -409,7 +410,7 @@ int host_restore(struct host_ctx *ctx)
 	for (i = ctx->nrecords; i-- > 0;) {
 		const struct host_record *rec = &ctx->records[i];
 
-		r = knob_put_back(ctx, rec->knob, rec->original);
+		r = knob_put_back(ctx, &rec->knob, rec->original);
 		ret = ret ? ret : r;
 	}
 	if (ret < 0)

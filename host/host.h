@@ -7,14 +7,29 @@
  * back after writing) and every change is undone, whatever happens: normal
  * exit, a signal, a crash, or a power cut.
  *
- * Knobs.  A setting is a named knob with string values:
+ * Knobs.  A setting is a named knob with string values.  Registered knobs:
  *	thp.enabled	  always | madvise | never	(the bracketed word)
  *	thp.defrag	  always | defer | defer+madvise | madvise | never
  *	paging		  hw | shadow	(kvm_intel ept / kvm_amd npt; a reload)
  *	hugetlb.2M	  a page count (nr_hugepages of hugepages-2048kB)
  *	hugetlb.1G	  a page count (nr_hugepages of hugepages-1048576kB)
  *	kvm.nx_huge_pages Y | N | auto | force | off | never
- * host_knob_name(i) lists them; knob.h says how to add one.
+ * host_knob_name(i) lists them; knob.h says how to add one.  Generic knobs:
+ * every name knob_name_valid() of lib/knob-path.h accepts,
+ *	sysctl.A.B	  /proc/sys/A/B		(sysctl.vm.swappiness)
+ *	mm.A.B		  /sys/kernel/mm/A/B	(mm.ksm.run)
+ * nothing outside those two trees.  Their value is the bracketed word or the
+ * first line, trimmed, each run of blanks one space (knob-generic.c); a value
+ * asked for is one line of printable text.  supported() says no, with why,
+ * when the file is missing, a directory, read-only (no owner w bit) or
+ * unreadable.  A generic name for a file a registered knob owns is refused,
+ * naming the knob to use instead: mm.transparent_hugepage.enabled (use
+ * thp.enabled), mm.transparent_hugepage.defrag (thp.defrag), and every
+ * hugetlb pool size -- mm.hugepages.hugepages-*.nr_hugepages{,_mempolicy},
+ * sysctl.vm.nr_hugepages{,_mempolicy} (use hugetlb.2M/1G, which check what
+ * was allocated).  Other files of those trees (mm.transparent_hugepage.
+ * khugepaged.defrag, mm.hugepages.hugepages-2048kB.nr_overcommit_hugepages)
+ * are ordinary generic knobs.
  *
  * The context.  host_ctx_new() makes a struct host_ctx that owns:
  *   - the lock: STATE/lock, held with flock(LOCK_EX) for the context's life
@@ -23,7 +38,8 @@
  *     never unlinked (unlinking a flock file races with the next locker).
  *   - the journal: JOURNAL (RUNDIR/host-journal), created on the first change,
  *     with STATE/journal a symlink to it.  One line per knob, in the order the
- *     knobs were first changed: "KNOB<TAB>ORIGINAL\n".  The line is written
+ *     knobs were first changed: "KNOB<TAB>ORIGINAL\n" (KNOB registered or
+ *     generic: a stale journal resolves both by name).  The line is written
  *     and fsynced BEFORE the knob is changed, so a crash at any point leaves
  *     enough on disk to put the host back.
  * Since the lock dies with its process, a journal found by a context that got
@@ -96,10 +112,28 @@ int host_ctx_new(const struct host_opts *o, struct host_ctx **out);
 /* Restore (warn if that fails: the journal stays), unlock, free; NULL ok. */
 void host_ctx_free(struct host_ctx *ctx);
 
-/* The name of knob I in registry order, or NULL past the last one. */
+/* The name of registered knob I in registry order, or NULL past the last. */
 const char *host_knob_name(size_t i);
 /* The accepted values of KNOB for --help ("hw, shadow"), or NULL. */
 const char *host_knob_values(const char *knob);
+/*
+ * Whether NAME is a host knob: registered, or a well-formed generic name
+ * that no registered knob owns.  Touches nothing on the host (for the config
+ * loader's [host] keys).  host_knob_name_check() also puts the reason in WHY
+ * (NULL allowed) when not, e.g. "'sysctl.vm.' ends with a dot" or
+ * "'mm.transparent_hugepage.enabled' is '/sys/kernel/mm/transparent_hugepage/
+ * enabled', the file of the host knob 'thp.enabled': use 'thp.enabled'".
+ */
+bool host_knob_name_known(const char *name);
+bool host_knob_name_check(const char *name, char *why, size_t len);
+/*
+ * Whether VALUE is well-formed for KNOB, without touching the host: for a
+ * generic knob one line of printable text without blanks at either end,
+ * shorter than 64 characters; for a registered knob nothing is checked here
+ * (its values depend on the host: host_supported()).  WHY gets the reason.
+ */
+bool host_knob_value_check(const char *knob, const char *value, char *why,
+			   size_t len);
 
 /*
  * Whether KNOB can be set to VALUE here (VALUE NULL: whether the knob can be
@@ -153,6 +187,30 @@ const char *host_module_state_name(enum host_module_state s);
  * context.  Reports nothing; returns 0 or a negative errno.
  */
 int host_read(struct host_ctx *ctx, const char *path, char *buf, size_t len);
+
+/*
+ * Read-only observations for a cell's "observed" (ROOT as above: "" on the
+ * real host, a fake tree in tests).  Each returns 0 (or 1, see below) or a
+ * negative errno and reports nothing; what cannot be known is an error
+ * (-ENOENT: no such file or field, -ESRCH: no such process), never 0.
+ *
+ * host_hugetlbfs_mounted: 1 when ROOT/proc/mounts has a hugetlbfs mount
+ * whose pages are KIB kB (2048, 1048576), 0 when none has.  The page size is
+ * the mount's pagesize= option ("2M", "1G", "1024M", "2048K", or bytes); a
+ * mount without it has the default huge page size, Hugepagesize of
+ * ROOT/proc/meminfo (2M when that cannot be read).
+ *
+ * host_anon_huge_kb: AnonHugePages of process PID (QEMU's, for THP-backed
+ * guest RAM) from ROOT/proc/PID/smaps_rollup, in kB.
+ *
+ * host_hugetlb_in_use: the pages of the KIB kB hugetlb pool in use,
+ * nr_hugepages - free_hugepages of ROOT/sys/kernel/mm/hugepages/
+ * hugepages-KIBkB (/proc/meminfo counts only the default size); -ENOENT when
+ * there is no such pool.
+ */
+int host_hugetlbfs_mounted(const char *root, unsigned long kib);
+int host_anon_huge_kb(const char *root, int pid, long *kb);
+int host_hugetlb_in_use(const char *root, unsigned long kib, long *pages);
 
 /*
  * Which of PACKAGES (Debian package names separated by blanks or commas)

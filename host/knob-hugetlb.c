@@ -27,7 +27,7 @@ static bool parse_count(const char *s, unsigned long *n)
 	return !errno && !*end;
 }
 
-static int hugetlb_read(const struct host_knob_ops *k, struct host_ctx *ctx,
+static int hugetlb_read(const struct host_knob *k, struct host_ctx *ctx,
 			char *buf, size_t len)
 {
 	unsigned long n;
@@ -41,11 +41,10 @@ static int hugetlb_read(const struct host_knob_ops *k, struct host_ctx *ctx,
 	return 0;
 }
 
-static bool hugetlb_supported(const struct host_knob_ops *k,
-			      struct host_ctx *ctx, const char *value,
-			      char *why, size_t len)
+static bool hugetlb_supported(const struct host_knob *k, struct host_ctx *ctx,
+			      const char *value, char *why, size_t len)
 {
-	bool gig = k == &host_knob_hugetlb_1g;
+	bool gig = k->ops == &host_knob_hugetlb_1g;
 	char *path = host_path_new(ctx, k->file);
 	struct host_cpu cpu;
 	unsigned long n;
@@ -75,7 +74,7 @@ out:
 	return ok;
 }
 
-static int hugetlb_apply(const struct host_knob_ops *k, struct host_ctx *ctx,
+static int hugetlb_apply(const struct host_knob *k, struct host_ctx *ctx,
 			 const char *value)
 {
 	char got[HOST_VALUE_MAX];
@@ -98,7 +97,7 @@ static int hugetlb_apply(const struct host_knob_ops *k, struct host_ctx *ctx,
 		    "'%s' reads back %lu, expected %lu: only %lu of "
 		    "%lu %s pages could be allocated",
 		    k->file, have, want, have, want,
-		    k == &host_knob_hugetlb_1g ? "1G" : "2M");
+		    k->ops == &host_knob_hugetlb_1g ? "1G" : "2M");
 	if (have > want)
 		return err_code(
 		    -EIO,

@@ -32,20 +32,21 @@ static const char *nx_expect(const char *value)
 	return NULL;
 }
 
-static int nx_read(const struct host_knob_ops *k, struct host_ctx *ctx,
-		   char *buf, size_t len)
+static int nx_read(const struct host_knob *k, struct host_ctx *ctx, char *buf,
+		   size_t len)
 {
 	return host_read_sys(ctx, k->file, buf, len);
 }
 
-static bool nx_supported(const struct host_knob_ops *k, struct host_ctx *ctx,
+static bool nx_supported(const struct host_knob *k, struct host_ctx *ctx,
 			 const char *value, char *why, size_t len)
 {
 	char cur[HOST_VALUE_MAX];
 	int ret;
 
 	if (value && !nx_expect(value)) {
-		snprintf(why, len, "'%s' is not one of %s", value, k->values);
+		snprintf(why, len, "'%s' is not one of %s", value,
+			 k->ops->values);
 		return false;
 	}
 	ret = host_read(ctx, k->file, cur, sizeof(cur));
@@ -65,7 +66,7 @@ static bool nx_supported(const struct host_knob_ops *k, struct host_ctx *ctx,
 	return true;
 }
 
-static int nx_apply(const struct host_knob_ops *k, struct host_ctx *ctx,
+static int nx_apply(const struct host_knob *k, struct host_ctx *ctx,
 		    const char *value)
 {
 	const char *want = nx_expect(value);
@@ -74,7 +75,7 @@ static int nx_apply(const struct host_knob_ops *k, struct host_ctx *ctx,
 
 	if (!want)
 		return err("'%s' is not a value of '%s' (%s)", value, k->name,
-			   k->values);
+			   k->ops->values);
 	ret = host_write_sys(ctx, k->file, value);
 	if (ret < 0)
 		return ret;

@@ -90,7 +90,7 @@ static const char *paging_word(const char *raw)
 	return NULL;
 }
 
-static int paging_read(const struct host_knob_ops *k, struct host_ctx *ctx,
+static int paging_read(const struct host_knob *k, struct host_ctx *ctx,
 		       char *buf, size_t len)
 {
 	struct paging_hw hw;
@@ -111,9 +111,8 @@ static int paging_read(const struct host_knob_ops *k, struct host_ctx *ctx,
 	return 0;
 }
 
-static bool paging_supported(const struct host_knob_ops *k,
-			     struct host_ctx *ctx, const char *value, char *why,
-			     size_t len)
+static bool paging_supported(const struct host_knob *k, struct host_ctx *ctx,
+			     const char *value, char *why, size_t len)
 {
 	struct paging_hw hw;
 	char raw[32];
@@ -135,7 +134,7 @@ static bool paging_supported(const struct host_knob_ops *k,
 	return true;
 }
 
-static int paging_apply(const struct host_knob_ops *k, struct host_ctx *ctx,
+static int paging_apply(const struct host_knob *k, struct host_ctx *ctx,
 			const char *value)
 {
 	const char *bit = strcmp(value, "hw") ? "0" : "1";

@@ -31,8 +31,8 @@ static bool thp_lists(const char *line, const char *value)
 	return false;
 }
 
-static int thp_read(const struct host_knob_ops *k, struct host_ctx *ctx,
-		    char *buf, size_t len)
+static int thp_read(const struct host_knob *k, struct host_ctx *ctx, char *buf,
+		    size_t len)
 {
 	char line[256];
 	int ret;
@@ -45,7 +45,7 @@ static int thp_read(const struct host_knob_ops *k, struct host_ctx *ctx,
 	return 0;
 }
 
-static bool thp_supported(const struct host_knob_ops *k, struct host_ctx *ctx,
+static bool thp_supported(const struct host_knob *k, struct host_ctx *ctx,
 			  const char *value, char *why, size_t len)
 {
 	char line[256];
@@ -65,7 +65,7 @@ static bool thp_supported(const struct host_knob_ops *k, struct host_ctx *ctx,
 	return true;
 }
 
-static int thp_apply(const struct host_knob_ops *k, struct host_ctx *ctx,
+static int thp_apply(const struct host_knob *k, struct host_ctx *ctx,
 		     const char *value)
 {
 	char got[HOST_VALUE_MAX];

@@ -3,6 +3,8 @@
 #include "knob.h"
 
 #include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,11 +31,137 @@ const struct host_knob_ops *host_knob_find(const char *name)
 	return NULL;
 }
 
+/*
+ * Generic names refused because a registered knob owns the setting: every
+ * file a registered knob writes (found through host_knobs[]), and these,
+ * which size a hugetlb pool without hugetlb.*'s check of what was allocated.
+ */
+static const char *const pool_files[] = {
+    /* fnmatch(3) patterns, FNM_PATHNAME */
+    "/proc/sys/vm/nr_hugepages",
+    "/proc/sys/vm/nr_hugepages_mempolicy",
+    "/sys/kernel/mm/hugepages/*/nr_hugepages",
+    "/sys/kernel/mm/hugepages/*/nr_hugepages_mempolicy",
+};
+
+/* Why the generic knob NAME with file FILE is refused, or false. */
+static bool owned(const char *name, const char *file, char *why, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < host_nknobs; i++)
+		if (host_knobs[i]->file && !strcmp(host_knobs[i]->file, file)) {
+			snprintf(why, len,
+				 "'%s' is '%s', the file of the host knob "
+				 "'%s': use '%s'",
+				 name, file, host_knobs[i]->name,
+				 host_knobs[i]->name);
+			return true;
+		}
+	for (i = 0; i < ARRAY_SIZE(pool_files); i++)
+		if (!fnmatch(pool_files[i], file, FNM_PATHNAME)) {
+			snprintf(why, len,
+				 "'%s' sizes a hugetlb pool: use 'hugetlb.2M' "
+				 "or 'hugetlb.1G', which check what the kernel "
+				 "allocated",
+				 name);
+			return true;
+		}
+	return false;
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+int host_knob_resolve(const char *name, struct host_knob *k, char *why,
+		      size_t len)
+{
+	const struct host_knob_ops *ops = name ? host_knob_find(name) : NULL;
+	const char *problem;
+	char dummy[1];
+	size_t i, n;
+
+	if (!why) {
+		why = dummy;
+		len = sizeof(dummy);
+	}
+	memset(k, 0, sizeof(*k));
+	if (ops) {
+		k->ops = ops;
+		snprintf(k->name, sizeof(k->name), "%s", ops->name);
+		snprintf(k->file, sizeof(k->file), "%s",
+			 ops->file ? ops->file : "");
+		return 0;
+	}
+	if (!name || !(has_prefix(name, KNOB_PREFIX_SYSCTL) ||
+		       has_prefix(name, KNOB_PREFIX_MM))) {
+		n = (size_t)snprintf(why, len,
+				     "'%s' is not a host knob (they are ",
+				     name ? name : "");
+		for (i = 0; i < host_nknobs && n < len; i++)
+			n += (size_t)snprintf(why + n, len - n, "%s, ",
+					      host_knobs[i]->name);
+		if (n < len)
+			snprintf(why + n, len - n,
+				 "and " KNOB_PREFIX_SYSCTL
+				 "NAME or " KNOB_PREFIX_MM "NAME for any "
+				 "file under " KNOB_DIR_SYSCTL
+				 " or " KNOB_DIR_MM ")");
+		return -EINVAL;
+	}
+	problem = knob_name_problem(name);
+	if (problem) {
+		snprintf(why, len, "'%s' %s", name, problem);
+		return -EINVAL;
+	}
+	if (knob_path(name, k->file, sizeof(k->file)) < 0) {
+		snprintf(why, len, "'%s' is too long", name);
+		return -EINVAL;
+	}
+	if (owned(name, k->file, why, len))
+		return -EINVAL;
+	k->ops = &host_knob_generic;
+	snprintf(k->name, sizeof(k->name), "%s", name);
+	return 0;
+}
+
+bool host_knob_name_check(const char *name, char *why, size_t len)
+{
+	struct host_knob k;
+
+	return host_knob_resolve(name, &k, why, len) == 0;
+}
+
+bool host_knob_name_known(const char *name)
+{
+	return host_knob_name_check(name, NULL, 0);
+}
+
+bool host_knob_value_check(const char *knob, const char *value, char *why,
+			   size_t len)
+{
+	const char *problem;
+	struct host_knob k;
+
+	if (host_knob_resolve(knob, &k, why, len) < 0)
+		return false;
+	if (k.ops != &host_knob_generic)
+		return true;
+	problem = host_generic_value_problem(value);
+	if (problem && why)
+		snprintf(why, len, "the value '%s' %s", value, problem);
+	return !problem;
+}
+
 const char *host_knob_values(const char *knob)
 {
-	const struct host_knob_ops *k = host_knob_find(knob);
+	struct host_knob k;
 
-	return k ? k->values : NULL;
+	if (host_knob_resolve(knob, &k, NULL, 0) < 0)
+		return NULL;
+	return k.ops->values;
 }
 
 char *host_path_new(const struct host_ctx *ctx, const char *rel)

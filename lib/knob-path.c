@@ -29,29 +29,41 @@ static bool component_char(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '-';
 }
 
-bool knob_name_valid(const char *name)
+const char *knob_name_problem(const char *name)
 {
 	const char *p;
 	int t;
 	bool empty = true;
 
-	if (!name || strlen(name) >= KNOB_NAME_MAX || (t = tree_of(name)) < 0)
-		return false;
+	if (!name || !*name)
+		return "is empty";
+	if (strlen(name) >= KNOB_NAME_MAX)
+		return "is too long (a knob name has fewer than 128 characters)";
+	t = tree_of(name);
+	if (t < 0)
+		return "does not start with '" KNOB_PREFIX_SYSCTL
+		       "' or '" KNOB_PREFIX_MM "'";
 	p = name + strlen(trees[t].prefix);
 	if (!*p)
-		return false;
+		return "names no file after its prefix";
 	for (; *p; p++) {
 		if (*p == '.') {
 			if (empty)
-				return false;
+				return "has an empty part between dots";
 			empty = true;
 		} else if (component_char(*p)) {
 			empty = false;
 		} else {
-			return false;
+			return "has a character other than A-Z, a-z, 0-9, "
+			       "'_', '-' and '.'";
 		}
 	}
-	return !empty;
+	return empty ? "ends with a dot" : NULL;
+}
+
+bool knob_name_valid(const char *name)
+{
+	return !knob_name_problem(name);
 }
 
 int knob_path(const char *name, char *path, size_t len)

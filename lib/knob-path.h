@@ -34,6 +34,11 @@
 /* Whether NAME is a well-formed generic knob name (see above). */
 bool knob_name_valid(const char *name);
 /*
+ * Why NAME is not well-formed, as a static phrase to follow the quoted name
+ * ("has an empty part between dots"), or NULL when knob_name_valid(NAME).
+ */
+const char *knob_name_problem(const char *name);
+/*
  * The absolute file of generic knob NAME into PATH ("/proc/sys/vm/swappiness").
  * Returns 0, or -EINVAL for a name knob_name_valid() refuses, -ENAMETOOLONG.
  */

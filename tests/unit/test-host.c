@@ -94,13 +94,27 @@ ssize_t write(int fd, const void *buf, size_t n)
 	size_t rl = strlen(fake_root);
 
 	if (!rl || !fd_path(fd, path, sizeof(path)) ||
-	    strncmp(path, fake_root, rl) || strncmp(path + rl, "/sys/", 5))
+	    strncmp(path, fake_root, rl) ||
+	    (strncmp(path + rl, "/sys/", 5) &&
+	     strncmp(path + rl, "/proc/sys/", 10)))
 		return real_write(fd, buf, n);
 	if (fake_ignore_writes)
 		return n;
 	snprintf(val, sizeof(val), "%.*s", (int)n, (const char *)buf);
 	strstrip(val);
-	if (strstr(path, "transparent_hugepage/")) {
+	if (!strncmp(path + rl, "/proc/sys/", 10)) {
+		char *p;
+
+		/* proc_dointvec: integers only; fields shown tab-separated */
+		if (strspn(val, "0123456789- ") != strlen(val)) {
+			errno = EINVAL;
+			return -1;
+		}
+		for (p = val; *p; p++)
+			if (*p == ' ')
+				*p = '\t';
+		snprintf(out, sizeof(out), "%s\n", val);
+	} else if (strstr(path, "transparent_hugepage/")) {
 		slurp(path, cur, sizeof(cur));
 		if (!thp_select(cur, val, out, sizeof(out))) {
 			errno = EINVAL;
@@ -743,6 +757,379 @@ static void test_restore_async(void **state)
 	assert_string_equal(buf, "Y");
 }
 
+#define SWAP "/proc/sys/vm/swappiness"
+#define KSM "/sys/kernel/mm/ksm/run"
+#define SHMEM "/sys/kernel/mm/transparent_hugepage/shmem_enabled"
+#define PRINTK "/proc/sys/kernel/printk"
+
+/* A few generic knob files on top of setup()'s tree. */
+static void put_generic(void)
+{
+	put(SWAP, "60\n");
+	put(KSM, "0\n");
+	put(SHMEM, "always within_size advise [never] deny force\n");
+	put(PRINTK, "4\t4\t1\t7\n");
+}
+
+static void test_generic_set_restore(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	char buf[256], why[256];
+
+	(void)state;
+	put_generic();
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_true(host_supported(ctx, "sysctl.vm.swappiness", "10", why,
+				   sizeof(why)));
+	assert_int_equal(
+	    host_get(ctx, "sysctl.vm.swappiness", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "60");
+	/* the bracketed word is the value */
+	assert_int_equal(host_get(ctx, "mm.transparent_hugepage.shmem_enabled",
+				  buf, sizeof(buf)),
+			 0);
+	assert_string_equal(buf, "never");
+	assert_int_equal(host_set(ctx, "sysctl.vm.swappiness", "10"), 0);
+	assert_int_equal(host_set(ctx, "mm.ksm.run", "1"), 0);
+	assert_int_equal(
+	    host_set(ctx, "mm.transparent_hugepage.shmem_enabled", "advise"),
+	    0);
+	assert_int_equal(host_set(ctx, "sysctl.vm.swappiness", "20"), 0);
+	get(SWAP, buf, sizeof(buf));
+	assert_string_equal(buf, "20");
+	get(KSM, buf, sizeof(buf));
+	assert_string_equal(buf, "1");
+	get(SHMEM, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "always within_size [advise] never deny force");
+	assert_int_equal(host_get(ctx, "mm.transparent_hugepage.shmem_enabled",
+				  buf, sizeof(buf)),
+			 0);
+	assert_string_equal(buf, "advise");
+	get("/run/host-journal", buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "sysctl.vm.swappiness\t60\nmm.ksm.run\t0\n"
+			    "mm.transparent_hugepage.shmem_enabled\tnever");
+
+	assert_int_equal(host_restore(ctx), 0);
+	get(SWAP, buf, sizeof(buf));
+	assert_string_equal(buf, "60");
+	get(KSM, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	get(SHMEM, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "always within_size advise [never] deny force");
+	assert_false(exists("/run/host-journal"));
+	assert_false(exists("/state/journal"));
+	host_ctx_free(ctx);
+}
+
+/* Multi-field sysctls: tabs read back as single spaces, and go back. */
+static void test_generic_fields(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	char buf[256];
+
+	(void)state;
+	put_generic();
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_int_equal(
+	    host_get(ctx, "sysctl.kernel.printk", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "4 4 1 7");
+	assert_int_equal(host_set(ctx, "sysctl.kernel.printk", "3 4 1 7"), 0);
+	get(PRINTK, buf, sizeof(buf));
+	assert_string_equal(buf, "3\t4\t1\t7");
+	get("/run/host-journal", buf, sizeof(buf));
+	assert_string_equal(buf, "sysctl.kernel.printk\t4 4 1 7");
+	assert_int_equal(host_restore(ctx), 0);
+	get(PRINTK, buf, sizeof(buf));
+	assert_string_equal(buf, "4\t4\t1\t7");
+	host_ctx_free(ctx);
+}
+
+static void test_generic_bad_names(void **state)
+{
+	static const struct {
+		const char *name, *why;
+	} bad[] = {
+	    {"", "'' is not a host knob (they are thp.enabled, "},
+	    {"vm.swappiness", "'vm.swappiness' is not a host knob"},
+	    {"proc.sys.vm.swappiness", "sysctl.NAME or mm.NAME for any file"},
+	    {"sysctl.", "'sysctl.' names no file after its prefix"},
+	    {"mm.", "'mm.' names no file after its prefix"},
+	    {"sysctl..vm", "'sysctl..vm' has an empty part between dots"},
+	    {"sysctl.vm.", "'sysctl.vm.' ends with a dot"},
+	    {"mm.ksm/run", "'mm.ksm/run' has a character other than"},
+	    {"sysctl.vm.*", "'sysctl.vm.*' has a character other than"},
+	    {"sysctl.vm.swap piness", "has a character other than"},
+	    {"mm.transparent_hugepage.enabled",
+	     "'mm.transparent_hugepage.enabled' is "
+	     "'/sys/kernel/mm/transparent_hugepage/enabled', the file of the "
+	     "host knob 'thp.enabled': use 'thp.enabled'"},
+	    {"mm.transparent_hugepage.defrag",
+	     "the file of the host knob 'thp.defrag': use 'thp.defrag'"},
+	    {"mm.hugepages.hugepages-2048kB.nr_hugepages",
+	     "the file of the host knob 'hugetlb.2M': use 'hugetlb.2M'"},
+	    {"mm.hugepages.hugepages-2048kB.nr_hugepages_mempolicy",
+	     "'mm.hugepages.hugepages-2048kB.nr_hugepages_mempolicy' sizes a "
+	     "hugetlb pool: use 'hugetlb.2M' or 'hugetlb.1G'"},
+	    {"mm.hugepages.hugepages-1048576kB.nr_hugepages_mempolicy",
+	     "sizes a hugetlb pool"},
+	    {"sysctl.vm.nr_hugepages", "'sysctl.vm.nr_hugepages' sizes a "
+				       "hugetlb pool"},
+	    {"sysctl.vm.nr_hugepages_mempolicy", "sizes a hugetlb pool"},
+	};
+	static const char *const good[] = {
+	    "thp.enabled",
+	    "paging",
+	    "hugetlb.1G",
+	    "kvm.nx_huge_pages",
+	    "sysctl.vm.swappiness",
+	    "mm.ksm.run",
+	    "mm.transparent_hugepage.khugepaged.defrag",
+	    "mm.transparent_hugepage.hugepages-2048kB.enabled",
+	    "mm.hugepages.hugepages-2048kB.nr_overcommit_hugepages",
+	    "sysctl.vm.nr_overcommit_hugepages",
+	};
+	char why[512], longname[200];
+	struct host_ctx *ctx;
+	struct fixture f;
+	const char *msg;
+	size_t i;
+
+	(void)state;
+	put_generic();
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		why[0] = '\0';
+		assert_false(host_knob_name_known(bad[i].name));
+		assert_false(
+		    host_knob_name_check(bad[i].name, why, sizeof(why)));
+		if (!strstr(why, bad[i].why))
+			fail_msg("'%s': why '%s' lacks '%s'", bad[i].name, why,
+				 bad[i].why);
+		assert_false(
+		    host_supported(ctx, bad[i].name, "1", why, sizeof(why)));
+		assert_non_null(strstr(why, bad[i].why));
+		capture_begin();
+		assert_int_equal(host_set(ctx, bad[i].name, "1"), -EINVAL);
+		assert_int_equal(host_get(ctx, bad[i].name, why, sizeof(why)),
+				 -EINVAL);
+		msg = capture_end();
+		assert_non_null(strstr(msg, bad[i].why));
+	}
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	memcpy(longname, "sysctl.", 7);
+	assert_false(host_knob_name_check(longname, why, sizeof(why)));
+	assert_non_null(strstr(why, "is too long"));
+	assert_false(host_knob_name_known(NULL));
+	for (i = 0; i < ARRAY_SIZE(good); i++)
+		if (!host_knob_name_known(good[i]))
+			fail_msg("'%s' should be a host knob", good[i]);
+	/* the registered knobs still show their values */
+	assert_string_equal(host_knob_values("paging"), "hw, shadow");
+	assert_non_null(host_knob_values("sysctl.vm.swappiness"));
+	assert_null(host_knob_values("sysctl..x"));
+	assert_false(exists("/run/host-journal"));
+	host_ctx_free(ctx);
+}
+
+static void test_generic_unsupported(void **state)
+{
+	static const struct {
+		const char *knob, *value, *why;
+	} bad[] = {
+	    {"sysctl.vm.no_such_knob", NULL,
+	     "no '/proc/sys/vm/no_such_knob': No such file or directory"},
+	    {"sysctl.vm", NULL,
+	     "'/proc/sys/vm' is a directory: name a file in it "
+	     "(sysctl.vm.NAME)"},
+	    {"sysctl.vm.overcommit_ratio_ro", NULL,
+	     "'/proc/sys/vm/overcommit_ratio_ro' is read-only"},
+	    {"mm.ksm.empty", NULL,
+	     "cannot read '/sys/kernel/mm/ksm/empty': it holds no value"},
+	    {"sysctl.vm.swappiness", "", "the value '' is empty"},
+	    {"sysctl.vm.swappiness", "1\n2", "has a control character"},
+	    {"sysctl.vm.swappiness", "1\t2", "has a control character"},
+	    {"sysctl.vm.swappiness", " 10", "starts or ends with a blank"},
+	    {"sysctl.vm.swappiness", "10 ", "starts or ends with a blank"},
+	    {"sysctl.vm.swappiness",
+	     "0123456789012345678901234567890123456789012345678901234567890123",
+	     "is too long"},
+	};
+	struct host_ctx *ctx;
+	struct fixture f;
+	char why[512], path[PATH_MAX];
+	size_t i;
+
+	(void)state;
+	put_generic();
+	put("/proc/sys/vm/overcommit_ratio_ro", "50\n");
+	snprintf(path, sizeof(path), "%s/proc/sys/vm/overcommit_ratio_ro",
+		 fake_root);
+	assert_int_equal(chmod(path, 0444), 0);
+	put("/sys/kernel/mm/ksm/empty", "\n");
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		why[0] = '\0';
+		assert_false(host_supported(ctx, bad[i].knob, bad[i].value, why,
+					    sizeof(why)));
+		if (!strstr(why, bad[i].why))
+			fail_msg("%s=%s: why '%s' lacks '%s'", bad[i].knob,
+				 bad[i].value ? bad[i].value : "(null)", why,
+				 bad[i].why);
+		if (bad[i].value) {
+			/* the same verdict without touching the host */
+			assert_false(host_knob_value_check(
+			    bad[i].knob, bad[i].value, why, sizeof(why)));
+			assert_non_null(strstr(why, bad[i].why));
+		}
+		capture_begin();
+		assert_int_equal(host_set(ctx, bad[i].knob,
+					  bad[i].value ? bad[i].value : "1"),
+				 -EOPNOTSUPP);
+		capture_end();
+	}
+	assert_true(host_knob_value_check("sysctl.vm.swappiness", "10", why,
+					  sizeof(why)));
+	assert_true(host_knob_value_check("sysctl.kernel.printk", "3 4 1 7",
+					  why, sizeof(why)));
+	/* nothing changed, nothing journalled */
+	assert_false(exists("/run/host-journal"));
+	get(SWAP, why, sizeof(why));
+	assert_string_equal(why, "60");
+	host_ctx_free(ctx);
+}
+
+static void test_generic_refused(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	const char *msg;
+	char buf[128];
+
+	(void)state;
+	put_generic();
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	capture_begin();
+	assert_int_equal(host_set(ctx, "sysctl.vm.swappiness", "lots"),
+			 -EINVAL);
+	msg = capture_end();
+	assert_non_null(strstr(msg, "cannot set 'sysctl.vm.swappiness' to "
+				    "'lots': the kernel refuses the value "
+				    "(writing '/proc/sys/vm/swappiness'): "
+				    "Invalid argument"));
+	get(SWAP, buf, sizeof(buf));
+	assert_string_equal(buf, "60");
+	/* a write the kernel takes but does not keep */
+	fake_ignore_writes = true;
+	capture_begin();
+	assert_int_equal(host_set(ctx, "mm.ksm.run", "1"), -EIO);
+	msg = capture_end();
+	fake_ignore_writes = false;
+	assert_non_null(strstr(msg, "'/sys/kernel/mm/ksm/run' (mm.ksm.run) "
+				    "reads back '0', expected '1'"));
+	assert_int_equal(host_restore(ctx), 0);
+	assert_false(exists("/run/host-journal"));
+	host_ctx_free(ctx);
+}
+
+static void test_generic_crash_then_restore(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	const char *msg;
+	char buf[256];
+	pid_t pid;
+	int status;
+
+	(void)state;
+	put_generic();
+	fixture_init(&f);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (host_ctx_new(&f.opts, &ctx) < 0 ||
+		    host_set(ctx, "sysctl.vm.swappiness", "5") < 0 ||
+		    host_set(ctx, "thp.enabled", "never") < 0 ||
+		    host_set(ctx, "mm.transparent_hugepage.shmem_enabled",
+			     "force") < 0)
+			_exit(1);
+		_exit(0); /* "crash": no restore, lock dies with us */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	get(SWAP, buf, sizeof(buf));
+	assert_string_equal(buf, "5");
+
+	capture_begin();
+	assert_int_equal(host_restore_stale(&f.opts), 3);
+	msg = capture_end();
+	assert_non_null(strstr(msg, "did not finish"));
+	get(SWAP, buf, sizeof(buf));
+	assert_string_equal(buf, "60");
+	get(SHMEM, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "always within_size advise [never] deny force");
+	get(THP_EN, buf, sizeof(buf));
+	assert_string_equal(buf, "always [madvise] never");
+	assert_false(exists("/state/journal"));
+	assert_false(exists("/run/host-journal"));
+
+	/* a journal line whose name is no (longer a) knob: kept, with why */
+	put("/run/host-journal", "sysctl.vm.swappiness\t60\n"
+				 "mm.transparent_hugepage.enabled\tnever\n");
+	{
+		char link[PATH_MAX + 16];
+
+		snprintf(buf, sizeof(buf), "%s/run/host-journal", fake_root);
+		snprintf(link, sizeof(link), "%s/journal", f.state);
+		assert_int_equal(symlink(buf, link), 0);
+	}
+	capture_begin();
+	assert_true(host_restore_stale(&f.opts) < 0);
+	msg = capture_end();
+	assert_non_null(strstr(msg, "the file of the host knob 'thp.enabled'"));
+	assert_non_null(strstr(msg, "is kept"));
+	assert_true(exists("/state/journal"));
+	assert_true(exists("/run/host-journal"));
+}
+
+static void test_generic_restore_async(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	char buf[256];
+
+	(void)state;
+	put_generic();
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_int_equal(host_set(ctx, "sysctl.vm.swappiness", "1"), 0);
+	assert_int_equal(
+	    host_set(ctx, "mm.transparent_hugepage.shmem_enabled", "deny"), 0);
+	assert_int_equal(host_set(ctx, "sysctl.kernel.printk", "7 4 1 7"), 0);
+	assert_int_equal(host_restore_async(ctx), 0);
+	get(SWAP, buf, sizeof(buf));
+	assert_string_equal(buf, "60");
+	get(SHMEM, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "always within_size advise [never] deny force");
+	get(PRINTK, buf, sizeof(buf));
+	assert_string_equal(buf, "4\t4\t1\t7");
+	assert_false(exists("/state/journal"));
+	assert_false(exists("/run/host-journal"));
+	host_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -771,6 +1158,20 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_nx_huge_pages, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_restore_async, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_generic_set_restore, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_generic_fields, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_generic_bad_names, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_generic_unsupported, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_generic_refused, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_generic_crash_then_restore,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_generic_restore_async, setup,
 					    teardown),
 	};
 
