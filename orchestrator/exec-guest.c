@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent-client.h"
+#include "host.h"
 #include "proto.h"
 #include "run-engine.h"
 #include "util.h"
@@ -64,56 +65,31 @@ static int guest_call_run(struct run *r, struct agent_client *a,
 	return ret;
 }
 
+/*
+ * What the host saw of the guest's memory: QEMU's AnonHugePages (THP
+ * backing) and the hugetlb pages in use (the cell's pool, or both pools for
+ * THP backing); null where unknown.
+ */
 static void observe_qemu(struct vm *vm, const struct cell *c, json_t *obs)
 {
-	char path[64], *text = NULL, *p;
-	long anon_kb = -1, hp_total = -1, hp_free = -1;
-	int pid = vm_qemu_pid(vm);
+	static const unsigned long pools[] = { 2048, 1048576 };
+	long anon_kb = -1, in_use = -1, n;
+	size_t k;
 
-	if (pid > 0) {
-		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
-		if (read_file(path, 1 << 20, &text, NULL) == 0) {
-			p = strstr(text, "AnonHugePages:");
-			if (p)
-				anon_kb = strtol(p + 14, NULL, 10);
-			free(text);
-			text = NULL;
-		}
-	}
-	/* /proc/meminfo counts only the default page size: read each pool. */
-	{
-		static const char *const pools[] = { "hugepages-2048kB",
-						     "hugepages-1048576kB" };
-		size_t k;
-
-		for (k = 0; k < ARRAY_SIZE(pools); k++) {
-			char nr[32], fr[32], *pn, *pf;
-
-			if (!strcmp(c->backing, "hugetlb-2M") ? k != 0
-			    : !strcmp(c->backing, "hugetlb-1G") ? k != 1
-								 : false)
-				continue;
-			pn = xasprintf("/sys/kernel/mm/hugepages/%s/nr_hugepages",
-				       pools[k]);
-			pf = xasprintf("/sys/kernel/mm/hugepages/%s/free_hugepages",
-				       pools[k]);
-			if (read_line(pn, nr, sizeof(nr)) == 0 &&
-			    read_line(pf, fr, sizeof(fr)) == 0) {
-				hp_total = (hp_total < 0 ? 0 : hp_total) +
-					   strtol(nr, NULL, 10);
-				hp_free = (hp_free < 0 ? 0 : hp_free) +
-					  strtol(fr, NULL, 10);
-			}
-			free(pn);
-			free(pf);
-		}
+	if (host_anon_huge_kb("", vm_qemu_pid(vm), &anon_kb) < 0)
+		anon_kb = -1;
+	for (k = 0; k < ARRAY_SIZE(pools); k++) {
+		if (!strcmp(c->backing, "hugetlb-2M") ? pools[k] != 2048
+		    : !strcmp(c->backing, "hugetlb-1G") ? pools[k] != 1048576
+							 : false)
+			continue;
+		if (host_hugetlb_in_use("", pools[k], &n) == 0)
+			in_use = (in_use < 0 ? 0 : in_use) + n;
 	}
 	json_object_set_new(obs, "qemu_anon_huge_kb",
 			    anon_kb >= 0 ? json_integer(anon_kb) : json_null());
 	json_object_set_new(obs, "hugetlb_pages_in_use",
-			    hp_total >= 0 && hp_free >= 0
-				    ? json_integer(hp_total - hp_free)
-				    : json_null());
+			    in_use >= 0 ? json_integer(in_use) : json_null());
 	if (!strcmp(c->host_thp, "never") && anon_kb > 0 &&
 	    !strcmp(c->backing, "thp"))
 		json_object_set_new(

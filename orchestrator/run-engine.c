@@ -320,31 +320,6 @@ static void cell_conclude(struct run *r, struct cell_state *st)
 	cell_fail(st, buf);
 }
 
-/* Is there a hugetlbfs mount with pages of KIB kB? */
-static bool hugetlbfs_mounted(unsigned long kib)
-{
-	char *text = NULL, *line, *save = NULL;
-	bool found = false;
-
-	if (read_file("/proc/mounts", 1 << 20, &text, NULL) < 0)
-		return false;
-	for (line = strtok_r(text, "\n", &save); line && !found;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char want[32];
-
-		if (!strstr(line, " hugetlbfs "))
-			continue;
-		snprintf(want, sizeof(want), "pagesize=%luM", kib / 1024);
-		if (strstr(line, want) ||
-		    (kib == 2048 && !strstr(line, "pagesize=")))
-			found = true;
-		if (kib == 1048576 && strstr(line, "pagesize=1024M"))
-			found = true;
-	}
-	free(text);
-	return found;
-}
-
 /*
  * For a hugetlb-backed guest, reserve the guest's memory in the pool before
  * the cell (the original size goes to ORIG, the knob to POOL).  A cell that
@@ -367,7 +342,7 @@ static int hugetlb_reserve(struct run *r, const struct cell *c,
 	snprintf(pool, plen, "%s", kib == 2048 ? "hugetlb.2M" : "hugetlb.1G");
 	if (!host_supported(r->host, pool, NULL, why, sizeof(why)))
 		goto skip;
-	if (!hugetlbfs_mounted(kib)) {
+	if (host_hugetlbfs_mounted("", kib) != 1) {
 		snprintf(why, sizeof(why),
 			 "no hugetlbfs mount with %s pages (mount one, then "
 			 "restart libvirtd: it looks for mounts only at start)",
