@@ -30,8 +30,6 @@
 #include "util.h"
 #include "vm.h"
 
-#define RESULTS_SCHEMA "vmtax-results/1"
-
 /*
  * The signal state: the one flag (how many stop signals arrived) and the
  * host context the second signal must restore from its handler.
