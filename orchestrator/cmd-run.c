@@ -24,6 +24,7 @@
 #include "agent-client.h"
 #include "cmds.h"
 #include "config.h"
+#include "guest-files.h"
 #include "host.h"
 #include "report.h"
 #include "runner.h"
@@ -48,10 +49,7 @@ struct run {
 	struct vm_conn *conn;
 	const char *accel;
 	char accel_why[256];
-	char *kernel;
-	char *initrd;
-	char *disk;		/* image = debian: the cached qcow2 (read-only base) */
-	char *overlay_dir;	/* where the cells' qcow2 overlays go */
+	struct guest_files files; /* kernel, initrd, debian disk, overlays */
 	char bindir[PATH_MAX];
 	char vendor_paging[8];	/* "ept" or "npt" */
 	char **wl_env;
@@ -674,29 +672,6 @@ static void observe_qemu(struct run *r, struct vm *vm, const struct cell *c,
 				     anon_kb));
 }
 
-/* qemu-img create -f qcow2 -F qcow2 -b BASE OVERLAY */
-static int make_overlay(const char *base, const char *overlay)
-{
-	const char *const argv[] = { "qemu-img", "create", "-q", "-f", "qcow2",
-				     "-F", "qcow2", "-b", base, overlay, NULL };
-	int status;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return err_errno("cannot fork qemu-img");
-	if (pid == 0) {
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		return err_errno("cannot wait for qemu-img");
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return err("qemu-img could not create '%s' on '%s'", overlay,
-			   base);
-	return 0;
-}
-
 /* One booted guest of a cell: its domain, agent client and disk overlay. */
 struct guest {
 	struct vm *vm;
@@ -739,7 +714,7 @@ static int guest_start(struct run *r, int ci, json_t *cj, int boot, FILE *log,
 			       boot ? ".boot" : "", sfx);
 	rel = g->console + strlen(r->rundir) + 1;
 	cmdline = xasprintf("console=ttyS0 panic=-1 %s%s",
-			    r->disk ? "root=/dev/vda rw " : "", r->cfg.cmdline);
+			    r->files.disk ? "root=/dev/vda rw " : "", r->cfg.cmdline);
 	memset(&spec, 0, sizeof(spec));
 	spec.name = name;
 	spec.type = !strcmp(c->paging, "tcg") || !strcmp(r->accel, "tcg")
@@ -747,21 +722,18 @@ static int guest_start(struct run *r, int ci, json_t *cj, int boot, FILE *log,
 			    : "kvm";
 	spec.vcpus = r->cfg.vcpus;
 	spec.memory_bytes = r->cfg.memory;
-	spec.kernel = r->kernel;
-	spec.initrd = r->initrd;
+	spec.kernel = r->files.kernel;
+	spec.initrd = r->files.initrd;
 	spec.cmdline = cmdline;
 	spec.console_log = g->console;
 	spec.backing = c->backing;
-	if (r->disk) {
+	if (r->files.disk) {
 		/* Each guest boots a fresh overlay: the cached image stays
 		 * clean, and one cell's build tree cannot leak into the next.
 		 * It lives beside the image, where QEMU (libvirt-qemu) can
 		 * reach it as it must reach the image; a run directory may
 		 * sit under a private one. */
-		g->overlay = xasprintf("%s/%d-%s.qcow2", r->overlay_dir,
-				       (int)getpid(), cslug);
-		unlink(g->overlay);
-		if (make_overlay(r->disk, g->overlay) < 0) {
+		if (guest_overlay_create(&r->files, cslug, &g->overlay) < 0) {
 			cell_status(cj, "failed", "cannot create the disk overlay");
 			goto out;
 		}
@@ -796,9 +768,9 @@ static int guest_start(struct run *r, int ci, json_t *cj, int boot, FILE *log,
 	json_object_set_new(obs, "guest_boots", json_integer(boot + 1));
 	json_object_set(obs, "guest_kernel", json_object_get(res, "kernel"));
 	/* Which cached image (its recipe hash is in the name) booted. */
-	if (r->disk)
+	if (r->files.disk)
 		json_object_set_new(obs, "guest_image",
-				    json_string(strrchr(r->disk, '/') + 1));
+				    json_string(strrchr(r->files.disk, '/') + 1));
 	json_object_set(obs, "guest_cpus", json_object_get(res, "cpus"));
 	json_object_set(obs, "guest_mem_bytes", json_object_get(res, "mem_bytes"));
 	json_decref(res);
@@ -1217,142 +1189,6 @@ static int find_bindir(struct run *r)
 		   "(run 'make' first)", exe);
 }
 
-static int newest_kernel(char **out)
-{
-	FILE *p = popen("ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1",
-			"re");
-	char line[PATH_MAX];
-
-	if (!p)
-		return -errno;
-	if (!fgets(line, sizeof(line), p)) {
-		pclose(p);
-		return -ENOENT;
-	}
-	pclose(p);
-	*out = xstrdup(strstrip(line));
-	return 0;
-}
-
-/* Replace *PATH by its canonical name (links resolved). */
-static int pin_path(char **path)
-{
-	char *real = realpath(*path, NULL);
-
-	if (!real)
-		return err_errno("cannot resolve '%s'", *path);
-	free(*path);
-	*path = real;
-	return 0;
-}
-
-/* Remove overlays ("PID-CELL.qcow2") left by runs that were killed. */
-static void sweep_overlays(const char *dir)
-{
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char *end, *path;
-		long pid = strtol(e->d_name, &end, 10);
-
-		if (pid <= 0 || *end != '-' || pid == getpid() ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		path = xasprintf("%s/%s", dir, e->d_name);
-		if (unlink(path) == 0)
-			note("removed '%s', left by a run that was killed", path);
-		free(path);
-	}
-	closedir(d);
-}
-
-/* A guest kernel or initramfs must be readable; HINT ends the message. */
-static int guest_file_ok(const struct run *r, const char *what,
-			 const char *path, const char *hint)
-{
-	if (access(path, R_OK) == 0)
-		return 0;
-	fprintf(stderr, "%s: guest %s '%s' is missing%s\n", r->cfg.path, what,
-		path, hint);
-	return -EINVAL;
-}
-
-static int resolve_debian_files(struct run *r)
-{
-	char *base = xasprintf("%s/../images/debian", r->bindir), *dir = NULL;
-	int ret = -EINVAL;
-
-	r->disk = xasprintf("%s.qcow2", base);
-	r->kernel = strcmp(r->cfg.kernel, "auto") ? xstrdup(r->cfg.kernel)
-						  : xasprintf("%s.vmlinuz", base);
-	r->initrd = strcmp(r->cfg.initrd, "auto") ? xstrdup(r->cfg.initrd)
-						  : xasprintf("%s.initrd", base);
-	if (access(r->disk, R_OK) < 0 ||
-	    (!strcmp(r->cfg.kernel, "auto") && access(r->kernel, R_OK) < 0) ||
-	    (!strcmp(r->cfg.initrd, "auto") && access(r->initrd, R_OK) < 0)) {
-		fprintf(stderr,
-			"%s: image = debian, but there is no built image ('%s'); "
-			"run 'vmtax image build --kind debian' first\n",
-			r->cfg.path, r->disk);
-		goto out;
-	}
-	if (guest_file_ok(r, "kernel", r->kernel, "") < 0 ||
-	    guest_file_ok(r, "initramfs", r->initrd, "") < 0)
-		goto out;
-	/* Pin the files: a new 'image build' meanwhile moves the links. */
-	if (pin_path(&r->disk) < 0 || pin_path(&r->kernel) < 0 ||
-	    pin_path(&r->initrd) < 0)
-		goto out;
-	dir = xstrdup(r->disk);
-	r->overlay_dir = xasprintf("%s/overlays", dirname(dir));
-	if (mkdir(r->overlay_dir, 0755) < 0 && errno != EEXIST) {
-		err_errno("cannot create '%s'", r->overlay_dir);
-		goto out;
-	}
-	sweep_overlays(r->overlay_dir);
-	ret = 0;
-out:
-	free(dir);
-	free(base);
-	return ret;
-}
-
-static int resolve_guest_files(struct run *r)
-{
-	const char *kv;
-
-	if (!strcmp(r->cfg.image, "debian"))
-		return resolve_debian_files(r);
-	if (!strcmp(r->cfg.kernel, "auto")) {
-		if (newest_kernel(&r->kernel) < 0) {
-			fprintf(stderr,
-				"%s: no guest kernel: no /boot/vmlinuz-* "
-				"(install linux-image-amd64: 'make deps')\n",
-				r->cfg.path);
-			return -EINVAL;
-		}
-	} else {
-		r->kernel = xstrdup(r->cfg.kernel);
-	}
-	if (guest_file_ok(r, "kernel", r->kernel, "") < 0)
-		return -EINVAL;
-	if (strcmp(r->cfg.initrd, "auto")) {
-		r->initrd = xstrdup(r->cfg.initrd);
-	} else {
-		kv = strrchr(r->kernel, '/');
-		kv = kv ? kv + 1 : r->kernel;
-		if (!strncmp(kv, "vmlinuz-", 8))
-			kv += 8;
-		r->initrd = xasprintf("%s/../images/tiny-%s.cpio.gz", r->bindir,
-				      kv);
-	}
-	return guest_file_ok(r, "initramfs", r->initrd,
-			     " (run 'make image-tiny')");
-}
-
 /*
  * Bare-metal cells run the workload on this host: the packages its INI asks
  * the images for must be here too, or its setup fails minutes in.
@@ -1708,7 +1544,9 @@ int cmd_run(int argc, char **argv)
 				 !strcmp(cpu.vendor, "AuthenticAMD")
 			 ? "npt"
 			 : "ept");
-	if (r.need_guest && resolve_guest_files(&r) < 0)
+	if (r.need_guest &&
+	    guest_files_resolve(r.cfg.image, r.cfg.kernel, r.cfg.initrd,
+				r.bindir, r.cfg.path, &r.files) < 0)
 		goto out;
 	r.wl_env = workload_env_new(&r.cfg.wl);
 	if (make_rundir(&r, out) < 0)
@@ -1788,10 +1626,7 @@ out:
 	free(r.cells);
 	free(r.rundir);
 	free(r.results_path);
-	free(r.kernel);
-	free(r.initrd);
-	free(r.disk);
-	free(r.overlay_dir);
+	guest_files_release(&r.files);
 	free(jpath);
 	free(sets);
 	config_release(&r.cfg);
