@@ -3,6 +3,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,33 @@
 
 #include "guest-kernel.h"
 #include "util.h"
+
+int guest_bindir_find(char *buf, size_t len)
+{
+	static const char *const cands[] = {"%s/bin", "%s/../bin"};
+	char exe[PATH_MAX], *dir;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t i;
+
+	if (n < 0)
+		return err_errno("cannot read /proc/self/exe");
+	exe[n] = '\0';
+	dir = dirname(exe);
+	for (i = 0; i < ARRAY_SIZE(cands); i++) {
+		char p[PATH_MAX + 16], *rp;
+
+		snprintf(p, sizeof(p), cands[i], dir);
+		rp = realpath(p, NULL);
+		if (rp) {
+			snprintf(buf, len, "%s", rp);
+			free(rp);
+			return 0;
+		}
+	}
+	return err("cannot find the workload binaries next to '%s' "
+		   "(run 'make' first)",
+		   exe);
+}
 
 char *guest_images_dir_new(const char *bindir)
 {

@@ -5,9 +5,9 @@
  * once; image.c builds them and guest_files_resolve() looks them up.
  *
  * Layout.  The images live beside the bin directory of the agent and the
- * workloads: BINDIR .../build/bin -> IMAGES .../build/images
- * (guest_images_dir_new()).  In IMAGES:
- *   tiny-KVER.cpio.gz      the tiny image for kernel KVER: a link that
+ * workloads, which lives beside vmtax (guest_bindir_find()): BINDIR
+ * .../build/bin -> IMAGES .../build/images (guest_images_dir_new()).  In
+ * IMAGES: tiny-KVER.cpio.gz      the tiny image for kernel KVER: a link that
  *                          'vmtax image build --kind tiny' points at its
  *                          newest build, tiny-KVER-HASH.cpio.gz
  *   debian.qcow2, debian.vmlinuz, debian.initrd
@@ -35,12 +35,21 @@
 #ifndef VMTAX_GUEST_FILES_H
 #define VMTAX_GUEST_FILES_H
 
+#include <stddef.h>
+
 struct guest_files {
 	char *kernel;	   /* the kernel image, canonical path */
 	char *initrd;	   /* the initramfs, canonical path */
 	char *disk;	   /* debian: the read-only base qcow2; tiny: NULL */
 	char *overlay_dir; /* debian: where overlays go (exists); tiny: NULL */
 };
+
+/*
+ * The bin directory of the running vmtax (the agent and the workloads):
+ * EXE_DIR/bin or EXE_DIR/../bin, canonical, into BUF.  Returns 0 or a
+ * negative errno (reported).
+ */
+int guest_bindir_find(char *buf, size_t len);
 
 /* BINDIR -> the images directory: "X/bin" -> "X/images", else BINDIR/../images.
  */

@@ -1163,32 +1163,6 @@ out:
 
 /* ---- set-up ---- */
 
-static int find_bindir(struct run *r)
-{
-	char exe[PATH_MAX], *dir;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *cands[] = { "%s/bin", "%s/../bin" };
-	size_t i;
-
-	if (n < 0)
-		return err_errno("cannot read /proc/self/exe");
-	exe[n] = '\0';
-	dir = dirname(exe);
-	for (i = 0; i < ARRAY_SIZE(cands); i++) {
-		char p[PATH_MAX + 16], *rp;
-
-		snprintf(p, sizeof(p), cands[i], dir);
-		rp = realpath(p, NULL);
-		if (rp) {
-			snprintf(r->bindir, sizeof(r->bindir), "%s", rp);
-			free(rp);
-			return 0;
-		}
-	}
-	return err("cannot find the workload binaries next to '%s' "
-		   "(run 'make' first)", exe);
-}
-
 /*
  * Bare-metal cells run the workload on this host: the packages its INI asks
  * the images for must be here too, or its setup fails minutes in.
@@ -1520,7 +1494,7 @@ int cmd_run(int argc, char **argv)
 	r.ncells = matrix_expand(&r.cfg, &r.cells);
 	if (r.ncells < 0)
 		goto out;
-	if (find_bindir(&r) < 0)
+	if (guest_bindir_find(r.bindir, sizeof(r.bindir)) < 0)
 		goto out;
 	for (i = 0; i < r.ncells; i++) {
 		r.need_guest |= r.cells[i].where == WHERE_GUEST;
