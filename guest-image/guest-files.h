@@ -6,8 +6,9 @@
  *
  * Layout.  The images live beside the bin directory of the agent and the
  * workloads, which lives beside vmtax (guest_bindir_find()): BINDIR
- * .../build/bin -> IMAGES .../build/images (guest_images_dir_new()).  In
- * IMAGES: tiny-KVER.cpio.gz      the tiny image for kernel KVER: a link that
+ * .../build/bin -> IMAGES .../build/images (guest_images_dir_new()).
+ * In IMAGES:
+ *   tiny-KVER.cpio.gz      the tiny image for kernel KVER: a link that
  *                          'vmtax image build --kind tiny' points at its
  *                          newest build, tiny-KVER-HASH.cpio.gz
  *   debian.qcow2, debian.vmlinuz, debian.initrd
