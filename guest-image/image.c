@@ -184,7 +184,7 @@ static bool exists(const char *path)
 }
 
 /*
- * Run ARGV, its output appended to LOG (NULL: inherited), and wait, with a
+ * Run ARGV, its output appended to LOG (NULL: to our stderr), and wait, with a
  * progress line every HEARTBEAT_S.  STEP names it in messages.
  */
 static int run_step(const char *step, char *const argv[], const char *log)
@@ -208,6 +208,9 @@ static int run_step(const char *step, char *const argv[], const char *log)
 				_exit(126);
 			dup2(fd, 1);
 			dup2(fd, 2);
+		} else {
+			/* stdout carries only the result paths */
+			dup2(2, 1);
 		}
 		execvp(argv[0], argv);
 		_exit(127);
