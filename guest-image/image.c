@@ -14,11 +14,12 @@
 #include <unistd.h>
 
 #include "gfs.h"
+#include "guest-files.h"
+#include "guest-kernel.h"
 #include "host.h"
 #include "image.h"
 #include "util.h"
 
-#define DEFAULT_DIR "build/images"
 #define DEFAULT_BINDIR "build/bin"
 #define DEFAULT_SCRIPT "guest-image/mkinitramfs-tiny.sh"
 #define DEFAULT_MIRROR "http://deb.debian.org/debian"
@@ -183,7 +184,7 @@ static bool exists(const char *path)
 }
 
 /*
- * Run ARGV, its output appended to LOG (NULL: inherited), and wait, with a
+ * Run ARGV, its output appended to LOG (NULL: to our stderr), and wait, with a
  * progress line every HEARTBEAT_S.  STEP names it in messages.
  */
 static int run_step(const char *step, char *const argv[], const char *log)
@@ -207,6 +208,9 @@ static int run_step(const char *step, char *const argv[], const char *log)
 				_exit(126);
 			dup2(fd, 1);
 			dup2(fd, 2);
+		} else {
+			/* stdout carries only the result paths */
+			dup2(2, 1);
 		}
 		execvp(argv[0], argv);
 		_exit(127);
@@ -340,39 +344,25 @@ static void free_ents(struct dirent **ents, int n)
 	free(ents);
 }
 
-static int newest_kver(char *buf, size_t len)
-{
-	glob_t gl;
-	size_t i;
-	const char *best = NULL;
-
-	if (glob("/boot/vmlinuz-*", 0, NULL, &gl) != 0)
-		return err("image: tiny: no /boot/vmlinuz-* (install "
-			   "linux-image-amd64)");
-	for (i = 0; i < gl.gl_pathc; i++)
-		if (!best || strverscmp(gl.gl_pathv[i], best) > 0)
-			best = gl.gl_pathv[i];
-	snprintf(buf, len, "%s", best + strlen("/boot/vmlinuz-"));
-	globfree(&gl);
-	return 0;
-}
-
 static int build_tiny(const struct image_opts *o, const char *dir,
 		      const char *bindir)
 {
 	const char *script = o->script ? o->script : DEFAULT_SCRIPT;
 	struct dirent **ents = NULL;
 	struct recipe r;
-	char kver[128], key[17];
-	char *out = NULL, *rec = NULL, *link = NULL, *bin;
+	char key[17];
+	char *kver = NULL, *out = NULL, *rec = NULL, *link = NULL, *bin;
 	double t0 = mono_now();
 	int n = 0, i, ret;
 
 	recipe_init(&r);
-	if (o->kver)
-		snprintf(kver, sizeof(kver), "%s", o->kver);
-	else if ((ret = newest_kver(kver, sizeof(kver))) < 0)
+	if (o->kver) {
+		kver = xstrdup(o->kver);
+	} else if (guest_kernel_newest(NULL, NULL, &kver) < 0) {
+		ret = err("image: tiny: no /boot/vmlinuz-* (install "
+			  "linux-image-amd64)");
 		goto out;
+	}
 	if (!is_safe_name(kver)) {
 		ret = err("image: tiny: bad kernel version '%s'", kver);
 		goto out;
@@ -402,7 +392,7 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	recipe_key(&r, key, sizeof(key));
 	out = xasprintf("%s/tiny-%s-%s.cpio.gz", dir, kver, key);
 	rec = xasprintf("%s/tiny-%s-%s.recipe", dir, kver, key);
-	link = o->link ? xstrdup(o->link) : xasprintf("%s/tiny.cpio.gz", dir);
+	link = o->link ? xstrdup(o->link) : guest_tiny_path_new(dir, kver);
 	if (exists(rec) && exists(out)) {
 		note("image: tiny: up to date: '%s'", out);
 	} else {
@@ -425,6 +415,7 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 out:
 	free_ents(ents, n);
 	recipe_release(&r);
+	free(kver);
 	free(out);
 	free(rec);
 	free(link);
@@ -788,7 +779,7 @@ static int build_debian(const struct image_opts *o, const char *dir,
 	qcow2 = xasprintf("%s.qcow2", base);
 	kernel = xasprintf("%s.vmlinuz", base);
 	initrd = xasprintf("%s.initrd", base);
-	link = o->link ? xstrdup(o->link) : xasprintf("%s/debian.qcow2", dir);
+	link = o->link ? xstrdup(o->link) : guest_debian_path_new(dir, "qcow2");
 	lbase = link_base_new(link);
 	lk = xasprintf("%s.vmlinuz", lbase);
 	li = xasprintf("%s.initrd", lbase);
@@ -922,8 +913,8 @@ out:
 
 int image_build(const struct image_opts *o)
 {
-	const char *dir = o->dir ? o->dir : DEFAULT_DIR;
 	const char *bindir = o->bindir ? o->bindir : DEFAULT_BINDIR;
+	char *dir = o->dir ? xstrdup(o->dir) : guest_images_dir_new(bindir);
 	int ret;
 
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
@@ -935,12 +926,16 @@ int image_build(const struct image_opts *o)
 			mkdir(parent, 0755);
 		}
 		free(parent);
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			return err_errno("image: cannot create '%s'", dir);
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			ret = err_errno("image: cannot create '%s'", dir);
+			goto out;
+		}
 	}
 	if (o->kind == IMAGE_TINY)
 		ret = build_tiny(o, dir, bindir);
 	else
 		ret = build_debian(o, dir, bindir);
+out:
+	free(dir);
 	return ret;
 }

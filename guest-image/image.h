@@ -11,16 +11,20 @@
  * beside the old ones.
  *
  * Kinds.
- *   tiny    guest-image/mkinitramfs-tiny.sh KVER, with the agent and the
- *           workloads of BINDIR:  DIR/tiny-KVER-HASH.cpio.gz
+ *   tiny    guest-image/mkinitramfs-tiny.sh KVER (the newest guest kernel,
+ *           guest-kernel.h), with the agent and the workloads of BINDIR:
+ *           DIR/tiny-KVER-HASH.cpio.gz
  *   debian  debootstrap (cached separately in DIR/rootfs-RHASH/, keyed by
  *           suite, mirror, variant and packages only, so a new agent does
- *           not mean a new debootstrap), then gfs.h (libguestfs) makes an ext4
- * qcow2 from it with the agent as a systemd unit: DIR/debian-HASH.qcow2,
- * DIR/debian-HASH.vmlinuz, .initrd Each kind also writes DIR/KIND-HASH.recipe,
- * the recipe text, last: its presence is what "built" means.  A stable symlink
- * (opts.link, default DIR/tiny.cpio.gz or DIR/debian.qcow2; for debian also
- * LINKBASE.vmlinuz and LINKBASE.initrd) points at the newest build.
+ *           not mean a new debootstrap), then gfs.h (libguestfs) makes an
+ *           ext4 qcow2 from it with the agent as a systemd unit:
+ *           DIR/debian-HASH.qcow2, DIR/debian-HASH.vmlinuz, .initrd
+ * Each kind also writes DIR/KIND-HASH.recipe, the recipe text, last: its
+ * presence is what "built" means.  A stable symlink points at the newest
+ * build: opts.link, by default the name 'vmtax run' looks up (guest-files.h):
+ * DIR/tiny-KVER.cpio.gz, or DIR/debian.qcow2 with DIR/debian.vmlinuz and
+ * DIR/debian.initrd (with opts.link, debian's kernel and initrd links are
+ * the link without ".qcow2" plus ".vmlinuz" and ".initrd").
  *
  * The hash is 64-bit FNV-1a: a cache key, not a security boundary.
  *
@@ -43,10 +47,10 @@ enum image_kind {
 
 struct image_opts {
 	enum image_kind kind;
-	const char *dir;    /* NULL: build/images */
+	const char *dir;    /* NULL: the images dir of BINDIR (build/images) */
 	const char *bindir; /* NULL: build/bin (agent and workloads) */
 	const char *script; /* NULL: guest-image/mkinitramfs-tiny.sh */
-	const char *link;   /* NULL: DIR/tiny.cpio.gz or DIR/debian.qcow2 */
+	const char *link;   /* NULL: DIR/tiny-KVER.cpio.gz, DIR/debian.qcow2 */
 	const char *kver;   /* tiny: NULL = newest /boot/vmlinuz-* */
 	const char *mirror; /* debian: NULL = from the host's apt sources */
 	const char *suite;  /* debian: NULL = VERSION_CODENAME of os-release */

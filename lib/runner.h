@@ -42,6 +42,11 @@
 
 #define RUNNER_OUTPUT_MAX (64 * 1024)
 
+/*
+ * The counters, defined once for the runner, the agent protocol and the
+ * reports: results.json keys them by runner_counter_name(), and reports show
+ * them in this order.
+ */
 enum runner_counter {
 	RC_TASK_CLOCK,
 	RC_PAGE_FAULTS,

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* vmtax image build: build (or find cached) a guest image; see image.h. */
+/*
+ * vmtax image build: build (or find cached) a guest image; see image.h.
+ * vmtax image path: the files 'vmtax run' boots; see guest-files.h.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
 #include "config.h"
+#include "guest-files.h"
 #include "image.h"
 #include "util.h"
 
@@ -20,20 +25,25 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: vmtax image build [--kind tiny|debian] [-o PATH] "
-	    "[--mirror URL]\n\n"
+	    "[--mirror URL]\n"
+	    "       vmtax image path [--kind tiny|debian] "
+	    "[kernel|initrd|disk]\n\n"
 	    "Builds a guest image from its recipe, or finds it up to date in\n"
 	    "build/images/ (images are named by the hash of their recipe).\n"
 	    "Run it from the top of the vmtax tree, after 'make tools'.\n\n"
 	    "  --kind tiny    the initramfs of "
 	    "guest-image/mkinitramfs-tiny.sh\n"
-	    "                 (default): build/images/tiny-KVER-HASH.cpio.gz\n"
+	    "                 for the newest /boot/vmlinuz-KVER (default):\n"
+	    "                 build/images/tiny-KVER-HASH.cpio.gz\n"
 	    "  --kind debian  debootstrap + libguestfs: an ext4 qcow2 with "
 	    "the\n"
 	    "                 agent as a systemd unit, and its kernel and "
 	    "initrd\n"
 	    "                 for direct boot: build/images/debian-HASH.*\n"
 	    "  -o PATH        the stable symlink to the result (default\n"
-	    "                 build/images/tiny.cpio.gz or debian.qcow2; for\n"
+	    "                 build/images/tiny-KVER.cpio.gz or debian.qcow2, "
+	    "the\n"
+	    "                 names 'vmtax run' looks for; for\n"
 	    "                 debian also "
 	    "PATH-without-.qcow2.{vmlinuz,initrd})\n"
 	    "  --mirror URL   debian: the Debian mirror (default: the host's "
@@ -44,7 +54,13 @@ static void usage(FILE *f)
 	    "The debian image carries the 'packages =' of every\n" WORKLOAD_DIR
 	    "/*.ini.  Without KVM, libguestfs is run with\n"
 	    "LIBGUESTFS_BACKEND=direct LIBGUESTFS_BACKEND_SETTINGS=force_tcg\n"
-	    "unless they are set.  See docs/guest-image.md.\n");
+	    "unless they are set.\n\n"
+	    "'image path' prints the files 'vmtax run' boots for the kind\n"
+	    "with kernel = auto and initrd = auto (the same lookup): with\n"
+	    "WHAT only that path, else 'kernel PATH', 'initrd PATH' (and\n"
+	    "'disk PATH') lines; exit 1 with the reason when one is "
+	    "missing.\n"
+	    "See docs/guest-image.md.\n");
 }
 
 static int ini_only(const struct dirent *d)
@@ -92,6 +108,73 @@ static int workload_packages(char **list, size_t *n)
 	return ret;
 }
 
+/* vmtax image path [--kind K] [WHAT] */
+static int image_path(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"kind", required_argument, NULL, 'k'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct guest_files f = {0};
+	const char *kind = "tiny", *what = NULL;
+	char bindir[PATH_MAX];
+	enum image_kind k;
+	int opt, ret = EXIT_USAGE;
+
+	while ((opt = getopt_long(argc, argv, "k:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'k':
+			if (image_kind_parse(optarg, &k) < 0) {
+				err("unknown image kind '%s' (tiny or debian)",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			kind = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		what = argv[optind++];
+	if (optind != argc) {
+		err("unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (what && strcmp(what, "kernel") && strcmp(what, "initrd") &&
+	    strcmp(what, "disk")) {
+		err("unknown file '%s' (kernel, initrd or disk)", what);
+		return EXIT_USAGE;
+	}
+	ret = 1;
+	if (guest_bindir_find(bindir, sizeof(bindir)) < 0 ||
+	    guest_files_resolve(kind, "auto", "auto", bindir,
+				"vmtax image path", &f) < 0)
+		goto out;
+	if (what && !strcmp(what, "disk") && !f.disk) {
+		err("image %s has no disk", kind);
+		goto out;
+	}
+	if (!what) {
+		printf("kernel %s\ninitrd %s\n", f.kernel, f.initrd);
+		if (f.disk)
+			printf("disk %s\n", f.disk);
+	} else {
+		printf("%s\n", !strcmp(what, "kernel")	 ? f.kernel
+			       : !strcmp(what, "initrd") ? f.initrd
+							 : f.disk);
+	}
+	ret = 0;
+out:
+	guest_files_release(&f);
+	return ret;
+}
+
 int cmd_image(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -103,10 +186,12 @@ int cmd_image(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct image_opts o = {.kind = IMAGE_TINY};
-	char *packages[MAX_PACKAGES];
+	char *packages[MAX_PACKAGES], bindir[PATH_MAX];
 	size_t npackages = 0, i;
 	int opt, ret = EXIT_USAGE;
 
+	if (argc >= 2 && !strcmp(argv[1], "path"))
+		return image_path(argc - 1, argv + 1);
 	if (argc < 2 || strcmp(argv[1], "build")) {
 		if (argc >= 2 &&
 		    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -148,6 +233,12 @@ int cmd_image(int argc, char **argv)
 		err("unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	/* The bin directory beside vmtax: where 'vmtax run' looks. */
+	if (guest_bindir_find(bindir, sizeof(bindir)) < 0) {
+		ret = 1;
+		goto out;
+	}
+	o.bindir = bindir;
 	if (o.kind == IMAGE_DEBIAN) {
 		if (workload_packages(packages, &npackages) < 0)
 			goto out;

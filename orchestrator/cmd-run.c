@@ -6,10 +6,7 @@
  * hands the cells to the run engine (run-engine.h), then restores the host
  * and writes the reports.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -21,6 +18,7 @@
 
 #include "cmds.h"
 #include "config.h"
+#include "guest-files.h"
 #include "host.h"
 #include "report.h"
 #include "results-file.h"
@@ -75,168 +73,6 @@ static void usage(FILE *f)
 }
 
 /* ---- set-up ---- */
-
-static int find_bindir(struct run *r)
-{
-	char exe[PATH_MAX], *dir;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *cands[] = { "%s/bin", "%s/../bin" };
-	size_t i;
-
-	if (n < 0)
-		return err_errno("cannot read /proc/self/exe");
-	exe[n] = '\0';
-	dir = dirname(exe);
-	for (i = 0; i < ARRAY_SIZE(cands); i++) {
-		char p[PATH_MAX + 16], *rp;
-
-		snprintf(p, sizeof(p), cands[i], dir);
-		rp = realpath(p, NULL);
-		if (rp) {
-			snprintf(r->bindir, sizeof(r->bindir), "%s", rp);
-			free(rp);
-			return 0;
-		}
-	}
-	return err("cannot find the workload binaries next to '%s' "
-		   "(run 'make' first)", exe);
-}
-
-static int newest_kernel(char **out)
-{
-	FILE *p = popen("ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1",
-			"re");
-	char line[PATH_MAX];
-
-	if (!p)
-		return -errno;
-	if (!fgets(line, sizeof(line), p)) {
-		pclose(p);
-		return -ENOENT;
-	}
-	pclose(p);
-	*out = xstrdup(strstrip(line));
-	return 0;
-}
-
-/* Replace *PATH by its canonical name (links resolved). */
-static int pin_path(char **path)
-{
-	char *real = realpath(*path, NULL);
-
-	if (!real)
-		return err_errno("cannot resolve '%s'", *path);
-	free(*path);
-	*path = real;
-	return 0;
-}
-
-/* Remove overlays ("PID-CELL.qcow2") left by runs that were killed. */
-static void sweep_overlays(const char *dir)
-{
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char *end, *path;
-		long pid = strtol(e->d_name, &end, 10);
-
-		if (pid <= 0 || *end != '-' || pid == getpid() ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		path = xasprintf("%s/%s", dir, e->d_name);
-		if (unlink(path) == 0)
-			note("removed '%s', left by a run that was killed", path);
-		free(path);
-	}
-	closedir(d);
-}
-
-/* A guest kernel or initramfs must be readable; HINT ends the message. */
-static int guest_file_ok(const struct run *r, const char *what,
-			 const char *path, const char *hint)
-{
-	if (access(path, R_OK) == 0)
-		return 0;
-	fprintf(stderr, "%s: guest %s '%s' is missing%s\n", r->cfg.path, what,
-		path, hint);
-	return -EINVAL;
-}
-
-static int resolve_debian_files(struct run *r)
-{
-	char *base = xasprintf("%s/../images/debian", r->bindir), *dir = NULL;
-	int ret = -EINVAL;
-
-	r->gf.disk = xasprintf("%s.qcow2", base);
-	r->gf.kernel = strcmp(r->cfg.kernel, "auto") ? xstrdup(r->cfg.kernel)
-						  : xasprintf("%s.vmlinuz", base);
-	r->gf.initrd = strcmp(r->cfg.initrd, "auto") ? xstrdup(r->cfg.initrd)
-						  : xasprintf("%s.initrd", base);
-	if (access(r->gf.disk, R_OK) < 0 ||
-	    (!strcmp(r->cfg.kernel, "auto") && access(r->gf.kernel, R_OK) < 0) ||
-	    (!strcmp(r->cfg.initrd, "auto") && access(r->gf.initrd, R_OK) < 0)) {
-		fprintf(stderr,
-			"%s: image = debian, but there is no built image ('%s'); "
-			"run 'vmtax image build --kind debian' first\n",
-			r->cfg.path, r->gf.disk);
-		goto out;
-	}
-	if (guest_file_ok(r, "kernel", r->gf.kernel, "") < 0 ||
-	    guest_file_ok(r, "initramfs", r->gf.initrd, "") < 0)
-		goto out;
-	/* Pin the files: a new 'image build' meanwhile moves the links. */
-	if (pin_path(&r->gf.disk) < 0 || pin_path(&r->gf.kernel) < 0 ||
-	    pin_path(&r->gf.initrd) < 0)
-		goto out;
-	dir = xstrdup(r->gf.disk);
-	r->gf.overlay_dir = xasprintf("%s/overlays", dirname(dir));
-	if (mkdir(r->gf.overlay_dir, 0755) < 0 && errno != EEXIST) {
-		err_errno("cannot create '%s'", r->gf.overlay_dir);
-		goto out;
-	}
-	sweep_overlays(r->gf.overlay_dir);
-	ret = 0;
-out:
-	free(dir);
-	free(base);
-	return ret;
-}
-
-static int resolve_guest_files(struct run *r)
-{
-	const char *kv;
-
-	if (!strcmp(r->cfg.image, "debian"))
-		return resolve_debian_files(r);
-	if (!strcmp(r->cfg.kernel, "auto")) {
-		if (newest_kernel(&r->gf.kernel) < 0) {
-			fprintf(stderr,
-				"%s: no guest kernel: no /boot/vmlinuz-* "
-				"(install linux-image-amd64: 'make deps')\n",
-				r->cfg.path);
-			return -EINVAL;
-		}
-	} else {
-		r->gf.kernel = xstrdup(r->cfg.kernel);
-	}
-	if (guest_file_ok(r, "kernel", r->gf.kernel, "") < 0)
-		return -EINVAL;
-	if (strcmp(r->cfg.initrd, "auto")) {
-		r->gf.initrd = xstrdup(r->cfg.initrd);
-	} else {
-		kv = strrchr(r->gf.kernel, '/');
-		kv = kv ? kv + 1 : r->gf.kernel;
-		if (!strncmp(kv, "vmlinuz-", 8))
-			kv += 8;
-		r->gf.initrd = xasprintf("%s/../images/tiny-%s.cpio.gz", r->bindir,
-				      kv);
-	}
-	return guest_file_ok(r, "initramfs", r->gf.initrd,
-			     " (run 'make image-tiny')");
-}
 
 /*
  * Bare-metal cells run the workload on this host: the packages its INI asks
@@ -326,7 +162,7 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 		return -EINVAL;
 	if (old && results_resume_check(r, old, force) < 0)
 		return -EINVAL;
-	if (find_bindir(r) < 0)
+	if (guest_bindir_find(r->bindir, sizeof(r->bindir)) < 0)
 		return -EINVAL;
 	for (i = 0; i < r->ncells; i++) {
 		r->need_guest |= r->cells[i].where == WHERE_GUEST;
@@ -350,7 +186,9 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 				 !strcmp(cpu.vendor, "AuthenticAMD")
 			 ? "npt"
 			 : "ept");
-	if (r->need_guest && resolve_guest_files(r) < 0)
+	if (r->need_guest &&
+	    guest_files_resolve(r->cfg.image, r->cfg.kernel, r->cfg.initrd,
+				r->bindir, r->cfg.path, &r->gf) < 0)
 		return -EINVAL;
 	r->wl_env = workload_env_new(&r->cfg.wl);
 	return make_rundir(r, out) < 0 ? -EINVAL : 0;

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agent-client.h"
@@ -98,29 +97,6 @@ static void observe_qemu(struct vm *vm, const struct cell *c, json_t *obs)
 				     anon_kb));
 }
 
-/* qemu-img create -f qcow2 -F qcow2 -b BASE OVERLAY */
-static int make_overlay(const char *base, const char *overlay)
-{
-	const char *const argv[] = { "qemu-img", "create", "-q", "-f", "qcow2",
-				     "-F", "qcow2", "-b", base, overlay, NULL };
-	int status;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return err_errno("cannot fork qemu-img");
-	if (pid == 0) {
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		return err_errno("cannot wait for qemu-img");
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return err("qemu-img could not create '%s' on '%s'", overlay,
-			   base);
-	return 0;
-}
-
 /*
  * Boot guest number G->boot of the cell (a fresh guest after one died gets
  * its own console log, so the dead one's is kept), say hello, set the guest
@@ -170,10 +146,7 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 		 * It lives beside the image, where QEMU (libvirt-qemu) can
 		 * reach it as it must reach the image; a run directory may
 		 * sit under a private one. */
-		g->overlay = xasprintf("%s/%d-%s.qcow2", r->gf.overlay_dir,
-				       (int)getpid(), cr->slug);
-		unlink(g->overlay);
-		if (make_overlay(r->gf.disk, g->overlay) < 0) {
+		if (guest_overlay_create(&r->gf, cr->slug, &g->overlay) < 0) {
 			cell_fail(cr->st, "cannot create the disk overlay");
 			goto out;
 		}

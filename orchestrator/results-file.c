@@ -10,10 +10,9 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "report.h"
 #include "util.h"
 #include "vm.h"
-
-#define RESULTS_SCHEMA "vmtax-results/1"
 
 json_t *results_cell_env_new(const struct run *r, const struct cell *c)
 {

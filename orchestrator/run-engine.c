@@ -513,9 +513,6 @@ void run_release(struct run *r)
 	free(r->rundir);
 	free(r->results_path);
 	free(r->journal_path);
-	free(r->gf.kernel);
-	free(r->gf.initrd);
-	free(r->gf.disk);
-	free(r->gf.overlay_dir);
+	guest_files_release(&r->gf);
 	config_release(&r->cfg);
 }

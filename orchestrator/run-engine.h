@@ -34,6 +34,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "guest-files.h"
 #include "runner.h"
 
 struct host_ctx;
@@ -55,14 +56,6 @@ struct cell_state {
 	long nsamples;		/* == json_array_size(samples) */
 	long nok;		/* ok samples among them */
 	long nfailed;		/* failed samples among them */
-};
-
-/* The guest files a guest cell boots (image.h / guest-files resolve them). */
-struct guest_files {
-	char *kernel;
-	char *initrd;
-	char *disk;		/* image = debian: the cached qcow2 (read-only) */
-	char *overlay_dir;	/* where the cells' qcow2 overlays go */
 };
 
 struct run {

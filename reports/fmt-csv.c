@@ -86,7 +86,7 @@ static void cell_row(const struct report *r, const struct report_cell *c,
 		num(out, c->dtlb_miss_rate.value);
 	else
 		str(out, c->nok ? "not supported" : NULL);
-	for (k = 0; k < RC_COUNT; k++) {
+	for (k = 0; k < RC_NR; k++) {
 		if (c->nok)
 			counter(out, c->counters[k].state, c->counters[k].mean);
 		else
@@ -125,7 +125,7 @@ static void sample_row(const struct report_cell *c,
 		    s->counter[RC_DTLB_LOADS] > 0
 		? s->counter[RC_DTLB_LOAD_MISSES] / s->counter[RC_DTLB_LOADS]
 		: NAN);
-	for (k = 0; k < RC_COUNT; k++)
+	for (k = 0; k < RC_NR; k++)
 		counter(out, s->cstate[k], s->counter[k]);
 	fputc('\n', out);
 }
@@ -194,8 +194,8 @@ static int csv_render(const struct report *r, FILE *out)
 	int k;
 
 	fputs(cols, out);
-	for (k = 0; k < RC_COUNT; k++)
-		fprintf(out, ",%s", report_counter_names[k]);
+	for (k = 0; k < RC_NR; k++)
+		fprintf(out, ",%s", runner_counter_name(k));
 	fputc('\n', out);
 	for (i = 0; i < r->ncells; i++)
 		cell_row(r, &r->cells[i], out);

@@ -157,8 +157,8 @@ static void html_counters(const struct report *r, FILE *out)
 
 	fprintf(out, "<h2>Counters</h2>\n<p>mean (&plusmn; stddev/mean)</p>\n"
 		     "<table>\n<tr><th>cell</th>");
-	for (k = 0; k < RC_COUNT; k++)
-		fprintf(out, "<th>%s</th>", report_counter_names[k]);
+	for (k = 0; k < RC_NR; k++)
+		fprintf(out, "<th>%s</th>", runner_counter_name(k));
 	fprintf(out, "<th>IPC</th><th>dTLB miss rate</th></tr>\n");
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
@@ -168,7 +168,7 @@ static void html_counters(const struct report *r, FILE *out)
 		fprintf(out, "<tr><td>");
 		esc(out, c->label);
 		fprintf(out, "</td>");
-		for (k = 0; k < RC_COUNT; k++) {
+		for (k = 0; k < RC_NR; k++) {
 			const struct report_counter_stats *cs = &c->counters[k];
 
 			if (cs->state == CS_NOT_SUPPORTED)

@@ -77,8 +77,8 @@ static json_t *jcell(const struct report *r, const struct report_cell *c)
 	json_t *counters = json_object(), *jc;
 	int k;
 
-	for (k = 0; k < RC_COUNT; k++)
-		json_object_set_new(counters, report_counter_names[k],
+	for (k = 0; k < RC_NR; k++)
+		json_object_set_new(counters, runner_counter_name(k),
 				    jcounter(&c->counters[k]));
 	jc = json_pack(
 	    "{s:s, s:s, s:s, s:{s:s, s:o, s:o, s:o, s:o}, s:s, s:o, "

@@ -89,10 +89,10 @@ static void md_counters(const struct report *r, FILE *out)
 	int k;
 
 	fprintf(out, "\n## Counters (mean, ± stddev/mean)\n\n| cell |");
-	for (k = 0; k < RC_COUNT; k++)
-		fprintf(out, " %s |", report_counter_names[k]);
+	for (k = 0; k < RC_NR; k++)
+		fprintf(out, " %s |", runner_counter_name(k));
 	fprintf(out, " IPC | dTLB miss rate |\n|---|");
-	for (k = 0; k < RC_COUNT + 2; k++)
+	for (k = 0; k < RC_NR + 2; k++)
 		fprintf(out, "---:|");
 	fprintf(out, "\n");
 	for (i = 0; i < r->ncells; i++) {
@@ -101,7 +101,7 @@ static void md_counters(const struct report *r, FILE *out)
 		if (!c->nok)
 			continue;
 		fprintf(out, "| %s |", c->label);
-		for (k = 0; k < RC_COUNT; k++) {
+		for (k = 0; k < RC_NR; k++) {
 			const struct report_counter_stats *cs = &c->counters[k];
 
 			if (cs->state == CS_NOT_SUPPORTED)

@@ -73,7 +73,7 @@ static void text_counter(const struct report_cell *c, int k, FILE *out)
 	if (cs->state == CS_OK && !isnan(cs->rel_sd))
 		snprintf(pm, sizeof(pm), "( +- %6.2f%% )", 100 * cs->rel_sd);
 	snprintf(line, sizeof(line), "%19s  %-17s %-22s %s", num,
-		 report_counter_names[k], note, pm);
+		 runner_counter_name(k), note, pm);
 	/* No trailing blanks: the output is pasted into mail. */
 	len = strlen(line);
 	while (len && line[len - 1] == ' ')
@@ -115,7 +115,7 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 		return;
 
 	fprintf(out, "\n Performance counter stats (%zu runs):\n\n", c->nok);
-	for (k = 0; k < RC_COUNT; k++)
+	for (k = 0; k < RC_NR; k++)
 		text_counter(c, k, out);
 	fprintf(out, "\n");
 	if (!r->metric_is_elapsed)

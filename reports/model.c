@@ -7,20 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "report.h"
 #include "util.h"
 
-#define RESULTS_SCHEMA "vmtax-results/1"
 #define RESULTS_MAX (256u << 20)
-
-const char *const report_counter_names[RC_COUNT] = {
-    [RC_TASK_CLOCK] = "task-clock",
-    [RC_PAGE_FAULTS] = "page-faults",
-    [RC_CONTEXT_SWITCHES] = "context-switches",
-    [RC_CYCLES] = "cycles",
-    [RC_INSTRUCTIONS] = "instructions",
-    [RC_DTLB_LOADS] = "dTLB-loads",
-    [RC_DTLB_LOAD_MISSES] = "dTLB-load-misses",
-};
 
 static const char *jstr(const json_t *o, const char *key)
 {
@@ -212,8 +202,8 @@ static int load_sample(const char *path, const char *id, json_t *js,
 	s->sys = jnum(js, "sys_s");
 	s->metric = jnum(js, "metric");
 	counters = json_object_get(js, "counters");
-	for (k = 0; k < RC_COUNT; k++) {
-		json_t *v = json_object_get(counters, report_counter_names[k]);
+	for (k = 0; k < RC_NR; k++) {
+		json_t *v = json_object_get(counters, runner_counter_name(k));
 
 		s->counter[k] = NAN;
 		if (!v)
@@ -372,7 +362,7 @@ static void cell_counters(struct report_cell *c)
 	size_t i, n;
 	int k;
 
-	for (k = 0; k < RC_COUNT; k++) {
+	for (k = 0; k < RC_NR; k++) {
 		struct report_counter_stats *cs = &c->counters[k];
 
 		cs->state = c->nok ? CS_OK : CS_NOT_COUNTED;

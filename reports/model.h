@@ -35,20 +35,9 @@
 
 #include <jansson.h>
 
+/* The counters (enum runner_counter, RC_NR, runner_counter_name()). */
+#include "runner.h"
 #include "stats.h"
-
-/* The perf counters results.json may carry, in display order. */
-enum report_counter {
-	RC_TASK_CLOCK,
-	RC_PAGE_FAULTS,
-	RC_CONTEXT_SWITCHES,
-	RC_CYCLES,
-	RC_INSTRUCTIONS,
-	RC_DTLB_LOADS,
-	RC_DTLB_LOAD_MISSES,
-	RC_COUNT
-};
-extern const char *const report_counter_names[RC_COUNT];
 
 enum counter_state {
 	CS_OK,		  /* a value in every ok sample */
@@ -61,8 +50,8 @@ struct report_sample {
 	const char *status, *reason;
 	long exit_status;
 	double elapsed, user, sys, metric; /* NaN when null/absent */
-	double counter[RC_COUNT];
-	enum counter_state cstate[RC_COUNT];
+	double counter[RC_NR];
+	enum counter_state cstate[RC_NR];
 };
 
 struct report_counter_stats {
@@ -119,7 +108,7 @@ struct report_cell {
 
 	/* Statistics over the ok samples. */
 	struct stats_summary metric, elapsed, user, sys;
-	struct report_counter_stats counters[RC_COUNT];
+	struct report_counter_stats counters[RC_NR];
 	struct report_ratio ipc, dtlb_miss_rate;
 	struct stats_delta vs_base; /* valid when it could be computed */
 	struct report_series series;

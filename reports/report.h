@@ -17,6 +17,12 @@
 #include <stdio.h>
 
 /*
+ * The schema of results.json (docs/results-format.md): 'vmtax run' writes it
+ * and checks it when resuming, report_load() accepts only it.
+ */
+#define RESULTS_SCHEMA "vmtax-results/1"
+
+/*
  * Load RESULTS_PATH, compute statistics, render FORMAT ("text", "md",
  * "csv", "json", "html") to OUT.  Returns 0, -EINVAL for bad input (reported
  * with context), or another negative errno.

@@ -70,8 +70,8 @@ echo "   A: /usr/bin/time -f %M $VMTAX run guest.ini   (observed.boot_to_hello_s
 /usr/bin/time -f '%M' -o "$W/rss" "$VMTAX" run "$W/guest.ini" --out "$W/g" >/dev/null 2>&1
 hello=$(jq '.cells[0].observed.boot_to_hello_s' "$W/g/results.json")
 accel=$(jq -r '.run.host.accel' "$W/g/results.json")
-kernel=$(ls /boot/vmlinuz-* | sort -V | tail -n 1)
-initrd=$(ls "$TOP"/build/images/tiny-*.cpio.gz | tail -n 1)
+kernel=$("$VMTAX" image path kernel)
+initrd=$("$VMTAX" image path initrd)
 echo "   B: qemu-system-x86_64 -machine q35,accel=$accel -m 1G -smp 2 -kernel $kernel -initrd $initrd -append console=ttyS0 -serial file:LOG -display none"
 t0=$(now)
 qemu-system-x86_64 -machine "q35,accel=$accel" -m 1G -smp 2 -kernel "$kernel" \

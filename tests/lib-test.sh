@@ -8,7 +8,8 @@
 #   '
 #   test_done
 #
-# Environment: VMTAX (the vmtax binary), TINY (the tiny guest initramfs),
+# Environment: VMTAX (the vmtax binary), TINY (the tiny guest initramfs
+# vmtax run boots: 'vmtax image path initrd'),
 # TOP (the source tree), BUILD (build/ with bin/ for agent and workloads).
 # Each test file runs in its own scratch directory $TRASH, removed at the end
 # unless the test failed.  Prerequisites: ROOT, LIBVIRT, KVM_HW (vmx or svm),
@@ -17,7 +18,8 @@
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${BUILD:-$TOP/build}
 VMTAX=${VMTAX:-$BUILD/vmtax}
-TINY=${TINY:-$(ls "$BUILD"/images/tiny-*.cpio.gz 2>/dev/null | tail -1)}
+# The tiny image 'vmtax run' boots (guest-image/guest-files.h), if built.
+TINY=${TINY:-$("$VMTAX" image path initrd 2>/dev/null)}
 export TOP BUILD VMTAX TINY
 test_name=$(basename "$0" .sh)
 TRASH=$(mktemp -d "/tmp/vmtax-$test_name.XXXXXX")

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+#include "guest-files.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guest-kernel.h"
+#include "util.h"
+
+int guest_bindir_find(char *buf, size_t len)
+{
+	static const char *const cands[] = {"%s/bin", "%s/../bin"};
+	char exe[PATH_MAX], *dir;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t i;
+
+	if (n < 0)
+		return err_errno("cannot read /proc/self/exe");
+	exe[n] = '\0';
+	dir = dirname(exe);
+	for (i = 0; i < ARRAY_SIZE(cands); i++) {
+		char p[PATH_MAX + 16], *rp;
+
+		snprintf(p, sizeof(p), cands[i], dir);
+		rp = realpath(p, NULL);
+		if (rp) {
+			snprintf(buf, len, "%s", rp);
+			free(rp);
+			return 0;
+		}
+	}
+	return err("cannot find the workload binaries next to '%s' "
+		   "(run 'make' first)",
+		   exe);
+}
+
+char *guest_images_dir_new(const char *bindir)
+{
+	size_t n = strlen(bindir);
+
+	while (n > 1 && bindir[n - 1] == '/')
+		n--;
+	if (n >= 4 && !strncmp(bindir + n - 4, "/bin", 4))
+		return xasprintf("%.*s/images", (int)(n - 4), bindir);
+	if (n == 3 && !strncmp(bindir, "bin", 3))
+		return xstrdup("images");
+	return xasprintf("%.*s/../images", (int)n, bindir);
+}
+
+char *guest_tiny_path_new(const char *images_dir, const char *kver)
+{
+	return xasprintf("%s/tiny-%s.cpio.gz", images_dir, kver);
+}
+
+char *guest_debian_path_new(const char *images_dir, const char *ext)
+{
+	return xasprintf("%s/debian.%s", images_dir, ext);
+}
+
+void guest_files_release(struct guest_files *f)
+{
+	free(f->kernel);
+	free(f->initrd);
+	free(f->disk);
+	free(f->overlay_dir);
+	f->kernel = f->initrd = f->disk = f->overlay_dir = NULL;
+}
+
+/* Replace *PATH by its canonical name (links resolved). */
+static int pin_path(char **path)
+{
+	char *real = realpath(*path, NULL);
+
+	if (!real)
+		return err_errno("cannot resolve '%s'", *path);
+	free(*path);
+	*path = real;
+	return 0;
+}
+
+/* A guest kernel or initramfs must be readable; HINT ends the message. */
+static int guest_file_ok(const char *config_path, const char *what,
+			 const char *path, const char *hint)
+{
+	if (access(path, R_OK) == 0)
+		return 0;
+	fprintf(stderr, "%s: guest %s '%s' is missing%s\n", config_path, what,
+		path, hint);
+	return -EINVAL;
+}
+
+/* Remove overlays ("PID-TAG.qcow2") left by runs that were killed. */
+static void sweep_overlays(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end, *path;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (pid <= 0 || *end != '-' || pid == getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		path = xasprintf("%s/%s", dir, e->d_name);
+		if (unlink(path) == 0)
+			note("removed '%s', left by a run that was killed",
+			     path);
+		free(path);
+	}
+	closedir(d);
+}
+
+static int resolve_debian(const char *images, const char *kernel,
+			  const char *initrd, const char *config_path,
+			  struct guest_files *f)
+{
+	bool kauto = !strcmp(kernel, "auto"), iauto = !strcmp(initrd, "auto");
+
+	f->disk = guest_debian_path_new(images, "qcow2");
+	f->kernel =
+	    kauto ? guest_debian_path_new(images, "vmlinuz") : xstrdup(kernel);
+	f->initrd =
+	    iauto ? guest_debian_path_new(images, "initrd") : xstrdup(initrd);
+	if (access(f->disk, R_OK) < 0 ||
+	    (kauto && access(f->kernel, R_OK) < 0) ||
+	    (iauto && access(f->initrd, R_OK) < 0)) {
+		fprintf(stderr,
+			"%s: image = debian, but there is no built image "
+			"('%s'); run 'vmtax image build --kind debian' first\n",
+			config_path, f->disk);
+		return -EINVAL;
+	}
+	if (guest_file_ok(config_path, "kernel", f->kernel, "") < 0 ||
+	    guest_file_ok(config_path, "initramfs", f->initrd, "") < 0)
+		return -EINVAL;
+	f->overlay_dir = xasprintf("%s/overlays", images);
+	if (mkdir(f->overlay_dir, 0755) < 0 && errno != EEXIST)
+		return err_errno("cannot create '%s'", f->overlay_dir);
+	sweep_overlays(f->overlay_dir);
+	return pin_path(&f->disk);
+}
+
+static int resolve_tiny(const char *images, const char *kernel,
+			const char *initrd, const char *config_path,
+			struct guest_files *f)
+{
+	if (!strcmp(kernel, "auto")) {
+		if (guest_kernel_newest(NULL, &f->kernel, NULL) < 0) {
+			fprintf(stderr,
+				"%s: no guest kernel: no /boot/vmlinuz-* "
+				"(install linux-image-amd64: 'make deps')\n",
+				config_path);
+			return -EINVAL;
+		}
+	} else {
+		f->kernel = xstrdup(kernel);
+	}
+	if (guest_file_ok(config_path, "kernel", f->kernel, "") < 0)
+		return -EINVAL;
+	f->initrd =
+	    strcmp(initrd, "auto")
+		? xstrdup(initrd)
+		: guest_tiny_path_new(images, guest_kernel_version(f->kernel));
+	return guest_file_ok(config_path, "initramfs", f->initrd,
+			     " (run 'vmtax image build --kind tiny' or "
+			     "'make image-tiny')");
+}
+
+int guest_files_resolve(const char *image, const char *kernel,
+			const char *initrd, const char *bindir,
+			const char *config_path, struct guest_files *f)
+{
+	char *images = guest_images_dir_new(bindir);
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	if (!strcmp(image, "debian"))
+		ret = resolve_debian(images, kernel, initrd, config_path, f);
+	else if (!strcmp(image, "tiny"))
+		ret = resolve_tiny(images, kernel, initrd, config_path, f);
+	else {
+		fprintf(stderr,
+			"%s: unknown guest image '%s' (tiny or debian)\n",
+			config_path, image);
+		ret = -EINVAL;
+	}
+	/* Pin the files: a new 'image build' meanwhile moves the links. */
+	if (ret == 0)
+		ret = pin_path(&f->kernel);
+	if (ret == 0)
+		ret = pin_path(&f->initrd);
+	if (ret < 0)
+		guest_files_release(f);
+	free(images);
+	return ret;
+}
+
+int guest_overlay_create(const struct guest_files *f, const char *tag,
+			 char **path)
+{
+	const char *argv[] = {"qemu-img", "create", "-q",    "-f",
+			      "qcow2",	  "-F",	    "qcow2", "-b",
+			      f->disk,	  NULL,	    NULL};
+	int status;
+	pid_t pid;
+
+	*path = xasprintf("%s/%d-%s.qcow2", f->overlay_dir, (int)getpid(), tag);
+	argv[9] = *path;
+	unlink(*path);
+	pid = fork();
+	if (pid < 0)
+		return err_errno("cannot fork qemu-img");
+	if (pid == 0) {
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return err_errno("cannot wait for qemu-img");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return err("qemu-img could not create '%s' on '%s'", *path,
+			   f->disk);
+	return 0;
+}

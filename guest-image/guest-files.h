@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * guest-files.h - the files a guest boots: where 'vmtax image build' puts
+ * them and how 'vmtax run' finds them.  The names below are defined here
+ * once; image.c builds them and guest_files_resolve() looks them up.
+ *
+ * Layout.  The images live beside the bin directory of the agent and the
+ * workloads, which lives beside vmtax (guest_bindir_find()): BINDIR
+ * .../build/bin -> IMAGES .../build/images (guest_images_dir_new()).
+ * In IMAGES:
+ *   tiny-KVER.cpio.gz      the tiny image for kernel KVER: a link that
+ *                          'vmtax image build --kind tiny' points at its
+ *                          newest build, tiny-KVER-HASH.cpio.gz
+ *   debian.qcow2, debian.vmlinuz, debian.initrd
+ *                          links to the newest debian-HASH.* build
+ *   overlays/PID-TAG.qcow2 one copy-on-write overlay per booted debian guest
+ *                          (QEMU writes there, never to the image); those of
+ *                          runs that died are removed by the next resolve
+ *
+ * Resolving.  image "tiny": kernel "auto" is guest_kernel_newest() (see
+ * guest-kernel.h), initrd "auto" is IMAGES/tiny-KVER.cpio.gz for that
+ * kernel's version.  image "debian": the disk is IMAGES/debian.qcow2, kernel
+ * and initrd "auto" are its debian.vmlinuz and debian.initrd.  Any other
+ * kernel or initrd value is a path used as it is.  Every file found is
+ * pinned (links resolved), so an image rebuilt during a run does not change
+ * what the run boots.  Resolving may be done once per distinct (image,
+ * kernel, initrd), each into its own struct guest_files.
+ *
+ * Errors are reported once, as "CONFIG_PATH: message" (config errors), and
+ * -EINVAL is returned; other failures are reported with the path and return
+ * a negative errno.
+ *
+ * Ownership: struct guest_files owns its strings; guest_files_release()
+ * frees them (and may be called on a zeroed or released struct).
+ */
+#ifndef VMTAX_GUEST_FILES_H
+#define VMTAX_GUEST_FILES_H
+
+#include <stddef.h>
+
+struct guest_files {
+	char *kernel;	   /* the kernel image, canonical path */
+	char *initrd;	   /* the initramfs, canonical path */
+	char *disk;	   /* debian: the read-only base qcow2; tiny: NULL */
+	char *overlay_dir; /* debian: where overlays go (exists); tiny: NULL */
+};
+
+/*
+ * The bin directory of the running vmtax (the agent and the workloads):
+ * EXE_DIR/bin or EXE_DIR/../bin, canonical, into BUF.  Returns 0 or a
+ * negative errno (reported).
+ */
+int guest_bindir_find(char *buf, size_t len);
+
+/* BINDIR -> the images directory: "X/bin" -> "X/images", else BINDIR/../images.
+ */
+char *guest_images_dir_new(const char *bindir);
+
+/* The tiny image for kernel KVER: IMAGES/tiny-KVER.cpio.gz. */
+char *guest_tiny_path_new(const char *images_dir, const char *kver);
+
+/* The debian image's links: IMAGES/debian.EXT (EXT qcow2, vmlinuz, initrd). */
+char *guest_debian_path_new(const char *images_dir, const char *ext);
+
+/*
+ * Find the files for IMAGE ("tiny" or "debian") with KERNEL and INITRD
+ * ("auto" or a path), the images beside BINDIR; CONFIG_PATH names the
+ * config in messages.  Fills *F (zeroed first) and returns 0; on error *F
+ * holds nothing.  For debian, creates the overlay directory and removes the
+ * overlays of dead runs from it.
+ */
+int guest_files_resolve(const char *image, const char *kernel,
+			const char *initrd, const char *bindir,
+			const char *config_path, struct guest_files *f);
+void guest_files_release(struct guest_files *f);
+
+/*
+ * Create a fresh overlay of F->disk for one guest: F->overlay_dir/PID-TAG.qcow2
+ * (TAG a file-name-safe cell slug), replacing any old one, with qemu-img.
+ * *PATH is set (owned) even on failure, so the caller can unlink it.
+ * Returns 0 or a negative errno (reported).
+ */
+int guest_overlay_create(const struct guest_files *f, const char *tag,
+			 char **path);
+
+#endif

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#include "guest-kernel.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define VMLINUZ "vmlinuz-"
+
+int guest_kernel_newest(const char *root, char **path, char **kver)
+{
+	char *pattern =
+	    xasprintf("%s/boot/" VMLINUZ "*",
+		      root && *root && strcmp(root, "/") ? root : "");
+	const char *best = NULL;
+	glob_t gl = {0};
+	size_t i;
+	int ret = -ENOENT;
+
+	if (glob(pattern, 0, NULL, &gl) != 0 || !gl.gl_pathc)
+		goto out;
+	for (i = 0; i < gl.gl_pathc; i++)
+		if (!best || strverscmp(guest_kernel_version(gl.gl_pathv[i]),
+					guest_kernel_version(best)) > 0)
+			best = gl.gl_pathv[i];
+	if (path)
+		*path = xstrdup(best);
+	if (kver)
+		*kver = xstrdup(guest_kernel_version(best));
+	ret = 0;
+out:
+	globfree(&gl);
+	free(pattern);
+	return ret;
+}
+
+const char *guest_kernel_version(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, VMLINUZ, strlen(VMLINUZ)))
+		base += strlen(VMLINUZ);
+	return base;
+}
