@@ -95,6 +95,18 @@ test_expect_failure_code() {
 	fi
 }
 
+test_expect_code() {
+	# test_expect_code CODE CMD ARG...  (inside a body: CMD must exit with
+	# CODE; works whether or not set -e is in force)
+	_tec_want=$1
+	shift
+	_tec_got=0
+	"$@" || _tec_got=$?
+	[ "$_tec_got" = "$_tec_want" ] && return 0
+	echo "test_expect_code: '$*' exited $_tec_got, wanted $_tec_want" >&2
+	return 1
+}
+
 test_skip() {
 	# test_skip NAME REASON
 	test_count=$((test_count + 1))

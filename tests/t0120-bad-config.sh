@@ -16,11 +16,6 @@ bad() {
 		test ! -e out-$1/results.json
 	"
 }
-test_expect_code() {
-	want=$1; shift
-	"$@"; got=$?
-	[ "$got" = "$want" ] || { echo "exit $got, wanted $want"; return 1; }
-}
 
 bad unknown-key '^unknown-key.ini:2: unknown key .repat. in \[run\] \(did you mean .repeat.\?\)' "[run]
 repat = 3

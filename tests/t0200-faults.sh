@@ -336,7 +336,7 @@ for sig in TERM KILL; do
 		echo \"killing libvirtd pid \$lpid\" &&
 		kill -$sig \$lpid &&
 		n=0 && while kill -0 \$lpid 2>/dev/null && [ \$n -lt 50 ]; do
-			sleep 0.2; n=\$((n + 1)); done &&
+			sleep 0.2 && n=\$((n + 1)) || exit 1; done &&
 		sleep 1 &&
 		libvirtd -d &&
 		vmtax_wait \$VPID $name 240

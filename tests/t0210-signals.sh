@@ -150,7 +150,7 @@ else
 		kill -KILL $VPID &&
 		vmtax_wait $VPID gKILL 30 &&
 		n=0 && while run_domains t0210-guest && [ $n -lt 50 ]; do
-			sleep 0.2; n=$((n + 1)); done &&
+			sleep 0.2 && n=$((n + 1)) || exit 1; done &&
 		! run_domains t0210-guest &&
 		test "$(thp_get enabled)" = "$thp_run" &&
 		test -e $STATE_DIR/journal &&
