@@ -67,13 +67,14 @@ vmtax_wait() {
 			echo "vmtax (pid $1) still running after ${3:-600} s: killing it"
 			kill -TERM "$1"
 			sleep 5
-			kill -KILL "$1" 2>/dev/null
+			kill -KILL "$1" 2>/dev/null || true
 			break
 		fi
 		sleep 0.2
 	done
-	wait "$1"
-	echo $? >"$2.rc"
+	_rc=0
+	wait "$1" || _rc=$?
+	echo $_rc >"$2.rc"
 	echo $(($(date +%s) - $(cat "$2.t0"))) >"$2.secs"
 }
 

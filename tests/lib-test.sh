@@ -12,7 +12,10 @@
 # vmtax run boots: 'vmtax image path initrd'),
 # TOP (the source tree), BUILD (build/ with bin/ for agent and workloads).
 # Each test file runs in its own scratch directory $TRASH, removed at the end
-# unless the test failed.  Prerequisites: ROOT, LIBVIRT, KVM_HW (vmx or svm),
+# unless the test failed.  A body runs in a subshell under set -e, so any
+# failing line fails the test; chain its lines with && all the same
+# (tests/chainlint.py checks), since set -e is off inside if, while, && and ||.
+# Prerequisites: ROOT, LIBVIRT, KVM_HW (vmx or svm),
 # CHROMIUM.  A skipped test prints why.
 
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -42,29 +45,68 @@ skip_all() {
 	exit 0
 }
 
+# test_run_ N BODY: run BODY in a subshell in $TRASH under 'set -e', its
+# output in $TRASH/.out.N; set test_rc.  The shell ignores set -e in an if,
+# while or until condition, after !, and in any but the last command of an
+# && or || list, and in everything called from there, subshells included: so
+# the subshell's status is taken here, outside all of those, and a test called
+# from such a place is refused rather than run with set -e silently off.
+test_run_() {
+	(set -e; false; true) 2>/dev/null
+	if [ $? = 0 ]; then
+		echo "test called inside if, while, ! or a non-final && or ||: set -e would be ignored" \
+			>"$TRASH/.out.$1"
+		test_rc=125
+		return
+	fi
+	(
+		cd "$TRASH" || exit 125
+		set -e
+		eval "$2"
+	) >"$TRASH/.out.$1" 2>&1
+	test_rc=$?
+}
+
+test_ok_() { echo "ok $test_count - $1"; }
+test_not_ok_() {
+	test_fail=$((test_fail + 1))
+	echo "not ok $test_count - $1"
+	sed 's/^/#	/' "$TRASH/.out.$test_count"
+}
+
 test_expect_success() {
+	# test_expect_success NAME BODY  (every line of BODY must succeed)
 	test_count=$((test_count + 1))
-	if (cd "$TRASH" && eval "set -e; $2") >"$TRASH/.out.$test_count" 2>&1; then
-		echo "ok $test_count - $1"
+	test_run_ $test_count "$2"
+	if [ "$test_rc" = 0 ]; then
+		test_ok_ "$1"
 	else
-		test_fail=$((test_fail + 1))
-		echo "not ok $test_count - $1"
-		sed 's/^/#	/' "$TRASH/.out.$test_count"
+		test_not_ok_ "$1 (exit $test_rc)"
 	fi
 }
 
 test_expect_failure_code() {
-	# test_expect_failure_code NAME CODE 'cmd'  (cmd must exit with CODE)
+	# test_expect_failure_code NAME CODE BODY  (BODY's last line must exit
+	# with CODE, every line before it must succeed)
 	test_count=$((test_count + 1))
-	(cd "$TRASH" && eval "$3") >"$TRASH/.out.$test_count" 2>&1
-	rc=$?
-	if [ "$rc" = "$2" ]; then
-		echo "ok $test_count - $1"
+	test_run_ $test_count "$3"
+	if [ "$test_rc" = "$2" ]; then
+		test_ok_ "$1"
 	else
-		test_fail=$((test_fail + 1))
-		echo "not ok $test_count - $1 (exit $rc, wanted $2)"
-		sed 's/^/#	/' "$TRASH/.out.$test_count"
+		test_not_ok_ "$1 (exit $test_rc, wanted $2)"
 	fi
+}
+
+test_expect_code() {
+	# test_expect_code CODE CMD ARG...  (inside a body: CMD must exit with
+	# CODE; works whether or not set -e is in force)
+	_tec_want=$1
+	shift
+	_tec_got=0
+	"$@" || _tec_got=$?
+	[ "$_tec_got" = "$_tec_want" ] && return 0
+	echo "test_expect_code: '$*' exited $_tec_got, wanted $_tec_want" >&2
+	return 1
 }
 
 test_skip() {

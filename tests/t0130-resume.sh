@@ -78,8 +78,8 @@ test_expect_success 'one SIGINT stops after the current sample, restores, can re
 	"$VMTAX" run run.ini --out int >/dev/null 2>int.err &
 	pid=$! &&
 	wait_samples int 2 &&
-	kill -INT $pid && { wait $pid; rc=$?; } ;
-	test "$rc" = 1 &&
+	kill -INT $pid &&
+	test_expect_code 1 wait $pid &&
 	test "$(thp_get enabled)" = "$thp_before" &&
 	jq -e ".run.status == \"interrupted\"" int/results.json &&
 	"$VMTAX" run --resume int >/dev/null 2>&1 &&
@@ -87,9 +87,8 @@ test_expect_success 'one SIGINT stops after the current sample, restores, can re
 	cmp ref.samples int.samples
 '
 
-test_code() { want=$1; shift; "$@"; [ $? = "$want" ]; }
 test_expect_success 'a complete run is not resumed' '
-	test_code 2 "$VMTAX" run --resume ref 2>err1 &&
+	test_expect_code 2 "$VMTAX" run --resume ref 2>err1 &&
 	grep -q "complete" err1
 '
 
@@ -99,7 +98,7 @@ test_expect_success 'a changed config is refused, unless --force' '
 	{ wait $pid || true; } &&
 	"$VMTAX" host restore >/dev/null 2>&1 &&
 	echo "; changed" >>run.ini &&
-	test_code 2 "$VMTAX" run --resume chg 2>err2 &&
+	test_expect_code 2 "$VMTAX" run --resume chg 2>err2 &&
 	grep -q "changed since the run began" err2 &&
 	"$VMTAX" run --resume chg --force >/dev/null 2>&1 &&
 	test "$(jq "[.cells[].samples[]] | length" chg/results.json)" = 8

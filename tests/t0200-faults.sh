@@ -85,6 +85,12 @@ host_clean() {
 }
 
 timing() { echo "# $1: vmtax ran $(cat "$TRASH/$1.secs" 2>/dev/null || echo ?) s"; }
+# Times are compared with one another, not with fixed seconds: now() is the
+# time in seconds with a fraction, since T the seconds from T to now, and
+# le A B is A <= B for arithmetic on such numbers ('le "$x * 2" "$y"').
+now() { date +%s.%N; }
+since() { awk -v t="$1" -v n="$(now)" 'BEGIN { printf "%.2f\n", n - t }'; }
+le() { awk "BEGIN { exit !(($1) <= ($2)) }"; }
 
 # ---- 1, 2: a sample exits 3; a sample sleeps past its timeout ----
 
@@ -118,10 +124,10 @@ test_expect_success 'the sample that exits 3 is failed, exit_status 3, reason na
 		(.reason | test(\"status 3\"))] | length == 2 and all"
 '
 
-test_expect_success 'the sample past its timeout has status timeout, killed near 3 s' '
+test_expect_success 'the sample past its timeout has status timeout: killed at its 3 s, not after its 60 s sleep' '
 	res t0200-samples "[.cells[].samples[] | select(.index == 1) |
 		.status == \"timeout\" and (.reason | test(\"timed out\")) and
-		.elapsed_s < 15] | length == 2 and all"
+		.elapsed_s >= 3 * 0.9 and .elapsed_s < 60 / 4] | length == 2 and all"
 '
 
 test_expect_success 'the run went on: sample 2 ran and is ok (the process group was killed)' '
@@ -140,21 +146,30 @@ test_expect_success 'samples: host THP as before, no domain left' '
 conf t0200-hang hang
 test_expect_success 'run: the agent is stopped (SIGSTOP) in sample 2 of the first cell' '
 	vmtax_bg t0200-hang.ini t0200-hang &&
+	wait_for t0200-hang.stderr "\[1/2\].*booting guest" 120 &&
+	t0=$(now) &&
+	wait_for t0200-hang.stderr "\[1/2\].*sample 1/2" 180 &&
+	since "$t0" >t0200-hang.boot &&
 	wait_for t0200-hang.stderr "\[1/2\].*sample 2/2" 180 &&
-	t1=$(date +%s) &&
+	t1=$(now) &&
 	wait_for t0200-hang.stderr "no answer from the agent|hung" 90 &&
-	t2=$(date +%s) &&
-	echo $((t2 - t1)) >t0200-hang.detect &&
+	since "$t1" >t0200-hang.detect &&
+	t2=$(now) &&
 	wait_for t0200-hang.stderr "\[2/2\]" 120 &&
-	echo $(($(date +%s) - t2)) >t0200-hang.cleanup &&
+	since "$t2" >t0200-hang.cleanup &&
 	vmtax_wait $VPID t0200-hang 300
 '
 timing t0200-hang
-echo "# t0200-hang: hang reported $(cat "$TRASH/t0200-hang.detect" 2>/dev/null || echo ?) s after the sample began," \
+echo "# t0200-hang: guest booted in $(cat "$TRASH/t0200-hang.boot" 2>/dev/null || echo ?) s;" \
+	"hang reported $(cat "$TRASH/t0200-hang.detect" 2>/dev/null || echo ?) s after the sample began," \
 	"next cell began $(cat "$TRASH/t0200-hang.cleanup" 2>/dev/null || echo ?) s after that"
 
-test_expect_success 'the hang is reported within heartbeat*4+30 s (+10 s slack)' '
-	test "$(cat t0200-hang.detect)" -le 44
+test_expect_success 'the hang is found by silence before the 60 s sample timeout, and reported on time' '
+	limit=$(jq -r "[.cells[] | select(.env.guest_thp == \"always\") | .reason |
+		capture(\"agent to .run. for (?<s>[0-9]+) s\").s][0]" t0200-hang/results.json) &&
+	echo "silence limit in the reason: $limit s; reported after $(cat t0200-hang.detect) s" &&
+	test "$limit" -lt 60 &&
+	le "$(cat t0200-hang.detect)" "$limit * 1.3"
 '
 
 test_expect_success 'the hung cell failed with a reason naming the silent agent' '
@@ -169,8 +184,8 @@ test_expect_success 'the next cell ran and is ok; vmtax exits 1 (a cell failed)'
 	test "$(cat t0200-hang.rc)" = 1
 '
 
-test_expect_success 'the hung guest is given up at once: next cell within 15 s of the report' '
-	test "$(cat t0200-hang.cleanup)" -le 15
+test_expect_success 'the hung guest is given up at once: the next cell begins sooner than a guest boots' '
+	le "$(cat t0200-hang.cleanup)" "$(cat t0200-hang.boot)"
 '
 
 test_expect_success 'hang: host THP as before, no domain left' '
@@ -214,9 +229,9 @@ conf t0200-panic panic
 test_expect_success 'run: the first cell panics its guest through sysrq in sample 2' '
 	vmtax_bg t0200-panic.ini t0200-panic &&
 	wait_for t0200-panic.stderr "\[1/2\].*sample 2/2" 180 &&
-	t1=$(date +%s) &&
+	t1=$(now) &&
 	wait_for t0200-panic.stderr "\[2/2\]" 120 &&
-	echo $(($(date +%s) - t1)) >t0200-panic.detect &&
+	since "$t1" >t0200-panic.detect &&
 	vmtax_wait $VPID t0200-panic 300
 '
 timing t0200-panic
@@ -225,7 +240,8 @@ test_expect_success 'the cell failed with a reason naming the crash, without wai
 	cell t0200-panic always ".status == \"failed\" and
 		(.reason | test(\"crash|panic\"))" &&
 	cell t0200-panic always "$FIRST_KEPT" &&
-	test "$(cat t0200-panic.detect)" -le 20
+	echo "next cell $(cat t0200-panic.detect) s after the panic; a hang took $(cat t0200-hang.detect) s to find" &&
+	le "$(cat t0200-panic.detect) * 2" "$(cat t0200-hang.detect)"
 '
 
 test_expect_success 'the next cell ran and is ok' '
@@ -284,8 +300,9 @@ test_expect_success 'the cell failed: no hello within 20 s; the console tail was
 	test "$(cat t0200-nohello.rc)" = 1
 '
 
-test_expect_success 'no hello: the cell is given up within boot_timeout + 30 s' '
-	test "$(cat t0200-nohello.secs)" -le 50
+test_expect_success 'no hello: the cell is given up after its boot_timeout (20 s), not much later' '
+	test "$(cat t0200-nohello.secs)" -ge 20 &&
+	test "$(cat t0200-nohello.secs)" -le $((20 * 5 / 2))
 '
 
 test_expect_success 'no hello: host THP as before, no domain left' '
@@ -309,7 +326,8 @@ test_expect_success 'the cell failed at once, naming the reboot; the console sho
 		(.reason | test(\"reboot|panic|crash\"))" &&
 	grep -q "last lines of .*console.log" t0200-noinit.stderr &&
 	grep -aq "Kernel panic" t0200-noinit/logs/*.console.log &&
-	test "$(cat t0200-noinit.secs)" -le 40 &&
+	echo "vmtax ran $(cat t0200-noinit.secs) s; waiting out boot_timeout took $(cat t0200-nohello.secs) s" &&
+	le "$(cat t0200-noinit.secs) * 3" "$(cat t0200-nohello.secs) * 2" &&
 	host_clean t0200-noinit
 '
 
@@ -336,7 +354,7 @@ for sig in TERM KILL; do
 		echo \"killing libvirtd pid \$lpid\" &&
 		kill -$sig \$lpid &&
 		n=0 && while kill -0 \$lpid 2>/dev/null && [ \$n -lt 50 ]; do
-			sleep 0.2; n=\$((n + 1)); done &&
+			sleep 0.2 && n=\$((n + 1)) || exit 1; done &&
 		sleep 1 &&
 		libvirtd -d &&
 		vmtax_wait \$VPID $name 240

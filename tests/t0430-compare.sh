@@ -69,7 +69,7 @@ test_expect_success '--by paging: EPT off against EPT on' '
 
 test_expect_success 'different workloads are refused with exit 2' '
 	sed "s/\"name\": \"randwalk\"/\"name\": \"stream\"/" "$B" >other.json &&
-	{ "$VMTAX" compare "$A" other.json >out 2>err; test $? = 2; } &&
+	test_expect_code 2 "$VMTAX" compare "$A" other.json >out 2>err &&
 	test ! -s out &&
 	grep -q "cannot compare .* (workload .randwalk.) with .*other.json. (workload .stream.)" err
 '
@@ -77,7 +77,7 @@ test_expect_success 'different workloads are refused with exit 2' '
 test_expect_success 'different metrics are refused with exit 2' '
 	sed "s/\"metric\": \"elapsed\"/\"metric\": \"regex\"/; s/\"unit\": \"s\"/\"unit\": \"MB\/s\"/" \
 		"$B" >metric.json &&
-	{ "$VMTAX" compare "$A" metric.json 2>err; test $? = 2; } &&
+	test_expect_code 2 "$VMTAX" compare "$A" metric.json 2>err &&
 	grep -q "cannot compare .* (metric .elapsed. in .s., lower is better) with .* (metric .regex. in .MB/s." err
 '
 

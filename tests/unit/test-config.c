@@ -147,55 +147,122 @@ static void test_paging_axis(void **state)
 	config_release(&c);
 }
 
+/* Stderr captured into a temporary file between capture_begin() and
+ * capture_end(), which returns what was written (NUL-terminated, cut at
+ * SIZE - 1 bytes). */
+static int capture_fd = -1;
+static FILE *capture_file;
+
+static void capture_begin(void)
+{
+	fflush(stderr);
+	capture_file = tmpfile();
+	assert_non_null(capture_file);
+	capture_fd = dup(STDERR_FILENO);
+	assert_true(capture_fd >= 0);
+	assert_true(dup2(fileno(capture_file), STDERR_FILENO) >= 0);
+}
+
+static const char *capture_end(char *buf, size_t size)
+{
+	size_t n;
+
+	fflush(stderr);
+	assert_true(dup2(capture_fd, STDERR_FILENO) >= 0);
+	close(capture_fd);
+	capture_fd = -1;
+	rewind(capture_file);
+	n = fread(buf, 1, size - 1, capture_file);
+	buf[n] = '\0';
+	fclose(capture_file);
+	capture_file = NULL;
+	return buf;
+}
+
+/* A config that must be refused: its text, the line of run.ini the message
+ * names ("run.ini:LINE: ", 0 for a message without a line) and a distinctive
+ * part of the message. */
 struct bad {
 	const char *text;
+	int line;
 	const char *why;
 };
 
 static void test_bad_configs(void **state)
 {
 	static const struct bad bad[] = {
-		{ "[run]\nrepat = 3\n[workload]\nname = walk\n", "unknown key" },
-		{ "[run]\nrepeat = 0\n[workload]\nname = walk\n", "out of range" },
-		{ "[run]\nrepeat = three\n[workload]\nname = walk\n", "integer" },
-		{ "[guest]\nvcpus = 9999\n[workload]\nname = walk\n", "range" },
-		{ "[guest]\nmemory = 100M\n[workload]\nname = walk\n", "range" },
-		{ "[guest]\nmemory = lots\n[workload]\nname = walk\n", "size" },
-		{ "[guest]\naccel = xen\n[workload]\nname = walk\n", "one of" },
-		{ "[matrix]\nhost_thp =\n[workload]\nname = walk\n", "empty" },
-		{ "[matrix]\nhost_thp = always,,never\n[workload]\nname = walk\n", "empty" },
-		{ "[matrix]\nhost_thp = always, always\n[workload]\nname = walk\n", "twice" },
-		{ "[matrix]\nhost_thp = sometimes\n[workload]\nname = walk\n", "one of" },
-		{ "[run]\nname = a\n[run]\nrepeat = 2\n[workload]\nname = walk\n", "twice" },
-		{ "[runn]\nname = a\n[workload]\nname = walk\n", "unknown section" },
-		{ "[workload]\nname = nosuch\n", "unknown workload" },
-		{ "[workload]\nname = walk\nNOPE = 1\n", "no parameter" },
-		{ "[workload]\nname = ../walk\n", "bad workload name" },
-		{ "[run]\nname = a b\n[workload]\nname = walk\n", "bad run name" },
-		{ "[run]\nname = <x>\n[workload]\nname = walk\n", "bad run name" },
-		{ "[run]\nbaseline = nope\n[workload]\nname = walk\n", "not a cell" },
-		{ "[matrix]\nept = on\npaging = hw\n[workload]\nname = walk\n", "once" },
-		{ "[run]\n", "name is missing" },
-		{ "[run\nname = x\n", "syntax" },
-		{ "[run]\nname = \xff\xfe\n", "UTF-8" },
+		{ "[run]\nrepat = 3\n[workload]\nname = walk\n", 2,
+		  "unknown key 'repat' in [run] (did you mean 'repeat'?)" },
+		{ "[run]\nrepeat = 0\n[workload]\nname = walk\n", 2,
+		  "bad value for 'repeat': 0 is out of range [1, 1000]" },
+		{ "[run]\nrepeat = three\n[workload]\nname = walk\n", 2,
+		  "bad value for 'repeat': 'three' is not an integer" },
+		{ "[guest]\nvcpus = 9999\n[workload]\nname = walk\n", 2,
+		  "bad value for 'vcpus': 9999 is out of range [1, " },
+		{ "[guest]\nmemory = 100M\n[workload]\nname = walk\n", 2,
+		  "bad value for 'memory': 100M is out of range [512 MiB, " },
+		{ "[guest]\nmemory = lots\n[workload]\nname = walk\n", 2,
+		  "bad value for 'memory': 'lots' is not a size" },
+		{ "[guest]\naccel = xen\n[workload]\nname = walk\n", 2,
+		  "bad value for 'accel': 'xen' is not one of: auto, kvm, tcg" },
+		{ "[matrix]\nhost_thp =\n[workload]\nname = walk\n", 2,
+		  "bad value for 'host_thp': empty value in list ''" },
+		{ "[matrix]\nhost_thp = always,,never\n[workload]\nname = walk\n", 2,
+		  "bad value for 'host_thp': empty value in list 'always,,never'" },
+		{ "[matrix]\nhost_thp = always, always\n[workload]\nname = walk\n", 2,
+		  "bad value for 'host_thp': 'always' is listed twice" },
+		{ "[matrix]\nhost_thp = sometimes\n[workload]\nname = walk\n", 2,
+		  "bad value for 'host_thp': 'sometimes' is not one of: always, madvise, never" },
+		{ "[run]\nname = a\n[run]\nrepeat = 2\n[workload]\nname = walk\n", 3,
+		  "section [run] appears twice" },
+		/* reported at its first key: inih has no call for a header */
+		{ "[runn]\nname = a\n[workload]\nname = walk\n", 2,
+		  "unknown section [runn] (did you mean 'run'?)" },
+		{ "[workload]\nname = nosuch\n", 2, "unknown workload 'nosuch' (no '" },
+		{ "[workload]\nname = walk\nNOPE = 1\n", 3,
+		  "workload 'walk' has no parameter 'NOPE'" },
+		{ "[workload]\nname = ../walk\n", 2, "bad workload name '../walk'" },
+		{ "[run]\nname = a b\n[workload]\nname = walk\n", 2, "bad run name 'a b'" },
+		{ "[run]\nname = <x>\n[workload]\nname = walk\n", 2, "bad run name '<x>'" },
+		{ "[run]\nbaseline = nope\n[workload]\nname = walk\n", 2,
+		  "baseline 'nope' is not a cell of this matrix" },
+		{ "[matrix]\nept = on\npaging = hw\n[workload]\nname = walk\n", 3,
+		  "give the paging axis once: 'paging', 'ept' or 'npt'" },
+		{ "[run]\n", 0, "[workload] name is missing" },
+		/* the header without ']' on line 1 is not named, only its key */
+		{ "[run\nname = x\n", 2, "key 'name' outside any section" },
+		{ "[run]\nname = \xff\xfe\n", 0, "not UTF-8 text" },
 	};
 	struct cell *cells;
 	struct config c;
+	char msg[4096], *at;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		int ret = load(bad[i].text, &c);
+		char *where = bad[i].line
+				  ? xasprintf("/run.ini:%d: ", bad[i].line)
+				  : xasprintf("/run.ini: ");
+		int ret;
 
+		capture_begin();
+		ret = load(bad[i].text, &c);
 		if (ret == 0) {
 			/* some errors only show when the matrix is built */
 			ret = matrix_expand(&c, &cells);
 			if (ret >= 0)
 				free(cells);
 		}
+		capture_end(msg, sizeof(msg));
+		config_release(&c);
 		if (ret >= 0)
 			fail_msg("config %zu was accepted: %s", i, bad[i].text);
-		config_release(&c);
+		at = strstr(msg, where);
+		if (!at || strncmp(at + strlen(where), bad[i].why,
+				   strlen(bad[i].why)) != 0)
+			fail_msg("config %zu: wanted '...%s%s...', got: %s", i,
+				 where, bad[i].why, msg);
+		free(where);
 	}
 }
 

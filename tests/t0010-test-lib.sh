@@ -1,0 +1,185 @@
+#!/bin/sh
+# The test library and the chain lint themselves: a failing line fails its
+# test even when the next line passes; expected exit codes, skips and
+# prerequisites still work; chainlint.py names each broken && chain at
+# file:line and passes good bodies.
+. "$(dirname "$0")/lib-test.sh"
+
+# child NAME BODY: run a test file whose tests are BODY; its output in
+# NAME.out, its exit status in NAME.rc; its scratch directory removed.
+child() {
+	{
+		echo ". \"$TOP/tests/lib-test.sh\""
+		printf '%s\n' "$2"
+		echo test_done
+	} >"$TRASH/$1.sh"
+	(cd "$TRASH" && sh "$1.sh" >"$1.out" 2>&1; echo $? >"$1.rc")
+	sed -n 's/^# scratch left in //p' "$TRASH/$1.out" | while read -r d; do
+		case $d in /tmp/vmtax-*) rm -rf "$d" ;; esac
+	done
+}
+
+child first-line "test_expect_success 'fails on its first line' '
+	false
+	true
+'"
+test_expect_success 'a body whose first line fails is not ok, and its file fails' '
+	grep "^not ok 1 - fails on its first line" first-line.out &&
+	test "$(cat first-line.rc)" = 1
+'
+
+child passing "test_expect_success 'passes' '
+	true &&
+	echo fine
+'
+test_expect_failure_code 'exits 3' 3 '(exit 3)'
+test_expect_failure_code 'exits 4, wanted 3' 3 '(exit 4)'
+test_skip 'skipped' 'for a reason'
+true && test_expect_success 'after a true &&' 'false
+true'
+if true; then test_expect_success 'if' 'test_expect_code 2 sh -c \"exit 2\"'; fi
+if test_expect_success 'in an if condition' 'true'; then :; fi"
+test_expect_success 'passing bodies, exit codes and skips' '
+	cat passing.out &&
+	grep -x "ok 1 - passes" passing.out &&
+	grep -x "ok 2 - exits 3" passing.out &&
+	grep -x "not ok 3 - exits 4, wanted 3 (exit 4, wanted 3)" passing.out &&
+	grep -x "ok 4 - skipped # SKIP for a reason" passing.out &&
+	grep -x "not ok 5 - after a true && (exit 1)" passing.out &&
+	grep -x "ok 6 - if" passing.out &&
+	grep -x "not ok 7 - in an if condition (exit 125)" passing.out &&
+	grep "set -e would be ignored" passing.out &&
+	grep -x "# passing: 7 tests, 3 failed, 1 skipped" passing.out
+'
+
+child skipall 'test_prereq NOSUCH || skip_all "no such thing here"'
+test_expect_success 'skip_all prints its reason and passes' '
+	grep -x "1..0 # SKIP skipall: no such thing here" skipall.out &&
+	test "$(cat skipall.rc)" = 0
+'
+
+cat >"$TRASH/t1-good.sh" <<'EOF'
+test_expect_success 'good' '
+	a &&
+	b | c |
+	d &&
+	if x; then
+		y &&
+		z
+	elif w; then
+		q
+	else
+		r
+	fi &&
+	for i in 1 2; do
+		a $i &&
+		b || exit 1
+	done &&
+	while read l; do
+		c || { echo "no $l"; exit 1; }
+	done <f &&
+	case $x in
+	a|b) echo a ;;
+	(c) echo c &&
+		echo d
+		;;
+	*) ;;
+	esac &&
+	f() { a && b; } &&
+	cat >x <<-EOT &&
+	junk here
+	no chain
+	EOT
+	cat <<\EOT >y &&
+	more; junk
+EOT
+	x=$(a; b) &&
+	test $(($(date +%s) - s)) -lt 5 &&
+	{ echo x; exit 1; } &&
+	y 2>&1 >/dev/null &&
+	(cd a && b) >p 2>e &&
+	bg & pid=$! &&
+	c \
+		d &&
+	# a comment
+	z # another; comment
+'
+test_expect_failure_code 'good code' 2 '
+	a &&
+	b
+'
+EOF
+cat >"$TRASH/t2-bad.sh" <<'EOF'
+test_expect_success 'bad1' '
+	a
+	b
+'
+test_expect_success 'bad2' '
+	a; b
+'
+test_expect_success 'bad3' '
+	if x; then
+		a
+		b
+	fi
+'
+test_expect_success 'bad4' '
+	for i in 1; do
+		a
+	done
+'
+test_expect_success 'bad5' '
+	(
+		a
+		b
+	)
+'
+test_expect_success 'bad6' '
+	case x in
+	a) b
+	   c ;;
+	esac
+'
+test_expect_success 'bad7' '
+	cat <<EOT
+	x
+EOT
+	b
+'
+test_expect_success "bad8" "
+	a \"x\" &&
+	b
+	c
+"
+test_expect_failure_code 'bad9' 2 '
+	a
+	b
+'
+test_expect_success 'bad10' '
+	if a; then b; fi
+	c
+'
+EOF
+cat >"$TRASH/chainlint.expected" <<'EOF'
+t2-bad.sh:2: 'bad1': missing && after 'a'
+t2-bad.sh:6: 'bad2': missing && after 'a' (a ';')
+t2-bad.sh:10: 'bad3': missing && after 'a'
+t2-bad.sh:16: 'bad4': loop body does not end in '|| exit 1' (a failure inside a loop in an && chain is lost)
+t2-bad.sh:21: 'bad5': missing && after 'a'
+t2-bad.sh:27: 'bad6': missing && after 'b'
+t2-bad.sh:32: 'bad7': missing && after 'cat'
+t2-bad.sh:39: 'bad8': missing && after 'b'
+t2-bad.sh:43: 'bad9': missing && after 'a'
+t2-bad.sh:47: 'bad10': missing && after 'fi'
+EOF
+test_expect_success 'chainlint passes good bodies' '
+	python3 "$TOP/tests/chainlint.py" t1-good.sh
+'
+test_expect_success 'chainlint names each break at file:line and fails' '
+	test_expect_code 1 python3 "$TOP/tests/chainlint.py" t2-bad.sh >found &&
+	diff -u chainlint.expected found
+'
+test_expect_success 'the tests here all pass chainlint' '
+	python3 "$TOP/tests/chainlint.py"
+'
+test_done
