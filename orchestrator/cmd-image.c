@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "config.h"
+#include "run-config.h"
 #include "image.h"
 #include "util.h"
 

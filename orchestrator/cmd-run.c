@@ -23,7 +23,7 @@
 
 #include "agent-client.h"
 #include "cmds.h"
-#include "config.h"
+#include "run-config.h"
 #include "host.h"
 #include "report.h"
 #include "runner.h"

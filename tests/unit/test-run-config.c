@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "config.h"
+#include "run-config.h"
 #include "util.h"
 #include "vm.h"
 

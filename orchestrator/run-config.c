@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
+#include "run-config.h"
 
 #include <ctype.h>
 #include <errno.h>

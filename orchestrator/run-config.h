@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cfg.h"
+#include "ini-schema.h"
 
 struct wl_param {
 	char *name;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "cfg.h"
+#include "ini-schema.h"
 
 #include <ctype.h>
 #include <errno.h>
