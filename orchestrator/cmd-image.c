@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "run-config.h"
+#include "workload-def.h"
 #include "image.h"
 #include "util.h"
 

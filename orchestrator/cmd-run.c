@@ -23,8 +23,8 @@
 
 #include "agent-client.h"
 #include "cmds.h"
-#include "run-config.h"
 #include "host.h"
+#include "matrix.h"
 #include "report.h"
 #include "runner.h"
 #include "util.h"
@@ -41,7 +41,8 @@ static struct host_ctx *volatile signal_host;
 
 struct run {
 	struct config cfg;
-	struct cell *cells;
+	struct matrix matrix;
+	struct cell *cells;	/* matrix.cells */
 	int ncells;
 	char *rundir;
 	char *results_path;
@@ -113,16 +114,17 @@ static json_t *cell_json(const struct run *r, const struct cell *c)
 {
 	json_t *env = json_object(), *j = json_object();
 
+	(void)r;
 	json_object_set_new(env, "where",
 			    json_string(c->where == WHERE_BARE ? "bare-metal"
 							       : "guest"));
 	json_object_set_new(env, "host_thp", json_string(c->host_thp));
 	if (c->where == WHERE_GUEST) {
 		json_object_set_new(env, "guest_thp", json_string(c->guest_thp));
-		json_object_set_new(env, "vcpus", json_integer(r->cfg.vcpus));
+		json_object_set_new(env, "vcpus", json_integer(c->vcpus));
 		json_object_set_new(env, "memory_bytes",
-				    json_integer(r->cfg.memory));
-		json_object_set_new(env, "backing", json_string(c->backing));
+				    json_integer(c->memory));
+		json_object_set_new(env, "backing", json_string(backing_name(c->backing)));
 	} else {
 		json_object_set_new(env, "guest_thp", json_null());
 		json_object_set_new(env, "vcpus", json_null());
@@ -643,8 +645,8 @@ static void observe_qemu(struct run *r, struct vm *vm, const struct cell *c,
 		for (k = 0; k < ARRAY_SIZE(pools); k++) {
 			char nr[32], fr[32], *pn, *pf;
 
-			if (!strcmp(c->backing, "hugetlb-2M") ? k != 0
-			    : !strcmp(c->backing, "hugetlb-1G") ? k != 1
+			if (c->backing == BACKING_HUGETLB_2M ? k != 0
+			    : c->backing == BACKING_HUGETLB_1G ? k != 1
 								 : false)
 				continue;
 			pn = xasprintf("/sys/kernel/mm/hugepages/%s/nr_hugepages",
@@ -669,7 +671,7 @@ static void observe_qemu(struct run *r, struct vm *vm, const struct cell *c,
 				    ? json_integer(hp_total - hp_free)
 				    : json_null());
 	if (!strcmp(c->host_thp, "never") && anon_kb > 0 &&
-	    !strcmp(c->backing, "thp"))
+	    c->backing == BACKING_THP)
 		json_object_set_new(
 			obs, "contradiction",
 			json_sprintf("host THP is never but QEMU has %ld kB of AnonHugePages",
@@ -741,19 +743,19 @@ static int guest_start(struct run *r, int ci, json_t *cj, int boot, FILE *log,
 			       boot ? ".boot" : "", sfx);
 	rel = g->console + strlen(r->rundir) + 1;
 	cmdline = xasprintf("console=ttyS0 panic=-1 %s%s",
-			    r->disk ? "root=/dev/vda rw " : "", r->cfg.cmdline);
+			    r->disk ? "root=/dev/vda rw " : "", c->cmdline);
 	memset(&spec, 0, sizeof(spec));
 	spec.name = name;
-	spec.type = !strcmp(c->paging, "tcg") || !strcmp(r->accel, "tcg")
+	spec.type = c->paging == PAGING_TCG || !strcmp(r->accel, "tcg")
 			    ? "qemu"
 			    : "kvm";
-	spec.vcpus = r->cfg.vcpus;
-	spec.memory_bytes = r->cfg.memory;
+	spec.vcpus = c->vcpus;
+	spec.memory_bytes = c->memory;
 	spec.kernel = r->kernel;
 	spec.initrd = r->initrd;
 	spec.cmdline = cmdline;
 	spec.console_log = g->console;
-	spec.backing = c->backing;
+	spec.backing = backing_name(c->backing);
 	if (r->disk) {
 		/* Each guest boots a fresh overlay: the cached image stays
 		 * clean, and one cell's build tree cannot leak into the next.
@@ -1055,9 +1057,9 @@ static int hugetlb_reserve(struct run *r, const struct cell *c, json_t *cj,
 	char why[512], want[32];
 	int ret;
 
-	if (!strcmp(c->backing, "hugetlb-2M"))
+	if (c->backing == BACKING_HUGETLB_2M)
 		kib = 2048;
-	else if (!strcmp(c->backing, "hugetlb-1G"))
+	else if (c->backing == BACKING_HUGETLB_1G)
 		kib = 1048576;
 	else
 		return 0;
@@ -1076,7 +1078,7 @@ static int hugetlb_reserve(struct run *r, const struct cell *c, json_t *cj,
 		goto skip;
 	}
 	snprintf(want, sizeof(want), "%llu",
-		 (unsigned long long)(r->cfg.memory / (kib * 1024ULL)) +
+		 (unsigned long long)(c->memory / (kib * 1024ULL)) +
 			 strtoull(orig, NULL, 10));
 	ret = host_set(r->host, pool, want);
 	if (ret < 0) {
@@ -1101,17 +1103,18 @@ skip:
 static bool cell_skip(struct run *r, const struct cell *c, char *why,
 		      size_t len)
 {
-	if (c->where == WHERE_BARE || !strcmp(c->paging, "auto") ||
-	    !strcmp(c->paging, "tcg"))
+	if (c->where == WHERE_BARE || c->paging == PAGING_AUTO ||
+	    c->paging == PAGING_TCG)
 		return false;
 	if (!strcmp(r->accel, "tcg")) {
 		snprintf(why, len,
 			 "paging=%s needs KVM; this host runs guests under TCG "
 			 "(%s), where EPT/NPT does not apply",
-			 c->paging, r->accel_why);
+			 paging_name(c->paging), r->accel_why);
 		return true;
 	}
-	if (!host_supported(r->host, "paging", c->paging, why, len))
+	if (!host_supported(r->host, "paging", paging_name(c->paging), why,
+			    len))
 		return true;
 	return false;
 }
@@ -1119,10 +1122,10 @@ static bool cell_skip(struct run *r, const struct cell *c, char *why,
 static const char *cell_paging(const struct run *r, const struct cell *c)
 {
 	/* What the cell asks for, so that a skipped EPT cell says EPT. */
-	if (!strcmp(c->paging, "tcg") ||
-	    (!strcmp(c->paging, "auto") && !strcmp(r->accel, "tcg")))
+	if (c->paging == PAGING_TCG ||
+	    (c->paging == PAGING_AUTO && !strcmp(r->accel, "tcg")))
 		return "tcg";
-	if (!strcmp(c->paging, "shadow"))
+	if (c->paging == PAGING_SHADOW)
 		return "shadow";
 	return r->vendor_paging;
 }
@@ -1152,9 +1155,9 @@ static void run_cell(struct run *r, int ci)
 		r->samples_done += r->cfg.repeat;
 		goto out;
 	}
-	if (c->where == WHERE_GUEST && strcmp(c->paging, "auto") &&
-	    strcmp(c->paging, "tcg")) {
-		ret = host_set(r->host, "paging", c->paging);
+	if (c->where == WHERE_GUEST && c->paging != PAGING_AUTO &&
+	    c->paging != PAGING_TCG) {
+		ret = host_set(r->host, "paging", paging_name(c->paging));
 		if (ret < 0) {
 			cell_status(cj, "failed", "cannot set host paging");
 			goto out;
@@ -1288,13 +1291,17 @@ static int resolve_debian_files(struct run *r)
 	int ret = -EINVAL;
 
 	r->disk = xasprintf("%s.qcow2", base);
-	r->kernel = strcmp(r->cfg.kernel, "auto") ? xstrdup(r->cfg.kernel)
-						  : xasprintf("%s.vmlinuz", base);
-	r->initrd = strcmp(r->cfg.initrd, "auto") ? xstrdup(r->cfg.initrd)
-						  : xasprintf("%s.initrd", base);
+	r->kernel = strcmp(r->cfg.kernel.v[0], "auto")
+			    ? xstrdup(r->cfg.kernel.v[0])
+			    : xasprintf("%s.vmlinuz", base);
+	r->initrd = strcmp(r->cfg.initrd.v[0], "auto")
+			    ? xstrdup(r->cfg.initrd.v[0])
+			    : xasprintf("%s.initrd", base);
 	if (access(r->disk, R_OK) < 0 ||
-	    (!strcmp(r->cfg.kernel, "auto") && access(r->kernel, R_OK) < 0) ||
-	    (!strcmp(r->cfg.initrd, "auto") && access(r->initrd, R_OK) < 0)) {
+	    (!strcmp(r->cfg.kernel.v[0], "auto") &&
+	     access(r->kernel, R_OK) < 0) ||
+	    (!strcmp(r->cfg.initrd.v[0], "auto") &&
+	     access(r->initrd, R_OK) < 0)) {
 		fprintf(stderr,
 			"%s: image = debian, but there is no built image ('%s'); "
 			"run 'vmtax image build --kind debian' first\n",
@@ -1326,9 +1333,9 @@ static int resolve_guest_files(struct run *r)
 {
 	const char *kv;
 
-	if (!strcmp(r->cfg.image, "debian"))
+	if (!strcmp(r->cfg.image.v[0], "debian"))
 		return resolve_debian_files(r);
-	if (!strcmp(r->cfg.kernel, "auto")) {
+	if (!strcmp(r->cfg.kernel.v[0], "auto")) {
 		if (newest_kernel(&r->kernel) < 0) {
 			fprintf(stderr,
 				"%s: no guest kernel: no /boot/vmlinuz-* "
@@ -1337,12 +1344,12 @@ static int resolve_guest_files(struct run *r)
 			return -EINVAL;
 		}
 	} else {
-		r->kernel = xstrdup(r->cfg.kernel);
+		r->kernel = xstrdup(r->cfg.kernel.v[0]);
 	}
 	if (guest_file_ok(r, "kernel", r->kernel, "") < 0)
 		return -EINVAL;
-	if (strcmp(r->cfg.initrd, "auto")) {
-		r->initrd = xstrdup(r->cfg.initrd);
+	if (strcmp(r->cfg.initrd.v[0], "auto")) {
+		r->initrd = xstrdup(r->cfg.initrd.v[0]);
 	} else {
 		kv = strrchr(r->kernel, '/');
 		kv = kv ? kv + 1 : r->kernel;
@@ -1514,7 +1521,8 @@ static int resume_check(struct run *r, json_t *old, bool force)
 	const char *text = json_string_value(
 		json_object_get(json_object_get(old, "run"), "config_text"));
 	json_t *cells = json_object_get(old, "cells");
-	struct cell *cs = NULL;
+	struct matrix m;
+	struct cell *cs;
 	int n, i, ret = -EINVAL;
 
 	if (!text || strcmp(text, r->cfg.text)) {
@@ -1528,9 +1536,10 @@ static int resume_check(struct run *r, json_t *old, bool force)
 		warn("%s: the config has changed since the run began; "
 		     "resuming anyway (--force)", r->cfg.path);
 	}
-	n = matrix_expand(&r->cfg, &cs);
-	if (n < 0)
-		return n;
+	if (matrix_expand(&r->cfg, &m) < 0)
+		return -EINVAL;
+	cs = m.cells;
+	n = m.ncells;
 	if ((size_t)n != json_array_size(cells)) {
 		fprintf(stderr, "%s: the matrix has %d cells, the run has %zu\n",
 			r->cfg.path, n, json_array_size(cells));
@@ -1546,7 +1555,7 @@ static int resume_check(struct run *r, json_t *old, bool force)
 		}
 	ret = 0;
 out:
-	free(cs);
+	matrix_release(&m);
 	return ret;
 }
 
@@ -1683,9 +1692,10 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	if (resume && resume_check(&r, old, force) < 0)
 		goto out;
-	r.ncells = matrix_expand(&r.cfg, &r.cells);
-	if (r.ncells < 0)
+	if (matrix_expand(&r.cfg, &r.matrix) < 0)
 		goto out;
+	r.cells = r.matrix.cells;
+	r.ncells = r.matrix.ncells;
 	if (find_bindir(&r) < 0)
 		goto out;
 	for (i = 0; i < r.ncells; i++) {
@@ -1787,7 +1797,7 @@ out:
 	json_decref(r.doc);
 	json_decref(old);
 	free_strv(r.wl_env);
-	free(r.cells);
+	matrix_release(&r.matrix);
 	free(r.rundir);
 	free(r.results_path);
 	free(r.kernel);

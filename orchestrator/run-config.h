@@ -1,30 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config.h - a run config (configs/NAME.ini) and a workload definition
- * (configs/workloads/NAME.ini), and the matrix of cells they expand into.
+ * run-config.h - a run config (configs/NAME.ini): its keys, --set, loading.
  *
- * Every key is declared once, in the tables in config.c (run_keys[],
- * workload_keys[]); 'vmtax run --help' prints them.  Loading checks
- * everything that can be checked without touching the host: bad input gives
- * "file:line: message" and -EINVAL, and the caller exits 2.
+ * Every key is declared once, in run_keys[] in run-config.c, with its own
+ * rule (check/finish, see ini-schema.h); 'vmtax run --help' prints them.
+ * Loading checks everything that can be checked without touching the host:
+ * bad input gives "file:line: message" and -EINVAL, and the caller exits 2.
  *
- * Run config:
- *	[run]      name, repeat, baseline, timeout, boot_timeout, heartbeat, ...
- *	[guest]    image, vcpus, memory, accel, kernel, initrd, uri, cmdline
+ *	[run]      name, repeat, warmup, baseline, timeout, boot_timeout,
+ *	           heartbeat, retries, max_failures
+ *	[guest]    image, vcpus, memory, kernel, initrd, cmdline (each one value
+ *	           or a list: an axis), accel, uri;
+ *	           sysctl.A.B, mm.A.B: guest knobs (a list: an axis)
+ *	[host]     KNOB = value(s): a registered host knob (thp.defrag,
+ *	           kvm.nx_huge_pages, ...) or a generic one (sysctl.A.B, mm.A.B);
+ *	           a list is an axis.  The knobs the matrix sets itself
+ *	           (thp.enabled, paging, hugetlb.*) are refused here.
  *	[matrix]   where, host_thp, guest_thp, paging (or ept/npt), backing,
  *	           exclude
- *	[workload] name, dir; every other key overrides a workload parameter
+ *	[workload] name, dir; every other key (NAME) overrides a workload
+ *	           parameter, with one value or a list (an axis)
  *
- * Workload file:
- *	[workload]    description, setup, run, clean, metric, metric_regex,
- *	              series_regex, unit, better, packages, timeout
- *	[param.NAME]  default, description  (NAME: [A-Z][A-Z0-9_]*)
+ * Lists and how they become axes and cell ids: docs/axes.md, matrix.h.
+ * --set SECTION.KEY=VALUE takes the same values ("guest.vcpus=1,2",
+ * "workload.JOBS=2,4", "host.thp.defrag=always,never",
+ * "guest.sysctl.vm.swappiness=10,60") and replaces what the file says.
  *
  * Ownership: config_load() fills a struct config that config_release()
- * frees; cells from matrix_expand() point into it.
+ * frees (also after a failed load); matrices and cells borrow from it.
  */
-#ifndef VMTAX_CONFIG_H
-#define VMTAX_CONFIG_H
+#ifndef VMTAX_RUN_CONFIG_H
+#define VMTAX_RUN_CONFIG_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -32,32 +38,14 @@
 #include <stdio.h>
 
 #include "ini-schema.h"
+#include "util.h"
+#include "workload-def.h"
 
-struct wl_param {
-	char *name;
-	char *value;		/* default, then the override */
-	char *description;
-	int line;		/* line in the workload file */
-	int override_line;	/* line in the run config; -1 from --set */
-};
-
-struct workload {
-	char *name;
-	char *path;
-	char *description;
-	char *setup;
-	char *run;
-	char *clean;
-	char *metric;		/* "elapsed" or "regex" */
-	char *metric_regex;
-	char *series_regex;	/* "" or an ERE whose groups 1, 2 are x, y */
-	char *unit;
-	char *better;		/* "lower" or "higher" */
-	char *packages;
-	double timeout_s;	/* 0: use the run's */
-	struct wl_param *params;
-	size_t nparams;
-	struct cfg_origin origin;
+/* A [host] or [guest] knob: its values in config order. */
+struct knob_setting {
+	char *name;		/* "thp.defrag", "sysctl.vm.swappiness" */
+	struct cfg_list values;	/* one, or a list (an axis) */
+	int line;		/* -1: from --set */
 };
 
 struct config {
@@ -71,20 +59,20 @@ struct config {
 	double heartbeat_s;
 	long retries;
 	long max_failures;
-	/* [guest] */
-	char *image;
-	long vcpus;
-	uint64_t memory;
+	/* [guest]: elements as written, checked as the key's type */
+	struct cfg_list image;	 /* tiny | debian */
+	struct cfg_list vcpus;	 /* integers */
+	struct cfg_list memory;	 /* sizes */
+	struct cfg_list kernel;	 /* paths, or auto */
+	struct cfg_list initrd;	 /* paths, or auto */
+	struct cfg_list cmdline; /* may be "" */
 	char *accel;
-	char *kernel;
-	char *initrd;
 	char *uri;
-	char *cmdline;
 	/* [matrix] */
 	struct cfg_list where;
 	struct cfg_list host_thp;
 	struct cfg_list guest_thp;
-	struct cfg_list paging;
+	struct cfg_list paging;	/* ept/npt rewritten into hw/shadow */
 	struct cfg_list ept;
 	struct cfg_list npt;
 	struct cfg_list backing;
@@ -92,6 +80,11 @@ struct config {
 	/* [workload] */
 	char *workload_name;
 	char *workload_dir;
+	/* [host] KNOB and [guest] sysctl.X / mm.X, in config order */
+	struct knob_setting *host_knobs;
+	size_t nhost_knobs;
+	struct knob_setting *guest_knobs;
+	size_t nguest_knobs;
 
 	/* provenance */
 	char *path;
@@ -107,38 +100,30 @@ struct config {
 int config_load(const char *path, const char *const *sets, size_t nsets,
 		struct config *c);
 void config_release(struct config *c);
+/* The keys for 'vmtax run --help': the table, then the knob and parameter
+ * forms, and how lists make axes. */
 void config_print_help(FILE *f);
+/* The resolved config for results.json: {section: {key: value}}; a list
+ * given for an axis key is an array, one value is the value as before;
+ * workload.params {NAME: value or [values]}, host {KNOB: ...}, and guest
+ * knobs inside "guest". */
 json_t *config_to_json(const struct config *c);
 
-/* Load one workload file (used by config_load and 'vmtax workloads'). */
-int workload_load(const char *path, struct workload *w);
-void workload_release(struct workload *w);
-/* Expand $NAME in the workload's commands?  No: parameters reach commands
- * as environment variables; this returns "NAME=value" strings (NULL-ended,
- * caller frees with free_strv). */
-char **workload_env_new(const struct workload *w);
-void free_strv(char **v);
-
-/* ---- the matrix ---- */
-
-enum where { WHERE_BARE, WHERE_GUEST };
-
-struct cell {
-	char id[256];
-	enum where where;
-	const char *host_thp;
-	const char *guest_thp;	/* NULL on bare metal */
-	const char *paging;	/* "auto", "hw", "shadow", "tcg"; NULL bare */
-	const char *backing;	/* "thp", "hugetlb-2M", "hugetlb-1G"; NULL bare */
-};
+/* Whether SECTION.NAME of the table was set (file or --set). */
+bool config_is_set(const struct config *c, const char *section,
+		   const char *name);
+/* Report "path:line: msg" at the line of SECTION.NAME ("path: msg" if it
+ * has none). */
+void config_error(const struct config *c, const char *section,
+		  const char *name, const char *fmt, ...) VMTAX_PRINTF(4, 5);
 
 /*
- * Expand the matrix: bare-metal cells (one per host THP mode) first, then
- * guest cells ordered by paging, then host THP, then guest THP, then backing
- * (so a paging reload happens once per paging mode).  Cells matching an
- * [matrix] exclude pattern (fnmatch on the id) are left out.  Checks that the
- * baseline names a cell.  Returns the count or -EINVAL (reported).
+ * Whether NAME may be a [host] key: a registered host knob the matrix does
+ * not set itself, or a generic knob (knob_name_valid()).  0, or -EINVAL with
+ * the message (naming the matrix key to use, or a did-you-mean) in MSG.
  */
-int matrix_expand(const struct config *c, struct cell **cells);
+int config_host_knob_check(const char *name, char *msg, size_t len);
+/* Whether NAME is a guest knob key: sysctl.A.B or mm.A.B, well formed. */
+bool config_guest_knob_name(const char *name);
 
 #endif

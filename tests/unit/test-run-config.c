@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests: config tables, bad inputs, matrix expansion, domain XML. */
+/* Unit tests: run config and workload tables, bad inputs, domain XML. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,11 +12,12 @@
 
 #include <cmocka.h>
 
+#include "matrix.h"
 #include "run-config.h"
 #include "util.h"
 #include "vm.h"
 
-static char tmpdir[] = "/tmp/vmtax-test-config.XXXXXX";
+static char tmpdir[] = "/tmp/vmtax-test-run-config.XXXXXX";
 
 static void put(const char *name, const char *text)
 {
@@ -76,8 +77,8 @@ static int load(const char *text, struct config *c)
 static void test_good_config(void **state)
 {
 	struct config c;
-	struct cell *cells = NULL;
-	int n;
+	struct matrix m;
+	struct cell *cells;
 
 	(void)state;
 	assert_int_equal(load("[run]\nname = t1\nrepeat = 5\n"
@@ -87,19 +88,25 @@ static void test_good_config(void **state)
 			 0);
 	assert_string_equal(c.name, "t1");
 	assert_int_equal(c.repeat, 5);
-	assert_int_equal(c.vcpus, 4);
-	assert_true(c.memory == 1536ULL << 20);
+	assert_int_equal(c.vcpus.n, 1);
+	assert_string_equal(c.vcpus.v[0], "4");
+	assert_string_equal(c.memory.v[0], "1536M");
 	assert_string_equal(c.wl.params[0].value, "128");
 	assert_string_equal(c.wl.run, "randwalk --size-mib $SIZE_MIB");
 	/* defaults: 2 bare-metal + 2x2 guest cells, no paging/backing in ids */
-	n = matrix_expand(&c, &cells);
-	assert_int_equal(n, 6);
+	assert_int_equal(matrix_expand(&c, &m), 0);
+	cells = m.cells;
+	assert_int_equal(m.ncells, 6);
 	assert_string_equal(cells[0].id, "bare-metal/host-thp=always");
 	assert_string_equal(cells[1].id, "bare-metal/host-thp=never");
 	assert_string_equal(cells[2].id, "guest/host-thp=always/guest-thp=always");
 	assert_string_equal(cells[5].id, "guest/host-thp=never/guest-thp=never");
-	assert_string_equal(cells[5].paging, "auto");
-	free(cells);
+	assert_int_equal(cells[5].paging, PAGING_AUTO);
+	assert_int_equal(cells[5].vcpus, 4);
+	assert_true(cells[5].memory == 1536ULL << 20);
+	assert_int_equal(cells[0].paging, PAGING_NONE);
+	assert_int_equal(cells[0].vcpus, 0);
+	matrix_release(&m);
 	config_release(&c);
 }
 
@@ -125,8 +132,7 @@ static void test_set_override(void **state)
 static void test_paging_axis(void **state)
 {
 	struct config c;
-	struct cell *cells = NULL;
-	int n;
+	struct matrix m;
 
 	(void)state;
 	/* ept = on, off is the Intel spelling of paging = hw, shadow; cells
@@ -137,13 +143,14 @@ static void test_paging_axis(void **state)
 			      "[workload]\nname = walk\n",
 			      &c),
 			 0);
-	n = matrix_expand(&c, &cells);
-	assert_int_equal(n, 2);
-	assert_string_equal(cells[0].id,
+	assert_int_equal(matrix_expand(&c, &m), 0);
+	assert_int_equal(m.ncells, 2);
+	assert_string_equal(m.cells[0].id,
 			    "guest/paging=hw/host-thp=always/guest-thp=never");
-	assert_string_equal(cells[1].id,
+	assert_string_equal(m.cells[1].id,
 			    "guest/paging=shadow/host-thp=always/guest-thp=never");
-	free(cells);
+	assert_int_equal(m.cells[1].paging, PAGING_SHADOW);
+	matrix_release(&m);
 	config_release(&c);
 }
 
@@ -179,7 +186,7 @@ static void test_bad_configs(void **state)
 		{ "[run\nname = x\n", "syntax" },
 		{ "[run]\nname = \xff\xfe\n", "UTF-8" },
 	};
-	struct cell *cells;
+	struct matrix m;
 	struct config c;
 	size_t i;
 
@@ -189,9 +196,9 @@ static void test_bad_configs(void **state)
 
 		if (ret == 0) {
 			/* some errors only show when the matrix is built */
-			ret = matrix_expand(&c, &cells);
+			ret = matrix_expand(&c, &m);
 			if (ret >= 0)
-				free(cells);
+				matrix_release(&m);
 		}
 		if (ret >= 0)
 			fail_msg("config %zu was accepted: %s", i, bad[i].text);
@@ -219,6 +226,7 @@ static void test_big_file(void **state)
 static void test_helpers(void **state)
 {
 	struct cfg_list l;
+	char why[256];
 	uint64_t sz;
 
 	(void)state;
@@ -235,7 +243,7 @@ static void test_helpers(void **state)
 	assert_true(cfg_utf8_valid("h\xc3\xa9", 3));
 	assert_false(cfg_utf8_valid("\xc3", 1));
 	assert_false(cfg_utf8_valid("\xed\xa0\x80", 3)); /* surrogate */
-	assert_int_equal(cfg_list_parse(" a , b,c ", &l), 0);
+	assert_int_equal(cfg_list_parse(" a , b,c ", &l, why, sizeof(why)), 0);
 	assert_int_equal(l.n, 3);
 	assert_string_equal(l.v[1], "b");
 	cfg_list_free(&l);
