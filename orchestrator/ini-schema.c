@@ -789,7 +789,7 @@ void cfg_print_help(const struct cfg_schema *s, FILE *f)
 			section = k->section;
 			fprintf(f, "  [%s]\n", section);
 		}
-		fprintf(f, "    %-14s %-11s %s", k->name, type_name(k), k->help);
+		fprintf(f, "    %-18s %-11s %s", k->name, type_name(k), k->help);
 		if (k->choices) {
 			choices_str(k->choices, cs, sizeof(cs));
 			fprintf(f, " (%s)", cs);

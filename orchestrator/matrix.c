@@ -10,19 +10,18 @@
 
 #include "util.h"
 
-const char *const where_names[] = { [WHERE_BARE] = "bare-metal",
-				    [WHERE_GUEST] = "guest", NULL };
+const char *const where_names[] = {
+    [WHERE_BARE] = "bare-metal", [WHERE_GUEST] = "guest", NULL};
 const char *const paging_names[] = {
-	[PAGING_NONE] = NULL,	    [PAGING_AUTO] = "auto",
-	[PAGING_HW] = "hw",	    [PAGING_SHADOW] = "shadow",
-	[PAGING_TCG] = "tcg",	    [PAGING_TCG + 1] = NULL,
+    [PAGING_NONE] = NULL,	[PAGING_AUTO] = "auto", [PAGING_HW] = "hw",
+    [PAGING_SHADOW] = "shadow", [PAGING_TCG] = "tcg",	[PAGING_TCG + 1] = NULL,
 };
 const char *const backing_names[] = {
-	[BACKING_NONE] = NULL,
-	[BACKING_THP] = "thp",
-	[BACKING_HUGETLB_2M] = "hugetlb-2M",
-	[BACKING_HUGETLB_1G] = "hugetlb-1G",
-	[BACKING_HUGETLB_1G + 1] = NULL,
+    [BACKING_NONE] = NULL,
+    [BACKING_THP] = "thp",
+    [BACKING_HUGETLB_2M] = "hugetlb-2M",
+    [BACKING_HUGETLB_1G] = "hugetlb-1G",
+    [BACKING_HUGETLB_1G + 1] = NULL,
 };
 
 static int parse_name(const char *const *names, int first, int last,
@@ -83,16 +82,27 @@ int backing_parse(const char *s, enum backing *out)
 
 /* Which cell field an axis sets. */
 enum field {
-	F_WHERE, F_PAGING, F_HOST_KNOB, F_HOST_THP, F_GUEST_THP, F_BACKING,
-	F_IMAGE, F_KERNEL, F_INITRD, F_VCPUS, F_MEMORY, F_CMDLINE,
-	F_GUEST_KNOB, F_PARAM,
+	F_WHERE,
+	F_PAGING,
+	F_HOST_KNOB,
+	F_HOST_THP,
+	F_GUEST_THP,
+	F_BACKING,
+	F_IMAGE,
+	F_KERNEL,
+	F_INITRD,
+	F_VCPUS,
+	F_MEMORY,
+	F_CMDLINE,
+	F_GUEST_KNOB,
+	F_PARAM,
 };
 
 /* What the expansion needs beside each struct axis. */
 struct source {
 	const struct cfg_list *raw; /* the values as the config gives them */
 	enum field field;
-	size_t index;		    /* of the knob or parameter */
+	size_t index; /* of the knob or parameter */
 };
 
 struct build {
@@ -126,7 +136,7 @@ static void add_axis(struct build *b, const char *name, const char *key,
 
 	m->axes = xrealloc(m->axes, (m->naxes + 1) * sizeof(*m->axes));
 	b->src = xrealloc(b->src, (m->naxes + 1) * sizeof(*b->src));
-	b->src[m->naxes] = (struct source){ raw, f, index };
+	b->src[m->naxes] = (struct source){raw, f, index};
 	a = &m->axes[m->naxes++];
 	memset(a, 0, sizeof(*a));
 	a->name = xstrdup(name);
@@ -140,8 +150,8 @@ static void add_axis(struct build *b, const char *name, const char *key,
 	a->numeric = raw->n > 0;
 	for (i = 0; i < raw->n; i++) {
 		a->values[i] = id_value(f, raw->v[i]);
-		a->numeric = a->numeric &&
-			     cfg_number(a->values[i], &a->numbers[i]);
+		a->numeric =
+		    a->numeric && cfg_number(a->values[i], &a->numbers[i]);
 	}
 	if (!a->numeric) {
 		free(a->numbers);
@@ -156,12 +166,12 @@ static void add_axes(struct build *b)
 		size_t off;
 		enum field f;
 	} guest_keys[] = {
-		{ "image", offsetof(struct config, image), F_IMAGE },
-		{ "kernel", offsetof(struct config, kernel), F_KERNEL },
-		{ "initrd", offsetof(struct config, initrd), F_INITRD },
-		{ "vcpus", offsetof(struct config, vcpus), F_VCPUS },
-		{ "memory", offsetof(struct config, memory), F_MEMORY },
-		{ "cmdline", offsetof(struct config, cmdline), F_CMDLINE },
+	    {"image", offsetof(struct config, image), F_IMAGE},
+	    {"kernel", offsetof(struct config, kernel), F_KERNEL},
+	    {"initrd", offsetof(struct config, initrd), F_INITRD},
+	    {"vcpus", offsetof(struct config, vcpus), F_VCPUS},
+	    {"memory", offsetof(struct config, memory), F_MEMORY},
+	    {"cmdline", offsetof(struct config, cmdline), F_CMDLINE},
 	};
 	const struct config *c = b->c;
 	const char *paging_key = "matrix.paging";
@@ -182,8 +192,8 @@ static void add_axes(struct build *b)
 		paging_key = "matrix.npt";
 	add_axis(b, "paging", paging_key, AXIS_CLASSIC, APPLIES_GUEST,
 		 config_is_set(c, "matrix", "paging") ||
-			 config_is_set(c, "matrix", "ept") ||
-			 config_is_set(c, "matrix", "npt"),
+		     config_is_set(c, "matrix", "ept") ||
+		     config_is_set(c, "matrix", "npt"),
 		 &c->paging, F_PAGING, 0);
 	for (i = 0; i < c->nhost_knobs; i++) {
 		snprintf(name, sizeof(name), "host.%s", c->host_knobs[i].name);
@@ -200,8 +210,8 @@ static void add_axes(struct build *b)
 		 0);
 	for (i = 0; i < ARRAY_SIZE(guest_keys); i++) {
 		const struct cfg_list *l =
-			(const struct cfg_list *)((const char *)c +
-						  guest_keys[i].off);
+		    (const struct cfg_list *)((const char *)c +
+					      guest_keys[i].off);
 
 		snprintf(key, sizeof(key), "guest.%s", guest_keys[i].name);
 		add_axis(b, guest_keys[i].name, key, AXIS_GUEST_KEY,
@@ -217,8 +227,8 @@ static void add_axes(struct build *b)
 	for (i = 0; i < c->wl.nparams; i++) {
 		snprintf(key, sizeof(key), "workload.%s", c->wl.params[i].name);
 		add_axis(b, c->wl.params[i].name, key, AXIS_PARAM, APPLIES_ALL,
-			 c->wl.params[i].values.n > 1,
-			 &c->wl.params[i].values, F_PARAM, i);
+			 c->wl.params[i].values.n > 1, &c->wl.params[i].values,
+			 F_PARAM, i);
 	}
 }
 
@@ -266,34 +276,59 @@ static void make_cell(const struct build *b, enum where w, const size_t *idx,
 		v = s->raw->v[idx[a]];
 		x->axis_values[a] = m->axes[a].values[idx[a]];
 		switch (s->field) {
-		case F_WHERE: break;
-		case F_PAGING: paging_parse(v, &p); x->paging = p; break;
-		case F_HOST_KNOB:
-			x->host_knobs[s->index] = (struct cell_kv){
-				c->host_knobs[s->index].name, v };
+		case F_WHERE:
 			break;
-		case F_HOST_THP: x->host_thp = v; break;
-		case F_GUEST_THP: x->guest_thp = v; break;
-		case F_BACKING: backing_parse(v, &bk); x->backing = bk; break;
-		case F_IMAGE: x->image = v; break;
-		case F_KERNEL: x->kernel = v; break;
-		case F_INITRD: x->initrd = v; break;
-		case F_VCPUS: x->vcpus = strtol(v, NULL, 0); break;
-		case F_MEMORY: cfg_parse_size(v, &sz); x->memory = sz; break;
-		case F_CMDLINE: x->cmdline = v; break;
+		case F_PAGING:
+			paging_parse(v, &p);
+			x->paging = p;
+			break;
+		case F_HOST_KNOB:
+			x->host_knobs[s->index] =
+			    (struct cell_kv){c->host_knobs[s->index].name, v};
+			break;
+		case F_HOST_THP:
+			x->host_thp = v;
+			break;
+		case F_GUEST_THP:
+			x->guest_thp = v;
+			break;
+		case F_BACKING:
+			backing_parse(v, &bk);
+			x->backing = bk;
+			break;
+		case F_IMAGE:
+			x->image = v;
+			break;
+		case F_KERNEL:
+			x->kernel = v;
+			break;
+		case F_INITRD:
+			x->initrd = v;
+			break;
+		case F_VCPUS:
+			x->vcpus = strtol(v, NULL, 0);
+			break;
+		case F_MEMORY:
+			cfg_parse_size(v, &sz);
+			x->memory = sz;
+			break;
+		case F_CMDLINE:
+			x->cmdline = v;
+			break;
 		case F_GUEST_KNOB:
-			x->guest_knobs[s->index] = (struct cell_kv){
-				c->guest_knobs[s->index].name, v };
+			x->guest_knobs[s->index] =
+			    (struct cell_kv){c->guest_knobs[s->index].name, v};
 			break;
 		case F_PARAM:
-			x->params[s->index] = (struct cell_kv){
-				c->wl.params[s->index].name, v };
+			x->params[s->index] =
+			    (struct cell_kv){c->wl.params[s->index].name, v};
 			break;
 		}
 		if (a && !m->axes[a].in_id)
 			continue;
 		while (len + strlen(m->axes[a].name) +
-			       strlen(x->axis_values[a]) + 3 > cap) {
+			   strlen(x->axis_values[a]) + 3 >
+		       cap) {
 			cap *= 2;
 			id = xrealloc(id, cap);
 		}
@@ -345,7 +380,7 @@ static bool excluded(const struct config *c, const char *id)
 
 int matrix_expand(const struct config *c, struct matrix *m)
 {
-	struct build b = { .c = c, .m = m };
+	struct build b = {.c = c, .m = m};
 	struct cell *all = NULL, **sorted = NULL;
 	size_t total, n = 0, w, a, i, *idx = NULL;
 	int ret = -EINVAL;
@@ -387,11 +422,12 @@ int matrix_expand(const struct config *c, struct matrix *m)
 	qsort(sorted, n, sizeof(*sorted), by_id);
 	for (i = 1; i < n; i++)
 		if (!strcmp(sorted[i - 1]->id, sorted[i]->id)) {
-			fprintf(stderr,
-				"%s: two cells have the id '%s' (values that "
-				"differ only in a directory, or in '/' and '_', "
-				"look alike in ids)\n",
-				c->path, sorted[i]->id);
+			fprintf(
+			    stderr,
+			    "%s: two cells have the id '%s' (values that "
+			    "differ only in a directory, or in '/' and '_', "
+			    "look alike in ids)\n",
+			    c->path, sorted[i]->id);
 			goto out;
 		}
 	m->cells = xcalloc(n + 1, sizeof(*m->cells));
@@ -480,14 +516,13 @@ json_t *matrix_axes_json(const struct matrix *m)
 		if (a->numeric) {
 			nums = json_array();
 			for (j = 0; j < a->nvalues; j++)
-				json_array_append_new(nums,
-						      number_json(a->numbers[j]));
+				json_array_append_new(
+				    nums, number_json(a->numbers[j]));
 			json_object_set_new(o, "numbers", nums);
 		}
-		json_object_set_new(o, "applies",
-				    json_string(a->applies == APPLIES_ALL
-							? "all"
-							: "guest"));
+		json_object_set_new(
+		    o, "applies",
+		    json_string(a->applies == APPLIES_ALL ? "all" : "guest"));
 		json_array_append_new(axes, o);
 	}
 	return axes;
@@ -522,7 +557,7 @@ char **cell_env_new(const struct cell *c)
 	size_t i;
 
 	for (i = 0; i < c->nparams; i++)
-		env[i] = xasprintf("%s=%s", c->params[i].name,
-				   c->params[i].value);
+		env[i] =
+		    xasprintf("%s=%s", c->params[i].name, c->params[i].value);
 	return env;
 }

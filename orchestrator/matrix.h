@@ -56,8 +56,12 @@ const char *paging_name(enum paging p); /* NULL for PAGING_NONE */
 int paging_parse(const char *s, enum paging *out);
 
 /* BACKING_NONE: bare metal. */
-enum backing { BACKING_NONE, BACKING_THP, BACKING_HUGETLB_2M,
-	       BACKING_HUGETLB_1G };
+enum backing {
+	BACKING_NONE,
+	BACKING_THP,
+	BACKING_HUGETLB_2M,
+	BACKING_HUGETLB_1G
+};
 /* [BACKING_NONE] is NULL; backing_names + 1: "thp", "hugetlb-2M",
  * "hugetlb-1G", NULL-terminated. */
 extern const char *const backing_names[];
@@ -67,29 +71,29 @@ int backing_parse(const char *s, enum backing *out);
 /* ---- axes ---- */
 
 enum axis_kind {
-	AXIS_WHERE,	  /* [matrix] where */
-	AXIS_CLASSIC,	  /* paging, host-thp, guest-thp, backing */
-	AXIS_HOST_KNOB,	  /* [host] KNOB */
-	AXIS_GUEST_KEY,	  /* [guest] image, kernel, initrd, vcpus, memory,
-			   * cmdline */
-	AXIS_GUEST_KNOB,  /* [guest] sysctl.X, mm.X */
-	AXIS_PARAM,	  /* a workload parameter */
+	AXIS_WHERE,	 /* [matrix] where */
+	AXIS_CLASSIC,	 /* paging, host-thp, guest-thp, backing */
+	AXIS_HOST_KNOB,	 /* [host] KNOB */
+	AXIS_GUEST_KEY,	 /* [guest] image, kernel, initrd, vcpus, memory,
+			  * cmdline */
+	AXIS_GUEST_KNOB, /* [guest] sysctl.X, mm.X */
+	AXIS_PARAM,	 /* a workload parameter */
 };
 
 enum axis_applies { APPLIES_ALL, APPLIES_GUEST };
 
 struct axis {
-	char *name;	   /* in ids: "paging", "host.thp.defrag", "vcpus",
-			    * "guest.sysctl.vm.swappiness", "JOBS" */
-	char *key;	   /* config key: "matrix.paging", "host.thp.defrag",
-			    * "guest.vcpus", "workload.JOBS" */
+	char *name; /* in ids: "paging", "host.thp.defrag", "vcpus",
+		     * "guest.sysctl.vm.swappiness", "JOBS" */
+	char *key;  /* config key: "matrix.paging", "host.thp.defrag",
+		     * "guest.vcpus", "workload.JOBS" */
 	enum axis_kind kind;
-	char **values;	   /* as in ids (kernel base names, '/' as '_') */
+	char **values; /* as in ids (kernel base names, '/' as '_') */
 	size_t nvalues;
-	bool numeric;	   /* every value is a number (sizes count) */
-	double *numbers;   /* when numeric: the values; sizes in bytes */
+	bool numeric;	 /* every value is a number (sizes count) */
+	double *numbers; /* when numeric: the values; sizes in bytes */
 	enum axis_applies applies;
-	bool in_id;	   /* part of cell ids (and of results.json "axes") */
+	bool in_id; /* part of cell ids (and of results.json "axes") */
 };
 
 /* ---- cells ---- */
@@ -104,16 +108,16 @@ struct cell {
 	char *id;
 	enum where where;
 	const char *host_thp;
-	const char *guest_thp;	/* NULL on bare metal */
-	enum paging paging;	/* PAGING_NONE on bare metal */
-	enum backing backing;	/* BACKING_NONE on bare metal */
+	const char *guest_thp; /* NULL on bare metal */
+	enum paging paging;    /* PAGING_NONE on bare metal */
+	enum backing backing;  /* BACKING_NONE on bare metal */
 	/* [guest] values of this cell; NULL/0 on bare metal */
-	const char *image;	/* "tiny", "debian" */
-	const char *kernel;	/* a path, or "auto" */
-	const char *initrd;	/* a path, or "auto" */
-	const char *cmdline;	/* may be "" */
+	const char *image;   /* "tiny", "debian" */
+	const char *kernel;  /* a path, or "auto" */
+	const char *initrd;  /* a path, or "auto" */
+	const char *cmdline; /* may be "" */
 	long vcpus;
-	uint64_t memory;	/* bytes */
+	uint64_t memory; /* bytes */
 	/* every workload parameter, in the workload file's order */
 	struct cell_kv *params;
 	size_t nparams;
@@ -129,11 +133,11 @@ struct cell {
 };
 
 struct matrix {
-	struct axis *axes;	/* id order, where first */
+	struct axis *axes; /* id order, where first */
 	size_t naxes;
-	struct cell *cells;	/* after exclude */
+	struct cell *cells; /* after exclude */
 	size_t ncells;
-	size_t baseline;	/* index into cells */
+	size_t baseline; /* index into cells */
 };
 
 /*

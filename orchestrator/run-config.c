@@ -16,14 +16,16 @@
 
 #define C(f) offsetof(struct config, f)
 #define GIB (1024.0 * 1024 * 1024)
-#define KEY(sec, nm, ty, field, dflt, ...)                                  \
-	{ .section = sec, .name = nm, .type = ty, .offset = C(field),        \
-	  .def = dflt, __VA_ARGS__ }
+#define KEY(sec, nm, ty, field, dflt, ...)                                     \
+	{                                                                      \
+		.section = sec, .name = nm, .type = ty, .offset = C(field),    \
+		.def = dflt, __VA_ARGS__                                       \
+	}
 
-static const char *const images[] = { "tiny", "debian", NULL };
-static const char *const accels[] = { "auto", "kvm", "tcg", NULL };
-static const char *const thp_modes[] = { "always", "madvise", "never", NULL };
-static const char *const onoff[] = { "on", "off", NULL };
+static const char *const images[] = {"tiny", "debian", NULL};
+static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
+static const char *const thp_modes[] = {"always", "madvise", "never", NULL};
+static const char *const onoff[] = {"on", "off", NULL};
 
 static int check_run_name(const char *v, char *msg, size_t len)
 {
@@ -59,8 +61,8 @@ static int finish_paging_spelling(const struct cfg_key *k, void *obj,
 				  size_t len)
 {
 	struct config *c = obj;
-	const struct cfg_list *l = (const struct cfg_list *)((char *)obj +
-							     k->offset);
+	const struct cfg_list *l =
+	    (const struct cfg_list *)((char *)obj + k->offset);
 	size_t i;
 
 	if (!cfg_is_set(o->s, o, "matrix", k->name))
@@ -78,92 +80,93 @@ static int finish_paging_spelling(const struct cfg_key *k, void *obj,
 	c->paging.v = xcalloc(l->n, sizeof(char *));
 	for (i = 0; i < l->n; i++)
 		c->paging.v[i] = xstrdup(paging_name(
-			!strcmp(l->v[i], "on") ? PAGING_HW : PAGING_SHADOW));
+		    !strcmp(l->v[i], "on") ? PAGING_HW : PAGING_SHADOW));
 	c->paging.n = l->n;
 	return 0;
 }
 
 static const struct cfg_key run_keys[] = {
-	KEY("run", "name", CFG_STR, name, "run", .check = check_run_name,
-	    .help = "run name (letters, digits, '.', '_', '-')"),
-	KEY("run", "repeat", CFG_INT, repeat, "3", .min = 1, .max = 1000,
-	    .help = "measured samples per cell"),
-	KEY("run", "warmup", CFG_INT, warmup, "0", .min = 0, .max = 100,
-	    .help = "unrecorded runs per cell before the samples (fault-in, caches)"),
-	KEY("run", "baseline", CFG_STR, baseline, "",
-	    .help = "cell id slowdowns are relative to (default: first cell)"),
-	KEY("run", "timeout", CFG_DOUBLE, timeout_s, "3600", .min = 1,
-	    .max = 7 * 86400, .help = "seconds one sample may take"),
-	KEY("run", "boot_timeout", CFG_DOUBLE, boot_timeout_s, "300", .min = 1,
-	    .max = 3600,
-	    .help = "seconds from domain start to the agent's hello"),
-	KEY("run", "heartbeat", CFG_DOUBLE, heartbeat_s, "5", .min = 0.5,
-	    .max = 600,
-	    .help = "seconds between agent heartbeats during a sample"),
-	KEY("run", "retries", CFG_INT, retries, "0", .min = 0, .max = 10,
-	    .help = "extra attempts for a failed sample (a dead or hung guest is replaced by a fresh one)"),
-	KEY("run", "max_failures", CFG_INT, max_failures, "10", .min = 1,
-	    .max = 10000, .help = "failed samples after which the run stops"),
-	KEY("guest", "image", CFG_ENUM, image, "tiny", .shape = CFG_AXIS,
-	    .choices = images, .help = "guest image kind"),
-	KEY("guest", "vcpus", CFG_INT, vcpus, "2", .shape = CFG_AXIS,
-	    .min = 1, .max = 512, .help = "virtual CPUs"),
-	KEY("guest", "memory", CFG_SIZE, memory, "2G", .shape = CFG_AXIS,
-	    .min = 512.0 * 1024 * 1024, .max = 4096 * GIB,
-	    .help = "guest memory (guests under 512M start with THP off)"),
-	KEY("guest", "accel", CFG_ENUM, accel, "auto", .choices = accels,
-	    .help = "kvm needs vmx or svm; auto falls back to tcg"),
-	KEY("guest", "kernel", CFG_STR, kernel, "auto", .shape = CFG_AXIS,
-	    .check = check_file,
-	    .help = "guest kernel (auto: newest /boot/vmlinuz-*)"),
-	KEY("guest", "initrd", CFG_STR, initrd, "auto", .shape = CFG_AXIS,
-	    .check = check_file,
-	    .help = "guest initramfs (auto: the tiny image for that kernel)"),
-	KEY("guest", "uri", CFG_STR, uri, "qemu:///system",
-	    .help = "libvirt connection URI"),
-	KEY("guest", "cmdline", CFG_STR, cmdline, "", .shape = CFG_AXIS,
-	    .help = "extra guest kernel command line (a comma needs quotes)"),
-	KEY("matrix", "where", CFG_ENUM, where, "bare-metal, guest",
-	    .shape = CFG_LIST, .choices = where_names,
-	    .help = "where cells run"),
-	KEY("matrix", "host_thp", CFG_ENUM, host_thp, "always, never",
-	    .shape = CFG_LIST, .choices = thp_modes, .help = "host THP modes"),
-	KEY("matrix", "guest_thp", CFG_ENUM, guest_thp, "always, never",
-	    .shape = CFG_LIST, .choices = thp_modes, .help = "guest THP modes"),
-	KEY("matrix", "paging", CFG_ENUM, paging, "auto", .shape = CFG_LIST,
-	    .choices = paging_names + 1,
-	    .help = "guest paging: hw (EPT/NPT), shadow, tcg, auto (what accel gives)"),
-	KEY("matrix", "ept", CFG_ENUM, ept, NULL, .shape = CFG_LIST,
-	    .choices = onoff, .finish = finish_paging_spelling,
-	    .help = "Intel spelling of paging: on = hw, off = shadow"),
-	KEY("matrix", "npt", CFG_ENUM, npt, NULL, .shape = CFG_LIST,
-	    .choices = onoff, .finish = finish_paging_spelling,
-	    .help = "AMD spelling of paging: on = hw, off = shadow"),
-	KEY("matrix", "backing", CFG_ENUM, backing, "thp", .shape = CFG_LIST,
-	    .choices = backing_names + 1, .help = "guest RAM backing"),
-	KEY("matrix", "exclude", CFG_STR, exclude, NULL, .shape = CFG_LIST,
-	    .help = "cell ids to leave out (fnmatch patterns)"),
-	KEY("workload", "name", CFG_STR, workload_name, NULL,
-	    .check = check_workload_name,
-	    .help = "workload (configs/workloads/NAME.ini)"),
-	KEY("workload", "dir", CFG_STR, workload_dir, "workloads",
-	    .help = "workload directory, relative to the config file"),
+    KEY("run", "name", CFG_STR, name, "run", .check = check_run_name,
+	.help = "run name (letters, digits, '.', '_', '-')"),
+    KEY("run", "repeat", CFG_INT, repeat, "3", .min = 1, .max = 1000,
+	.help = "measured samples per cell"),
+    KEY("run", "warmup", CFG_INT, warmup, "0", .min = 0, .max = 100,
+	.help =
+	    "unrecorded runs per cell before the samples (fault-in, caches)"),
+    KEY("run", "baseline", CFG_STR, baseline, "",
+	.help = "cell id slowdowns are relative to (default: first cell)"),
+    KEY("run", "timeout", CFG_DOUBLE, timeout_s, "3600", .min = 1,
+	.max = 7 * 86400, .help = "seconds one sample may take"),
+    KEY("run", "boot_timeout", CFG_DOUBLE, boot_timeout_s, "300", .min = 1,
+	.max = 3600, .help = "seconds from domain start to the agent's hello"),
+    KEY("run", "heartbeat", CFG_DOUBLE, heartbeat_s, "5", .min = 0.5,
+	.max = 600, .help = "seconds between agent heartbeats during a sample"),
+    KEY("run", "retries", CFG_INT, retries, "0", .min = 0, .max = 10,
+	.help = "extra attempts for a failed sample (a dead or hung guest is "
+		"replaced by a fresh one)"),
+    KEY("run", "max_failures", CFG_INT, max_failures, "10", .min = 1,
+	.max = 10000, .help = "failed samples after which the run stops"),
+    KEY("guest", "image", CFG_ENUM, image, "tiny", .shape = CFG_AXIS,
+	.choices = images, .help = "guest image kind"),
+    KEY("guest", "vcpus", CFG_INT, vcpus, "2", .shape = CFG_AXIS, .min = 1,
+	.max = 512, .help = "virtual CPUs"),
+    KEY("guest", "memory", CFG_SIZE, memory, "2G", .shape = CFG_AXIS,
+	.min = 512.0 * 1024 * 1024, .max = 4096 * GIB,
+	.help = "guest memory (guests under 512M start with THP off)"),
+    KEY("guest", "accel", CFG_ENUM, accel, "auto", .choices = accels,
+	.help = "kvm needs vmx or svm; auto falls back to tcg"),
+    KEY("guest", "kernel", CFG_STR, kernel, "auto", .shape = CFG_AXIS,
+	.check = check_file,
+	.help = "guest kernel (auto: newest /boot/vmlinuz-*)"),
+    KEY("guest", "initrd", CFG_STR, initrd, "auto", .shape = CFG_AXIS,
+	.check = check_file,
+	.help = "guest initramfs (auto: the tiny image for that kernel)"),
+    KEY("guest", "uri", CFG_STR, uri, "qemu:///system",
+	.help = "libvirt connection URI"),
+    KEY("guest", "cmdline", CFG_STR, cmdline, "", .shape = CFG_AXIS,
+	.help = "extra guest kernel command line (a comma needs quotes)"),
+    KEY("matrix", "where", CFG_ENUM, where, "bare-metal, guest",
+	.shape = CFG_LIST, .choices = where_names, .help = "where cells run"),
+    KEY("matrix", "host_thp", CFG_ENUM, host_thp, "always, never",
+	.shape = CFG_LIST, .choices = thp_modes, .help = "host THP modes"),
+    KEY("matrix", "guest_thp", CFG_ENUM, guest_thp, "always, never",
+	.shape = CFG_LIST, .choices = thp_modes, .help = "guest THP modes"),
+    KEY("matrix", "paging", CFG_ENUM, paging, "auto", .shape = CFG_LIST,
+	.choices = paging_names + 1,
+	.help =
+	    "guest paging: hw (EPT/NPT), shadow, tcg, auto (what accel gives)"),
+    KEY("matrix", "ept", CFG_ENUM, ept, NULL, .shape = CFG_LIST,
+	.choices = onoff, .finish = finish_paging_spelling,
+	.help = "Intel spelling of paging: on = hw, off = shadow"),
+    KEY("matrix", "npt", CFG_ENUM, npt, NULL, .shape = CFG_LIST,
+	.choices = onoff, .finish = finish_paging_spelling,
+	.help = "AMD spelling of paging: on = hw, off = shadow"),
+    KEY("matrix", "backing", CFG_ENUM, backing, "thp", .shape = CFG_LIST,
+	.choices = backing_names + 1, .help = "guest RAM backing"),
+    KEY("matrix", "exclude", CFG_STR, exclude, NULL, .shape = CFG_LIST,
+	.help = "cell ids to leave out (fnmatch patterns)"),
+    KEY("workload", "name", CFG_STR, workload_name, NULL,
+	.check = check_workload_name,
+	.help = "workload (configs/workloads/NAME.ini)"),
+    KEY("workload", "dir", CFG_STR, workload_dir, "workloads",
+	.help = "workload directory, relative to the config file"),
 };
 
-static const char *const run_extra[] = { "workload+", "guest+", "host+",
-					 NULL };
+static const char *const run_extra[] = {"workload+", "guest+", "host+", NULL};
 static const struct cfg_schema run_schema = {
-	run_keys, ARRAY_SIZE(run_keys), run_extra,
+    run_keys,
+    ARRAY_SIZE(run_keys),
+    run_extra,
 };
 
 /* The host knobs the matrix sets itself, and the key that sets each. */
 static const struct {
 	const char *knob, *key;
 } matrix_knobs[] = {
-	{ "thp.enabled", "[matrix] host_thp" },
-	{ "paging", "[matrix] paging" },
-	{ "hugetlb.2M", "[matrix] backing" },
-	{ "hugetlb.1G", "[matrix] backing" },
+    {"thp.enabled", "[matrix] host_thp"},
+    {"paging", "[matrix] paging"},
+    {"hugetlb.2M", "[matrix] backing"},
+    {"hugetlb.1G", "[matrix] backing"},
 };
 
 int config_host_knob_check(const char *name, char *msg, size_t len)
@@ -189,9 +192,10 @@ int config_host_knob_check(const char *name, char *msg, size_t len)
 	if (knob_name_valid(name))
 		return 0;
 	if (best)
-		snprintf(msg, len,
-			 "unknown host knob '%s' in [host] (did you mean '%s'?)",
-			 name, best);
+		snprintf(
+		    msg, len,
+		    "unknown host knob '%s' in [host] (did you mean '%s'?)",
+		    name, best);
 	else
 		snprintf(msg, len,
 			 "unknown host knob '%s' in [host] (a registered knob, "
@@ -202,7 +206,8 @@ int config_host_knob_check(const char *name, char *msg, size_t len)
 
 bool config_guest_knob_name(const char *name)
 {
-	return (!strncmp(name, KNOB_PREFIX_SYSCTL, strlen(KNOB_PREFIX_SYSCTL)) ||
+	return (!strncmp(name, KNOB_PREFIX_SYSCTL,
+			 strlen(KNOB_PREFIX_SYSCTL)) ||
 		!strncmp(name, KNOB_PREFIX_MM, strlen(KNOB_PREFIX_MM))) &&
 	       knob_name_valid(name);
 }
@@ -232,7 +237,8 @@ static int parse_values(const char *value, bool knob, struct cfg_list *out,
 			goto bad;
 		}
 		if (knob && strlen(out->v[i]) >= KNOB_VALUE_MAX) {
-			snprintf(why, len, "'%s' is too long (at most %d characters)",
+			snprintf(why, len,
+				 "'%s' is too long (at most %d characters)",
 				 out->v[i], KNOB_VALUE_MAX - 1);
 			goto bad;
 		}
@@ -292,12 +298,14 @@ static int set_knob(struct config *c, const char *where, int line,
 	}
 	k = knob_find(*ks, *n, name);
 	if (k && line > 0) {
-		fprintf(stderr, "%s: '%s' is set twice in [%s] (first on line %d)\n",
+		fprintf(stderr,
+			"%s: '%s' is set twice in [%s] (first on line %d)\n",
 			where, name, section, k->line);
 		return -EINVAL;
 	}
 	if (parse_values(value, true, &l, why, sizeof(why)) < 0) {
-		fprintf(stderr, "%s: bad value for '%s': %s\n", where, name, why);
+		fprintf(stderr, "%s: bad value for '%s': %s\n", where, name,
+			why);
 		return -EINVAL;
 	}
 	if (!k) {
@@ -321,11 +329,13 @@ static int set_param(struct config *c, const char *where, int line,
 	char why[600];
 
 	if (p && line > 0) {
-		fprintf(stderr, "%s: parameter '%s' is set twice\n", where, name);
+		fprintf(stderr, "%s: parameter '%s' is set twice\n", where,
+			name);
 		return -EINVAL;
 	}
 	if (parse_values(value, false, &l, why, sizeof(why)) < 0) {
-		fprintf(stderr, "%s: bad value for '%s': %s\n", where, name, why);
+		fprintf(stderr, "%s: bad value for '%s': %s\n", where, name,
+			why);
 		return -EINVAL;
 	}
 	if (!p)
@@ -378,8 +388,8 @@ bool config_is_set(const struct config *c, const char *section,
 	return cfg_is_set(&run_schema, &c->origin, section, name);
 }
 
-void config_error(const struct config *c, const char *section,
-		  const char *name, const char *fmt, ...)
+void config_error(const struct config *c, const char *section, const char *name,
+		  const char *fmt, ...)
 {
 	int line = cfg_line(&run_schema, &c->origin, section, name);
 	char msg[1024];
@@ -435,15 +445,15 @@ static int resolve_workload(struct config *c)
 	}
 	dir = dirname(dircopy);
 	if (c->workload_dir[0] == '/')
-		path = xasprintf("%s/%s.ini", c->workload_dir,
-				 c->workload_name);
+		path =
+		    xasprintf("%s/%s.ini", c->workload_dir, c->workload_name);
 	else
 		path = xasprintf("%s/%s/%s.ini", dir, c->workload_dir,
 				 c->workload_name);
 	if (access(path, R_OK) < 0) {
 		config_error(c, "workload", "name",
-			     "unknown workload '%s' (no '%s')", c->workload_name,
-			     path);
+			     "unknown workload '%s' (no '%s')",
+			     c->workload_name, path);
 		goto out;
 	}
 	if (workload_load(path, &c->wl) < 0)
@@ -451,18 +461,20 @@ static int resolve_workload(struct config *c)
 	for (i = 0; i < c->noverrides; i++) {
 		struct wl_param *o = &c->overrides[i];
 		struct wl_param *p =
-			wl_param_find(c->wl.params, c->wl.nparams, o->name);
+		    wl_param_find(c->wl.params, c->wl.nparams, o->name);
 		struct cfg_list l;
 
 		if (!p) {
 			if (o->override_line > 0)
 				fprintf(stderr,
-					"%s:%d: workload '%s' has no parameter '%s'\n",
+					"%s:%d: workload '%s' has no parameter "
+					"'%s'\n",
 					c->path, o->override_line,
 					c->workload_name, o->name);
 			else
 				fprintf(stderr,
-					"--set: workload '%s' has no parameter '%s'\n",
+					"--set: workload '%s' has no parameter "
+					"'%s'\n",
 					c->workload_name, o->name);
 			goto out;
 		}
@@ -517,16 +529,20 @@ void config_print_help(FILE *f)
 	const char *k, *v;
 	size_t i;
 
-	fprintf(f,
-		"  A key of type TYPE,.. takes a comma-separated list; an element\n"
-		"  in double quotes may hold a comma or be empty (\"\").  A list for\n"
-		"  a [guest] key, a [host] or guest knob or a workload parameter\n"
-		"  makes that setting an axis of the matrix (docs/axes.md).\n");
+	fprintf(
+	    f,
+	    "  A key of type TYPE,.. takes a comma-separated list; an element\n"
+	    "  in double quotes may hold a comma or be empty (\"\").  A list "
+	    "for\n"
+	    "  a [guest] key, a [host] or guest knob or a workload parameter\n"
+	    "  makes that setting an axis of the matrix (docs/axes.md).\n");
 	cfg_print_help(&run_schema, f);
-	fprintf(f, "    %-14s %-11s %s\n", "sysctl.A.B", "string,..",
-		"in [guest]: guest sysctl /proc/sys/A/B, set before the samples");
-	fprintf(f, "    %-14s %-11s %s\n", "mm.A.B", "string,..",
-		"in [guest]: guest knob /sys/kernel/mm/A/B");
+	fprintf(f, "  [guest] knobs\n");
+	fprintf(
+	    f, "    %-18s %-11s %s\n", "sysctl.A.B", "string,..",
+	    "guest sysctl /proc/sys/A/B, set in the guest before the samples");
+	fprintf(f, "    %-18s %-11s %s\n", "mm.A.B", "string,..",
+		"guest knob /sys/kernel/mm/A/B");
 	fprintf(f, "  [host]\n");
 	for (i = 0; (k = host_knob_name(i)); i++) {
 		char why[256];
@@ -534,15 +550,15 @@ void config_print_help(FILE *f)
 		if (config_host_knob_check(k, why, sizeof(why)) < 0)
 			continue; /* set by [matrix] */
 		v = host_knob_values(k);
-		fprintf(f, "    %-14s %-11s host knob%s%s%s\n", k, "string,..",
+		fprintf(f, "    %-18s %-11s host knob%s%s%s\n", k, "string,..",
 			v ? " (" : "", v ? v : "", v ? ")" : "");
 	}
-	fprintf(f, "    %-14s %-11s %s\n", "sysctl.A.B", "string,..",
+	fprintf(f, "    %-18s %-11s %s\n", "sysctl.A.B", "string,..",
 		"host sysctl /proc/sys/A/B");
-	fprintf(f, "    %-14s %-11s %s\n", "mm.A.B", "string,..",
+	fprintf(f, "    %-18s %-11s %s\n", "mm.A.B", "string,..",
 		"host knob /sys/kernel/mm/A/B");
-	fprintf(f, "  [workload]\n");
-	fprintf(f, "    %-14s %-11s %s\n", "NAME", "string,..",
+	fprintf(f, "  [workload] parameters\n");
+	fprintf(f, "    %-18s %-11s %s\n", "NAME", "string,..",
 		"override workload parameter NAME");
 }
 

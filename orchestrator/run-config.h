@@ -13,13 +13,11 @@
  *	           or a list: an axis), accel, uri;
  *	           sysctl.A.B, mm.A.B: guest knobs (a list: an axis)
  *	[host]     KNOB = value(s): a registered host knob (thp.defrag,
- *	           kvm.nx_huge_pages, ...) or a generic one (sysctl.A.B, mm.A.B);
- *	           a list is an axis.  The knobs the matrix sets itself
- *	           (thp.enabled, paging, hugetlb.*) are refused here.
- *	[matrix]   where, host_thp, guest_thp, paging (or ept/npt), backing,
- *	           exclude
- *	[workload] name, dir; every other key (NAME) overrides a workload
- *	           parameter, with one value or a list (an axis)
+ *	           kvm.nx_huge_pages, ...) or a generic one (sysctl.A.B,
+ *mm.A.B); a list is an axis.  The knobs the matrix sets itself (thp.enabled,
+ *paging, hugetlb.*) are refused here. [matrix]   where, host_thp, guest_thp,
+ *paging (or ept/npt), backing, exclude [workload] name, dir; every other key
+ *(NAME) overrides a workload parameter, with one value or a list (an axis)
  *
  * Lists and how they become axes and cell ids: docs/axes.md, matrix.h.
  * --set SECTION.KEY=VALUE takes the same values ("guest.vcpus=1,2",
@@ -44,7 +42,7 @@
 /* A [host] or [guest] knob: its values in config order. */
 struct knob_setting {
 	char *name;		/* "thp.defrag", "sysctl.vm.swappiness" */
-	struct cfg_list values;	/* one, or a list (an axis) */
+	struct cfg_list values; /* one, or a list (an axis) */
 	int line;		/* -1: from --set */
 };
 
@@ -72,7 +70,7 @@ struct config {
 	struct cfg_list where;
 	struct cfg_list host_thp;
 	struct cfg_list guest_thp;
-	struct cfg_list paging;	/* ept/npt rewritten into hw/shadow */
+	struct cfg_list paging; /* ept/npt rewritten into hw/shadow */
 	struct cfg_list ept;
 	struct cfg_list npt;
 	struct cfg_list backing;
@@ -114,8 +112,8 @@ bool config_is_set(const struct config *c, const char *section,
 		   const char *name);
 /* Report "path:line: msg" at the line of SECTION.NAME ("path: msg" if it
  * has none). */
-void config_error(const struct config *c, const char *section,
-		  const char *name, const char *fmt, ...) VMTAX_PRINTF(4, 5);
+void config_error(const struct config *c, const char *section, const char *name,
+		  const char *fmt, ...) VMTAX_PRINTF(4, 5);
 
 /*
  * Whether NAME may be a [host] key: a registered host knob the matrix does

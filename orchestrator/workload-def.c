@@ -13,12 +13,14 @@
 #include "util.h"
 
 #define W(f) offsetof(struct workload, f)
-#define KEY(nm, ty, field, dflt, ...)                                        \
-	{ .section = "workload", .name = nm, .type = ty, .offset = W(field),  \
-	  .def = dflt, __VA_ARGS__ }
+#define KEY(nm, ty, field, dflt, ...)                                          \
+	{                                                                      \
+		.section = "workload", .name = nm, .type = ty,                 \
+		.offset = W(field), .def = dflt, __VA_ARGS__                   \
+	}
 
-static const char *const metrics[] = { "elapsed", "regex", NULL };
-static const char *const betters[] = { "lower", "higher", NULL };
+static const char *const metrics[] = {"elapsed", "regex", NULL};
+static const char *const betters[] = {"lower", "higher", NULL};
 
 /* Whether RE compiles as a POSIX ERE with at least GROUPS groups. */
 static bool ere_with_groups(const char *re, size_t groups)
@@ -38,7 +40,8 @@ static int check_metric_regex(const char *v, char *msg, size_t len)
 	if (!*v || ere_with_groups(v, 1))
 		return 0;
 	snprintf(msg, len,
-		 "metric_regex '%s' is not a POSIX ERE with a capture group", v);
+		 "metric_regex '%s' is not a POSIX ERE with a capture group",
+		 v);
 	return -EINVAL;
 }
 
@@ -59,9 +62,10 @@ static int check_packages(const char *v, char *msg, size_t len)
 
 	for (p = package_next(v, &n); p; p = package_next(p + n, &n))
 		if (!debian_package_name(p, n)) {
-			snprintf(msg, len,
-				 "packages: '%.*s' is not a Debian package name",
-				 (int)n, p);
+			snprintf(
+			    msg, len,
+			    "packages: '%.*s' is not a Debian package name",
+			    (int)n, p);
 			return -EINVAL;
 		}
 	return 0;
@@ -94,34 +98,36 @@ static int finish_metric(const struct cfg_key *k, void *obj,
 }
 
 static const struct cfg_key workload_keys[] = {
-	KEY("description", CFG_STR, description, "", .help = "one line"),
-	KEY("setup", CFG_STR, setup, "",
-	    .help = "shell command run once per cell before the samples (not measured)"),
-	KEY("run", CFG_STR, run, NULL, .finish = finish_run,
-	    .help = "the measured shell command"),
-	KEY("clean", CFG_STR, clean, "",
-	    .help = "shell command run once per cell after the samples"),
-	KEY("metric", CFG_ENUM, metric, "elapsed", .choices = metrics,
-	    .finish = finish_metric,
-	    .help = "elapsed time, or a regex over the output"),
-	KEY("metric_regex", CFG_STR, metric_regex, "",
-	    .check = check_metric_regex,
-	    .help = "POSIX ERE; the first group is the value"),
-	KEY("series_regex", CFG_STR, series_regex, "",
-	    .check = check_series_regex,
-	    .help = "POSIX ERE applied to every output line; groups 1 and 2 are x, y"),
-	KEY("unit", CFG_STR, unit, "s", .help = "unit of the metric"),
-	KEY("better", CFG_ENUM, better, "lower", .choices = betters,
-	    .help = "which way is better"),
-	KEY("packages", CFG_STR, packages, "", .check = check_packages,
-	    .help = "Debian packages the guest image needs"),
-	KEY("timeout", CFG_DOUBLE, timeout_s, "0", .min = 0, .max = 7 * 86400,
-	    .help = "seconds one sample may take (0: the run's timeout)"),
+    KEY("description", CFG_STR, description, "", .help = "one line"),
+    KEY("setup", CFG_STR, setup, "",
+	.help = "shell command run once per cell before the samples (not "
+		"measured)"),
+    KEY("run", CFG_STR, run, NULL, .finish = finish_run,
+	.help = "the measured shell command"),
+    KEY("clean", CFG_STR, clean, "",
+	.help = "shell command run once per cell after the samples"),
+    KEY("metric", CFG_ENUM, metric, "elapsed", .choices = metrics,
+	.finish = finish_metric,
+	.help = "elapsed time, or a regex over the output"),
+    KEY("metric_regex", CFG_STR, metric_regex, "", .check = check_metric_regex,
+	.help = "POSIX ERE; the first group is the value"),
+    KEY("series_regex", CFG_STR, series_regex, "", .check = check_series_regex,
+	.help =
+	    "POSIX ERE applied to every output line; groups 1 and 2 are x, y"),
+    KEY("unit", CFG_STR, unit, "s", .help = "unit of the metric"),
+    KEY("better", CFG_ENUM, better, "lower", .choices = betters,
+	.help = "which way is better"),
+    KEY("packages", CFG_STR, packages, "", .check = check_packages,
+	.help = "Debian packages the guest image needs"),
+    KEY("timeout", CFG_DOUBLE, timeout_s, "0", .min = 0, .max = 7 * 86400,
+	.help = "seconds one sample may take (0: the run's timeout)"),
 };
 
-static const char *const workload_extra[] = { "param.*", NULL };
+static const char *const workload_extra[] = {"param.*", NULL};
 static const struct cfg_schema workload_schema = {
-	workload_keys, ARRAY_SIZE(workload_keys), workload_extra,
+    workload_keys,
+    ARRAY_SIZE(workload_keys),
+    workload_extra,
 };
 
 void free_strv(char **v)
@@ -140,8 +146,8 @@ bool wl_param_name_valid(const char *s)
 	if (!isupper((unsigned char)s[0]))
 		return false;
 	for (i = 0; s[i]; i++)
-		if (!isupper((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) &&
-		    s[i] != '_')
+		if (!isupper((unsigned char)s[i]) &&
+		    !isdigit((unsigned char)s[i]) && s[i] != '_')
 			return false;
 	return i <= 64;
 }
@@ -156,8 +162,7 @@ struct wl_param *wl_param_find(struct wl_param *p, size_t n, const char *name)
 	return NULL;
 }
 
-struct wl_param *wl_param_add(struct wl_param **p, size_t *n,
-			      const char *name)
+struct wl_param *wl_param_add(struct wl_param **p, size_t *n, const char *name)
 {
 	struct wl_param *q;
 
@@ -211,7 +216,7 @@ static int workload_extra_key(void *arg, const char *path, int line,
 	}
 	if (!strcmp(name, "default")) {
 		/* a default is one value, commas and all */
-		struct cfg_list l = { xcalloc(1, sizeof(char *)), 1 };
+		struct cfg_list l = {xcalloc(1, sizeof(char *)), 1};
 
 		l.v[0] = xstrdup(value);
 		wl_param_set(p, &l);
@@ -276,7 +281,7 @@ char **workload_env_new(const struct workload *w)
 	size_t i;
 
 	for (i = 0; i < w->nparams; i++)
-		env[i] = xasprintf("%s=%s", w->params[i].name,
-				   w->params[i].value);
+		env[i] =
+		    xasprintf("%s=%s", w->params[i].name, w->params[i].value);
 	return env;
 }

@@ -30,11 +30,12 @@ struct wl_param {
 	/* The default, then the run config's override: one value, or a list
 	 * (an axis).  Elements as written, unquoted. */
 	struct cfg_list values;
-	/* values.v[0]: the value when the parameter is not an axis (borrowed) */
+	/* values.v[0]: the value when the parameter is not an axis (borrowed)
+	 */
 	const char *value;
 	char *description;
-	int line;		/* line in the workload file */
-	int override_line;	/* line in the run config; -1 from --set */
+	int line;	   /* line in the workload file */
+	int override_line; /* line in the run config; -1 from --set */
 };
 
 struct workload {
@@ -44,13 +45,13 @@ struct workload {
 	char *setup;
 	char *run;
 	char *clean;
-	char *metric;		/* "elapsed" or "regex" */
+	char *metric; /* "elapsed" or "regex" */
 	char *metric_regex;
-	char *series_regex;	/* "" or an ERE whose groups 1, 2 are x, y */
+	char *series_regex; /* "" or an ERE whose groups 1, 2 are x, y */
 	char *unit;
-	char *better;		/* "lower" or "higher" */
+	char *better; /* "lower" or "higher" */
 	char *packages;
-	double timeout_s;	/* 0: use the run's */
+	double timeout_s; /* 0: use the run's */
 	struct wl_param *params;
 	size_t nparams;
 	struct cfg_origin origin;
@@ -71,8 +72,7 @@ void free_strv(char **v);
 bool wl_param_name_valid(const char *s);
 struct wl_param *wl_param_find(struct wl_param *p, size_t n, const char *name);
 /* Append a parameter NAME with no values to *P (*N entries). */
-struct wl_param *wl_param_add(struct wl_param **p, size_t *n,
-			      const char *name);
+struct wl_param *wl_param_add(struct wl_param **p, size_t *n, const char *name);
 /* Replace P's values with L (taken: *L is emptied). */
 void wl_param_set(struct wl_param *p, struct cfg_list *l);
 void wl_params_free(struct wl_param *p, size_t n);

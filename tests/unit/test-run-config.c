@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests: run config and workload tables, bad inputs, domain XML. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -154,56 +155,163 @@ static void test_paging_axis(void **state)
 	config_release(&c);
 }
 
+/* Load TEXT with stderr in ERRBUF; then expand when it loaded. */
+static int load_expand(const char *text, struct config *c, char *errbuf,
+		       size_t errlen)
+{
+	char *e = xasprintf("%s/stderr", tmpdir);
+	struct matrix m;
+	int fd, saved, ret;
+	ssize_t n;
+
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(e, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0 && saved >= 0);
+	dup2(fd, 2);
+	ret = load(text, c);
+	if (ret == 0) {
+		/* some errors only show when the matrix is built */
+		ret = matrix_expand(c, &m);
+		if (ret >= 0)
+			matrix_release(&m);
+	}
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, errbuf, errlen - 1, 0);
+	errbuf[n > 0 ? n : 0] = '\0';
+	close(fd);
+	free(e);
+	return ret;
+}
+
 struct bad {
 	const char *text;
-	const char *why;
+	const char *why; /* the message, after "DIR/" */
 };
 
 static void test_bad_configs(void **state)
 {
 	static const struct bad bad[] = {
-		{ "[run]\nrepat = 3\n[workload]\nname = walk\n", "unknown key" },
-		{ "[run]\nrepeat = 0\n[workload]\nname = walk\n", "out of range" },
-		{ "[run]\nrepeat = three\n[workload]\nname = walk\n", "integer" },
-		{ "[guest]\nvcpus = 9999\n[workload]\nname = walk\n", "range" },
-		{ "[guest]\nmemory = 100M\n[workload]\nname = walk\n", "range" },
-		{ "[guest]\nmemory = lots\n[workload]\nname = walk\n", "size" },
-		{ "[guest]\naccel = xen\n[workload]\nname = walk\n", "one of" },
-		{ "[matrix]\nhost_thp =\n[workload]\nname = walk\n", "empty" },
-		{ "[matrix]\nhost_thp = always,,never\n[workload]\nname = walk\n", "empty" },
-		{ "[matrix]\nhost_thp = always, always\n[workload]\nname = walk\n", "twice" },
-		{ "[matrix]\nhost_thp = sometimes\n[workload]\nname = walk\n", "one of" },
-		{ "[run]\nname = a\n[run]\nrepeat = 2\n[workload]\nname = walk\n", "twice" },
-		{ "[runn]\nname = a\n[workload]\nname = walk\n", "unknown section" },
-		{ "[workload]\nname = nosuch\n", "unknown workload" },
-		{ "[workload]\nname = walk\nNOPE = 1\n", "no parameter" },
-		{ "[workload]\nname = ../walk\n", "bad workload name" },
-		{ "[run]\nname = a b\n[workload]\nname = walk\n", "bad run name" },
-		{ "[run]\nname = <x>\n[workload]\nname = walk\n", "bad run name" },
-		{ "[run]\nbaseline = nope\n[workload]\nname = walk\n", "not a cell" },
-		{ "[matrix]\nept = on\npaging = hw\n[workload]\nname = walk\n", "once" },
-		{ "[run]\n", "name is missing" },
-		{ "[run\nname = x\n", "syntax" },
-		{ "[run]\nname = \xff\xfe\n", "UTF-8" },
+		{ "[run]\nrepat = 3\n[workload]\nname = walk\n",
+		  "run.ini:2: unknown key 'repat' in [run] (did you mean 'repeat'?)" },
+		{ "[run]\nrepeat = 0\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'repeat': 0 is out of range [1, 1000]" },
+		{ "[run]\nrepeat = three\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'repeat': 'three' is not an integer" },
+		{ "[guest]\nvcpus = 9999\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'vcpus': 9999 is out of range [1, 512]" },
+		{ "[guest]\nmemory = 100M\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'memory': 100M is out of range [512 MiB," },
+		{ "[guest]\nmemory = lots\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'memory': 'lots' is not a size" },
+		{ "[guest]\naccel = xen\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'accel': 'xen' is not one of: auto, kvm, tcg" },
+		{ "[matrix]\nhost_thp =\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'host_thp': empty value" },
+		{ "[matrix]\nhost_thp = always,,never\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'host_thp': empty element in list 'always,,never'" },
+		{ "[matrix]\nhost_thp = always, always\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'host_thp': 'always' is listed twice" },
+		{ "[matrix]\nhost_thp = sometimes\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'host_thp': 'sometimes' is not one of: always, madvise, never" },
+		{ "[run]\nname = a\n[run]\nrepeat = 2\n[workload]\nname = walk\n",
+		  "run.ini:3: section [run] appears twice" },
+		{ "[runn]\nname = a\n[workload]\nname = walk\n",
+		  "run.ini:2: unknown section [runn] (did you mean 'run'?)" },
+		{ "[workload]\nname = nosuch\n",
+		  "run.ini:2: unknown workload 'nosuch'" },
+		{ "[workload]\nname = walk\nNOPE = 1\n",
+		  "run.ini:3: workload 'walk' has no parameter 'NOPE'" },
+		{ "[workload]\nname = ../walk\n",
+		  "run.ini:2: bad workload name '../walk'" },
+		{ "[run]\nname = a b\n[workload]\nname = walk\n",
+		  "run.ini:2: bad run name 'a b' (use letters, digits, '.', '_', '-')" },
+		{ "[run]\nname = <x>\n[workload]\nname = walk\n",
+		  "run.ini:2: bad run name '<x>'" },
+		{ "[run]\nbaseline = nope\n[workload]\nname = walk\n",
+		  "run.ini:2: baseline 'nope' is not a cell of this matrix" },
+		{ "[matrix]\nept = on\npaging = hw\n[workload]\nname = walk\n",
+		  "run.ini:2: give the paging axis once: 'paging', 'ept' or 'npt'" },
+		{ "[run]\n", "run.ini: [workload] name is missing" },
+		{ "[run\nname = x\n", "run.ini:2: key 'name' outside any section" },
+		{ "[run]\nname = \xff\xfe\n", "run.ini: not UTF-8 text" },
 	};
-	struct matrix m;
+	char errbuf[4096];
 	struct config c;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		int ret = load(bad[i].text, &c);
+		char *want = xasprintf("%s/%s", tmpdir, bad[i].why);
+		int ret = load_expand(bad[i].text, &c, errbuf, sizeof(errbuf));
 
-		if (ret == 0) {
-			/* some errors only show when the matrix is built */
-			ret = matrix_expand(&c, &m);
-			if (ret >= 0)
-				matrix_release(&m);
-		}
 		if (ret >= 0)
 			fail_msg("config %zu was accepted: %s", i, bad[i].text);
+		if (!strstr(errbuf, want))
+			fail_msg("config %zu: got '%s', wanted '%s'", i, errbuf,
+				 want);
+		free(want);
 		config_release(&c);
 	}
+}
+
+/* A workload file's own rules, each with its message. */
+static void test_bad_workloads(void **state)
+{
+	static const struct bad bad[] = {
+		{ "[workload]\ndescription = x\n",
+		  "w.ini: [workload] has no 'run' command" },
+		{ "[workload]\nrun = true\nmetric = regex\n",
+		  "w.ini:3: metric = regex needs 'metric_regex'" },
+		{ "[workload]\nrun = true\nmetric_regex = no groups\n",
+		  "w.ini:3: metric_regex 'no groups' is not a POSIX ERE with a capture group" },
+		{ "[workload]\nrun = true\nseries_regex = (x) only\n",
+		  "w.ini:3: series_regex '(x) only' is not a POSIX ERE with two capture groups" },
+		{ "[workload]\nrun = true\npackages = bash, Not_A_Package\n",
+		  "w.ini:3: packages: 'Not_A_Package' is not a Debian package name" },
+		{ "[workload]\nrun = true\n[param.X]\ndescription = d\n",
+		  "w.ini:4: [param.X] has no default" },
+		{ "[workload]\nrun = true\n[param.lower]\ndefault = 1\n",
+		  "w.ini:4: parameter name 'lower' must be upper case" },
+		{ "[workload]\nrun = true\nmetirc = elapsed\n",
+		  "w.ini:3: unknown key 'metirc' in [workload] (did you mean 'metric'?)" },
+	};
+	char *p = xasprintf("%s/w.ini", tmpdir), *e;
+	char errbuf[4096];
+	struct workload w;
+	size_t i;
+
+	(void)state;
+	e = xasprintf("%s/stderr", tmpdir);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *want = xasprintf("%s/%s", tmpdir, bad[i].why);
+		int fd, saved, ret;
+		ssize_t n;
+
+		put("w.ini", bad[i].text);
+		fflush(stderr);
+		saved = dup(2);
+		fd = open(e, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd >= 0 && saved >= 0);
+		dup2(fd, 2);
+		ret = workload_load(p, &w);
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+		n = pread(fd, errbuf, sizeof(errbuf) - 1, 0);
+		errbuf[n > 0 ? n : 0] = '\0';
+		close(fd);
+		if (ret != -EINVAL)
+			fail_msg("workload %zu was accepted: %s", i, bad[i].text);
+		if (!strstr(errbuf, want))
+			fail_msg("workload %zu: got '%s', wanted '%s'", i,
+				 errbuf, want);
+		free(want);
+	}
+	free(e);
+	free(p);
 }
 
 static void test_big_file(void **state)
@@ -296,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_set_override),
 		cmocka_unit_test(test_paging_axis),
 		cmocka_unit_test(test_bad_configs),
+		cmocka_unit_test(test_bad_workloads),
 		cmocka_unit_test(test_big_file),
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_domain_xml),
