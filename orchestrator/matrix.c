@@ -505,10 +505,11 @@ json_t *matrix_axes_json(const struct matrix *m)
 
 	for (i = 0; i < m->naxes; i++) {
 		const struct axis *a = &m->axes[i];
-		json_t *o, *v = json_array(), *nums;
+		json_t *o, *v, *nums;
 
 		if (!a->in_id)
 			continue;
+		v = json_array();
 		for (j = 0; j < a->nvalues; j++)
 			json_array_append_new(v, json_string(a->values[j]));
 		o = json_pack("{ss ss so sb}", "name", a->name, "key", a->key,
