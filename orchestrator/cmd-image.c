@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "config.h"
 #include "guest-files.h"
+#include "workload-def.h"
 #include "image.h"
 #include "util.h"
 

@@ -17,8 +17,9 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "config.h"
 #include "guest-files.h"
+#include "matrix.h"
+#include "run-config.h"
 #include "host.h"
 #include "report.h"
 #include "results-file.h"
@@ -144,6 +145,42 @@ static int make_rundir(struct run *r, const char *out)
 }
 
 /*
+ * The guest files of every distinct (image, kernel, initrd) the guest cells
+ * ask for, each resolved (and checked) once.
+ */
+static int resolve_guest_files(struct run *r)
+{
+	size_t i;
+	int ci;
+
+	for (ci = 0; ci < r->ncells; ci++) {
+		const struct cell *c = &r->cells[ci];
+		struct run_guest_files *g;
+
+		if (c->where != WHERE_GUEST)
+			continue;
+		for (i = 0; i < r->ngfs; i++)
+			if (!strcmp(r->gfs[i].image, c->image) &&
+			    !strcmp(r->gfs[i].kernel, c->kernel) &&
+			    !strcmp(r->gfs[i].initrd, c->initrd))
+				break;
+		if (i < r->ngfs)
+			continue;
+		r->gfs = xrealloc(r->gfs, (r->ngfs + 1) * sizeof(*r->gfs));
+		g = &r->gfs[r->ngfs];
+		memset(g, 0, sizeof(*g));
+		g->image = c->image;
+		g->kernel = c->kernel;
+		g->initrd = c->initrd;
+		if (guest_files_resolve(c->image, c->kernel, c->initrd,
+					r->bindir, r->cfg.path, &g->f) < 0)
+			return -EINVAL;
+		r->ngfs++;
+	}
+	return 0;
+}
+
+/*
  * Everything that can be checked is checked before the host changes: the
  * config and its matrix (against OLD when resuming), the workload's packages
  * for bare-metal cells, the accelerator, the guest files, the run directory.
@@ -157,9 +194,10 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 
 	if (config_load(config_path, r->sets, r->nsets, &r->cfg) < 0)
 		return -EINVAL;
-	r->ncells = matrix_expand(&r->cfg, &r->cells);
-	if (r->ncells < 0)
+	if (matrix_expand(&r->cfg, &r->matrix) < 0)
 		return -EINVAL;
+	r->cells = r->matrix.cells;
+	r->ncells = (int)r->matrix.ncells;
 	if (old && results_resume_check(r, old, force) < 0)
 		return -EINVAL;
 	if (guest_bindir_find(r->bindir, sizeof(r->bindir)) < 0)
@@ -186,11 +224,8 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 				 !strcmp(cpu.vendor, "AuthenticAMD")
 			 ? "npt"
 			 : "ept");
-	if (r->need_guest &&
-	    guest_files_resolve(r->cfg.image, r->cfg.kernel, r->cfg.initrd,
-				r->bindir, r->cfg.path, &r->gf) < 0)
+	if (resolve_guest_files(r) < 0)
 		return -EINVAL;
-	r->wl_env = workload_env_new(&r->cfg.wl);
 	return make_rundir(r, out) < 0 ? -EINVAL : 0;
 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "config.h"
+#include "workload-def.h"
 #include "util.h"
 
 static int by_name(const struct dirent **a, const struct dirent **b)

@@ -26,19 +26,20 @@ static int rm_cb(const char *p, const struct stat *s, int flag, struct FTW *f)
 	return remove(p);
 }
 
-static char **bare_env_new(const struct run *r, const char *workdir)
+/* The cell's workload parameters, PATH with the workloads, the work dir. */
+static char **bare_env_new(const struct run *r, const struct cell *c,
+			   const char *workdir)
 {
-	size_t n = 0, i;
-	char **env;
+	char **env = cell_env_new(c);
+	size_t n = 0;
 
-	while (r->wl_env[n])
+	while (env[n])
 		n++;
-	env = xcalloc(n + 3, sizeof(*env));
-	for (i = 0; i < n; i++)
-		env[i] = xstrdup(r->wl_env[i]);
+	env = xrealloc(env, (n + 3) * sizeof(*env));
 	env[n] = xasprintf("PATH=%s:%s", r->bindir,
 			   getenv("PATH") ?: "/usr/bin:/bin");
 	env[n + 1] = xasprintf("VMTAX_WORKDIR=%s", workdir);
+	env[n + 2] = NULL;
 	return env;
 }
 
@@ -72,7 +73,7 @@ static int bare_start(struct run *r, struct cell_run *cr)
 		cell_fail(cr->st, "cannot create a work directory");
 		return -1;
 	}
-	b->env = bare_env_new(r, b->workdir);
+	b->env = bare_env_new(r, cr->cell, b->workdir);
 	if (*r->cfg.wl.setup) {
 		run_progress(r, cr->ci, "setup");
 		if (bare_phase(r, b, r->cfg.wl.setup, false, &res) < 0 ||

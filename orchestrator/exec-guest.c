@@ -29,15 +29,11 @@ struct guest {
 	int boot;	 /* 0 first; a replacement guest counts up */
 };
 
-static json_t *guest_run_args(const struct run *r, const char *cmd,
-			      bool counters)
+static json_t *guest_run_args(const struct run *r, const struct cell *c,
+			      const char *cmd, bool counters)
 {
-	json_t *a = json_object(), *env = json_object();
-	size_t i;
+	json_t *a = json_object(), *env = cell_kv_json(c->params, c->nparams);
 
-	for (i = 0; i < r->cfg.wl.nparams; i++)
-		json_object_set_new(env, r->cfg.wl.params[i].name,
-				    json_string(r->cfg.wl.params[i].value));
 	json_object_set_new(env, "VMTAX_WORKDIR", json_string("/tmp"));
 	json_object_set_new(a, "cmd", json_string(cmd));
 	json_object_set_new(a, "env", env);
@@ -49,11 +45,11 @@ static json_t *guest_run_args(const struct run *r, const char *cmd,
 	return a;
 }
 
-static int guest_call_run(struct run *r, struct agent_client *a,
-			  const char *cmd, bool counters, json_t **result,
-			  char *why, size_t len)
+static int guest_call_run(struct run *r, const struct cell *c,
+			  struct agent_client *a, const char *cmd,
+			  bool counters, json_t **result, char *why, size_t len)
 {
-	json_t *args = guest_run_args(r, cmd, counters);
+	json_t *args = guest_run_args(r, c, cmd, counters);
 	/* Silence longer than a few heartbeats means a hang, not a slow run. */
 	double idle = r->cfg.heartbeat_s * 4 + 30;
 	int ret;
@@ -78,9 +74,9 @@ static void observe_qemu(struct vm *vm, const struct cell *c, json_t *obs)
 	if (host_anon_huge_kb("", vm_qemu_pid(vm), &anon_kb) < 0)
 		anon_kb = -1;
 	for (k = 0; k < ARRAY_SIZE(pools); k++) {
-		if (!strcmp(c->backing, "hugetlb-2M") ? pools[k] != 2048
-		    : !strcmp(c->backing, "hugetlb-1G") ? pools[k] != 1048576
-							 : false)
+		if (c->backing == BACKING_HUGETLB_2M ? pools[k] != 2048
+		    : c->backing == BACKING_HUGETLB_1G ? pools[k] != 1048576
+							: false)
 			continue;
 		if (host_hugetlb_in_use("", pools[k], &n) == 0)
 			in_use = (in_use < 0 ? 0 : in_use) + n;
@@ -90,7 +86,7 @@ static void observe_qemu(struct vm *vm, const struct cell *c, json_t *obs)
 	json_object_set_new(obs, "hugetlb_pages_in_use",
 			    in_use >= 0 ? json_integer(in_use) : json_null());
 	if (!strcmp(c->host_thp, "never") && anon_kb > 0 &&
-	    !strcmp(c->backing, "thp"))
+	    c->backing == BACKING_THP)
 		json_object_set_new(
 			obs, "contradiction",
 			json_sprintf("host THP is never but QEMU has %ld kB of AnonHugePages",
@@ -106,6 +102,7 @@ static void observe_qemu(struct vm *vm, const struct cell *c, json_t *obs)
 static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 {
 	const struct cell *c = cr->cell;
+	const struct guest_files *gf = run_guest_files(r, c);
 	json_t *res = NULL, *obs = cr->st->observed, *args;
 	char name[128], why[512], sfx[16] = "", *cmdline;
 	char *reason = NULL;
@@ -126,27 +123,26 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 			       cr->slug, boot ? ".boot" : "", sfx);
 	rel = g->console + strlen(r->rundir) + 1;
 	cmdline = xasprintf("console=ttyS0 panic=-1 %s%s",
-			    r->gf.disk ? "root=/dev/vda rw " : "",
-			    r->cfg.cmdline);
+			    gf->disk ? "root=/dev/vda rw " : "", c->cmdline);
 	memset(&spec, 0, sizeof(spec));
 	spec.name = name;
-	spec.type = !strcmp(c->paging, "tcg") || !strcmp(r->accel, "tcg")
+	spec.type = c->paging == PAGING_TCG || !strcmp(r->accel, "tcg")
 			    ? "qemu"
 			    : "kvm";
-	spec.vcpus = r->cfg.vcpus;
-	spec.memory_bytes = r->cfg.memory;
-	spec.kernel = r->gf.kernel;
-	spec.initrd = r->gf.initrd;
+	spec.vcpus = (unsigned)c->vcpus;
+	spec.memory_bytes = c->memory;
+	spec.kernel = gf->kernel;
+	spec.initrd = gf->initrd;
 	spec.cmdline = cmdline;
 	spec.console_log = g->console;
-	spec.backing = c->backing;
-	if (r->gf.disk) {
+	spec.backing = backing_name(c->backing);
+	if (gf->disk) {
 		/* Each guest boots a fresh overlay: the cached image stays
 		 * clean, and one cell's build tree cannot leak into the next.
 		 * It lives beside the image, where QEMU (libvirt-qemu) can
 		 * reach it as it must reach the image; a run directory may
 		 * sit under a private one. */
-		if (guest_overlay_create(&r->gf, cr->slug, &g->overlay) < 0) {
+		if (guest_overlay_create(gf, cr->slug, &g->overlay) < 0) {
 			cell_fail(cr->st, "cannot create the disk overlay");
 			goto out;
 		}
@@ -181,9 +177,9 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	json_object_set_new(obs, "guest_boots", json_integer(boot + 1));
 	json_object_set(obs, "guest_kernel", json_object_get(res, "kernel"));
 	/* Which cached image (its recipe hash is in the name) booted. */
-	if (r->gf.disk)
+	if (gf->disk)
 		json_object_set_new(obs, "guest_image",
-				    json_string(strrchr(r->gf.disk, '/') + 1));
+				    json_string(strrchr(gf->disk, '/') + 1));
 	json_object_set(obs, "guest_cpus", json_object_get(res, "cpus"));
 	json_object_set(obs, "guest_mem_bytes", json_object_get(res, "mem_bytes"));
 	json_decref(res);
@@ -203,7 +199,7 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 
 	if (*r->cfg.wl.setup) {
 		run_progress(r, cr->ci, "setup");
-		ret = guest_call_run(r, &g->a, r->cfg.wl.setup, false, &res,
+		ret = guest_call_run(r, c, &g->a, r->cfg.wl.setup, false, &res,
 				     why, sizeof(why));
 		if (ret == 0 && json_is_string(json_object_get(res, "status")) &&
 		    strcmp(json_string_value(json_object_get(res, "status")),
@@ -225,7 +221,7 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	}
 	for (i = 0; i < r->cfg.warmup && !run_should_stop(r); i++) {
 		run_progress(r, cr->ci, "warm-up run");
-		ret = guest_call_run(r, &g->a, r->cfg.wl.run, false, &res, why,
+		ret = guest_call_run(r, c, &g->a, r->cfg.wl.run, false, &res, why,
 				     sizeof(why));
 		if (ret < 0) {
 			reason = xasprintf("warm-up run: %s", why);
@@ -313,7 +309,7 @@ static int guest_sample(struct run *r, struct cell_run *cr, long idx,
 	int ret;
 
 	(void)idx;
-	ret = guest_call_run(r, &g->a, r->cfg.wl.run, true, &j, why, len);
+	ret = guest_call_run(r, cr->cell, &g->a, r->cfg.wl.run, true, &j, why, len);
 	if (ret < 0) {
 		if (ret == -EPIPE || ret == -ETIMEDOUT) {
 			console_tail(g->console);
@@ -361,7 +357,7 @@ static void guest_stop(struct run *r, struct cell_run *cr)
 	if (g->vm && cr->st->status == CELL_PENDING && !g->agent_dead) {
 		observe_qemu(g->vm, cr->cell, cr->st->observed);
 		if (*r->cfg.wl.clean &&
-		    guest_call_run(r, &g->a, r->cfg.wl.clean, false, &res, why,
+		    guest_call_run(r, cr->cell, &g->a, r->cfg.wl.clean, false, &res, why,
 				   sizeof(why)) == 0)
 			json_decref(res);
 	}

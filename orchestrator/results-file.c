@@ -17,24 +17,35 @@
 json_t *results_cell_env_new(const struct run *r, const struct cell *c)
 {
 	json_t *env = json_object();
+	bool guest = c->where == WHERE_GUEST;
 
-	json_object_set_new(env, "where",
-			    json_string(c->where == WHERE_BARE ? "bare-metal"
-							       : "guest"));
+	(void)r;
+	json_object_set_new(env, "where", json_string(where_name(c->where)));
 	json_object_set_new(env, "host_thp", json_string(c->host_thp));
-	if (c->where == WHERE_GUEST) {
-		json_object_set_new(env, "guest_thp", json_string(c->guest_thp));
-		json_object_set_new(env, "vcpus", json_integer(r->cfg.vcpus));
-		json_object_set_new(env, "memory_bytes",
-				    json_integer(r->cfg.memory));
-		json_object_set_new(env, "backing", json_string(c->backing));
-	} else {
-		json_object_set_new(env, "guest_thp", json_null());
-		json_object_set_new(env, "vcpus", json_null());
-		json_object_set_new(env, "memory_bytes", json_null());
-		json_object_set_new(env, "backing", json_null());
-	}
+	json_object_set_new(env, "guest_thp",
+			    guest ? json_string(c->guest_thp) : json_null());
+	json_object_set_new(env, "vcpus",
+			    guest ? json_integer(c->vcpus) : json_null());
+	json_object_set_new(env, "memory_bytes",
+			    guest ? json_integer((json_int_t)c->memory)
+				  : json_null());
+	json_object_set_new(env, "backing",
+			    guest ? json_string(backing_name(c->backing))
+				  : json_null());
 	json_object_set_new(env, "paging", json_null());
+	if (guest) {
+		json_object_set_new(env, "cmdline", json_string(c->cmdline));
+		json_object_set_new(env, "kernel", json_string(c->kernel));
+		json_object_set_new(env, "image", json_string(c->image));
+	}
+	json_object_set_new(env, "params", cell_kv_json(c->params, c->nparams));
+	if (c->nhost_knobs)
+		json_object_set_new(env, "host_knobs",
+				    cell_kv_json(c->host_knobs, c->nhost_knobs));
+	if (c->nguest_knobs)
+		json_object_set_new(env, "guest_knobs",
+				    cell_kv_json(c->guest_knobs,
+						 c->nguest_knobs));
 	return env;
 }
 
@@ -104,8 +115,8 @@ json_t *results_head_new(const struct run *r)
 	json_object_set_new(wl, "params", params);
 	json_object_set_new(doc, "workload", wl);
 	json_object_set_new(doc, "baseline",
-			    json_string(*r->cfg.baseline ? r->cfg.baseline
-							 : r->cells[0].id));
+			    json_string(r->cells[r->matrix.baseline].id));
+	json_object_set_new(doc, "axes", matrix_axes_json(&r->matrix));
 	return doc;
 }
 
@@ -130,6 +141,7 @@ static json_t *cell_json_new(const struct run *r, int i)
 	json_t *j = json_object();
 
 	json_object_set_new(j, "id", json_string(r->cells[i].id));
+	json_object_set_new(j, "axes", matrix_cell_axes_json(&r->matrix, i));
 	json_object_set(j, "env", st->env);
 	json_object_set_new(j, "status",
 			    json_string(cell_status_name(st->status)));
@@ -384,6 +396,10 @@ int results_resume_apply(struct run *r, json_t *old)
 			state_add_sample(st, json_array_get(samples, k));
 	}
 	take_late_samples(r);
+	/* A run begun before axes existed gets them now: every cell has its
+	 * own, so the run must have them too. */
+	if (!json_object_get(r->head, "axes"))
+		json_object_set_new(r->head, "axes", matrix_axes_json(&r->matrix));
 	for (i = 0; i < r->ncells; i++)
 		r->samples_done += r->states[i].nsamples;
 	run = json_object_get(r->head, "run");

@@ -333,9 +333,9 @@ static int hugetlb_reserve(struct run *r, const struct cell *c,
 	char why[512], want[32];
 	int ret;
 
-	if (!strcmp(c->backing, "hugetlb-2M"))
+	if (c->backing == BACKING_HUGETLB_2M)
 		kib = 2048;
-	else if (!strcmp(c->backing, "hugetlb-1G"))
+	else if (c->backing == BACKING_HUGETLB_1G)
 		kib = 1048576;
 	else
 		return 0;
@@ -354,7 +354,7 @@ static int hugetlb_reserve(struct run *r, const struct cell *c,
 		goto skip;
 	}
 	snprintf(want, sizeof(want), "%llu",
-		 (unsigned long long)(r->cfg.memory / (kib * 1024ULL)) +
+		 (unsigned long long)(c->memory / (kib * 1024ULL)) +
 			 strtoull(orig, NULL, 10));
 	ret = host_set(r->host, pool, want);
 	if (ret < 0) {
@@ -378,30 +378,65 @@ skip:
 static bool cell_skip(struct run *r, const struct cell *c, char *why,
 		      size_t len)
 {
-	if (c->where == WHERE_BARE || !strcmp(c->paging, "auto") ||
-	    !strcmp(c->paging, "tcg"))
+	size_t i;
+
+	for (i = 0; i < c->nhost_knobs; i++)
+		if (!host_supported(r->host, c->host_knobs[i].name,
+				    c->host_knobs[i].value, why, len))
+			return true;
+	if (c->where == WHERE_BARE || c->paging == PAGING_AUTO ||
+	    c->paging == PAGING_TCG)
 		return false;
 	if (!strcmp(r->accel, "tcg")) {
 		snprintf(why, len,
 			 "paging=%s needs KVM; this host runs guests under TCG "
 			 "(%s), where EPT/NPT does not apply",
-			 c->paging, r->accel_why);
+			 paging_name(c->paging), r->accel_why);
 		return true;
 	}
-	if (!host_supported(r->host, "paging", c->paging, why, len))
-		return true;
-	return false;
+	return !host_supported(r->host, "paging", paging_name(c->paging), why,
+			       len);
 }
 
 static const char *cell_paging(const struct run *r, const struct cell *c)
 {
 	/* What the cell asks for, so that a skipped EPT cell says EPT. */
-	if (!strcmp(c->paging, "tcg") ||
-	    (!strcmp(c->paging, "auto") && !strcmp(r->accel, "tcg")))
+	if (c->paging == PAGING_TCG ||
+	    (c->paging == PAGING_AUTO && !strcmp(r->accel, "tcg")))
 		return "tcg";
-	if (!strcmp(c->paging, "shadow"))
+	if (c->paging == PAGING_SHADOW)
 		return "shadow";
 	return r->vendor_paging;
+}
+
+/* The cell's [host] knobs, each read back into observed.host_knobs. */
+static int host_knobs_set(struct run *r, const struct cell *c,
+			  struct cell_state *st)
+{
+	json_t *got = json_object();
+	char why[512], val[128];
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < c->nhost_knobs && ret == 0; i++) {
+		const struct cell_kv *k = &c->host_knobs[i];
+
+		if (host_set(r->host, k->name, k->value) < 0) {
+			snprintf(why, sizeof(why), "cannot set host knob '%s' to '%s'",
+				 k->name, k->value);
+			cell_fail(st, why);
+			ret = -1;
+		} else if (host_get(r->host, k->name, val, sizeof(val)) == 0) {
+			json_object_set_new(got, k->name, json_string(val));
+		} else {
+			json_object_set_new(got, k->name, json_null());
+		}
+	}
+	if (c->nhost_knobs)
+		json_object_set_new(st->observed, "host_knobs", got);
+	else
+		json_decref(got);
+	return ret;
 }
 
 /* Set the host for cell CI; -1 with the cell failed or skipped. */
@@ -421,9 +456,9 @@ static int host_prepare(struct run *r, int ci, char *pool, size_t plen,
 		r->samples_done += r->cfg.repeat;
 		return -1;
 	}
-	if (c->where == WHERE_GUEST && strcmp(c->paging, "auto") &&
-	    strcmp(c->paging, "tcg")) {
-		if (host_set(r->host, "paging", c->paging) < 0) {
+	if (c->where == WHERE_GUEST && c->paging != PAGING_AUTO &&
+	    c->paging != PAGING_TCG) {
+		if (host_set(r->host, "paging", paging_name(c->paging)) < 0) {
 			cell_fail(st, "cannot set host paging");
 			return -1;
 		}
@@ -431,6 +466,8 @@ static int host_prepare(struct run *r, int ci, char *pool, size_t plen,
 			json_object_set_new(st->observed, "paging",
 					    json_string(got));
 	}
+	if (host_knobs_set(r, c, st) < 0)
+		return -1;
 	if (host_set(r->host, "thp.enabled", c->host_thp) < 0) {
 		snprintf(why, sizeof(why), "cannot set host THP to '%s'",
 			 c->host_thp);
@@ -496,8 +533,22 @@ void run_engine(struct run *r)
 		run_cell(r, i);
 }
 
+const struct guest_files *run_guest_files(const struct run *r,
+					  const struct cell *c)
+{
+	size_t i;
+
+	for (i = 0; i < r->ngfs; i++)
+		if (!strcmp(r->gfs[i].image, c->image) &&
+		    !strcmp(r->gfs[i].kernel, c->kernel) &&
+		    !strcmp(r->gfs[i].initrd, c->initrd))
+			return &r->gfs[i].f;
+	abort(); /* run_prepare() resolved every guest cell's files */
+}
+
 void run_release(struct run *r)
 {
+	size_t k;
 	int i;
 
 	for (i = 0; r->states && i < r->ncells; i++) {
@@ -508,11 +559,12 @@ void run_release(struct run *r)
 	}
 	free(r->states);
 	json_decref(r->head);
-	free_strv(r->wl_env);
-	free(r->cells);
+	matrix_release(&r->matrix);
 	free(r->rundir);
 	free(r->results_path);
 	free(r->journal_path);
-	guest_files_release(&r->gf);
+	for (k = 0; k < r->ngfs; k++)
+		guest_files_release(&r->gfs[k].f);
+	free(r->gfs);
 	config_release(&r->cfg);
 }

@@ -33,8 +33,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "config.h"
 #include "guest-files.h"
+#include "matrix.h"
+#include "run-config.h"
 #include "runner.h"
 
 struct host_ctx;
@@ -58,10 +59,17 @@ struct cell_state {
 	long nfailed;		/* failed samples among them */
 };
 
+/* The guest files of one (image, kernel, initrd) the cells ask for. */
+struct run_guest_files {
+	const char *image, *kernel, *initrd; /* borrowed from the config */
+	struct guest_files f;
+};
+
 struct run {
 	struct config cfg;
-	struct cell *cells;
-	int ncells;
+	struct matrix matrix;
+	struct cell *cells;	/* matrix.cells */
+	int ncells;		/* matrix.ncells */
 	struct cell_state *states;
 	json_t *head;		/* results.json without its cells */
 	char *rundir;
@@ -71,10 +79,10 @@ struct run {
 	struct vm_conn *conn;
 	const char *accel;
 	char accel_why[256];
-	struct guest_files gf;
+	struct run_guest_files *gfs; /* one per distinct (image, kernel, initrd) */
+	size_t ngfs;
 	char bindir[PATH_MAX];
 	char vendor_paging[8];	/* "ept" or "npt" */
-	char **wl_env;
 	bool need_guest;
 	long failures;
 	double t0;
@@ -138,5 +146,8 @@ void run_save_output(struct run *r, const char *slug, const char *phase,
 		     long idx, const char *out);
 /* Print the last lines of a guest console log. */
 void console_tail(const char *path);
+/* The guest files cell C boots (resolved before the run: never NULL). */
+const struct guest_files *run_guest_files(const struct run *r,
+					  const struct cell *c);
 
 #endif

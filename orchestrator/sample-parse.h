@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config.h"
+#include "workload-def.h"
 
 /*
  * The metric of one sample of W: ELAPSED for metric = elapsed, else the

@@ -42,6 +42,18 @@ $w"
 bad bad-name '^bad-name.ini:2: bad run name' "[run]
 name = x\"<&y
 $w"
+bad list-element '^list-element.ini:2: bad value for .vcpus.: 0 is out of range' "[guest]
+vcpus = 1, 0
+$w"
+bad list-quote '^list-quote.ini:2: bad value for .cmdline.: unterminated quote' "[guest]
+cmdline = nogbpages, \"mem=4G
+$w"
+bad host-knob '^host-knob.ini:2: unknown host knob .thp.defarg. in \[host\] \(did you mean .thp.defrag.\?\)' "[host]
+thp.defarg = always, never
+$w"
+bad dup-ids '^dup-ids.ini: two cells have the id .guest/host-thp=always/guest-thp=always/kernel=vmlinuz.' "[guest]
+kernel = /a/vmlinuz, /b/vmlinuz
+$w"
 bad missing-kernel '^missing-kernel.ini: guest kernel ./nonexistent. is missing$' "[guest]
 kernel = /nonexistent
 $w"
@@ -83,6 +95,14 @@ test_expect_success 'every command has --help' '
 		"$VMTAX" $c --help >help-$c || exit 1
 		grep -qi usage help-$c || exit 1
 	done
+'
+test_expect_success 'run --help names the knob forms and that lists make axes' '
+	"$VMTAX" run --help >help-keys &&
+	grep -q "^  \[host\]" help-keys &&
+	grep -q "^    thp.defrag  *string,\.\." help-keys &&
+	grep -q "^    sysctl.A.B  *string,\.\." help-keys &&
+	grep -q "^    vcpus  *integer,\.\." help-keys &&
+	grep -q "makes that setting an axis" help-keys
 '
 test_expect_success 'host THP untouched by refused runs' '
 	test "$(thp_get enabled)" = "$thp_before"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-config - libFuzzer target for run configs and workload files
- * (orchestrator/cfg.c, orchestrator/config.c): reading, the table-driven INI
- * parser, --set overrides, workload resolution, the matrix expansion and the
+ * (orchestrator/ini-schema.c, run-config.c, workload-def.c, matrix.c):
+ * reading, the table-driven INI parser and its lists, --set overrides,
+ * workload resolution, the matrix expansion (axes, ids, their JSON) and the
  * config echoed into results.json.
  *
  * config_load() reads a path and the workload file next to it, so each input
@@ -26,7 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "matrix.h"
+#include "run-config.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -145,16 +147,36 @@ static size_t split_sets(char *text, const char **sets)
 
 static void exercise(struct config *c)
 {
-	struct cell *cells = NULL;
+	struct matrix m;
 	char **env, *s;
 	json_t *j;
-	int n, i;
+	size_t i;
 
-	n = matrix_expand(c, &cells);
-	for (i = 0; i < n; i++)
-		if (!cells[i].id[0] || !cells[i].host_thp)
-			abort(); /* every cell has an id and a host THP mode */
-	free(cells);
+	if (matrix_expand(c, &m) == 0) {
+		if (m.baseline >= m.ncells)
+			abort();
+		for (i = 0; i < m.ncells; i++) {
+			/* every cell has an id and a host THP mode */
+			if (!m.cells[i].id[0] || !m.cells[i].host_thp)
+				abort();
+			if (m.cells[i].where == WHERE_GUEST &&
+			    (!m.cells[i].guest_thp || !m.cells[i].vcpus ||
+			     !paging_name(m.cells[i].paging) ||
+			     !backing_name(m.cells[i].backing)))
+				abort();
+			j = matrix_cell_axes_json(&m, i);
+			json_decref(j);
+			env = cell_env_new(&m.cells[i]);
+			free_strv(env);
+		}
+		j = matrix_axes_json(&m);
+		s = json_dumps(j, JSON_COMPACT);
+		if (!s)
+			abort();
+		free(s);
+		json_decref(j);
+		matrix_release(&m);
+	}
 	j = config_to_json(c);
 	s = json_dumps(j, JSON_COMPACT);
 	if (!s)

@@ -56,6 +56,34 @@ put("config", "bad-workload.ini",
     "[workload]\nname = fuzz\n%%\n[workload]\nrun = x\nmetric = regex\n"
     "[param.lower]\ndefault = 1\n[param.X]\nfoo = 2\n")
 put("config", "bad-line.ini", "[run]\nname = " + "x" * 300 + "\n" + wl)
+# any setting is an axis (docs/axes.md): lists in [guest], [host] knobs,
+# guest knobs, parameters, quoted elements, --set lists
+put("config", "axes-guest.ini",
+    "[guest]\nvcpus = 1, 2, 4\nmemory = 1G, 2G\n"
+    "cmdline = \"\", nogbpages, \"mem=4G,nokaslr\"\n"
+    "kernel = /boot/vmlinuz-a, /opt/vmlinuz-b\nimage = tiny\n"
+    "sysctl.vm.swappiness = 10, 60\nmm.ksm.run = 0\n"
+    "[matrix]\nexclude = */vcpus=4/*\n"
+    "[run]\nbaseline = guest/host-thp=always/guest-thp=always/"
+    "kernel=vmlinuz-a/vcpus=2/memory=1G/cmdline=nogbpages/"
+    "guest.sysctl.vm.swappiness=10\n" + wl)
+put("config", "axes-host.ini",
+    "[host]\nthp.defrag = always, never\nkvm.nx_huge_pages = N\n"
+    "sysctl.vm.swappiness = 1, 100\n[matrix]\npaging = hw, shadow\n"
+    "backing = thp, hugetlb-2M\n" + wl + "SIZE_MIB = 64, 128\n"
+    "SEED = \"1,2\", \"\"\n")
+put("config", "axes-sets.ini",
+    "[run]\nname = s\n" + wl +
+    "%%\n%%\nguest.vcpus=1,2\nworkload.SIZE_MIB=32, \"64\"\n"
+    "host.thp.defrag=always,never\nguest.sysctl.vm.swappiness=10,60\n"
+    "guest.cmdline=\"a,b\",c\n")
+put("config", "bad-axes.ini",
+    "[guest]\nvcpus = 1,,2\ncmdline = \"open\nsysctl.vm..x = 1\n"
+    "[host]\nthp.defarg = always\nthp.enabled = never\n"
+    "mm.ksm.run = 1, 1\n" + wl + "SIZE_MIB = \"64\"x\n")
+put("config", "bad-dup-ids.ini",
+    "[guest]\nkernel = /a/vmlinuz, /b/vmlinuz\n" + wl +
+    "SEED = a/b, a_b\n")
 
 # ---- proto: mode byte, then the byte stream
 def frame(obj, magic=b"VMTX", length=None):

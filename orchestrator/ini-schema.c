@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "cfg.h"
+#include "ini-schema.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -136,28 +136,102 @@ void cfg_list_free(struct cfg_list *l)
 	l->n = 0;
 }
 
-int cfg_list_parse(const char *s, struct cfg_list *out)
+void cfg_list_copy(struct cfg_list *dst, const struct cfg_list *src)
 {
-	char *copy = xstrdup(s), *save = copy, *tok;
-	struct cfg_list l = { 0 };
-	int ret = -EINVAL;
+	size_t i;
 
-	/* strsep, not strtok: "a,,b" must be an error, not two elements. */
-	while ((tok = strsep(&save, ",")) != NULL) {
-		tok = strstrip(tok);
-		if (!*tok)
-			goto out;
-		l.v = xrealloc(l.v, (l.n + 1) * sizeof(*l.v));
-		l.v[l.n++] = xstrdup(tok);
+	dst->n = src->n;
+	dst->v = xcalloc(src->n ? src->n : 1, sizeof(char *));
+	for (i = 0; i < src->n; i++)
+		dst->v[i] = xstrdup(src->v[i]);
+}
+
+static void list_push(struct cfg_list *l, const char *s, size_t n)
+{
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = xstrndup(s, n);
+}
+
+int cfg_list_parse(const char *s, struct cfg_list *out, char *why,
+		   size_t wlen)
+{
+	struct cfg_list l = { 0 };
+	const char *p = s, *e;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p)
+		goto done;
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '"') {
+			e = strchr(p + 1, '"');
+			if (!e) {
+				snprintf(why, wlen,
+					 "unterminated quote in '%s'", s);
+				goto bad;
+			}
+			list_push(&l, p + 1, e - p - 1);
+			p = e + 1;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p && *p != ',') {
+				snprintf(why, wlen,
+					 "text after the closing quote of "
+					 "\"%s\" in '%s'",
+					 l.v[l.n - 1], s);
+				goto bad;
+			}
+		} else {
+			size_t n;
+
+			e = strchr(p, ',');
+			n = e ? (size_t)(e - p) : strlen(p);
+			while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+				n--;
+			if (!n) {
+				snprintf(why, wlen,
+					 "empty element in list '%s' (an empty "
+					 "value is written \"\")",
+					 s);
+				goto bad;
+			}
+			list_push(&l, p, n);
+			p += n;
+			while (*p == ' ' || *p == '\t')
+				p++;
+		}
+		if (!*p)
+			break;
+		p++; /* the comma */
 	}
+done:
 	*out = l;
-	l.v = NULL;
-	l.n = 0;
-	ret = 0;
-out:
+	return 0;
+bad:
 	cfg_list_free(&l);
-	free(copy);
-	return ret;
+	return -EINVAL;
+}
+
+bool cfg_number(const char *v, double *out)
+{
+	uint64_t sz;
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (end != v && !*end && !errno && isfinite(d) &&
+	    !isspace((unsigned char)*v)) {
+		*out = d;
+		return true;
+	}
+	if (isdigit((unsigned char)*v) && cfg_parse_size(v, &sz) == 0) {
+		*out = (double)sz;
+		return true;
+	}
+	return false;
 }
 
 static bool in_choices(const char *const *choices, const char *v)
@@ -198,132 +272,165 @@ static const struct cfg_key *find_key(const struct cfg_schema *s,
 
 static void free_value(const struct cfg_key *k, void *obj)
 {
+	if (k->shape != CFG_ONE) {
+		cfg_list_free(FIELD(obj, k->offset, struct cfg_list));
+		return;
+	}
 	switch (k->type) {
 	case CFG_STR:
 	case CFG_ENUM:
 		free(*FIELD(obj, k->offset, char *));
 		*FIELD(obj, k->offset, char *) = NULL;
 		break;
-	case CFG_LIST:
-		cfg_list_free(FIELD(obj, k->offset, struct cfg_list));
-		break;
 	default:
 		break;
 	}
 }
 
-/* Store VALUE for K; on a bad value put the reason in WHY and fail. */
-static int store(const struct cfg_key *k, void *obj, const char *value,
-		 char *why, size_t wlen)
+union value {
+	long n;
+	double d;
+	uint64_t sz;
+	bool b;
+};
+
+/* Check one VALUE as K's type and rule; on a bad one the reason goes to WHY. */
+static int parse_one(const struct cfg_key *k, const char *value,
+		     union value *out, char *why, size_t wlen)
 {
 	char cs[512], *end;
-	struct cfg_list l;
-	uint64_t sz;
-	double d;
-	long n;
-	size_t i;
 
 	switch (k->type) {
 	case CFG_STR:
-		free_value(k, obj);
-		*FIELD(obj, k->offset, char *) = xstrdup(value);
-		return 0;
+		break;
 	case CFG_ENUM:
 		if (!in_choices(k->choices, value)) {
 			choices_str(k->choices, cs, sizeof(cs));
 			snprintf(why, wlen, "'%s' is not one of: %s", value, cs);
 			return -EINVAL;
 		}
-		free_value(k, obj);
-		*FIELD(obj, k->offset, char *) = xstrdup(value);
-		return 0;
+		break;
 	case CFG_INT:
 		errno = 0;
-		n = strtol(value, &end, 0);
+		out->n = strtol(value, &end, 0);
 		if (end == value || *end || errno) {
 			snprintf(why, wlen, "'%s' is not an integer", value);
 			return -EINVAL;
 		}
-		if (n < k->min || (k->max && n > k->max)) {
+		if (out->n < k->min || (k->max && out->n > k->max)) {
 			snprintf(why, wlen, "%ld is out of range [%.0f, %.0f]",
-				 n, k->min, k->max);
+				 out->n, k->min, k->max);
 			return -ERANGE;
 		}
-		*FIELD(obj, k->offset, long) = n;
-		return 0;
+		break;
 	case CFG_DOUBLE:
 		errno = 0;
-		d = strtod(value, &end);
-		if (end == value || *end || errno || !isfinite(d)) {
+		out->d = strtod(value, &end);
+		if (end == value || *end || errno || !isfinite(out->d)) {
 			snprintf(why, wlen, "'%s' is not a number", value);
 			return -EINVAL;
 		}
-		if (d < k->min || (k->max && d > k->max)) {
-			snprintf(why, wlen, "%g is out of range [%g, %g]", d,
-				 k->min, k->max);
+		if (out->d < k->min || (k->max && out->d > k->max)) {
+			snprintf(why, wlen, "%g is out of range [%g, %g]",
+				 out->d, k->min, k->max);
 			return -ERANGE;
 		}
-		*FIELD(obj, k->offset, double) = d;
-		return 0;
+		break;
 	case CFG_SIZE:
-		if (cfg_parse_size(value, &sz) < 0) {
+		if (cfg_parse_size(value, &out->sz) < 0) {
 			snprintf(why, wlen,
 				 "'%s' is not a size (like 512M, 2G, 4096)",
 				 value);
 			return -EINVAL;
 		}
-		if (sz < k->min || (k->max && sz > k->max)) {
+		if (out->sz < k->min || (k->max && out->sz > k->max)) {
 			snprintf(why, wlen,
 				 "%s is out of range [%.0f MiB, %.0f MiB]",
 				 value, k->min / 1048576, k->max / 1048576);
 			return -ERANGE;
 		}
-		*FIELD(obj, k->offset, uint64_t) = sz;
-		return 0;
+		break;
 	case CFG_BOOL:
 		if (!strcasecmp(value, "yes") || !strcasecmp(value, "true") ||
 		    !strcmp(value, "1") || !strcasecmp(value, "on"))
-			*FIELD(obj, k->offset, bool) = true;
+			out->b = true;
 		else if (!strcasecmp(value, "no") ||
 			 !strcasecmp(value, "false") || !strcmp(value, "0") ||
 			 !strcasecmp(value, "off"))
-			*FIELD(obj, k->offset, bool) = false;
+			out->b = false;
 		else {
 			snprintf(why, wlen, "'%s' is not a boolean (yes/no)",
 				 value);
 			return -EINVAL;
 		}
-		return 0;
-	case CFG_LIST:
-		if (cfg_list_parse(value, &l) < 0) {
-			snprintf(why, wlen, "empty value in list '%s'", value);
-			return -EINVAL;
-		}
-		for (i = 0; i < l.n; i++)
-			if (!in_choices(k->choices, l.v[i])) {
-				choices_str(k->choices, cs, sizeof(cs));
-				snprintf(why, wlen, "'%s' is not one of: %s",
-					 l.v[i], cs);
-				cfg_list_free(&l);
-				return -EINVAL;
-			}
-		for (i = 0; i + 1 < l.n; i++) {
-			size_t j;
+		break;
+	}
+	return 0;
+}
 
-			for (j = i + 1; j < l.n; j++)
-				if (!strcmp(l.v[i], l.v[j])) {
-					snprintf(why, wlen,
-						 "'%s' is listed twice",
-						 l.v[i]);
-					cfg_list_free(&l);
-					return -EINVAL;
-				}
+/*
+ * Store VALUE for K; on a bad value put the reason in WHY and fail.  *WHOLE
+ * says WHY is the whole message (a check() refused), not a reason to follow
+ * "bad value for 'KEY': ".
+ */
+static int store(const struct cfg_key *k, void *obj, const char *value,
+		 char *why, size_t wlen, bool *whole)
+{
+	struct cfg_list l = { 0 };
+	union value v;
+	size_t i, j;
+	int ret;
+
+	*whole = false;
+	if (k->shape == CFG_ONE) {
+		ret = parse_one(k, value, &v, why, wlen);
+		if (ret < 0)
+			return ret;
+		if (k->check && (ret = k->check(value, why, wlen)) < 0) {
+			*whole = true;
+			return ret;
 		}
-		free_value(k, obj);
-		*FIELD(obj, k->offset, struct cfg_list) = l;
+		switch (k->type) {
+		case CFG_STR:
+		case CFG_ENUM:
+			free_value(k, obj);
+			*FIELD(obj, k->offset, char *) = xstrdup(value);
+			break;
+		case CFG_INT: *FIELD(obj, k->offset, long) = v.n; break;
+		case CFG_DOUBLE: *FIELD(obj, k->offset, double) = v.d; break;
+		case CFG_SIZE: *FIELD(obj, k->offset, uint64_t) = v.sz; break;
+		case CFG_BOOL: *FIELD(obj, k->offset, bool) = v.b; break;
+		}
 		return 0;
 	}
-	return -EINVAL;
+	if (cfg_list_parse(value, &l, why, wlen) < 0)
+		return -EINVAL;
+	if (!l.n && k->shape == CFG_AXIS && k->type == CFG_STR)
+		list_push(&l, "", 0);
+	if (!l.n) {
+		snprintf(why, wlen, "empty value (give at least one)");
+		return -EINVAL;
+	}
+	for (i = 0; i < l.n; i++) {
+		ret = parse_one(k, l.v[i], &v, why, wlen);
+		if (ret >= 0 && k->check && (ret = k->check(l.v[i], why, wlen)) < 0)
+			*whole = true;
+		if (ret < 0)
+			goto bad;
+		for (j = 0; j < i; j++)
+			if (!strcmp(l.v[i], l.v[j])) {
+				snprintf(why, wlen, "'%s' is listed twice",
+					 l.v[i]);
+				ret = -EINVAL;
+				goto bad;
+			}
+	}
+	free_value(k, obj);
+	*FIELD(obj, k->offset, struct cfg_list) = l;
+	return 0;
+bad:
+	cfg_list_free(&l);
+	return ret;
 }
 
 static bool section_is_extra(const struct cfg_schema *s, const char *section,
@@ -400,7 +507,7 @@ static int handler(void *user, const char *section, const char *name,
 	struct parse_state *st = user;
 	const struct cfg_key *k;
 	char why[600], sug[128];
-	bool open_keys;
+	bool open_keys, whole;
 	size_t idx;
 	int ret;
 
@@ -420,11 +527,13 @@ static int handler(void *user, const char *section, const char *name,
 			     name, section, st->o->line[idx]);
 			return 1;
 		}
-		ret = store(k, st->obj, value, why, sizeof(why));
-		if (ret < 0) {
+		ret = store(k, st->obj, value, why, sizeof(why), &whole);
+		if (ret < 0 && whole)
+			perr(st, "%s", why);
+		else if (ret < 0)
 			perr(st, "bad value for '%s': %s", name, why);
+		if (ret < 0)
 			return 1;
-		}
 		st->o->line[idx] = st->line;
 		return 1;
 	}
@@ -541,17 +650,20 @@ int cfg_parse(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
 		.extra = extra, .extra_arg = extra_arg,
 	};
 	char why[600];
+	bool whole;
 	size_t i;
 	int ret = -EINVAL, r;
 
 	memset(o, 0, sizeof(*o));
+	o->s = s;
 	o->path = path;
 	if (s->nkeys > CFG_MAX_KEYS)
 		return err("config schema has too many keys");
 	for (i = 0; i < s->nkeys; i++) {
 		if (!s->keys[i].def)
 			continue;
-		if (store(&s->keys[i], obj, s->keys[i].def, why, sizeof(why)) < 0)
+		if (store(&s->keys[i], obj, s->keys[i].def, why, sizeof(why),
+			  &whole) < 0)
 			return err("bad default for '%s.%s': %s",
 				   s->keys[i].section, s->keys[i].name, why);
 	}
@@ -580,6 +692,7 @@ int cfg_set(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
 {
 	const struct cfg_key *k;
 	char why[600], sug[128];
+	bool whole;
 	size_t idx;
 
 	k = find_key(s, section, name, &idx);
@@ -589,13 +702,36 @@ int cfg_set(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
 			name, sug);
 		return -EINVAL;
 	}
-	if (store(k, obj, value, why, sizeof(why)) < 0) {
-		fprintf(stderr, "%s: bad value for '%s.%s': %s\n", where,
-			section, name, why);
+	if (store(k, obj, value, why, sizeof(why), &whole) < 0) {
+		if (whole)
+			fprintf(stderr, "%s: %s\n", where, why);
+		else
+			fprintf(stderr, "%s: bad value for '%s.%s': %s\n",
+				where, section, name, why);
 		return -EINVAL;
 	}
 	if (!o->line[idx])
 		o->line[idx] = -1;
+	return 0;
+}
+
+int cfg_finish(const struct cfg_schema *s, void *obj,
+	       const struct cfg_origin *o)
+{
+	char msg[1024];
+	size_t i;
+
+	for (i = 0; i < s->nkeys; i++) {
+		const struct cfg_key *k = &s->keys[i];
+
+		if (!k->finish || k->finish(k, obj, o, msg, sizeof(msg)) == 0)
+			continue;
+		if (o->line[i] > 0)
+			fprintf(stderr, "%s:%d: %s\n", o->path, o->line[i], msg);
+		else
+			fprintf(stderr, "%s: %s\n", o->path, msg);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -625,15 +761,19 @@ void cfg_release(const struct cfg_schema *s, void *obj)
 		free_value(&s->keys[i], obj);
 }
 
-static const char *type_name(enum cfg_type t)
+static const char *type_name(const struct cfg_key *k)
 {
-	static const char *const names[] = {
+	static const char *const one[] = {
 		[CFG_STR] = "string", [CFG_INT] = "integer",
 		[CFG_DOUBLE] = "number", [CFG_SIZE] = "size",
 		[CFG_BOOL] = "yes|no", [CFG_ENUM] = "choice",
-		[CFG_LIST] = "list",
 	};
-	return names[t];
+	static const char *const list[] = {
+		[CFG_STR] = "string,..", [CFG_INT] = "integer,..",
+		[CFG_DOUBLE] = "number,..", [CFG_SIZE] = "size,..",
+		[CFG_BOOL] = "yes|no,..", [CFG_ENUM] = "choice,..",
+	};
+	return k->shape == CFG_ONE ? one[k->type] : list[k->type];
 }
 
 void cfg_print_help(const struct cfg_schema *s, FILE *f)
@@ -649,8 +789,7 @@ void cfg_print_help(const struct cfg_schema *s, FILE *f)
 			section = k->section;
 			fprintf(f, "  [%s]\n", section);
 		}
-		fprintf(f, "    %-14s %-8s %s", k->name, type_name(k->type),
-			k->help);
+		fprintf(f, "    %-18s %-11s %s", k->name, type_name(k), k->help);
 		if (k->choices) {
 			choices_str(k->choices, cs, sizeof(cs));
 			fprintf(f, " (%s)", cs);
@@ -658,6 +797,22 @@ void cfg_print_help(const struct cfg_schema *s, FILE *f)
 		if (k->def && *k->def)
 			fprintf(f, " [default: %s]", k->def);
 		fputc('\n', f);
+	}
+}
+
+static json_t *value_json(const struct cfg_key *k, const char *text)
+{
+	union value v;
+	char why[600];
+
+	if (parse_one(k, text, &v, why, sizeof(why)) < 0)
+		return json_string(text);
+	switch (k->type) {
+	case CFG_INT: return json_integer(v.n);
+	case CFG_DOUBLE: return json_real(v.d);
+	case CFG_SIZE: return json_integer(v.sz);
+	case CFG_BOOL: return json_boolean(v.b);
+	default: return json_string(text);
 	}
 }
 
@@ -675,6 +830,19 @@ json_t *cfg_to_json(const struct cfg_schema *s, const void *obj)
 		if (!sec) {
 			sec = json_object();
 			json_object_set_new(root, k->section, sec);
+		}
+		if (k->shape != CFG_ONE) {
+			l = FIELD((void *)obj, k->offset, struct cfg_list);
+			if (k->shape == CFG_AXIS && l->n == 1) {
+				v = value_json(k, l->v[0]);
+			} else {
+				v = json_array();
+				for (j = 0; j < l->n; j++)
+					json_array_append_new(
+						v, value_json(k, l->v[j]));
+			}
+			json_object_set_new(sec, k->name, v);
+			continue;
 		}
 		switch (k->type) {
 		case CFG_STR:
@@ -694,12 +862,6 @@ json_t *cfg_to_json(const struct cfg_schema *s, const void *obj)
 			break;
 		case CFG_BOOL:
 			v = json_boolean(*FIELD((void *)obj, k->offset, bool));
-			break;
-		case CFG_LIST:
-			l = FIELD((void *)obj, k->offset, struct cfg_list);
-			v = json_array();
-			for (j = 0; j < l->n; j++)
-				json_array_append_new(v, json_string(l->v[j]));
 			break;
 		}
 		json_object_set_new(sec, k->name, v);

@@ -1,13 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cfg.h - table-driven INI parsing (inih underneath).
+ * ini-schema.h - the generic, table-driven INI engine (inih underneath).
+ * It knows nothing of vmtax: run-config.c and workload-def.c hold the tables.
  *
  * Every key of a config file is declared once, in a const struct cfg_key
- * table: its section, name, type, where it is stored (offsetof into the
- * caller's struct), default, bounds, allowed values and help text.  The same
- * table drives parsing, defaults, bounds checks, 'vmtax run --help' and the
+ * table: its section, name, type, shape (one value, a list, or an axis),
+ * where it is stored (offsetof into the caller's struct), default, bounds,
+ * allowed values, its own rule (check, finish) and help text.  The same table
+ * drives parsing, defaults, bounds checks, 'vmtax run --help' and the
  * resolved config echoed into results.json.  Whether a key was set in the
  * file is tracked explicitly (cfg_is_set()), never inferred from a value.
+ *
+ * Lists.  A list is comma-separated; blanks around an element are dropped.
+ * An element that starts with '"' runs to the next '"' and may hold commas or
+ * be empty: 'a, "", "b,c"' is three elements, a, the empty string and b,c.
+ * A '"' elsewhere in an element is an ordinary character.  Each element is
+ * checked as the key's type (bounds, choices, check), and an element may not
+ * be listed twice.
+ *
+ * Rules.  A key's check() sees each value (each element of a list) and
+ * writes the whole message when it refuses one; finish() runs once after the
+ * file and the --set overrides (cfg_finish()), for rules across keys.
  *
  * Errors are compiler-style, "FILE:LINE: message", reported once, and make
  * cfg_parse() return -EINVAL.  Files must be UTF-8, at most CFG_MAX_FILE
@@ -17,8 +30,8 @@
  * Ownership: strings and lists stored into the caller's struct are owned by
  * it; free them with cfg_release().
  */
-#ifndef VMTAX_CFG_H
-#define VMTAX_CFG_H
+#ifndef VMTAX_INI_SCHEMA_H
+#define VMTAX_INI_SCHEMA_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -29,6 +42,7 @@
 #define CFG_MAX_LINE 200
 #define CFG_MAX_KEYS 64
 
+/* The type of a value, or of each element of a list. */
 enum cfg_type {
 	CFG_STR,    /* char * */
 	CFG_INT,    /* long, within [min, max] */
@@ -36,7 +50,14 @@ enum cfg_type {
 	CFG_SIZE,   /* uint64_t bytes; "512M", "2G", "1024" (bytes), within [min, max] */
 	CFG_BOOL,   /* bool; yes/no/true/false/1/0/on/off */
 	CFG_ENUM,   /* char *, one of choices */
-	CFG_LIST,   /* struct cfg_list, comma-separated; elements from choices if set */
+};
+
+enum cfg_shape {
+	CFG_ONE,  /* one value, stored as its type says */
+	CFG_LIST, /* a struct cfg_list of elements as written (unquoted);
+		   * echoed as a JSON array */
+	CFG_AXIS, /* the same, but one value is a setting and a list an axis;
+		   * echoed as the typed value when there is one */
 };
 
 struct cfg_list {
@@ -44,14 +65,30 @@ struct cfg_list {
 	size_t n;
 };
 
+struct cfg_key;
+struct cfg_origin;
+
+/* A value's own rule: 0, or -EINVAL with the whole message in MSG. */
+typedef int (*cfg_check_fn)(const char *value, char *msg, size_t len);
+/*
+ * A rule across keys, run by cfg_finish() for every key that has one (set or
+ * not): 0, or -EINVAL with the message in MSG (reported at K's line).  It
+ * may rewrite OBJ (ept = on becomes paging = hw).
+ */
+typedef int (*cfg_finish_fn)(const struct cfg_key *k, void *obj,
+			     const struct cfg_origin *o, char *msg, size_t len);
+
 struct cfg_key {
 	const char *section;
 	const char *name;
 	enum cfg_type type;
+	enum cfg_shape shape;
 	size_t offset;
 	const char *def;		 /* default as text; NULL: none */
 	double min, max;		 /* for INT, DOUBLE, SIZE (max 0: unbounded) */
-	const char *const *choices;	 /* NULL-terminated, ENUM and LIST */
+	const char *const *choices;	 /* NULL-terminated, for ENUM */
+	cfg_check_fn check;		 /* NULL: the type's rules only */
+	cfg_finish_fn finish;		 /* NULL: none */
 	const char *help;
 };
 
@@ -63,8 +100,9 @@ struct cfg_schema {
 	const char *const *extra_sections;
 };
 
-/* Where each key was set: line numbers, 0 when not set. */
+/* Where each key was set: line numbers, 0 when not set, -1 by --set. */
 struct cfg_origin {
+	const struct cfg_schema *s;
 	const char *path;
 	int line[CFG_MAX_KEYS];
 };
@@ -89,6 +127,12 @@ int cfg_parse(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
 	      void *extra_arg);
 /* Read PATH (bounded) and check it is UTF-8 text; -EINVAL/-errno reported. */
 int cfg_read_file(const char *path, char **text);
+/*
+ * Run every key's finish() (table order), after cfg_parse() and cfg_set();
+ * the first refusal is reported as "path:line: msg" and gives -EINVAL.
+ */
+int cfg_finish(const struct cfg_schema *s, void *obj,
+	       const struct cfg_origin *o);
 /* Set one key from "section.name=value" style overrides (--set). */
 int cfg_set(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
 	    const char *section, const char *name, const char *value,
@@ -99,7 +143,8 @@ int cfg_line(const struct cfg_schema *s, const struct cfg_origin *o,
 bool cfg_is_set(const struct cfg_schema *s, const struct cfg_origin *o,
 		const char *section, const char *name);
 void cfg_release(const struct cfg_schema *s, void *obj);
-/* Print the keys, types, defaults and help (for --help). */
+/* Print the keys, types, defaults and help (for --help); a list key's type
+ * reads "TYPE,..". */
 void cfg_print_help(const struct cfg_schema *s, FILE *f);
 /* The resolved values as a JSON object {section: {name: value}}. */
 json_t *cfg_to_json(const struct cfg_schema *s, const void *obj);
@@ -110,7 +155,16 @@ bool cfg_utf8_valid(const char *s, size_t len);
 /* Levenshtein distance, capped; for did-you-mean. */
 unsigned cfg_edit_distance(const char *a, const char *b);
 void cfg_list_free(struct cfg_list *l);
-/* Split "a, b ,c" into a list; empty elements are an error (-EINVAL). */
-int cfg_list_parse(const char *s, struct cfg_list *out);
+void cfg_list_copy(struct cfg_list *dst, const struct cfg_list *src);
+/*
+ * Split S into elements by the list rules above.  An unquoted empty element
+ * ("a,,b"), an unterminated quote and text after a closing quote are errors:
+ * -EINVAL with the reason in WHY.  An all-blank S is a list of no elements.
+ */
+int cfg_list_parse(const char *s, struct cfg_list *out, char *why,
+		   size_t wlen);
+/* Whether V is a number as a value of some type: a plain number, or a size
+ * ("2G", in bytes).  *OUT gets it. */
+bool cfg_number(const char *v, double *out);
 
 #endif

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * matrix.h - the axes of a run config and the cells they expand into.
+ * docs/axes.md is the contract; this is its one implementation.
+ *
+ * An axis is a setting the config gives more than one value (and the classic
+ * ones, which are axes whatever their count: where, host-thp, guest-thp,
+ * paging when [matrix] paging/ept/npt is set, backing when set).  The cells
+ * are their cross product, nested outermost first in this order, which is
+ * also the order of the NAME=VALUE parts of a cell id:
+ *	where (bare-metal cells first), paging, [host] knobs (config order),
+ *	host-thp, guest-thp, backing, [guest] image, kernel, initrd, vcpus,
+ *	memory, cmdline, [guest] knobs (config order), workload parameters
+ *	(the workload file's order)
+ * An axis a where value does not apply to (guest-only axes on bare metal)
+ * is not iterated there.  Ids: "WHERE/NAME=VALUE/...", a kernel or initrd
+ * value as its base name, '/' in any other value written '_'.  [matrix]
+ * exclude patterns (fnmatch) drop cells by id; two cells with one id, a
+ * baseline that names no cell, and a matrix of no cells (or more than
+ * MATRIX_MAX_CELLS) are config errors, reported "file:line: ...".
+ *
+ * struct matrix holds every axis (also single-valued settings, in_id false)
+ * in id order, and the cells.  Strings in cells are borrowed from the
+ * struct config, which must outlive the matrix; axis names, keys, values
+ * and ids are owned by the matrix (matrix_release()).
+ *
+ * Pure code: no I/O but the error messages.
+ */
+#ifndef VMTAX_MATRIX_H
+#define VMTAX_MATRIX_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "run-config.h"
+
+#define MATRIX_MAX_CELLS 10000
+
+/* ---- the classic settings: one table each, NAME_name()/NAME_parse() ---- */
+
+enum where { WHERE_BARE, WHERE_GUEST };
+/* "bare-metal", "guest"; NULL-terminated (the [matrix] where choices) */
+extern const char *const where_names[];
+const char *where_name(enum where w);
+/* 0 and *OUT, or -EINVAL for a name not in the table */
+int where_parse(const char *s, enum where *out);
+
+/* PAGING_NONE: bare metal (no paging value). */
+enum paging { PAGING_NONE, PAGING_AUTO, PAGING_HW, PAGING_SHADOW, PAGING_TCG };
+/* [PAGING_NONE] is NULL; paging_names + 1 is the NULL-terminated list of
+ * the [matrix] paging choices "auto", "hw", "shadow", "tcg". */
+extern const char *const paging_names[];
+const char *paging_name(enum paging p); /* NULL for PAGING_NONE */
+int paging_parse(const char *s, enum paging *out);
+
+/* BACKING_NONE: bare metal. */
+enum backing {
+	BACKING_NONE,
+	BACKING_THP,
+	BACKING_HUGETLB_2M,
+	BACKING_HUGETLB_1G
+};
+/* [BACKING_NONE] is NULL; backing_names + 1: "thp", "hugetlb-2M",
+ * "hugetlb-1G", NULL-terminated. */
+extern const char *const backing_names[];
+const char *backing_name(enum backing b); /* NULL for BACKING_NONE */
+int backing_parse(const char *s, enum backing *out);
+
+/* ---- axes ---- */
+
+enum axis_kind {
+	AXIS_WHERE,	 /* [matrix] where */
+	AXIS_CLASSIC,	 /* paging, host-thp, guest-thp, backing */
+	AXIS_HOST_KNOB,	 /* [host] KNOB */
+	AXIS_GUEST_KEY,	 /* [guest] image, kernel, initrd, vcpus, memory,
+			  * cmdline */
+	AXIS_GUEST_KNOB, /* [guest] sysctl.X, mm.X */
+	AXIS_PARAM,	 /* a workload parameter */
+};
+
+enum axis_applies { APPLIES_ALL, APPLIES_GUEST };
+
+struct axis {
+	char *name; /* in ids: "paging", "host.thp.defrag", "vcpus",
+		     * "guest.sysctl.vm.swappiness", "JOBS" */
+	char *key;  /* config key: "matrix.paging", "host.thp.defrag",
+		     * "guest.vcpus", "workload.JOBS" */
+	enum axis_kind kind;
+	char **values; /* as in ids (kernel base names, '/' as '_') */
+	size_t nvalues;
+	bool numeric;	 /* every value is a number (sizes count) */
+	double *numbers; /* when numeric: the values; sizes in bytes */
+	enum axis_applies applies;
+	bool in_id; /* part of cell ids (and of results.json "axes") */
+};
+
+/* ---- cells ---- */
+
+/* A knob or parameter and this cell's value (borrowed from the config). */
+struct cell_kv {
+	const char *name;
+	const char *value;
+};
+
+struct cell {
+	char *id;
+	enum where where;
+	const char *host_thp;
+	const char *guest_thp; /* NULL on bare metal */
+	enum paging paging;    /* PAGING_NONE on bare metal */
+	enum backing backing;  /* BACKING_NONE on bare metal */
+	/* [guest] values of this cell; NULL/0 on bare metal */
+	const char *image;   /* "tiny", "debian" */
+	const char *kernel;  /* a path, or "auto" */
+	const char *initrd;  /* a path, or "auto" */
+	const char *cmdline; /* may be "" */
+	long vcpus;
+	uint64_t memory; /* bytes */
+	/* every workload parameter, in the workload file's order */
+	struct cell_kv *params;
+	size_t nparams;
+	/* every [host] knob, config order */
+	struct cell_kv *host_knobs;
+	size_t nhost_knobs;
+	/* every [guest] knob, config order; none on bare metal */
+	struct cell_kv *guest_knobs;
+	size_t nguest_knobs;
+	/* one per matrix axis (m->naxes): this cell's value as in ids, NULL
+	 * where the axis does not apply (borrowed from the axis) */
+	const char **axis_values;
+};
+
+struct matrix {
+	struct axis *axes; /* id order, where first */
+	size_t naxes;
+	struct cell *cells; /* after exclude */
+	size_t ncells;
+	size_t baseline; /* index into cells */
+};
+
+/*
+ * Expand C into M (see above).  0, or -EINVAL after reporting; M is then
+ * empty (matrix_release() is still safe).
+ */
+int matrix_expand(const struct config *c, struct matrix *m);
+void matrix_release(struct matrix *m);
+
+/*
+ * results.json per docs/axes.md: the top-level "axes" array (the axes in
+ * ids, where first) and cell CI's "axes" object {name: value}.  New refs.
+ */
+json_t *matrix_axes_json(const struct matrix *m);
+json_t *matrix_cell_axes_json(const struct matrix *m, size_t ci);
+/* {name: value} of N knobs or parameters (a cell's env "params",
+ * "host_knobs", "guest_knobs"). */
+json_t *cell_kv_json(const struct cell_kv *kv, size_t n);
+/* "NAME=value" for each of the cell's parameters (NULL-ended; free_strv). */
+char **cell_env_new(const struct cell *c);
+
+#endif

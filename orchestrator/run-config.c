@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: MIT */
+#include "run-config.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "knob-path.h"
+#include "matrix.h"
+#include "util.h"
+
+#define C(f) offsetof(struct config, f)
+#define GIB (1024.0 * 1024 * 1024)
+#define KEY(sec, nm, ty, field, dflt, ...)                                     \
+	{                                                                      \
+		.section = sec, .name = nm, .type = ty, .offset = C(field),    \
+		.def = dflt, __VA_ARGS__                                       \
+	}
+
+static const char *const images[] = {"tiny", "debian", NULL};
+static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
+static const char *const thp_modes[] = {"always", "madvise", "never", NULL};
+static const char *const onoff[] = {"on", "off", NULL};
+
+static int check_run_name(const char *v, char *msg, size_t len)
+{
+	if (is_safe_name(v))
+		return 0;
+	snprintf(msg, len,
+		 "bad run name '%s' (use letters, digits, '.', '_', '-')", v);
+	return -EINVAL;
+}
+
+static int check_workload_name(const char *v, char *msg, size_t len)
+{
+	if (is_safe_name(v))
+		return 0;
+	snprintf(msg, len, "bad workload name '%s'", v);
+	return -EINVAL;
+}
+
+static int check_file(const char *v, char *msg, size_t len)
+{
+	if (*v)
+		return 0;
+	snprintf(msg, len, "an empty file name (give a path, or auto)");
+	return -EINVAL;
+}
+
+/*
+ * ept/npt are the vendors' spellings of the paging axis: on = hw, off =
+ * shadow.  Given once, they become [matrix] paging.
+ */
+static int finish_paging_spelling(const struct cfg_key *k, void *obj,
+				  const struct cfg_origin *o, char *msg,
+				  size_t len)
+{
+	struct config *c = obj;
+	const struct cfg_list *l =
+	    (const struct cfg_list *)((char *)obj + k->offset);
+	size_t i;
+
+	if (!cfg_is_set(o->s, o, "matrix", k->name))
+		return 0;
+	if (cfg_is_set(o->s, o, "matrix", "paging")) {
+		snprintf(msg, len,
+			 "give the paging axis once: 'paging', 'ept' or 'npt'");
+		return -EINVAL;
+	}
+	if (!strcmp(k->name, "npt") && cfg_is_set(o->s, o, "matrix", "ept")) {
+		snprintf(msg, len, "give either 'ept' or 'npt', not both");
+		return -EINVAL;
+	}
+	cfg_list_free(&c->paging);
+	c->paging.v = xcalloc(l->n, sizeof(char *));
+	for (i = 0; i < l->n; i++)
+		c->paging.v[i] = xstrdup(paging_name(
+		    !strcmp(l->v[i], "on") ? PAGING_HW : PAGING_SHADOW));
+	c->paging.n = l->n;
+	return 0;
+}
+
+static const struct cfg_key run_keys[] = {
+    KEY("run", "name", CFG_STR, name, "run", .check = check_run_name,
+	.help = "run name (letters, digits, '.', '_', '-')"),
+    KEY("run", "repeat", CFG_INT, repeat, "3", .min = 1, .max = 1000,
+	.help = "measured samples per cell"),
+    KEY("run", "warmup", CFG_INT, warmup, "0", .min = 0, .max = 100,
+	.help =
+	    "unrecorded runs per cell before the samples (fault-in, caches)"),
+    KEY("run", "baseline", CFG_STR, baseline, "",
+	.help = "cell id slowdowns are relative to (default: first cell)"),
+    KEY("run", "timeout", CFG_DOUBLE, timeout_s, "3600", .min = 1,
+	.max = 7 * 86400, .help = "seconds one sample may take"),
+    KEY("run", "boot_timeout", CFG_DOUBLE, boot_timeout_s, "300", .min = 1,
+	.max = 3600, .help = "seconds from domain start to the agent's hello"),
+    KEY("run", "heartbeat", CFG_DOUBLE, heartbeat_s, "5", .min = 0.5,
+	.max = 600, .help = "seconds between agent heartbeats during a sample"),
+    KEY("run", "retries", CFG_INT, retries, "0", .min = 0, .max = 10,
+	.help = "extra attempts for a failed sample (a dead or hung guest is "
+		"replaced by a fresh one)"),
+    KEY("run", "max_failures", CFG_INT, max_failures, "10", .min = 1,
+	.max = 10000, .help = "failed samples after which the run stops"),
+    KEY("guest", "image", CFG_ENUM, image, "tiny", .shape = CFG_AXIS,
+	.choices = images, .help = "guest image kind"),
+    KEY("guest", "vcpus", CFG_INT, vcpus, "2", .shape = CFG_AXIS, .min = 1,
+	.max = 512, .help = "virtual CPUs"),
+    KEY("guest", "memory", CFG_SIZE, memory, "2G", .shape = CFG_AXIS,
+	.min = 512.0 * 1024 * 1024, .max = 4096 * GIB,
+	.help = "guest memory (guests under 512M start with THP off)"),
+    KEY("guest", "accel", CFG_ENUM, accel, "auto", .choices = accels,
+	.help = "kvm needs vmx or svm; auto falls back to tcg"),
+    KEY("guest", "kernel", CFG_STR, kernel, "auto", .shape = CFG_AXIS,
+	.check = check_file,
+	.help = "guest kernel (auto: newest /boot/vmlinuz-*)"),
+    KEY("guest", "initrd", CFG_STR, initrd, "auto", .shape = CFG_AXIS,
+	.check = check_file,
+	.help = "guest initramfs (auto: the tiny image for that kernel)"),
+    KEY("guest", "uri", CFG_STR, uri, "qemu:///system",
+	.help = "libvirt connection URI"),
+    KEY("guest", "cmdline", CFG_STR, cmdline, "", .shape = CFG_AXIS,
+	.help = "extra guest kernel command line (a comma needs quotes)"),
+    KEY("matrix", "where", CFG_ENUM, where, "bare-metal, guest",
+	.shape = CFG_LIST, .choices = where_names, .help = "where cells run"),
+    KEY("matrix", "host_thp", CFG_ENUM, host_thp, "always, never",
+	.shape = CFG_LIST, .choices = thp_modes, .help = "host THP modes"),
+    KEY("matrix", "guest_thp", CFG_ENUM, guest_thp, "always, never",
+	.shape = CFG_LIST, .choices = thp_modes, .help = "guest THP modes"),
+    KEY("matrix", "paging", CFG_ENUM, paging, "auto", .shape = CFG_LIST,
+	.choices = paging_names + 1,
+	.help =
+	    "guest paging: hw (EPT/NPT), shadow, tcg, auto (what accel gives)"),
+    KEY("matrix", "ept", CFG_ENUM, ept, NULL, .shape = CFG_LIST,
+	.choices = onoff, .finish = finish_paging_spelling,
+	.help = "Intel spelling of paging: on = hw, off = shadow"),
+    KEY("matrix", "npt", CFG_ENUM, npt, NULL, .shape = CFG_LIST,
+	.choices = onoff, .finish = finish_paging_spelling,
+	.help = "AMD spelling of paging: on = hw, off = shadow"),
+    KEY("matrix", "backing", CFG_ENUM, backing, "thp", .shape = CFG_LIST,
+	.choices = backing_names + 1, .help = "guest RAM backing"),
+    KEY("matrix", "exclude", CFG_STR, exclude, NULL, .shape = CFG_LIST,
+	.help = "cell ids to leave out (fnmatch patterns)"),
+    KEY("workload", "name", CFG_STR, workload_name, NULL,
+	.check = check_workload_name,
+	.help = "workload (configs/workloads/NAME.ini)"),
+    KEY("workload", "dir", CFG_STR, workload_dir, "workloads",
+	.help = "workload directory, relative to the config file"),
+};
+
+static const char *const run_extra[] = {"workload+", "guest+", "host+", NULL};
+static const struct cfg_schema run_schema = {
+    run_keys,
+    ARRAY_SIZE(run_keys),
+    run_extra,
+};
+
+/* The host knobs the matrix sets itself, and the key that sets each. */
+static const struct {
+	const char *knob, *key;
+} matrix_knobs[] = {
+    {"thp.enabled", "[matrix] host_thp"},
+    {"paging", "[matrix] paging"},
+    {"hugetlb.2M", "[matrix] backing"},
+    {"hugetlb.1G", "[matrix] backing"},
+};
+
+int config_host_knob_check(const char *name, char *msg, size_t len)
+{
+	const char *k, *best = NULL;
+	unsigned d, bestd = 3;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(matrix_knobs); i++)
+		if (!strcmp(name, matrix_knobs[i].knob)) {
+			snprintf(msg, len,
+				 "host knob '%s' is set by %s, not in [host]",
+				 name, matrix_knobs[i].key);
+			return -EINVAL;
+		}
+	for (i = 0; (k = host_knob_name(i)); i++) {
+		if (!strcmp(name, k))
+			return 0;
+		d = cfg_edit_distance(name, k);
+		if (d < bestd)
+			bestd = d, best = k;
+	}
+	if (knob_name_valid(name))
+		return 0;
+	if (best)
+		snprintf(
+		    msg, len,
+		    "unknown host knob '%s' in [host] (did you mean '%s'?)",
+		    name, best);
+	else
+		snprintf(msg, len,
+			 "unknown host knob '%s' in [host] (a registered knob, "
+			 "or sysctl.A.B, mm.A.B)",
+			 name);
+	return -EINVAL;
+}
+
+bool config_guest_knob_name(const char *name)
+{
+	return (!strncmp(name, KNOB_PREFIX_SYSCTL,
+			 strlen(KNOB_PREFIX_SYSCTL)) ||
+		!strncmp(name, KNOB_PREFIX_MM, strlen(KNOB_PREFIX_MM))) &&
+	       knob_name_valid(name);
+}
+
+/*
+ * VALUE as the values of a knob or parameter: a list, no element twice; an
+ * empty value is one empty element for a parameter, an error for a knob.
+ */
+static int parse_values(const char *value, bool knob, struct cfg_list *out,
+			char *why, size_t len)
+{
+	size_t i, j;
+
+	if (cfg_list_parse(value, out, why, len) < 0)
+		return -EINVAL;
+	if (!out->n && !knob) {
+		out->v = xcalloc(1, sizeof(char *));
+		out->v[out->n++] = xstrdup("");
+	}
+	if (!out->n) {
+		snprintf(why, len, "empty value (give at least one)");
+		return -EINVAL;
+	}
+	for (i = 0; i < out->n; i++) {
+		if (knob && !*out->v[i]) {
+			snprintf(why, len, "a knob value may not be empty");
+			goto bad;
+		}
+		if (knob && strlen(out->v[i]) >= KNOB_VALUE_MAX) {
+			snprintf(why, len,
+				 "'%s' is too long (at most %d characters)",
+				 out->v[i], KNOB_VALUE_MAX - 1);
+			goto bad;
+		}
+		for (j = 0; j < i; j++)
+			if (!strcmp(out->v[i], out->v[j])) {
+				snprintf(why, len, "'%s' is listed twice",
+					 out->v[i]);
+				goto bad;
+			}
+	}
+	return 0;
+bad:
+	cfg_list_free(out);
+	return -EINVAL;
+}
+
+static struct knob_setting *knob_find(struct knob_setting *k, size_t n,
+				      const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(k[i].name, name))
+			return &k[i];
+	return NULL;
+}
+
+static void knobs_free(struct knob_setting *k, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(k[i].name);
+		cfg_list_free(&k[i].values);
+	}
+	free(k);
+}
+
+/*
+ * Set knob NAME of SECTION ("host" or "guest") to VALUE, from LINE (-1:
+ * --set, which replaces the file's values).  WHERE prefixes messages
+ * ("path:line" or "--set '...'").
+ */
+static int set_knob(struct config *c, const char *where, int line,
+		    const char *section, const char *name, const char *value)
+{
+	bool host = !strcmp(section, "host");
+	struct knob_setting **ks = host ? &c->host_knobs : &c->guest_knobs;
+	size_t *n = host ? &c->nhost_knobs : &c->nguest_knobs;
+	struct knob_setting *k;
+	struct cfg_list l;
+	char why[600];
+
+	if (host && config_host_knob_check(name, why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: %s\n", where, why);
+		return -EINVAL;
+	}
+	k = knob_find(*ks, *n, name);
+	if (k && line > 0) {
+		fprintf(stderr,
+			"%s: '%s' is set twice in [%s] (first on line %d)\n",
+			where, name, section, k->line);
+		return -EINVAL;
+	}
+	if (parse_values(value, true, &l, why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: bad value for '%s': %s\n", where, name,
+			why);
+		return -EINVAL;
+	}
+	if (!k) {
+		*ks = xrealloc(*ks, (*n + 1) * sizeof(**ks));
+		k = &(*ks)[(*n)++];
+		k->name = xstrdup(name);
+	} else {
+		cfg_list_free(&k->values);
+	}
+	k->values = l;
+	k->line = line;
+	return 0;
+}
+
+/* Override workload parameter NAME with VALUE from LINE (-1: --set). */
+static int set_param(struct config *c, const char *where, int line,
+		     const char *name, const char *value)
+{
+	struct wl_param *p = wl_param_find(c->overrides, c->noverrides, name);
+	struct cfg_list l;
+	char why[600];
+
+	if (p && line > 0) {
+		fprintf(stderr, "%s: parameter '%s' is set twice\n", where,
+			name);
+		return -EINVAL;
+	}
+	if (parse_values(value, false, &l, why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: bad value for '%s': %s\n", where, name,
+			why);
+		return -EINVAL;
+	}
+	if (!p)
+		p = wl_param_add(&c->overrides, &c->noverrides, name);
+	wl_param_set(p, &l);
+	p->override_line = line;
+	return 0;
+}
+
+/*
+ * Keys the table does not name: [workload] NAME (a parameter), [host] KNOB,
+ * [guest] sysctl.X / mm.X.  -ENOENT lets the parser say "unknown key" with
+ * a did-you-mean.
+ */
+static int run_extra_key(void *arg, const char *path, int line,
+			 const char *section, const char *name,
+			 const char *value)
+{
+	struct config *c = arg;
+	char *where = xasprintf("%s:%d", path, line);
+	int ret = -ENOENT;
+
+	if (!strcmp(section, "workload")) {
+		if (wl_param_name_valid(name))
+			ret = set_param(c, where, line, name, value);
+	} else if (!strcmp(section, "host")) {
+		ret = set_knob(c, where, line, section, name, value);
+	} else if (!strcmp(section, "guest")) {
+		if (config_guest_knob_name(name)) {
+			ret = set_knob(c, where, line, section, name, value);
+		} else if (!strncmp(name, KNOB_PREFIX_SYSCTL,
+				    strlen(KNOB_PREFIX_SYSCTL)) ||
+			   !strncmp(name, KNOB_PREFIX_MM,
+				    strlen(KNOB_PREFIX_MM))) {
+			fprintf(stderr,
+				"%s: '%s' is not a guest knob name (sysctl.A.B "
+				"or mm.A.B, components of letters, digits, "
+				"'_', '-')\n",
+				where, name);
+			ret = -EINVAL;
+		}
+	}
+	free(where);
+	return ret;
+}
+
+bool config_is_set(const struct config *c, const char *section,
+		   const char *name)
+{
+	return cfg_is_set(&run_schema, &c->origin, section, name);
+}
+
+void config_error(const struct config *c, const char *section, const char *name,
+		  const char *fmt, ...)
+{
+	int line = cfg_line(&run_schema, &c->origin, section, name);
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		fprintf(stderr, "%s:%d: %s\n", c->path, line, msg);
+	else
+		fprintf(stderr, "%s: %s\n", c->path, msg);
+}
+
+static int apply_set(struct config *c, const char *set)
+{
+	char *copy = xstrdup(set), *eq, *dot, *where, *name;
+	int ret = -EINVAL;
+
+	where = xasprintf("--set '%s'", set);
+	eq = strchr(copy, '=');
+	dot = strchr(copy, '.');
+	if (!eq || !dot || dot > eq) {
+		fprintf(stderr, "%s: expected SECTION.KEY=VALUE\n", where);
+		goto out;
+	}
+	*eq = '\0';
+	*dot = '\0';
+	name = dot + 1;
+	if (!strcmp(copy, "workload") && wl_param_name_valid(name))
+		ret = set_param(c, where, -1, name, eq + 1);
+	else if (!strcmp(copy, "host") ||
+		 (!strcmp(copy, "guest") && config_guest_knob_name(name)))
+		ret = set_knob(c, where, -1, copy, name, eq + 1);
+	else
+		ret = cfg_set(&run_schema, c, &c->origin, copy, name, eq + 1,
+			      where);
+out:
+	free(where);
+	free(copy);
+	return ret;
+}
+
+static int resolve_workload(struct config *c)
+{
+	char *dircopy = xstrdup(c->path), *dir, *path = NULL;
+	size_t i;
+	int ret = -EINVAL;
+
+	if (!c->workload_name || !*c->workload_name) {
+		fprintf(stderr, "%s: [workload] name is missing\n", c->path);
+		goto out;
+	}
+	dir = dirname(dircopy);
+	if (c->workload_dir[0] == '/')
+		path =
+		    xasprintf("%s/%s.ini", c->workload_dir, c->workload_name);
+	else
+		path = xasprintf("%s/%s/%s.ini", dir, c->workload_dir,
+				 c->workload_name);
+	if (access(path, R_OK) < 0) {
+		config_error(c, "workload", "name",
+			     "unknown workload '%s' (no '%s')",
+			     c->workload_name, path);
+		goto out;
+	}
+	if (workload_load(path, &c->wl) < 0)
+		goto out;
+	for (i = 0; i < c->noverrides; i++) {
+		struct wl_param *o = &c->overrides[i];
+		struct wl_param *p =
+		    wl_param_find(c->wl.params, c->wl.nparams, o->name);
+		struct cfg_list l;
+
+		if (!p) {
+			if (o->override_line > 0)
+				fprintf(stderr,
+					"%s:%d: workload '%s' has no parameter "
+					"'%s'\n",
+					c->path, o->override_line,
+					c->workload_name, o->name);
+			else
+				fprintf(stderr,
+					"--set: workload '%s' has no parameter "
+					"'%s'\n",
+					c->workload_name, o->name);
+			goto out;
+		}
+		cfg_list_copy(&l, &o->values);
+		wl_param_set(p, &l);
+		p->override_line = o->override_line;
+	}
+	ret = 0;
+out:
+	free(path);
+	free(dircopy);
+	return ret;
+}
+
+int config_load(const char *path, const char *const *sets, size_t nsets,
+		struct config *c)
+{
+	size_t i;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->path = xstrdup(path);
+	ret = cfg_read_file(path, &c->text);
+	if (ret < 0)
+		return ret;
+	ret = cfg_parse(&run_schema, c, &c->origin, c->path, c->text,
+			run_extra_key, c);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < nsets; i++)
+		if (apply_set(c, sets[i]) < 0)
+			return -EINVAL;
+	if (cfg_finish(&run_schema, c, &c->origin) < 0)
+		return -EINVAL;
+	return resolve_workload(c);
+}
+
+void config_release(struct config *c)
+{
+	cfg_release(&run_schema, c);
+	wl_params_free(c->overrides, c->noverrides);
+	knobs_free(c->host_knobs, c->nhost_knobs);
+	knobs_free(c->guest_knobs, c->nguest_knobs);
+	workload_release(&c->wl);
+	free(c->path);
+	free(c->text);
+	memset(c, 0, sizeof(*c));
+}
+
+void config_print_help(FILE *f)
+{
+	const char *k, *v;
+	size_t i;
+
+	fprintf(
+	    f,
+	    "  A key of type TYPE,.. takes a comma-separated list; an element\n"
+	    "  in double quotes may hold a comma or be empty (\"\").  A list "
+	    "for\n"
+	    "  a [guest] key, a [host] or guest knob or a workload parameter\n"
+	    "  makes that setting an axis of the matrix (docs/axes.md).\n");
+	cfg_print_help(&run_schema, f);
+	fprintf(f, "  [guest] knobs\n");
+	fprintf(
+	    f, "    %-18s %-11s %s\n", "sysctl.A.B", "string,..",
+	    "guest sysctl /proc/sys/A/B, set in the guest before the samples");
+	fprintf(f, "    %-18s %-11s %s\n", "mm.A.B", "string,..",
+		"guest knob /sys/kernel/mm/A/B");
+	fprintf(f, "  [host]\n");
+	for (i = 0; (k = host_knob_name(i)); i++) {
+		char why[256];
+
+		if (config_host_knob_check(k, why, sizeof(why)) < 0)
+			continue; /* set by [matrix] */
+		v = host_knob_values(k);
+		fprintf(f, "    %-18s %-11s host knob%s%s%s\n", k, "string,..",
+			v ? " (" : "", v ? v : "", v ? ")" : "");
+	}
+	fprintf(f, "    %-18s %-11s %s\n", "sysctl.A.B", "string,..",
+		"host sysctl /proc/sys/A/B");
+	fprintf(f, "    %-18s %-11s %s\n", "mm.A.B", "string,..",
+		"host knob /sys/kernel/mm/A/B");
+	fprintf(f, "  [workload] parameters\n");
+	fprintf(f, "    %-18s %-11s %s\n", "NAME", "string,..",
+		"override workload parameter NAME");
+}
+
+/* One value as itself, a list as an array. */
+static json_t *values_json(const struct cfg_list *l)
+{
+	json_t *a;
+	size_t i;
+
+	if (l->n == 1)
+		return json_string(l->v[0]);
+	a = json_array();
+	for (i = 0; i < l->n; i++)
+		json_array_append_new(a, json_string(l->v[i]));
+	return a;
+}
+
+json_t *config_to_json(const struct config *c)
+{
+	json_t *j = cfg_to_json(&run_schema, c), *params = json_object();
+	json_t *host = json_object(), *guest = json_object_get(j, "guest");
+	size_t i;
+
+	for (i = 0; i < c->wl.nparams; i++)
+		json_object_set_new(params, c->wl.params[i].name,
+				    values_json(&c->wl.params[i].values));
+	json_object_set_new(json_object_get(j, "workload"), "params", params);
+	for (i = 0; i < c->nhost_knobs; i++)
+		json_object_set_new(host, c->host_knobs[i].name,
+				    values_json(&c->host_knobs[i].values));
+	if (c->nhost_knobs)
+		json_object_set_new(j, "host", host);
+	else
+		json_decref(host);
+	for (i = 0; i < c->nguest_knobs; i++)
+		json_object_set_new(guest, c->guest_knobs[i].name,
+				    values_json(&c->guest_knobs[i].values));
+	return j;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run-config.h - a run config (configs/NAME.ini): its keys, --set, loading.
+ *
+ * Every key is declared once, in run_keys[] in run-config.c, with its own
+ * rule (check/finish, see ini-schema.h); 'vmtax run --help' prints them.
+ * Loading checks everything that can be checked without touching the host:
+ * bad input gives "file:line: message" and -EINVAL, and the caller exits 2.
+ *
+ *	[run]      name, repeat, warmup, baseline, timeout, boot_timeout,
+ *	           heartbeat, retries, max_failures
+ *	[guest]    image, vcpus, memory, kernel, initrd, cmdline (each one value
+ *	           or a list: an axis), accel, uri;
+ *	           sysctl.A.B, mm.A.B: guest knobs (a list: an axis)
+ *	[host]     KNOB = value(s): a registered host knob (thp.defrag,
+ *	           kvm.nx_huge_pages, ...) or a generic one (sysctl.A.B,
+ *mm.A.B); a list is an axis.  The knobs the matrix sets itself (thp.enabled,
+ *paging, hugetlb.*) are refused here. [matrix]   where, host_thp, guest_thp,
+ *paging (or ept/npt), backing, exclude [workload] name, dir; every other key
+ *(NAME) overrides a workload parameter, with one value or a list (an axis)
+ *
+ * Lists and how they become axes and cell ids: docs/axes.md, matrix.h.
+ * --set SECTION.KEY=VALUE takes the same values ("guest.vcpus=1,2",
+ * "workload.JOBS=2,4", "host.thp.defrag=always,never",
+ * "guest.sysctl.vm.swappiness=10,60") and replaces what the file says.
+ *
+ * Ownership: config_load() fills a struct config that config_release()
+ * frees (also after a failed load); matrices and cells borrow from it.
+ */
+#ifndef VMTAX_RUN_CONFIG_H
+#define VMTAX_RUN_CONFIG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ini-schema.h"
+#include "util.h"
+#include "workload-def.h"
+
+/* A [host] or [guest] knob: its values in config order. */
+struct knob_setting {
+	char *name;		/* "thp.defrag", "sysctl.vm.swappiness" */
+	struct cfg_list values; /* one, or a list (an axis) */
+	int line;		/* -1: from --set */
+};
+
+struct config {
+	/* [run] */
+	char *name;
+	long repeat;
+	long warmup;
+	char *baseline;
+	double timeout_s;
+	double boot_timeout_s;
+	double heartbeat_s;
+	long retries;
+	long max_failures;
+	/* [guest]: elements as written, checked as the key's type */
+	struct cfg_list image;	 /* tiny | debian */
+	struct cfg_list vcpus;	 /* integers */
+	struct cfg_list memory;	 /* sizes */
+	struct cfg_list kernel;	 /* paths, or auto */
+	struct cfg_list initrd;	 /* paths, or auto */
+	struct cfg_list cmdline; /* may be "" */
+	char *accel;
+	char *uri;
+	/* [matrix] */
+	struct cfg_list where;
+	struct cfg_list host_thp;
+	struct cfg_list guest_thp;
+	struct cfg_list paging; /* ept/npt rewritten into hw/shadow */
+	struct cfg_list ept;
+	struct cfg_list npt;
+	struct cfg_list backing;
+	struct cfg_list exclude;
+	/* [workload] */
+	char *workload_name;
+	char *workload_dir;
+	/* [host] KNOB and [guest] sysctl.X / mm.X, in config order */
+	struct knob_setting *host_knobs;
+	size_t nhost_knobs;
+	struct knob_setting *guest_knobs;
+	size_t nguest_knobs;
+
+	/* provenance */
+	char *path;
+	char *text;
+	struct cfg_origin origin;
+	/* parameter overrides from [workload], until the workload is loaded */
+	struct wl_param *overrides;
+	size_t noverrides;
+	struct workload wl;
+};
+
+/* Load PATH and its workload; apply SETS ("section.key=value", --set). */
+int config_load(const char *path, const char *const *sets, size_t nsets,
+		struct config *c);
+void config_release(struct config *c);
+/* The keys for 'vmtax run --help': the table, then the knob and parameter
+ * forms, and how lists make axes. */
+void config_print_help(FILE *f);
+/* The resolved config for results.json: {section: {key: value}}; a list
+ * given for an axis key is an array, one value is the value as before;
+ * workload.params {NAME: value or [values]}, host {KNOB: ...}, and guest
+ * knobs inside "guest". */
+json_t *config_to_json(const struct config *c);
+
+/* Whether SECTION.NAME of the table was set (file or --set). */
+bool config_is_set(const struct config *c, const char *section,
+		   const char *name);
+/* Report "path:line: msg" at the line of SECTION.NAME ("path: msg" if it
+ * has none). */
+void config_error(const struct config *c, const char *section, const char *name,
+		  const char *fmt, ...) VMTAX_PRINTF(4, 5);
+
+/*
+ * Whether NAME may be a [host] key: a registered host knob the matrix does
+ * not set itself, or a generic knob (knob_name_valid()).  0, or -EINVAL with
+ * the message (naming the matrix key to use, or a did-you-mean) in MSG.
+ */
+int config_host_knob_check(const char *name, char *msg, size_t len);
+/* Whether NAME is a guest knob key: sysctl.A.B or mm.A.B, well formed. */
+bool config_guest_knob_name(const char *name);
+
+#endif

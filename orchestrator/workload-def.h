@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * workload-def.h - a workload definition (configs/workloads/NAME.ini) and its
+ * parameters.
+ *
+ * Every key is declared once, in workload_keys[] in workload-def.c, with its
+ * own rule (the regexes compile with their groups, package names are Debian
+ * names, metric = regex needs metric_regex, run is given):
+ *	[workload]    description, setup, run, clean, metric, metric_regex,
+ *	              series_regex, unit, better, packages, timeout
+ *	[param.NAME]  default, description  (NAME: [A-Z][A-Z0-9_]*)
+ *
+ * A parameter reaches the workload's commands as the environment variable
+ * NAME.  A run config may override it, with one value or a list (then it is
+ * an axis of the matrix, see docs/axes.md): wl_param.values holds them.
+ *
+ * Ownership: workload_load() fills a struct workload that workload_release()
+ * frees.
+ */
+#ifndef VMTAX_WORKLOAD_DEF_H
+#define VMTAX_WORKLOAD_DEF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ini-schema.h"
+
+struct wl_param {
+	char *name;
+	/* The default, then the run config's override: one value, or a list
+	 * (an axis).  Elements as written, unquoted. */
+	struct cfg_list values;
+	/* values.v[0]: the value when the parameter is not an axis (borrowed)
+	 */
+	const char *value;
+	char *description;
+	int line;	   /* line in the workload file */
+	int override_line; /* line in the run config; -1 from --set */
+};
+
+struct workload {
+	char *name;
+	char *path;
+	char *description;
+	char *setup;
+	char *run;
+	char *clean;
+	char *metric; /* "elapsed" or "regex" */
+	char *metric_regex;
+	char *series_regex; /* "" or an ERE whose groups 1, 2 are x, y */
+	char *unit;
+	char *better; /* "lower" or "higher" */
+	char *packages;
+	double timeout_s; /* 0: use the run's */
+	struct wl_param *params;
+	size_t nparams;
+	struct cfg_origin origin;
+};
+
+/* Load one workload file (used by config_load and 'vmtax workloads'). */
+int workload_load(const char *path, struct workload *w);
+void workload_release(struct workload *w);
+/*
+ * Parameters reach commands as environment variables; this returns
+ * "NAME=value" strings for each parameter's first value (NULL-ended, caller
+ * frees with free_strv).  A cell's own values are in struct cell.params.
+ */
+char **workload_env_new(const struct workload *w);
+void free_strv(char **v);
+
+/* A parameter name: [A-Z][A-Z0-9_]*, at most 64 characters. */
+bool wl_param_name_valid(const char *s);
+struct wl_param *wl_param_find(struct wl_param *p, size_t n, const char *name);
+/* Append a parameter NAME with no values to *P (*N entries). */
+struct wl_param *wl_param_add(struct wl_param **p, size_t *n, const char *name);
+/* Replace P's values with L (taken: *L is emptied). */
+void wl_param_set(struct wl_param *p, struct cfg_list *l);
+void wl_params_free(struct wl_param *p, size_t n);
+
+#endif

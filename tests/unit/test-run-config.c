@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: run config and workload tables, bad inputs, domain XML. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "matrix.h"
+#include "run-config.h"
+#include "util.h"
+#include "vm.h"
+
+static char tmpdir[] = "/tmp/vmtax-test-run-config.XXXXXX";
+
+static void put(const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", tmpdir, name);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+static const char *const workload_ini =
+	"[workload]\n"
+	"description = test walk\n"
+	"run = randwalk --size-mib $SIZE_MIB\n"
+	"[param.SIZE_MIB]\n"
+	"default = 64\n";
+
+static int setup(void **state)
+{
+	char *d;
+
+	(void)state;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	d = xasprintf("%s/workloads", tmpdir);
+	mkdir(d, 0755);
+	free(d);
+	put("workloads/walk.ini", workload_ini);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+
+	(void)state;
+	if (system(cmd) != 0)
+		return -1;
+	free(cmd);
+	return 0;
+}
+
+/* Load TEXT as a config; return config_load()'s result. */
+static int load(const char *text, struct config *c)
+{
+	char *p = xasprintf("%s/run.ini", tmpdir);
+	int ret;
+
+	put("run.ini", text);
+	ret = config_load(p, NULL, 0, c);
+	free(p);
+	return ret;
+}
+
+static void test_good_config(void **state)
+{
+	struct config c;
+	struct matrix m;
+	struct cell *cells;
+
+	(void)state;
+	assert_int_equal(load("[run]\nname = t1\nrepeat = 5\n"
+			      "[guest]\nmemory = 1536M\nvcpus = 4\n"
+			      "[workload]\nname = walk\nSIZE_MIB = 128\n",
+			      &c),
+			 0);
+	assert_string_equal(c.name, "t1");
+	assert_int_equal(c.repeat, 5);
+	assert_int_equal(c.vcpus.n, 1);
+	assert_string_equal(c.vcpus.v[0], "4");
+	assert_string_equal(c.memory.v[0], "1536M");
+	assert_string_equal(c.wl.params[0].value, "128");
+	assert_string_equal(c.wl.run, "randwalk --size-mib $SIZE_MIB");
+	/* defaults: 2 bare-metal + 2x2 guest cells, no paging/backing in ids */
+	assert_int_equal(matrix_expand(&c, &m), 0);
+	cells = m.cells;
+	assert_int_equal(m.ncells, 6);
+	assert_string_equal(cells[0].id, "bare-metal/host-thp=always");
+	assert_string_equal(cells[1].id, "bare-metal/host-thp=never");
+	assert_string_equal(cells[2].id, "guest/host-thp=always/guest-thp=always");
+	assert_string_equal(cells[5].id, "guest/host-thp=never/guest-thp=never");
+	assert_int_equal(cells[5].paging, PAGING_AUTO);
+	assert_int_equal(cells[5].vcpus, 4);
+	assert_true(cells[5].memory == 1536ULL << 20);
+	assert_int_equal(cells[0].paging, PAGING_NONE);
+	assert_int_equal(cells[0].vcpus, 0);
+	matrix_release(&m);
+	config_release(&c);
+}
+
+static void test_set_override(void **state)
+{
+	const char *sets[] = { "run.repeat=7", "workload.SIZE_MIB=32" };
+	char *p = xasprintf("%s/run.ini", tmpdir);
+	struct config c;
+
+	(void)state;
+	put("run.ini", "[workload]\nname = walk\n");
+	assert_int_equal(config_load(p, sets, 2, &c), 0);
+	assert_int_equal(c.repeat, 7);
+	assert_string_equal(c.wl.params[0].value, "32");
+	config_release(&c);
+	put("run.ini", "[workload]\nname = walk\n");
+	sets[0] = "run.repat=7";
+	assert_int_equal(config_load(p, sets, 1, &c), -EINVAL);
+	config_release(&c);
+	free(p);
+}
+
+static void test_paging_axis(void **state)
+{
+	struct config c;
+	struct matrix m;
+
+	(void)state;
+	/* ept = on, off is the Intel spelling of paging = hw, shadow; cells
+	 * are ordered by paging first so each mode needs one reload. */
+	assert_int_equal(load("[matrix]\nwhere = guest\nept = on, off\n"
+			      "host_thp = always, never\nguest_thp = never\n"
+			      "exclude = */host-thp=never/*\n"
+			      "[workload]\nname = walk\n",
+			      &c),
+			 0);
+	assert_int_equal(matrix_expand(&c, &m), 0);
+	assert_int_equal(m.ncells, 2);
+	assert_string_equal(m.cells[0].id,
+			    "guest/paging=hw/host-thp=always/guest-thp=never");
+	assert_string_equal(m.cells[1].id,
+			    "guest/paging=shadow/host-thp=always/guest-thp=never");
+	assert_int_equal(m.cells[1].paging, PAGING_SHADOW);
+	matrix_release(&m);
+	config_release(&c);
+}
+
+/* Load TEXT with stderr in ERRBUF; then expand when it loaded. */
+static int load_expand(const char *text, struct config *c, char *errbuf,
+		       size_t errlen)
+{
+	char *e = xasprintf("%s/stderr", tmpdir);
+	struct matrix m;
+	int fd, saved, ret;
+	ssize_t n;
+
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(e, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0 && saved >= 0);
+	dup2(fd, 2);
+	ret = load(text, c);
+	if (ret == 0) {
+		/* some errors only show when the matrix is built */
+		ret = matrix_expand(c, &m);
+		if (ret >= 0)
+			matrix_release(&m);
+	}
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, errbuf, errlen - 1, 0);
+	errbuf[n > 0 ? n : 0] = '\0';
+	close(fd);
+	free(e);
+	return ret;
+}
+
+struct bad {
+	const char *text;
+	const char *why; /* the message, after "DIR/" */
+};
+
+static void test_bad_configs(void **state)
+{
+	static const struct bad bad[] = {
+		{ "[run]\nrepat = 3\n[workload]\nname = walk\n",
+		  "run.ini:2: unknown key 'repat' in [run] (did you mean 'repeat'?)" },
+		{ "[run]\nrepeat = 0\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'repeat': 0 is out of range [1, 1000]" },
+		{ "[run]\nrepeat = three\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'repeat': 'three' is not an integer" },
+		{ "[guest]\nvcpus = 9999\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'vcpus': 9999 is out of range [1, 512]" },
+		{ "[guest]\nmemory = 100M\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'memory': 100M is out of range [512 MiB," },
+		{ "[guest]\nmemory = lots\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'memory': 'lots' is not a size" },
+		{ "[guest]\naccel = xen\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'accel': 'xen' is not one of: auto, kvm, tcg" },
+		{ "[matrix]\nhost_thp =\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'host_thp': empty value" },
+		{ "[matrix]\nhost_thp = always,,never\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'host_thp': empty element in list 'always,,never'" },
+		{ "[matrix]\nhost_thp = always, always\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'host_thp': 'always' is listed twice" },
+		{ "[matrix]\nhost_thp = sometimes\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'host_thp': 'sometimes' is not one of: always, madvise, never" },
+		{ "[run]\nname = a\n[run]\nrepeat = 2\n[workload]\nname = walk\n",
+		  "run.ini:3: section [run] appears twice" },
+		{ "[runn]\nname = a\n[workload]\nname = walk\n",
+		  "run.ini:2: unknown section [runn] (did you mean 'run'?)" },
+		{ "[workload]\nname = nosuch\n",
+		  "run.ini:2: unknown workload 'nosuch'" },
+		{ "[workload]\nname = walk\nNOPE = 1\n",
+		  "run.ini:3: workload 'walk' has no parameter 'NOPE'" },
+		{ "[workload]\nname = ../walk\n",
+		  "run.ini:2: bad workload name '../walk'" },
+		{ "[run]\nname = a b\n[workload]\nname = walk\n",
+		  "run.ini:2: bad run name 'a b' (use letters, digits, '.', '_', '-')" },
+		{ "[run]\nname = <x>\n[workload]\nname = walk\n",
+		  "run.ini:2: bad run name '<x>'" },
+		{ "[run]\nbaseline = nope\n[workload]\nname = walk\n",
+		  "run.ini:2: baseline 'nope' is not a cell of this matrix" },
+		{ "[matrix]\nept = on\npaging = hw\n[workload]\nname = walk\n",
+		  "run.ini:2: give the paging axis once: 'paging', 'ept' or 'npt'" },
+		{ "[run]\n", "run.ini: [workload] name is missing" },
+		{ "[run\nname = x\n", "run.ini:2: key 'name' outside any section" },
+		{ "[run]\nname = \xff\xfe\n", "run.ini: not UTF-8 text" },
+	};
+	char errbuf[4096];
+	struct config c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *want = xasprintf("%s/%s", tmpdir, bad[i].why);
+		int ret = load_expand(bad[i].text, &c, errbuf, sizeof(errbuf));
+
+		if (ret >= 0)
+			fail_msg("config %zu was accepted: %s", i, bad[i].text);
+		if (!strstr(errbuf, want))
+			fail_msg("config %zu: got '%s', wanted '%s'", i, errbuf,
+				 want);
+		free(want);
+		config_release(&c);
+	}
+}
+
+/* A workload file's own rules, each with its message. */
+static void test_bad_workloads(void **state)
+{
+	static const struct bad bad[] = {
+		{ "[workload]\ndescription = x\n",
+		  "w.ini: [workload] has no 'run' command" },
+		{ "[workload]\nrun = true\nmetric = regex\n",
+		  "w.ini:3: metric = regex needs 'metric_regex'" },
+		{ "[workload]\nrun = true\nmetric_regex = no groups\n",
+		  "w.ini:3: metric_regex 'no groups' is not a POSIX ERE with a capture group" },
+		{ "[workload]\nrun = true\nseries_regex = (x) only\n",
+		  "w.ini:3: series_regex '(x) only' is not a POSIX ERE with two capture groups" },
+		{ "[workload]\nrun = true\npackages = bash, Not_A_Package\n",
+		  "w.ini:3: packages: 'Not_A_Package' is not a Debian package name" },
+		{ "[workload]\nrun = true\n[param.X]\ndescription = d\n",
+		  "w.ini:4: [param.X] has no default" },
+		{ "[workload]\nrun = true\n[param.lower]\ndefault = 1\n",
+		  "w.ini:4: parameter name 'lower' must be upper case" },
+		{ "[workload]\nrun = true\nmetirc = elapsed\n",
+		  "w.ini:3: unknown key 'metirc' in [workload] (did you mean 'metric'?)" },
+	};
+	char *p = xasprintf("%s/w.ini", tmpdir), *e;
+	char errbuf[4096];
+	struct workload w;
+	size_t i;
+
+	(void)state;
+	e = xasprintf("%s/stderr", tmpdir);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *want = xasprintf("%s/%s", tmpdir, bad[i].why);
+		int fd, saved, ret;
+		ssize_t n;
+
+		put("w.ini", bad[i].text);
+		fflush(stderr);
+		saved = dup(2);
+		fd = open(e, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd >= 0 && saved >= 0);
+		dup2(fd, 2);
+		ret = workload_load(p, &w);
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+		n = pread(fd, errbuf, sizeof(errbuf) - 1, 0);
+		errbuf[n > 0 ? n : 0] = '\0';
+		close(fd);
+		if (ret != -EINVAL)
+			fail_msg("workload %zu was accepted: %s", i, bad[i].text);
+		if (!strstr(errbuf, want))
+			fail_msg("workload %zu: got '%s', wanted '%s'", i,
+				 errbuf, want);
+		free(want);
+	}
+	free(e);
+	free(p);
+}
+
+static void test_big_file(void **state)
+{
+	char *p = xasprintf("%s/big.ini", tmpdir);
+	FILE *f = fopen(p, "w");
+	struct config c;
+	int i;
+
+	(void)state;
+	assert_non_null(f);
+	for (i = 0; i < 200000; i++)
+		fputs("; padding padding padding padding padding\n", f);
+	fclose(f);
+	assert_int_equal(config_load(p, NULL, 0, &c), -EINVAL);
+	config_release(&c);
+	free(p);
+}
+
+static void test_helpers(void **state)
+{
+	struct cfg_list l;
+	char why[256];
+	uint64_t sz;
+
+	(void)state;
+	assert_int_equal(cfg_parse_size("2G", &sz), 0);
+	assert_true(sz == 2ULL << 30);
+	assert_int_equal(cfg_parse_size("512MiB", &sz), 0);
+	assert_true(sz == 512ULL << 20);
+	assert_int_equal(cfg_parse_size("1.5k", &sz), 0);
+	assert_true(sz == 1536);
+	assert_int_equal(cfg_parse_size("-1G", &sz), -EINVAL);
+	assert_int_equal(cfg_parse_size("3X", &sz), -EINVAL);
+	assert_int_equal(cfg_edit_distance("repat", "repeat"), 1);
+	assert_int_equal(cfg_edit_distance("abc", "abc"), 0);
+	assert_true(cfg_utf8_valid("h\xc3\xa9", 3));
+	assert_false(cfg_utf8_valid("\xc3", 1));
+	assert_false(cfg_utf8_valid("\xed\xa0\x80", 3)); /* surrogate */
+	assert_int_equal(cfg_list_parse(" a , b,c ", &l, why, sizeof(why)), 0);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.v[1], "b");
+	cfg_list_free(&l);
+	assert_true(is_safe_name("vmtax-demo-1"));
+	assert_false(is_safe_name(".."));
+	assert_false(is_safe_name("a/b"));
+	assert_false(is_safe_name("a\"b"));
+}
+
+static void test_domain_xml(void **state)
+{
+	struct vm_spec s = {
+		.name = "vmtax-t-0-1", .type = "qemu", .vcpus = 24,
+		.memory_bytes = 15ULL << 30, .kernel = "/boot/k<&'\">",
+		.initrd = "/i", .cmdline = "console=ttyS0 x=\"<y>\"",
+		.console_log = "/r/c.log", .backing = "hugetlb-1G",
+	};
+	char *x;
+
+	(void)state;
+	x = vm_domain_xml_new(&s);
+	assert_non_null(x);
+	assert_non_null(strstr(x, "<domain type=\"qemu\">"));
+	assert_non_null(strstr(x, "<vcpu>24</vcpu>"));
+	assert_non_null(strstr(x, "<memory unit=\"KiB\">15728640</memory>"));
+	assert_non_null(strstr(x, "<kernel>/boot/k&lt;&amp;'&quot;&gt;</kernel>"));
+	assert_non_null(strstr(x, "<page size=\"1048576\" unit=\"KiB\"/>"));
+	assert_non_null(strstr(x, "name=\"org.vmtax.agent.0\""));
+	assert_null(strstr(x, "<y>"));
+	assert_null(strstr(x, "<disk"));
+	free(x);
+	s.disk = "/img/cell.qcow2";
+	x = vm_domain_xml_new(&s);
+	assert_non_null(x);
+	assert_non_null(strstr(x, "<source file=\"/img/cell.qcow2\"/>"));
+	assert_non_null(strstr(x, "<target dev=\"vda\" bus=\"virtio\"/>"));
+	free(x);
+	s.disk = NULL;
+	s.name = "vmtax-'><evil/>";
+	assert_null(vm_domain_xml_new(&s));
+	s.name = "vmtax-ok";
+	s.backing = "hugetlb-3M";
+	assert_null(vm_domain_xml_new(&s));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good_config),
+		cmocka_unit_test(test_set_override),
+		cmocka_unit_test(test_paging_axis),
+		cmocka_unit_test(test_bad_configs),
+		cmocka_unit_test(test_bad_workloads),
+		cmocka_unit_test(test_big_file),
+		cmocka_unit_test(test_helpers),
+		cmocka_unit_test(test_domain_xml),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
