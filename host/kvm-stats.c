@@ -182,7 +182,8 @@ int kvm_stats_dirs(const char *root, pid_t pid, char ***dirs, size_t *n)
 		v[nv++] = xasprintf("%s/%s", base, de->d_name);
 	}
 	closedir(d);
-	qsort(v, nv, sizeof(*v), cmp_str);
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_str);
 	*dirs = v;
 	*n = nv;
 out:
@@ -238,8 +239,10 @@ static void snap_add(struct kvm_snap *s, const char *name, uint64_t v)
 			s->c[i].value += v;
 			return;
 		}
+	/* the caller skips names of KVM_COUNTER_NAME_MAX bytes or more */
 	s->c = xrealloc(s->c, (s->n + 1) * sizeof(*s->c));
-	snprintf(s->c[s->n].name, sizeof(s->c[s->n].name), "%s", name);
+	memset(s->c[s->n].name, 0, sizeof(s->c[s->n].name));
+	memcpy(s->c[s->n].name, name, strnlen(name, KVM_COUNTER_NAME_MAX - 1));
 	s->c[s->n++].value = v;
 }
 
@@ -322,7 +325,8 @@ int kvm_snap_read(const char *root, pid_t pid, struct kvm_snap *s)
 			goto out;
 		}
 	}
-	qsort(s->c, s->n, sizeof(*s->c), cmp_counter);
+	if (s->n)
+		qsort(s->c, s->n, sizeof(*s->c), cmp_counter);
 	s->ndirs = n;
 	s->available = true;
 out:
@@ -598,10 +602,10 @@ int kvm_exits_parse(const char *text, const char *filter, struct kvm_exits *x)
 		}
 	}
 	if (state == BEFORE) {
+		kvm_exits_release(x);
 		snprintf(x->why, sizeof(x->why),
 			 "no kvm_exit hist table keyed on exit_reason%s%s",
 			 filter ? " with filter " : "", filter ? filter : "");
-		kvm_exits_release(x);
 		return 0;
 	}
 	if (!totals || hits != x->total) {
@@ -612,7 +616,8 @@ int kvm_exits_parse(const char *text, const char *filter, struct kvm_exits *x)
 			  x->total, hits);
 		goto out;
 	}
-	qsort(x->e, x->n, sizeof(*x->e), cmp_exit_code);
+	if (x->n)
+		qsort(x->e, x->n, sizeof(*x->e), cmp_exit_code);
 	x->available = true;
 	return 0;
 bad:
@@ -886,8 +891,10 @@ static json_t *exits_json(const struct kvm_exits *d)
 	struct kvm_exit_count *e = xmalloc((d->n ? d->n : 1) * sizeof(*e));
 	json_t *arr = json_array();
 
-	memcpy(e, d->e, d->n * sizeof(*e));
-	qsort(e, d->n, sizeof(*e), cmp_count_desc);
+	if (d->n) {
+		memcpy(e, d->e, d->n * sizeof(*e));
+		qsort(e, d->n, sizeof(*e), cmp_count_desc);
+	}
 	for (size_t i = 0; i < d->n; i++) {
 		const char *name = kvm_exit_reason_name(d->vendor, e[i].code);
 
