@@ -207,6 +207,14 @@ static int parse_u64(const char *s, uint64_t *v)
 	return *end ? -EINVAL : 0;
 }
 
+/* More than one line: a table such as mmu_rmaps_stat, not a counter. */
+static bool is_table(const char *text)
+{
+	const char *nl = strchr(text, '\n');
+
+	return nl && nl[1];
+}
+
 static struct kvm_counter *snap_find(const struct kvm_snap *s, const char *name)
 {
 	size_t lo = 0, hi = s->n;
@@ -268,9 +276,10 @@ static int snap_read_dir(const char *dir, struct kvm_snap *s)
 			free(path);
 			continue;
 		}
-		r = read_file(path, 64, &text, NULL);
-		if (r < 0) {
-			/* write-only or vanished files are not counters */
+		r = read_file(path, 4096, &text, NULL);
+		if (r < 0 || is_table(text)) {
+			/* write-only, vanished, or a table (mmu_rmaps_stat) */
+			free(text);
 			free(path);
 			continue;
 		}

@@ -9,8 +9,10 @@
  *		process created (QEMU makes one).  Every regular file at its top
  *		holds one decimal number: the VM's stats (pages_4k, pages_2m,
  *		pages_1g, mmu_*, remote_tlb_flush, ...) and its vCPUs' stats
- *		summed (exits, pf_fixed, pf_taken, tlb_flush, halt_*, ...).  The
- *		vcpuN/ subdirectories are not read.  A snapshot holds every
+ *		summed (exits, pf_fixed, pf_taken, tlb_flush, halt_*, ...).
+ *		Files of more than one line are tables, not counters, and are
+ *		skipped (6.1 has one, mmu_rmaps_stat, with shadow paging); so
+ *		are the vcpuN/ subdirectories.  A snapshot holds every
  *		counter found, summed over the process's VM directories.
  *   tracefs	ROOT/sys/kernel/tracing (or ROOT/sys/kernel/debug/tracing)
  *		events/kvm/kvm_exit: a hist trigger

@@ -4,7 +4,7 @@
 # host (adapted from the shared lab probe, /work/shared/lab-probe/run.sh).
 # Inside it, for npt=1 then npt=0, a second-level busybox guest runs under
 # `qemu -accel kvm`; at two points of its life (s0: its init says hello, s1:
-# after it wrote 64 MiB to a tmpfs) the lab host dumps to the console every
+# after it wrote 256 MiB to a tmpfs) the lab host dumps to the console every
 # file of /sys/kernel/debug/kvm, the kvm_exit hist file (two triggers: one
 # filtered to the guest QEMU's task ids, one keyed on common_pid), the QEMU
 # task ids and comms, and kvm_amd's npt parameter, as "@@ PATH<TAB>LINE" lines.
@@ -20,11 +20,11 @@ cp /bin/busybox root/bin/; cp /bin/busybox l2/bin/
 for m in kernel/virt/lib/irqbypass.ko kernel/drivers/crypto/ccp/ccp.ko kernel/arch/x86/kvm/kvm.ko kernel/arch/x86/kvm/kvm-amd.ko; do cp /lib/modules/$KV/$m root/mods/; done
 cat > l2/init <<'EOT'
 #!/bin/busybox sh
-/bin/busybox mkdir -p /proc /mnt; /bin/busybox mount -t proc proc /proc
+/bin/busybox mkdir -p /proc /mnt /dev; /bin/busybox mount -t proc proc /proc; /bin/busybox mount -t devtmpfs dev /dev
 echo "L2 hello after $(/bin/busybox cut -d" " -f1 /proc/uptime)s uptime"
-/bin/busybox sleep 2
-/bin/busybox mount -t tmpfs -o size=128m t /mnt
-/bin/busybox dd if=/dev/zero of=/mnt/f bs=1M count=64 2>/dev/null
+/bin/busybox sleep 4
+/bin/busybox mount -t tmpfs -o size=320m t /mnt
+/bin/busybox dd if=/dev/zero of=/mnt/f bs=1M count=256 2>&1 | /bin/busybox grep copied
 echo "L2 work done after $(/bin/busybox cut -d" " -f1 /proc/uptime)s uptime"
 /bin/busybox sleep 3
 /bin/busybox poweroff -f
@@ -50,13 +50,14 @@ snap() { # CASE PID
   dumpf "$c" $T/hist; dumpf "$c" $T/trigger
   dumpf "$c" /sys/module/kvm_amd/parameters/npt
   for t in /proc/$2/task/*; do dumpf "$c" $t/comm; done
+  echo "== snap $c done at $(cut -d' ' -f1 /proc/uptime)"
 }
 for npt in 1 0; do
   rmmod kvm_amd; insmod /mods/kvm-amd.ko npt=$npt
   echo "== npt=$(cat /sys/module/kvm_amd/parameters/npt)"
   echo 'hist:keys=common_pid,exit_reason:vals=hitcount' >> $T/trigger
   rm -f /tmp/l2.log
-  /usr/bin/qemu-system-x86_64 -machine q35,accel=kvm -cpu host -m 256 -smp 1 -kernel /l2/vmlinuz -initrd /l2/l2.cpio.gz -append "console=ttyS0 quiet panic=-1" -display none -no-reboot -nodefaults -serial file:/tmp/l2.log &
+  /usr/bin/qemu-system-x86_64 -machine q35,accel=kvm -cpu host -m 512 -smp 1 -kernel /l2/vmlinuz -initrd /l2/l2.cpio.gz -append "console=ttyS0 quiet panic=-1" -display none -no-reboot -nodefaults -serial file:/tmp/l2.log &
   pid=$!
   n=0; until grep -q 'L2 hello' /tmp/l2.log 2>/dev/null; do sleep 0.2; n=$((n+1)); [ $n -gt 1500 ] && break; done
   f=; for t in /proc/$pid/task/*; do f="${f}common_pid==${t##*/}||"; done; f=${f%||}
@@ -69,7 +70,7 @@ for npt in 1 0; do
   echo "!$spec" >> $T/trigger
   echo '!hist:keys=common_pid,exit_reason:vals=hitcount' >> $T/trigger
   wait $pid
-  sed 's/^/== l2: /' /tmp/l2.log | grep L2
+  sed 's/^/== l2: /' /tmp/l2.log | grep -E 'L2|copied'
   echo "== triggers left: $(grep -vc '^#' $T/trigger)"
 done
 echo DONE
