@@ -151,8 +151,11 @@ void kvm_exits_release(struct kvm_exits *x);
  * each headed by "# trigger info: hist:keys=...".  The table used is the
  * first whose keys are exactly exit_reason and whose filter is FILTER
  * (blanks ignored; NULL: the first exit_reason table, any filter).  No such
- * table: X->available false with the why, 0.  A malformed line: -EINVAL,
- * reported with its line number.  X->vendor is left as it was.
+ * table: X->available false with the why, 0.  A malformed line, a table
+ * without Totals, or entries that sum to more than its Hits (Hits may be
+ * ahead: exits that came while the kernel printed): -EINVAL, reported with
+ * the line number.  X->total is the entries' sum.  X->vendor is left as
+ * it was.
  */
 int kvm_exits_parse(const char *text, const char *filter, struct kvm_exits *x);
 /* D = B - A per reason (both available); -ERANGE if a count went down. */

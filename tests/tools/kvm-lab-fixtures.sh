@@ -10,9 +10,16 @@
 # task ids and comms, and kvm_amd's npt parameter, as "@@ PATH<TAB>LINE" lines.
 # tests/tools/kvm-lab-unpack.py rebuilds the trees from the log.
 #
+# With MODE=sample it dumps nothing; instead tests/tools/kvm-sample (host/
+# kvm-stats.c linked statically) takes one sample of each guest from hello
+# to the end of the write, through the live kernel, and prints it as a
+# "@@J npt=N JSON" line.
+#
 #   sudo flock /tmp/vmtax-host.lock tests/tools/kvm-lab-fixtures.sh LOG
 set -euo pipefail
 LOG=${1:?usage: kvm-lab-fixtures.sh LOG}
+MODE=${MODE:-dump}
+src=$(cd "$(dirname "$0")/../.." && pwd)
 KV=${KV:-$(ls /boot/vmlinuz-* | sed 's,.*/vmlinuz-,,' | sort -V | tail -1)}
 W=$(mktemp -d); chmod 755 "$W"; trap 'rm -rf "$W"' EXIT; cd "$W"
 mkdir -p root/bin root/mods root/l2 root/usr/bin root/usr/share root/proc root/sys root/dev root/tmp l2/bin
@@ -32,6 +39,11 @@ EOT
 chmod +x l2/init
 (cd l2 && find . | cpio -o -H newc 2>/dev/null | gzip -1 > ../root/l2/l2.cpio.gz)
 cp /boot/vmlinuz-$KV root/l2/vmlinuz
+if [ "$MODE" = sample ]; then
+	gcc -std=c11 -O2 -D_GNU_SOURCE -I"$src/host" -I"$src/lib" -static -o root/bin/kvm-sample \
+		"$src/tests/tools/kvm-sample.c" "$src/host/kvm-stats.c" "$src/lib/util.c" -ljansson
+fi
+echo "$MODE" > root/mode
 Q=$(command -v qemu-system-x86_64); cp "$Q" root/usr/bin/
 for l in $(ldd "$Q" | grep -o '/[^ ]*'); do mkdir -p root$(dirname $l); cp -L $l root$l; done
 cp -r /usr/share/qemu /usr/share/seabios root/usr/share/
@@ -60,6 +72,12 @@ for npt in 1 0; do
   /usr/bin/qemu-system-x86_64 -machine q35,accel=kvm -cpu host -m 512 -smp 1 -kernel /l2/vmlinuz -initrd /l2/l2.cpio.gz -append "console=ttyS0 quiet panic=-1" -display none -no-reboot -nodefaults -serial file:/tmp/l2.log &
   pid=$!
   n=0; until grep -q 'L2 hello' /tmp/l2.log 2>/dev/null; do sleep 0.2; n=$((n+1)); [ $n -gt 1500 ] && break; done
+  if [ "$(cat /mode)" = sample ]; then
+    /bin/kvm-sample $pid /tmp/l2.log 'L2 work done' | sed "s/^/@@J npt=$npt /"
+    echo '!hist:keys=common_pid,exit_reason:vals=hitcount' >> $T/trigger
+    wait $pid; echo "== triggers left: $(grep -vc '^#' $T/trigger)"
+    continue
+  fi
   f=; for t in /proc/$pid/task/*; do f="${f}common_pid==${t##*/}||"; done; f=${f%||}
   spec="hist:keys=exit_reason:vals=hitcount if $f"
   echo "== pid $pid trigger: $spec"
