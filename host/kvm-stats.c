@@ -207,12 +207,15 @@ static int parse_u64(const char *s, uint64_t *v)
 	return *end ? -EINVAL : 0;
 }
 
-/* More than one line: a table such as mmu_rmaps_stat, not a counter. */
+/*
+ * Empty, or more than one line: a table such as mmu_rmaps_stat (empty with
+ * npt=1, four lines with shadow paging), not a counter.
+ */
 static bool is_table(const char *text)
 {
 	const char *nl = strchr(text, '\n');
 
-	return nl && nl[1];
+	return !*text || (nl && nl[1]);
 }
 
 static struct kvm_counter *snap_find(const struct kvm_snap *s, const char *name)

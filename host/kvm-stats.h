@@ -10,9 +10,10 @@
  *		holds one decimal number: the VM's stats (pages_4k, pages_2m,
  *		pages_1g, mmu_*, remote_tlb_flush, ...) and its vCPUs' stats
  *		summed (exits, pf_fixed, pf_taken, tlb_flush, halt_*, ...).
- *		Files of more than one line are tables, not counters, and are
- *		skipped (6.1 has one, mmu_rmaps_stat, with shadow paging); so
- *		are the vcpuN/ subdirectories.  A snapshot holds every
+ *		Empty files and files of more than one line are tables, not
+ *		counters, and are skipped (6.1 has one, mmu_rmaps_stat: empty
+ *		with NPT/EPT, a table with shadow paging); so are the vcpuN/
+ *		subdirectories.  A snapshot holds every
  *		counter found, summed over the process's VM directories.
  *   tracefs	ROOT/sys/kernel/tracing (or ROOT/sys/kernel/debug/tracing)
  *		events/kvm/kvm_exit: a hist trigger

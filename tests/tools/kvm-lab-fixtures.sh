@@ -55,7 +55,9 @@ mount -t debugfs debugfs /sys/kernel/debug; mount -t tracefs tracefs /sys/kernel
 for m in irqbypass ccp kvm kvm-amd; do insmod /mods/$m.ko; done
 T=/sys/kernel/tracing/events/kvm/kvm_exit
 # "@@ PATH<TAB>LINE" for every line of FILE (PATH is FILE under CASE)
-dumpf() { while IFS= read -r line || [ -n "$line" ]; do printf '@@ %s%s\t%s\n' "$1" "$2" "$line"; done < "$2" 2>/dev/null || printf '@@! %s%s\tunreadable\n' "$1" "$2"; }
+# ("@@0 PATH" for an empty FILE, "@@! PATH" for one that cannot be read)
+dumpf() { if [ -r "$2" ] && [ ! -s "$2" ]; then printf '@@0 %s%s\t\n' "$1" "$2"; return; fi
+  while IFS= read -r line || [ -n "$line" ]; do printf '@@ %s%s\t%s\n' "$1" "$2" "$line"; done < "$2" 2>/dev/null || printf '@@! %s%s\tunreadable\n' "$1" "$2"; }
 snap() { # CASE PID
   c=$1; echo "== snap $c at $(cut -d' ' -f1 /proc/uptime)"
   for f in $(find /sys/kernel/debug/kvm -type f | sort); do dumpf "$c" "$f"; done

@@ -4,7 +4,8 @@
     tests/tools/kvm-lab-unpack.py LOG OUTDIR
 
 Each "@@ CASE/ABS/PATH<TAB>LINE" line appends LINE to OUTDIR/CASE/ABS/PATH;
-"@@! CASE/PATH<TAB>unreadable" lines are listed, not written.
+"@@0 CASE/PATH" makes an empty file; "@@! CASE/PATH<TAB>unreadable" lines
+are listed, not written.
 """
 import os
 import sys
@@ -18,6 +19,12 @@ def main():
         if raw.startswith("@@! "):
             print("unreadable:", raw[4:].split("\t")[0])
             continue
+        if raw.startswith("@@0 ") and "\t" in raw:
+            path = raw[4:].split("\t", 1)[0]
+            if ".." in path.split("/"):
+                sys.exit("bad path " + path)
+            files.setdefault(path, [])
+            continue
         if not raw.startswith("@@ ") or "\t" not in raw:
             continue
         path, line = raw[3:].split("\t", 1)
@@ -28,7 +35,7 @@ def main():
         dest = os.path.join(out, path)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         with open(dest, "w") as f:
-            f.write("\n".join(lines) + "\n")
+            f.write("".join(line + "\n" for line in lines))
     print(len(files), "files")
 
 

@@ -270,8 +270,8 @@ struct bad_counter {
 static void test_snap_garbage(void **state)
 {
 	static const char *const rows[] = {
-	    "",	      "abc\n", "-1\n", "12 13\n", "99999999999999999999999\n",
-	    "0x10\n",
+	    "\n",     "abc\n", "-1\n", "12 13\n", "99999999999999999999999\n",
+	    "0x10\n", " 5\n",
 	};
 	struct kvm_snap s;
 
@@ -354,12 +354,18 @@ static void test_snap_two_vms(void **state)
 	put("two/sys/kernel/debug/kvm/31-14/exits", "5\n");
 	put("two/sys/kernel/debug/kvm/311-11/exits", "1000\n");
 	put("two/sys/kernel/debug/kvm/31-x/exits", "1000\n");
+	/* tables are skipped: empty (npt=1) or several lines (npt=0) */
+	put("two/sys/kernel/debug/kvm/31-11/mmu_rmaps_stat", "");
+	put("two/sys/kernel/debug/kvm/31-14/mmu_rmaps_stat",
+	    "Rmap_Count:\t0\t1\t\nLevel=4K:\t3\t4\t\n");
 	assert_int_equal(kvm_snap_read(root, 31, &s), 0);
 	assert_true(s.available);
 	assert_int_equal(s.ndirs, 2);
 	assert_int_equal(kvm_snap_get(&s, "exits", &v), 0);
 	assert_int_equal(v, 12);
 	assert_int_equal(kvm_snap_get(&s, "guest_mode", &v), -ENOENT);
+	assert_int_equal(kvm_snap_get(&s, "mmu_rmaps_stat", &v), -ENOENT);
+	assert_int_equal(s.n, 1);
 	kvm_snap_release(&s);
 	free(root);
 }
