@@ -107,8 +107,9 @@ void kvm_snap_release(struct kvm_snap *s);
 /*
  * The debugfs directories of PID's VMs, ROOT/sys/kernel/debug/kvm/PID-*,
  * sorted: *DIRS (paths, owned, free each and the array) and *N.  No
- * directory is *N = 0 and 0; -ENOENT when ROOT/sys/kernel/debug/kvm does not
- * exist (not reported), other errors reported.
+ * directory is *N = 0 and 0.  -ENOENT when ROOT/sys/kernel/debug/kvm does
+ * not exist and -EACCES/-EPERM when it cannot be opened are not reported
+ * (kvm_snap_read() makes them reasons); other errors are.
  */
 int kvm_stats_dirs(const char *root, pid_t pid, char ***dirs, size_t *n);
 
