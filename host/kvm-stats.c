@@ -543,6 +543,48 @@ static bool starts(const char *l, const char *end, const char *s)
 	return (size_t)(end - l) >= n && !strncmp(l, s, n);
 }
 
+/*
+ * One line of our table (P..END, leading blanks skipped): an entry, or the
+ * Totals block.  Returns NULL, or what is wrong with the line.
+ */
+static const char *hist_line(const char *p, const char *end, bool *totals,
+			     uint64_t *hits, struct kvm_exits *x)
+{
+	static const char *const totals_keys[] = {
+	    "Hits:", "Entries:", "Dropped:"};
+	uint64_t v;
+
+	if (*p == '{') {
+		uint32_t code;
+		uint64_t count;
+
+		if (*totals || parse_entry(p, end, &code, &count) < 0)
+			return "not an exit_reason entry";
+		if (x->total + count < x->total)
+			return "total overflows";
+		exits_add(x, code, count);
+		x->total += count;
+		return NULL;
+	}
+	if (starts(p, end, "Totals:")) {
+		*totals = true;
+		return NULL;
+	}
+	for (size_t i = 0; *totals && i < ARRAY_SIZE(totals_keys); i++) {
+		if (!starts(p, end, totals_keys[i]))
+			continue;
+		p += strlen(totals_keys[i]);
+		if (scan_u64(&p, end, &v) < 0)
+			return "unexpected line";
+		if (i == 0)
+			*hits = v;
+		else if (i == 2)
+			x->dropped = v;
+		return NULL;
+	}
+	return "unexpected line";
+}
+
 int kvm_exits_parse(const char *text, const char *filter, struct kvm_exits *x)
 {
 	enum { BEFORE, IN_OURS, DONE } state = BEFORE;
@@ -554,7 +596,7 @@ int kvm_exits_parse(const char *text, const char *filter, struct kvm_exits *x)
 
 	kvm_exits_release(x);
 	for (; *l; l = *end ? end + 1 : end) {
-		const char *p;
+		const char *p, *bad;
 
 		end = strchr(l, '\n');
 		if (!end)
@@ -573,44 +615,11 @@ int kvm_exits_parse(const char *text, const char *filter, struct kvm_exits *x)
 		}
 		if (state != IN_OURS || p == end || *p == '#')
 			continue;
-		if (*p == '{') {
-			uint32_t code;
-			uint64_t count;
-
-			if (totals || parse_entry(p, end, &code, &count) < 0) {
-				ret =
-				    err("kvm_exit hist: line %u: not an "
-					"exit_reason entry: '%.*s'",
-					lineno,
-					(int)(end - p > 80 ? 80 : end - p), p);
-				goto out;
-			}
-			exits_add(x, code, count);
-			if (x->total + count < x->total) {
-				ret = err("kvm_exit hist: line %u: total "
-					  "overflows",
-					  lineno);
-				goto out;
-			}
-			x->total += count;
-		} else if (starts(p, end, "Totals:")) {
-			totals = true;
-		} else if (totals && starts(p, end, "Hits:")) {
-			p += strlen("Hits:");
-			if (scan_u64(&p, end, &hits) < 0)
-				goto bad;
-		} else if (totals && starts(p, end, "Dropped:")) {
-			p += strlen("Dropped:");
-			if (scan_u64(&p, end, &x->dropped) < 0)
-				goto bad;
-		} else if (totals && starts(p, end, "Entries:")) {
-			uint64_t entries;
-
-			p += strlen("Entries:");
-			if (scan_u64(&p, end, &entries) < 0)
-				goto bad;
-		} else {
-			goto bad;
+		bad = hist_line(p, end, &totals, &hits, x);
+		if (bad) {
+			ret = err("kvm_exit hist: line %u: %s: '%.*s'", lineno,
+				  bad, (int)(end - p > 80 ? 80 : end - p), p);
+			goto out;
 		}
 	}
 	if (state == BEFORE) {
@@ -636,12 +645,9 @@ int kvm_exits_parse(const char *text, const char *filter, struct kvm_exits *x)
 	if (x->n)
 		qsort(x->e, x->n, sizeof(*x->e), cmp_exit_code);
 	x->available = true;
-	return 0;
-bad:
-	ret = err("kvm_exit hist: line %u: unexpected '%.*s'", lineno,
-		  (int)(end - l > 80 ? 80 : end - l), l);
 out:
-	kvm_exits_release(x);
+	if (ret < 0)
+		kvm_exits_release(x);
 	return ret;
 }
 

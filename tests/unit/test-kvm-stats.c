@@ -467,10 +467,10 @@ static void test_hist_garbage(void **state)
 	    {HDR("") "{ exit_reason: 1 } hitcount: 2\n" TOTALS(1, 1),
 	     "entries sum to more than the hits"},
 	    {HDR("") "exit_reason 1 1\n" TOTALS(1, 1),
-	     "line 6: unexpected 'exit_reason 1 1'"},
+	     "line 6: unexpected line: 'exit_reason 1 1'"},
 	    {HDR("") "{ exit_reason: 1 } hitcount: 1\n"
 		     "\nTotals:\n    Hits: many\n",
-	     "line 9: unexpected"},
+	     "line 9: unexpected line: 'Hits: many'"},
 	    {HDR("") "\nTotals:\n    Hits: 0\n{ exit_reason: 1 } hitcount: 1\n",
 	     "line 9: not an exit_reason entry"},
 	    {HDR("") "{ exit_reason: 1 } hitcount: 18446744073709551615\n"
