@@ -810,9 +810,9 @@ int kvm_exit_hist_start(const char *root, pid_t pid, struct kvm_exit_hist *h)
 	    xasprintf("hist:keys=" EXIT_KEY ":vals=hitcount if %s", h->filter);
 	if (strlen(h->spec) > TRIGGER_MAX) {
 		snprintf(h->why, sizeof(h->why),
-			 "the kvm_exit filter for the %s tasks of pid %d is "
-			 "longer than a trigger write (%d bytes)",
-			 "many", (int)pid, TRIGGER_MAX);
+			 "the kvm_exit filter for the tasks of pid %d is %zu "
+			 "bytes, more than a trigger write takes (%d)",
+			 (int)pid, strlen(h->spec), TRIGGER_MAX);
 		goto unavailable;
 	}
 	r = trigger_write(h->trigger, h->spec);

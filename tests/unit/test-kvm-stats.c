@@ -582,6 +582,17 @@ static void test_hist_trigger_fake(void **state)
 	/* stopping twice is harmless */
 	assert_int_equal(kvm_exit_hist_stop(&h), 0);
 
+	/* a process with too many tasks for one trigger write */
+	for (int tid = 1000; tid < 1300; tid++) {
+		char *rel = xasprintf("trig/proc/80/task/%d/comm", tid);
+
+		put(rel, "qemu\n");
+		free(rel);
+	}
+	assert_int_equal(kvm_exit_hist_start(root, 80, &h), 0);
+	assert_false(h.active);
+	assert_non_null(strstr(h.why, "more than a trigger write takes"));
+
 	/* no such process: unavailable */
 	assert_int_equal(kvm_exit_hist_start(root, 60, &h), 0);
 	assert_false(h.active);
