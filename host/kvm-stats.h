@@ -13,8 +13,8 @@
  *		Empty files and files of more than one line are tables, not
  *		counters, and are skipped (6.1 has one, mmu_rmaps_stat: empty
  *		with NPT/EPT, a table with shadow paging); so are the vcpuN/
- *		subdirectories.  A snapshot holds every
- *		counter found, summed over the process's VM directories.
+ *		subdirectories.  A snapshot holds every counter found, summed
+ *		over the process's VM directories.
  *   tracefs	ROOT/sys/kernel/tracing (or ROOT/sys/kernel/debug/tracing)
  *		events/kvm/kvm_exit: a hist trigger
  *		    hist:keys=exit_reason:vals=hitcount if common_pid==T1||...
@@ -26,7 +26,9 @@
  *		trigger, and the parser picks the one whose filter is ours.
  *		The trigger file is opened O_APPEND, never O_TRUNC: opening it
  *		with O_TRUNC (a shell's '>') removes every trigger of the event,
- *		other runs' included.
+ *		other runs' included.  In the lab host the filtered table's
+ *		total equals the debugfs exits delta of the same sample.
+ *		Under TCG (this machine) there is neither: null with the why.
  *
  * Counter kinds.  kvm_counter_cumulative() says which counters only grow
  * (a sample reports their delta) and which are levels (pages_*, mmu_unsync,
