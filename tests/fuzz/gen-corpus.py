@@ -138,3 +138,21 @@ with open("tests/fixtures/results-demo.json") as f:
 doc["run"]["baseline"] = "nosuch" if "run" in doc and isinstance(
     doc["run"], dict) else None
 put("results", "bad-baseline.json", json.dumps(doc))
+
+# ---- kvm-hist: kvm_exit hist files recorded in the lab, and broken ones
+KVM_HIST = "sys/kernel/tracing/events/kvm/kvm_exit/hist"
+for p in sorted(glob.glob(f"tests/fixtures/kvm/*/{KVM_HIST}")):
+    case = p.split("/")[3]
+    os.makedirs(f"{C}/kvm-hist", exist_ok=True)
+    shutil.copy(p, f"{C}/kvm-hist/hist-{case}")
+HDR = ("# event histogram\n#\n# trigger info: hist:keys=exit_reason:"
+       "vals=hitcount:sort=hitcount:size=2048 [{}]\n#\n\n")
+put("kvm-hist", "empty", "")
+put("kvm-hist", "bad-code", HDR.format("active") +
+    "{ exit_reason:          1 } hitcount:          1\n"
+    "{ exit_reason: 99999999999 } hitcount: 1\n\n"
+    "Totals:\n    Hits: 1\n    Entries: 1\n    Dropped: 0\n")
+put("kvm-hist", "overflow", HDR.format("paused") +
+    "{ exit_reason:          1 } hitcount: 18446744073709551615\n"
+    "{ exit_reason:          2 } hitcount: 1\n\n"
+    "Totals:\n    Hits: 0\n    Entries: 2\n    Dropped: 3\n")

@@ -1,0 +1,1090 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kvm-stats.c - KVM's debugfs counters and kvm_exit hist per guest; see
+ * kvm-stats.h.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* <linux/kvm.h> defines the exception vectors <asm/svm.h>'s table uses. */
+#include <linux/kvm.h>
+#include <asm/svm.h>
+#include <asm/vmx.h>
+
+#include "kvm-stats.h"
+#include "util.h"
+
+struct exit_reason {
+	uint32_t code;
+	const char *name;
+};
+
+/* The kernel's tables, from the uapi headers: one definition. */
+static const struct exit_reason svm_reasons[] = {SVM_EXIT_REASONS};
+static const struct exit_reason vmx_reasons[] = {VMX_EXIT_REASONS};
+
+/* KVM's stats (6.1) that are levels, not counts: reported at sample end. */
+static const char *const level_counters[] = {
+    "pages_4k",
+    "pages_2m",
+    "pages_1g",
+    "mmu_unsync",
+    "nx_lpage_splits",
+    "max_mmu_rmap_size",
+    "max_mmu_page_hash_collisions",
+    "blocking",
+    "guest_mode",
+};
+
+static const char *const page_counters[] = {"pages_4k", "pages_2m", "pages_1g"};
+
+/* A trigger command is one write of less than a page. */
+#define TRIGGER_MAX 4095
+#define HIST_MAX (4 << 20)
+#define EXIT_KEY "exit_reason"
+
+static const char *root_or_empty(const char *root)
+{
+	return root ? root : "";
+}
+
+enum kvm_vendor kvm_vendor_detect(const char *root)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/sys/module/kvm_amd",
+		 root_or_empty(root));
+	if (stat(path, &st) == 0)
+		return KVM_VENDOR_SVM;
+	snprintf(path, sizeof(path), "%s/sys/module/kvm_intel",
+		 root_or_empty(root));
+	if (stat(path, &st) == 0)
+		return KVM_VENDOR_VMX;
+	return KVM_VENDOR_NONE;
+}
+
+const char *kvm_vendor_name(enum kvm_vendor v)
+{
+	switch (v) {
+	case KVM_VENDOR_SVM:
+		return "svm";
+	case KVM_VENDOR_VMX:
+		return "vmx";
+	case KVM_VENDOR_NONE:
+		break;
+	}
+	return "none";
+}
+
+static const char *lookup(const struct exit_reason *t, size_t n, uint32_t code)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].code == code)
+			return t[i].name;
+	return NULL;
+}
+
+const char *kvm_exit_reason_name(enum kvm_vendor v, uint32_t code)
+{
+	switch (v) {
+	case KVM_VENDOR_SVM:
+		return lookup(svm_reasons, ARRAY_SIZE(svm_reasons), code);
+	case KVM_VENDOR_VMX:
+		return lookup(vmx_reasons, ARRAY_SIZE(vmx_reasons),
+			      code & 0xffff);
+	case KVM_VENDOR_NONE:
+		break;
+	}
+	return NULL;
+}
+
+bool kvm_counter_cumulative(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(level_counters); i++)
+		if (!strcmp(name, level_counters[i]))
+			return false;
+	return true;
+}
+
+/* ---- debugfs snapshots ------------------------------------------------ */
+
+void kvm_snap_init(struct kvm_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void kvm_snap_release(struct kvm_snap *s)
+{
+	if (!s)
+		return;
+	free(s->c);
+	kvm_snap_init(s);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* "PID-" followed by digits: one VM of PID. */
+static bool vm_dir_of(const char *name, pid_t pid)
+{
+	char prefix[32];
+	size_t n = (size_t)snprintf(prefix, sizeof(prefix), "%d-", (int)pid);
+
+	if (strncmp(name, prefix, n) || !name[n])
+		return false;
+	for (const char *p = name + n; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return false;
+	return true;
+}
+
+int kvm_stats_dirs(const char *root, pid_t pid, char ***dirs, size_t *n)
+{
+	char *base = xasprintf("%s/sys/kernel/debug/kvm", root_or_empty(root));
+	char **v = NULL;
+	size_t nv = 0;
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	*dirs = NULL;
+	*n = 0;
+	d = opendir(base);
+	if (!d) {
+		ret = -errno;
+		if (ret != -ENOENT && ret != -EACCES && ret != -EPERM)
+			err_errno("cannot open '%s'", base);
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		if (!vm_dir_of(de->d_name, pid))
+			continue;
+		v = xrealloc(v, (nv + 1) * sizeof(*v));
+		v[nv++] = xasprintf("%s/%s", base, de->d_name);
+	}
+	closedir(d);
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_str);
+	*dirs = v;
+	*n = nv;
+out:
+	free(base);
+	return ret;
+}
+
+/* One decimal number and a newline, as debugfs prints a u64 stat. */
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	while (*end == '\n' || *end == ' ')
+		end++;
+	return *end ? -EINVAL : 0;
+}
+
+/*
+ * Empty, or more than one line: a table such as mmu_rmaps_stat (empty with
+ * npt=1, four lines with shadow paging), not a counter.
+ */
+static bool is_table(const char *text)
+{
+	const char *nl = strchr(text, '\n');
+
+	return !*text || (nl && nl[1]);
+}
+
+static struct kvm_counter *snap_find(const struct kvm_snap *s, const char *name)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(name, s->c[mid].name);
+
+		if (!c)
+			return &s->c[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+static int cmp_counter(const void *a, const void *b)
+{
+	return strcmp(((const struct kvm_counter *)a)->name,
+		      ((const struct kvm_counter *)b)->name);
+}
+
+/* Add NAME=V to S: summed if S has it (kept sorted by the caller). */
+static void snap_add(struct kvm_snap *s, const char *name, uint64_t v)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->c[i].name, name)) {
+			s->c[i].value += v;
+			return;
+		}
+	/* the caller skips names of KVM_COUNTER_NAME_MAX bytes or more */
+	s->c = xrealloc(s->c, (s->n + 1) * sizeof(*s->c));
+	memset(s->c[s->n].name, 0, sizeof(s->c[s->n].name));
+	memcpy(s->c[s->n].name, name, strnlen(name, KVM_COUNTER_NAME_MAX - 1));
+	s->c[s->n++].value = v;
+}
+
+static int snap_read_dir(const char *dir, struct kvm_snap *s)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int ret = 0;
+
+	if (!d)
+		return err_errno("cannot open '%s'", dir);
+	while ((de = readdir(d))) {
+		char *path, *text = NULL;
+		struct stat st;
+		uint64_t v;
+		int r;
+
+		if (de->d_name[0] == '.' ||
+		    strlen(de->d_name) >= KVM_COUNTER_NAME_MAX)
+			continue;
+		path = xasprintf("%s/%s", dir, de->d_name);
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		r = read_file(path, 4096, &text, NULL);
+		if (r < 0 || is_table(text)) {
+			/* write-only, vanished, or a table (mmu_rmaps_stat) */
+			free(text);
+			free(path);
+			continue;
+		}
+		r = parse_u64(text, &v);
+		if (r < 0)
+			ret = err("'%s' is not a counter: '%.40s'", path, text);
+		else
+			snap_add(s, de->d_name, v);
+		free(text);
+		free(path);
+		if (ret < 0)
+			break;
+	}
+	closedir(d);
+	return ret;
+}
+
+int kvm_snap_read(const char *root, pid_t pid, struct kvm_snap *s)
+{
+	char **dirs = NULL;
+	size_t n = 0;
+	int ret;
+
+	kvm_snap_release(s);
+	ret = kvm_stats_dirs(root, pid, &dirs, &n);
+	if (ret == -ENOENT) {
+		snprintf(s->why, sizeof(s->why),
+			 "no %s/sys/kernel/debug/kvm (debugfs not mounted or "
+			 "kvm not loaded)",
+			 root_or_empty(root));
+		return 0;
+	}
+	if (ret == -EACCES || ret == -EPERM) {
+		snprintf(s->why, sizeof(s->why),
+			 "cannot read %s/sys/kernel/debug/kvm: %s (needs root)",
+			 root_or_empty(root), strerror(-ret));
+		return 0;
+	}
+	if (ret < 0)
+		return ret;
+	if (!n) {
+		snprintf(s->why, sizeof(s->why),
+			 "no KVM VM of pid %d in %s/sys/kernel/debug/kvm "
+			 "(not a KVM guest, or its QEMU exited)",
+			 (int)pid, root_or_empty(root));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ret = snap_read_dir(dirs[i], s);
+		if (ret < 0) {
+			kvm_snap_release(s);
+			goto out;
+		}
+	}
+	if (s->n)
+		qsort(s->c, s->n, sizeof(*s->c), cmp_counter);
+	s->ndirs = n;
+	s->available = true;
+out:
+	free_strv(dirs, n);
+	return ret;
+}
+
+int kvm_snap_get(const struct kvm_snap *s, const char *name, uint64_t *v)
+{
+	const struct kvm_counter *c = s->available ? snap_find(s, name) : NULL;
+
+	if (!c)
+		return -ENOENT;
+	*v = c->value;
+	return 0;
+}
+
+int kvm_snap_delta(const struct kvm_snap *a, const struct kvm_snap *b,
+		   struct kvm_snap *d)
+{
+	kvm_snap_release(d);
+	if (!a->available || !b->available)
+		return err("kvm counters: delta of an unavailable snapshot");
+	for (size_t i = 0; i < b->n; i++) {
+		const struct kvm_counter *cb = &b->c[i];
+		const struct kvm_counter *ca = snap_find(a, cb->name);
+
+		if (!ca || !kvm_counter_cumulative(cb->name))
+			continue;
+		if (cb->value < ca->value) {
+			kvm_snap_release(d);
+			return err_code(-ERANGE,
+					"kvm counter '%s' went back from "
+					"%" PRIu64 " to %" PRIu64,
+					cb->name, ca->value, cb->value);
+		}
+		/* b is sorted, so d is too */
+		d->c = xrealloc(d->c, (d->n + 1) * sizeof(*d->c));
+		d->c[d->n] = *cb;
+		d->c[d->n++].value = cb->value - ca->value;
+	}
+	d->ndirs = b->ndirs;
+	d->available = true;
+	return 0;
+}
+
+/* ---- kvm_exit hist ----------------------------------------------------- */
+
+void kvm_exits_init(struct kvm_exits *x)
+{
+	memset(x, 0, sizeof(*x));
+}
+
+void kvm_exits_release(struct kvm_exits *x)
+{
+	enum kvm_vendor v;
+
+	if (!x)
+		return;
+	v = x->vendor;
+	free(x->e);
+	kvm_exits_init(x);
+	x->vendor = v;
+}
+
+/* S without blanks, into a new string. */
+static char *squeeze_new(const char *s, size_t n)
+{
+	char *out = xmalloc(n + 1), *o = out;
+
+	for (size_t i = 0; i < n && s[i]; i++)
+		if (!isspace((unsigned char)s[i]))
+			*o++ = s[i];
+	*o = '\0';
+	return out;
+}
+
+/*
+ * "# trigger info: hist:keys=K:vals=...:size=N [if FILTER] [active]": does
+ * it key on exit_reason alone with FILTER (NULL: any)?
+ */
+static bool trigger_is_ours(const char *info, size_t len, const char *filter)
+{
+	const char *keys = NULL, *end = info + len, *f;
+	char *want, *have;
+	bool ok;
+
+	for (const char *p = info; p + 5 <= end; p++)
+		if (!strncmp(p, "keys=", 5)) {
+			keys = p + 5;
+			break;
+		}
+	if (!keys || (size_t)(end - keys) < strlen(EXIT_KEY) ||
+	    strncmp(keys, EXIT_KEY, strlen(EXIT_KEY)) ||
+	    (keys[strlen(EXIT_KEY)] != ':' && keys + strlen(EXIT_KEY) != end))
+		return false;
+	if (!filter)
+		return true;
+	/* the filter runs from " if " to the " [active]"/" [paused]" tag */
+	f = NULL;
+	for (const char *p = keys; p + 4 <= end; p++)
+		if (!strncmp(p, " if ", 4)) {
+			f = p + 4;
+			break;
+		}
+	if (!f)
+		return !*filter;
+	while (end > f && isspace((unsigned char)end[-1]))
+		end--;
+	if (end > f && end[-1] == ']')
+		while (end > f && *--end != '[')
+			;
+	want = squeeze_new(filter, strlen(filter));
+	have = squeeze_new(f, (size_t)(end - f));
+	ok = !strcmp(want, have);
+	free(want);
+	free(have);
+	return ok;
+}
+
+static int exits_add(struct kvm_exits *x, uint32_t code, uint64_t count)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (x->e[i].code == code) {
+			x->e[i].count += count;
+			return 0;
+		}
+	x->e = xrealloc(x->e, (x->n + 1) * sizeof(*x->e));
+	x->e[x->n].code = code;
+	x->e[x->n++].count = count;
+	return 0;
+}
+
+static int cmp_exit_code(const void *a, const void *b)
+{
+	uint32_t x = ((const struct kvm_exit_count *)a)->code;
+	uint32_t y = ((const struct kvm_exit_count *)b)->code;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Skip blanks; then an unsigned decimal, or -EINVAL. */
+static int scan_u64(const char **p, const char *end, uint64_t *v)
+{
+	uint64_t n = 0;
+	const char *s = *p;
+
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s == end || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; s < end && isdigit((unsigned char)*s); s++) {
+		if (n > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -EINVAL;
+		n = n * 10 + (uint64_t)(*s - '0');
+	}
+	*p = s;
+	*v = n;
+	return 0;
+}
+
+/* "{ exit_reason:        124 } hitcount:          1" */
+static int parse_entry(const char *l, const char *end, uint32_t *code,
+		       uint64_t *count)
+{
+	const char *p = l + 1;
+	uint64_t c;
+
+	while (p < end && *p == ' ')
+		p++;
+	if ((size_t)(end - p) < strlen(EXIT_KEY ":") ||
+	    strncmp(p, EXIT_KEY ":", strlen(EXIT_KEY ":")))
+		return -EINVAL;
+	p += strlen(EXIT_KEY ":");
+	if (scan_u64(&p, end, &c) < 0 || c > UINT32_MAX)
+		return -EINVAL;
+	while (p < end && *p == ' ')
+		p++;
+	if (p == end || *p != '}')
+		return -EINVAL;
+	p++;
+	while (p < end && *p == ' ')
+		p++;
+	if ((size_t)(end - p) < strlen("hitcount:") ||
+	    strncmp(p, "hitcount:", strlen("hitcount:")))
+		return -EINVAL;
+	p += strlen("hitcount:");
+	if (scan_u64(&p, end, count) < 0)
+		return -EINVAL;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p != end)
+		return -EINVAL;
+	*code = (uint32_t)c;
+	return 0;
+}
+
+static bool starts(const char *l, const char *end, const char *s)
+{
+	size_t n = strlen(s);
+
+	return (size_t)(end - l) >= n && !strncmp(l, s, n);
+}
+
+/*
+ * One line of our table (P..END, leading blanks skipped): an entry, or the
+ * Totals block.  Returns NULL, or what is wrong with the line.
+ */
+static const char *hist_line(const char *p, const char *end, bool *totals,
+			     uint64_t *hits, struct kvm_exits *x)
+{
+	static const char *const totals_keys[] = {
+	    "Hits:", "Entries:", "Dropped:"};
+	uint64_t v;
+
+	if (*p == '{') {
+		uint32_t code;
+		uint64_t count;
+
+		if (*totals || parse_entry(p, end, &code, &count) < 0)
+			return "not an exit_reason entry";
+		if (x->total + count < x->total)
+			return "total overflows";
+		exits_add(x, code, count);
+		x->total += count;
+		return NULL;
+	}
+	if (starts(p, end, "Totals:")) {
+		*totals = true;
+		return NULL;
+	}
+	for (size_t i = 0; *totals && i < ARRAY_SIZE(totals_keys); i++) {
+		if (!starts(p, end, totals_keys[i]))
+			continue;
+		p += strlen(totals_keys[i]);
+		if (scan_u64(&p, end, &v) < 0)
+			return "unexpected line";
+		if (i == 0)
+			*hits = v;
+		else if (i == 2)
+			x->dropped = v;
+		return NULL;
+	}
+	return "unexpected line";
+}
+
+int kvm_exits_parse(const char *text, const char *filter, struct kvm_exits *x)
+{
+	enum { BEFORE, IN_OURS, DONE } state = BEFORE;
+	const char *l = text, *end;
+	unsigned lineno = 0;
+	bool totals = false;
+	uint64_t hits = 0;
+	int ret = 0;
+
+	kvm_exits_release(x);
+	for (; *l; l = *end ? end + 1 : end) {
+		const char *p, *bad;
+
+		end = strchr(l, '\n');
+		if (!end)
+			end = l + strlen(l);
+		lineno++;
+		p = l;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (starts(p, end, "# trigger info:")) {
+			if (state == IN_OURS)
+				state = DONE;
+			else if (state == BEFORE &&
+				 trigger_is_ours(p, (size_t)(end - p), filter))
+				state = IN_OURS;
+			continue;
+		}
+		if (state != IN_OURS || p == end || *p == '#')
+			continue;
+		bad = hist_line(p, end, &totals, &hits, x);
+		if (bad) {
+			ret = err("kvm_exit hist: line %u: %s: '%.*s'", lineno,
+				  bad, (int)(end - p > 80 ? 80 : end - p), p);
+			goto out;
+		}
+	}
+	if (state == BEFORE) {
+		kvm_exits_release(x);
+		snprintf(x->why, sizeof(x->why),
+			 "no kvm_exit hist table keyed on exit_reason%s%s",
+			 filter ? " with filter " : "", filter ? filter : "");
+		return 0;
+	}
+	/*
+	 * The kernel counts a hit before it updates the entry, and prints
+	 * Hits after the entries: on a running guest Hits can be ahead of
+	 * their sum, never behind.
+	 */
+	if (!totals || hits < x->total) {
+		ret = err("kvm_exit hist: %s (entries sum to %" PRIu64
+			  ", Hits: %" PRIu64 ")",
+			  totals ? "entries sum to more than the hits"
+				 : "table has no Totals",
+			  x->total, hits);
+		goto out;
+	}
+	if (x->n)
+		qsort(x->e, x->n, sizeof(*x->e), cmp_exit_code);
+	x->available = true;
+out:
+	if (ret < 0)
+		kvm_exits_release(x);
+	return ret;
+}
+
+int kvm_exits_delta(const struct kvm_exits *a, const struct kvm_exits *b,
+		    struct kvm_exits *d)
+{
+	kvm_exits_release(d);
+	if (!a->available || !b->available)
+		return err("kvm exits: delta of an unavailable hist");
+	d->vendor = b->vendor;
+	for (size_t i = 0; i < b->n; i++) {
+		uint64_t before = 0;
+
+		for (size_t j = 0; j < a->n; j++)
+			if (a->e[j].code == b->e[i].code)
+				before = a->e[j].count;
+		if (b->e[i].count < before) {
+			kvm_exits_release(d);
+			return err_code(-ERANGE,
+					"kvm exit reason %" PRIu32
+					" went back from %" PRIu64
+					" to %" PRIu64,
+					b->e[i].code, before, b->e[i].count);
+		}
+		if (b->e[i].count > before)
+			exits_add(d, b->e[i].code, b->e[i].count - before);
+	}
+	for (size_t i = 0; i < d->n; i++)
+		d->total += d->e[i].count;
+	d->dropped = b->dropped >= a->dropped ? b->dropped - a->dropped : 0;
+	d->available = true;
+	return 0;
+}
+
+/* The first of ROOT/sys/kernel/tracing and ROOT/sys/kernel/debug/tracing
+ * with events/kvm/kvm_exit, as "ROOT/.../events/kvm/kvm_exit", or NULL. */
+static char *kvm_exit_dir_new(const char *root)
+{
+	static const char *const bases[] = {"/sys/kernel/tracing",
+					    "/sys/kernel/debug/tracing"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bases); i++) {
+		char *d = xasprintf("%s%s/events/kvm/kvm_exit",
+				    root_or_empty(root), bases[i]);
+		struct stat st;
+
+		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode))
+			return d;
+		free(d);
+	}
+	return NULL;
+}
+
+/* "common_pid==T1||common_pid==T2..." for the tasks of PID. */
+static int task_filter(const char *root, pid_t pid, char **out)
+{
+	char *dir = xasprintf("%s/proc/%d/task", root_or_empty(root), (int)pid);
+	char **tids = NULL, *f = NULL;
+	size_t n = 0, len = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int ret = 0;
+
+	*out = NULL;
+	if (!d) {
+		ret = -errno;
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		char *e;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		strtol(de->d_name, &e, 10);
+		if (*e)
+			continue;
+		tids = xrealloc(tids, (n + 1) * sizeof(*tids));
+		tids[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (!n) {
+		ret = -ESRCH;
+		goto out;
+	}
+	qsort(tids, n, sizeof(*tids), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		len += strlen(tids[i]) + strlen("common_pid==||");
+	f = xmalloc(len + 1);
+	f[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(f, "||");
+		strcat(f, "common_pid==");
+		strcat(f, tids[i]);
+	}
+	*out = f;
+out:
+	free_strv(tids, n);
+	free(dir);
+	return ret;
+}
+
+/* Append CMD to the trigger file: O_APPEND, never O_TRUNC (see header). */
+static int trigger_write(const char *path, const char *cmd)
+{
+	size_t n = strlen(cmd);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	ssize_t w;
+
+	if (fd < 0)
+		return -errno;
+	w = write(fd, cmd, n);
+	if (w < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	if (close(fd) < 0)
+		return -errno;
+	return (size_t)w == n ? 0 : -EIO;
+}
+
+static void hist_clear(struct kvm_exit_hist *h)
+{
+	free(h->trigger);
+	free(h->hist);
+	free(h->filter);
+	free(h->spec);
+	h->trigger = h->hist = h->filter = h->spec = NULL;
+	h->active = false;
+}
+
+int kvm_exit_hist_start(const char *root, pid_t pid, struct kvm_exit_hist *h)
+{
+	char *dir = kvm_exit_dir_new(root);
+	int r;
+
+	memset(h, 0, sizeof(*h));
+	h->vendor = kvm_vendor_detect(root);
+	if (!dir) {
+		snprintf(h->why, sizeof(h->why),
+			 "no kvm:kvm_exit event under %s/sys/kernel/tracing or "
+			 "%s/sys/kernel/debug/tracing (tracefs not mounted or "
+			 "kvm not loaded)",
+			 root_or_empty(root), root_or_empty(root));
+		return 0;
+	}
+	h->trigger = xasprintf("%s/trigger", dir);
+	h->hist = xasprintf("%s/hist", dir);
+	free(dir);
+	r = task_filter(root, pid, &h->filter);
+	if (r < 0) {
+		snprintf(h->why, sizeof(h->why),
+			 "cannot list the tasks of pid %d: %s", (int)pid,
+			 strerror(-r));
+		goto unavailable;
+	}
+	h->spec =
+	    xasprintf("hist:keys=" EXIT_KEY ":vals=hitcount if %s", h->filter);
+	if (strlen(h->spec) > TRIGGER_MAX) {
+		snprintf(h->why, sizeof(h->why),
+			 "the kvm_exit filter for the tasks of pid %d is %zu "
+			 "bytes, more than a trigger write takes (%d)",
+			 (int)pid, strlen(h->spec), TRIGGER_MAX);
+		goto unavailable;
+	}
+	r = trigger_write(h->trigger, h->spec);
+	if (r == -EEXIST) {
+		note("adopting an existing kvm_exit hist trigger for pid %d",
+		     (int)pid);
+		r = 0;
+	}
+	switch (r) {
+	case 0:
+		h->active = true;
+		return 0;
+	case -EACCES:
+	case -EPERM:
+	case -ENOENT:
+	case -EROFS:
+		snprintf(h->why, sizeof(h->why), "cannot write '%s': %s",
+			 h->trigger, strerror(-r));
+		goto unavailable;
+	case -EINVAL:
+	case -ENODEV:
+	case -ENOSYS:
+		snprintf(h->why, sizeof(h->why),
+			 "'%s' refused a hist trigger: %s (kernel without "
+			 "CONFIG_HIST_TRIGGERS?)",
+			 h->trigger, strerror(-r));
+		goto unavailable;
+	default:
+		r = err_code(r,
+			     "cannot install a kvm_exit hist trigger in '%s'",
+			     h->trigger);
+		hist_clear(h);
+		return r;
+	}
+unavailable:
+	hist_clear(h);
+	return 0;
+}
+
+int kvm_exit_hist_read(const struct kvm_exit_hist *h, struct kvm_exits *x)
+{
+	char *text = NULL;
+	int ret;
+
+	kvm_exits_release(x);
+	x->vendor = h->vendor;
+	if (!h->active) {
+		snprintf(x->why, sizeof(x->why), "%s",
+			 h->why[0] ? h->why : "no kvm_exit hist trigger");
+		return 0;
+	}
+	ret = read_file(h->hist, HIST_MAX, &text, NULL);
+	if (ret < 0)
+		return err_code(ret, "cannot read '%s'", h->hist);
+	ret = kvm_exits_parse(text, h->filter, x);
+	if (ret < 0)
+		err("in '%s'", h->hist);
+	else if (!x->available)
+		snprintf(x->why, sizeof(x->why),
+			 "our kvm_exit hist trigger is gone from '%s'",
+			 h->hist);
+	free(text);
+	return ret;
+}
+
+int kvm_exit_hist_stop(struct kvm_exit_hist *h)
+{
+	int ret = 0;
+
+	if (h->active) {
+		char *cmd = xasprintf("!%s", h->spec);
+		int r = trigger_write(h->trigger, cmd);
+
+		/* -ENOENT: someone removed it already */
+		if (r < 0 && r != -ENOENT)
+			ret = err_code(r,
+				       "cannot remove the kvm_exit hist "
+				       "trigger from '%s'",
+				       h->trigger);
+		free(cmd);
+	}
+	hist_clear(h);
+	return ret;
+}
+
+/* ---- results.json ------------------------------------------------------- */
+
+static int cmp_count_desc(const void *a, const void *b)
+{
+	const struct kvm_exit_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+static json_t *exits_json(const struct kvm_exits *d)
+{
+	struct kvm_exit_count *e = xmalloc((d->n ? d->n : 1) * sizeof(*e));
+	json_t *arr = json_array();
+
+	if (d->n) {
+		memcpy(e, d->e, d->n * sizeof(*e));
+		qsort(e, d->n, sizeof(*e), cmp_count_desc);
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		const char *name = kvm_exit_reason_name(d->vendor, e[i].code);
+
+		json_array_append_new(
+		    arr, json_pack("{s:o,s:I,s:I}", "reason",
+				   name ? json_string(name) : json_null(),
+				   "code", (json_int_t)e[i].code, "count",
+				   (json_int_t)e[i].count));
+	}
+	free(e);
+	return arr;
+}
+
+static json_t *uint_json(uint64_t v)
+{
+	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX
+						    : (json_int_t)v);
+}
+
+static void kvm_null(json_t *observed, const char *why)
+{
+	json_object_set_new(observed, "kvm", json_null());
+	json_object_set_new(observed, "kvm_why", json_string(why));
+}
+
+int kvm_sample_json(const struct kvm_snap *a, const struct kvm_snap *b,
+		    const struct kvm_exits *ea, const struct kvm_exits *eb,
+		    json_t *observed)
+{
+	struct kvm_snap d;
+	struct kvm_exits dx;
+	json_t *kvm = NULL, *at_end, *delta;
+	int ret;
+
+	kvm_snap_init(&d);
+	kvm_exits_init(&dx);
+	json_object_del(observed, "kvm_why");
+	if (!a->available || !b->available) {
+		kvm_null(observed, !b->available ? b->why : a->why);
+		return 0;
+	}
+	ret = kvm_snap_delta(a, b, &d);
+	if (ret < 0)
+		goto out;
+	kvm = json_object();
+	json_object_set_new(kvm, "vms", json_integer((json_int_t)b->ndirs));
+	for (size_t i = 0; i < ARRAY_SIZE(page_counters); i++) {
+		uint64_t v;
+
+		json_object_set_new(kvm, page_counters[i],
+				    kvm_snap_get(b, page_counters[i], &v)
+					? json_null()
+					: uint_json(v));
+	}
+	at_end = json_object();
+	for (size_t i = 0; i < b->n; i++) {
+		bool page = false;
+
+		for (size_t j = 0; j < ARRAY_SIZE(page_counters); j++)
+			page |= !strcmp(b->c[i].name, page_counters[j]);
+		if (!page && !kvm_counter_cumulative(b->c[i].name))
+			json_object_set_new(at_end, b->c[i].name,
+					    uint_json(b->c[i].value));
+	}
+	json_object_set_new(kvm, "at_end", at_end);
+	delta = json_object();
+	for (size_t i = 0; i < d.n; i++)
+		json_object_set_new(delta, d.c[i].name,
+				    uint_json(d.c[i].value));
+	json_object_set_new(kvm, "delta", delta);
+
+	if (!ea || !eb || !ea->available || !eb->available) {
+		const char *why = !eb || !ea ? "exits by reason not collected"
+				  : !eb->available ? eb->why
+						   : ea->why;
+
+		json_object_set_new(kvm, "exits_by_reason", json_null());
+		json_object_set_new(kvm, "exits_by_reason_why",
+				    json_string(why));
+	} else {
+		ret = kvm_exits_delta(ea, eb, &dx);
+		if (ret < 0)
+			goto out;
+		json_object_set_new(kvm, "exits_vendor",
+				    json_string(kvm_vendor_name(dx.vendor)));
+		json_object_set_new(kvm, "exits_total", uint_json(dx.total));
+		json_object_set_new(kvm, "exits_dropped",
+				    uint_json(dx.dropped));
+		json_object_set_new(kvm, "exits_by_reason", exits_json(&dx));
+	}
+	json_object_set_new(observed, "kvm", kvm);
+	kvm = NULL;
+out:
+	json_decref(kvm);
+	kvm_snap_release(&d);
+	kvm_exits_release(&dx);
+	return ret;
+}
+
+/* ---- the sampler -------------------------------------------------------- */
+
+struct kvm_sampler {
+	char *root;
+	pid_t pid;
+	struct kvm_exit_hist hist;
+	struct kvm_snap s0, s1;
+	struct kvm_exits e0, e1;
+	bool begun;
+};
+
+int kvm_sampler_new(const char *root, pid_t pid, struct kvm_sampler **out)
+{
+	struct kvm_sampler *k = xcalloc(1, sizeof(*k));
+	int ret;
+
+	*out = NULL;
+	k->root = xstrdup(root_or_empty(root));
+	k->pid = pid;
+	kvm_snap_init(&k->s0);
+	kvm_snap_init(&k->s1);
+	kvm_exits_init(&k->e0);
+	kvm_exits_init(&k->e1);
+	ret = kvm_exit_hist_start(k->root, pid, &k->hist);
+	if (ret < 0) {
+		kvm_sampler_free(k);
+		return ret;
+	}
+	*out = k;
+	return 0;
+}
+
+int kvm_sampler_begin(struct kvm_sampler *k)
+{
+	int ret = kvm_snap_read(k->root, k->pid, &k->s0);
+
+	if (ret == 0)
+		ret = kvm_exit_hist_read(&k->hist, &k->e0);
+	k->begun = ret == 0;
+	return ret;
+}
+
+int kvm_sampler_end(struct kvm_sampler *k, json_t *observed)
+{
+	int ret;
+
+	if (!k->begun)
+		return err("kvm sampler: end without a begin");
+	k->begun = false;
+	ret = kvm_snap_read(k->root, k->pid, &k->s1);
+	if (ret == 0)
+		ret = kvm_exit_hist_read(&k->hist, &k->e1);
+	if (ret == 0)
+		ret = kvm_sample_json(&k->s0, &k->s1, &k->e0, &k->e1, observed);
+	return ret;
+}
+
+void kvm_sampler_free(struct kvm_sampler *k)
+{
+	if (!k)
+		return;
+	if (kvm_exit_hist_stop(&k->hist) < 0)
+		warn("the kvm_exit hist trigger of pid %d may remain",
+		     (int)k->pid);
+	kvm_snap_release(&k->s0);
+	kvm_snap_release(&k->s1);
+	kvm_exits_release(&k->e0);
+	kvm_exits_release(&k->e1);
+	free(k->root);
+	free(k);
+}
