@@ -59,7 +59,8 @@ static void check_sample(const json_t *msg)
 		runner_result_release(&r);
 	errbuf[0] = '\0';
 	if (guest_obs_check(result, errbuf, sizeof(errbuf)) < 0)
-		check(errbuf[0] != '\0', "observation error without a description");
+		check(errbuf[0] != '\0',
+		      "observation error without a description");
 }
 
 /* Encode MSG and decode the frame again: the same message must come back. */
