@@ -224,7 +224,10 @@ static const char *knob_get(const char *name, char *out, size_t len,
 		return "io-error";
 	}
 	ret = knob_value_parse(raw, out, len);
-	if (ret < 0)
+	if (ret == -ENAMETOOLONG)
+		snprintf(msg, msglen, "'%s' holds a value of %zu bytes or more",
+			 path, len);
+	else if (ret < 0)
 		snprintf(msg, msglen, "'%s' holds no value ('%.64s')", path,
 			 raw);
 	free(raw);
