@@ -8,6 +8,12 @@
  * heartbeats) and shutdown; built with -DVMTAX_AGENT_TEST it also takes
  * test-hang and test-panic.
  *
+ * The test build also runs on the host for tests: "vmtax-agent-test --fd N"
+ * serves the protocol on inherited descriptor N (one end of a socketpair)
+ * instead of a virtio port, and exits at its end of file.  It then never
+ * powers off or crashes the machine: shutdown only ends the agent, and
+ * test-panic is refused.
+ *
  * Guest knobs are the generic knobs of lib/knob-path.h: a name outside
  * /proc/sys and /sys/kernel/mm is refused before any file is touched.
  * set-thp is the knobs mm.transparent_hugepage.{enabled,defrag} through the
@@ -70,6 +76,7 @@ struct agent {
 	bool shutdown; /* power off after this reply */
 	double shutdown_delay_s; /* ... after this long */
 	bool panic;    /* crash the kernel after this reply */
+	bool hosted;   /* on a host (--fd): never power off or crash */
 };
 
 /* What one request produced: a reply and a line for the console. */
@@ -731,6 +738,13 @@ static void handle_test_hang(struct agent *a, const json_t *req,
 static void handle_test_panic(struct agent *a, const json_t *req,
 			      struct outcome *o)
 {
+	if (a->hosted) {
+		o->reply = proto_reply_err_new(proto_id(req), "bad-request",
+					       "test-panic is refused outside "
+					       "a guest");
+		snprintf(o->log, sizeof(o->log), "refused on a host");
+		return;
+	}
 	a->panic = true;
 	o->reply = proto_reply_ok_new(proto_id(req), NULL);
 	snprintf(o->log, sizeof(o->log), "crashing the kernel through sysrq");
@@ -856,6 +870,8 @@ static int serve(struct agent *a)
 		}
 		if (r == 0) {
 			note("host disconnected from '%s'", a->port);
+			if (a->hosted)
+				return 0;
 			proto_decoder_reset(&a->dec);
 			ret = wait_host(a);
 			if (ret < 0)
@@ -873,6 +889,10 @@ static int serve(struct agent *a)
 			}
 			handle(a, msg);
 			json_decref(msg);
+			if (a->shutdown && a->hosted)
+				return 0;
+			if (a->panic && a->hosted)
+				return -EIO;
 			if (a->shutdown) {
 				if (a->shutdown_delay_s > 0)
 					usleep((useconds_t)(a->shutdown_delay_s * 1e6));
@@ -887,7 +907,7 @@ static int serve(struct agent *a)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct agent a = {.fd = -1};
 	int ret = 1;
@@ -896,6 +916,24 @@ int main(void)
 	proto_decoder_init(&a.dec);
 	note("vmtax-agent %s (%s build, protocol %d) starting", VMTAX_VERSION,
 	     AGENT_FLAVOUR, PROTO_VERSION);
+#ifdef VMTAX_AGENT_TEST
+	if (argc == 3 && !strcmp(argv[1], "--fd")) {
+		a.hosted = true;
+		a.fd = atoi(argv[2]);
+		snprintf(a.port, sizeof(a.port), "descriptor %d", a.fd);
+		if (a.fd < 3 || fcntl(a.fd, F_GETFD) < 0) {
+			err("'%s' is not an open descriptor above 2", argv[2]);
+			a.fd = -1;
+			goto out;
+		}
+		if (serve(&a) == 0)
+			ret = 0;
+		goto out;
+	}
+#else
+	(void)argc;
+	(void)argv;
+#endif
 	if (find_port(a.port, sizeof(a.port)) < 0)
 		goto out;
 	a.fd = open(a.port, O_RDWR | O_CLOEXEC);
