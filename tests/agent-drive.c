@@ -53,15 +53,15 @@ static void print_answer(const char *type, int ret, json_t *result,
 static int one(struct agent_client *a, const char *text)
 {
 	json_t *req = json_loads(text, 0, NULL), *res = NULL;
-	char why[1024] = "", got[256];
-	const char *type;
+	char why[1024] = "", got[256], *type;
 	int ret;
 
-	type = json_string_value(json_object_get(req, "type"));
-	if (!type) {
+	if (!json_is_string(json_object_get(req, "type"))) {
 		json_decref(req);
 		return err("not a request object: '%s'", text);
 	}
+	/* A copy: "type" is removed from REQ before a generic call. */
+	type = xstrdup(json_string_value(json_object_get(req, "type")));
 	if (!strcmp(type, "set-knob")) {
 		const char *n = json_string_value(json_object_get(req, "name"));
 		const char *v =
@@ -80,6 +80,7 @@ static int one(struct agent_client *a, const char *text)
 	print_answer(type, ret, res, why);
 	json_decref(res);
 	json_decref(req);
+	free(type);
 	return ret == -EPIPE || ret == -ETIMEDOUT ? ret : 0;
 }
 
