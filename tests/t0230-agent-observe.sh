@@ -48,7 +48,7 @@ out() { sed -n "$(($1 + 1))p" "$TRASH/answers" | jq -r .result.output; }
 
 test_expect_success "boot a tiny guest ($VCPUS vCPUs, $MEM_MIB MiB), answer every request" '
 	start=$(date +%s) &&
-	flock /tmp/vmtax-host.lock "$DRIVE" "$KERNEL" "$TINY" $VCPUS $MEM_MIB \
+	flock -o /tmp/vmtax-host.lock "$DRIVE" "$KERNEL" "$TINY" $VCPUS $MEM_MIB \
 		"console=ttyS0 panic=-1 $MARK" "$TRASH/console.log" \
 		<"$TRASH/requests" >"$TRASH/answers" &&
 	echo "# agent-drive took $(($(date +%s) - start)) s" &&
