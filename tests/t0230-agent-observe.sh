@@ -15,6 +15,9 @@ KVER=${KVER#tiny-}
 KERNEL=/boot/vmlinuz-$KVER
 [ -r "$KERNEL" ] || skip_all "no guest kernel '$KERNEL'"
 
+# Another test may have restarted libvirtd just before we got the lock.
+WAIT_LIBVIRT='i=0; until virsh -c qemu:///system version >/dev/null 2>&1; do
+	i=$((i + 1)); [ $i -lt 30 ] || break; sleep 1; done'
 VCPUS=2
 MEM_MIB=768
 MARK=vmtax.t0230=marker-$$
@@ -40,15 +43,17 @@ EOF
 
 # ans N JQ: answer N (0 = the first hello) satisfies JQ
 ans() {
-	sed -n "$(($1 + 1))p" "$TRASH/answers" | jq -e "$2" >/dev/null ||
-		{ echo "answer $1: $(sed -n "$(($1 + 1))p" "$TRASH/answers")"; false; }
+	l=$(sed -n "$(($1 + 1))p" "$TRASH/answers")
+	test -n "$l" || { echo "no answer $1"; return 1; }
+	printf "%s\n" "$l" | jq -e "$2" >/dev/null || { echo "answer $1: $l"; return 1; }
 }
 # out N: the output of run answer N
 out() { sed -n "$(($1 + 1))p" "$TRASH/answers" | jq -r .result.output; }
 
 test_expect_success "boot a tiny guest ($VCPUS vCPUs, $MEM_MIB MiB), answer every request" '
 	start=$(date +%s) &&
-	flock -o /tmp/vmtax-host.lock "$DRIVE" "$KERNEL" "$TINY" $VCPUS $MEM_MIB \
+	flock -o /tmp/vmtax-host.lock sh -c "$WAIT_LIBVIRT; exec \"\$@\"" - \
+		"$DRIVE" "$KERNEL" "$TINY" $VCPUS $MEM_MIB \
 		"console=ttyS0 panic=-1 $MARK" "$TRASH/console.log" \
 		<"$TRASH/requests" >"$TRASH/answers" &&
 	echo "# agent-drive took $(($(date +%s) - start)) s" &&

@@ -34,8 +34,9 @@ EOF
 
 # ans N JQ: answer N (0 = ready, 1 = hello) satisfies JQ
 ans() {
-	sed -n "$(($1 + 1))p" "$TRASH/answers" | jq -e "$2" >/dev/null ||
-		{ echo "answer $1: $(sed -n "$(($1 + 1))p" "$TRASH/answers")"; false; }
+	l=$(sed -n "$(($1 + 1))p" "$TRASH/answers")
+	test -n "$l" || { echo "no answer $1"; return 1; }
+	printf "%s\n" "$l" | jq -e "$2" >/dev/null || { echo "answer $1: $l"; return 1; }
 }
 # kind PROG: what the agent should call PROG (see lib/guest-obs.h)
 kind() {
