@@ -43,6 +43,8 @@ WL_SRCS     := $(wildcard workloads/*.c)
 WL_BINS     := $(WL_SRCS:workloads/%.c=build/bin/%)
 UNIT_SRCS   := $(wildcard tests/unit/test-*.c)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+# Programs the shell tests drive (not unit tests): tests/NAME.c.
+TEST_TOOLS  := $(B)/tests/agent-drive
 
 # The agent and the workloads are static and never sanitized: they run in the
 # guest, and ASan does not support static linking.  They always live in build/.
@@ -52,7 +54,7 @@ AGENT_CFLAGS = -std=c11 -g -O2 $(WARN) -D_GNU_SOURCE -Ilib \
 
 .PHONY: all check check-unit check-integration demo bench deps deps-workloads clean \
         image-tiny fmt san tools fuzz fuzz-build fuzz-replay check-slow
-all: $(B)/vmtax build/bin/vmtax-agent $(WL_BINS)
+all: $(B)/vmtax build/bin/vmtax-agent $(WL_BINS) $(TEST_TOOLS)
 
 tools: build/bin/vmtax-agent $(WL_BINS)
 
@@ -80,6 +82,10 @@ build/bin/vmtax-agent-test: $(AGENT_SRCS) $(wildcard lib/*.h)
 build/bin/%: workloads/%.c $(wildcard workloads/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 $(WARN) -D_GNU_SOURCE -static -o $@ $< -lm
+
+$(B)/tests/agent-drive: tests/agent-drive.c $(B)/libvmtax.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 $(B)/tests/test-%: tests/unit/test-%.c $(B)/libvmtax.a
 	@mkdir -p $(dir $@)
@@ -111,7 +117,7 @@ SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 check: deps
 	$(MAKE) tools image-tiny
 	$(MAKE) B=build/san SAN="$(SANFLAGS)" OPT=-O1 build/san/vmtax \
-		$(UNIT_BINS:$(B)/%=build/san/%)
+		$(UNIT_BINS:$(B)/%=build/san/%) $(TEST_TOOLS:$(B)/%=build/san/%)
 	$(MAKE) fuzz-replay
 	$(MAKE) B=build/san check-unit check-integration
 

@@ -4,8 +4,20 @@
  *
  * Runs in the tiny guest (started by /init) or any guest with a virtio-serial
  * port named org.vmtax.agent.0.  It answers one request at a time, in order:
- * hello, set-thp, run (through lib/runner.c, with heartbeats) and shutdown;
- * built with -DVMTAX_AGENT_TEST it also takes test-hang and test-panic.
+ * hello, observe, set-knob, set-thp, run (through lib/runner.c, with
+ * heartbeats) and shutdown; built with -DVMTAX_AGENT_TEST it also takes
+ * test-hang and test-panic.
+ *
+ * The test build also runs on the host for tests: "vmtax-agent-test --fd N"
+ * serves the protocol on inherited descriptor N (one end of a socketpair)
+ * instead of a virtio port, and exits at its end of file.  It then never
+ * powers off or crashes the machine: shutdown only ends the agent, and
+ * test-panic is refused.
+ *
+ * Guest knobs are the generic knobs of lib/knob-path.h: a name outside
+ * /proc/sys and /sys/kernel/mm is refused before any file is touched.
+ * set-thp is the knobs mm.transparent_hugepage.{enabled,defrag} through the
+ * same code, with its own request and reply kept for older hosts.
  *
  * It has no network listener and runs only what arrives on its own port.
  * Memory is bounded: the decoder holds at most one frame, replies are built
@@ -29,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guest-obs.h"
+#include "knob-path.h"
 #include "proto.h"
 #include "runner.h"
 #include "util.h"
@@ -36,6 +50,16 @@
 #define PORT_DIR "/sys/class/virtio-ports"
 #define PORT_WAIT_S 30.0
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+#define THP_KNOB "mm.transparent_hugepage."
+#define CPU_ONLINE "/sys/devices/system/cpu/online"
+/* Enough for any /proc/meminfo and /proc/cmdline. */
+#define PROC_FILE_MAX (256 * 1024)
+/* How much of a tool's binary is searched for its banner. */
+#define TOOL_READ_MAX (8 * 1024 * 1024)
+/* A knob's file: its directory and a name shorter than KNOB_NAME_MAX. */
+#define KNOB_PATH_MAX (KNOB_NAME_MAX + 32)
+/* The workload PATH when the agent has none. */
+#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define HEARTBEAT_DEFAULT_S 5.0
 
 #ifdef VMTAX_AGENT_TEST
@@ -52,6 +76,7 @@ struct agent {
 	bool shutdown; /* power off after this reply */
 	double shutdown_delay_s; /* ... after this long */
 	bool panic;    /* crash the kernel after this reply */
+	bool hosted;   /* on a host (--fd): never power off or crash */
 };
 
 /* What one request produced: a reply and a line for the console. */
@@ -172,16 +197,190 @@ static bool thp_choice_valid(const char *line, const char *word)
 	return false;
 }
 
+/* The file of generic knob NAME into PATH, or "bad-knob" with MSG. */
+static const char *knob_file(const char *name, char *path, char *msg,
+			     size_t msglen)
+{
+	if (knob_path(name, path, KNOB_PATH_MAX) == 0)
+		return NULL;
+	snprintf(msg, msglen,
+		 "'%.128s' is not a guest knob: sysctl.A.B (/proc/sys) or "
+		 "mm.A.B (/sys/kernel/mm), components of [A-Za-z0-9_-]",
+		 name);
+	return "bad-knob";
+}
+
+/*
+ * The current value of generic knob NAME into OUT.  Returns NULL, or an
+ * error code for a reply with the message in MSG.
+ */
+static const char *knob_get(const char *name, char *out, size_t len,
+			    char *msg, size_t msglen)
+{
+	char path[KNOB_PATH_MAX], *raw = NULL;
+	const char *code;
+	int ret;
+
+	code = knob_file(name, path, msg, msglen);
+	if (code)
+		return code;
+	ret = read_file(path, KNOB_VALUE_MAX * 64, &raw, NULL);
+	if (ret < 0) {
+		snprintf(msg, msglen, "cannot read '%s': %s", path,
+			 strerror(-ret));
+		return "io-error";
+	}
+	ret = knob_value_parse(raw, out, len);
+	if (ret == -ENAMETOOLONG)
+		snprintf(msg, msglen, "'%s' holds a value of %zu bytes or more",
+			 path, len);
+	else if (ret < 0)
+		snprintf(msg, msglen, "'%s' holds no value ('%.64s')", path,
+			 raw);
+	free(raw);
+	return ret < 0 ? "io-error" : NULL;
+}
+
+/*
+ * Write VALUE to generic knob NAME and read it back into GOT.  Returns NULL
+ * on success or an error code for the reply, with the message in MSG.
+ */
+static const char *knob_set(const char *name, const char *value, char *got,
+			    size_t glen, char *msg, size_t msglen)
+{
+	char path[KNOB_PATH_MAX];
+	const char *code;
+	int ret;
+
+	code = knob_file(name, path, msg, msglen);
+	if (code)
+		return code;
+	ret = write_str(path, value);
+	if (ret < 0) {
+		snprintf(msg, msglen, "cannot write '%s' to '%s': %s", value,
+			 path, strerror(-ret));
+		return "io-error";
+	}
+	code = knob_get(name, got, glen, msg, msglen);
+	if (code)
+		return code;
+	if (!knob_value_same(value, got)) {
+		snprintf(msg, msglen, "wrote '%s' to '%s' but read back '%s'",
+			 value, path, got);
+		return "readback-mismatch";
+	}
+	return NULL;
+}
+
 /* Current THP mode of knob ("enabled" or "defrag") as a JSON string/null. */
 static json_t *thp_current(const char *knob)
 {
-	char path[128], line[256], word[64];
+	char name[64], word[KNOB_VALUE_MAX], msg[256];
 
-	snprintf(path, sizeof(path), THP_DIR "/%s", knob);
-	if (read_line(path, line, sizeof(line)) < 0 ||
-	    thp_parse_selected(line, word, sizeof(word)) < 0)
+	snprintf(name, sizeof(name), THP_KNOB "%s", knob);
+	if (knob_get(name, word, sizeof(word), msg, sizeof(msg)))
 		return json_null();
 	return json_string(word);
+}
+
+/* The first MAX bytes of PATH in a new buffer; NULL if unreadable. */
+static char *read_head(const char *path, size_t max, size_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	buf = xmalloc(max);
+	while (n < max) {
+		ssize_t r = read(fd, buf + n, max - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+/* PROG on PATH (or an absolute PROG) with its links resolved, or NULL. */
+static char *tool_resolve_dup(const char *prog)
+{
+	const char *path = getenv("PATH"), *p;
+
+	if (prog[0] == '/')
+		return realpath(prog, NULL);
+	if (!path || !*path)
+		path = DEFAULT_PATH;
+	for (p = path; *p;) {
+		size_t n = strcspn(p, ":");
+		char file[PATH_MAX];
+
+		if (n && n < sizeof(file) - strlen(prog) - 2) {
+			snprintf(file, sizeof(file), "%.*s/%s", (int)n, p,
+				 prog);
+			if (access(file, X_OK) == 0)
+				return realpath(file, NULL);
+		}
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return NULL;
+}
+
+static enum guest_tool tool_kind(const char *prog)
+{
+	char *resolved = tool_resolve_dup(prog), *data = NULL;
+	const char *base;
+	enum guest_tool k;
+	size_t len = 0;
+
+	/* A busybox is known by its name: spare reading 2 MiB of it. */
+	base = resolved ? strrchr(resolved, '/') : NULL;
+	if (resolved && strncmp(base ? base + 1 : resolved, "busybox", 7))
+		data = read_head(resolved, TOOL_READ_MAX, &len);
+	k = guest_tool_kind(resolved, data, len);
+	free(data);
+	free(resolved);
+	return k;
+}
+
+/* What the guest sees now (docs/protocol.md, "observe"). */
+static json_t *observe_new(void)
+{
+	static const char *const progs[GUEST_TOOL_N] = {"/bin/sh", "ls", "dd"};
+	char *cmdline = NULL, *meminfo = NULL, online[4096];
+	struct guest_obs o;
+	long long v;
+	json_t *j;
+	size_t i;
+
+	guest_obs_init(&o);
+	if (read_file("/proc/cmdline", PROC_FILE_MAX, &cmdline, NULL) == 0)
+		o.cmdline = strstrip(cmdline);
+	if (read_line(CPU_ONLINE, online, sizeof(online)) == 0 &&
+	    (v = cpulist_count(online)) >= 0)
+		o.cpus_online = v;
+	if (read_file("/proc/meminfo", PROC_FILE_MAX, &meminfo, NULL) == 0) {
+		if (meminfo_kb(meminfo, "MemTotal", &v) == 0)
+			o.mem_total_kb = v;
+		for (i = 0; i < GUEST_DM_N; i++)
+			if (meminfo_kb(meminfo, guest_directmap_meminfo[i],
+				       &v) == 0)
+				o.directmap_kb[i] = v;
+	}
+	for (i = 0; i < GUEST_TOOL_N; i++)
+		o.tools[i] = tool_kind(progs[i]);
+	j = guest_obs_to_json(&o);
+	free(cmdline);
+	free(meminfo);
+	return j;
 }
 
 static void handle_hello(struct agent *a, const json_t *req, struct outcome *o)
@@ -202,18 +401,19 @@ static void handle_hello(struct agent *a, const json_t *req, struct outcome *o)
 			(json_int_t)((uint64_t)si.totalram * si.mem_unit),
 			"thp_enabled", thp_current("enabled"), "thp_defrag",
 			thp_current("defrag"), "flavour", AGENT_FLAVOUR);
+	json_object_update_missing_new(res, observe_new());
 	o->reply = proto_reply_ok_new(id, res);
 	snprintf(o->log, sizeof(o->log), "kernel %s", u.release);
 }
 
 /*
- * Validate, write and read back one THP knob.  Returns NULL on success or an
- * error code for the reply, with the message in msg.
+ * Check one THP mode against the words the kernel offers.  Returns NULL when
+ * it is one of them, or an error code for the reply with the message in MSG.
  */
-static const char *thp_set_one(const char *knob, const char *value, char *msg,
-			       size_t msglen)
+static const char *thp_check_one(const char *knob, const char *value,
+				 char *msg, size_t msglen)
 {
-	char path[128], line[256], word[64];
+	char path[128], line[256];
 	int ret;
 
 	snprintf(path, sizeof(path), THP_DIR "/%s", knob);
@@ -228,23 +428,76 @@ static const char *thp_set_one(const char *knob, const char *value, char *msg,
 			 line, knob);
 		return "bad-value";
 	}
-	ret = write_str(path, value);
-	if (ret < 0) {
-		snprintf(msg, msglen, "cannot write '%s' to '%s': %s", value,
-			 path, strerror(-ret));
-		return "io-error";
-	}
-	ret = read_line(path, line, sizeof(line));
-	if (ret < 0 || thp_parse_selected(line, word, sizeof(word)) < 0) {
-		snprintf(msg, msglen, "cannot read back '%s'", path);
-		return "io-error";
-	}
-	if (strcmp(word, value)) {
-		snprintf(msg, msglen, "wrote '%s' to '%s' but read back '%s'",
-			 value, path, word);
-		return "readback-mismatch";
-	}
 	return NULL;
+}
+
+/* Write and read back one THP knob, as the generic knob it is. */
+static const char *thp_set_one(const char *knob, const char *value, char *msg,
+			       size_t msglen)
+{
+	char name[64], got[KNOB_VALUE_MAX];
+
+	snprintf(name, sizeof(name), THP_KNOB "%s", knob);
+	return knob_set(name, value, got, sizeof(got), msg, msglen);
+}
+
+static void handle_observe(struct agent *a, const json_t *req,
+			   struct outcome *o)
+{
+	json_t *res = observe_new();
+
+	(void)a;
+	snprintf(o->log, sizeof(o->log), "cpus %" JSON_INTEGER_FORMAT
+		 ", MemTotal %" JSON_INTEGER_FORMAT " kB",
+		 json_integer_value(json_object_get(res, "cpus_online")),
+		 json_integer_value(json_object_get(res, "mem_total_kb")));
+	o->reply = proto_reply_ok_new(proto_id(req), res);
+}
+
+/* A value a knob file may take: printable ASCII, 1..KNOB_VALUE_MAX-1 bytes. */
+static bool knob_value_ok(const char *v)
+{
+	size_t n = strlen(v), i;
+
+	if (!n || n >= KNOB_VALUE_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if ((v[i] < 0x20 || v[i] > 0x7e) && v[i] != '\t')
+			return false;
+	return true;
+}
+
+static void handle_set_knob(struct agent *a, const json_t *req,
+			    struct outcome *o)
+{
+	const char *name = json_string_value(json_object_get(req, "name"));
+	const char *value = json_string_value(json_object_get(req, "value"));
+	uint64_t id = proto_id(req);
+	char msg[512] = "", got[KNOB_VALUE_MAX] = "";
+	const char *code = NULL;
+
+	(void)a;
+	if (!name) {
+		snprintf(msg, sizeof(msg), "'name' must be a string");
+		code = "bad-request";
+	} else if (!value || !knob_value_ok(value)) {
+		snprintf(msg, sizeof(msg),
+			 "'value' must be a string of 1..%d printable "
+			 "characters",
+			 KNOB_VALUE_MAX - 1);
+		code = "bad-request";
+	} else {
+		code = knob_set(name, value, got, sizeof(got), msg,
+				sizeof(msg));
+	}
+	if (code) {
+		o->reply = proto_reply_err_new(id, code, msg);
+		snprintf(o->log, sizeof(o->log), "%s: %.160s", code, msg);
+		return;
+	}
+	o->reply = proto_reply_ok_new(
+	    id, json_pack("{s:s, s:s}", "name", name, "value", got));
+	snprintf(o->log, sizeof(o->log), "%.100s = %.64s", name, got);
 }
 
 static void handle_set_thp(struct agent *a, const json_t *req,
@@ -268,6 +521,13 @@ static void handle_set_thp(struct agent *a, const json_t *req,
 				 knobs[i]);
 			code = "bad-request";
 		}
+	}
+	for (i = 0; i < ARRAY_SIZE(knobs) && !code; i++) {
+		const char *v =
+		    json_string_value(json_object_get(req, knobs[i]));
+
+		if (v)
+			code = thp_check_one(knobs[i], v, msg, sizeof(msg));
 	}
 	for (i = 0; i < ARRAY_SIZE(knobs) && !code; i++) {
 		const char *v =
@@ -478,6 +738,13 @@ static void handle_test_hang(struct agent *a, const json_t *req,
 static void handle_test_panic(struct agent *a, const json_t *req,
 			      struct outcome *o)
 {
+	if (a->hosted) {
+		o->reply = proto_reply_err_new(proto_id(req), "bad-request",
+					       "test-panic is refused outside "
+					       "a guest");
+		snprintf(o->log, sizeof(o->log), "refused on a host");
+		return;
+	}
 	a->panic = true;
 	o->reply = proto_reply_ok_new(proto_id(req), NULL);
 	snprintf(o->log, sizeof(o->log), "crashing the kernel through sysrq");
@@ -489,6 +756,8 @@ static const struct request_handler {
 	void (*fn)(struct agent *a, const json_t *req, struct outcome *o);
 } handlers[] = {
     {"hello", handle_hello},
+    {"observe", handle_observe},
+    {"set-knob", handle_set_knob},
     {"set-thp", handle_set_thp},
     {"run", handle_run},
     {"shutdown", handle_shutdown},
@@ -601,6 +870,8 @@ static int serve(struct agent *a)
 		}
 		if (r == 0) {
 			note("host disconnected from '%s'", a->port);
+			if (a->hosted)
+				return 0;
 			proto_decoder_reset(&a->dec);
 			ret = wait_host(a);
 			if (ret < 0)
@@ -618,6 +889,10 @@ static int serve(struct agent *a)
 			}
 			handle(a, msg);
 			json_decref(msg);
+			if (a->shutdown && a->hosted)
+				return 0;
+			if (a->panic && a->hosted)
+				return -EIO;
 			if (a->shutdown) {
 				if (a->shutdown_delay_s > 0)
 					usleep((useconds_t)(a->shutdown_delay_s * 1e6));
@@ -632,7 +907,7 @@ static int serve(struct agent *a)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct agent a = {.fd = -1};
 	int ret = 1;
@@ -641,6 +916,24 @@ int main(void)
 	proto_decoder_init(&a.dec);
 	note("vmtax-agent %s (%s build, protocol %d) starting", VMTAX_VERSION,
 	     AGENT_FLAVOUR, PROTO_VERSION);
+#ifdef VMTAX_AGENT_TEST
+	if (argc == 3 && !strcmp(argv[1], "--fd")) {
+		a.hosted = true;
+		a.fd = atoi(argv[2]);
+		snprintf(a.port, sizeof(a.port), "descriptor %d", a.fd);
+		if (a.fd < 3 || fcntl(a.fd, F_GETFD) < 0) {
+			err("'%s' is not an open descriptor above 2", argv[2]);
+			a.fd = -1;
+			goto out;
+		}
+		if (serve(&a) == 0)
+			ret = 0;
+		goto out;
+	}
+#else
+	(void)argc;
+	(void)argv;
+#endif
 	if (find_port(a.port, sizeof(a.port)) < 0)
 		goto out;
 	a.fd = open(a.port, O_RDWR | O_CLOEXEC);

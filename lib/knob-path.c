@@ -116,3 +116,44 @@ int knob_value_parse(const char *raw, char *out, size_t len)
 	out[n] = '\0';
 	return 0;
 }
+
+/* The next character of S after collapsing blanks, advancing *S. */
+static int next_norm(const char **s)
+{
+	const char *p = *s;
+	bool blank = false;
+
+	while (*p == ' ' || *p == '\t') {
+		blank = true;
+		p++;
+	}
+	*s = p;
+	return blank ? ' ' : (unsigned char)*p;
+}
+
+bool knob_value_same(const char *wanted, const char *got)
+{
+	const char *a = wanted, *b = got;
+
+	while (*a == ' ' || *a == '\t')
+		a++;
+	while (*b == ' ' || *b == '\t')
+		b++;
+	for (;;) {
+		int ca = next_norm(&a), cb = next_norm(&b);
+
+		/* trailing blanks count for nothing */
+		if (ca == ' ' && !*a)
+			ca = 0;
+		if (cb == ' ' && !*b)
+			cb = 0;
+		if (ca != cb)
+			return false;
+		if (!ca)
+			return true;
+		if (ca != ' ')
+			a++;
+		if (cb != ' ')
+			b++;
+	}
+}

@@ -49,5 +49,12 @@ int knob_path(const char *name, char *path, size_t len);
  * '[' without ']'), -ENAMETOOLONG when OUT is too small.
  */
 int knob_value_parse(const char *raw, char *out, size_t len);
+/*
+ * Whether a value read back (already through knob_value_parse()) is the
+ * value WANTED that was written: equal once each run of blanks is taken as
+ * one space and leading and trailing blanks are dropped ("4096 87380" reads
+ * back as "4096\t87380").
+ */
+bool knob_value_same(const char *wanted, const char *got);
 
 #endif

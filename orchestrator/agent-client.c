@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "guest-obs.h"
 #include "util.h"
 
 void agent_client_init(struct agent_client *a, struct vm *vm, FILE *log)
@@ -141,4 +142,51 @@ out:
 	json_decref(req);
 	free(frame);
 	return ret;
+}
+
+int agent_set_knob(struct agent_client *a, const char *name,
+		   const char *value, char *got, size_t glen, char *why,
+		   size_t wlen)
+{
+	json_t *args = json_pack("{s:s, s:s}", "name", name, "value", value);
+	json_t *res = NULL;
+	const char *v;
+	int ret;
+
+	got[0] = '\0';
+	ret = agent_call(a, "set-knob", args, AGENT_QUICK_IDLE_S,
+			 AGENT_QUICK_TOTAL_S, &res, why, wlen);
+	if (ret < 0)
+		goto out;
+	v = json_string_value(json_object_get(res, "value"));
+	if (!v) {
+		snprintf(why, wlen, "the set-knob reply for '%s' has no value",
+			 name);
+		ret = -EPROTO;
+		goto out;
+	}
+	snprintf(got, glen, "%s", v);
+out:
+	json_decref(args);
+	json_decref(res);
+	return ret;
+}
+
+int agent_observe(struct agent_client *a, json_t **obs, char *why,
+		  size_t len)
+{
+	char bad[200];
+	int ret;
+
+	ret = agent_call(a, "observe", NULL, AGENT_QUICK_IDLE_S,
+			 AGENT_QUICK_TOTAL_S, obs, why, len);
+	if (ret < 0)
+		return ret;
+	if (guest_obs_check(*obs, bad, sizeof(bad)) < 0) {
+		snprintf(why, len, "bad observe reply: %s", bad);
+		json_decref(*obs);
+		*obs = NULL;
+		return -EPROTO;
+	}
+	return 0;
 }

@@ -39,4 +39,30 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 	       double idle_s, double total_s, json_t **result, char *why,
 	       size_t len);
 
+/* How long the short requests below may take (they touch a few files). */
+#define AGENT_QUICK_IDLE_S 30.0
+#define AGENT_QUICK_TOTAL_S 60.0
+
+/*
+ * Set the generic guest knob NAME (lib/knob-path.h: "sysctl.vm.swappiness",
+ * "mm.transparent_hugepage.defrag") to VALUE with a "set-knob" request;
+ * GOT gets the value the agent read back.  Returns 0, -EREMOTEIO when the
+ * agent refused (WHY: "agent error bad-knob: ...", "agent error io-error:
+ * cannot write '10' to '/proc/sys/vm/nope': No such file or directory",
+ * "agent error readback-mismatch: ..."), -EPROTO for a reply without a
+ * string "value", or what agent_call() returns.  Reports nothing.
+ */
+int agent_set_knob(struct agent_client *a, const char *name,
+		   const char *value, char *got, size_t glen, char *why,
+		   size_t wlen);
+/*
+ * What the guest sees now ("observe"): *OBS (new reference) is the
+ * observation object of lib/guest-obs.h (cmdline, cpus_online,
+ * mem_total_kb, directmap_kb, userland, userland_tools), checked with
+ * guest_obs_check() (-EPROTO with WHY if malformed).  Otherwise as
+ * agent_call().  Reports nothing.
+ */
+int agent_observe(struct agent_client *a, json_t **obs, char *why,
+		  size_t len);
+
 #endif

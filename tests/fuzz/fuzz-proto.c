@@ -15,7 +15,8 @@
  * - when the feeder respects proto_decoder_room(), nothing is dropped, and
  *   the messages are the same as when the stream is fed one byte at a time:
  *   chunk boundaries must not change what is decoded.
- * Each message's "result" also goes through proto_sample_parse().
+ * Each message's "result" also goes through proto_sample_parse() and
+ * guest_obs_check() (the host's checks of a run and an observe reply).
  *
  * The agent's request handlers (guest-image/agent.c) are not fuzzed here:
  * they are static, write to the port and sysfs, and "run" executes a shell
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guest-obs.h"
 #include "proto.h"
 #include "runner.h"
 #include "util.h"
@@ -55,6 +57,10 @@ static void check_sample(const json_t *msg)
 		check(errbuf[0] != '\0', "sample error without a description");
 	if (proto_sample_from_json(result, &r) == 0)
 		runner_result_release(&r);
+	errbuf[0] = '\0';
+	if (guest_obs_check(result, errbuf, sizeof(errbuf)) < 0)
+		check(errbuf[0] != '\0',
+		      "observation error without a description");
 }
 
 /* Encode MSG and decode the frame again: the same message must come back. */

@@ -125,6 +125,32 @@ bad = (b"garbage" + frame(msg(1, "hello")) + frame(b"{not json") +
        b"VMT" + frame(msg(8, "shutdown")) + b"VMTX\x00\x00")
 put("proto", "bad-mixed", b"\x03" + bad)
 put("proto", "bad-mixed-unbounded", b"\xc1" + bad)
+obs = {"cmdline": "console=ttyS0 panic=-1", "cpus_online": 2,
+       "mem_total_kb": 983616,
+       "directmap_kb": {"4k": 12160, "2M": 1036288, "1G": None},
+       "userland": "busybox",
+       "userland_tools": {"sh": "busybox", "ls": "busybox", "dd": "busybox"}}
+knobs = (frame(msg(1, "hello")) +
+         frame(msg(1, "reply", ok=True,
+                   result=dict(obs, agent_version="0.1.0", proto_version=1,
+                               kernel="6.1.0", cpus=2, mem_bytes=1 << 30,
+                               thp_enabled="always", thp_defrag="madvise",
+                               flavour="normal"))) +
+         frame(msg(2, "observe")) +
+         frame(msg(2, "reply", ok=True, result=obs)) +
+         frame(msg(3, "set-knob", name="sysctl.vm.swappiness", value="10")) +
+         frame(msg(3, "reply", ok=True,
+                   result={"name": "sysctl.vm.swappiness", "value": "10"})) +
+         frame(msg(4, "set-knob", name="kernel.foo", value="1")) +
+         frame(msg(4, "reply", ok=False,
+                   error={"code": "bad-knob",
+                          "message": "'kernel.foo' is not a guest knob"})) +
+         frame(msg(5, "reply", ok=True,
+                   result=dict(obs, cpus_online=-1,
+                               directmap_kb={"4k": "x"}))) +
+         frame(msg(6, "reply", ok=True,
+                   result=dict(obs, userland_tools=None))))
+put("proto", "knobs-observe", b"\x05" + knobs)
 put("proto", "truncated", b"\x02" + frame(msg(9, "hello"))[:-3])
 
 # ---- results: the report fixtures

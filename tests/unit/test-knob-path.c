@@ -108,6 +108,35 @@ static void test_values(void **state)
 	assert_int_equal(knob_value_parse("123456", out, 4), -ENAMETOOLONG);
 }
 
+static void test_value_same(void **state)
+{
+	static const struct {
+		const char *wanted, *got;
+		bool same;
+	} rows[] = {
+		{ "10", "10", true },
+		{ "never", "never", true },
+		{ "4096 87380 6291456", "4096\t87380\t6291456", true },
+		{ " 1  2 ", "1 2", true },
+		{ "1 2", "1\t \t2", true },
+		{ "10", "60", false },
+		{ "10", "100", false },
+		{ "100", "10", false },
+		{ "1 2", "12", false },
+		{ "12", "1 2", false },
+		{ "", "0", false },
+		{ "", "", true },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(rows); i++)
+		if (knob_value_same(rows[i].wanted, rows[i].got) !=
+		    rows[i].same)
+			fail_msg("'%s' vs '%s': wanted %s", rows[i].wanted,
+				 rows[i].got, rows[i].same ? "same" : "differ");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -115,6 +144,7 @@ int main(void)
 		cmocka_unit_test(test_bad_names),
 		cmocka_unit_test(test_long_name),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_value_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
