@@ -12,6 +12,7 @@
 
 #include "agent-client.h"
 #include "host.h"
+#include "kvm-stats.h"
 #include "proto.h"
 #include "run-engine.h"
 #include "util.h"
@@ -26,6 +27,7 @@ struct guest {
 	char *overlay;
 	char *console;
 	FILE *log;	 /* the cell's agent transcript, across boots */
+	struct kvm_sampler *kvm; /* what KVM saw of this guest, per sample */
 	int boot;	 /* 0 first; a replacement guest counts up */
 };
 
@@ -91,6 +93,65 @@ static void observe_qemu(struct vm *vm, const struct cell *c, json_t *obs)
 			obs, "contradiction",
 			json_sprintf("host THP is never but QEMU has %ld kB of AnonHugePages",
 				     anon_kb));
+}
+
+/*
+ * What the guest saw for the axes it asked for, from a hello or observe
+ * reply RES, into OBS with SUFFIX on each name ("" at boot, "_end" after
+ * the samples): its kernel command line, MemTotal, direct map, userland.
+ */
+static void guest_observed(json_t *obs, json_t *res, const char *suffix)
+{
+	static const char *const fields[][2] = {
+		{ "cmdline", "guest_cmdline" },
+		{ "mem_total_kb", "guest_mem_total_kb" },
+		{ "directmap_kb", "guest_directmap_kb" },
+		{ "userland", "guest_userland" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		json_t *v = json_object_get(res, fields[i][0]);
+		char *name;
+
+		if (!v)
+			continue;
+		name = xasprintf("%s%s", fields[i][1], suffix);
+		json_object_set(obs, name, v);
+		free(name);
+	}
+}
+
+/*
+ * The cell's [guest] knobs, written and read back by the agent into
+ * observed.guest_knobs.  -1 with *REASON (owned) when one cannot be set.
+ */
+static int guest_knobs_set(struct cell_run *cr, struct guest *g,
+			   char **reason)
+{
+	const struct cell *c = cr->cell;
+	json_t *got = json_object();
+	char val[128], why[512];
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < c->nguest_knobs && ret == 0; i++) {
+		const struct cell_kv *k = &c->guest_knobs[i];
+
+		if (agent_set_knob(&g->a, k->name, k->value, val, sizeof(val),
+				   why, sizeof(why)) < 0) {
+			*reason = xasprintf("cannot set guest knob '%s' to '%s': %s",
+					    k->name, k->value, why);
+			ret = -1;
+		} else {
+			json_object_set_new(got, k->name, json_string(val));
+		}
+	}
+	if (c->nguest_knobs)
+		json_object_set_new(cr->st->observed, "guest_knobs", got);
+	else
+		json_decref(got);
+	return ret;
 }
 
 /*
@@ -180,8 +241,12 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	if (gf->disk)
 		json_object_set_new(obs, "guest_image",
 				    json_string(strrchr(gf->disk, '/') + 1));
-	json_object_set(obs, "guest_cpus", json_object_get(res, "cpus"));
+	json_object_set(obs, "guest_cpus",
+			json_object_get(res, json_object_get(res, "cpus_online")
+						     ? "cpus_online"
+						     : "cpus"));
 	json_object_set(obs, "guest_mem_bytes", json_object_get(res, "mem_bytes"));
+	guest_observed(obs, res, "");
 	json_decref(res);
 	res = NULL;
 
@@ -196,6 +261,8 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	json_object_set(obs, "guest_thp", json_object_get(res, "enabled"));
 	json_decref(res);
 	res = NULL;
+	if (guest_knobs_set(cr, g, &reason) < 0)
+		goto out;
 
 	if (*r->cfg.wl.setup) {
 		run_progress(r, cr->ci, "setup");
@@ -249,6 +316,8 @@ static void guest_down(struct cell_run *cr, struct guest *g)
 	char why[512];
 	json_t *res = NULL;
 
+	kvm_sampler_free(g->kvm);
+	g->kvm = NULL;
 	if (g->vm) {
 		if (vm_running(g->vm)) {
 			/* Without a shutdown reply, nothing will power it off;
@@ -306,6 +375,7 @@ static int guest_sample(struct run *r, struct cell_run *cr, long idx,
 {
 	struct guest *g = cr->priv;
 	json_t *j = NULL;
+	bool kvm_begun = false;
 	int ret;
 
 	(void)idx;
@@ -321,6 +391,13 @@ static int guest_sample(struct run *r, struct cell_run *cr, long idx,
 		json_decref(j);
 		snprintf(why, len, "bad sample from the agent");
 		return -EPROTO;
+	}
+	/* What KVM saw during the sample ("kvm": null with "kvm_why" where
+	 * it cannot be seen, as under TCG). */
+	if (!kvm_begun || kvm_sampler_end(g->kvm, j) < 0) {
+		json_object_set_new(j, "kvm", json_null());
+		json_object_set_new(j, "kvm_why",
+				    json_string("cannot follow this guest's KVM stats"));
 	}
 	*sj = j;
 	return 0;
@@ -356,6 +433,11 @@ static void guest_stop(struct run *r, struct cell_run *cr)
 		return;
 	if (g->vm && cr->st->status == CELL_PENDING && !g->agent_dead) {
 		observe_qemu(g->vm, cr->cell, cr->st->observed);
+		if (agent_observe(&g->a, &res, why, sizeof(why)) == 0) {
+			guest_observed(cr->st->observed, res, "_end");
+			json_decref(res);
+			res = NULL;
+		}
 		if (*r->cfg.wl.clean &&
 		    guest_call_run(r, cr->cell, &g->a, r->cfg.wl.clean, false, &res, why,
 				   sizeof(why)) == 0)
