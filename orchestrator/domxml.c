@@ -38,7 +38,7 @@ static int end(xmlTextWriterPtr w)
 }
 
 /* Whether FEATURES is a list of +name / -name with CPU feature names. */
-static bool cpu_features_valid(const char *features)
+bool vm_cpu_features_valid(const char *features)
 {
 	const char *p = features;
 
@@ -111,7 +111,7 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 		err("unknown domain type '%s'", s->type);
 		return NULL;
 	}
-	if (s->cpu_features && !cpu_features_valid(s->cpu_features)) {
+	if (s->cpu_features && !vm_cpu_features_valid(s->cpu_features)) {
 		err("bad CPU features '%s' (want +name or -name, e.g. +pdpe1gb)",
 		    s->cpu_features);
 		return NULL;

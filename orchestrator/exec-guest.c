@@ -197,6 +197,7 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	spec.cmdline = cmdline;
 	spec.console_log = g->console;
 	spec.backing = backing_name(c->backing);
+	spec.cpu_features = r->cfg.cpu_features;
 	if (gf->disk) {
 		/* Each guest boots a fresh overlay: the cached image stays
 		 * clean, and one cell's build tree cannot leak into the next.

@@ -13,6 +13,7 @@
 #include "knob-path.h"
 #include "matrix.h"
 #include "util.h"
+#include "vm.h"
 
 #define C(f) offsetof(struct config, f)
 #define GIB (1024.0 * 1024 * 1024)
@@ -41,6 +42,15 @@ static int check_workload_name(const char *v, char *msg, size_t len)
 	if (is_safe_name(v))
 		return 0;
 	snprintf(msg, len, "bad workload name '%s'", v);
+	return -EINVAL;
+}
+
+static int check_cpu_features(const char *v, char *msg, size_t len)
+{
+	if (vm_cpu_features_valid(v))
+		return 0;
+	snprintf(msg, len,
+		 "bad CPU features '%s' (want +name or -name, e.g. +pdpe1gb)", v);
 	return -EINVAL;
 }
 
@@ -125,6 +135,10 @@ static const struct cfg_key run_keys[] = {
 	.help = "libvirt connection URI"),
     KEY("guest", "cmdline", CFG_STR, cmdline, "", .shape = CFG_AXIS,
 	.help = "extra guest kernel command line (a comma needs quotes)"),
+    KEY("guest", "cpu_features", CFG_STR, cpu_features, "",
+	.check = check_cpu_features,
+	.help = "CPU features to add or remove, e.g. '+pdpe1gb' (1G pages "
+		"under TCG) or '-la57'"),
     KEY("matrix", "where", CFG_ENUM, where, "bare-metal, guest",
 	.shape = CFG_LIST, .choices = where_names, .help = "where cells run"),
     KEY("matrix", "host_thp", CFG_ENUM, host_thp, "always, never",

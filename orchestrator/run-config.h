@@ -64,6 +64,7 @@ struct config {
 	struct cfg_list kernel;	 /* paths, or auto */
 	struct cfg_list initrd;	 /* paths, or auto */
 	struct cfg_list cmdline; /* may be "" */
+	char *cpu_features;	 /* "+pdpe1gb -la57", or "" */
 	char *accel;
 	char *uri;
 	/* [matrix] */

@@ -19,6 +19,7 @@
 #ifndef VMTAX_VM_H
 #define VMTAX_VM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -72,6 +73,8 @@ struct vm_spec {
  * is escaped).  Returns a new string or NULL after reporting.
  */
 char *vm_domain_xml_new(const struct vm_spec *spec);
+/* Whether FEATURES is a vm_spec cpu_features list ("+a -b", "" too). */
+bool vm_cpu_features_valid(const char *features);
 
 /* Open URI (e.g. "qemu:///system") with an event loop thread running. */
 int vm_conn_open(const char *uri, struct vm_conn **out);
