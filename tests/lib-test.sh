@@ -109,6 +109,11 @@ test_expect_code() {
 	return 1
 }
 
+# test_cmp WANT GOT: the files are the same, or the diff is shown.
+test_cmp() {
+	diff -u "$1" "$2"
+}
+
 test_skip() {
 	# test_skip NAME REASON
 	test_count=$((test_count + 1))
