@@ -29,7 +29,7 @@ $w"
 bad memory-range '^memory-range.ini:2: bad value for .memory.: 64M is out of range' "[guest]
 memory = 64M
 $w"
-bad empty-axis '^empty-axis.ini:2: bad value for .host_thp.: empty value in list' "[matrix]
+bad empty-axis '^empty-axis.ini:2: bad value for .host_thp.: empty value \(give at least one\)$' "[matrix]
 host_thp =
 $w"
 bad unknown-workload '^unknown-workload.ini:3: unknown workload .nosuch. \(no .*/nosuch.ini.\)' "[workload]
