@@ -233,6 +233,50 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 	return make_rundir(r, out) < 0 ? -EINVAL : 0;
 }
 
+/*
+ * Take the host: its lock, a restore of anything a dead run left, the
+ * journal in the run directory, and the signals that stop the run (the
+ * second restores the host from the handler).
+ */
+static int run_take_host(struct run *r)
+{
+	struct host_opts hopts = { 0 };
+	struct sigaction sa;
+	int ret;
+
+	hopts.journal = r->host_journal = xasprintf("%s/host-journal", r->rundir);
+	hopts.list_vms = vm_list_running_str;
+	hopts.list_vms_arg = r->cfg.uri;
+	ret = host_ctx_new(&hopts, &r->host);
+	if (ret < 0)
+		return ret;
+	signal_host = r->host;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	return 0;
+}
+
+/*
+ * The run directory could not be written: say so, with how much is kept
+ * and how to go on.
+ */
+static void report_unwritable(const struct run *r)
+{
+	long kept = 0;
+	int i;
+
+	for (i = 0; i < r->ncells; i++)
+		kept += r->states[i].nsamples;
+	err("the run directory '%s' cannot be written (is the disk full?): "
+	    "stopped; %ld samples are in samples.jsonl, and 'vmtax run "
+	    "--resume %s' continues once there is room",
+	    r->rundir, kept, r->rundir);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -243,15 +287,12 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct host_opts hopts = { 0 };
 	const char **sets = NULL;
 	struct run r;
 	size_t nsets = 0;
 	const char *out = NULL, *resume = NULL, *config_path;
 	json_t *old = NULL;
 	bool force = false;
-	char *jpath = NULL;
-	struct sigaction sa;
 	int ret = EXIT_USAGE, opt, i, failed = 0;
 
 	memset(&r, 0, sizeof(r));
@@ -303,21 +344,8 @@ int cmd_run(int argc, char **argv)
 		goto out;
 
 	ret = 1;
-	/* The host: lock, restore anything a dead run left, then journal. */
-	jpath = xasprintf("%s/host-journal", r.rundir);
-	hopts.journal = jpath;
-	hopts.list_vms = vm_list_running_str;
-	hopts.list_vms_arg = r.cfg.uri;
-	if (host_ctx_new(&hopts, &r.host) < 0)
+	if (run_take_host(&r) < 0)
 		goto out;
-	signal_host = r.host;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-
 	if (r.need_guest && vm_conn_open(r.cfg.uri, &r.conn) < 0)
 		goto out;
 	note("run '%s': %d cells x %ld samples of '%s', guests under %s (%s)",
@@ -339,14 +367,7 @@ int cmd_run(int argc, char **argv)
 	for (i = 0; i < r.ncells; i++)
 		failed += r.states[i].status == CELL_FAILED;
 	if (r.save_failed || results_save(&r) < 0) {
-		long kept = 0;
-
-		for (i = 0; i < r.ncells; i++)
-			kept += r.states[i].nsamples;
-		err("the run directory '%s' cannot be written (is the disk "
-		    "full?): stopped; %ld samples are in samples.jsonl, and "
-		    "'vmtax run --resume %s' continues once there is room",
-		    r.rundir, kept, r.rundir);
+		report_unwritable(&r);
 		goto out;
 	}
 	/* Put the host back before rendering: nothing below needs it. */
@@ -363,7 +384,6 @@ out:
 	host_ctx_free(r.host);
 	vm_conn_close(r.conn);
 	json_decref(old);
-	free(jpath);
 	free(sets);
 	run_release(&r);
 	return ret;

@@ -123,6 +123,22 @@ static void guest_observed(json_t *obs, json_t *res, const char *suffix)
 }
 
 /*
+ * Once a run: which userland the guest's tools come from, beside this
+ * host's (a workload's output can differ: busybox dd prints no throughput).
+ */
+static void note_userland(struct run *r, json_t *hello)
+{
+	const char *u = json_string_value(json_object_get(hello, "userland"));
+
+	if (r->userland_noted || !u)
+		return;
+	r->userland_noted = true;
+	note("the guest's userland is %s%s", u,
+	     strcmp(u, "gnu") ? "; bare-metal cells run this host's GNU tools"
+			      : "");
+}
+
+/*
  * The cell's [guest] knobs, written and read back by the agent into
  * observed.guest_knobs.  -1 with *REASON (owned) when one cannot be set.
  */
@@ -155,6 +171,81 @@ static int guest_knobs_set(struct cell_run *cr, struct guest *g,
 }
 
 /*
+ * The guest's own settings for the cell: its THP mode and its [guest]
+ * knobs, each read back into observed.  -1 with *REASON (owned).
+ */
+static int guest_settings(struct cell_run *cr, struct guest *g, char **reason)
+{
+	const struct cell *c = cr->cell;
+	json_t *res = NULL, *args = json_pack("{ss}", "enabled", c->guest_thp);
+	char why[512];
+	int ret;
+
+	ret = agent_call(&g->a, "set-thp", args, 30, 60, &res, why, sizeof(why));
+	json_decref(args);
+	if (ret < 0) {
+		*reason = xasprintf("cannot set guest THP to '%s': %s",
+				    c->guest_thp, why);
+		return -1;
+	}
+	json_object_set(cr->st->observed, "guest_thp",
+			json_object_get(res, "enabled"));
+	json_decref(res);
+	return guest_knobs_set(cr, g, reason);
+}
+
+/*
+ * The workload's setup and warm-up runs in guest G: -1 with the cell failed
+ * (a setup that failed) or with *REASON (owned; the guest went away).
+ */
+static int guest_setup(struct run *r, struct cell_run *cr, struct guest *g,
+		       char **reason)
+{
+	const struct cell *c = cr->cell;
+	json_t *res = NULL;
+	char why[512];
+	long i;
+	int ret;
+
+	if (*r->cfg.wl.setup) {
+		run_progress(r, cr->ci, "setup");
+		ret = guest_call_run(r, c, &g->a, r->cfg.wl.setup, false, &res,
+				     why, sizeof(why));
+		if (ret == 0 && json_is_string(json_object_get(res, "status")) &&
+		    strcmp(json_string_value(json_object_get(res, "status")),
+			   "ok")) {
+			run_save_output(r, cr->slug, "setup", g->boot,
+					json_string_value(
+						json_object_get(res, "output")));
+			snprintf(why, sizeof(why),
+				 "setup failed; see logs/%s.setup-%d.out",
+				 cr->slug, g->boot);
+			ret = -EIO;
+		}
+		json_decref(res);
+		res = NULL;
+		if (ret < 0) {
+			cell_fail(cr->st, why);
+			return -1;
+		}
+	}
+	for (i = 0; i < r->cfg.warmup && !run_should_stop(r); i++) {
+		run_progress(r, cr->ci, "warm-up run");
+		ret = guest_call_run(r, c, &g->a, r->cfg.wl.run, false, &res, why,
+				     sizeof(why));
+		if (ret < 0) {
+			*reason = xasprintf("warm-up run: %s", why);
+			return -1;
+		}
+		run_save_output(r, cr->slug, "warmup", i,
+				json_string_value(json_object_get(res, "output")));
+		json_decref(res);
+		res = NULL;
+	}
+	return 0;
+}
+
+/*
  * Boot guest number G->boot of the cell (a fresh guest after one died gets
  * its own console log, so the dead one's is kept), say hello, set the guest
  * THP, run the setup and the warm-up runs.  On failure the cell is failed
@@ -164,14 +255,13 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 {
 	const struct cell *c = cr->cell;
 	const struct guest_files *gf = run_guest_files(r, c);
-	json_t *res = NULL, *obs = cr->st->observed, *args;
+	json_t *res = NULL, *obs = cr->st->observed;
 	char name[128], why[512], sfx[16] = "", *cmdline;
 	char *reason = NULL;
 	const char *rel;
 	struct vm_spec spec;
 	double t_start;
 	int boot = g->boot;
-	long i;
 	int ret = -1;
 
 	/* A replaced guest may linger a moment while libvirt tears it down:
@@ -248,57 +338,14 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 						     : "cpus"));
 	json_object_set(obs, "guest_mem_bytes", json_object_get(res, "mem_bytes"));
 	guest_observed(obs, res, "");
+	note_userland(r, res);
 	json_decref(res);
 	res = NULL;
 
-	args = json_pack("{ss}", "enabled", c->guest_thp);
-	ret = agent_call(&g->a, "set-thp", args, 30, 60, &res, why, sizeof(why));
-	json_decref(args);
-	if (ret < 0) {
-		reason = xasprintf("cannot set guest THP to '%s': %s",
-				   c->guest_thp, why);
+	if (guest_settings(cr, g, &reason) < 0 ||
+	    guest_setup(r, cr, g, &reason) < 0) {
+		ret = -1;
 		goto out;
-	}
-	json_object_set(obs, "guest_thp", json_object_get(res, "enabled"));
-	json_decref(res);
-	res = NULL;
-	if (guest_knobs_set(cr, g, &reason) < 0)
-		goto out;
-
-	if (*r->cfg.wl.setup) {
-		run_progress(r, cr->ci, "setup");
-		ret = guest_call_run(r, c, &g->a, r->cfg.wl.setup, false, &res,
-				     why, sizeof(why));
-		if (ret == 0 && json_is_string(json_object_get(res, "status")) &&
-		    strcmp(json_string_value(json_object_get(res, "status")),
-			   "ok")) {
-			run_save_output(r, cr->slug, "setup", boot,
-					json_string_value(
-						json_object_get(res, "output")));
-			snprintf(why, sizeof(why),
-				 "setup failed; see logs/%s.setup-%d.out",
-				 cr->slug, boot);
-			ret = -EIO;
-		}
-		json_decref(res);
-		res = NULL;
-		if (ret < 0) {
-			cell_fail(cr->st, why);
-			goto out;
-		}
-	}
-	for (i = 0; i < r->cfg.warmup && !run_should_stop(r); i++) {
-		run_progress(r, cr->ci, "warm-up run");
-		ret = guest_call_run(r, c, &g->a, r->cfg.wl.run, false, &res, why,
-				     sizeof(why));
-		if (ret < 0) {
-			reason = xasprintf("warm-up run: %s", why);
-			goto out;
-		}
-		run_save_output(r, cr->slug, "warmup", i,
-				json_string_value(json_object_get(res, "output")));
-		json_decref(res);
-		res = NULL;
 	}
 	ret = 0;
 out:

@@ -75,6 +75,7 @@ struct run {
 	char *rundir;
 	char *results_path;
 	char *journal_path;	/* samples.jsonl */
+	char *host_journal;	/* host-journal: the host changes to undo */
 	struct host_ctx *host;
 	struct vm_conn *conn;
 	const char *accel;
@@ -91,6 +92,7 @@ struct run {
 	bool stopped;		/* stop requested or max_failures reached */
 	bool save_failed;	/* the run directory cannot be written: stop */
 	bool resume;		/* continuing an interrupted run */
+	bool userland_noted;	/* the guest's userland was named */
 	const char *const *sets; /* --set overrides, kept for --resume */
 	size_t nsets;
 	volatile sig_atomic_t *stop_signals; /* the one signal flag */
