@@ -149,13 +149,15 @@ void cfg_print_help(const struct cfg_schema *s, FILE *f);
 /* The resolved values as a JSON object {section: {name: value}}. */
 json_t *cfg_to_json(const struct cfg_schema *s, const void *obj);
 
-/* Helpers also used for workload files and --set. */
+/* Helpers also used for workload files and --set (ini-values.c). */
 int cfg_parse_size(const char *s, uint64_t *out);
 bool cfg_utf8_valid(const char *s, size_t len);
 /* Levenshtein distance, capped; for did-you-mean. */
 unsigned cfg_edit_distance(const char *a, const char *b);
 void cfg_list_free(struct cfg_list *l);
 void cfg_list_copy(struct cfg_list *dst, const struct cfg_list *src);
+/* Append the N bytes at S to L as an element. */
+void cfg_list_push(struct cfg_list *l, const char *s, size_t n);
 /*
  * Split S into elements by the list rules above.  An unquoted empty element
  * ("a,,b"), an unterminated quote and text after a closing quote are errors:
