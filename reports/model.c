@@ -332,6 +332,11 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 	cell_series(c, samples);
 	if (c->series.npoints)
 		r->has_series = true;
+	ret = report_cell_kvm(r, c, samples);
+	if (ret < 0)
+		return ret;
+	if (c->kvm.present)
+		r->has_kvm = true;
 	cell_labels(r, c);
 	cell_mismatch(c, env, obs);
 	return 0;
@@ -590,6 +595,7 @@ void report_free(struct report *r)
 		free(r->cells[i].column);
 		free(r->cells[i].mismatch_text);
 		free(r->cells[i].axv);
+		report_kvm_release(&r->cells[i].kvm);
 	}
 	free(r->cells);
 	report_matrix_release(&r->matrix);

@@ -86,6 +86,44 @@ struct report_axis {
 	bool guest_only; /* "applies": "guest" */
 };
 
+/*
+ * What KVM saw of a guest cell (docs/results-format.md, sample key "kvm";
+ * loaded by reports/kvm.c).  Evidence comes from the cell's ok samples
+ * whose "kvm" is an object; present is false when there is none, and why
+ * then says so (a sample's kvm_why, or why the file has none).  Never
+ * zeros for missing evidence: a mean nobody recorded is NaN.
+ */
+struct report_kvm_reason {
+	const char *reason; /* borrowed: "npf", "PF excp", "EXTERNAL_INTERRUPT" */
+	long code;
+	double total;	   /* summed over the samples with exits_by_reason */
+	double per_sample; /* total / nreason_samples */
+	double share;	   /* total / the sum of all reasons' totals */
+};
+struct report_kvm_counter {
+	const char *name; /* borrowed: "exits", "pf_fixed", ... */
+	double mean;	  /* mean per sample over the samples that have it */
+};
+struct report_kvm {
+	bool present;
+	const char *why;   /* borrowed or static; when !present, else NULL */
+	size_t nsamples;   /* ok samples with a kvm object */
+	const char *vendor; /* "svm", "vmx", or NULL */
+	double exits_per_sample; /* mean delta.exits (debugfs); NaN if none */
+	double exits_total_mean; /* mean exits_total (tracepoint); NaN if none */
+	/* delta counters, in the first sample's key order (owned array) */
+	struct report_kvm_counter *delta;
+	size_t ndelta;
+	/* exits by reason, most first, ties by name (owned array) */
+	struct report_kvm_reason *reasons;
+	size_t nreasons, nreason_samples;
+	const char *reasons_why; /* when nreason_samples == 0 */
+	/* mappings at the end of the last ok sample with evidence */
+	double pages_4k, pages_2m, pages_1g; /* NaN when absent */
+	/* share of guest memory mapped by 2M and 1G pages: NaN if none */
+	double share_2m, share_1g;
+};
+
 struct report_cell {
 	const char *id;
 	/*
@@ -112,6 +150,7 @@ struct report_cell {
 	struct report_ratio ipc, dtlb_miss_rate;
 	struct stats_delta vs_base; /* valid when it could be computed */
 	struct report_series series;
+	struct report_kvm kvm;
 };
 
 /*
@@ -184,6 +223,7 @@ struct report {
 	struct report_cell *cells;
 	size_t ncells;
 	bool has_series; /* some cell has a series */
+	bool has_kvm;	 /* some cell has KVM evidence (cell->kvm.present) */
 
 	/* Geometric mean of (1 + slowdown) over non-baseline cells. */
 	double geomean_slowdown; /* minus 1, NaN when ngeo == 0 */
@@ -242,6 +282,10 @@ void report_build_scaling(struct report *r);
 void report_axes_free(struct report *r);
 void report_matrix_release(struct report_matrix *m);
 void report_scaling_free(struct report *r);
+/* Cell C's KVM evidence from its samples (JSON array SAMPLES). */
+int report_cell_kvm(const struct report *r, struct report_cell *c,
+		    json_t *samples);
+void report_kvm_release(struct report_kvm *k);
 
 /* Index of the cell with ID, or -1. */
 long report_find_cell(const struct report *r, const char *id);
