@@ -245,3 +245,62 @@ void fmt_md_escape(FILE *out, const char *s)
 			fputc(*s, out);
 	}
 }
+
+const char *const fmt_kvm_counters[] = {"pf_fixed", "pf_taken", "tlb_flush",
+					"invlpg"};
+const size_t fmt_kvm_ncounters = ARRAY_SIZE(fmt_kvm_counters);
+
+bool fmt_kvm_shown(const struct report *r, const struct report_cell *c)
+{
+	return r->has_kvm && !c->bare_metal && c->nok;
+}
+
+char *fmt_count(char *buf, size_t len, double x)
+{
+	if (isnan(x))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.1f", x);
+	return buf;
+}
+
+char *fmt_kvm_summary(char *buf, size_t len, const struct report_kvm *k)
+{
+	char e[FMT_BUF], s2[FMT_BUF], s1[FMT_BUF];
+	size_t n;
+
+	n = (size_t)snprintf(buf, len, "%s exits per sample (%s%s%zu sample%s)",
+			     fmt_count(e, sizeof(e), k->exits_per_sample),
+			     k->vendor ? k->vendor : "", k->vendor ? ", " : "",
+			     k->nsamples, k->nsamples == 1 ? "" : "s");
+	if (n >= len)
+		return buf;
+	if (isnan(k->share_2m))
+		snprintf(buf + n, len - n, "; mappings n/a");
+	else
+		snprintf(buf + n, len - n,
+			 "; at the end 2M pages map %s and 1G pages %s of "
+			 "what KVM mapped (%.0f 4K, %.0f 2M, %.0f 1G)",
+			 fmt_pct(s2, sizeof(s2), k->share_2m),
+			 fmt_pct(s1, sizeof(s1), k->share_1g), k->pages_4k,
+			 k->pages_2m, k->pages_1g);
+	return buf;
+}
+
+char *fmt_kvm_counter_list(char *buf, size_t len, const struct report_kvm *k)
+{
+	char v[FMT_BUF];
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < fmt_kvm_ncounters && n < len; i++) {
+		double x = report_kvm_delta(k, fmt_kvm_counters[i]);
+
+		if (isnan(x))
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s %s",
+				      n ? ", " : "", fmt_kvm_counters[i],
+				      fmt_count(v, sizeof(v), x));
+	}
+	return buf;
+}

@@ -5,7 +5,12 @@
  * one per point of a cell's series (kind "series": x in the "sample" column,
  * the mean y in "metric", the ok samples in "n"), then one per point of a
  * numeric axis's scaling line (kind "scaling": label "AXIS: LINE", the
- * axis's number in "sample", the cell's slowdown columns).  The column order is
+ * axis's number in "sample", the cell's slowdown columns), then for each
+ * guest cell with KVM evidence one per quantity (kind "kvm": the quantity
+ * in "label" -- exits, exits_total, pages_4k, pages_2m, pages_1g, share_2m,
+ * share_1g, exit:REASON, exit_share:REASON, delta:COUNTER -- its value in
+ * "metric", the samples with evidence in "n"; counts are per sample, pages
+ * at the end of the last one).  The column order is
  * fixed; empty fields are "not applicable", and counters use the strings
  * "not supported" / "not counted" rather than 0.
  */
@@ -148,6 +153,49 @@ static void series_rows(const struct report_cell *c, FILE *out)
 	}
 }
 
+static void kvm_row(const struct report_cell *c, size_t n, const char *what,
+		    const char *name, double x, FILE *out)
+{
+	char *label = xasprintf("%s%s%s", what, name ? ":" : "",
+				name ? name : "");
+
+	fprintf(out, "kvm");
+	str(out, c->id);
+	str(out, label);
+	str(out, c->status);
+	str(out, NULL);
+	fprintf(out, ",,%zu", n);
+	num(out, x);
+	/* median .. dTLB-load-misses */
+	fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,,,\n");
+	free(label);
+}
+
+static void kvm_rows(const struct report_cell *c, FILE *out)
+{
+	const struct report_kvm *k = &c->kvm;
+	size_t i, n = k->nsamples;
+
+	if (!k->present)
+		return;
+	kvm_row(c, n, "exits", NULL, k->exits_per_sample, out);
+	kvm_row(c, n, "exits_total", NULL, k->exits_total_mean, out);
+	kvm_row(c, n, "pages_4k", NULL, k->pages_4k, out);
+	kvm_row(c, n, "pages_2m", NULL, k->pages_2m, out);
+	kvm_row(c, n, "pages_1g", NULL, k->pages_1g, out);
+	kvm_row(c, n, "share_2m", NULL, k->share_2m, out);
+	kvm_row(c, n, "share_1g", NULL, k->share_1g, out);
+	for (i = 0; i < k->nreasons; i++)
+		kvm_row(c, k->nreason_samples, "exit", k->reasons[i].reason,
+			k->reasons[i].per_sample, out);
+	for (i = 0; i < k->nreasons; i++)
+		kvm_row(c, k->nreason_samples, "exit_share",
+			k->reasons[i].reason, k->reasons[i].share, out);
+	for (i = 0; i < k->ndelta; i++)
+		kvm_row(c, n, "delta", k->delta[i].name, k->delta[i].mean,
+			out);
+}
+
 static void scaling_rows(const struct report *r,
 			 const struct report_scaling *s, FILE *out)
 {
@@ -206,6 +254,8 @@ static int csv_render(const struct report *r, FILE *out)
 		series_rows(&r->cells[i], out);
 	for (i = 0; i < r->nscaling; i++)
 		scaling_rows(r, &r->scaling[i], out);
+	for (i = 0; i < r->ncells; i++)
+		kvm_rows(&r->cells[i], out);
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -72,6 +72,47 @@ static json_t *jseries(const struct report_series *s)
 	return json_pack("{s:o, s:o}", "x", xs, "y", ys);
 }
 
+/*
+ * A guest cell's KVM evidence: counts per sample, pages at the end of the
+ * last sample, every exit reason and delta counter.
+ */
+static json_t *jkvm(const struct report_kvm *k)
+{
+	json_t *reasons = json_array(), *delta = json_object(), *j;
+	size_t i;
+
+	for (i = 0; i < k->nreasons; i++)
+		json_array_append_new(
+		    reasons,
+		    json_pack("{s:s, s:I, s:o, s:o}", "reason",
+			      k->reasons[i].reason, "code",
+			      (json_int_t)k->reasons[i].code, "per_sample",
+			      jreal(k->reasons[i].per_sample), "share",
+			      jreal(k->reasons[i].share)));
+	for (i = 0; i < k->ndelta; i++)
+		json_object_set_new(delta, k->delta[i].name,
+				    jreal(k->delta[i].mean));
+	j = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		      "samples", (json_int_t)k->nsamples, "vendor",
+		      jstrn(k->vendor), "exits_per_sample",
+		      jreal(k->exits_per_sample), "exits_total_per_sample",
+		      jreal(k->exits_total_mean), "pages_4k", jreal(k->pages_4k),
+		      "pages_2m", jreal(k->pages_2m), "pages_1g",
+		      jreal(k->pages_1g), "share_2m", jreal(k->share_2m),
+		      "share_1g", jreal(k->share_1g), "delta_per_sample", delta);
+	if (k->nreason_samples) {
+		json_object_set_new(j, "exits_by_reason", reasons);
+		json_object_set_new(j, "exits_by_reason_samples",
+				    json_integer((json_int_t)k->nreason_samples));
+	} else {
+		json_decref(reasons);
+		json_object_set_new(j, "exits_by_reason", json_null());
+		json_object_set_new(j, "exits_by_reason_why",
+				    jstrn(k->reasons_why));
+	}
+	return j;
+}
+
 static json_t *jcell(const struct report *r, const struct report_cell *c)
 {
 	json_t *counters = json_object(), *jc;
@@ -102,6 +143,15 @@ static json_t *jcell(const struct report *r, const struct report_cell *c)
 	/* Only cells with a series have the key: older reports stay as-is. */
 	if (jc && c->series.npoints)
 		json_object_set_new(jc, "series", jseries(&c->series));
+	/* Only when the run has KVM evidence: older reports stay as-is. */
+	if (jc && fmt_kvm_shown(r, c)) {
+		json_object_set_new(jc, "kvm",
+				    c->kvm.present ? jkvm(&c->kvm)
+						   : json_null());
+		if (!c->kvm.present)
+			json_object_set_new(jc, "kvm_why",
+					    json_string(c->kvm.why));
+	}
 	if (jc && !r->axes_derived) {
 		json_t *ax = json_object();
 

@@ -126,6 +126,49 @@ static void md_counters(const struct report *r, FILE *out)
 	}
 }
 
+/* What KVM saw per guest cell; nothing for a run without KVM evidence. */
+static void md_kvm(const struct report *r, FILE *out)
+{
+	char buf[512], n[FMT_BUF], sh[FMT_BUF];
+	size_t i, j;
+
+	if (!r->has_kvm)
+		return;
+	fprintf(out, "\n## KVM (what KVM saw of each guest, per sample)\n");
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		const struct report_kvm *k = &c->kvm;
+
+		if (!fmt_kvm_shown(r, c))
+			continue;
+		fprintf(out, "\n%s (`%s`):\n\n", c->label, c->id);
+		if (!k->present) {
+			fprintf(out, "KVM: no evidence: ");
+			fmt_md_escape(out, k->why);
+			fprintf(out, "\n");
+			continue;
+		}
+		fprintf(out, "KVM: %s\n\n",
+			fmt_kvm_summary(buf, sizeof(buf), k));
+		if (!k->nreason_samples) {
+			fprintf(out, "Exits by reason n/a: ");
+			fmt_md_escape(out, k->reasons_why);
+			fprintf(out, "\n");
+		} else
+			fprintf(out, "| exit reason | per sample | share |\n"
+				     "|---|---:|---:|\n");
+		for (j = 0; j < k->nreasons && j < FMT_KVM_TOP; j++) {
+			fprintf(out, "| ");
+			fmt_md_escape(out, k->reasons[j].reason);
+			fprintf(out, " | %s | %s |\n",
+				fmt_count(n, sizeof(n), k->reasons[j].per_sample),
+				fmt_pct(sh, sizeof(sh), k->reasons[j].share));
+		}
+		if (*fmt_kvm_counter_list(buf, sizeof(buf), k))
+			fprintf(out, "\nPer sample: %s\n", buf);
+	}
+}
+
 static void md_series(const struct report *r, FILE *out)
 {
 	char y[FMT_BUF];
@@ -229,6 +272,7 @@ static int md_render(const struct report *r, FILE *out)
 	md_header(r, out);
 	md_cells(r, out);
 	md_counters(r, out);
+	md_kvm(r, out);
 	md_series(r, out);
 	md_matrix(r, out);
 	for (i = 0; i < r->nscaling; i++)

@@ -143,6 +143,34 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 	    c->vs_base.significant ? "significant *" : fmt_signif(&c->vs_base));
 }
 
+/* A guest cell's KVM evidence, or why it has none (format.h). */
+static void text_kvm(const struct report *r, const struct report_cell *c,
+		     FILE *out)
+{
+	const struct report_kvm *k = &c->kvm;
+	char buf[512], n[FMT_BUF], sh[FMT_BUF];
+	size_t i;
+
+	if (!fmt_kvm_shown(r, c))
+		return;
+	if (!k->present) {
+		fprintf(out, "\n KVM: no evidence: %s\n", k->why);
+		return;
+	}
+	fprintf(out, "\n KVM: %s\n", fmt_kvm_summary(buf, sizeof(buf), k));
+	if (!k->nreason_samples)
+		fprintf(out, "  exits by reason n/a: %s\n", k->reasons_why);
+	else
+		fprintf(out, "  %-20s %12s %8s\n", "exit reason", "per sample",
+			"share");
+	for (i = 0; i < k->nreasons && i < FMT_KVM_TOP; i++)
+		fprintf(out, "  %-20s %12s %8s\n", k->reasons[i].reason,
+			fmt_count(n, sizeof(n), k->reasons[i].per_sample),
+			fmt_pct(sh, sizeof(sh), k->reasons[i].share));
+	if (*fmt_kvm_counter_list(buf, sizeof(buf), k))
+		fprintf(out, "  per sample: %s\n", buf);
+}
+
 /* A cell's series, one point per line; nothing when it has none. */
 static void text_series(const struct report_cell *c, FILE *out)
 {
@@ -275,6 +303,7 @@ static int text_render(const struct report *r, FILE *out)
 	text_header(r, out);
 	for (i = 0; i < r->ncells; i++) {
 		text_cell(r, &r->cells[i], out);
+		text_kvm(r, &r->cells[i], out);
 		text_series(&r->cells[i], out);
 	}
 	text_matrix(r, out);

@@ -97,6 +97,27 @@ extern const size_t fmt_ncolors;
  */
 void fmt_html_scaling(const struct report *r, const struct report_scaling *s,
 		      FILE *out);
+/*
+ * KVM evidence (model.h struct report_kvm).  A format shows it for cell C
+ * when fmt_kvm_shown(): the run has evidence somewhere (r->has_kvm), C is
+ * a guest cell with ok samples; C then has either evidence or a why.
+ * FMT_KVM_TOP exit reasons are listed, and the delta counters
+ * fmt_kvm_counters[] per sample.
+ */
+#define FMT_KVM_TOP 5
+extern const char *const fmt_kvm_counters[];
+extern const size_t fmt_kvm_ncounters;
+bool fmt_kvm_shown(const struct report *r, const struct report_cell *c);
+/*
+ * "1944.3 exits per sample (svm, 3 samples); at the end 2M pages map
+ * 92.13% and 1G pages 0.00% of what KVM mapped (476 4K, 175 2M, 0 1G)";
+ * "; mappings n/a" when the page counts are absent.
+ */
+char *fmt_kvm_summary(char *buf, size_t len, const struct report_kvm *k);
+/* "pf_fixed 121.3, pf_taken 121.3, tlb_flush 0.0, invlpg 0.0" or "". */
+char *fmt_kvm_counter_list(char *buf, size_t len, const struct report_kvm *k);
+/* A per-sample count: "%.1f", or "n/a". */
+char *fmt_count(char *buf, size_t len, double x);
 /* Write S escaped for HTML text and attributes. */
 void fmt_html_escape(FILE *out, const char *s);
 /* Write S as one CSV field (quoted when needed); NULL writes nothing. */

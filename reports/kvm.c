@@ -217,3 +217,13 @@ void report_kvm_release(struct report_kvm *k)
 	k->reasons = NULL;
 	k->ndelta = k->nreasons = 0;
 }
+
+double report_kvm_delta(const struct report_kvm *k, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < k->ndelta; i++)
+		if (!strcmp(k->delta[i].name, name))
+			return k->delta[i].mean;
+	return NAN;
+}

@@ -25,6 +25,13 @@
  * is computed here once and shared by all formats.  Axes beyond where,
  * paging, host-thp, guest-thp and backing are appended to the cell label
  * (", vcpus 2").
+ *
+ * KVM evidence (reports/kvm.c, struct report_kvm in each cell): a guest
+ * cell's samples' "kvm" objects, summed and averaged over its ok samples;
+ * r->has_kvm when some cell has any, and formats print nothing of KVM for
+ * a run without (so reports of older runs stay as they were).  A kvm that
+ * is neither an object nor null, or an exits_by_reason entry without a
+ * reason or a count, is a load error.
  */
 #ifndef VMTAX_MODEL_H
 #define VMTAX_MODEL_H
@@ -286,6 +293,9 @@ void report_scaling_free(struct report *r);
 int report_cell_kvm(const struct report *r, struct report_cell *c,
 		    json_t *samples);
 void report_kvm_release(struct report_kvm *k);
+
+/* KVM evidence K's mean per sample of delta counter NAME, or NaN. */
+double report_kvm_delta(const struct report_kvm *k, const char *name);
 
 /* Index of the cell with ID, or -1. */
 long report_find_cell(const struct report *r, const char *id);
