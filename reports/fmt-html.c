@@ -7,7 +7,10 @@
  * chart one <g class="bar" data-id=ID> per cell with a slowdown; the series
  * chart, drawn only when some cell has a series, one <polyline
  * class="series" data-id=ID> per such cell (x on a log2 axis); the scaling
- * chart of each numeric axis is in fmt-html-scaling.c.
+ * chart of each numeric axis is in fmt-html-scaling.c.  A run with KVM
+ * evidence has a KVM section: per guest cell a <table class="kvm"
+ * data-id=ID> of the top exit reasons, or a <p class="na" data-id=ID> with
+ * why it has none.
  */
 #include "format.h"
 
@@ -545,6 +548,64 @@ static void html_series(const struct report *r, FILE *out)
 	fprintf(out, "</svg>\n");
 }
 
+/* What KVM saw per guest cell; nothing for a run without KVM evidence. */
+static void html_kvm(const struct report *r, FILE *out)
+{
+	char buf[512], n[FMT_BUF], sh[FMT_BUF];
+	size_t i, j;
+
+	if (!r->has_kvm)
+		return;
+	fprintf(out, "<h2>KVM</h2>\n<p>what KVM saw of each guest, per "
+		     "sample</p>\n");
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		const struct report_kvm *k = &c->kvm;
+
+		if (!fmt_kvm_shown(r, c))
+			continue;
+		fprintf(out, "<h3>");
+		esc(out, c->label);
+		fprintf(out, "</h3>\n");
+		if (!k->present) {
+			fprintf(out, "<p class=\"na\" data-id=\"");
+			esc(out, c->id);
+			fprintf(out, "\">no evidence: ");
+			esc(out, k->why);
+			fprintf(out, "</p>\n");
+			continue;
+		}
+		fprintf(out, "<p>");
+		esc(out, fmt_kvm_summary(buf, sizeof(buf), k));
+		fprintf(out, "</p>\n");
+		if (!k->nreason_samples) {
+			fprintf(out, "<p class=\"na\">exits by reason n/a: ");
+			esc(out, k->reasons_why);
+			fprintf(out, "</p>\n");
+		} else {
+			fprintf(out, "<table class=\"kvm\" data-id=\"");
+			esc(out, c->id);
+			fprintf(out, "\">\n<tr><th>exit reason</th><th>per "
+				     "sample</th><th>share</th></tr>\n");
+			for (j = 0; j < k->nreasons && j < FMT_KVM_TOP; j++) {
+				fprintf(out, "<tr><td>");
+				esc(out, k->reasons[j].reason);
+				fprintf(out, "</td><td>%s</td><td>%s</td></tr>\n",
+					fmt_count(n, sizeof(n),
+						  k->reasons[j].per_sample),
+					fmt_pct(sh, sizeof(sh),
+						k->reasons[j].share));
+			}
+			fprintf(out, "</table>\n");
+		}
+		if (*fmt_kvm_counter_list(buf, sizeof(buf), k)) {
+			fprintf(out, "<p>per sample: ");
+			esc(out, buf);
+			fprintf(out, "</p>\n");
+		}
+	}
+}
+
 static void html_observed(const struct report *r, FILE *out)
 {
 	size_t i;
@@ -627,6 +688,7 @@ static int html_render(const struct report *r, FILE *out)
 		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
 	html_cells(r, out);
 	html_counters(r, out);
+	html_kvm(r, out);
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 

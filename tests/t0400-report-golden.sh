@@ -6,7 +6,7 @@
 
 [ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
 
-for fixture in demo hw series vcpus kernels; do
+for fixture in demo hw series vcpus kernels kvm; do
 	for fmt in text md csv json html; do
 		ext=$fmt
 		[ "$fmt" = text ] && ext=txt
@@ -78,7 +78,7 @@ test_expect_success 'report --help' '
 '
 
 if python3 -c 'import jsonschema' 2>/dev/null; then
-	for fixture in demo demo-b hw series vcpus kernels; do
+	for fixture in demo demo-b hw series vcpus kernels kvm kvm-b; do
 		test_expect_success "$fixture: the fixture passes tests/check-results.py" "
 			python3 \"\$TOP/tests/check-results.py\" \"\$TOP/tests/fixtures/results-$fixture.json\"
 		"
@@ -170,6 +170,70 @@ test_expect_success '--rows with the default columns keeps them' '
 	"$VMTAX" report --rows host-thp,guest-thp "$TOP/tests/fixtures/results-hw.json" >hw.txt &&
 	grep -q "^ host THP  guest THP  bare metal   EPT on   EPT off$" hw.txt &&
 	grep -q "^ always    never        baseline  12.84%\\*  254.55%\\*$" hw.txt
+'
+
+KVMG="$TOP/tests/golden/kvm"
+export KVMG
+
+test_expect_success 'kvm: text shows the top exit reasons and the 2M share per guest cell' '
+	sed -n "/^THP always guest, NPT on + THP always host/,/^THP always guest, NPT off/p" "$KVMG.txt" >npt &&
+	grep -q "^ KVM: 1913.3 exits per sample (svm, 3 samples); at the end 2M pages map 99.46% and 1G pages 0.00% of what KVM mapped (476 4K, 172 2M, 0 1G)$" npt &&
+	grep -q "^  npf  *116.0    6.06%$" npt &&
+	! grep -q "PF excp" npt &&
+	sed -n "/^THP always guest, NPT off + THP always host/,/^THP always guest, NPT on + THP never/p" "$KVMG.txt" >shadow &&
+	grep -q "^  PF excp  *1807.0   50.21%$" shadow &&
+	grep -q "^  per sample: pf_fixed 1052.0, pf_taken 1807.3, tlb_flush 345.3, invlpg 71.3$" shadow &&
+	! grep -q "^  npf " shadow &&
+	test "$(grep -c "^  exit reason" "$KVMG.txt")" = 2
+'
+
+test_expect_success 'kvm: a guest cell without evidence says why; bare metal says nothing' '
+	grep -q "^ KVM: no evidence: no /sys/kernel/debug/kvm (debugfs not mounted or kvm not loaded)$" "$KVMG.txt" &&
+	test "$(grep -c "^ KVM:" "$KVMG.txt")" = 3 &&
+	sed -n "/^THP never host/,/^THP always guest/p" "$KVMG.txt" >bare &&
+	! grep -q KVM bare &&
+	grep -q "^KVM: no evidence: no /sys/kernel/debug/kvm" "$KVMG.md" &&
+	grep -q "<p class=\"na\" data-id=\"guest/paging=npt/host-thp=never/guest-thp=always\">no evidence: " "$KVMG.html"
+'
+
+test_expect_success 'kvm: md and html show the same top five reasons' '
+	grep -q "^| npf | 116.0 | 6.06% |$" "$KVMG.md" &&
+	grep -q "^| PF excp | 1807.0 | 50.21% |$" "$KVMG.md" &&
+	test "$(grep -c "<table class=\"kvm\"" "$KVMG.html")" = 2 &&
+	grep -q "<tr><td>npf</td><td>116.0</td><td>6.06%</td></tr>" "$KVMG.html" &&
+	! grep -q "<script" "$KVMG.html"
+'
+
+test_expect_success 'kvm: csv and json carry every reason and the shares, agreeing with text' '
+	grep -q "^kvm,guest/paging=npt/host-thp=always/guest-thp=always,share_2m,ok,,,3,0.994623899," "$KVMG.csv" &&
+	grep -q "^kvm,guest/paging=npt/host-thp=always/guest-thp=always,exit:npf,ok,,,3,116," "$KVMG.csv" &&
+	grep -q "^kvm,guest/paging=shadow/host-thp=always/guest-thp=always,exit:write_cr3,ok,,,3,57.6666667," "$KVMG.csv" &&
+	grep -q "^kvm,guest/paging=shadow/host-thp=always/guest-thp=always,delta:tlb_flush,ok,,,3,345.333333," "$KVMG.csv" &&
+	! grep -q "^kvm,bare-metal" "$KVMG.csv" &&
+	! grep -q "^kvm,guest/paging=npt/host-thp=never" "$KVMG.csv" &&
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {x[\"id\"]: x for x in d[\"cells\"]}
+assert \"kvm\" not in c[\"bare-metal/host-thp=always\"]
+n = c[\"guest/paging=npt/host-thp=always/guest-thp=always\"][\"kvm\"]
+assert n[\"samples\"] == 3 and n[\"vendor\"] == \"svm\", n
+assert abs(n[\"share_2m\"] - 0.994623899) < 1e-8 and n[\"share_1g\"] == 0
+assert [r[\"reason\"] for r in n[\"exits_by_reason\"]][4] == \"npf\"
+s = c[\"guest/paging=shadow/host-thp=always/guest-thp=always\"][\"kvm\"]
+assert s[\"exits_by_reason\"][0][\"reason\"] == \"PF excp\"
+assert abs(s[\"delta_per_sample\"][\"pf_fixed\"] - 1052) < 1e-9
+z = c[\"guest/paging=npt/host-thp=never/guest-thp=always\"]
+assert z[\"kvm\"] is None and z[\"kvm_why\"].startswith(\"no /sys/kernel/debug/kvm\")
+" "$KVMG.json"
+'
+
+test_expect_success 'a run without KVM evidence prints nothing of KVM in any format' '
+	! grep -q "KVM" "$TOP/tests/golden/demo.txt" &&
+	! grep -q "KVM" "$TOP/tests/golden/demo.md" &&
+	! grep -q "^kvm," "$TOP/tests/golden/demo.csv" &&
+	! grep -q "\"kvm\"" "$TOP/tests/golden/demo.json" &&
+	! grep -q "<h2>KVM" "$TOP/tests/golden/demo.html"
 '
 
 test_done
