@@ -38,6 +38,76 @@ static char *absent_note(const struct report_cell *c, const char *who)
 	return NULL;
 }
 
+static double reason_count(const struct report_kvm *k, const char *reason)
+{
+	size_t i;
+
+	for (i = 0; i < k->nreasons; i++)
+		if (!strcmp(k->reasons[i].reason, reason))
+			return k->reasons[i].per_sample;
+	return 0; /* the hist lists only the reasons that occurred */
+}
+
+/* Insert R into the top list by |delta| descending, then name. */
+static void top_insert(struct compare_kvm *k, const struct compare_kvm_reason *r)
+{
+	size_t i, j;
+
+	for (i = 0; i < k->ntop; i++) {
+		double a = fabs(r->delta), b = fabs(k->top[i].delta);
+
+		if (a > b || (a == b && strcmp(r->reason, k->top[i].reason) < 0))
+			break;
+	}
+	if (i >= COMPARE_KVM_TOP)
+		return;
+	if (k->ntop < COMPARE_KVM_TOP)
+		k->ntop++;
+	for (j = k->ntop - 1; j > i; j--)
+		k->top[j] = k->top[j - 1];
+	k->top[i] = *r;
+}
+
+static void kvm_delta(const struct report_kvm *ref, const struct report_kvm *val,
+		      struct compare_kvm *k)
+{
+	const struct report_kvm *side[2] = {ref, val};
+	size_t s, i, j;
+
+	memset(k, 0, sizeof(*k));
+	if (!ref->present || !val->present)
+		return;
+	k->valid = true;
+	k->exits_ref = ref->exits_per_sample;
+	k->exits = val->exits_per_sample;
+	k->exits_delta = k->exits_ref > 0 ? k->exits / k->exits_ref - 1 : NAN;
+	k->share_2m_ref = ref->share_2m;
+	k->share_2m = val->share_2m;
+	k->share_2m_delta = k->share_2m - k->share_2m_ref;
+	if (!ref->nreason_samples || !val->nreason_samples)
+		return;
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < side[s]->nreasons; i++) {
+			const char *name = side[s]->reasons[i].reason;
+			struct compare_kvm_reason r;
+
+			/* reasons of both sides: count each once */
+			if (s == 1) {
+				for (j = 0; j < ref->nreasons &&
+					    strcmp(ref->reasons[j].reason, name);
+				     j++)
+					;
+				if (j < ref->nreasons)
+					continue;
+			}
+			r.reason = name;
+			r.ref = reason_count(ref, name);
+			r.val = reason_count(val, name);
+			r.delta = r.val - r.ref;
+			top_insert(k, &r);
+		}
+}
+
 static void row_finish(struct compare *c, struct compare_row *row,
 		       bool higher_better)
 {
@@ -54,10 +124,13 @@ static void row_finish(struct compare *c, struct compare_row *row,
 	row->note = absent_note(row->ref, rn);
 	if (!row->note)
 		row->note = absent_note(row->cell, n);
-	if (!row->note)
+	if (!row->note) {
 		stats_delta(&row->cell->metric, &row->ref->metric,
 			    higher_better, &row->d);
-	else
+		kvm_delta(&row->ref->kvm, &row->cell->kvm, &row->kvm);
+		if (row->kvm.valid)
+			c->has_kvm = true;
+	} else
 		memset(&row->d, 0, sizeof(row->d));
 }
 

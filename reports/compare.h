@@ -15,13 +15,38 @@
  * The delta is stats_delta(): positive means slower than the reference,
  * with a Fieller 95% interval and Welch's p.  Runs of different workloads,
  * metrics, units or directions are refused (-EINVAL, reported).
+ *
+ * KVM evidence (model.h struct report_kvm): where both cells of a row have
+ * it, row->kvm holds the exits per sample of each and their relative
+ * change, the share of what KVM mapped with 2M pages of each and their
+ * difference (in fractions: -0.19 is 19 points fewer), and the
+ * COMPARE_KVM_TOP exit reasons whose count per sample changed most (a
+ * reason one side never saw counts 0 there: the tracepoint hist lists only
+ * reasons that occurred).  c->has_kvm when some row has it; formats print
+ * nothing of KVM otherwise.
  */
 #ifndef VMTAX_COMPARE_H
 #define VMTAX_COMPARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "model.h"
+
+#define COMPARE_KVM_TOP 3
+
+struct compare_kvm_reason {
+	const char *reason;	  /* borrowed from a report */
+	double ref, val, delta; /* per sample; delta = val - ref */
+};
+
+struct compare_kvm {
+	bool valid; /* both cells have KVM evidence */
+	double exits_ref, exits, exits_delta; /* delta = exits/ref - 1 */
+	double share_2m_ref, share_2m, share_2m_delta; /* delta = difference */
+	struct compare_kvm_reason top[COMPARE_KVM_TOP];
+	size_t ntop; /* 0 when a side has no exits by reason */
+};
 
 struct compare_row {
 	size_t ref_run, run;		      /* indexes into compare.runs */
@@ -29,6 +54,7 @@ struct compare_row {
 	const char *ref_name, *name;	      /* run letter or axis value */
 	struct stats_delta d;
 	char *note; /* owned: why there is no delta, or NULL */
+	struct compare_kvm kvm;
 };
 
 struct compare {
@@ -39,6 +65,7 @@ struct compare {
 	size_t nrows;
 	double geomean; /* geometric mean of (1 + delta) - 1 over valid rows */
 	size_t ngeo;
+	bool has_kvm; /* some row's kvm.valid */
 };
 
 /* The run letters: "A", "B", ... (static storage; index < 26). */

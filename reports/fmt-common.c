@@ -304,3 +304,39 @@ char *fmt_kvm_counter_list(char *buf, size_t len, const struct report_kvm *k)
 	}
 	return buf;
 }
+
+char *fmt_kvm_compare(char *buf, size_t len, const struct compare_kvm *k)
+{
+	char a[FMT_BUF], b[FMT_BUF], d[FMT_BUF];
+	size_t i, n;
+
+	n = (size_t)snprintf(buf, len, "exits per sample %s -> %s (%s)",
+			     fmt_count(a, sizeof(a), k->exits_ref),
+			     fmt_count(b, sizeof(b), k->exits),
+			     isnan(k->exits_delta)
+				 ? "n/a"
+				 : fmt_spct(d, sizeof(d), k->exits_delta));
+	if (n < len) {
+		if (isnan(k->share_2m_delta))
+			snprintf(d, sizeof(d), "n/a");
+		else
+			snprintf(d, sizeof(d), "%+.2f points",
+				 100 * k->share_2m_delta);
+		n += (size_t)snprintf(buf + n, len - n,
+				      "; 2M share %s -> %s (%s)",
+				      isnan(k->share_2m_ref)
+					  ? "n/a"
+					  : fmt_pct(a, sizeof(a), k->share_2m_ref),
+				      isnan(k->share_2m)
+					  ? "n/a"
+					  : fmt_pct(b, sizeof(b), k->share_2m),
+				      d);
+	}
+	for (i = 0; i < k->ntop && n < len; i++)
+		n += (size_t)snprintf(
+		    buf + n, len - n, "%s%s %s -> %s (%+.1f)",
+		    i ? ", " : "; most changed: ", k->top[i].reason,
+		    fmt_count(a, sizeof(a), k->top[i].ref),
+		    fmt_count(b, sizeof(b), k->top[i].val), k->top[i].delta);
+	return buf;
+}

@@ -10,7 +10,12 @@
  * in "label" -- exits, exits_total, pages_4k, pages_2m, pages_1g, share_2m,
  * share_1g, exit:REASON, exit_share:REASON, delta:COUNTER -- its value in
  * "metric", the samples with evidence in "n"; counts are per sample, pages
- * at the end of the last one).  The column order is
+ * at the end of the last one).  A comparison has a row per pair of cells
+ * (kind "compare"), then for pairs where both have KVM evidence rows of
+ * kind "kvm" (label exits, share_2m or exit:REASON for the reasons that
+ * changed most; ref_mean and mean the two values, delta the relative change
+ * of exits, the difference of the share and of a reason's count per
+ * sample; ref_n and n the samples with evidence).  The column order is
  * fixed; empty fields are "not applicable", and counters use the strings
  * "not supported" / "not counted" rather than 0.
  */
@@ -259,6 +264,47 @@ static int csv_render(const struct report *r, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+static void compare_kvm_row(const struct compare *c,
+			    const struct compare_row *row, const char *what,
+			    const char *name, double ref, double val,
+			    double delta, FILE *out)
+{
+	char *label = xasprintf("%s%s%s", what, name ? ":" : "",
+				name ? name : "");
+
+	fprintf(out, "kvm");
+	str(out, row->cell->id);
+	str(out, label);
+	str(out, row->ref->id);
+	str(out, c->by ? row->ref_name : compare_run_letter(row->ref_run));
+	str(out, c->by ? row->name : compare_run_letter(row->run));
+	fprintf(out, ",%zu", row->ref->kvm.nsamples);
+	num(out, ref);
+	fprintf(out, ",%zu", row->cell->kvm.nsamples);
+	num(out, val);
+	num(out, delta);
+	/* delta_lo .. note */
+	fprintf(out, ",,,,,,\n");
+	free(label);
+}
+
+static void compare_kvm_rows(const struct compare *c,
+			     const struct compare_row *row, FILE *out)
+{
+	const struct compare_kvm *k = &row->kvm;
+	size_t j;
+
+	if (!k->valid)
+		return;
+	compare_kvm_row(c, row, "exits", NULL, k->exits_ref, k->exits,
+			k->exits_delta, out);
+	compare_kvm_row(c, row, "share_2m", NULL, k->share_2m_ref,
+			k->share_2m, k->share_2m_delta, out);
+	for (j = 0; j < k->ntop; j++)
+		compare_kvm_row(c, row, "exit", k->top[j].reason, k->top[j].ref,
+				k->top[j].val, k->top[j].delta, out);
+}
+
 static int csv_compare(const struct compare *c, FILE *out)
 {
 	size_t i;
@@ -294,6 +340,8 @@ static int csv_compare(const struct compare *c, FILE *out)
 		str(out, row->note);
 		fputc('\n', out);
 	}
+	for (i = 0; i < c->nrows; i++)
+		compare_kvm_rows(c, &c->rows[i], out);
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -710,6 +710,62 @@ static int html_render(const struct report *r, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* The KVM deltas of the rows where both cells have KVM evidence. */
+static void html_compare_kvm(const struct compare *c, FILE *out)
+{
+	char a[FMT_BUF], b[FMT_BUF], d[FMT_BUF];
+	size_t i, j;
+
+	fprintf(out, "<h2>KVM</h2>\n<table class=\"kvm\">\n<tr><th>cell</th>"
+		     "<th>ref</th><th>vs</th><th>exits per sample</th>"
+		     "<th>delta</th><th>2M share</th><th>delta (points)</th>"
+		     "<th>exit reasons that changed most (per sample)</th>"
+		     "</tr>\n");
+	for (i = 0; i < c->nrows; i++) {
+		const struct compare_row *row = &c->rows[i];
+		const struct compare_kvm *k = &row->kvm;
+
+		if (!k->valid)
+			continue;
+		fprintf(out, "<tr data-id=\"");
+		esc(out, row->cell->id);
+		fprintf(out, "\"><td>");
+		esc(out, row->cell->label);
+		fprintf(out, "</td><td>");
+		esc(out,
+		    c->by ? row->ref_name : compare_run_letter(row->ref_run));
+		fprintf(out, "</td><td>");
+		esc(out, c->by ? row->name : compare_run_letter(row->run));
+		fprintf(out, "</td><td>%s -&gt; %s</td><td>%s</td>",
+			fmt_count(a, sizeof(a), k->exits_ref),
+			fmt_count(b, sizeof(b), k->exits),
+			isnan(k->exits_delta)
+			    ? "n/a"
+			    : fmt_spct(d, sizeof(d), k->exits_delta));
+		fprintf(out, "<td>%s -&gt; %s</td>",
+			isnan(k->share_2m_ref)
+			    ? "n/a"
+			    : fmt_pct(a, sizeof(a), k->share_2m_ref),
+			isnan(k->share_2m) ? "n/a"
+					   : fmt_pct(b, sizeof(b), k->share_2m));
+		if (isnan(k->share_2m_delta))
+			fprintf(out, "<td>n/a</td><td>");
+		else
+			fprintf(out, "<td>%+.2f</td><td>",
+				100 * k->share_2m_delta);
+		for (j = 0; j < k->ntop; j++) {
+			fprintf(out, "%s", j ? ", " : "");
+			esc(out, k->top[j].reason);
+			fprintf(out, " %s -&gt; %s (%+.1f)",
+				fmt_count(a, sizeof(a), k->top[j].ref),
+				fmt_count(b, sizeof(b), k->top[j].val),
+				k->top[j].delta);
+		}
+		fprintf(out, "</td></tr>\n");
+	}
+	fprintf(out, "</table>\n");
+}
+
 static int html_compare(const struct compare *c, FILE *out)
 {
 	const struct report *a = c->runs[0];
@@ -758,8 +814,11 @@ static int html_compare(const struct compare *c, FILE *out)
 	}
 	fprintf(out,
 		"</table>\n<p>Geometric mean of (1 + delta) over %zu "
-		"cells: <b>%s</b></p>\n</body>\n</html>\n",
+		"cells: <b>%s</b></p>\n",
 		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
+	if (c->has_kvm)
+		html_compare_kvm(c, out);
+	fprintf(out, "</body>\n</html>\n");
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -323,6 +323,30 @@ static int json_render(const struct report *r, FILE *out)
 	return dump(doc, out);
 }
 
+static json_t *jcompare_kvm(const struct compare_kvm *k)
+{
+	json_t *top = json_array();
+	size_t j;
+
+	if (!k->valid) {
+		json_decref(top);
+		return json_null();
+	}
+	for (j = 0; j < k->ntop; j++)
+		json_array_append_new(
+		    top, json_pack("{s:s, s:o, s:o, s:o}", "reason",
+				   k->top[j].reason, "ref_per_sample",
+				   jreal(k->top[j].ref), "per_sample",
+				   jreal(k->top[j].val), "delta",
+				   jreal(k->top[j].delta)));
+	return json_pack("{s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:o}",
+			 "exits_per_sample", "ref", jreal(k->exits_ref), "value",
+			 jreal(k->exits), "delta", jreal(k->exits_delta),
+			 "share_2m", "ref", jreal(k->share_2m_ref), "value",
+			 jreal(k->share_2m), "delta", jreal(k->share_2m_delta),
+			 "most_changed", top);
+}
+
 static int json_compare(const struct compare *c, FILE *out)
 {
 	json_t *runs = json_array(), *rows = json_array();
@@ -357,6 +381,10 @@ static int json_compare(const struct compare *c, FILE *out)
 			row->cell ? jsummary(&row->cell->metric) : json_null(),
 			"delta", row->note ? json_null() : jdelta(&row->d),
 			"note", jstrn(row->note)));
+		/* Only when some row has KVM deltas: older output stays. */
+		if (c->has_kvm)
+			json_object_set_new(json_array_get(rows, i), "kvm",
+					    jcompare_kvm(&row->kvm));
 	}
 	return dump(json_pack("{s:s, s:o, s:s, s:s, s:s, s:o, s:o, s:{s:o, "
 			      "s:I}}",

@@ -343,6 +343,21 @@ static int md_compare(const struct compare *c, FILE *out)
 	}
 	fprintf(out, "\nGeometric mean of (1 + delta) over %zu cells: **%s**\n",
 		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
+	if (!c->has_kvm)
+		return ferror(out) ? -EIO : 0;
+	fprintf(out, "\n## KVM\n\n");
+	for (i = 0; i < c->nrows; i++) {
+		const struct compare_row *row = &c->rows[i];
+		char kb[1024];
+
+		if (!row->kvm.valid)
+			continue;
+		fprintf(out, "- %s (%s -> %s): ", row->cell->label,
+			c->by ? row->ref_name : compare_run_letter(row->ref_run),
+			c->by ? row->name : compare_run_letter(row->run));
+		fmt_md_escape(out, fmt_kvm_compare(kb, sizeof(kb), &row->kvm));
+		fprintf(out, "\n");
+	}
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -333,6 +333,7 @@ static const char *cmp_label(const struct compare_row *row)
 static int text_compare(const struct compare *c, FILE *out)
 {
 	const struct report *a = c->runs[0];
+	char kb[1024];
 	char m1[FMT_BUF], m2[FMT_BUF], d[FMT_BUF], iv[FMT_BUF], p[FMT_BUF];
 	size_t i;
 
@@ -378,6 +379,9 @@ static int text_compare(const struct compare *c, FILE *out)
 			fmt_interval(iv, sizeof(iv), &row->d),
 			fmt_p(p, sizeof(p), row->d.p),
 			*fmt_signif(&row->d) ? " " : "", fmt_signif(&row->d));
+		if (row->kvm.valid)
+			fprintf(out, " KVM: %s\n",
+				fmt_kvm_compare(kb, sizeof(kb), &row->kvm));
 	}
 	fprintf(out, "\ngeometric mean of (1 + delta) over %zu cells: %s\n",
 		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));

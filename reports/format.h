@@ -116,6 +116,12 @@ bool fmt_kvm_shown(const struct report *r, const struct report_cell *c);
 char *fmt_kvm_summary(char *buf, size_t len, const struct report_kvm *k);
 /* "pf_fixed 121.3, pf_taken 121.3, tlb_flush 0.0, invlpg 0.0" or "". */
 char *fmt_kvm_counter_list(char *buf, size_t len, const struct report_kvm *k);
+/*
+ * A comparison's KVM deltas (compare.h struct compare_kvm): "exits per
+ * sample 1913.3 -> 3599.0 (+88.10%); 2M share 99.46% -> 90.27% (-9.19
+ * points); most changed: PF excp 0.0 -> 1807.0 (+1807.0), ...".
+ */
+char *fmt_kvm_compare(char *buf, size_t len, const struct compare_kvm *k);
 /* A per-sample count: "%.1f", or "n/a". */
 char *fmt_count(char *buf, size_t len, double x);
 /* Write S escaped for HTML text and attributes. */
