@@ -127,4 +127,56 @@ test_expect_success 'an unknown axis lists the run'"'"'s axes' '
 	grep -q "unknown axis .colour. (axes of .*results-vcpus.json.: where|host-thp|guest-thp|vcpus)" err
 '
 
+KVMA="$TOP/tests/fixtures/results-kvm.json"
+KVMB="$TOP/tests/fixtures/results-kvm-b.json"
+export KVMA KVMB
+
+test_expect_success 'kvm: two runs show the KVM deltas of guest cells with evidence' '
+	"$VMTAX" compare "$KVMA" "$KVMB" >kvm &&
+	cat kvm &&
+	test "$(grep -c "^ KVM: " kvm)" = 2 &&
+	grep -q "^ KVM: exits per sample 1913.3 -> 2035.3 (+6.38%); 2M share 99.46% -> 64.19% (-35.27 points); most changed: npf 116.0 -> 220.3 (+104.3), interrupt 785.7 -> 793.7 (+8.0), msr 629.0 -> 635.0 (+6.0)$" kvm &&
+	grep -q "^ KVM: exits per sample 3599.0 -> 3164.3 (-12.08%); 2M share 90.27% -> 90.27% (+0.00 points); most changed: PF excp 1807.0 -> 1445.7 (-361.3)" kvm &&
+	sed -n "/^THP always guest, NPT on + THP never host/,\$p" kvm >nokvm &&
+	! grep -q KVM nokvm
+'
+
+test_expect_success 'kvm: --by paging puts NPT off against NPT on, a reason one side lacks at 0' '
+	"$VMTAX" compare "$KVMA" --by paging >bypg &&
+	grep -q "^ KVM: exits per sample 1913.3 -> 3599.0 (+88.10%); 2M share 99.46% -> 90.27% (-9.19 points); most changed: PF excp 0.0 -> 1807.0 (+1807.0), npf 116.0 -> 0.0 (-116.0), interrupt 785.7 -> 706.3 (-79.3)$" bypg
+'
+
+test_expect_success 'kvm: every format carries the KVM deltas, the numbers agree' '
+	for f in md csv json html; do
+		"$VMTAX" compare --format $f "$KVMA" "$KVMB" >kcmp.$f || exit 1
+	done &&
+	grep -q "^- THP always guest, NPT on + THP always host (A -> B): exits per sample 1913.3 -> 2035.3 (+6.38%); 2M share 99.46% -> 64.19% (-35.27 points)" kcmp.md &&
+	grep -q "^kvm,guest/paging=npt/host-thp=always/guest-thp=always,share_2m,guest/paging=npt/host-thp=always/guest-thp=always,A,B,3,0.994623899,3,0.641879377,-0.352744522," kcmp.csv &&
+	grep -q "^kvm,guest/paging=npt/host-thp=always/guest-thp=always,exit:npf,.*,A,B,3,116,3,220.333333,104.333333," kcmp.csv &&
+	test "$(grep -c "^kvm," kcmp.csv)" = 10 &&
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {x[\"id\"]: x for x in d[\"rows\"]}
+k = r[\"guest/paging=npt/host-thp=always/guest-thp=always\"][\"kvm\"]
+assert abs(k[\"share_2m\"][\"delta\"] + 0.352744522) < 1e-8, k
+assert k[\"most_changed\"][0][\"reason\"] == \"npf\"
+assert r[\"guest/paging=npt/host-thp=never/guest-thp=always\"][\"kvm\"] is None
+assert r[\"bare-metal/host-thp=always\"][\"kvm\"] is None
+" kcmp.json &&
+	test "$(grep -c "<tr data-id=\"guest/" kcmp.html)" = 2 &&
+	grep -q "<td>99.46% -&gt; 64.19%</td><td>-35.27</td>" kcmp.html
+'
+
+test_expect_success 'kvm: runs without KVM evidence compare as before' '
+	for f in text md csv json html; do
+		"$VMTAX" compare --format $f "$A" "$B" >plain.$f || exit 1
+	done &&
+	! grep -q "KVM" plain.text &&
+	! grep -q "KVM" plain.md &&
+	! grep -q "^kvm," plain.csv &&
+	! grep -q "\"kvm\"" plain.json &&
+	! grep -q "<h2>KVM" plain.html
+'
+
 test_done
