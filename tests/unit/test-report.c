@@ -3,8 +3,8 @@
  * Unit tests for the report model (reports/model.c, axes.c, matrix.c):
  * labels, the matrix, counter states, derived counters, the direction of
  * the slowdown, the axes (read, derived, refused), --rows/--cols and the
- * scaling lines.  Each test writes a small results.json to a temporary file
- * and loads it.
+ * scaling lines, the KVM evidence of guest cells and its comparison.  Each
+ * test writes a small results.json to a temporary file and loads it.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -385,6 +385,227 @@ static void test_axes_refused(void **state)
 	report_free(r);
 }
 
+/*
+ * A run of a bare-metal baseline and one guest cell whose four samples
+ * carry S0..S3 (JSON text after the sample's counters: ", \"kvm\": ...");
+ * sample 1 failed.
+ */
+static int load_kvm(const char *s0, const char *s1, const char *s2,
+		    const char *s3, struct report **r)
+{
+	const char *extra[4] = {s0, s1, s2, s3};
+	char buf[8192];
+	size_t n;
+	int i;
+
+	n = (size_t)snprintf(
+	    buf, sizeof(buf),
+	    "{\"schema\": \"vmtax-results/1\", \"run\": {\"name\": \"k\", "
+	    "\"host\": {\"cpu_model\": \"AMD EPYC Processor\"}},\n"
+	    " \"workload\": {\"name\": \"w\", \"metric\": \"elapsed\", "
+	    "\"unit\": \"s\", \"better\": \"lower\"},\n"
+	    " \"baseline\": \"bare-metal/host-thp=always\", \"cells\": [\n"
+	    "{\"id\": \"bare-metal/host-thp=always\", \"status\": \"ok\", "
+	    "\"env\": {\"where\": \"bare-metal\", \"host_thp\": \"always\"}, "
+	    "\"samples\": [{\"index\": 0, \"status\": \"ok\", \"metric\": 1, "
+	    "\"elapsed_s\": 1}, {\"index\": 1, \"status\": \"ok\", "
+	    "\"metric\": 1.1, \"elapsed_s\": 1.1}]},\n"
+	    "{\"id\": \"guest/paging=npt/host-thp=always/guest-thp=always\", "
+	    "\"status\": \"ok\", \"env\": {\"where\": \"guest\", \"host_thp\": "
+	    "\"always\", \"guest_thp\": \"always\", \"paging\": \"npt\"}, "
+	    "\"samples\": [");
+	for (i = 0; i < 4; i++)
+		n += (size_t)snprintf(
+		    buf + n, sizeof(buf) - n,
+		    "%s{\"index\": %d, \"status\": \"%s\", \"metric\": %d, "
+		    "\"elapsed_s\": %d%s}",
+		    i ? ", " : "", i, i == 1 ? "failed" : "ok", 2 + i % 2,
+		    2 + i % 2, extra[i]);
+	snprintf(buf + n, sizeof(buf) - n, "]}]}\n");
+	assert_true(n < sizeof(buf) - 8);
+	return load_text(buf, r);
+}
+
+static const char kvm_s0[] =
+    ", \"kvm\": {\"vms\": 1, \"pages_4k\": 100, \"pages_2m\": 10, "
+    "\"pages_1g\": 0, \"at_end\": {}, \"delta\": {\"exits\": 100, "
+    "\"pf_fixed\": 10}, \"exits_vendor\": \"svm\", \"exits_total\": 100, "
+    "\"exits_by_reason\": [{\"reason\": \"npf\", \"code\": 1024, \"count\": "
+    "60}, {\"reason\": \"msr\", \"code\": 124, \"count\": 40}]}";
+/* Failed: must not count. */
+static const char kvm_s1[] =
+    ", \"kvm\": {\"pages_4k\": 1, \"pages_2m\": 1, \"pages_1g\": 1, "
+    "\"delta\": {\"exits\": 99999}, \"exits_total\": 99999, "
+    "\"exits_by_reason\": [{\"reason\": \"hlt\", \"code\": 120, \"count\": "
+    "99999}]}";
+static const char kvm_s2[] =
+    ", \"kvm\": {\"pages_4k\": 7, \"pages_2m\": 7, \"pages_1g\": 7, "
+    "\"delta\": {\"exits\": 300, \"pf_fixed\": 30, \"tlb_flush\": 5}, "
+    "\"exits_by_reason\": null, \"exits_by_reason_why\": \"no "
+    "kvm:kvm_exit event\"}";
+static const char kvm_s3[] =
+    ", \"kvm\": {\"pages_4k\": 512, \"pages_2m\": 0, \"pages_1g\": 1, "
+    "\"delta\": {\"exits\": 200}, \"exits_total\": 200, "
+    "\"exits_by_reason\": [{\"reason\": \"msr\", \"code\": 124, \"count\": "
+    "140}, {\"reason\": \"hlt\", \"code\": 120, \"count\": 60}]}";
+
+static void test_kvm_evidence(void **state)
+{
+	struct report *r = NULL;
+	const struct report_kvm *k;
+	char buf[512];
+
+	(void)state;
+	assert_int_equal(load_kvm(kvm_s0, kvm_s1, kvm_s2, kvm_s3, &r), 0);
+	assert_true(r->has_kvm);
+	assert_false(r->cells[0].kvm.present);
+	assert_false(fmt_kvm_shown(r, &r->cells[0]));
+	assert_true(fmt_kvm_shown(r, &r->cells[1]));
+	k = &r->cells[1].kvm;
+	assert_true(k->present);
+	assert_null(k->why);
+	assert_int_equal(k->nsamples, 3);
+	assert_string_equal(k->vendor, "svm");
+	/* Means over the ok samples that have the value. */
+	assert_float_equal(k->exits_per_sample, 200, 1e-9);
+	assert_float_equal(k->exits_total_mean, 150, 1e-9);
+	assert_float_equal(report_kvm_delta(k, "exits"), 200, 1e-9);
+	assert_float_equal(report_kvm_delta(k, "pf_fixed"), 20, 1e-9);
+	assert_float_equal(report_kvm_delta(k, "tlb_flush"), 5, 1e-9);
+	assert_true(isnan(report_kvm_delta(k, "invlpg")));
+	/* Reasons: two samples have them; most first, ties by name. */
+	assert_int_equal(k->nreason_samples, 2);
+	assert_null(k->reasons_why);
+	assert_int_equal(k->nreasons, 3);
+	assert_string_equal(k->reasons[0].reason, "msr");
+	assert_float_equal(k->reasons[0].total, 180, 1e-9);
+	assert_float_equal(k->reasons[0].per_sample, 90, 1e-9);
+	assert_float_equal(k->reasons[0].share, 0.6, 1e-9);
+	assert_string_equal(k->reasons[1].reason, "hlt");
+	assert_int_equal(k->reasons[1].code, 120);
+	assert_float_equal(k->reasons[1].per_sample, 30, 1e-9);
+	assert_string_equal(k->reasons[2].reason, "npf");
+	assert_float_equal(k->reasons[2].share, 0.2, 1e-9);
+	/* Mappings at the end of the last ok sample: 2 MiB in 4K, 1G. */
+	assert_float_equal(k->pages_4k, 512, 0);
+	assert_float_equal(k->pages_1g, 1, 0);
+	assert_float_equal(k->share_2m, 0, 1e-12);
+	assert_float_equal(k->share_1g, 1024.0 / 1026, 1e-12);
+	assert_string_equal(fmt_kvm_summary(buf, sizeof(buf), k),
+			    "200.0 exits per sample (svm, 3 samples); at the "
+			    "end 2M pages map 0.00% and 1G pages 99.81% of "
+			    "what KVM mapped (512 4K, 0 2M, 1 1G)");
+	assert_string_equal(fmt_kvm_counter_list(buf, sizeof(buf), k),
+			    "pf_fixed 20.0, tlb_flush 5.0");
+	report_free(r);
+
+	/* No sample with reasons: the why of the first that lacks them. */
+	assert_int_equal(load_kvm(kvm_s2, kvm_s1, kvm_s2, kvm_s2, &r), 0);
+	k = &r->cells[1].kvm;
+	assert_true(k->present);
+	assert_int_equal(k->nreason_samples, 0);
+	assert_int_equal(k->nreasons, 0);
+	assert_string_equal(k->reasons_why, "no kvm:kvm_exit event");
+	assert_true(isnan(k->exits_total_mean));
+	assert_null(k->vendor);
+	assert_float_equal(k->share_2m, 7 * 2.0 / (7 * 4.0 / 1024 + 14 + 7 * 1024),
+			   1e-12);
+	report_free(r);
+}
+
+static void test_kvm_none(void **state)
+{
+	struct report *r = NULL;
+
+	(void)state;
+	/* null with a why: no evidence, the why kept, never zeros. */
+	assert_int_equal(
+	    load_kvm(", \"kvm\": null, \"kvm_why\": \"debugfs not mounted\"", "",
+		     ", \"kvm\": null, \"kvm_why\": \"debugfs not mounted\"", "",
+		     &r),
+	    0);
+	assert_false(r->has_kvm);
+	assert_false(r->cells[1].kvm.present);
+	assert_string_equal(r->cells[1].kvm.why, "debugfs not mounted");
+	assert_true(isnan(r->cells[1].kvm.exits_per_sample));
+	assert_true(isnan(r->cells[1].kvm.share_2m));
+	assert_false(fmt_kvm_shown(r, &r->cells[1]));
+	report_free(r);
+
+	/* No kvm key (an older file). */
+	assert_int_equal(load_kvm("", "", "", "", &r), 0);
+	assert_false(r->cells[1].kvm.present);
+	assert_non_null(strstr(r->cells[1].kvm.why, "no KVM evidence"));
+	report_free(r);
+
+	/* null without a why. */
+	assert_int_equal(load_kvm(", \"kvm\": null", "", "", "", &r), 0);
+	assert_string_equal(r->cells[1].kvm.why,
+			    "kvm is null and no kvm_why given");
+	report_free(r);
+}
+
+static void test_kvm_refused(void **state)
+{
+	static const char *const bad[] = {
+	    /* kvm neither an object nor null */
+	    ", \"kvm\": \"yes\"",
+	    /* a reason without a count */
+	    ", \"kvm\": {\"delta\": {}, \"exits_by_reason\": [{\"reason\": "
+	    "\"npf\"}]}",
+	    /* a count without a reason */
+	    ", \"kvm\": {\"delta\": {}, \"exits_by_reason\": [{\"count\": 3}]}",
+	};
+	struct report *r = NULL;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(load_kvm(bad[i], "", "", "", &r), -EINVAL);
+		assert_null(r);
+	}
+	/* A failed sample's kvm is not read. */
+	assert_int_equal(load_kvm("", bad[0], "", "", &r), 0);
+	report_free(r);
+}
+
+static void test_kvm_compare(void **state)
+{
+	struct report *runs[2] = {NULL, NULL};
+	struct compare *c = NULL;
+	const struct compare_kvm *k;
+	char buf[1024];
+
+	(void)state;
+	assert_int_equal(load_kvm(kvm_s0, "", kvm_s0, kvm_s0, &runs[0]), 0);
+	assert_int_equal(load_kvm(kvm_s3, "", kvm_s3, kvm_s3, &runs[1]), 0);
+	assert_int_equal(compare_new(runs, 2, NULL, &c), 0);
+	assert_true(c->has_kvm);
+	assert_false(c->rows[0].kvm.valid); /* bare metal */
+	k = &c->rows[1].kvm;
+	assert_true(k->valid);
+	assert_float_equal(k->exits_delta, 1.0, 1e-12);
+	assert_float_equal(k->share_2m_ref, 20.0 / (20 + 100.0 * 4 / 1024),
+			   1e-12);
+	assert_float_equal(k->share_2m_delta, -k->share_2m_ref, 1e-12);
+	/* msr +100, hlt +60 (0 in A), npf -60: ties by name. */
+	assert_int_equal(k->ntop, 3);
+	assert_string_equal(k->top[0].reason, "msr");
+	assert_float_equal(k->top[0].delta, 100, 1e-12);
+	assert_string_equal(k->top[1].reason, "hlt");
+	assert_float_equal(k->top[1].ref, 0, 0);
+	assert_string_equal(k->top[2].reason, "npf");
+	assert_float_equal(k->top[2].delta, -60, 1e-12);
+	assert_string_equal(
+	    fmt_kvm_compare(buf, sizeof(buf), k),
+	    "exits per sample 100.0 -> 200.0 (+100.00%); 2M share 98.08% -> "
+	    "0.00% (-98.08 points); most changed: msr 40.0 -> 140.0 (+100.0), "
+	    "hlt 0.0 -> 60.0 (+60.0), npf 60.0 -> 0.0 (-60.0)");
+	compare_free(c);
+	report_free(runs[0]);
+	report_free(runs[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +617,10 @@ int main(void)
 	    cmocka_unit_test(test_axes_read),
 	    cmocka_unit_test(test_axes_mismatch),
 	    cmocka_unit_test(test_axes_refused),
+	    cmocka_unit_test(test_kvm_evidence),
+	    cmocka_unit_test(test_kvm_none),
+	    cmocka_unit_test(test_kvm_refused),
+	    cmocka_unit_test(test_kvm_compare),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
