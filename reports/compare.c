@@ -49,14 +49,16 @@ static double reason_count(const struct report_kvm *k, const char *reason)
 }
 
 /* Insert R into the top list by |delta| descending, then name. */
-static void top_insert(struct compare_kvm *k, const struct compare_kvm_reason *r)
+static void top_insert(struct compare_kvm *k,
+		       const struct compare_kvm_reason *r)
 {
 	size_t i, j;
 
 	for (i = 0; i < k->ntop; i++) {
 		double a = fabs(r->delta), b = fabs(k->top[i].delta);
 
-		if (a > b || (a == b && strcmp(r->reason, k->top[i].reason) < 0))
+		if (a > b ||
+		    (a == b && strcmp(r->reason, k->top[i].reason) < 0))
 			break;
 	}
 	if (i >= COMPARE_KVM_TOP)
@@ -68,8 +70,8 @@ static void top_insert(struct compare_kvm *k, const struct compare_kvm_reason *r
 	k->top[i] = *r;
 }
 
-static void kvm_delta(const struct report_kvm *ref, const struct report_kvm *val,
-		      struct compare_kvm *k)
+static void kvm_delta(const struct report_kvm *ref,
+		      const struct report_kvm *val, struct compare_kvm *k)
 {
 	const struct report_kvm *side[2] = {ref, val};
 	size_t s, i, j;
@@ -93,8 +95,9 @@ static void kvm_delta(const struct report_kvm *ref, const struct report_kvm *val
 
 			/* reasons of both sides: count each once */
 			if (s == 1) {
-				for (j = 0; j < ref->nreasons &&
-					    strcmp(ref->reasons[j].reason, name);
+				for (j = 0;
+				     j < ref->nreasons &&
+				     strcmp(ref->reasons[j].reason, name);
 				     j++)
 					;
 				if (j < ref->nreasons)

@@ -36,12 +36,12 @@
 #define COMPARE_KVM_TOP 3
 
 struct compare_kvm_reason {
-	const char *reason;	  /* borrowed from a report */
+	const char *reason;	/* borrowed from a report */
 	double ref, val, delta; /* per sample; delta = val - ref */
 };
 
 struct compare_kvm {
-	bool valid; /* both cells have KVM evidence */
+	bool valid;			      /* both cells have KVM evidence */
 	double exits_ref, exits, exits_delta; /* delta = exits/ref - 1 */
 	double share_2m_ref, share_2m, share_2m_delta; /* delta = difference */
 	struct compare_kvm_reason top[COMPARE_KVM_TOP];

@@ -322,15 +322,14 @@ char *fmt_kvm_compare(char *buf, size_t len, const struct compare_kvm *k)
 		else
 			snprintf(d, sizeof(d), "%+.2f points",
 				 100 * k->share_2m_delta);
-		n += (size_t)snprintf(buf + n, len - n,
-				      "; 2M share %s -> %s (%s)",
-				      isnan(k->share_2m_ref)
-					  ? "n/a"
-					  : fmt_pct(a, sizeof(a), k->share_2m_ref),
-				      isnan(k->share_2m)
-					  ? "n/a"
-					  : fmt_pct(b, sizeof(b), k->share_2m),
-				      d);
+		n += (size_t)snprintf(
+		    buf + n, len - n, "; 2M share %s -> %s (%s)",
+		    isnan(k->share_2m_ref)
+			? "n/a"
+			: fmt_pct(a, sizeof(a), k->share_2m_ref),
+		    isnan(k->share_2m) ? "n/a"
+				       : fmt_pct(b, sizeof(b), k->share_2m),
+		    d);
 	}
 	for (i = 0; i < k->ntop && n < len; i++)
 		n += (size_t)snprintf(

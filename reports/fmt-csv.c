@@ -161,8 +161,8 @@ static void series_rows(const struct report_cell *c, FILE *out)
 static void kvm_row(const struct report_cell *c, size_t n, const char *what,
 		    const char *name, double x, FILE *out)
 {
-	char *label = xasprintf("%s%s%s", what, name ? ":" : "",
-				name ? name : "");
+	char *label =
+	    xasprintf("%s%s%s", what, name ? ":" : "", name ? name : "");
 
 	fprintf(out, "kvm");
 	str(out, c->id);
@@ -197,8 +197,7 @@ static void kvm_rows(const struct report_cell *c, FILE *out)
 		kvm_row(c, k->nreason_samples, "exit_share",
 			k->reasons[i].reason, k->reasons[i].share, out);
 	for (i = 0; i < k->ndelta; i++)
-		kvm_row(c, n, "delta", k->delta[i].name, k->delta[i].mean,
-			out);
+		kvm_row(c, n, "delta", k->delta[i].name, k->delta[i].mean, out);
 }
 
 static void scaling_rows(const struct report *r,
@@ -269,8 +268,8 @@ static void compare_kvm_row(const struct compare *c,
 			    const char *name, double ref, double val,
 			    double delta, FILE *out)
 {
-	char *label = xasprintf("%s%s%s", what, name ? ":" : "",
-				name ? name : "");
+	char *label =
+	    xasprintf("%s%s%s", what, name ? ":" : "", name ? name : "");
 
 	fprintf(out, "kvm");
 	str(out, row->cell->id);
@@ -298,8 +297,8 @@ static void compare_kvm_rows(const struct compare *c,
 		return;
 	compare_kvm_row(c, row, "exits", NULL, k->exits_ref, k->exits,
 			k->exits_delta, out);
-	compare_kvm_row(c, row, "share_2m", NULL, k->share_2m_ref,
-			k->share_2m, k->share_2m_delta, out);
+	compare_kvm_row(c, row, "share_2m", NULL, k->share_2m_ref, k->share_2m,
+			k->share_2m_delta, out);
 	for (j = 0; j < k->ntop; j++)
 		compare_kvm_row(c, row, "exit", k->top[j].reason, k->top[j].ref,
 				k->top[j].val, k->top[j].delta, out);

@@ -590,7 +590,8 @@ static void html_kvm(const struct report *r, FILE *out)
 			for (j = 0; j < k->nreasons && j < FMT_KVM_TOP; j++) {
 				fprintf(out, "<tr><td>");
 				esc(out, k->reasons[j].reason);
-				fprintf(out, "</td><td>%s</td><td>%s</td></tr>\n",
+				fprintf(out,
+					"</td><td>%s</td><td>%s</td></tr>\n",
 					fmt_count(n, sizeof(n),
 						  k->reasons[j].per_sample),
 					fmt_pct(sh, sizeof(sh),
@@ -746,8 +747,9 @@ static void html_compare_kvm(const struct compare *c, FILE *out)
 			isnan(k->share_2m_ref)
 			    ? "n/a"
 			    : fmt_pct(a, sizeof(a), k->share_2m_ref),
-			isnan(k->share_2m) ? "n/a"
-					   : fmt_pct(b, sizeof(b), k->share_2m));
+			isnan(k->share_2m)
+			    ? "n/a"
+			    : fmt_pct(b, sizeof(b), k->share_2m));
 		if (isnan(k->share_2m_delta))
 			fprintf(out, "<td>n/a</td><td>");
 		else

@@ -92,18 +92,19 @@ static json_t *jkvm(const struct report_kvm *k)
 	for (i = 0; i < k->ndelta; i++)
 		json_object_set_new(delta, k->delta[i].name,
 				    jreal(k->delta[i].mean));
-	j = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-		      "samples", (json_int_t)k->nsamples, "vendor",
-		      jstrn(k->vendor), "exits_per_sample",
-		      jreal(k->exits_per_sample), "exits_total_per_sample",
-		      jreal(k->exits_total_mean), "pages_4k", jreal(k->pages_4k),
-		      "pages_2m", jreal(k->pages_2m), "pages_1g",
-		      jreal(k->pages_1g), "share_2m", jreal(k->share_2m),
-		      "share_1g", jreal(k->share_1g), "delta_per_sample", delta);
+	j = json_pack(
+	    "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "samples",
+	    (json_int_t)k->nsamples, "vendor", jstrn(k->vendor),
+	    "exits_per_sample", jreal(k->exits_per_sample),
+	    "exits_total_per_sample", jreal(k->exits_total_mean), "pages_4k",
+	    jreal(k->pages_4k), "pages_2m", jreal(k->pages_2m), "pages_1g",
+	    jreal(k->pages_1g), "share_2m", jreal(k->share_2m), "share_1g",
+	    jreal(k->share_1g), "delta_per_sample", delta);
 	if (k->nreason_samples) {
 		json_object_set_new(j, "exits_by_reason", reasons);
-		json_object_set_new(j, "exits_by_reason_samples",
-				    json_integer((json_int_t)k->nreason_samples));
+		json_object_set_new(
+		    j, "exits_by_reason_samples",
+		    json_integer((json_int_t)k->nreason_samples));
 	} else {
 		json_decref(reasons);
 		json_object_set_new(j, "exits_by_reason", json_null());
@@ -145,9 +146,8 @@ static json_t *jcell(const struct report *r, const struct report_cell *c)
 		json_object_set_new(jc, "series", jseries(&c->series));
 	/* Only when the run has KVM evidence: older reports stay as-is. */
 	if (jc && fmt_kvm_shown(r, c)) {
-		json_object_set_new(jc, "kvm",
-				    c->kvm.present ? jkvm(&c->kvm)
-						   : json_null());
+		json_object_set_new(
+		    jc, "kvm", c->kvm.present ? jkvm(&c->kvm) : json_null());
 		if (!c->kvm.present)
 			json_object_set_new(jc, "kvm_why",
 					    json_string(c->kvm.why));
@@ -339,12 +339,12 @@ static json_t *jcompare_kvm(const struct compare_kvm *k)
 				   jreal(k->top[j].ref), "per_sample",
 				   jreal(k->top[j].val), "delta",
 				   jreal(k->top[j].delta)));
-	return json_pack("{s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:o}",
-			 "exits_per_sample", "ref", jreal(k->exits_ref), "value",
-			 jreal(k->exits), "delta", jreal(k->exits_delta),
-			 "share_2m", "ref", jreal(k->share_2m_ref), "value",
-			 jreal(k->share_2m), "delta", jreal(k->share_2m_delta),
-			 "most_changed", top);
+	return json_pack(
+	    "{s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:o}", "exits_per_sample",
+	    "ref", jreal(k->exits_ref), "value", jreal(k->exits), "delta",
+	    jreal(k->exits_delta), "share_2m", "ref", jreal(k->share_2m_ref),
+	    "value", jreal(k->share_2m), "delta", jreal(k->share_2m_delta),
+	    "most_changed", top);
 }
 
 static int json_compare(const struct compare *c, FILE *out)

@@ -160,9 +160,10 @@ static void md_kvm(const struct report *r, FILE *out)
 		for (j = 0; j < k->nreasons && j < FMT_KVM_TOP; j++) {
 			fprintf(out, "| ");
 			fmt_md_escape(out, k->reasons[j].reason);
-			fprintf(out, " | %s | %s |\n",
-				fmt_count(n, sizeof(n), k->reasons[j].per_sample),
-				fmt_pct(sh, sizeof(sh), k->reasons[j].share));
+			fprintf(
+			    out, " | %s | %s |\n",
+			    fmt_count(n, sizeof(n), k->reasons[j].per_sample),
+			    fmt_pct(sh, sizeof(sh), k->reasons[j].share));
 		}
 		if (*fmt_kvm_counter_list(buf, sizeof(buf), k))
 			fprintf(out, "\nPer sample: %s\n", buf);
@@ -353,7 +354,8 @@ static int md_compare(const struct compare *c, FILE *out)
 		if (!row->kvm.valid)
 			continue;
 		fprintf(out, "- %s (%s -> %s): ", row->cell->label,
-			c->by ? row->ref_name : compare_run_letter(row->ref_run),
+			c->by ? row->ref_name
+			      : compare_run_letter(row->ref_run),
 			c->by ? row->name : compare_run_letter(row->run));
 		fmt_md_escape(out, fmt_kvm_compare(kb, sizeof(kb), &row->kvm));
 		fprintf(out, "\n");

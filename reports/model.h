@@ -101,7 +101,8 @@ struct report_axis {
  * zeros for missing evidence: a mean nobody recorded is NaN.
  */
 struct report_kvm_reason {
-	const char *reason; /* borrowed: "npf", "PF excp", "EXTERNAL_INTERRUPT" */
+	const char
+	    *reason; /* borrowed: "npf", "PF excp", "EXTERNAL_INTERRUPT" */
 	long code;
 	double total;	   /* summed over the samples with exits_by_reason */
 	double per_sample; /* total / nreason_samples */
@@ -113,11 +114,12 @@ struct report_kvm_counter {
 };
 struct report_kvm {
 	bool present;
-	const char *why;   /* borrowed or static; when !present, else NULL */
-	size_t nsamples;   /* ok samples with a kvm object */
+	const char *why;    /* borrowed or static; when !present, else NULL */
+	size_t nsamples;    /* ok samples with a kvm object */
 	const char *vendor; /* "svm", "vmx", or NULL */
 	double exits_per_sample; /* mean delta.exits (debugfs); NaN if none */
-	double exits_total_mean; /* mean exits_total (tracepoint); NaN if none */
+	double
+	    exits_total_mean; /* mean exits_total (tracepoint); NaN if none */
 	/* delta counters, in the first sample's key order (owned array) */
 	struct report_kvm_counter *delta;
 	size_t ndelta;

@@ -508,8 +508,8 @@ static void test_kvm_evidence(void **state)
 	assert_string_equal(k->reasons_why, "no kvm:kvm_exit event");
 	assert_true(isnan(k->exits_total_mean));
 	assert_null(k->vendor);
-	assert_float_equal(k->share_2m, 7 * 2.0 / (7 * 4.0 / 1024 + 14 + 7 * 1024),
-			   1e-12);
+	assert_float_equal(k->share_2m,
+			   7 * 2.0 / (7 * 4.0 / 1024 + 14 + 7 * 1024), 1e-12);
 	report_free(r);
 }
 
@@ -520,9 +520,10 @@ static void test_kvm_none(void **state)
 	(void)state;
 	/* null with a why: no evidence, the why kept, never zeros. */
 	assert_int_equal(
-	    load_kvm(", \"kvm\": null, \"kvm_why\": \"debugfs not mounted\"", "",
-		     ", \"kvm\": null, \"kvm_why\": \"debugfs not mounted\"", "",
-		     &r),
+	    load_kvm(", \"kvm\": null, \"kvm_why\": \"debugfs not mounted\"",
+		     "",
+		     ", \"kvm\": null, \"kvm_why\": \"debugfs not mounted\"",
+		     "", &r),
 	    0);
 	assert_false(r->has_kvm);
 	assert_false(r->cells[1].kvm.present);
