@@ -134,6 +134,36 @@ else
 	echo "# skipping the axes checks: no python3"
 fi
 
+# KVM evidence (docs/results-format.md, sample key kvm): each broken file
+# names the cell, the sample and what is wrong.
+kvm="$TOP/tests/fixtures/results-kvm.json"
+# kvmmutate OUT PYTHON: the kvm fixture as d, its NPT-on guest's first
+# sample as s, changed by PYTHON, into OUT.
+kvmmutate() {
+	python3 - "$kvm" "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["cells"][2]["samples"][0]  # guest/paging=npt/host-thp=always/...
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+PY
+}
+if command -v python3 >/dev/null 2>&1; then
+	kvmmutate kvmstr.json 's["kvm"] = "yes"' &&
+	kvmmutate kvmnocount.json 'del s["kvm"]["exits_by_reason"][1]["count"]' &&
+	kvmmutate kvmnoreason.json 'del s["kvm"]["exits_by_reason"][0]["reason"]' ||
+		echo "# could not build the broken kvm files"
+
+	expect_bad 'kvm neither an object nor null' kvmstr.json \
+		"kvmstr.json': cell 'guest/paging=npt/host-thp=always/guest-thp=always': sample 0: kvm is not an object or null"
+	expect_bad 'an exit reason without a count' kvmnocount.json \
+		"kvmnocount.json': cell 'guest/paging=npt/host-thp=always/guest-thp=always': sample 0: kvm.exits_by_reason.1. needs a reason and a count"
+	expect_bad 'a count without an exit reason' kvmnoreason.json \
+		"kvmnoreason.json': cell 'guest/paging=npt/host-thp=always/guest-thp=always': sample 0: kvm.exits_by_reason.0. needs a reason and a count"
+else
+	echo "# skipping the kvm checks: no python3"
+fi
+
 test_expect_failure_code 'report --rows with an unknown axis (exit 2)' 2 \
 	'"$VMTAX" report --rows colour "$vcpus"'
 test_expect_success 'report --rows with an unknown axis lists the axes' '
