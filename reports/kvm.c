@@ -183,7 +183,8 @@ int report_cell_kvm(const struct report *r, struct report_cell *c,
 		k->delta[i].mean /= n[i];
 	k->exits_per_sample = nexits ? exits / nexits : NAN;
 	k->exits_total_mean = netotal ? etotal / netotal : NAN;
-	qsort(k->reasons, k->nreasons, sizeof(*k->reasons), cmp_reason);
+	if (k->nreasons)
+		qsort(k->reasons, k->nreasons, sizeof(*k->reasons), cmp_reason);
 	for (i = 0; i < k->nreasons; i++)
 		rsum += k->reasons[i].total;
 	for (i = 0; i < k->nreasons; i++) {
