@@ -42,7 +42,7 @@ sys.exit(1 if n else 0)
 PY
 }
 
-for fixture in demo hw vcpus kernels; do
+for fixture in demo hw vcpus kernels kvm; do
 	test_expect_success "$fixture: render the HTML" "
 		\"\$VMTAX\" report -f html -o $fixture.html \
 			\"\$TOP/tests/fixtures/results-$fixture.json\"
