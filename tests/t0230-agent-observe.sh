@@ -12,10 +12,9 @@ test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)
 test_prereq TINY || skip_all "no tiny image (make image-tiny)"
 DRIVE=${AGENT_DRIVE:-$(dirname "$VMTAX")/tests/agent-drive}
 [ -x "$DRIVE" ] || skip_all "no '$DRIVE' (make)"
-KVER=$(basename "$TINY" .cpio.gz)
-KVER=${KVER#tiny-}
-KERNEL=/boot/vmlinuz-$KVER
-[ -r "$KERNEL" ] || skip_all "no guest kernel '$KERNEL'"
+# The kernel vmtax run boots with that image, by the same lookup.
+KERNEL=$("$VMTAX" image path kernel 2>/dev/null)
+[ -r "$KERNEL" ] || skip_all "no guest kernel ('$VMTAX image path kernel' names none)"
 
 VCPUS=2
 MEM_MIB=768

@@ -193,7 +193,7 @@ test_expect_success 'kvm: a guest cell without evidence says why; bare metal say
 	sed -n "/^THP never host/,/^THP always guest/p" "$KVMG.txt" >bare &&
 	! grep -q KVM bare &&
 	grep -q "^KVM: no evidence: no /sys/kernel/debug/kvm" "$KVMG.md" &&
-	grep -q "<p class=\"na\" data-id=\"guest/paging=npt/host-thp=never/guest-thp=always\">no evidence: " "$KVMG.html"
+	grep -q "<p class=\"na\" data-id=\"guest/paging=hw/host-thp=never/guest-thp=always\">no evidence: " "$KVMG.html"
 '
 
 test_expect_success 'kvm: md and html show the same top five reasons' '
@@ -205,25 +205,25 @@ test_expect_success 'kvm: md and html show the same top five reasons' '
 '
 
 test_expect_success 'kvm: csv and json carry every reason and the shares, agreeing with text' '
-	grep -q "^kvm,guest/paging=npt/host-thp=always/guest-thp=always,share_2m,ok,,,3,0.994623899," "$KVMG.csv" &&
-	grep -q "^kvm,guest/paging=npt/host-thp=always/guest-thp=always,exit:npf,ok,,,3,116," "$KVMG.csv" &&
+	grep -q "^kvm,guest/paging=hw/host-thp=always/guest-thp=always,share_2m,ok,,,3,0.994623899," "$KVMG.csv" &&
+	grep -q "^kvm,guest/paging=hw/host-thp=always/guest-thp=always,exit:npf,ok,,,3,116," "$KVMG.csv" &&
 	grep -q "^kvm,guest/paging=shadow/host-thp=always/guest-thp=always,exit:write_cr3,ok,,,3,57.6666667," "$KVMG.csv" &&
 	grep -q "^kvm,guest/paging=shadow/host-thp=always/guest-thp=always,delta:tlb_flush,ok,,,3,345.333333," "$KVMG.csv" &&
 	! grep -q "^kvm,bare-metal" "$KVMG.csv" &&
-	! grep -q "^kvm,guest/paging=npt/host-thp=never" "$KVMG.csv" &&
+	! grep -q "^kvm,guest/paging=hw/host-thp=never" "$KVMG.csv" &&
 	python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = {x[\"id\"]: x for x in d[\"cells\"]}
 assert \"kvm\" not in c[\"bare-metal/host-thp=always\"]
-n = c[\"guest/paging=npt/host-thp=always/guest-thp=always\"][\"kvm\"]
+n = c[\"guest/paging=hw/host-thp=always/guest-thp=always\"][\"kvm\"]
 assert n[\"samples\"] == 3 and n[\"vendor\"] == \"svm\", n
 assert abs(n[\"share_2m\"] - 0.994623899) < 1e-8 and n[\"share_1g\"] == 0
 assert [r[\"reason\"] for r in n[\"exits_by_reason\"]][4] == \"npf\"
 s = c[\"guest/paging=shadow/host-thp=always/guest-thp=always\"][\"kvm\"]
 assert s[\"exits_by_reason\"][0][\"reason\"] == \"PF excp\"
 assert abs(s[\"delta_per_sample\"][\"pf_fixed\"] - 1052) < 1e-9
-z = c[\"guest/paging=npt/host-thp=never/guest-thp=always\"]
+z = c[\"guest/paging=hw/host-thp=never/guest-thp=always\"]
 assert z[\"kvm\"] is None and z[\"kvm_why\"].startswith(\"no /sys/kernel/debug/kvm\")
 " "$KVMG.json"
 '

@@ -143,7 +143,7 @@ kvmmutate() {
 	python3 - "$kvm" "$1" "$2" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-s = d["cells"][2]["samples"][0]  # guest/paging=npt/host-thp=always/...
+s = d["cells"][2]["samples"][0]  # guest/paging=hw/host-thp=always/...
 exec(sys.argv[3])
 json.dump(d, open(sys.argv[2], "w"), indent=1)
 PY
@@ -155,11 +155,11 @@ if command -v python3 >/dev/null 2>&1; then
 		echo "# could not build the broken kvm files"
 
 	expect_bad 'kvm neither an object nor null' kvmstr.json \
-		"kvmstr.json': cell 'guest/paging=npt/host-thp=always/guest-thp=always': sample 0: kvm is not an object or null"
+		"kvmstr.json': cell 'guest/paging=hw/host-thp=always/guest-thp=always': sample 0: kvm is not an object or null"
 	expect_bad 'an exit reason without a count' kvmnocount.json \
-		"kvmnocount.json': cell 'guest/paging=npt/host-thp=always/guest-thp=always': sample 0: kvm.exits_by_reason.1. needs a reason and a count"
+		"kvmnocount.json': cell 'guest/paging=hw/host-thp=always/guest-thp=always': sample 0: kvm.exits_by_reason.1. needs a reason and a count"
 	expect_bad 'a count without an exit reason' kvmnoreason.json \
-		"kvmnoreason.json': cell 'guest/paging=npt/host-thp=always/guest-thp=always': sample 0: kvm.exits_by_reason.0. needs a reason and a count"
+		"kvmnoreason.json': cell 'guest/paging=hw/host-thp=always/guest-thp=always': sample 0: kvm.exits_by_reason.0. needs a reason and a count"
 else
 	echo "# skipping the kvm checks: no python3"
 fi

@@ -151,17 +151,17 @@ test_expect_success 'kvm: every format carries the KVM deltas, the numbers agree
 		"$VMTAX" compare --format $f "$KVMA" "$KVMB" >kcmp.$f || exit 1
 	done &&
 	grep -q "^- THP always guest, NPT on + THP always host (A -> B): exits per sample 1913.3 -> 2035.3 (+6.38%); 2M share 99.46% -> 64.19% (-35.27 points)" kcmp.md &&
-	grep -q "^kvm,guest/paging=npt/host-thp=always/guest-thp=always,share_2m,guest/paging=npt/host-thp=always/guest-thp=always,A,B,3,0.994623899,3,0.641879377,-0.352744522," kcmp.csv &&
-	grep -q "^kvm,guest/paging=npt/host-thp=always/guest-thp=always,exit:npf,.*,A,B,3,116,3,220.333333,104.333333," kcmp.csv &&
+	grep -q "^kvm,guest/paging=hw/host-thp=always/guest-thp=always,share_2m,guest/paging=hw/host-thp=always/guest-thp=always,A,B,3,0.994623899,3,0.641879377,-0.352744522," kcmp.csv &&
+	grep -q "^kvm,guest/paging=hw/host-thp=always/guest-thp=always,exit:npf,.*,A,B,3,116,3,220.333333,104.333333," kcmp.csv &&
 	test "$(grep -c "^kvm," kcmp.csv)" = 10 &&
 	python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = {x[\"id\"]: x for x in d[\"rows\"]}
-k = r[\"guest/paging=npt/host-thp=always/guest-thp=always\"][\"kvm\"]
+k = r[\"guest/paging=hw/host-thp=always/guest-thp=always\"][\"kvm\"]
 assert abs(k[\"share_2m\"][\"delta\"] + 0.352744522) < 1e-8, k
 assert k[\"most_changed\"][0][\"reason\"] == \"npf\"
-assert r[\"guest/paging=npt/host-thp=never/guest-thp=always\"][\"kvm\"] is None
+assert r[\"guest/paging=hw/host-thp=never/guest-thp=always\"][\"kvm\"] is None
 assert r[\"bare-metal/host-thp=always\"][\"kvm\"] is None
 " kcmp.json &&
 	test "$(grep -c "<tr data-id=\"guest/" kcmp.html)" = 2 &&
