@@ -55,6 +55,8 @@ NPT='cat /sys/module/kvm_amd/parameters/npt'
 PROBE='vmtax host probe --json'
 TINY='test -r /opt/vmtax/images/tiny-$(uname -r).cpio.gz && echo tiny-$(uname -r)'
 HUGE='grep hugetlbfs /proc/mounts'
+# libvirt gives QEMU the user's passwd group and its other groups (id -G)
+KVMQ='setpriv --reuid=libvirt-qemu --regid=libvirt-qemu --groups=$(id -G libvirt-qemu | tr " " ,) sh -c "test -r /dev/kvm && test -w /dev/kvm && id"'
 
 test_expect_success 'the lab boots (TCG, EPYC+svm+npt, 4 GiB, 2 vCPUs) and its agent answers' '
 	qcow2=$(sed -n 1p paths) kernel=$(sed -n 2p paths) initrd=$(sed -n 3p paths) &&
@@ -97,12 +99,12 @@ XML
 	python3 "$TOP/tests/slow/agent-hello.py" "$sock" 600 "$READY" >out &&
 	t1=$(date +%s) &&
 	python3 "$TOP/tests/slow/agent-hello.py" "$sock" 60 \
-		"$SVM" "$KVM" "$NPT" "$PROBE" "$TINY" "$HUGE" >>out &&
+		"$SVM" "$KVM" "$NPT" "$PROBE" "$TINY" "$HUGE" "$KVMQ" >>out &&
 	grep "^{\"" out >answers &&
 	sed -n "1,/^}$/p" out >hello.json &&
 	echo $((t1 - t0)) >ready_s &&
 	grep "\"proto_version\": 1" hello.json &&
-	test $(wc -l <answers) = 7
+	test $(wc -l <answers) = 8
 '
 [ -s "$TRASH/ready_s" ] &&
 	echo "# domain start to libvirtd answering inside: $(cat "$TRASH/ready_s") s" \
@@ -144,6 +146,10 @@ test_expect_success 'the tiny image of the lab kernel is inside' '
 
 test_expect_success 'hugetlbfs is mounted' '
 	ans 7 >o && grep -w hugetlbfs o
+'
+
+test_expect_success 'libvirt-qemu (QEMU under libvirt) can open /dev/kvm' '
+	ans 8 >o && grep "(kvm)" o
 '
 
 test_expect_success 'the lab shuts down' '
