@@ -5,8 +5,8 @@
 # it is a KVM host: its agent answers hello and, through 'run', shows svm
 # in /proc/cpuinfo, /dev/kvm of group kvm and mode 0660, kvm_amd with
 # npt=Y, libvirtd answering 'virsh version', and vmtax inside deciding kvm.
-# Slow: ~15 min from scratch here (2 cores, TCG; see docs/guest-image.md),
-# a few minutes with the image cached.  Run by 'make check-slow', under the
+# Slow: ~8 min from scratch here (2 cores, TCG; see docs/guest-image.md),
+# ~50 s with the image cached (the lab answers 45 s after domain start).  Run by 'make check-slow', under the
 # host lock (flock -o /tmp/vmtax-host.lock).  The guest boots from a qcow2
 # overlay in the scratch directory, so the cached image is never written.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
