@@ -61,9 +61,15 @@ char *guest_tiny_path_new(const char *images_dir, const char *kver)
 	return xasprintf("%s/tiny-%s.cpio.gz", images_dir, kver);
 }
 
+char *guest_disk_path_new(const char *images_dir, const char *kind,
+			  const char *ext)
+{
+	return xasprintf("%s/%s.%s", images_dir, kind, ext);
+}
+
 char *guest_debian_path_new(const char *images_dir, const char *ext)
 {
-	return xasprintf("%s/debian.%s", images_dir, ext);
+	return guest_disk_path_new(images_dir, GUEST_IMAGE_DEBIAN, ext);
 }
 
 void guest_files_release(struct guest_files *f)
@@ -122,24 +128,25 @@ static void sweep_overlays(const char *dir)
 	closedir(d);
 }
 
-static int resolve_debian(const char *images, const char *kernel,
-			  const char *initrd, const char *config_path,
-			  struct guest_files *f)
+/* A disk image kind (GUEST_IMAGE_DEBIAN or GUEST_IMAGE_LAB). */
+static int resolve_disk(const char *kind, const char *images,
+			const char *kernel, const char *initrd,
+			const char *config_path, struct guest_files *f)
 {
 	bool kauto = !strcmp(kernel, "auto"), iauto = !strcmp(initrd, "auto");
 
-	f->disk = guest_debian_path_new(images, "qcow2");
-	f->kernel =
-	    kauto ? guest_debian_path_new(images, "vmlinuz") : xstrdup(kernel);
-	f->initrd =
-	    iauto ? guest_debian_path_new(images, "initrd") : xstrdup(initrd);
+	f->disk = guest_disk_path_new(images, kind, "qcow2");
+	f->kernel = kauto ? guest_disk_path_new(images, kind, "vmlinuz")
+			  : xstrdup(kernel);
+	f->initrd = iauto ? guest_disk_path_new(images, kind, "initrd")
+			  : xstrdup(initrd);
 	if (access(f->disk, R_OK) < 0 ||
 	    (kauto && access(f->kernel, R_OK) < 0) ||
 	    (iauto && access(f->initrd, R_OK) < 0)) {
 		fprintf(stderr,
-			"%s: image = debian, but there is no built image "
-			"('%s'); run 'vmtax image build --kind debian' first\n",
-			config_path, f->disk);
+			"%s: image = %s, but there is no built image "
+			"('%s'); run 'vmtax image build --kind %s' first\n",
+			config_path, kind, f->disk, kind);
 		return -EINVAL;
 	}
 	if (guest_file_ok(config_path, "kernel", f->kernel, "") < 0 ||
@@ -186,13 +193,15 @@ int guest_files_resolve(const char *image, const char *kernel,
 	int ret;
 
 	memset(f, 0, sizeof(*f));
-	if (!strcmp(image, "debian"))
-		ret = resolve_debian(images, kernel, initrd, config_path, f);
+	if (!strcmp(image, GUEST_IMAGE_DEBIAN) ||
+	    !strcmp(image, GUEST_IMAGE_LAB))
+		ret =
+		    resolve_disk(image, images, kernel, initrd, config_path, f);
 	else if (!strcmp(image, "tiny"))
 		ret = resolve_tiny(images, kernel, initrd, config_path, f);
 	else {
 		fprintf(stderr,
-			"%s: unknown guest image '%s' (tiny or debian)\n",
+			"%s: unknown guest image '%s' (tiny, debian or lab)\n",
 			config_path, image);
 		ret = -EINVAL;
 	}

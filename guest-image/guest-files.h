@@ -13,6 +13,10 @@
  *                          newest build, tiny-KVER-HASH.cpio.gz
  *   debian.qcow2, debian.vmlinuz, debian.initrd
  *                          links to the newest debian-HASH.* build
+ *   lab.qcow2, lab.vmlinuz, lab.initrd
+ *                          links to the newest lab-HASH.* build (the debian
+ *                          image plus libvirt, QEMU and vmtax: a KVM host
+ *                          when its CPU offers svm; see image.h)
  *   overlays/PID-TAG.qcow2 one copy-on-write overlay per booted debian guest
  *                          (QEMU writes there, never to the image); those of
  *                          runs that died are removed by the next resolve
@@ -24,7 +28,13 @@
  * kernel or initrd value is a path used as it is.  Every file found is
  * pinned (links resolved), so an image rebuilt during a run does not change
  * what the run boots.  Resolving may be done once per distinct (image,
- * kernel, initrd), each into its own struct guest_files.
+ * kernel, initrd), each into its own struct guest_files.  "lab" resolves
+ * as "debian" does, to IMAGES/lab.*.
+ *
+ * Inside the lab image vmtax lives at GUEST_LAB_VMTAX, its agent and
+ * workloads in GUEST_LAB_BINDIR, and the tiny image of the lab's own kernel
+ * at guest_tiny_path_new(GUEST_LAB_IMAGES, KVER): the same layout as a
+ * build tree, so vmtax inside finds them as it does here.
  *
  * Errors are reported once, as "CONFIG_PATH: message" (config errors), and
  * -EINVAL is returned; other failures are reported with the path and return
@@ -39,10 +49,10 @@
 #include <stddef.h>
 
 struct guest_files {
-	char *kernel;	   /* the kernel image, canonical path */
-	char *initrd;	   /* the initramfs, canonical path */
-	char *disk;	   /* debian: the read-only base qcow2; tiny: NULL */
-	char *overlay_dir; /* debian: where overlays go (exists); tiny: NULL */
+	char *kernel; /* the kernel image, canonical path */
+	char *initrd; /* the initramfs, canonical path */
+	char *disk;   /* debian, lab: the read-only base qcow2; tiny: NULL */
+	char *overlay_dir; /* debian, lab: where overlays go; tiny: NULL */
 };
 
 /*
@@ -59,11 +69,27 @@ char *guest_images_dir_new(const char *bindir);
 /* The tiny image for kernel KVER: IMAGES/tiny-KVER.cpio.gz. */
 char *guest_tiny_path_new(const char *images_dir, const char *kver);
 
+/* The disk image kinds' names: their links and 'image = ' values. */
+#define GUEST_IMAGE_DEBIAN "debian"
+#define GUEST_IMAGE_LAB "lab"
+
+/* Where vmtax, its bin directory and its images are inside the lab image. */
+#define GUEST_LAB_VMTAX "/opt/vmtax/vmtax"
+#define GUEST_LAB_BINDIR "/opt/vmtax/bin"
+#define GUEST_LAB_IMAGES "/opt/vmtax/images"
+
+/*
+ * A disk image kind's links: IMAGES/KIND.EXT (KIND GUEST_IMAGE_DEBIAN or
+ * GUEST_IMAGE_LAB; EXT qcow2, vmlinuz, initrd).
+ */
+char *guest_disk_path_new(const char *images_dir, const char *kind,
+			  const char *ext);
+
 /* The debian image's links: IMAGES/debian.EXT (EXT qcow2, vmlinuz, initrd). */
 char *guest_debian_path_new(const char *images_dir, const char *ext);
 
 /*
- * Find the files for IMAGE ("tiny" or "debian") with KERNEL and INITRD
+ * Find the files for IMAGE ("tiny", "debian" or "lab") with KERNEL and INITRD
  * ("auto" or a path), the images beside BINDIR; CONFIG_PATH names the
  * config in messages.  Fills *F (zeroed first) and returns 0; on error *F
  * holds nothing.  For debian, creates the overlay directory and removes the

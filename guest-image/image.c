@@ -75,6 +75,64 @@ static const char agent_unit[] =
     "[Install]\n"
     "WantedBy=sysinit.target\n";
 
+/*
+ * The lab host: libvirt and QEMU with their daemons started by their own
+ * systemd units (libvirt-daemon-system enables them; systemd mounts
+ * hugetlbfs on /dev/hugepages in sysinit, before they start), and the
+ * run-time libraries of vmtax.  vmtax links libguestfs (guest-image/gfs.c),
+ * so libguestfs0 is here for the loader only.  These are installed with
+ * apt-get in the debootstrap'ed tree: debootstrap's own resolver fails on
+ * libvirt-daemon-system's dbus/logind alternatives.
+ */
+static const char *const lab_packages[] = {
+    "libvirt-daemon-system",
+    "libvirt-daemon-driver-qemu",
+    "libvirt-clients",
+    "qemu-system-x86",
+    "qemu-utils",
+    "kmod",
+    "libvirt0",
+    "libjansson4",
+    "libinih1",
+    "libkmod2",
+    "libxml2",
+    "libguestfs0",
+};
+
+/* kvm_amd at boot (udev would load it too, from the CPU's svm flag). */
+static const char lab_modules[] = "# written by vmtax image build\n"
+				  "kvm_amd\n";
+
+/*
+ * What each disk image kind adds to the common Debian recipe.  The kind's
+ * name names its files (KIND-HASH.*) and links (guest-files.h).
+ */
+struct disk_kind {
+	const char *name;
+	const char *const *apt; /* apt-get install'ed after debootstrap */
+	size_t napt;
+	const struct gfs_text *texts;
+	size_t ntexts;
+	bool vmtax; /* vmtax and the tiny image of the image's kernel inside */
+};
+
+static const struct gfs_text lab_texts[] = {
+    {"/etc/modules-load.d/vmtax-lab.conf", lab_modules, 0644},
+};
+
+static const struct disk_kind disk_kinds[] = {
+    [IMAGE_DEBIAN] = {.name = GUEST_IMAGE_DEBIAN},
+    [IMAGE_LAB] =
+	{
+	    .name = GUEST_IMAGE_LAB,
+	    .apt = lab_packages,
+	    .napt = ARRAY_SIZE(lab_packages),
+	    .texts = lab_texts,
+	    .ntexts = ARRAY_SIZE(lab_texts),
+	    .vmtax = true,
+	},
+};
+
 static const char guest_fstab[] =
     "# written by vmtax image build\n"
     "/dev/vda / ext4 rw,relatime,errors=remount-ro 0 1\n"
@@ -88,8 +146,10 @@ int image_kind_parse(const char *s, enum image_kind *out)
 {
 	if (!strcmp(s, "tiny"))
 		*out = IMAGE_TINY;
-	else if (!strcmp(s, "debian"))
+	else if (!strcmp(s, GUEST_IMAGE_DEBIAN))
 		*out = IMAGE_DEBIAN;
+	else if (!strcmp(s, GUEST_IMAGE_LAB))
+		*out = IMAGE_LAB;
 	else
 		return -EINVAL;
 	return 0;
@@ -605,8 +665,26 @@ out:
  * debootstrap into DIR/rootfs-RKEY (a finished tree is renamed into place,
  * so its existence means it is complete).
  */
+/*
+ * The shell run in the chroot to add APT (space-separated packages): no
+ * daemon started (policy-rc.d), /proc for the maintainer scripts.
+ */
+static char *apt_script_new(const char *apt)
+{
+	return xasprintf(
+	    "set -e\n"
+	    "printf '#!/bin/sh\\nexit 101\\n' >/usr/sbin/policy-rc.d\n"
+	    "chmod 755 /usr/sbin/policy-rc.d\n"
+	    "mount -t proc proc /proc\n"
+	    "trap 'umount /proc; rm -f /usr/sbin/policy-rc.d' EXIT\n"
+	    "DEBIAN_FRONTEND=noninteractive apt-get install -y -q "
+	    "--no-install-recommends %s\n",
+	    apt);
+}
+
 static int debootstrap(const char *rootfs, const char *suite,
-		       const char *mirror, const char *packages)
+		       const char *mirror, const char *packages,
+		       const char *apt)
 {
 	char *tmp = xasprintf("%s.tmp", rootfs);
 	char *log = xasprintf("%s.log", rootfs);
@@ -637,6 +715,20 @@ static int debootstrap(const char *rootfs, const char *suite,
 		}
 	}
 	note("image: debootstrap done in %.0f s", mono_now() - t0);
+	if (apt) {
+		char *script = apt_script_new(apt);
+		char *const argv[] = {"chroot", tmp, "sh", "-c", script, NULL};
+
+		t0 = mono_now();
+		note("image: apt-get install %s...", apt);
+		ret = run_step("apt-get install", argv, log);
+		free(script);
+		if (ret < 0) {
+			log_tail(log, 5);
+			goto out;
+		}
+		note("image: apt-get install done in %.0f s", mono_now() - t0);
+	}
 
 	/* The kernel's postinst normally made it; make sure it exists. */
 	if (glob(initrd_glob, 0, NULL, &gl) != 0) {
@@ -682,8 +774,44 @@ static char *link_base_new(const char *link)
 	return xstrndup(link, n);
 }
 
-static int build_debian(const struct image_opts *o, const char *dir,
-			const char *bindir)
+/* BINDIR's vmtax: "X/bin" -> "X/vmtax", else BINDIR/../vmtax. */
+static char *vmtax_path_new(const char *bindir)
+{
+	size_t n = strlen(bindir);
+
+	if (n >= 4 && !strcmp(bindir + n - 4, "/bin"))
+		return xasprintf("%.*s/vmtax", (int)(n - 4), bindir);
+	return xasprintf("%s/../vmtax", bindir);
+}
+
+/*
+ * The tiny image of the kernel in ROOTFS, from ROOTFS's modules, into OUT;
+ * its kernel version into *KVER.
+ */
+static int build_tiny_for_rootfs(const char *rootfs, const char *bindir,
+				 const char *out, char **kver)
+{
+	char *moddir = NULL;
+	int ret;
+
+	if (guest_kernel_newest(rootfs, NULL, kver) < 0)
+		return err("image: lab: no kernel in '%s/boot'", rootfs);
+	moddir = xasprintf("MODDIR=%s/lib/modules/%s", rootfs, *kver);
+	{
+		char *const argv[] = {"env",	      moddir, "sh",
+				      DEFAULT_SCRIPT, *kver,  (char *)out,
+				      (char *)bindir, NULL};
+
+		note("image: lab: the tiny image of the lab's kernel %s...",
+		     *kver);
+		ret = run_step("tiny: mkinitramfs-tiny.sh", argv, NULL);
+	}
+	free(moddir);
+	return ret;
+}
+
+static int build_disk(const struct image_opts *o, const struct disk_kind *k,
+		      const char *dir, const char *bindir)
 {
 	struct dirent **ents = NULL;
 	struct gfs_file files[64];
@@ -691,6 +819,8 @@ static int build_debian(const struct image_opts *o, const char *dir,
 	char suite[64], mirror[512], rkey[17], key[17], why[256];
 	const char *accel;
 	char *packages = NULL, *rootfs = NULL, *base = NULL, *rec = NULL;
+	char *apt = NULL, *vmtax = NULL, *tiny = NULL, *tiny_remote = NULL;
+	char *kver = NULL;
 	char *qcow2 = NULL, *kernel = NULL, *initrd = NULL, *tar = NULL;
 	char *tq = NULL, *tk = NULL, *ti = NULL, *link = NULL, *lbase = NULL;
 	char *lk = NULL, *li = NULL, *paths[64] = {NULL}, *remotes[64] = {NULL};
@@ -726,14 +856,26 @@ static int build_debian(const struct image_opts *o, const char *dir,
 	/* The root file system: only what debootstrap sees. */
 	recipe_add(&rr, "debootstrap %s\nsuite %s\nmirror %s\npackages %s\n",
 		   DEBOOTSTRAP_VARIANT, suite, mirror, packages);
+	for (i = 0; i < k->napt; i++) {
+		char *prev = apt;
+
+		apt = xasprintf("%s%s%s", prev ? prev : "", prev ? " " : "",
+				k->apt[i]);
+		free(prev);
+	}
+	if (apt)
+		recipe_add(&rr, "apt-get install %s\n", apt);
 	recipe_key(&rr, rkey, sizeof(rkey));
 	rootfs = xasprintf("%s/rootfs-%s", dir, rkey);
 
 	/* The image: the root file system plus everything put into it. */
-	recipe_add(&r, "kind debian\nsize %llu\n%s",
+	recipe_add(&r, "kind %s\nsize %llu\n%s", k->name,
 		   (unsigned long long)DISK_SIZE, rr.text);
 	recipe_add(&r, "unit vmtax-agent.service\n%s", agent_unit);
 	recipe_add(&r, "fstab\n%shostname %s", guest_fstab, guest_hostname);
+	for (i = 0; i < k->ntexts; i++)
+		recipe_add(&r, "text %s\n%s", k->texts[i].remote,
+			   k->texts[i].text);
 	n = list_binaries(bindir, &ents);
 	if (n < 0) {
 		ret = n;
@@ -745,10 +887,9 @@ static int build_debian(const struct image_opts *o, const char *dir,
 
 		if (!strcmp(name, "vmtax-agent-test"))
 			continue;
-		if (nfiles == ARRAY_SIZE(files)) {
-			ret =
-			    err("image: debian: more than %zu binaries in '%s'",
-				ARRAY_SIZE(files), bindir);
+		if (nfiles + 2 >= ARRAY_SIZE(files)) {
+			ret = err("image: %s: more than %zu binaries in '%s'",
+				  k->name, ARRAY_SIZE(files) - 2, bindir);
 			goto out;
 		}
 		paths[nfiles] = xasprintf("%s/%s", bindir, name);
@@ -767,35 +908,70 @@ static int build_debian(const struct image_opts *o, const char *dir,
 		if (!strcmp(remotes[i], "/usr/local/sbin/vmtax-agent"))
 			break;
 	if (i == nfiles) {
-		ret =
-		    err("image: debian: no '%s/vmtax-agent' (run 'make tools')",
-			bindir);
+		ret = err("image: %s: no '%s/vmtax-agent' (run 'make tools')",
+			  k->name, bindir);
 		goto out;
+	}
+	if (k->vmtax) {
+		/*
+		 * vmtax itself, and the inputs of the tiny image of the
+		 * image's kernel (the kernel is the root file system's).
+		 */
+		vmtax = vmtax_path_new(bindir);
+		paths[nfiles] = xstrdup(vmtax);
+		remotes[nfiles] = xstrdup(GUEST_LAB_VMTAX);
+		files[nfiles].local = paths[nfiles];
+		files[nfiles].remote = remotes[nfiles];
+		files[nfiles].mode = 0755;
+		nfiles++;
+		ret = recipe_add_file(&r, GUEST_LAB_VMTAX, vmtax);
+		if (ret == 0)
+			ret =
+			    recipe_add_file(&r, "tiny script", DEFAULT_SCRIPT);
+		if (ret == 0)
+			ret = recipe_add_file(&r, "tiny busybox",
+					      getenv("BUSYBOX")
+						  ?: "/bin/busybox");
+		if (ret < 0)
+			goto out;
 	}
 	recipe_key(&r, key, sizeof(key));
 
-	base = xasprintf("%s/debian-%s", dir, key);
+	base = xasprintf("%s/%s-%s", dir, k->name, key);
 	rec = xasprintf("%s.recipe", base);
 	qcow2 = xasprintf("%s.qcow2", base);
 	kernel = xasprintf("%s.vmlinuz", base);
 	initrd = xasprintf("%s.initrd", base);
-	link = o->link ? xstrdup(o->link) : guest_debian_path_new(dir, "qcow2");
+	link = o->link ? xstrdup(o->link)
+		       : guest_disk_path_new(dir, k->name, "qcow2");
 	lbase = link_base_new(link);
 	lk = xasprintf("%s.vmlinuz", lbase);
 	li = xasprintf("%s.initrd", lbase);
 
 	if (exists(rec) && exists(qcow2) && exists(kernel) && exists(initrd)) {
-		note("image: debian: up to date: '%s' (recipe %s)", qcow2, key);
+		note("image: %s: up to date: '%s' (recipe %s)", k->name, qcow2,
+		     key);
 		goto link;
 	}
-	note("image: debian %s, recipe %s, root file system %s", suite, key,
-	     rkey);
+	note("image: %s %s, recipe %s, root file system %s", k->name, suite,
+	     key, rkey);
 	if (exists(rootfs)) {
 		note("image: debootstrap: reusing '%s'", rootfs);
 	} else {
-		ret = debootstrap(rootfs, suite, mirror, packages);
+		ret = debootstrap(rootfs, suite, mirror, packages, apt);
 		if (ret < 0)
 			goto out;
+	}
+	if (k->vmtax) {
+		tiny = xasprintf("%s.tiny.cpio.gz", base);
+		ret = build_tiny_for_rootfs(rootfs, bindir, tiny, &kver);
+		if (ret < 0)
+			goto out;
+		tiny_remote = guest_tiny_path_new(GUEST_LAB_IMAGES, kver);
+		files[nfiles].local = tiny;
+		files[nfiles].remote = tiny_remote;
+		files[nfiles].mode = 0644;
+		nfiles++;
 	}
 
 	tar = xasprintf("%s.rootfs.tar", base);
@@ -815,7 +991,7 @@ static int build_debian(const struct image_opts *o, const char *dir,
 	note("image: tar done in %.0f s", mono_now() - t);
 
 	{
-		static const struct gfs_text texts[] = {
+		static const struct gfs_text common[] = {
 		    {"/etc/systemd/system/vmtax-agent.service", agent_unit,
 		     0644},
 		    {"/etc/fstab", guest_fstab, 0644},
@@ -829,17 +1005,28 @@ static int build_debian(const struct image_opts *o, const char *dir,
 		    /* No prompts on the console at first boot. */
 		    {"/dev/null",
 		     "/etc/systemd/system/systemd-firstboot.service"},
+		    /* vmtax on PATH: kinds with vmtax only (the last link) */
+		    {GUEST_LAB_VMTAX, "/usr/local/bin/vmtax"},
 		};
+		struct gfs_text texts[ARRAY_SIZE(common) + 4];
 		struct gfs_disk_spec spec = {
 		    .size = DISK_SIZE,
 		    .rootfs_tar = tar,
 		    .files = files,
 		    .nfiles = nfiles,
 		    .texts = texts,
-		    .ntexts = ARRAY_SIZE(texts),
 		    .links = links,
-		    .nlinks = ARRAY_SIZE(links),
+		    .nlinks = ARRAY_SIZE(links) - !k->vmtax,
 		};
+
+		if (k->ntexts > ARRAY_SIZE(texts) - ARRAY_SIZE(common)) {
+			ret = err("image: %s: too many texts", k->name);
+			goto out;
+		}
+		memcpy(texts, common, sizeof(common));
+		memcpy(texts + ARRAY_SIZE(common), k->texts,
+		       k->ntexts * sizeof(*texts));
+		spec.ntexts = ARRAY_SIZE(common) + k->ntexts;
 
 		tq = xasprintf("%s.tmp", qcow2);
 		tk = xasprintf("%s.tmp", kernel);
@@ -855,15 +1042,16 @@ static int build_debian(const struct image_opts *o, const char *dir,
 	}
 	if (rename(tq, qcow2) < 0 || rename(tk, kernel) < 0 ||
 	    rename(ti, initrd) < 0) {
-		ret = err_errno("image: debian: cannot rename the new image "
+		ret = err_errno("image: %s: cannot rename the new image "
 				"into '%s.*'",
-				base);
+				k->name, base);
 		goto out;
 	}
 	ret = write_text(rec, r.text);
 	if (ret < 0)
 		goto out;
-	note("image: debian: built '%s' in %.0f s", qcow2, mono_now() - t0);
+	note("image: %s: built '%s' in %.0f s", k->name, qcow2,
+	     mono_now() - t0);
 link:
 	ret = relink(qcow2, link);
 	if (ret == 0)
@@ -878,6 +1066,8 @@ link:
 out:
 	if (tar)
 		unlink(tar);
+	if (tiny)
+		unlink(tiny);
 	if (ret < 0) {
 		if (tq)
 			unlink(tq);
@@ -890,6 +1080,11 @@ out:
 		free(paths[i]);
 		free(remotes[i]);
 	}
+	free(apt);
+	free(vmtax);
+	free(tiny);
+	free(tiny_remote);
+	free(kver);
 	free_ents(ents, n);
 	recipe_release(&rr);
 	recipe_release(&r);
@@ -934,7 +1129,7 @@ int image_build(const struct image_opts *o)
 	if (o->kind == IMAGE_TINY)
 		ret = build_tiny(o, dir, bindir);
 	else
-		ret = build_debian(o, dir, bindir);
+		ret = build_disk(o, &disk_kinds[o->kind], dir, bindir);
 out:
 	free(dir);
 	return ret;

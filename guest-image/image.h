@@ -19,6 +19,16 @@
  *           not mean a new debootstrap), then gfs.h (libguestfs) makes an
  *           ext4 qcow2 from it with the agent as a systemd unit:
  *           DIR/debian-HASH.qcow2, DIR/debian-HASH.vmlinuz, .initrd
+ *   lab     debian plus libvirt, QEMU and vmtax's run-time libraries
+ *           (apt-get install in the debootstrap'ed tree, cached with it),
+ *           /etc/modules-load.d/vmtax-lab.conf (kvm_amd), and vmtax
+ *           (guest-files.h: GUEST_LAB_VMTAX, GUEST_LAB_BINDIR) with the tiny
+ *           image of the image's own kernel (built from the tree's modules)
+ *           in GUEST_LAB_IMAGES: DIR/lab-HASH.qcow2, .vmlinuz, .initrd.
+ *           Its recipe adds the hashes of vmtax, the tiny script and
+ *           busybox.  Booted with a CPU that offers svm and npt, it is a
+ *           KVM host: systemd starts libvirtd and virtlogd (their own
+ *           units), udev gives /dev/kvm group kvm and mode 0660.
  * Each kind also writes DIR/KIND-HASH.recipe, the recipe text, last: its
  * presence is what "built" means.  A stable symlink points at the newest
  * build: opts.link, by default the name 'vmtax run' looks up (guest-files.h):
@@ -43,6 +53,7 @@
 enum image_kind {
 	IMAGE_TINY,
 	IMAGE_DEBIAN,
+	IMAGE_LAB,
 };
 
 struct image_opts {
@@ -50,7 +61,7 @@ struct image_opts {
 	const char *dir;    /* NULL: the images dir of BINDIR (build/images) */
 	const char *bindir; /* NULL: build/bin (agent and workloads) */
 	const char *script; /* NULL: guest-image/mkinitramfs-tiny.sh */
-	const char *link;   /* NULL: DIR/tiny-KVER.cpio.gz, DIR/debian.qcow2 */
+	const char *link;   /* NULL: DIR/tiny-KVER.cpio.gz, DIR/KIND.qcow2 */
 	const char *kver;   /* tiny: NULL = newest /boot/vmlinuz-* */
 	const char *mirror; /* debian: NULL = from the host's apt sources */
 	const char *suite;  /* debian: NULL = VERSION_CODENAME of os-release */
@@ -58,7 +69,8 @@ struct image_opts {
 	size_t npackages;
 };
 
-/* "tiny" -> IMAGE_TINY; -EINVAL for an unknown kind (reports nothing). */
+/* "tiny" -> IMAGE_TINY ("debian", "lab"); -EINVAL for an unknown kind (reports
+ * nothing). */
 int image_kind_parse(const char *s, enum image_kind *out);
 
 /* Build (or find up to date) the image of O.  See above. */

@@ -32,7 +32,8 @@ die() {
 KVER=$1
 OUT=$2
 BINDIR=$3
-MODDIR=/lib/modules/$KVER
+# MODDIR: the modules of a kernel not installed here (the lab image's).
+MODDIR=${MODDIR:-/lib/modules/$KVER}
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 # Load order matters: each module after the ones it needs.
 MODULES="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_console"

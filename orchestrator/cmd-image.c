@@ -24,9 +24,9 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "usage: vmtax image build [--kind tiny|debian] [-o PATH] "
+	    "usage: vmtax image build [--kind tiny|debian|lab] [-o PATH] "
 	    "[--mirror URL]\n"
-	    "       vmtax image path [--kind tiny|debian] "
+	    "       vmtax image path [--kind tiny|debian|lab] "
 	    "[kernel|initrd|disk]\n\n"
 	    "Builds a guest image from its recipe, or finds it up to date in\n"
 	    "build/images/ (images are named by the hash of their recipe).\n"
@@ -40,18 +40,24 @@ static void usage(FILE *f)
 	    "                 agent as a systemd unit, and its kernel and "
 	    "initrd\n"
 	    "                 for direct boot: build/images/debian-HASH.*\n"
+	    "  --kind lab     debian plus libvirt, QEMU and vmtax with the "
+	    "tiny\n"
+	    "                 image of its kernel: a KVM host when its CPU "
+	    "offers\n"
+	    "                 svm and npt: build/images/lab-HASH.*\n"
 	    "  -o PATH        the stable symlink to the result (default\n"
-	    "                 build/images/tiny-KVER.cpio.gz or debian.qcow2, "
-	    "the\n"
+	    "                 build/images/tiny-KVER.cpio.gz, debian.qcow2 or "
+	    "lab.qcow2, the\n"
 	    "                 names 'vmtax run' looks for; for\n"
-	    "                 debian also "
+	    "                 debian and lab also "
 	    "PATH-without-.qcow2.{vmlinuz,initrd})\n"
 	    "  --mirror URL   debian: the Debian mirror (default: the host's "
 	    "apt\n"
 	    "                 sources for its suite)\n"
 	    "  --suite NAME   debian: the suite (default: the host's "
 	    "codename)\n\n"
-	    "The debian image carries the 'packages =' of every\n" WORKLOAD_DIR
+	    "The debian and lab images carry the 'packages =' of "
+	    "every\n" WORKLOAD_DIR
 	    "/*.ini.  Without KVM, libguestfs is run with\n"
 	    "LIBGUESTFS_BACKEND=direct LIBGUESTFS_BACKEND_SETTINGS=force_tcg\n"
 	    "unless they are set.\n\n"
@@ -126,7 +132,8 @@ static int image_path(int argc, char **argv)
 		switch (opt) {
 		case 'k':
 			if (image_kind_parse(optarg, &k) < 0) {
-				err("unknown image kind '%s' (tiny or debian)",
+				err("unknown image kind '%s' (tiny, debian or "
+				    "lab)",
 				    optarg);
 				return EXIT_USAGE;
 			}
@@ -207,7 +214,8 @@ int cmd_image(int argc, char **argv)
 		switch (opt) {
 		case 'k':
 			if (image_kind_parse(optarg, &o.kind) < 0) {
-				err("unknown image kind '%s' (tiny or debian)",
+				err("unknown image kind '%s' (tiny, debian or "
+				    "lab)",
 				    optarg);
 				return EXIT_USAGE;
 			}
@@ -239,7 +247,7 @@ int cmd_image(int argc, char **argv)
 		goto out;
 	}
 	o.bindir = bindir;
-	if (o.kind == IMAGE_DEBIAN) {
+	if (o.kind != IMAGE_TINY) {
 		if (workload_packages(packages, &npackages) < 0)
 			goto out;
 		o.packages = (const char *const *)packages;

@@ -212,8 +212,9 @@ static void test_resolve_tiny(void **state)
 	/* Each bad input with its own reason. */
 	resolve_fails("tiny", "/nonexistent", bin,
 		      "x.ini: guest kernel '/nonexistent' is missing");
-	resolve_fails("fedora", kernel, bin,
-		      "x.ini: unknown guest image 'fedora' (tiny or debian)");
+	resolve_fails(
+	    "fedora", kernel, bin,
+	    "x.ini: unknown guest image 'fedora' (tiny, debian or lab)");
 	resolve_fails("debian", "auto", bin,
 		      "x.ini: image = debian, but there is no built image");
 
