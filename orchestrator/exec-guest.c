@@ -260,6 +260,9 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 		goto out;
 	}
 	json_object_set(obs, "guest_thp", json_object_get(res, "enabled"));
+	/* false only in a guest without THP (docs/protocol.md, set-thp) */
+	if (json_is_false(json_object_get(res, "available")))
+		json_object_set_new(obs, "guest_thp_available", json_false());
 	json_decref(res);
 	res = NULL;
 	if (guest_knobs_set(cr, g, &reason) < 0)

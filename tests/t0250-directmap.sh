@@ -49,8 +49,10 @@ test_expect_success 'clearcpuid=pse cell: 4K pages only, about all memory' '
 		0.95 * .observed.guest_mem_total_kb" out/results.json
 '
 
-test_expect_success 'every cell has guest THP never, as asked' '
-	jq -e "[.cells[] | .observed.guest_thp == \"never\"] | all" out/results.json
+test_expect_success 'every cell has guest THP never, as asked; only the 4K one lacks THP' '
+	jq -e "[.cells[] | .observed.guest_thp == \"never\"] | all" out/results.json &&
+	jq -e "$(cell "$C_4K") | .observed.guest_thp_available == false" out/results.json &&
+	jq -e "[.cells[] | select(.id != \"$C_4K\") | .observed | has(\"guest_thp_available\") | not] | all" out/results.json
 '
 
 # The 4K option's side effects, seen from inside a guest booted with it, and
