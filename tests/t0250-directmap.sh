@@ -63,7 +63,7 @@ KVER=${KVER#tiny-}
 # tiny-KVER.cpio.gz is the stable link, tiny-KVER-HASH.cpio.gz a build
 [ -r "/boot/vmlinuz-$KVER" ] || KVER=${KVER%-*}
 KERNEL=/boot/vmlinuz-$KVER
-cat >requests <<'EOF2'
+cat >"$TRASH/requests" <<'EOF2'
 {"type":"run","cmd":"grep -cw pse /proc/cpuinfo; test -d /sys/kernel/mm/transparent_hugepage && echo thp-dir || echo no-thp-dir; cat /proc/sys/kernel/tainted; echo 2 >/proc/sys/vm/nr_hugepages; cat /proc/sys/vm/nr_hugepages; grep -E '^(DirectMap|Hugepagesize)' /proc/meminfo; true","with_output":true,"counters":false}
 {"type":"set-thp","enabled":"never","defrag":"never"}
 {"type":"set-thp","enabled":"always"}
