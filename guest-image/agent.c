@@ -500,10 +500,47 @@ static void handle_set_knob(struct agent *a, const json_t *req,
 	snprintf(o->log, sizeof(o->log), "%.100s = %.64s", name, got);
 }
 
+/* The THP files set-thp sets, in the order it checks and sets them. */
+static const char *const knobs[] = {"enabled", "defrag"};
+
+/*
+ * set-thp in a guest without THP (no THP_DIR: a kernel without
+ * CONFIG_TRANSPARENT_HUGEPAGE, or a CPU without PSE, e.g. booted with
+ * clearcpuid=pse).  THP is then never used, so "never" is what was asked for
+ * and succeeds with "available": false; any other mode is "unavailable".
+ */
+static void thp_set_absent(const json_t *req, uint64_t id, struct outcome *o)
+{
+	char msg[512];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		const char *v =
+		    json_string_value(json_object_get(req, knobs[i]));
+
+		if (v && strcmp(v, "never")) {
+			snprintf(msg, sizeof(msg),
+				 "cannot set THP %s to '%s': this guest has no "
+				 "THP ('%s' does not exist: a kernel without "
+				 "CONFIG_TRANSPARENT_HUGEPAGE or a CPU without "
+				 "PSE); only \"never\" is possible",
+				 knobs[i], v, THP_DIR);
+			o->reply = proto_reply_err_new(id, "unavailable", msg);
+			snprintf(o->log, sizeof(o->log), "unavailable: %.160s",
+				 msg);
+			return;
+		}
+	}
+	o->reply = proto_reply_ok_new(
+	    id, json_pack("{s:s, s:s, s:b}", "enabled", "never", "defrag",
+			  "never", "available", 0));
+	snprintf(o->log, sizeof(o->log),
+		 "enabled=never defrag=never (no THP in this guest)");
+}
+
 static void handle_set_thp(struct agent *a, const json_t *req,
 			   struct outcome *o)
 {
-	static const char *const knobs[] = {"enabled", "defrag"};
 	uint64_t id = proto_id(req);
 	const char *code = NULL;
 	char msg[512] = "";
@@ -521,6 +558,10 @@ static void handle_set_thp(struct agent *a, const json_t *req,
 				 knobs[i]);
 			code = "bad-request";
 		}
+	}
+	if (!code && access(THP_DIR, F_OK) < 0 && errno == ENOENT) {
+		thp_set_absent(req, id, o);
+		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(knobs) && !code; i++) {
 		const char *v =

@@ -190,6 +190,10 @@ static int guest_settings(struct cell_run *cr, struct guest *g, char **reason)
 	}
 	json_object_set(cr->st->observed, "guest_thp",
 			json_object_get(res, "enabled"));
+	/* false only in a guest without THP (docs/protocol.md, set-thp) */
+	if (json_is_false(json_object_get(res, "available")))
+		json_object_set_new(cr->st->observed, "guest_thp_available",
+				    json_false());
 	json_decref(res);
 	return guest_knobs_set(cr, g, reason);
 }

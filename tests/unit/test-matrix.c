@@ -799,13 +799,26 @@ static void test_pinned_configs(void **state)
 	    "guest/paging=shadow/host-thp=never/guest-thp=never",
 	    NULL,
 	};
+	/* seed 002: one guest cell per direct-map setting */
+	static const char *const directmap[] = {
+	    "guest/host-thp=always/guest-thp=never/cmdline=",
+	    "guest/host-thp=always/guest-thp=never/cmdline=nogbpages",
+	    "guest/host-thp=always/guest-thp=never/cmdline=nogbpages "
+	    "clearcpuid=pse",
+	    NULL,
+	};
 	static const struct {
 		const char *path;
 		const char *const *ids;
+		const char *baseline;
 	} pins[] = {
-	    {"configs/demo.ini", demo},
-	    {"configs/kbuild-small.ini", small},
-	    {"configs/kbuild-ept-thp.ini", ept},
+	    {"configs/demo.ini", demo, "bare-metal/host-thp=always"},
+	    {"configs/kbuild-small.ini", small, "bare-metal/host-thp=always"},
+	    {"configs/kbuild-ept-thp.ini", ept, "bare-metal/host-thp=always"},
+	    {"configs/directmap.ini", directmap,
+	     "guest/host-thp=always/guest-thp=never/cmdline="},
+	    {"configs/directmap-sparse.ini", directmap,
+	     "guest/host-thp=always/guest-thp=never/cmdline="},
 	};
 	struct config c;
 	struct matrix m;
@@ -824,8 +837,7 @@ static void test_pinned_configs(void **state)
 			assert_string_equal(m.cells[i].id, pins[k].ids[i]);
 		assert_null(pins[k].ids[i]);
 		assert_int_equal(m.ncells, i);
-		assert_string_equal(m.cells[m.baseline].id,
-				    "bare-metal/host-thp=always");
+		assert_string_equal(m.cells[m.baseline].id, pins[k].baseline);
 		matrix_release(&m);
 		config_release(&c);
 	}
