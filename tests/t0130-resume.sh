@@ -104,13 +104,13 @@ test_expect_success 'a changed config is refused, unless --force' '
 	test "$(jq "[.cells[].samples[]] | length" chg/results.json)" = 8
 '
 
-test_expect_success 'a run written before axes existed resumes, and gains them' '
+test_expect_success 'a run written before axes existed resumes (--force: run.ini changed above), and gains them' '
 	cp -r ref old &&
 	jq "del(.axes) | del(.cells[].axes) | .run.status = \"running\" |
 	    .run.finished = null | .cells[1].status = \"pending\" |
 	    .cells[1].samples = .cells[1].samples[0:2]" ref/results.json >old/results.json &&
 	: >old/samples.jsonl &&
-	"$VMTAX" run --resume old >/dev/null 2>old.err &&
+	"$VMTAX" run --resume old --force >/dev/null 2>old.err &&
 	samples old >old.samples &&
 	cmp ref.samples old.samples &&
 	jq -e ".run.status == \"complete\" and (.axes | length) > 0 and
