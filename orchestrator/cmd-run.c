@@ -154,21 +154,13 @@ static int make_rundir(struct run *r, const char *out)
  */
 static int resolve_guest_files(struct run *r)
 {
-	size_t i;
 	int ci;
 
 	for (ci = 0; ci < r->ncells; ci++) {
 		const struct cell *c = &r->cells[ci];
 		struct run_guest_files *g;
 
-		if (c->where != WHERE_GUEST)
-			continue;
-		for (i = 0; i < r->ngfs; i++)
-			if (!strcmp(r->gfs[i].image, c->image) &&
-			    !strcmp(r->gfs[i].kernel, c->kernel) &&
-			    !strcmp(r->gfs[i].initrd, c->initrd))
-				break;
-		if (i < r->ngfs)
+		if (c->where != WHERE_GUEST || run_guest_files_find(r, c))
 			continue;
 		r->gfs = xrealloc(r->gfs, (r->ngfs + 1) * sizeof(*r->gfs));
 		g = &r->gfs[r->ngfs];

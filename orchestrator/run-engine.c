@@ -533,8 +533,8 @@ void run_engine(struct run *r)
 		run_cell(r, i);
 }
 
-const struct guest_files *run_guest_files(const struct run *r,
-					  const struct cell *c)
+struct run_guest_files *run_guest_files_find(const struct run *r,
+					     const struct cell *c)
 {
 	size_t i;
 
@@ -542,8 +542,18 @@ const struct guest_files *run_guest_files(const struct run *r,
 		if (!strcmp(r->gfs[i].image, c->image) &&
 		    !strcmp(r->gfs[i].kernel, c->kernel) &&
 		    !strcmp(r->gfs[i].initrd, c->initrd))
-			return &r->gfs[i].f;
-	abort(); /* run_prepare() resolved every guest cell's files */
+			return &r->gfs[i];
+	return NULL;
+}
+
+const struct guest_files *run_guest_files(const struct run *r,
+					  const struct cell *c)
+{
+	const struct run_guest_files *g = run_guest_files_find(r, c);
+
+	if (!g)
+		abort(); /* run_prepare() resolved every guest cell's files */
+	return &g->f;
 }
 
 void run_release(struct run *r)

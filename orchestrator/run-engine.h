@@ -148,6 +148,9 @@ void run_save_output(struct run *r, const char *slug, const char *phase,
 		     long idx, const char *out);
 /* Print the last lines of a guest console log. */
 void console_tail(const char *path);
+/* The resolved entry for C's (image, kernel, initrd), or NULL. */
+struct run_guest_files *run_guest_files_find(const struct run *r,
+					     const struct cell *c);
 /* The guest files cell C boots (resolved before the run: never NULL). */
 const struct guest_files *run_guest_files(const struct run *r,
 					  const struct cell *c);
