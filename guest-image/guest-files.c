@@ -14,39 +14,29 @@
 #include <unistd.h>
 
 #include "guest-kernel.h"
+#include "layout.h"
 #include "util.h"
 
 int guest_bindir_find(char *buf, size_t len)
 {
-	static const char *const cands[] = {"%s/bin", "%s/../bin"};
-	char exe[PATH_MAX], *dir;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	size_t i;
+	char exe[PATH_MAX];
+	int ret = layout_bin_find(buf, len, exe, sizeof(exe));
 
-	if (n < 0)
-		return err_errno("cannot read /proc/self/exe");
-	exe[n] = '\0';
-	dir = dirname(exe);
-	for (i = 0; i < ARRAY_SIZE(cands); i++) {
-		char p[PATH_MAX + 16], *rp;
-
-		snprintf(p, sizeof(p), cands[i], dir);
-		rp = realpath(p, NULL);
-		if (rp) {
-			snprintf(buf, len, "%s", rp);
-			free(rp);
-			return 0;
-		}
-	}
-	return err("cannot find the workload binaries next to '%s' "
-		   "(run 'make' first)",
-		   exe);
+	if (ret == -ENOENT)
+		return err("cannot find the workload binaries next to '%s' "
+			   "(run 'make' first)",
+			   exe);
+	if (ret < 0)
+		return err_code(ret, "cannot read /proc/self/exe");
+	return 0;
 }
 
 char *guest_images_dir_new(const char *bindir)
 {
 	size_t n = strlen(bindir);
 
+	if (layout_installed_bin(bindir))
+		return xasprintf("%s/images", layout_dirs()->cachedir);
 	while (n > 1 && bindir[n - 1] == '/')
 		n--;
 	if (n >= 4 && !strncmp(bindir + n - 4, "/bin", 4))

@@ -6,7 +6,9 @@
  *
  * Layout.  The images live beside the bin directory of the agent and the
  * workloads, which lives beside vmtax (guest_bindir_find()): BINDIR
- * .../build/bin -> IMAGES .../build/images (guest_images_dir_new()).
+ * .../build/bin -> IMAGES .../build/images (guest_images_dir_new()).  An
+ * installed vmtax is the one other case (layout.h): BINDIR LIBEXECDIR ->
+ * IMAGES /var/cache/vmtax/images.
  * In IMAGES:
  *   tiny-KVER.cpio.gz      the tiny image for kernel KVER: a link that
  *                          'vmtax image build --kind tiny' points at its
@@ -57,13 +59,14 @@ struct guest_files {
 
 /*
  * The bin directory of the running vmtax (the agent and the workloads):
+ * the installed LIBEXECDIR when vmtax is installed (layout.h), else
  * EXE_DIR/bin or EXE_DIR/../bin, canonical, into BUF.  Returns 0 or a
  * negative errno (reported).
  */
 int guest_bindir_find(char *buf, size_t len);
 
-/* BINDIR -> the images directory: "X/bin" -> "X/images", else BINDIR/../images.
- */
+/* BINDIR -> the images directory: the installed LIBEXECDIR ->
+ * CACHEDIR/images; "X/bin" -> "X/images", else BINDIR/../images. */
 char *guest_images_dir_new(const char *bindir);
 
 /* The tiny image for kernel KVER: IMAGES/tiny-KVER.cpio.gz. */

@@ -18,10 +18,10 @@
 #include "guest-kernel.h"
 #include "host.h"
 #include "image.h"
+#include "layout.h"
 #include "util.h"
 
 #define DEFAULT_BINDIR "build/bin"
-#define DEFAULT_SCRIPT "guest-image/mkinitramfs-tiny.sh"
 #define DEFAULT_MIRROR "http://deb.debian.org/debian"
 #define DEBOOTSTRAP_VARIANT "minbase"
 #define DISK_SIZE (8ULL << 30)
@@ -407,7 +407,7 @@ static void free_ents(struct dirent **ents, int n)
 static int build_tiny(const struct image_opts *o, const char *dir,
 		      const char *bindir)
 {
-	const char *script = o->script ? o->script : DEFAULT_SCRIPT;
+	const char *script = o->script ? o->script : layout_tiny_script(bindir);
 	struct dirent **ents = NULL;
 	struct recipe r;
 	char key[17];
@@ -471,7 +471,8 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	ret = relink(out, link);
 	if (ret < 0)
 		goto out;
-	print_abs(out);
+	if (!o->quiet)
+		print_abs(out);
 out:
 	free_ents(ents, n);
 	recipe_release(&r);
@@ -779,6 +780,8 @@ static char *vmtax_path_new(const char *bindir)
 {
 	size_t n = strlen(bindir);
 
+	if (layout_installed_bin(bindir))
+		return xasprintf("%s/vmtax", layout_dirs()->bindir);
 	if (n >= 4 && !strcmp(bindir + n - 4, "/bin"))
 		return xasprintf("%.*s/vmtax", (int)(n - 4), bindir);
 	return xasprintf("%s/../vmtax", bindir);
@@ -799,7 +802,7 @@ static int build_tiny_for_rootfs(const char *rootfs, const char *bindir,
 	moddir = xasprintf("MODDIR=%s/lib/modules/%s", rootfs, *kver);
 	{
 		char *const argv[] = {"env",	      moddir, "sh",
-				      DEFAULT_SCRIPT, *kver,  (char *)out,
+				      (char *)layout_tiny_script(bindir), *kver,  (char *)out,
 				      (char *)bindir, NULL};
 
 		note("image: lab: the tiny image of the lab's kernel %s...",
@@ -927,7 +930,8 @@ static int build_disk(const struct image_opts *o, const struct disk_kind *k,
 		ret = recipe_add_file(&r, GUEST_LAB_VMTAX, vmtax);
 		if (ret == 0)
 			ret =
-			    recipe_add_file(&r, "tiny script", DEFAULT_SCRIPT);
+			    recipe_add_file(&r, "tiny script",
+					    layout_tiny_script(bindir));
 		if (ret == 0)
 			ret = recipe_add_file(&r, "tiny busybox",
 					      getenv("BUSYBOX")

@@ -15,9 +15,9 @@
 #include "guest-files.h"
 #include "workload-def.h"
 #include "image.h"
+#include "layout.h"
 #include "util.h"
 
-#define WORKLOAD_DIR "configs/workloads"
 #define MAX_PACKAGES 256
 
 static void usage(FILE *f)
@@ -57,8 +57,8 @@ static void usage(FILE *f)
 	    "  --suite NAME   debian: the suite (default: the host's "
 	    "codename)\n\n"
 	    "The debian and lab images carry the 'packages =' of "
-	    "every\n" WORKLOAD_DIR
-	    "/*.ini.  Without KVM, libguestfs is run with\n"
+	    "every\n"
+	    "configs/workloads/*.ini (installed: PREFIX/share/vmtax/...).  Without KVM, libguestfs is run with\n"
 	    "LIBGUESTFS_BACKEND=direct LIBGUESTFS_BACKEND_SETTINGS=force_tcg\n"
 	    "unless they are set.\n\n"
 	    "'image path' prints the files 'vmtax run' boots for the kind\n"
@@ -77,16 +77,16 @@ static int ini_only(const struct dirent *d)
 }
 
 /* The packages every workload asks for, split on blanks and commas. */
-static int workload_packages(char **list, size_t *n)
+static int workload_packages(const char *dir, char **list, size_t *n)
 {
 	struct dirent **ents = NULL;
 	int k, i, ret = 0;
 
-	k = scandir(WORKLOAD_DIR, &ents, ini_only, alphasort);
+	k = scandir(dir, &ents, ini_only, alphasort);
 	if (k < 0)
 		return 0; /* no workloads: no extra packages */
 	for (i = 0; i < k; i++) {
-		char *path = xasprintf(WORKLOAD_DIR "/%s", ents[i]->d_name);
+		char *path = xasprintf("%s/%s", dir, ents[i]->d_name);
 		const char *p;
 		struct workload w;
 		size_t len;
@@ -248,7 +248,8 @@ int cmd_image(int argc, char **argv)
 	}
 	o.bindir = bindir;
 	if (o.kind != IMAGE_TINY) {
-		if (workload_packages(packages, &npackages) < 0)
+		if (workload_packages(layout_workloads_dir(bindir), packages,
+				      &npackages) < 0)
 			goto out;
 		o.packages = (const char *const *)packages;
 		o.npackages = npackages;

@@ -18,6 +18,9 @@
 
 #include "cmds.h"
 #include "guest-files.h"
+#include "guest-kernel.h"
+#include "image.h"
+#include "layout.h"
 #include "matrix.h"
 #include "run-config.h"
 #include "host.h"
@@ -149,6 +152,46 @@ static int make_rundir(struct run *r, const char *out)
 }
 
 /*
+ * An installed vmtax builds the tiny image of a cell's kernel the first time
+ * a run needs it (a build tree has 'make image-tiny' for that).  Progress
+ * goes to stderr; a failure is reported by image_build().
+ */
+static int tiny_first_use(const struct run *r, const struct cell *c)
+{
+	char *kernel = NULL, *images = NULL, *path = NULL;
+	int ret = 0;
+
+	if (strcmp(c->image, "tiny") || strcmp(c->initrd, "auto") ||
+	    !layout_installed_bin(r->bindir))
+		return 0;
+	if (!strcmp(c->kernel, "auto")) {
+		if (guest_kernel_newest(NULL, &kernel, NULL) < 0)
+			return 0; /* guest_files_resolve() says why */
+	} else {
+		kernel = xstrdup(c->kernel);
+	}
+	images = guest_images_dir_new(r->bindir);
+	path = guest_tiny_path_new(images, guest_kernel_version(kernel));
+	if (access(path, R_OK) < 0) {
+		struct image_opts o = {
+		    .kind = IMAGE_TINY,
+		    .bindir = r->bindir,
+		    .kver = guest_kernel_version(kernel),
+		    .quiet = true,
+		};
+
+		note("first use: building the tiny guest image for kernel %s "
+		     "in '%s'",
+		     o.kver, images);
+		ret = image_build(&o);
+	}
+	free(path);
+	free(images);
+	free(kernel);
+	return ret;
+}
+
+/*
  * The guest files of every distinct (image, kernel, initrd) the guest cells
  * ask for, each resolved (and checked) once.
  */
@@ -168,6 +211,8 @@ static int resolve_guest_files(struct run *r)
 		g->image = c->image;
 		g->kernel = c->kernel;
 		g->initrd = c->initrd;
+		if (tiny_first_use(r, c) < 0)
+			return -EINVAL;
 		if (guest_files_resolve(c->image, c->kernel, c->initrd,
 					r->bindir, r->cfg.path, &g->f) < 0)
 			return -EINVAL;

@@ -2,11 +2,13 @@
 /* vmtax workloads [DIR]: list the workload definitions and parameters. */
 #include <dirent.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
+#include "layout.h"
 #include "workload-def.h"
 #include "util.h"
 
@@ -24,6 +26,7 @@ static int ini_only(const struct dirent *d)
 
 int cmd_workloads(int argc, char **argv)
 {
+	char bin[PATH_MAX], exe[PATH_MAX];
 	const char *dir = "configs/workloads";
 	struct dirent **ents = NULL;
 	int n, i, ret = 0;
@@ -31,7 +34,8 @@ int cmd_workloads(int argc, char **argv)
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: vmtax workloads [DIR]\n\n"
-		       "Lists the workloads in DIR (default configs/workloads):\n"
+		       "Lists the workloads in DIR (default configs/workloads, or\n"
+		       "PREFIX/share/vmtax/configs/workloads when installed):\n"
 		       "name, description, metric and parameters with defaults.\n"
 		       "A workload is one INI file; see docs/adding-a-workload.md.\n");
 		return 0;
@@ -42,6 +46,8 @@ int cmd_workloads(int argc, char **argv)
 	}
 	if (argc == 2)
 		dir = argv[1];
+	else if (layout_bin_find(bin, sizeof(bin), exe, sizeof(exe)) == 0)
+		dir = layout_workloads_dir(bin);
 	n = scandir(dir, &ents, ini_only, by_name);
 	if (n < 0) {
 		err_errno("cannot read '%s'", dir);
