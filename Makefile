@@ -166,13 +166,16 @@ uninstall:
 
 # Man pages: man/NAME.SECTION.in with @VERSION@; vmtax-config(5) is printed
 # from the key tables by build/gen-man-config (tests/unit checks every key).
+MAN_SED = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@DATADIR@|$(DATADIR)|g' \
+	      -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@CACHEDIR@|$(CACHEDIR)|g' \
+	      -e 's|@STATEDIR@|$(STATEDIR)|g'
 man: $(MAN_PAGES)
-build/man/%: man/%.in Makefile
+build/man/%: man/%.in $(B)/gen/install-dirs.h
 	@mkdir -p $(dir $@)
-	sed 's/@VERSION@/$(VERSION)/g' $< >$@
-build/man/vmtax-config.5: $(B)/gen-man-config
+	$(MAN_SED) $< >$@
+build/man/vmtax-config.5: $(B)/gen-man-config $(B)/gen/install-dirs.h
 	@mkdir -p $(dir $@)
-	$(B)/gen-man-config $(VERSION) >$@.tmp && mv $@.tmp $@
+	$(B)/gen-man-config | $(MAN_SED) >$@.tmp && mv $@.tmp $@
 $(B)/gen-man-config: man/gen-man-config.c $(B)/libvmtax.a
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 # ---- end install layout ----------------------------------------------------

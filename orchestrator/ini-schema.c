@@ -597,6 +597,63 @@ void cfg_print_help(const struct cfg_schema *s, FILE *f)
 	}
 }
 
+void cfg_man_text(FILE *f, const char *s)
+{
+	bool bol = true;
+
+	for (; *s; s++) {
+		if (bol && (*s == '.' || *s == '\''))
+			fputs("\\&", f);
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+		bol = *s == '\n';
+	}
+}
+
+void cfg_print_man(const struct cfg_schema *s, FILE *f)
+{
+	const char *section = "";
+	char cs[512];
+	size_t i;
+
+	for (i = 0; i < s->nkeys; i++) {
+		const struct cfg_key *k = &s->keys[i];
+
+		if (strcmp(section, k->section)) {
+			section = k->section;
+			if (*section) {
+				fputs(".SS [", f);
+				cfg_man_text(f, section);
+				fputs("]\n", f);
+			}
+		}
+		fputs(".TP\n.B ", f);
+		cfg_man_text(f, k->name);
+		fputs("\n\\fI", f);
+		cfg_man_text(f, type_name(k));
+		fputs("\\fR: ", f);
+		cfg_man_text(f, k->help);
+		fputs(".\n", f);
+		if (k->choices) {
+			choices_str(k->choices, cs, sizeof(cs));
+			fputs("One of: ", f);
+			cfg_man_text(f, cs);
+			fputs(".\n", f);
+		}
+		if ((k->type == CFG_INT || k->type == CFG_DOUBLE) && k->max > 0)
+			fprintf(f, "From %g to %g.\n", k->min, k->max);
+		if (k->def && *k->def) {
+			fputs("Default: \\fB", f);
+			cfg_man_text(f, k->def);
+			fputs("\\fR.\n", f);
+		}
+	}
+}
+
 static json_t *value_json(const struct cfg_key *k, const char *text)
 {
 	union value v;

@@ -146,6 +146,14 @@ void cfg_release(const struct cfg_schema *s, void *obj);
 /* Print the keys, types, defaults and help (for --help); a list key's type
  * reads "TYPE,..". */
 void cfg_print_help(const struct cfg_schema *s, FILE *f);
+/*
+ * The same keys as roff for a man page: a ".SS [section]" per section (none
+ * for the empty section), then ".TP" entries with type, help, choices,
+ * bounds and default (vmtax-config(5) is built from this).
+ */
+void cfg_print_man(const struct cfg_schema *s, FILE *f);
+/* S as roff text: backslashes, '-' and a leading '.' or '\'' escaped. */
+void cfg_man_text(FILE *f, const char *s);
 /* The resolved values as a JSON object {section: {name: value}}. */
 json_t *cfg_to_json(const struct cfg_schema *s, const void *obj);
 

@@ -45,6 +45,14 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--complete")) {
+		if (argc > 2 && !strcmp(argv[2], "commands")) {
+			for (i = 0; i < ARRAY_SIZE(commands); i++)
+				printf("%s\n", commands[i].name);
+			return 0;
+		}
+		return cmd_complete(argc - 1, argv + 1);
+	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("vmtax %s\n", VMTAX_VERSION);
 		return 0;

@@ -576,6 +576,60 @@ void config_print_help(FILE *f)
 		"override workload parameter NAME");
 }
 
+const struct cfg_schema *config_schema(void)
+{
+	return &run_schema;
+}
+
+/* One .TP entry of the man page for a key outside the table. */
+static void man_entry(FILE *f, const char *name, const char *type,
+		      const char *help, const char *values)
+{
+	fputs(".TP\n.B ", f);
+	cfg_man_text(f, name);
+	fputs("\n\\fI", f);
+	cfg_man_text(f, type);
+	fputs("\\fR: ", f);
+	cfg_man_text(f, help);
+	fputs(".\n", f);
+	if (values) {
+		fputs("One of: ", f);
+		cfg_man_text(f, values);
+		fputs(".\n", f);
+	}
+}
+
+void config_print_man(FILE *f)
+{
+	const char *k;
+	size_t i;
+
+	cfg_print_man(&run_schema, f);
+	fputs(".SS [guest] knobs\n", f);
+	man_entry(f, "sysctl.A.B", "string,..",
+		  "guest sysctl /proc/sys/A/B, set in the guest before the "
+		  "samples",
+		  NULL);
+	man_entry(f, "mm.A.B", "string,..", "guest knob /sys/kernel/mm/A/B",
+		  NULL);
+	fputs(".SS [host]\n", f);
+	for (i = 0; (k = host_knob_name(i)); i++) {
+		char why[256];
+
+		if (config_host_knob_check(k, why, sizeof(why)) < 0)
+			continue; /* set by [matrix] */
+		man_entry(f, k, "string,..", "host knob", host_knob_values(k));
+	}
+	man_entry(f, "sysctl.A.B", "string,..", "host sysctl /proc/sys/A/B",
+		  NULL);
+	man_entry(f, "mm.A.B", "string,..", "host knob /sys/kernel/mm/A/B",
+		  NULL);
+	fputs(".SS [workload] parameters\n", f);
+	man_entry(f, "NAME", "string,..",
+		  "override workload parameter NAME (see WORKLOAD FILES)",
+		  NULL);
+}
+
 /* One value as itself, a list as an array. */
 static json_t *values_json(const struct cfg_list *l)
 {

@@ -102,6 +102,10 @@ void config_release(struct config *c);
 /* The keys for 'vmtax run --help': the table, then the knob and parameter
  * forms, and how lists make axes. */
 void config_print_help(FILE *f);
+/* The same keys as roff, for vmtax-config(5) (man/gen-man-config.c). */
+void config_print_man(FILE *f);
+/* The run config's key table (for the man page, completion and tests). */
+const struct cfg_schema *config_schema(void);
 /* The resolved config for results.json: {section: {key: value}}; a list
  * given for an axis key is an array, one value is the value as before;
  * workload.params {NAME: value or [values]}, host {KNOB: ...}, and guest

@@ -130,6 +130,24 @@ static const struct cfg_schema workload_schema = {
     workload_extra,
 };
 
+const struct cfg_schema *workload_def_schema(void)
+{
+	return &workload_schema;
+}
+
+void workload_print_man(FILE *f)
+{
+	cfg_print_man(&workload_schema, f);
+	fputs(".SS [param.NAME]\n"
+	      "One section per parameter; NAME is [A\\-Z][A\\-Z0\\-9_]* and "
+	      "reaches the commands as the environment variable NAME.\n"
+	      ".TP\n.B default\n\\fIstring\\fR: the value when the run "
+	      "config does not override it.\n"
+	      ".TP\n.B description\n\\fIstring\\fR: one line, shown by "
+	      "\\fBvmtax workloads\\fR.\n",
+	      f);
+}
+
 void free_strv(char **v)
 {
 	size_t i;

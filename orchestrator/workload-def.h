@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "ini-schema.h"
 
@@ -56,6 +57,10 @@ struct workload {
 	size_t nparams;
 	struct cfg_origin origin;
 };
+
+/* The workload file's key table, and its keys as roff for vmtax-config(5). */
+const struct cfg_schema *workload_def_schema(void);
+void workload_print_man(FILE *f);
 
 /* Load one workload file (used by config_load and 'vmtax workloads'). */
 int workload_load(const char *path, struct workload *w);
