@@ -140,15 +140,18 @@ install: all build/bin/vmtax-agent-test man
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) \
 		$(DESTDIR)$(DATADIR)/configs/workloads $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
-		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(COMPLDIR)
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(COMPLDIR) \
+		$(DESTDIR)$(DOCDIR)/reference $(DESTDIR)$(CACHEDIR) \
+		$(DESTDIR)$(STATEDIR)
 	$(INSTALL) -m 755 $(B)/vmtax $(DESTDIR)$(BINDIR)/vmtax
 	$(INSTALL) -m 755 build/bin/vmtax-agent build/bin/vmtax-agent-test \
 		$(WL_BINS) $(DESTDIR)$(LIBEXECDIR)/
 	$(INSTALL) -m 644 configs/*.ini $(DESTDIR)$(DATADIR)/configs/
 	$(INSTALL) -m 644 configs/workloads/*.ini \
 		$(DESTDIR)$(DATADIR)/configs/workloads/
-	$(INSTALL) -m 644 guest-image/mkinitramfs-tiny.sh $(DESTDIR)$(DATADIR)/
+	$(INSTALL) -m 755 guest-image/mkinitramfs-tiny.sh $(DESTDIR)$(DATADIR)/
 	$(INSTALL) -m 644 README.md docs/*.md docs/*.json $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 644 configs/reference/* $(DESTDIR)$(DOCDIR)/reference/
 	$(INSTALL) -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
 	$(INSTALL) -m 644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man5/
 	$(INSTALL) -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man8/
