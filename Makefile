@@ -166,6 +166,8 @@ uninstall:
 	      $(patsubst build/man/%,$(DESTDIR)$(MANDIR)/man5/%,$(filter %.5,$(MAN_PAGES))) \
 	      $(patsubst build/man/%,$(DESTDIR)$(MANDIR)/man8/%,$(filter %.8,$(MAN_PAGES)))
 	rm -rf $(DESTDIR)$(CACHEDIR)
+	-rmdir $(DESTDIR)$(COMPLDIR) $(DESTDIR)$(dir $(COMPLDIR)) \
+	       $(DESTDIR)$(dir $(LIBEXECDIR)) 2>/dev/null
 
 # Man pages: man/NAME.SECTION.in with @VERSION@; vmtax-config(5) is printed
 # from the key tables by build/gen-man-config (tests/unit checks every key).
