@@ -31,7 +31,7 @@ static void usage(FILE *f)
 	    "Builds a guest image from its recipe, or finds it up to date in\n"
 	    "build/images/ (images are named by the hash of their recipe).\n"
 	    "Run it from the top of the vmtax tree, after 'make tools'; an\n"
-	    "installed vmtax uses /var/cache/vmtax/images from anywhere.\n\n"
+	    "installed vmtax uses %s/images from anywhere.\n\n"
 	    "  --kind tiny    the initramfs of "
 	    "guest-image/mkinitramfs-tiny.sh\n"
 	    "                 for the newest /boot/vmlinuz-KVER (default):\n"
@@ -59,8 +59,7 @@ static void usage(FILE *f)
 	    "codename)\n\n"
 	    "The debian and lab images carry the 'packages =' of "
 	    "every\n"
-	    "configs/workloads/*.ini (installed: PREFIX/share/vmtax/configs/\n"
-	    "workloads).  Without KVM, libguestfs is run with\n"
+	    "configs/workloads/*.ini (installed: %s).  Without KVM, libguestfs is run with\n"
 	    "LIBGUESTFS_BACKEND=direct LIBGUESTFS_BACKEND_SETTINGS=force_tcg\n"
 	    "unless they are set.\n\n"
 	    "'image path' prints the files 'vmtax run' boots for the kind\n"
@@ -68,7 +67,9 @@ static void usage(FILE *f)
 	    "WHAT only that path, else 'kernel PATH', 'initrd PATH' (and\n"
 	    "'disk PATH') lines; exit 1 with the reason when one is "
 	    "missing.\n"
-	    "See docs/guest-image.md.\n");
+	    "See docs/guest-image.md.\n",
+	    layout_dirs()->cachedir,
+	    layout_workloads_dir(layout_dirs()->libexecdir));
 }
 
 static int ini_only(const struct dirent *d)
