@@ -20,6 +20,8 @@
  *   overlays/PID-TAG.qcow2 one copy-on-write overlay per booted debian guest
  *                          (QEMU writes there, never to the image); those of
  *                          runs that died are removed by the next resolve
+ *   overlays/kept-TAG.qcow2 a lab host's disk, kept until its run is done
+ *                          (guest_overlay_kept())
  *
  * Resolving.  image "tiny": kernel "auto" is guest_kernel_newest() (see
  * guest-kernel.h), initrd "auto" is IMAGES/tiny-KVER.cpio.gz for that
@@ -46,6 +48,7 @@
 #ifndef VMTAX_GUEST_FILES_H
 #define VMTAX_GUEST_FILES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct guest_files {
@@ -108,5 +111,15 @@ void guest_files_release(struct guest_files *f);
  */
 int guest_overlay_create(const struct guest_files *f, const char *tag,
 			 char **path);
+
+/*
+ * An overlay that outlives this process (the lab host's disk, kept for
+ * 'vmtax lab run --resume'): F->overlay_dir/kept-TAG.qcow2, never swept.
+ * With REUSE an existing one is used as it is; otherwise it is made anew.
+ * *PATH is set (owned) even on failure.  Returns 0 or a negative errno
+ * (reported).
+ */
+int guest_overlay_kept(const struct guest_files *f, const char *tag,
+		       bool reuse, char **path);
 
 #endif

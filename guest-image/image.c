@@ -1060,9 +1060,11 @@ link:
 		ret = relink(initrd, li);
 	if (ret < 0)
 		goto out;
-	print_abs(qcow2);
-	print_abs(kernel);
-	print_abs(initrd);
+	if (!o->quiet) {
+		print_abs(qcow2);
+		print_abs(kernel);
+		print_abs(initrd);
+	}
 out:
 	if (tar)
 		unlink(tar);

@@ -48,6 +48,7 @@
 #ifndef VMTAX_IMAGE_H
 #define VMTAX_IMAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum image_kind {
@@ -67,6 +68,7 @@ struct image_opts {
 	const char *suite;  /* debian: NULL = VERSION_CODENAME of os-release */
 	const char *const *packages; /* debian: extra packages (workloads) */
 	size_t npackages;
+	bool quiet; /* no paths on stdout (vmtax lab run builds its image) */
 };
 
 /* "tiny" -> IMAGE_TINY ("debian", "lab"); -EINVAL for an unknown kind (reports

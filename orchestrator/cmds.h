@@ -24,5 +24,6 @@ int cmd_compare(int argc, char **argv);
 int cmd_host(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
 int cmd_image(int argc, char **argv);
+int cmd_lab(int argc, char **argv);
 
 #endif
