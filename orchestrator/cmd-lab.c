@@ -90,7 +90,8 @@ static void on_signal(int sig)
 struct lab {
 	struct config cfg;
 	struct matrix m;
-	const char *config_path; /* absolute */
+	const char *config_arg;	 /* as given: config messages name it */
+	const char *config_path; /* absolute: the path in the lab too */
 	const char **sets;
 	size_t nsets;
 	bool resume;
@@ -847,6 +848,7 @@ static int lab_run(int argc, char **argv)
 		}
 		if (lab_state_read(&l, &state) < 0)
 			goto out;
+		l.config_arg = l.config_path;
 	} else {
 		abs = realpath(argv[optind], NULL);
 		if (!abs) {
@@ -854,10 +856,11 @@ static int lab_run(int argc, char **argv)
 			goto out;
 		}
 		l.config_path = abs;
+		l.config_arg = argv[optind];
 	}
 
 	/* Everything that can be refused is refused before anything boots. */
-	if (config_load(l.config_path, l.sets, l.nsets, &l.cfg) < 0 ||
+	if (config_load(l.config_arg, l.sets, l.nsets, &l.cfg) < 0 ||
 	    matrix_expand(&l.cfg, &l.m) < 0)
 		goto out;
 	host_facts_read(&facts);
