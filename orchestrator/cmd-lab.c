@@ -874,6 +874,8 @@ static int lab_run(int argc, char **argv)
 	ret = 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
+	/* A signal must not break a call to the lab's agent in the middle. */
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
