@@ -33,8 +33,9 @@
  * kernel, initrd), each into its own struct guest_files.  "lab" resolves
  * as "debian" does, to IMAGES/lab.*.
  *
- * Inside the lab image vmtax lives at GUEST_LAB_VMTAX, its agent and
- * workloads in GUEST_LAB_BINDIR, and the tiny image of the lab's own kernel
+ * Inside the lab image vmtax lives at GUEST_LAB_VMTAX (put there by 'vmtax
+ * lab run', not by the image build), its agent and workloads in
+ * GUEST_LAB_BINDIR, and the tiny image of the lab's own kernel
  * at guest_tiny_path_new(GUEST_LAB_IMAGES, KVER): the same layout as a
  * build tree, so vmtax inside finds them as it does here.
  *

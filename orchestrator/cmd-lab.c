@@ -4,8 +4,9 @@
  * docs/lab.md).
  *
  * This host only boots the lab (a TCG guest whose CPU offers svm and npt)
- * and talks to its agent: it puts the config and its workload file into
- * the lab at the same paths they have here, starts 'vmtax run' there
+ * and talks to its agent: it puts this vmtax into the lab
+ * (GUEST_LAB_VMTAX), and the config and its workload file at the same
+ * paths they have here, starts 'vmtax run' there
  * detached from the agent (LAB_SCRIPT), shows that run's output as it
  * comes, and copies the lab's run directory back into DIR (every
  * LAB_SYNC_S and at the end).  Nothing on this host changes but the lab's
@@ -430,13 +431,17 @@ out:
 	return ret < 0 ? ret : 0;
 }
 
-/* LOCAL (a file here) into the lab at the same absolute path. */
-static int lab_put_same_path(struct lab *l, const char *local, int mode)
+/* PATH (a file here) into the lab at the same absolute path. */
+static int lab_put_same_path(struct lab *l, const char *path, int mode)
 {
-	char *data = NULL, *dir = xstrdup(local), *q, *cmd, why[512];
+	char *local = realpath(path, NULL), *data = NULL, *dir, *q, *cmd;
+	char why[512];
 	size_t len;
 	int ret;
 
+	if (!local)
+		return err_errno("cannot resolve '%s'", path);
+	dir = xstrdup(local);
 	*strrchr(dir, '/') = '\0';
 	q = sh_quote_new(*dir ? dir : "/");
 	cmd = xasprintf("mkdir -p %s", q);
@@ -444,16 +449,22 @@ static int lab_put_same_path(struct lab *l, const char *local, int mode)
 	free(cmd);
 	free(q);
 	free(dir);
-	if (ret != 0)
+	if (ret != 0) {
+		free(local);
 		return ret < 0 ? ret : -EIO;
+	}
 	ret = read_file(local, CFG_MAX_FILE, &data, &len);
-	if (ret < 0)
-		return err_code(ret, "cannot read '%s'", local);
+	if (ret < 0) {
+		err_code(ret, "cannot read '%s'", local);
+		goto out;
+	}
 	ret = agent_put_file(&l->a, local, data, len, mode, why, sizeof(why));
-	free(data);
 	if (ret < 0)
-		return err("lab: cannot put '%s' into the lab: %s", local, why);
-	return 0;
+		ret = err("lab: cannot put '%s' into the lab: %s", local, why);
+out:
+	free(data);
+	free(local);
+	return ret;
 }
 
 /*
@@ -468,6 +479,23 @@ static int lab_push(struct lab *l, bool *inner_resume)
 	ret = lab_sh(l, "mkdir", "mkdir -p " LAB_RUNDIR "/logs", 60, NULL);
 	if (ret != 0)
 		return ret < 0 ? ret : -EIO;
+	/* This vmtax runs the matrix inside: the image has none of its own. */
+	{
+		char *data = NULL;
+		size_t len;
+
+		ret = read_file("/proc/self/exe", (size_t)256 << 20, &data,
+				&len);
+		if (ret < 0)
+			return err_code(ret, "cannot read this vmtax "
+					     "(/proc/self/exe)");
+		ret = agent_put_file(&l->a, GUEST_LAB_VMTAX, data, len, 0755,
+				     why, sizeof(why));
+		free(data);
+		if (ret < 0)
+			return err("lab: cannot put vmtax into the lab: %s",
+				   why);
+	}
 	ret = lab_put_same_path(l, l->config_path, 0644);
 	if (ret == 0)
 		ret = lab_put_same_path(l, l->cfg.wl.path, 0644);

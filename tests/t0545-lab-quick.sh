@@ -39,6 +39,7 @@ test_expect_success 'the stopped run came back: interrupted, its first cells kep
 	jq -e ".run.status == \"interrupted\"" lab/results.json &&
 	jq -e "[.cells[] | select(.status == \"ok\")] | length >= 2" lab/results.json &&
 	jq -e ".lab.emulated" lab/results.json &&
+	jq -e ".run.host.accel == \"kvm\"" lab/results.json &&
 	test -e "$(jq -r .overlay lab/lab.json)"
 '
 
