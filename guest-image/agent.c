@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent-files.h"
 #include "guest-obs.h"
 #include "knob-path.h"
 #include "proto.h"
@@ -764,6 +765,40 @@ static void handle_shutdown(struct agent *a, const json_t *req,
 	snprintf(o->log, sizeof(o->log), "powering off");
 }
 
+/* read-file and write-file: agent-files.c. */
+static void file_reply(const json_t *req, struct outcome *o, json_t *res,
+		       const char *code, const char *msg)
+{
+	o->reply = res ? proto_reply_ok_new(proto_id(req), res)
+		       : proto_reply_err_new(proto_id(req), code, msg);
+}
+
+static void handle_read_file(struct agent *a, const json_t *req,
+			     struct outcome *o)
+{
+	const char *code = NULL;
+	char msg[320];
+	json_t *res;
+
+	(void)a;
+	res = agent_read_file_new(req, &code, msg, sizeof(msg), o->log,
+				  sizeof(o->log));
+	file_reply(req, o, res, code, msg);
+}
+
+static void handle_write_file(struct agent *a, const json_t *req,
+			      struct outcome *o)
+{
+	const char *code = NULL;
+	char msg[320];
+	json_t *res;
+
+	(void)a;
+	res = agent_write_file_new(req, &code, msg, sizeof(msg), o->log,
+				   sizeof(o->log));
+	file_reply(req, o, res, code, msg);
+}
+
 #ifdef VMTAX_AGENT_TEST
 static void handle_test_hang(struct agent *a, const json_t *req,
 			     struct outcome *o)
@@ -801,6 +836,8 @@ static const struct request_handler {
     {"set-knob", handle_set_knob},
     {"set-thp", handle_set_thp},
     {"run", handle_run},
+    {"read-file", handle_read_file},
+    {"write-file", handle_write_file},
     {"shutdown", handle_shutdown},
 #ifdef VMTAX_AGENT_TEST
     {"test-hang", handle_test_hang},

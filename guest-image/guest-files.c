@@ -206,18 +206,16 @@ int guest_files_resolve(const char *image, const char *kernel,
 	return ret;
 }
 
-int guest_overlay_create(const struct guest_files *f, const char *tag,
-			 char **path)
+/* qemu-img create -f qcow2 -F qcow2 -b F->disk PATH */
+static int overlay_create_at(const struct guest_files *f, const char *path)
 {
 	const char *argv[] = {"qemu-img", "create", "-q",    "-f",
 			      "qcow2",	  "-F",	    "qcow2", "-b",
-			      f->disk,	  NULL,	    NULL};
+			      f->disk,	  path,	    NULL};
 	int status;
 	pid_t pid;
 
-	*path = xasprintf("%s/%d-%s.qcow2", f->overlay_dir, (int)getpid(), tag);
-	argv[9] = *path;
-	unlink(*path);
+	unlink(path);
 	pid = fork();
 	if (pid < 0)
 		return err_errno("cannot fork qemu-img");
@@ -228,7 +226,23 @@ int guest_overlay_create(const struct guest_files *f, const char *tag,
 	if (waitpid(pid, &status, 0) < 0)
 		return err_errno("cannot wait for qemu-img");
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return err("qemu-img could not create '%s' on '%s'", *path,
+		return err("qemu-img could not create '%s' on '%s'", path,
 			   f->disk);
 	return 0;
+}
+
+int guest_overlay_create(const struct guest_files *f, const char *tag,
+			 char **path)
+{
+	*path = xasprintf("%s/%d-%s.qcow2", f->overlay_dir, (int)getpid(), tag);
+	return overlay_create_at(f, *path);
+}
+
+int guest_overlay_kept(const struct guest_files *f, const char *tag,
+		       bool reuse, char **path)
+{
+	*path = xasprintf("%s/kept-%s.qcow2", f->overlay_dir, tag);
+	if (reuse && access(*path, R_OK | W_OK) == 0)
+		return 0;
+	return overlay_create_at(f, *path);
 }

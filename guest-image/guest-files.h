@@ -22,6 +22,8 @@
  *   overlays/PID-TAG.qcow2 one copy-on-write overlay per booted debian guest
  *                          (QEMU writes there, never to the image); those of
  *                          runs that died are removed by the next resolve
+ *   overlays/kept-TAG.qcow2 a lab host's disk, kept until its run is done
+ *                          (guest_overlay_kept())
  *
  * Resolving.  image "tiny": kernel "auto" is guest_kernel_newest() (see
  * guest-kernel.h), initrd "auto" is IMAGES/tiny-KVER.cpio.gz for that
@@ -33,8 +35,9 @@
  * kernel, initrd), each into its own struct guest_files.  "lab" resolves
  * as "debian" does, to IMAGES/lab.*.
  *
- * Inside the lab image vmtax lives at GUEST_LAB_VMTAX, its agent and
- * workloads in GUEST_LAB_BINDIR, and the tiny image of the lab's own kernel
+ * Inside the lab image vmtax lives at GUEST_LAB_VMTAX (put there by 'vmtax
+ * lab run', not by the image build), its agent and workloads in
+ * GUEST_LAB_BINDIR, and the tiny image of the lab's own kernel
  * at guest_tiny_path_new(GUEST_LAB_IMAGES, KVER): the same layout as a
  * build tree, so vmtax inside finds them as it does here.
  *
@@ -48,6 +51,7 @@
 #ifndef VMTAX_GUEST_FILES_H
 #define VMTAX_GUEST_FILES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct guest_files {
@@ -111,5 +115,15 @@ void guest_files_release(struct guest_files *f);
  */
 int guest_overlay_create(const struct guest_files *f, const char *tag,
 			 char **path);
+
+/*
+ * An overlay that outlives this process (the lab host's disk, kept for
+ * 'vmtax lab run --resume'): F->overlay_dir/kept-TAG.qcow2, never swept.
+ * With REUSE an existing one is used as it is; otherwise it is made anew.
+ * *PATH is set (owned) even on failure.  Returns 0 or a negative errno
+ * (reported).
+ */
+int guest_overlay_kept(const struct guest_files *f, const char *tag,
+		       bool reuse, char **path);
 
 #endif

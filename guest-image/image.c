@@ -775,18 +775,6 @@ static char *link_base_new(const char *link)
 	return xstrndup(link, n);
 }
 
-/* BINDIR's vmtax: "X/bin" -> "X/vmtax", else BINDIR/../vmtax. */
-static char *vmtax_path_new(const char *bindir)
-{
-	size_t n = strlen(bindir);
-
-	if (layout_installed_bin(bindir))
-		return xasprintf("%s/vmtax", layout_dirs()->bindir);
-	if (n >= 4 && !strcmp(bindir + n - 4, "/bin"))
-		return xasprintf("%.*s/vmtax", (int)(n - 4), bindir);
-	return xasprintf("%s/../vmtax", bindir);
-}
-
 /*
  * The tiny image of the kernel in ROOTFS, from ROOTFS's modules, into OUT;
  * its kernel version into *KVER.
@@ -822,7 +810,7 @@ static int build_disk(const struct image_opts *o, const struct disk_kind *k,
 	char suite[64], mirror[512], rkey[17], key[17], why[256];
 	const char *accel;
 	char *packages = NULL, *rootfs = NULL, *base = NULL, *rec = NULL;
-	char *apt = NULL, *vmtax = NULL, *tiny = NULL, *tiny_remote = NULL;
+	char *apt = NULL, *tiny = NULL, *tiny_remote = NULL;
 	char *kver = NULL;
 	char *qcow2 = NULL, *kernel = NULL, *initrd = NULL, *tar = NULL;
 	char *tq = NULL, *tk = NULL, *ti = NULL, *link = NULL, *lbase = NULL;
@@ -917,21 +905,14 @@ static int build_disk(const struct image_opts *o, const struct disk_kind *k,
 	}
 	if (k->vmtax) {
 		/*
-		 * vmtax itself, and the inputs of the tiny image of the
-		 * image's kernel (the kernel is the root file system's).
+		 * The inputs of the tiny image of the image's kernel (the
+		 * kernel is the root file system's).  vmtax itself is not in
+		 * the image: 'vmtax lab run' puts its own binary at
+		 * GUEST_LAB_VMTAX each time, so a changed vmtax needs no new
+		 * image.
 		 */
-		vmtax = vmtax_path_new(bindir);
-		paths[nfiles] = xstrdup(vmtax);
-		remotes[nfiles] = xstrdup(GUEST_LAB_VMTAX);
-		files[nfiles].local = paths[nfiles];
-		files[nfiles].remote = remotes[nfiles];
-		files[nfiles].mode = 0755;
-		nfiles++;
-		ret = recipe_add_file(&r, GUEST_LAB_VMTAX, vmtax);
-		if (ret == 0)
-			ret =
-			    recipe_add_file(&r, "tiny script",
-					    layout_tiny_script(bindir));
+		ret = recipe_add_file(&r, "tiny script",
+				      layout_tiny_script(bindir));
 		if (ret == 0)
 			ret = recipe_add_file(&r, "tiny busybox",
 					      getenv("BUSYBOX")
@@ -1009,7 +990,8 @@ static int build_disk(const struct image_opts *o, const struct disk_kind *k,
 		    /* No prompts on the console at first boot. */
 		    {"/dev/null",
 		     "/etc/systemd/system/systemd-firstboot.service"},
-		    /* vmtax on PATH: kinds with vmtax only (the last link) */
+		    /* vmtax on PATH, once 'vmtax lab run' has put it there:
+		     * kinds with vmtax only (the last link) */
 		    {GUEST_LAB_VMTAX, "/usr/local/bin/vmtax"},
 		};
 		struct gfs_text texts[ARRAY_SIZE(common) + 4];
@@ -1064,9 +1046,11 @@ link:
 		ret = relink(initrd, li);
 	if (ret < 0)
 		goto out;
-	print_abs(qcow2);
-	print_abs(kernel);
-	print_abs(initrd);
+	if (!o->quiet) {
+		print_abs(qcow2);
+		print_abs(kernel);
+		print_abs(initrd);
+	}
 out:
 	if (tar)
 		unlink(tar);
@@ -1085,7 +1069,6 @@ out:
 		free(remotes[i]);
 	}
 	free(apt);
-	free(vmtax);
 	free(tiny);
 	free(tiny_remote);
 	free(kver);

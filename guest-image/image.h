@@ -21,13 +21,15 @@
  *           DIR/debian-HASH.qcow2, DIR/debian-HASH.vmlinuz, .initrd
  *   lab     debian plus libvirt, QEMU and vmtax's run-time libraries
  *           (apt-get install in the debootstrap'ed tree, cached with it),
- *           /etc/modules-load.d/vmtax-lab.conf (kvm_amd), and vmtax
- *           (guest-files.h: GUEST_LAB_VMTAX, GUEST_LAB_BINDIR) with the tiny
- *           image of the image's own kernel (built from the tree's modules)
- *           in GUEST_LAB_IMAGES: DIR/lab-HASH.qcow2, .vmlinuz, .initrd.
- *           Its recipe adds the hashes of vmtax, the tiny script and
- *           busybox.  Booted with a CPU that offers svm and npt, it is a
- *           KVM host: systemd starts libvirtd and virtlogd (their own
+ *           /etc/modules-load.d/vmtax-lab.conf (kvm_amd), the agent and
+ *           workloads in GUEST_LAB_BINDIR, and the tiny image of the
+ *           image's own kernel (built from the tree's modules) in
+ *           GUEST_LAB_IMAGES (guest-files.h): DIR/lab-HASH.qcow2, .vmlinuz,
+ *           .initrd.  Its recipe adds the hashes of the tiny script and
+ *           busybox.  vmtax itself is not in it: 'vmtax lab run' puts its
+ *           own binary at GUEST_LAB_VMTAX each time (so a new vmtax needs
+ *           no new image).  Booted with a CPU that offers svm and npt, it
+ *           is a KVM host: systemd starts libvirtd and virtlogd (their own
  *           units), udev gives /dev/kvm group kvm and mode 0660.
  * Each kind also writes DIR/KIND-HASH.recipe, the recipe text, last: its
  * presence is what "built" means.  A stable symlink points at the newest
@@ -68,7 +70,7 @@ struct image_opts {
 	const char *suite;  /* debian: NULL = VERSION_CODENAME of os-release */
 	const char *const *packages; /* debian: extra packages (workloads) */
 	size_t npackages;
-	bool quiet; /* tiny: do not print the result path on stdout */
+	bool quiet; /* no paths on stdout (vmtax lab run builds its image) */
 };
 
 /* "tiny" -> IMAGE_TINY ("debian", "lab"); -EINVAL for an unknown kind (reports

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "agent-client.h"
+#include "agent-files.h"
+#include "base64.h"
 
 #include <errno.h>
 #include <string.h>
@@ -189,4 +191,112 @@ int agent_observe(struct agent_client *a, json_t **obs, char *why,
 		return -EPROTO;
 	}
 	return 0;
+}
+
+/* agent_call() without copying the request and reply into the log. */
+static int call_unlogged(struct agent_client *a, const char *type,
+			 json_t *args, json_t **res, char *why, size_t len)
+{
+	FILE *log = a->log;
+	int ret;
+
+	a->log = NULL;
+	if (log)
+		fprintf(log, "%s %s (not logged)\n", type,
+			json_string_value(json_object_get(args, "path")));
+	ret = agent_call(a, type, args, AGENT_QUICK_IDLE_S,
+			 AGENT_QUICK_TOTAL_S, res, why, len);
+	a->log = log;
+	return ret;
+}
+
+int agent_read_chunk(struct agent_client *a, const char *remote,
+		     long long offset, size_t max, char **buf, size_t *n,
+		     long long *size, char *why, size_t len)
+{
+	json_t *args, *res = NULL;
+	const char *data;
+	unsigned char *bytes;
+	int ret;
+
+	*buf = NULL;
+	*n = 0;
+	if (max > AGENT_FILE_CHUNK)
+		max = AGENT_FILE_CHUNK;
+	args = json_pack("{s:s, s:I, s:I}", "path", remote, "offset",
+			 (json_int_t)offset, "length", (json_int_t)max);
+	ret = call_unlogged(a, "read-file", args, &res, why, len);
+	json_decref(args);
+	if (ret < 0)
+		return ret;
+	data = json_string_value(json_object_get(res, "data"));
+	if (!data || !json_is_integer(json_object_get(res, "size")) ||
+	    base64_decode_new(data, &bytes, n) < 0 || *n > max) {
+		snprintf(why, len, "a malformed read-file reply for '%s'",
+			 remote);
+		json_decref(res);
+		return -EPROTO;
+	}
+	*buf = (char *)bytes;
+	*size = json_integer_value(json_object_get(res, "size"));
+	json_decref(res);
+	return 0;
+}
+
+int agent_get_file(struct agent_client *a, const char *remote,
+		   const char *local, long long *size, char *why, size_t len)
+{
+	char *all = NULL, *chunk = NULL;
+	size_t have = 0, n;
+	long long total = 0;
+	int ret;
+
+	do {
+		ret = agent_read_chunk(a, remote, (long long)have,
+				       AGENT_FILE_CHUNK, &chunk, &n, &total,
+				       why, len);
+		if (ret < 0)
+			goto out;
+		all = xrealloc(all, have + n + 1);
+		memcpy(all + have, chunk, n);
+		have += n;
+		free(chunk);
+		chunk = NULL;
+	} while (n && (long long)have < total);
+	ret = write_file_atomic(local, all ? all : "", have);
+	if (ret < 0) {
+		snprintf(why, len, "cannot write '%s'", local);
+		goto out;
+	}
+	if (size)
+		*size = (long long)have;
+out:
+	free(all);
+	return ret;
+}
+
+int agent_put_file(struct agent_client *a, const char *remote,
+		   const void *data, size_t dlen, int mode, char *why,
+		   size_t len)
+{
+	const char *p = data;
+	size_t off = 0;
+	int ret = 0;
+
+	do {
+		size_t n = dlen - off < AGENT_FILE_CHUNK ? dlen - off
+							 : AGENT_FILE_CHUNK;
+		char *b64 = base64_encode_new(p + off, n);
+		json_t *args = json_pack("{s:s, s:s, s:i, s:b}", "path", remote,
+					 "data", b64, "mode", mode, "append",
+					 off > 0);
+		json_t *res = NULL;
+
+		free(b64);
+		ret = call_unlogged(a, "write-file", args, &res, why, len);
+		json_decref(args);
+		json_decref(res);
+		off += n;
+	} while (ret == 0 && off < dlen);
+	return ret;
 }

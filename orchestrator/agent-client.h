@@ -65,4 +65,28 @@ int agent_set_knob(struct agent_client *a, const char *name,
 int agent_observe(struct agent_client *a, json_t **obs, char *why,
 		  size_t len);
 
+/*
+ * Files in the guest (read-file, write-file; guest-image/agent-files.h).
+ * agent_get_file() copies the whole of REMOTE into LOCAL (written
+ * atomically), chunk by chunk; *SIZE (may be NULL) gets its size.
+ * agent_put_file() writes LEN bytes of DATA into REMOTE (created or
+ * truncated, mode MODE).  The bytes are not copied into the agent log.
+ * Return 0 or what agent_call() returns (-EREMOTEIO with WHY "agent error
+ * io-error: cannot open '...': No such file or directory" for a missing
+ * file), -EPROTO for a malformed reply, or a negative errno for LOCAL.
+ * Report nothing.
+ */
+int agent_get_file(struct agent_client *a, const char *remote,
+		   const char *local, long long *size, char *why, size_t len);
+int agent_put_file(struct agent_client *a, const char *remote,
+		   const void *data, size_t dlen, int mode, char *why,
+		   size_t len);
+/*
+ * LEN bytes at most of REMOTE from OFFSET into *BUF (new, NUL-terminated;
+ * *N bytes) and the file's size into *SIZE.  As agent_get_file().
+ */
+int agent_read_chunk(struct agent_client *a, const char *remote,
+		     long long offset, size_t max, char **buf, size_t *n,
+		     long long *size, char *why, size_t len);
+
 #endif

@@ -24,6 +24,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_host(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
 int cmd_image(int argc, char **argv);
+int cmd_lab(int argc, char **argv);
 /* Hidden: 'vmtax --complete WHAT' for completion/vmtax.bash (main.c answers
  * 'commands' from its table; cmd-complete.c the rest). */
 int cmd_complete(int argc, char **argv);

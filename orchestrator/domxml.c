@@ -69,7 +69,7 @@ static int cpu_elem(xmlTextWriterPtr w, const struct vm_spec *s)
 	bool kvm = !strcmp(s->type, "kvm");
 	char name[64];
 
-	if (!kvm && !p[strspn(p, " ,")])
+	if (!kvm && !p[strspn(p, " ,")] && !s->cpu_model)
 		return 0;
 	if (start(w, "cpu") < 0)
 		return -1;
@@ -79,7 +79,9 @@ static int cpu_elem(xmlTextWriterPtr w, const struct vm_spec *s)
 	} else if (attr(w, "mode", "custom") < 0 ||
 		   attr(w, "match", "exact") < 0 || start(w, "model") < 0 ||
 		   attr(w, "fallback", "forbid") < 0 ||
-		   xmlTextWriterWriteString(w, BAD_CAST "qemu64") < 0 ||
+		   xmlTextWriterWriteString(
+			  w, BAD_CAST(s->cpu_model ? s->cpu_model
+						   : "qemu64")) < 0 ||
 		   end(w) < 0) {
 		return -1;
 	}
@@ -114,6 +116,10 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	if (s->cpu_features && !vm_cpu_features_valid(s->cpu_features)) {
 		err("bad CPU features '%s' (want +name or -name, e.g. +pdpe1gb)",
 		    s->cpu_features);
+		return NULL;
+	}
+	if (s->cpu_model && !is_safe_name(s->cpu_model)) {
+		err("bad CPU model '%s'", s->cpu_model);
 		return NULL;
 	}
 	if (s->backing && !strcmp(s->backing, "hugetlb-2M"))

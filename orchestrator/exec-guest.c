@@ -351,6 +351,14 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 		ret = -1;
 		goto out;
 	}
+	/* What KVM sees of this guest, per sample (unavailable under TCG:
+	 * each sample then says why). */
+	if (kvm_sampler_new("", vm_qemu_pid(g->vm), &g->kvm) < 0) {
+		warn("%s: cannot follow the guest's KVM stats; its samples "
+		     "record none",
+		     c->id);
+		g->kvm = NULL;
+	}
 	ret = 0;
 out:
 	if (reason) {
@@ -431,6 +439,7 @@ static int guest_sample(struct run *r, struct cell_run *cr, long idx,
 	int ret;
 
 	(void)idx;
+	kvm_begun = g->kvm && kvm_sampler_begin(g->kvm) == 0;
 	ret = guest_call_run(r, cr->cell, &g->a, r->cfg.wl.run, true, &j, why, len);
 	if (ret < 0) {
 		if (ret == -EPIPE || ret == -ETIMEDOUT) {

@@ -19,6 +19,7 @@ static const struct cmd commands[] = {
 	{ "host", cmd_host, "probe the host, or restore host state by hand" },
 	{ "workloads", cmd_workloads, "list the available workloads" },
 	{ "image", cmd_image, "build a guest image (tiny initramfs or debian qcow2)" },
+	{ "lab", cmd_lab, "run a config inside a lab host (emulated AMD-V, real KVM)" },
 };
 
 static void usage(FILE *f)

@@ -25,6 +25,8 @@
 
 static const char *const images[] = {"tiny", "debian", NULL};
 static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
+/* The lab host's CPU models: lab.h knows what each offers. */
+static const char *const lab_cpus[] = {"EPYC", NULL};
 static const char *const thp_modes[] = {"always", "madvise", "never", NULL};
 static const char *const onoff[] = {"on", "off", NULL};
 
@@ -139,6 +141,17 @@ static const struct cfg_key run_keys[] = {
 	.check = check_cpu_features,
 	.help = "CPU features to add or remove, e.g. '+pdpe1gb' (1G pages "
 		"under TCG) or '-la57'"),
+    KEY("lab", "cpu", CFG_ENUM, lab_cpu, "EPYC", .choices = lab_cpus,
+	.help = "vmtax lab: QEMU CPU model of the lab host (TCG-emulated "
+		"AMD with SVM)"),
+    KEY("lab", "cpu_features", CFG_STR, lab_cpu_features, "+svm +npt",
+	.check = check_cpu_features,
+	.help = "vmtax lab: the lab host's CPU features (svm and npt are "
+		"required)"),
+    KEY("lab", "vcpus", CFG_INT, lab_vcpus, "2", .min = 1, .max = 64,
+	.help = "vmtax lab: the lab host's vCPUs"),
+    KEY("lab", "memory", CFG_SIZE, lab_memory, "4G", .min = 1ULL << 30,
+	.max = 1ULL << 40, .help = "vmtax lab: the lab host's memory"),
     KEY("matrix", "where", CFG_ENUM, where, "bare-metal, guest",
 	.shape = CFG_LIST, .choices = where_names, .help = "where cells run"),
     KEY("matrix", "host_thp", CFG_ENUM, host_thp, "always, never",

@@ -14,10 +14,14 @@
  *	           sysctl.A.B, mm.A.B: guest knobs (a list: an axis)
  *	[host]     KNOB = value(s): a registered host knob (thp.defrag,
  *	           kvm.nx_huge_pages, ...) or a generic one (sysctl.A.B,
- *mm.A.B); a list is an axis.  The knobs the matrix sets itself (thp.enabled,
- *paging, hugetlb.*) are refused here. [matrix]   where, host_thp, guest_thp,
- *paging (or ept/npt), backing, exclude [workload] name, dir; every other key
- *(NAME) overrides a workload parameter, with one value or a list (an axis)
+ *	           mm.A.B); a list is an axis.  The knobs the matrix sets
+ *	           itself (thp.enabled, paging, hugetlb.*) are refused here.
+ *	[matrix]   where, host_thp, guest_thp, paging (or ept/npt), backing,
+ *	           exclude
+ *	[lab]      cpu, cpu_features, vcpus, memory: the lab host of
+ *	           'vmtax lab run' (lab.h); 'vmtax run' ignores them
+ *	[workload] name, dir; every other key (NAME) overrides a workload
+ *	           parameter, with one value or a list (an axis)
  *
  * Lists and how they become axes and cell ids: docs/axes.md, matrix.h.
  * --set SECTION.KEY=VALUE takes the same values ("guest.vcpus=1,2",
@@ -76,6 +80,11 @@ struct config {
 	struct cfg_list npt;
 	struct cfg_list backing;
 	struct cfg_list exclude;
+	/* [lab]: the lab host of 'vmtax lab run' (lab.h); 'vmtax run' ignores it */
+	char *lab_cpu;
+	char *lab_cpu_features;
+	long lab_vcpus;
+	uint64_t lab_memory;
 	/* [workload] */
 	char *workload_name;
 	char *workload_dir;

@@ -468,13 +468,24 @@ int vm_qemu_pid(struct vm *vm)
 	return atoi(line) > 0 ? atoi(line) : -ENOENT;
 }
 
+/*
+ * Whether libvirt still counts the domain as active: a guest that powered
+ * off is in state "shutdown" (not running) while QEMU exits and libvirt
+ * cleans up, and it still appears in the running list until then.  A gone
+ * transient domain or a dead connection is inactive.
+ */
+static int vm_active(struct vm *vm)
+{
+	return vm->dom && virDomainIsActive(vm->dom) == 1;
+}
+
 int vm_stop(struct vm *vm, double timeout_s)
 {
 	double deadline = mono_now() + timeout_s;
 
-	while (vm_running(vm) && mono_now() < deadline)
+	while (vm_active(vm) && mono_now() < deadline)
 		sleep_ms(50);
-	if (vm_running(vm)) {
+	if (vm_active(vm)) {
 		if (virDomainDestroy(vm->dom) < 0 && vm_running(vm))
 			return err("cannot destroy domain '%s': %s", vm->name,
 				   lv_err());

@@ -66,6 +66,11 @@ struct vm_spec {
 	 * under TCG.
 	 */
 	const char *cpu_features;
+	/*
+	 * QEMU's CPU model under TCG ("EPYC" for a lab host with svm and
+	 * npt); NULL: qemu64.  Ignored under KVM (host-passthrough).
+	 */
+	const char *cpu_model;
 };
 
 /*

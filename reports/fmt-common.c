@@ -156,6 +156,34 @@ long fmt_scaling_cell(const struct report_scaling_line *l, const char *value)
 	return -1;
 }
 
+/* R's lab string K, or "?" */
+static const char *lab_str(const json_t *obj, const char *k)
+{
+	const char *s = json_string_value(json_object_get(obj, k));
+
+	return s ? s : "?";
+}
+
+char *fmt_lab_new(const struct report *r)
+{
+	const json_t *outer;
+
+	if (!r->lab)
+		return NULL;
+	outer = json_object_get(r->lab, "outer_host");
+	return xasprintf(
+	    "%s-emulated %s %s, %" JSON_INTEGER_FORMAT " vCPUs, %.1f GiB, "
+	    "kernel %s, on %s (QEMU %s): absolute numbers describe emulated "
+	    "hardware",
+	    json_is_true(json_object_get(r->lab, "emulated")) ? "TCG" : "not",
+	    lab_str(r->lab, "cpu_model"), lab_str(r->lab, "cpu_features"),
+	    json_integer_value(json_object_get(r->lab, "vcpus")),
+	    (double)json_integer_value(json_object_get(r->lab, "memory_bytes")) /
+		(1 << 30),
+	    lab_str(r->lab, "kernel"), lab_str(outer, "hostname"),
+	    lab_str(outer, "qemu"));
+}
+
 char *fmt_axes_new(const struct report *r)
 {
 	char *s, *t;

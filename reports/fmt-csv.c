@@ -240,6 +240,25 @@ static void scaling_rows(const struct report *r,
 	}
 }
 
+/* A run inside a lab host: one row of kind "lab", the line in "label". */
+static void lab_row(const struct report *r, FILE *out)
+{
+	char *lab = fmt_lab_new(r);
+	size_t k, ncols = 1;
+	const char *p;
+
+	if (!lab)
+		return;
+	for (p = cols; *p; p++)
+		ncols += *p == ',';
+	fprintf(out, "lab,");
+	str(out, lab);
+	for (k = 3; k < ncols + RC_NR; k++)
+		fputc(',', out);
+	fputc('\n', out);
+	free(lab);
+}
+
 static int csv_render(const struct report *r, FILE *out)
 {
 	size_t i, j;
@@ -260,6 +279,7 @@ static int csv_render(const struct report *r, FILE *out)
 		scaling_rows(r, &r->scaling[i], out);
 	for (i = 0; i < r->ncells; i++)
 		kvm_rows(&r->cells[i], out);
+	lab_row(r, out);
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -85,6 +85,13 @@ static void html_meta(const struct report *r, FILE *out)
 	kv(out, "memory", buf);
 	kv(out, "accel", r->accel);
 	kv(out, "accel reason", r->accel_reason);
+	{
+		char *lab = fmt_lab_new(r);
+
+		if (lab)
+			kv(out, "lab host (every cell ran inside it)", lab);
+		free(lab);
+	}
 	kv(out, "vmtax", r->v_vmtax);
 	kv(out, "libvirt", r->v_libvirt);
 	kv(out, "qemu", r->v_qemu);
@@ -657,7 +664,7 @@ static const char *const css =
     "svg text{font:12px sans-serif}svg .hd{font-weight:bold}"
     "rect.cell{stroke:#666}.slow{fill:#e06666}.fast{fill:#6aa84f}"
     ".whisker{stroke:#222;stroke-width:1.5;fill:none}"
-    ".axis{stroke:#888}pre{background:#f6f6f6;padding:.5em}";
+    ".axis{stroke:#888}.lab{background:#fff3cd;padding:.5em}pre{background:#f6f6f6;padding:.5em}";
 
 static void html_begin(FILE *out, const char *title1, const char *title2)
 {
@@ -677,6 +684,17 @@ static int html_render(const struct report *r, FILE *out)
 	size_t i, n = 0;
 
 	html_begin(out, "vmtax report: ", r->run_name);
+	{
+		char *lab = fmt_lab_new(r);
+
+		if (lab) {
+			fprintf(out, "<p class=\"lab\"><b>Emulated hardware.</b> "
+				     "Every cell ran inside a lab host: ");
+			esc(out, lab);
+			fprintf(out, ".</p>\n");
+		}
+		free(lab);
+	}
 	html_matrix_table(r, out);
 	html_heatmap(r, out);
 	html_bars(r, out);

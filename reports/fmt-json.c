@@ -318,6 +318,15 @@ static int json_render(const struct report *r, FILE *out)
 		      jreal(r->geomean_slowdown), "cells", (json_int_t)r->ngeo);
 	if (doc && !r->axes_derived)
 		json_object_set_new(doc, "axes", jaxes(r));
+	/* A run inside a lab host: what it was, and the line reports show. */
+	if (doc && r->lab) {
+		json_t *lab = json_deep_copy(r->lab);
+		char *line = fmt_lab_new(r);
+
+		json_object_set_new(lab, "summary", json_string(line));
+		json_object_set_new(doc, "lab", lab);
+		free(line);
+	}
 	if (doc && r->nscaling)
 		json_object_set_new(doc, "scaling", jscaling(r));
 	return dump(doc, out);

@@ -33,6 +33,17 @@ static void md_header(const struct report *r, FILE *out)
 		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
 		r->cpu_model ? r->cpu_model : "?", r->cpus,
 		r->accel ? r->accel : "?");
+	{
+		char *lab = fmt_lab_new(r);
+
+		if (lab) {
+			fprintf(out, "- **lab host** (every cell ran inside "
+				     "it): ");
+			fmt_md_escape(out, lab);
+			fprintf(out, "\n");
+		}
+		free(lab);
+	}
 	fprintf(out, "- versions: vmtax %s, libvirt %s, qemu %s\n",
 		r->v_vmtax ? r->v_vmtax : "n/a",
 		r->v_libvirt ? r->v_libvirt : "n/a",

@@ -44,6 +44,14 @@ static void text_header(const struct report *r, FILE *out)
 		r->accel ? r->accel : "?");
 	if (r->accel_reason)
 		fprintf(out, " (%s)", r->accel_reason);
+	{
+		char *lab = fmt_lab_new(r);
+
+		if (lab)
+			fprintf(out, "\nlab host: every cell ran inside it: %s",
+				lab);
+		free(lab);
+	}
 	fprintf(out, "\nversions: vmtax %s, libvirt %s, qemu %s\n",
 		r->v_vmtax ? r->v_vmtax : "n/a",
 		r->v_libvirt ? r->v_libvirt : "n/a",

@@ -86,6 +86,12 @@ long fmt_scaling_cell(const struct report_scaling_line *l, const char *value);
 char *fmt_axes_new(const struct report *r);
 /* Matrix row ROW's value of its K-th row axis, "-" for none. */
 const char *fmt_row_value(const struct report_matrix *m, size_t row, size_t k);
+/*
+ * For a run inside a lab host (r->lab), the one line every format shows:
+ * "TCG-emulated EPYC +svm +npt, 2 vCPUs, 3.0 GiB, kernel K, on HOST (QEMU
+ * V): absolute numbers describe emulated hardware" (owned); NULL otherwise.
+ */
+char *fmt_lab_new(const struct report *r);
 /* "lower is better" / "higher is better". */
 const char *fmt_better(const struct report *r);
 /* The line colours of the HTML charts, fmt_ncolors of them. */

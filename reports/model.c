@@ -476,6 +476,9 @@ static int load_doc(struct report *r)
 	r->cpu_model = jstr(host, "cpu_model");
 	r->accel = jstr(host, "accel");
 	r->accel_reason = jstr(host, "accel_reason");
+	r->lab = json_object_get(r->doc, "lab");
+	if (!json_is_object(r->lab))
+		r->lab = NULL;
 	r->cpus = (long)json_integer_value(json_object_get(host, "cpus"));
 	r->mem_bytes = jnum(host, "mem_bytes");
 	r->v_vmtax = jstr(ver, "vmtax");

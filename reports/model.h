@@ -218,6 +218,9 @@ struct report {
 	const char *run_name, *run_status, *started, *finished, *config_path,
 	    *config_text;
 	const char *hostname, *kernel, *cpu_model, *accel, *accel_reason;
+	/* results' "lab" (vmtax lab run: the cells ran inside a lab host on
+	 * emulated hardware), borrowed; NULL for any other run */
+	json_t *lab;
 	long cpus;
 	double mem_bytes;
 	const char *v_vmtax, *v_libvirt, *v_qemu;

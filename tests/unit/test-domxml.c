@@ -59,6 +59,57 @@ static void test_features(void **state)
 	free(x);
 }
 
+/* The lab host: a named TCG model with svm and npt, as t0520 boots it. */
+static void test_lab_model(void **state)
+{
+	struct vm_spec s = spec("qemu", "+svm +npt");
+	char *x;
+
+	(void)state;
+	s.cpu_model = "EPYC";
+	x = vm_domain_xml_new(&s);
+	assert_non_null(x);
+	/* In this order, with nothing else in the <cpu>. */
+	{
+		static const char *const want[] = {
+			"<cpu mode=\"custom\" match=\"exact\">",
+			"<model fallback=\"forbid\">EPYC</model>",
+			"<feature policy=\"require\" name=\"svm\"/>",
+			"<feature policy=\"require\" name=\"npt\"/>",
+			"</cpu>",
+		};
+		const char *p = x;
+		size_t i;
+
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			p = strstr(p, want[i]);
+			assert_non_null(p);
+			p += strlen(want[i]);
+			if (i + 1 < sizeof(want) / sizeof(want[0]))
+				assert_int_equal(p[strspn(p, " \n")], '<');
+		}
+		assert_int_equal(strstr(x, "<feature") - x,
+				 strstr(x, "name=\"svm\"") - x -
+				     (long)strlen("<feature policy=\"require\" "));
+	}
+	free(x);
+	/* A model alone is enough for a <cpu>. */
+	s = spec("qemu", NULL);
+	s.cpu_model = "EPYC";
+	x = vm_domain_xml_new(&s);
+	assert_non_null(strstr(x, ">EPYC</model>"));
+	free(x);
+	/* Under KVM the guest gets the host's CPU whatever the model. */
+	s = spec("kvm", NULL);
+	s.cpu_model = "EPYC";
+	x = vm_domain_xml_new(&s);
+	assert_null(strstr(x, "EPYC"));
+	free(x);
+	s = spec("qemu", NULL);
+	s.cpu_model = "EPYC<x>";
+	assert_null(vm_domain_xml_new(&s));
+}
+
 static void test_bad_features(void **state)
 {
 	static const char *const bad[] = {
@@ -83,6 +134,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_cpu),
 		cmocka_unit_test(test_features),
+		cmocka_unit_test(test_lab_model),
 		cmocka_unit_test(test_bad_features),
 	};
 

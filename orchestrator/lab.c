@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* What a config may ask of the lab host (lab.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "lab.h"
+#include "util.h"
+
+/*
+ * The models [lab] cpu offers (run-config.c lists the same names).  EPYC is
+ * the one TCG emulates with svm and npt here (QEMU 7.2, docs/lab.md); its
+ * CPUID has pdpe1gb.
+ */
+static const struct lab_cpu_model lab_cpu_models[] = {
+	{ .name = "EPYC", .vendor_paging = "npt", .pdpe1gb = true },
+};
+
+const struct lab_cpu_model *lab_cpu_model_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(lab_cpu_models); i++)
+		if (!strcmp(name, lab_cpu_models[i].name))
+			return &lab_cpu_models[i];
+	return NULL;
+}
+
+int lab_feature(const char *features, const char *name)
+{
+	const char *p = features ? features : "";
+	size_t len = strlen(name);
+	int got = 0;
+
+	while (*(p += strspn(p, " ,"))) {
+		size_t n = strcspn(p, " ,");
+
+		if ((*p == '+' || *p == '-') && n == len + 1 &&
+		    !strncmp(p + 1, name, len))
+			got = *p == '+' ? 1 : -1;
+		p += n;
+	}
+	return got;
+}
+
+static double gib(uint64_t b)
+{
+	return (double)b / (1ULL << 30);
+}
+
+int lab_config_check(const struct config *c, const struct matrix *m,
+		     const struct lab_host_facts *h)
+{
+	const struct lab_cpu_model *cpu = lab_cpu_model_find(c->lab_cpu);
+	const struct cell *big_mem = NULL, *big_cpu = NULL, *one_g = NULL;
+	bool pdpe1gb;
+	int bad = 0;
+	size_t i;
+
+	if (!cpu) {
+		config_error(c, "lab", "cpu", "'%s' is not a lab CPU model",
+			     c->lab_cpu);
+		return -EINVAL;
+	}
+	if (lab_feature(c->lab_cpu_features, "svm") != 1 ||
+	    lab_feature(c->lab_cpu_features, "npt") != 1) {
+		config_error(c, "lab", "cpu_features",
+			     "a lab host needs '+svm +npt' (AMD-V with nested "
+			     "paging) to be a KVM host; got '%s'",
+			     c->lab_cpu_features);
+		bad = 1;
+	}
+	if (config_is_set(c, "matrix", "ept")) {
+		config_error(c, "matrix", "ept",
+			     "ept is Intel's kvm_intel parameter, and a lab "
+			     "host is AMD (%s with svm): use 'npt = on, off' "
+			     "or 'paging = hw, shadow'",
+			     cpu->name);
+		bad = 1;
+	}
+	pdpe1gb = lab_feature(c->lab_cpu_features, "pdpe1gb") == 1 ||
+		  (cpu->pdpe1gb &&
+		   lab_feature(c->lab_cpu_features, "pdpe1gb") != -1);
+	for (i = 0; i < m->ncells; i++) {
+		const struct cell *x = &m->cells[i];
+
+		if (x->where != WHERE_GUEST)
+			continue;
+		if (!big_mem || x->memory > big_mem->memory)
+			big_mem = x;
+		if (!big_cpu || x->vcpus > big_cpu->vcpus)
+			big_cpu = x;
+		if (x->backing == BACKING_HUGETLB_1G && !one_g)
+			one_g = x;
+	}
+	if (one_g && !pdpe1gb) {
+		config_error(c, "matrix", "backing",
+			     "cell '%s' asks for 1G hugetlb backing, but the "
+			     "lab CPU (%s %s) has no pdpe1gb: the lab kernel "
+			     "cannot have 1G pages",
+			     one_g->id, cpu->name, c->lab_cpu_features);
+		bad = 1;
+	}
+	if (big_mem && big_mem->memory + LAB_RESERVE_BYTES > c->lab_memory) {
+		config_error(c, "guest", "memory",
+			     "cell '%s' asks for a %.1f GiB guest, which does "
+			     "not fit in a %.1f GiB lab host (it keeps %.1f "
+			     "GiB for itself): raise [lab] memory or lower "
+			     "[guest] memory",
+			     big_mem->id, gib(big_mem->memory),
+			     gib(c->lab_memory), gib(LAB_RESERVE_BYTES));
+		bad = 1;
+	}
+	if (big_cpu && big_cpu->vcpus > c->lab_vcpus) {
+		config_error(c, "guest", "vcpus",
+			     "cell '%s' asks for %ld vCPUs, more than the lab "
+			     "host's %ld: raise [lab] vcpus or lower [guest] "
+			     "vcpus",
+			     big_cpu->id, big_cpu->vcpus, c->lab_vcpus);
+		bad = 1;
+	}
+	if (h->mem_available &&
+	    c->lab_memory + LAB_HOST_RESERVE_BYTES > h->mem_available) {
+		config_error(c, "lab", "memory",
+			     "a %.1f GiB lab host does not fit in this host's "
+			     "%.1f GiB of available memory (%.1f GiB kept for "
+			     "the lab's QEMU)",
+			     gib(c->lab_memory), gib(h->mem_available),
+			     gib(LAB_HOST_RESERVE_BYTES));
+		bad = 1;
+	}
+	if (h->cpus > 0 && c->lab_vcpus > h->cpus) {
+		config_error(c, "lab", "vcpus",
+			     "%ld lab vCPUs, but this host has %ld CPUs online",
+			     c->lab_vcpus, h->cpus);
+		bad = 1;
+	}
+	return bad ? -EINVAL : 0;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lab.h - the lab host of 'vmtax lab run' (docs/lab.md): what it is, and
+ * what a config may ask of it.
+ *
+ * A lab host is a TCG guest of this machine whose CPU QEMU emulates with
+ * AMD-V and nested paging (svm, npt).  It boots the lab image (image.h,
+ * kind lab): Debian with libvirt, QEMU and vmtax.  Inside it KVM works, so
+ * the config's matrix runs there for real: kvm_amd reloaded with npt=0/1,
+ * THP in the lab and in its guests, hugetlbfs backing.  Its absolute
+ * numbers describe emulated hardware.
+ *
+ * Its size and CPU come from the config's [lab] section (run-config.h).
+ * lab_config_check() refuses, before anything boots, what the lab cannot
+ * do: Intel's ept (the lab is AMD), 1G backing without pdpe1gb, guests
+ * bigger than the lab, a lab bigger than this host.  It is pure: the host's
+ * facts come in struct lab_host_facts.
+ */
+#ifndef VMTAX_LAB_H
+#define VMTAX_LAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "matrix.h"
+#include "run-config.h"
+
+/* What the lab host itself needs beside its guests: its kernel, libvirtd,
+ * QEMU and page cache. */
+#define LAB_RESERVE_BYTES (1ULL << 30)
+/* What this host keeps for itself beside the lab (the lab's QEMU, TCG's
+ * translation cache, libvirtd). */
+#define LAB_HOST_RESERVE_BYTES (1ULL << 30)
+
+/* A lab CPU model: QEMU's name and what it offers. */
+struct lab_cpu_model {
+	const char *name;	   /* [lab] cpu: "EPYC" */
+	const char *vendor_paging; /* "npt" (AMD) */
+	bool pdpe1gb;		   /* 1G pages without +pdpe1gb */
+};
+
+/* The model named NAME, or NULL. */
+const struct lab_cpu_model *lab_cpu_model_find(const char *name);
+
+/*
+ * How FEATURES (a vm_spec cpu_features list: "+svm +npt -pdpe1gb") treats
+ * NAME: 1 required, -1 disabled, 0 not named (the last mention wins).
+ */
+int lab_feature(const char *features, const char *name);
+
+/* This host, as far as sizing a lab goes. */
+struct lab_host_facts {
+	uint64_t mem_available; /* MemAvailable, bytes */
+	long cpus;		/* online CPUs */
+};
+
+/*
+ * Refuse what the lab of C cannot run of M on a host with H: each reason is
+ * reported as "file:line: message" at the key that asks for it
+ * (config_error()).  Returns 0, or -EINVAL after reporting every reason.
+ */
+int lab_config_check(const struct config *c, const struct matrix *m,
+		     const struct lab_host_facts *h);
+
+#endif

@@ -1,0 +1,81 @@
+#!/bin/sh
+# 'vmtax lab run' refuses a config that asks for what the lab host cannot
+# do, before anything boots: file:line:, exit status 2, no run directory,
+# no domain, this host untouched.  (The lab itself boots in
+# tests/slow/t0540-lab-npt.sh.)
+. "$(dirname "$0")/lib-test.sh"
+
+thp_before=$(thp_get enabled)
+w="[workload]
+dir = $TOP/configs/workloads
+name = randwalk"
+
+bad() {
+	# bad NAME 'expected message (grep -E)' CONFIG-TEXT
+	printf '%s\n' "$3" >"$TRASH/$1.ini"
+	test_expect_success "refused: $1" "
+		test_expect_code 2 \"\$VMTAX\" lab run $1.ini --out out-$1 2>err-$1 &&
+		cat err-$1 &&
+		grep -E '$2' err-$1 &&
+		test ! -e out-$1
+	"
+}
+
+bad ept-on-amd '^ept-on-amd.ini:2: ept is Intel.s kvm_intel parameter, and a lab host is AMD \(EPYC with svm\): use .npt = on, off.' "[matrix]
+ept = on, off
+$w"
+bad no-pdpe1gb '^no-pdpe1gb.ini:4: cell .guest/.*backing=hugetlb-1G.* asks for 1G hugetlb backing, but the lab CPU \(EPYC \+svm \+npt -pdpe1gb\) has no pdpe1gb' "[lab]
+cpu_features = +svm +npt -pdpe1gb
+[matrix]
+backing = hugetlb-1G
+$w"
+bad guest-too-big '^guest-too-big.ini:4: cell .guest/.* asks for a 4.0 GiB guest, which does not fit in a 4.0 GiB lab host' "[lab]
+memory = 4G
+[guest]
+memory = 2G, 4G
+$w"
+bad guest-vcpus '^guest-vcpus.ini:4: cell .guest/.* asks for 4 vCPUs, more than the lab host.s 2' "[lab]
+vcpus = 2
+[guest]
+vcpus = 4
+$w"
+bad lab-too-big '^lab-too-big.ini:2: a 1024.0 GiB lab host does not fit in this host.s [0-9.]+ GiB of available memory' "[lab]
+memory = 1T
+$w"
+bad lab-vcpus '^lab-vcpus.ini:2: 64 lab vCPUs, but this host has [0-9]+ CPUs online' "[lab]
+vcpus = 64
+$w"
+bad no-svm '^no-svm.ini:2: a lab host needs .\+svm \+npt. \(AMD-V with nested paging\) to be a KVM host; got .\+svm.' "[lab]
+cpu_features = +svm
+$w"
+bad no-such-cpu '^no-such-cpu.ini:2: bad value for .cpu.: .Skylake. is not one of: EPYC' "[lab]
+cpu = Skylake
+$w"
+
+test_expect_success 'the [lab] keys are in run --help' '
+	"$VMTAX" run --help >help &&
+	sed -n "/^  \[lab\]/,/^  \[/p" help >lab &&
+	grep -E "^ +cpu +choice .*\(EPYC\)" lab &&
+	grep -E "^ +cpu_features .*default: \+svm \+npt" lab &&
+	grep -E "^ +vcpus +integer" lab && grep -E "^ +memory +size" lab
+'
+
+test_expect_success 'lab --help and lab run --help describe it; a bad call is usage' '
+	"$VMTAX" lab --help >h1 && grep "vmtax lab run CONFIG" h1 &&
+	"$VMTAX" lab run --help >h2 && grep "emulated hardware" h2 &&
+	test_expect_code 2 "$VMTAX" lab 2>e1 && grep "usage: vmtax lab run" e1 &&
+	test_expect_code 2 "$VMTAX" lab run 2>e2 && grep "usage:" e2
+'
+
+test_expect_success '--resume of a directory that holds no lab run' '
+	mkdir notalab &&
+	test_expect_code 2 "$VMTAX" lab run --resume notalab 2>err &&
+	grep "is not a lab run directory" err
+'
+
+test_expect_success 'no domain started, host THP as before' '
+	test "$(thp_get enabled)" = "$thp_before" &&
+	! virsh -q list --name 2>/dev/null | grep "^vmtax-lab"
+'
+
+test_done

@@ -1,0 +1,85 @@
+#!/bin/sh
+# The lab host in 'make check': configs/lab-npt.ini cut to one THP setting
+# and one sample (bare metal, NPT on, NPT off) through 'vmtax lab run',
+# stopped with SIGTERM after its first guest cell and resumed with --resume:
+# the run inside is stopped and keeps its samples, the lab's disk is kept,
+# this host is left as it was, and the resumed run boots the same disk and
+# finishes the cells.  Then what KVM saw: the module parameter read back,
+# named exit reasons, pages_2m with NPT on.  The full table is
+# tests/slow/t0540-lab-npt.sh.  The first run builds the lab image (about 7
+# minutes from scratch here; cached afterwards).
+. "$(dirname "$0")/lib-test.sh"
+
+test_prereq ROOT || skip_all "the lab image and libvirt need root"
+test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
+command -v debootstrap >/dev/null || skip_all "debootstrap is not installed"
+virsh -q domcapabilities --virttype qemu 2>/dev/null | grep -q "<model.*>EPYC<" ||
+	skip_all "this libvirt/QEMU offers no EPYC CPU model to TCG guests"
+
+thp_before=$(thp_get enabled)
+huge_before=$(cat /proc/sys/vm/nr_hugepages)
+SETS="--set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=1"
+
+test_expect_success 'a lab run stopped with SIGTERM after its first guest cell' '
+	(cd "$TOP" && exec "$VMTAX" lab run configs/lab-npt.ini --out "$TRASH/lab" $SETS) 2>err1 &
+	pid=$! &&
+	n=0 &&
+	until grep -q "^lab| vmtax: \[3/3\]" err1; do
+		kill -0 $pid || { tail -30 err1; exit 1; }
+		n=$((n + 1)) && test $n -lt 1800 || { tail -30 err1; exit 1; }
+		sleep 1 || exit 1
+	done &&
+	kill -TERM $pid &&
+	test_expect_code 1 wait $pid &&
+	grep "lab: stopping the run inside" err1 &&
+	grep "kept for .vmtax lab run --resume" err1
+'
+
+test_expect_success 'the stopped run came back: interrupted, its first cells kept' '
+	jq -e ".run.status == \"interrupted\"" lab/results.json &&
+	jq -e "[.cells[] | select(.status == \"ok\")] | length >= 2" lab/results.json &&
+	jq -e ".lab.emulated" lab/results.json &&
+	jq -e ".run.host.accel == \"kvm\"" lab/results.json &&
+	test -e "$(jq -r .overlay lab/lab.json)"
+'
+
+test_expect_success 'nothing left running; this host as it was' '
+	! virsh -q list --name | grep "^vmtax-" &&
+	test "$(thp_get enabled)" = "$thp_before" &&
+	test "$(cat /proc/sys/vm/nr_hugepages)" = "$huge_before"
+'
+
+test_expect_success '--resume boots the kept disk and finishes the run' '
+	{ "$VMTAX" lab run --resume lab 2>err2 || { tail -30 err2; false; }; } &&
+	grep "its disk from the interrupted run" err2 &&
+	grep "lab: vmtax run --resume" err2 &&
+	jq -e ".run.status == \"complete\"" lab/results.json &&
+	jq -e "[.cells[] | select(.status != \"ok\")] | length == 0" lab/results.json &&
+	jq -e "(.cells | length) == 3" lab/results.json &&
+	test ! -e "$(jq -r .overlay lab/lab.json)"
+'
+
+test_expect_success 'the samples taken before the stop were kept, not repeated' '
+	test "$(jq "[.cells[] | .samples | length]" -c lab/results.json)" = "[1,1,1]"
+'
+
+test_expect_success 'kvm_amd npt read back as asked; named exit reasons; pages_2m with NPT on' '
+	jq -e "[.cells[] | select(.env.paging == \"npt\") | .observed.paging] == [\"hw\"]" lab/results.json &&
+	jq -e "[.cells[] | select(.env.paging == \"shadow\") | .observed.paging] == [\"shadow\"]" lab/results.json &&
+	jq -r "[.cells[].samples[].kvm.exits_by_reason[]?.reason] | unique | .[]" lab/results.json >reasons &&
+	grep -x npf reasons && grep -x "PF excp" reasons &&
+	jq -e "[.cells[] | select(.env.paging == \"npt\") | .samples[-1].kvm.pages_2m] | .[0] > 0" lab/results.json
+'
+
+test_expect_success 'the reports say emulated hardware' '
+	grep "^lab host: every cell ran inside it: TCG-emulated EPYC +svm +npt" lab/report.txt &&
+	grep -c "Emulated hardware" lab/report.html
+'
+
+test_expect_success 'nothing left running; this host as it was, after both' '
+	! virsh -q list --name | grep "^vmtax-" &&
+	test "$(thp_get enabled)" = "$thp_before" &&
+	test "$(cat /proc/sys/vm/nr_hugepages)" = "$huge_before"
+'
+
+test_done
