@@ -59,8 +59,12 @@ _vmtax()
 
 	case $prev in
 	--set | -s)
-		[[ $cmd == run ]] || return
-		COMPREPLY=($(compgen -W "$("$vmtax" --complete keys "$(_vmtax_arg 0)" 2>/dev/null)" -- "$cur"))
+		case $cmd in
+		run) i=$(_vmtax_arg 0) ;;
+		lab) i=$(_vmtax_arg 1) ;;
+		*) return ;;
+		esac
+		COMPREPLY=($(compgen -W "$("$vmtax" --complete keys "$i" 2>/dev/null)" -- "$cur"))
 		compopt -o nospace 2>/dev/null
 		COMPREPLY=("${COMPREPLY[@]/%/=}")
 		return
@@ -96,6 +100,15 @@ _vmtax()
 	run)
 		COMPREPLY=($(compgen -W "$("$vmtax" --complete configs 2>/dev/null)" -- "$cur")
 			$(compgen -f -X '!*.ini' -- "$cur") $(compgen -d -- "$cur"))
+		;;
+	lab)
+		case $(_vmtax_arg 0) in
+		'') COMPREPLY=($(compgen -W run -- "$cur")) ;;
+		run)
+			COMPREPLY=($(compgen -W "$("$vmtax" --complete configs 2>/dev/null)" -- "$cur")
+				$(compgen -f -X '!*.ini' -- "$cur") $(compgen -d -- "$cur"))
+			;;
+		esac
 		;;
 	report | compare)
 		COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur"))

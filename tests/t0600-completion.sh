@@ -72,6 +72,16 @@ test_expect_success '--set KEY= offers the values the table allows' '
 	test "$(cat out)" = madvise
 '
 
+test_expect_success 'vmtax lab run: run, then configs, then --set keys' '
+	cd "$TOP" &&
+	complete "vmtax lab " >out &&
+	test "$(cat out)" = run &&
+	complete "vmtax lab run configs/lab-n" >out &&
+	grep -qx configs/lab-npt.ini out &&
+	complete "vmtax lab run configs/lab-npt.ini --set lab.v" >out &&
+	test "$(cat out)" = lab.vcpus=
+'
+
 test_expect_success 'workload.name= offers the workload files' '
 	cd "$TOP" &&
 	complete "vmtax run configs/demo.ini --set workload.name=rand" >out &&

@@ -60,7 +60,7 @@ test_expect_success 'the package installs: vmtax, libexec, share, man, completio
 	test -f /usr/share/vmtax/configs/workloads/randwalk.ini &&
 	test -f /usr/share/bash-completion/completions/vmtax &&
 	for m in vmtax vmtax-run vmtax-report vmtax-compare vmtax-image \
-		vmtax-workloads vmtax-config vmtax-host; do
+		vmtax-workloads vmtax-lab vmtax-config vmtax-host; do
 		man -w $m >/dev/null || { echo "no man page $m"; false; }
 	done
 '
