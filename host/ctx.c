@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "layout.h" /* STATEDIR: one definition for both layouts */
 #include "util.h"
 
-#define DEFAULT_STATE_DIR "/var/lib/vmtax"
 
 static int fsync_dir(const char *dir)
 {
@@ -282,7 +282,7 @@ static int ctx_new(const struct host_opts *o, struct host_ctx **out,
 	ctx->journal_fd = -1;
 	ctx->root = xstrdup(o->root ? o->root : "");
 	ctx->state_dir =
-	    xstrdup(o->state_dir ? o->state_dir : DEFAULT_STATE_DIR);
+	    xstrdup(o->state_dir ? o->state_dir : layout_dirs()->statedir);
 	ctx->lock_path = xasprintf("%s/lock", ctx->state_dir);
 	ctx->link_path = xasprintf("%s/journal", ctx->state_dir);
 	ctx->journal = o->journal

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "layout.h"
 #include "host.h"
 #include "runner.h"
 #include "util.h"
@@ -36,10 +37,9 @@ static void usage(FILE *f)
 	    "\n"
 	    "   --json            probe: print JSON instead of text\n"
 	    "   --uri URI         libvirt URI (default %s)\n"
-	    "   --state-dir DIR   lock and journal link (default "
-	    "/var/lib/vmtax)\n"
+	    "   --state-dir DIR   lock and journal link (default %s)\n"
 	    "   -h, --help        this text\n",
-	    DEFAULT_URI);
+	    DEFAULT_URI, layout_dirs()->statedir);
 }
 
 /* {"supported": false, "why": WHY} or {"supported": true}. */
