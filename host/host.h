@@ -97,7 +97,7 @@ typedef int (*host_list_vms_fn)(void *arg, char *buf, size_t len);
 
 struct host_opts {
 	const char *root; /* "" or NULL: the real host; a fake tree in tests */
-	const char *state_dir; /* NULL: STATEDIR of layout.h, /var/lib/vmtax */
+	const char *state_dir; /* NULL: layout.h STATEDIR (not under root) */
 	const char *journal;   /* NULL: STATE/host-journal */
 	const struct host_module_ops *modules; /* NULL: host_kmod_ops */
 	void *modules_arg;
