@@ -29,11 +29,11 @@ COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 _vmtax
 printf '%s\n' "${COMPREPLY[@]}" | sort
 SH
-complete() { bash "$TRASH/complete.bash" "$1"; }
+# (from the top of the tree: configs/ and configs/workloads/ as a user has them)
+complete() { (cd "$TOP" && bash "$TRASH/complete.bash" "$1"); }
 export TOP VMTAX
 
 test_expect_success 'subcommands come from the command table' '
-	cd "$TOP" &&
 	complete "vmtax " >out &&
 	grep -qx run out && grep -qx report out && grep -qx image out &&
 	grep -qx -- --help out &&
@@ -42,7 +42,6 @@ test_expect_success 'subcommands come from the command table' '
 '
 
 test_expect_success 'options of a subcommand come from its --help' '
-	cd "$TOP" &&
 	complete "vmtax report --fo" >out &&
 	test "$(cat out)" = --format &&
 	complete "vmtax run configs/demo.ini --re" >out &&
@@ -50,7 +49,6 @@ test_expect_success 'options of a subcommand come from its --help' '
 '
 
 test_expect_success '--set offers every key of the run table, with =' '
-	cd "$TOP" &&
 	complete "vmtax run configs/demo.ini --set " >out &&
 	grep -qx run.repeat= out && grep -qx guest.cpu_features= out &&
 	grep -qx matrix.backing= out && grep -qx host.thp.defrag= out &&
@@ -58,13 +56,11 @@ test_expect_success '--set offers every key of the run table, with =' '
 '
 
 test_expect_success '--set offers the workload parameters of the config' '
-	cd "$TOP" &&
 	complete "vmtax run configs/demo.ini --set workload.SI" >out &&
 	test "$(cat out)" = workload.SIZE_MIB=
 '
 
 test_expect_success '--set KEY= offers the values the table allows' '
-	cd "$TOP" &&
 	complete "vmtax run configs/demo.ini --set guest.accel=" >out &&
 	printf "auto\nkvm\ntcg\n" >want &&
 	test_cmp want out &&
@@ -73,7 +69,6 @@ test_expect_success '--set KEY= offers the values the table allows' '
 '
 
 test_expect_success 'vmtax lab run: run, then configs, then --set keys' '
-	cd "$TOP" &&
 	complete "vmtax lab " >out &&
 	test "$(cat out)" = run &&
 	complete "vmtax lab run configs/lab-n" >out &&
@@ -83,21 +78,18 @@ test_expect_success 'vmtax lab run: run, then configs, then --set keys' '
 '
 
 test_expect_success 'workload.name= offers the workload files' '
-	cd "$TOP" &&
 	complete "vmtax run configs/demo.ini --set workload.name=rand" >out &&
 	printf "randwalk\nrandwalk-par\n" >want &&
 	test_cmp want out
 '
 
 test_expect_success '--by offers the axes of the run named before it' '
-	cd "$TOP" &&
 	complete "vmtax compare tests/fixtures/results-vcpus.json --by " >out &&
 	printf "guest-thp\nhost-thp\nvcpus\nwhere\n" >want &&
 	test_cmp want out
 '
 
 test_expect_success 'run offers configs (.ini) and --format its formats' '
-	cd "$TOP" &&
 	complete "vmtax run configs/de" >out &&
 	grep -qx configs/demo.ini out &&
 	complete "vmtax report runs/x --format " >out &&
