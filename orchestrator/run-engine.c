@@ -267,6 +267,36 @@ static int run_samples(struct run *r, const struct cell_exec_ops *ex,
 }
 
 /*
+ * Start the cell's executor.  A guest that dies or hangs before its agent
+ * is ready (nested guests do, now and then) costs one of the cell's
+ * retries, as a lost sample does: a fresh guest in its place, the reason
+ * kept in the cell's observed.guest_restarts.
+ */
+static int cell_start(struct run *r, const struct cell_exec_ops *ex,
+		      struct cell_run *cr)
+{
+	long attempt;
+	int ret = ex->start(r, cr);
+
+	for (attempt = 0; ret < 0 && ex->restart &&
+			  attempt < r->cfg.retries &&
+			  cr->st->status == CELL_FAILED && !run_should_stop(r);
+	     attempt++) {
+		char *reason = xasprintf("start: %s", cr->st->reason
+							  ? cr->st->reason
+							  : "failed");
+
+		note("%s: starting again in a fresh guest (%ld of %ld "
+		     "retries)",
+		     cr->cell->id, attempt + 1, r->cfg.retries);
+		cell_set_status(cr->st, CELL_PENDING, NULL);
+		ret = ex->restart(r, cr, reason);
+		free(reason);
+	}
+	return ret;
+}
+
+/*
  * A cell whose samples all failed is failed, and says why: the distinct
  * reasons of its samples, each with its count.
  */
@@ -504,7 +534,7 @@ static void run_cell(struct run *r, int ci)
 	slug(cr.cell->id, cr.slug, sizeof(cr.slug));
 	if (host_prepare(r, ci, pool, sizeof(pool), orig, sizeof(orig)) < 0)
 		goto out;
-	if (ex->start(r, &cr) == 0) {
+	if (cell_start(r, ex, &cr) == 0) {
 		if (run_samples(r, ex, &cr) < 0) {
 			/* failed: the reason is set */
 		}
