@@ -96,6 +96,33 @@ static int cpu_elem(xmlTextWriterPtr w, const struct vm_spec *s)
 	return end(w);
 }
 
+/* <cputune>: one vcpupin per vCPU and an emulatorpin, when pinned. */
+static int cputune_elem(xmlTextWriterPtr w, const struct pin_plan *p)
+{
+	char num[16];
+	unsigned i;
+
+	if (!p || !p->pinned)
+		return 0;
+	if (start(w, "cputune") < 0)
+		return -1;
+	for (i = 0; i < p->nvcpus; i++) {
+		if (start(w, "vcpupin") < 0)
+			return -1;
+		snprintf(num, sizeof(num), "%u", i);
+		if (attr(w, "vcpu", num) < 0)
+			return -1;
+		snprintf(num, sizeof(num), "%d", p->vcpu_cpu[i]);
+		if (attr(w, "cpuset", num) < 0 || end(w) < 0)
+			return -1;
+	}
+	snprintf(num, sizeof(num), "%d", p->emulator_cpu);
+	if (start(w, "emulatorpin") < 0 || attr(w, "cpuset", num) < 0 ||
+	    end(w) < 0)
+		return -1;
+	return end(w);
+}
+
 char *vm_domain_xml_new(const struct vm_spec *s)
 {
 	xmlTextWriterPtr w = NULL;
@@ -114,6 +141,11 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	if (s->cpu_features && !vm_cpu_features_valid(s->cpu_features)) {
 		err("bad CPU features '%s' (want +name or -name, e.g. +pdpe1gb)",
 		    s->cpu_features);
+		return NULL;
+	}
+	if (s->pin && s->pin->pinned && s->pin->nvcpus != s->vcpus) {
+		err("a pin plan for %u vCPUs given to a guest with %u",
+		    s->pin->nvcpus, s->vcpus);
 		return NULL;
 	}
 	if (s->backing && !strcmp(s->backing, "hugetlb-2M"))
@@ -143,6 +175,7 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	W(end(w));
 	snprintf(num, sizeof(num), "%u", s->vcpus);
 	W(elem_text(w, "vcpu", num));
+	W(cputune_elem(w, s->pin));
 	if (page_kib) {
 		W(start(w, "memoryBacking"));
 		W(start(w, "hugepages"));
