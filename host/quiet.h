@@ -40,17 +40,17 @@
 #define QUIET_GAP_MS 20
 
 struct host_quiet {
-	long procs_running;	/* the last read's; -1 unknown */
-	long own_running;	/* vmtax's own runnable threads in it */
-	long others_min;	/* fewest other runnable tasks over the reads */
-	double load[3];		/* 1, 5, 15 min; load_known false: unknown */
+	long procs_running; /* the last read's; -1 unknown */
+	long own_running;   /* vmtax's own runnable threads in it */
+	long others_min;    /* fewest other runnable tasks over the reads */
+	double load[3];	    /* 1, 5, 15 min; load_known false: unknown */
 	bool load_known;
-	char governor[32];	/* "" unknown, with governor_why */
+	char governor[32]; /* "" unknown, with governor_why */
 	char governor_why[128];
-	int boost;		/* 1 on, 0 off, -1 unknown with boost_why */
+	int boost; /* 1 on, 0 off, -1 unknown with boost_why */
 	char boost_why[128];
-	bool busy;		/* by quiet_judge() */
-	char why[160];		/* the judgement in words */
+	bool busy;     /* by quiet_judge() */
+	char why[160]; /* the judgement in words */
 };
 
 /* procs_running of a /proc/stat TEXT: 0, or -EINVAL when absent or bad. */

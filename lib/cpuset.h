@@ -44,7 +44,7 @@ void cpuset_format(const struct cpuset *s, char *buf, size_t len);
 
 /* A [guest] pin value resolved: which CPU each vCPU and the emulator get. */
 struct pin_plan {
-	bool pinned;		  /* false for pin = none */
+	bool pinned; /* false for pin = none */
 	unsigned nvcpus;
 	int vcpu_cpu[CPUSET_MAX]; /* nvcpus of them */
 	int emulator_cpu;

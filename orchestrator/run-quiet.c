@@ -16,11 +16,12 @@ static json_t *quiet_json(const struct host_quiet *q, double waited)
 					      : json_boolean(!q->busy));
 	json_object_set_new(j, "why", json_string(q->why));
 	json_object_set_new(j, "procs_running",
-			    q->procs_running < 0 ? json_null()
-						 : json_integer(q->procs_running));
-	json_object_set_new(j, "own_running",
-			    q->procs_running < 0 ? json_null()
-						 : json_integer(q->own_running));
+			    q->procs_running < 0
+				? json_null()
+				: json_integer(q->procs_running));
+	json_object_set_new(
+	    j, "own_running",
+	    q->procs_running < 0 ? json_null() : json_integer(q->own_running));
 	json_object_set_new(j, "others_running",
 			    q->others_min < 0 ? json_null()
 					      : json_integer(q->others_min));
@@ -34,8 +35,8 @@ static json_t *quiet_json(const struct host_quiet *q, double waited)
 	if (!*q->governor)
 		json_object_set_new(j, "governor_why",
 				    json_string(q->governor_why));
-	json_object_set_new(j, "boost",
-			    q->boost < 0 ? json_null() : json_boolean(q->boost));
+	json_object_set_new(
+	    j, "boost", q->boost < 0 ? json_null() : json_boolean(q->boost));
 	if (q->boost < 0)
 		json_object_set_new(j, "boost_why", json_string(q->boost_why));
 	json_object_set_new(j, "waited_s", json_real(waited));
@@ -56,7 +57,8 @@ json_t *run_quiet_wait(struct run *r, const struct cell_run *cr)
 		    run_should_stop(r))
 			break;
 		if (!told) {
-			note("%s: host busy (%s); waiting up to %.0f s for quiet",
+			note("%s: host busy (%s); waiting up to %.0f s for "
+			     "quiet",
 			     cr->cell->id, q.why, r->cfg.quiet_wait_s);
 			told = true;
 		}
