@@ -196,11 +196,24 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	W(elem_text(w, "initrd", s->initrd));
 	W(elem_text(w, "cmdline", s->cmdline));
 	W(end(w));
+	/* ACPI as plain QEMU has it (libvirt leaves it off unless asked):
+	 * the isa pvpanic device is found through ACPI, and the guest's
+	 * power-off uses it. */
+	W(start(w, "features"));
+	W(start(w, "acpi"));
+	W(end(w));
+	W(end(w));
 	W(cpu_elem(w, s));
 	W(elem_text(w, "on_poweroff", "destroy"));
 	W(elem_text(w, "on_reboot", "destroy"));
 	W(elem_text(w, "on_crash", "destroy"));
 	W(start(w, "devices"));
+	/* No USB controller (libvirt's default on q35 is a qemu-xhci behind
+	 * its own root port): plain QEMU has none and no guest uses one. */
+	W(start(w, "controller"));
+	W(attr(w, "type", "usb"));
+	W(attr(w, "model", "none"));
+	W(end(w));
 	if (s->disk) {
 		W(start(w, "disk"));
 		W(attr(w, "type", "file"));
@@ -218,6 +231,19 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 		W(end(w));
 		W(end(w));
 	}
+	/* The agent channel's controller on the root bus, as plain QEMU
+	 * places devices, rather than behind a pcie-root-port. */
+	W(start(w, "controller"));
+	W(attr(w, "type", "virtio-serial"));
+	W(attr(w, "index", "0"));
+	W(start(w, "address"));
+	W(attr(w, "type", "pci"));
+	W(attr(w, "domain", "0"));
+	W(attr(w, "bus", "0"));
+	W(attr(w, "slot", "2"));
+	W(attr(w, "function", "0"));
+	W(end(w));
+	W(end(w));
 	W(start(w, "serial"));
 	W(attr(w, "type", "file"));
 	W(start(w, "source"));

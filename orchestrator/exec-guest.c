@@ -445,7 +445,7 @@ static void guest_down(struct cell_run *cr, struct guest *g)
 		if (vm_running(g->vm)) {
 			/* Without a shutdown reply, nothing will power it off;
 			 * a hung or gone agent gets no shutdown request. */
-			json_t *sargs = json_pack("{s:f}", "delay_s", 2.0);
+			json_t *sargs = json_pack("{s:f}", "delay_s", 0.5);
 
 			/* The channel is closed before the guest powers off
 			 * (see vm_close_channel()); hence the agent's delay. */

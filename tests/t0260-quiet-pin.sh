@@ -41,7 +41,7 @@ online=$(cat /sys/devices/system/cpu/online)
 bad pin-offline "^pin-offline.ini:2: CPU 1023 is offline or absent \\(online: $online\\)$" "[guest]
 pin = 0,1023
 $w"
-bad pin-syntax "^pin-syntax.ini:2: bad value for .pin.: expected a CPU number at .x. \\(pin takes none, auto or a CPU list" "[guest]
+bad pin-syntax "^pin-syntax.ini:2: expected a CPU number at .x. \\(pin takes none, auto or a CPU list" "[guest]
 pin = x
 $w"
 bad quiet-range "^quiet-range.ini:2: bad value for .quiet_wait.: -1 is out of range" "[run]
@@ -126,7 +126,7 @@ test_expect_success 'pin = auto: the guest runs pinned, recorded per cell' '
 	jq -e ".cells[0].samples[0].host_quiet.own_running >= 1" pin/results.json &&
 	jq -e "$o.boot_breakdown.libvirt_start_s > 0 and $o.boot_breakdown.total_s > 0" pin/results.json &&
 	python3 "$TOP/tests/check-results.py" pin/results.json &&
-	no_vmtax_domains
+	! virsh -c qemu:///system list --name | grep -q "^vmtax-t0260pin-"
 '
 test_expect_success 'host left as found' '
 	test "$(thp_get enabled)" = "$thp"

@@ -18,6 +18,11 @@ mkdir -p "$P/build/bin" "$P/build/images" &&
 	cp -a "$BUILD/bin/." "$P/build/bin/" &&
 	cp -a "$BUILD"/images/tiny-*.cpio.gz "$P/build/images/" ||
 	skip_all "cannot copy the build"
+# The image links are absolute (into $BUILD): point them into the copy.
+for l in "$P"/build/images/*; do
+	[ -L "$l" ] || continue
+	ln -sfn "$(basename "$(readlink "$l")")" "$l" || skip_all "cannot relink '$l'"
+done
 
 cat >"$TRASH/one.ini" <<EOF2
 [run]
@@ -65,7 +70,7 @@ test_expect_success 'unreachable even when staged: refused before booting, with 
 '
 
 test_expect_success 'no domain left, host as found' '
-	no_vmtax_domains &&
+	! virsh -c qemu:///system list --name | grep -q "^vmtax-t0270-" &&
 	test "$(thp_get enabled)" = "$thp"
 '
 test_done

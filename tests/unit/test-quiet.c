@@ -259,6 +259,13 @@ static void test_cputune_xml(void **state)
 	(void)state;
 	x = vm_domain_xml_new(&s);
 	assert_null(strstr(x, "cputune"));
+	/* the device set plain QEMU has: ACPI, no USB, the channel's
+	 * controller on the root bus */
+	assert_non_null(strstr(x, "<features>\n  <acpi/>\n </features>"));
+	assert_non_null(strstr(x, "<controller type=\"usb\" model=\"none\"/>"));
+	assert_non_null(strstr(x, "<controller type=\"virtio-serial\" index=\"0\">\n"
+				  "   <address type=\"pci\" domain=\"0\" bus=\"0\" "
+				  "slot=\"2\" function=\"0\"/>"));
 	free(x);
 	cpuset_parse("0-1", &online, msg, sizeof(msg));
 	assert_int_equal(pin_plan_make("auto", 2, &online, p, msg, sizeof(msg)),
