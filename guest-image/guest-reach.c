@@ -71,8 +71,10 @@ static int qemu_user_get(struct qemu_user *u)
 
 /*
  * As U, walk from / to PATH's directory (or PATH itself when IS_DIR) and
- * return 0, or 1 with the first directory U cannot traverse (or write, for
- * the last of IS_DIR) in BLOCKER; -errno when the check itself failed.
+ * return 0, or 1 with the first directory U cannot traverse in BLOCKER;
+ * -errno when the check itself failed.  Files are not checked: libvirt
+ * chowns what QEMU opens (the overlays too: vmtax creates them as root,
+ * QEMU never creates files there).
  */
 static int reach_as(const struct qemu_user *u, const char *path, bool is_dir,
 		    char *blocker, size_t len)
@@ -106,8 +108,7 @@ static int reach_as(const struct qemu_user *u, const char *path, bool is_dir,
 			if (c != '/' && c != '\0')
 				continue;
 			*s = '\0';
-			if (access(dir, X_OK) < 0 ||
-			    (!c && is_dir && access(dir, W_OK) < 0)) {
+			if (access(dir, X_OK) < 0) {
 				(void)!write(fds[1], dir, strlen(dir));
 				_exit(1);
 			}

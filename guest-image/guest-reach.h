@@ -11,8 +11,8 @@
  * guest_files_reach() checks each file of a struct guest_files (kernel,
  * initrd, disk) and the overlay directory, as that user: a child takes its
  * uid, gid and groups (setresuid) and calls access(DIR, X_OK) on every
- * directory from / down to the file's (for the overlay directory also
- * W_OK on it).  A file that cannot be reached is hard-linked (or, across
+ * directory from / down to the file's (the files themselves are
+ * chowned by libvirt).  A file that cannot be reached is hard-linked (or, across
  * filesystems, copied) into GUEST_STAGE_DIR under its own name (the image
  * names carry their recipe hash), and the guest boots that path; the
  * overlays then go to GUEST_STAGE_DIR/overlays.  This follows libvirt's
