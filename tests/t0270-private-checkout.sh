@@ -62,9 +62,9 @@ test_expect_success 'it booted a hard link in /var/lib/libvirt/images/vmtax' '
 '
 
 test_expect_success 'unreachable even when staged: refused before booting, with the fix' '
-	test_expect_code 1 env VMTAX_STAGE_DIR="$TRASH/home/stage" \
+	test_expect_code 2 env VMTAX_STAGE_DIR="$TRASH/home/stage" \
 		"$P/build/vmtax" run one.ini --out out2 2>err2 &&
-	grep -E "cannot reach .*$TRASH/home/stage/tiny-.*: .$TRASH/home. is mode 0700, owner root; move the checkout out of it or chmod o\+x" err2 &&
+	grep -E "^vmtax: error: QEMU \(user .libvirt-qemu.\) cannot reach .$TRASH/home/stage/tiny-[^/]*\.cpio\.gz.: .$TRASH(/home)?. is mode 0700, owner root; move the checkout out of it or chmod o\+x .$TRASH(/home)?.$" err2 &&
 	test ! -e out2/results.json &&
 	! grep -q "booting" err2
 '
