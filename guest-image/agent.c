@@ -913,7 +913,7 @@ static int serve(struct agent *a)
 	ret = send_ready(a);
 	if (ret < 0)
 		return ret;
-	note("host connected on '%s'", a->port);
+	note("host connected on '%s' (uptime %.2f s)", a->port, uptime_now());
 	for (;;) {
 		size_t room = proto_decoder_room(&a->dec);
 		char errbuf[256];
@@ -1000,7 +1000,8 @@ int main(int argc, char **argv)
 		err_errno("cannot open '%s'", a.port);
 		goto out;
 	}
-	note("waiting for the host on '%s'", a.port);
+	note("waiting for the host on '%s' (uptime %.2f s)", a.port,
+	     uptime_now());
 	if (serve(&a) == 0)
 		ret = 0;
 out:
