@@ -972,6 +972,14 @@ int main(int argc, char **argv)
 	int ret = 1;
 
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Seed jansson's hash ourselves.  Left to itself it reads
+	 * /dev/urandom on the first object, and a freshly booted guest
+	 * without a hardware RNG (TCG's qemu64 has no RDRAND) waits there for
+	 * the kernel's CRNG: about a second of every boot.  The agent parses
+	 * only its host's requests, so hash flooding is no concern.
+	 */
+	json_object_seed(0x766d746178u);
 	proto_decoder_init(&a.dec);
 	note("vmtax-agent %s (%s build, protocol %d) starting", VMTAX_VERSION,
 	     AGENT_FLAVOUR, PROTO_VERSION);
