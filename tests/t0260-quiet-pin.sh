@@ -125,6 +125,7 @@ test_expect_success 'pin = auto: the guest runs pinned, recorded per cell' '
 	test "$(jq "$o.pin.emulator_cpu" pin/results.json)" = "$last" &&
 	jq -e ".cells[0].samples[0].host_quiet.own_running >= 1" pin/results.json &&
 	jq -e "$o.boot_breakdown.libvirt_start_s > 0 and $o.boot_breakdown.total_s > 0" pin/results.json &&
+	jq -e "$o.boot_breakdown.kernel_to_agent_s > 0 and $o.boot_breakdown.agent_to_hello_s >= 0" pin/results.json &&
 	python3 "$TOP/tests/check-results.py" pin/results.json &&
 	! virsh -c qemu:///system list --name | grep -q "^vmtax-t0260pin-"
 '
