@@ -245,6 +245,7 @@ static int reach_one(const struct qemu_user *u, char **path, bool is_dir,
 			free(staged);
 			return ret;
 		}
+		guest_overlays_sweep(staged);
 	} else if ((ret = stage(*path, stage_dir, &staged)) < 0) {
 		return ret;
 	}
