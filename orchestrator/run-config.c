@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpuset.h"
 #include "host.h"
+#include "quiet.h"
 #include "knob-path.h"
 #include "matrix.h"
 #include "util.h"
@@ -62,6 +64,35 @@ static int check_file(const char *v, char *msg, size_t len)
 		return 0;
 	snprintf(msg, len, "an empty file name (give a path, or auto)");
 	return -EINVAL;
+}
+
+static int check_pin(const char *v, char *msg, size_t len)
+{
+	return pin_value_check(v, msg, len);
+}
+
+/* A pin list naming a CPU this host does not have online is refused here,
+ * at its line, before anything boots. */
+static int finish_pin(const struct cfg_key *k, void *obj,
+		      const struct cfg_origin *o, char *msg, size_t len)
+{
+	struct config *c = obj;
+	struct cpuset online;
+	struct pin_plan *plan;
+	int ret;
+
+	(void)k;
+	(void)o;
+	if (!strcmp(c->pin, "none") || !strcmp(c->pin, "auto"))
+		return 0;
+	if (host_cpus_online("", &online) < 0) {
+		snprintf(msg, len, "cannot tell which CPUs are online");
+		return -EINVAL;
+	}
+	plan = xcalloc(1, sizeof(*plan));
+	ret = pin_plan_make(c->pin, 1, &online, plan, msg, len);
+	free(plan);
+	return ret;
 }
 
 /*
@@ -118,6 +149,14 @@ static const struct cfg_key run_keys[] = {
 		"replaced by a fresh one)"),
     KEY("run", "max_failures", CFG_INT, max_failures, "10", .min = 1,
 	.max = 10000, .help = "failed samples after which the run stops"),
+    KEY("run", "quiet_wait", CFG_DOUBLE, quiet_wait_s, "0", .min = 0,
+	.max = 3600,
+	.help = "seconds to wait before a sample for a quiet host (0: do "
+		"not wait); past it the sample is taken and flagged busy"),
+    KEY("run", "quiet_others", CFG_INT, quiet_others, "0", .min = 0,
+	.max = 4096,
+	.help = "other runnable tasks a quiet host may have (busy: more in "
+		"each of 5 reads 20 ms apart)"),
     KEY("guest", "image", CFG_ENUM, image, "tiny", .shape = CFG_AXIS,
 	.choices = images, .help = "guest image kind"),
     KEY("guest", "vcpus", CFG_INT, vcpus, "2", .shape = CFG_AXIS, .min = 1,
@@ -152,6 +191,11 @@ static const struct cfg_key run_keys[] = {
 	.help = "vmtax lab: the lab host's vCPUs"),
     KEY("lab", "memory", CFG_SIZE, lab_memory, "4G", .min = 1ULL << 30,
 	.max = 1ULL << 40, .help = "vmtax lab: the lab host's memory"),
+    KEY("guest", "pin", CFG_STR, pin, "none", .check = check_pin,
+	.finish = finish_pin,
+	.help = "pin vCPUs and emulator threads: none, auto (vCPU i on online "
+		"CPU i mod n, emulator on the last), or a CPU list (same rule "
+		"over it)"),
     KEY("matrix", "where", CFG_ENUM, where, "bare-metal, guest",
 	.shape = CFG_LIST, .choices = where_names, .help = "where cells run"),
     KEY("matrix", "host_thp", CFG_ENUM, host_thp, "always, never",

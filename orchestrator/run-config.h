@@ -8,9 +8,9 @@
  * bad input gives "file:line: message" and -EINVAL, and the caller exits 2.
  *
  *	[run]      name, repeat, warmup, baseline, timeout, boot_timeout,
- *	           heartbeat, retries, max_failures
+ *	           heartbeat, retries, max_failures, quiet_wait, quiet_others
  *	[guest]    image, vcpus, memory, kernel, initrd, cmdline (each one value
- *	           or a list: an axis), accel, uri;
+ *	           or a list: an axis), accel, uri, cpu_features, pin;
  *	           sysctl.A.B, mm.A.B: guest knobs (a list: an axis)
  *	[host]     KNOB = value(s): a registered host knob (thp.defrag,
  *	           kvm.nx_huge_pages, ...) or a generic one (sysctl.A.B,
@@ -61,6 +61,8 @@ struct config {
 	double heartbeat_s;
 	long retries;
 	long max_failures;
+	double quiet_wait_s;
+	long quiet_others;
 	/* [guest]: elements as written, checked as the key's type */
 	struct cfg_list image;	 /* tiny | debian */
 	struct cfg_list vcpus;	 /* integers */
@@ -71,6 +73,7 @@ struct config {
 	char *cpu_features;	 /* "+pdpe1gb -la57", or "" */
 	char *accel;
 	char *uri;
+	char *pin;		 /* none | auto | a CPU list (lib/cpuset.h) */
 	/* [matrix] */
 	struct cfg_list where;
 	struct cfg_list host_thp;

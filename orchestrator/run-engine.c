@@ -11,6 +11,7 @@
 #include "host.h"
 #include "proto.h"
 #include "results-file.h"
+#include "run-quiet.h"
 #include "sample-parse.h"
 #include "util.h"
 #include "vm.h"
@@ -218,7 +219,7 @@ static int run_samples(struct run *r, const struct cell_exec_ops *ex,
 	for (i = st->nsamples; i < r->cfg.repeat && !run_should_stop(r); i++) {
 		for (attempt = 0; attempt <= r->cfg.retries; attempt++) {
 			struct runner_result res;
-			json_t *sj = NULL;
+			json_t *sj = NULL, *quiet;
 			char *reason;
 			int ret;
 
@@ -227,8 +228,11 @@ static int run_samples(struct run *r, const struct cell_exec_ops *ex,
 			run_progress(r, cr->ci, what);
 			memset(&res, 0, sizeof(res));
 			why[0] = '\0';
+			quiet = run_quiet_wait(r, cr);
 			ret = ex->sample(r, cr, i, &sj, &res, why, sizeof(why));
 			if (ret == 0) {
+				json_object_set_new(sj, "host_quiet", quiet);
+				quiet = NULL;
 				bool ok = record_sample(r, cr, i, sj, &res);
 
 				runner_result_release(&res);
@@ -240,6 +244,7 @@ static int run_samples(struct run *r, const struct cell_exec_ops *ex,
 			}
 			runner_result_release(&res);
 			json_decref(sj);
+			json_decref(quiet);
 			reason = xasprintf("sample %ld: %s", i, why);
 			err("%s: %s", cr->cell->id, reason);
 			/* A lost executor (a dead or hung guest) costs one

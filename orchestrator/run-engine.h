@@ -105,6 +105,8 @@ struct cell_run {
 	struct cell_state *st;
 	char slug[256];		/* the id as a file name */
 	void *priv;		/* the executor's own */
+	int own_pid;		/* the executor's process (QEMU), or 0: its
+				 * runnable threads are not "other" tasks */
 };
 
 /*

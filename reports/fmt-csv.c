@@ -105,6 +105,30 @@ static void cell_row(const struct report *r, const struct report_cell *c,
 	fputc('\n', out);
 }
 
+/*
+ * A sample taken on a busy host: "busy,ID,LABEL,STATUS,WHY,INDEX" and the
+ * other columns empty (only runs with such samples have these rows).
+ */
+static void busy_row(const struct report_cell *c,
+		     const struct report_sample *s, FILE *out)
+{
+	int k, ncols = RC_NR + 1;
+	const char *p;
+
+	for (p = cols; (p = strchr(p, ',')); p++)
+		ncols++;
+	fprintf(out, "busy");
+	str(out, c->id);
+	str(out, c->label);
+	str(out, s->status);
+	str(out, s->busy_why);
+	fprintf(out, ",%ld", s->index);
+	/* the six columns so far, then one empty field per other column */
+	for (k = 6; k < ncols; k++)
+		fputc(',', out);
+	fputc('\n', out);
+}
+
 static void sample_row(const struct report_cell *c,
 		       const struct report_sample *s, FILE *out)
 {
@@ -273,6 +297,11 @@ static int csv_render(const struct report *r, FILE *out)
 	for (i = 0; i < r->ncells; i++)
 		for (j = 0; j < r->cells[i].nsamples; j++)
 			sample_row(&r->cells[i], &r->cells[i].samples[j], out);
+	for (i = 0; i < r->ncells; i++)
+		for (j = 0; j < r->cells[i].nsamples; j++)
+			if (r->cells[i].samples[j].busy)
+				busy_row(&r->cells[i], &r->cells[i].samples[j],
+					 out);
 	for (i = 0; i < r->ncells; i++)
 		series_rows(&r->cells[i], out);
 	for (i = 0; i < r->nscaling; i++)

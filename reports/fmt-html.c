@@ -626,7 +626,7 @@ static void html_observed(const struct report *r, FILE *out)
 		const struct report_cell *c = &r->cells[i];
 
 		fprintf(out, "<tr%s><td>",
-			c->mismatch ? " class=\"flag\"" : "");
+			c->mismatch || c->busy_text ? " class=\"flag\"" : "");
 		esc(out, c->id);
 		fprintf(out, "</td><td>");
 		esc(out, c->status);
@@ -648,6 +648,11 @@ static void html_observed(const struct report *r, FILE *out)
 		if (c->mismatch_text) {
 			fprintf(out, "&#9888; ");
 			esc(out, c->mismatch_text);
+		}
+		if (c->busy_text) {
+			fprintf(out, "%s&#9888; busy host: ",
+				c->mismatch_text ? "<br>" : "");
+			esc(out, c->busy_text);
 		}
 		fprintf(out, "</td></tr>\n");
 	}

@@ -141,6 +141,12 @@ static json_t *jcell(const struct report *r, const struct report_cell *c)
 	    c->dtlb_miss_rate.valid ? jreal(c->dtlb_miss_rate.value)
 				    : json_null(),
 	    "slowdown", jdelta(&c->vs_base));
+	/* Only cells with busy samples have the keys: older reports stay. */
+	if (jc && c->nbusy) {
+		json_object_set_new(jc, "busy_samples",
+				    json_integer((json_int_t)c->nbusy));
+		json_object_set_new(jc, "busy", json_string(c->busy_text));
+	}
 	/* Only cells with a series have the key: older reports stay as-is. */
 	if (jc && c->series.npoints)
 		json_object_set_new(jc, "series", jseries(&c->series));

@@ -296,7 +296,7 @@ static int md_render(const struct report *r, FILE *out)
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 
-		if (c->nok && !c->mismatch_text)
+		if (c->nok && !c->mismatch_text && !c->busy_text)
 			continue;
 		if (!n++)
 			fprintf(out, "\n## Notes\n\n");
@@ -304,8 +304,13 @@ static int md_render(const struct report *r, FILE *out)
 			fprintf(out, "- `%s` %s: ", c->id, c->status);
 			fmt_md_escape(out, fmt_reason(c));
 			fprintf(out, "\n");
-		} else {
+		} else if (c->mismatch_text) {
 			fprintf(out, "- `%s`: %s\n", c->id, c->mismatch_text);
+		}
+		if (c->busy_text) {
+			fprintf(out, "- `%s`: **busy host**: ", c->id);
+			fmt_md_escape(out, c->busy_text);
+			fprintf(out, "\n");
 		}
 	}
 	return ferror(out) ? -EIO : 0;

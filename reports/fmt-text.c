@@ -113,6 +113,12 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 		c->nok, c->nsamples);
 	if (c->mismatch_text)
 		fprintf(out, " warning: %s\n", c->mismatch_text);
+	if (c->busy_text)
+		fprintf(out, " warning: %s\n", c->busy_text);
+	for (i = 0; i < c->nsamples; i++)
+		if (c->samples[i].busy)
+			fprintf(out, " sample %ld: busy host\n",
+				c->samples[i].index);
 	for (i = 0; i < c->nsamples; i++)
 		if (strcmp(c->samples[i].status, "ok"))
 			fprintf(out, " sample %ld %s: %s\n",

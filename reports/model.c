@@ -183,7 +183,7 @@ static void cell_labels(const struct report *r, struct report_cell *c)
 static int load_sample(const char *path, const char *id, json_t *js,
 		       struct report_sample *s)
 {
-	json_t *counters;
+	json_t *counters, *quiet;
 	int k;
 
 	if (!json_is_object(js))
@@ -195,6 +195,9 @@ static int load_sample(const char *path, const char *id, json_t *js,
 		return err("'%s': cell '%s': sample %ld has no status", path,
 			   id, s->index);
 	s->reason = jstr(js, "reason");
+	quiet = json_object_get(js, "host_quiet");
+	s->busy = json_is_false(json_object_get(quiet, "quiet"));
+	s->busy_why = jstr(quiet, "why");
 	s->exit_status =
 	    (long)json_integer_value(json_object_get(js, "exit_status"));
 	s->elapsed = jnum(js, "elapsed_s");
@@ -276,6 +279,7 @@ static void cell_series(struct report_cell *c, json_t *samples)
 
 static int load_cell(struct report *r, json_t *jc, size_t i)
 {
+	const char *busy_why = NULL;
 	struct report_cell *c = &r->cells[i];
 	json_t *env, *obs, *samples, *js;
 	size_t k;
@@ -328,7 +332,13 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 			return ret;
 		if (!strcmp(c->samples[k].status, "ok"))
 			c->nok++;
+		if (c->samples[k].busy && !c->nbusy++)
+			busy_why = c->samples[k].busy_why;
 	}
+	if (c->nbusy)
+		c->busy_text = xasprintf(
+		    "%zu of %zu samples taken on a busy host (%s)", c->nbusy,
+		    c->nsamples, busy_why ? busy_why : "no reason given");
 	cell_series(c, samples);
 	if (c->series.npoints)
 		r->has_series = true;
@@ -597,6 +607,7 @@ void report_free(struct report *r)
 		free(r->cells[i].label);
 		free(r->cells[i].column);
 		free(r->cells[i].mismatch_text);
+		free(r->cells[i].busy_text);
 		free(r->cells[i].axv);
 		report_kvm_release(&r->cells[i].kvm);
 	}

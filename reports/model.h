@@ -59,6 +59,9 @@ struct report_sample {
 	double elapsed, user, sys, metric; /* NaN when null/absent */
 	double counter[RC_NR];
 	enum counter_state cstate[RC_NR];
+	/* taken on a busy host ("host_quiet": {"quiet": false}), with why */
+	bool busy;
+	const char *busy_why;
 };
 
 struct report_counter_stats {
@@ -149,6 +152,13 @@ struct report_cell {
 	char *label;   /* owned: "THP never guest, TCG + THP always host" */
 	char *column;  /* owned: matrix column, "bare metal", "TCG", ... */
 	char *mismatch_text; /* owned, or NULL */
+	/*
+	 * Samples taken on a busy host (docs/results-format.md, host_quiet):
+	 * nbusy of them, and busy_text (owned; NULL when none) saying so
+	 * with the first one's reason.  Every format prints busy_text.
+	 */
+	size_t nbusy;
+	char *busy_text;
 
 	struct report_sample *samples;
 	size_t nsamples, nok;
