@@ -27,7 +27,7 @@ size_t stats_outliers(const double *x, size_t n, bool *flag)
 
 	for (i = 0; i < n; i++)
 		flag[i] = false;
-	if (n < 3)
+	if (n < STATS_OUTLIER_MIN_N)
 		return 0;
 	v = malloc(n * sizeof(*v));
 	if (!v)

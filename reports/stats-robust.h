@@ -11,7 +11,9 @@
  *   When more than half the samples are equal the MAD is 0; the mean
  *   absolute deviation scaled by 1.2533 (= sqrt(pi / 2), the normal
  *   ratio of the two) stands in (as in R's robustbase), and when that is
- *   0 too nothing is an outlier.  Fewer than 3 samples: none.
+ *   0 too nothing is an outlier.  Fewer than STATS_OUTLIER_MIN_N (5)
+ *   samples: none (with 3, the MAD is the smaller of two deviations, and
+ *   any asymmetry looks like an outlier).
  * - Trend: the Mann-Kendall test on the order of the samples.
  *   S = sum over i < j of sign(x[j] - x[i]); var(S) = (n(n-1)(2n+5) -
  *   sum over ties t(t-1)(2t+5)) / 18; z = (S - sign(S)) / sqrt(var(S))
@@ -29,6 +31,7 @@
 #include <stddef.h>
 
 #define STATS_OUTLIER_Z 3.5
+#define STATS_OUTLIER_MIN_N 5
 
 /*
  * Flag the outliers of X[0..N) in FLAG[0..N) (true: an outlier); returns
