@@ -104,6 +104,48 @@ test_expect_success 'bad sampling keys are refused, each with its reason' '
 	test ! -e bad1/results.json
 '
 
+cat >"$TRASH/boots.ini" <<EOF2
+[run]
+name = t0260b
+repeat = 4
+boots = 2
+[guest]
+memory = 512M
+[matrix]
+where = guest
+host_thp = always
+guest_thp = always
+[workload]
+dir = $TRASH/wl
+name = ctl
+KIND = 2
+STATE = .
+EOF2
+
+if test_prereq LIBVIRT && test_prereq TINY; then
+	test_expect_success 'boots = 2: four samples in two fresh guests' '
+		"$VMTAX" run boots.ini --out boots >out 2>err &&
+		test "$(jq -c "[.cells[0].samples[].boot]" boots/results.json)" = "[0,0,1,1]" &&
+		test "$(jq -c "[.cells[0].samples[].metric]" boots/results.json)" = "[100,101,100,101]" &&
+		test "$(jq -r ".cells[0].observed.guest_boots" boots/results.json)" = 2 &&
+		test "$(jq -r ".cells[0].sample_unit" boots/results.json)" = boot &&
+		test "$(jq -r ".cells[0].stop_reason" boots/results.json)" = repeat &&
+		test -s boots/logs/guest_host-thp_always_guest-thp_always.boot1.console.log
+	'
+	test_expect_success 'the report splits the variance by boot' '
+		"$VMTAX" report boots >boots.txt &&
+		grep -q "boots: 2 boots, sd within 0.7071, between 0; interval over boot means" boots.txt &&
+		"$VMTAX" report --format json boots >boots.json &&
+		test "$(jq -r ".cells[0].sampling.units" boots.json)" = 2 &&
+		test "$(jq -r ".cells[0].sampling.boots.between_var == 0" boots.json)" = true
+	'
+	test_expect_success 'no vmtax domain is left running' '
+		no_vmtax_domains
+	'
+else
+	test_skip 'boots = 2: four samples in two fresh guests' "no libvirt or tiny image"
+fi
+
 test_expect_success 'the host is left as found' '
 	test "$(thp_get enabled)" = "$thp_before"
 '
