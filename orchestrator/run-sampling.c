@@ -43,7 +43,8 @@ static void cell_units(const struct cell_state *st, bool by_boot,
 		if (!status || strcmp(status, "ok") || !json_is_number(m))
 			continue;
 		x[k] = json_number_value(m);
-		boot[k++] = (long)json_integer_value(json_object_get(sj, "boot"));
+		boot[k++] =
+		    (long)json_integer_value(json_object_get(sj, "boot"));
 	}
 	if (by_boot) {
 		stats_groups(x, boot, k, &g, means);
@@ -70,7 +71,8 @@ long run_sampling_plan(struct run *r)
 		long per_boot = run_per_boot(r, i);
 
 		cell_units(st, per_boot > 0, &sum[i]);
-		sc[i].active = st->status == CELL_PENDING && st->stop == STOP_NONE;
+		sc[i].active =
+		    st->status == CELL_PENDING && st->stop == STOP_NONE;
 		sc[i].nsamples = st->nsamples;
 		sc[i].nunits = sum[i].n;
 		sc[i].per_unit = per_boot > 0 ? per_boot : 1;
@@ -80,7 +82,8 @@ long run_sampling_plan(struct run *r)
 	}
 	for (i = 0; i < r->ncells; i++)
 		if (i != b)
-			stats_delta(&sum[i], &sum[b], !strcmp(r->cfg.wl.better, "higher"),
+			stats_delta(&sum[i], &sum[b],
+				    !strcmp(r->cfg.wl.better, "higher"),
 				    &sc[i].d);
 	total = sampling_plan_round(&rule, sc, (size_t)r->ncells, (size_t)b);
 	for (i = 0; i < r->ncells; i++) {
