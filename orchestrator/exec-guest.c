@@ -30,7 +30,7 @@ struct guest {
 	char *console;
 	FILE *log;	 /* the cell's agent transcript, across boots */
 	struct kvm_sampler *kvm; /* what KVM saw of this guest, per sample */
-	int boot;	 /* 0 first; a replacement guest counts up */
+	int boot;	 /* the cell's guest count (st->boots) at its boot */
 	struct pin_plan pin; /* [guest] pin resolved for this cell */
 };
 
@@ -332,6 +332,8 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	int boot = g->boot;
 	int ret = -1;
 
+	/* Every guest of the cell, across rounds and replacements, counts. */
+	cr->st->boots = boot + 1;
 	/* A replaced guest may linger a moment while libvirt tears it down:
 	 * every boot has a name (and a console log) of its own. */
 	if (boot)
@@ -495,7 +497,10 @@ static int guest_start(struct run *r, struct cell_run *cr)
 	char *logpath = xasprintf("%s/logs/%s.agent.log", r->rundir, cr->slug);
 
 	cr->priv = g;
-	g->log = fopen_new(logpath);
+	/* A later guest of the cell (a round, [run] boots) goes on from the
+	 * cell's count and adds to its transcript. */
+	g->boot = (int)cr->st->boots;
+	g->log = g->boot ? fopen(logpath, "ae") : fopen_new(logpath);
 	free(logpath);
 	return guest_up(r, cr, g);
 }

@@ -7,8 +7,9 @@
  * Loading checks everything that can be checked without touching the host:
  * bad input gives "file:line: message" and -EINVAL, and the caller exits 2.
  *
- *	[run]      name, repeat, warmup, baseline, timeout, boot_timeout,
- *	           heartbeat, retries, max_failures, quiet_wait, quiet_others
+ *	[run]      name, repeat, target, max_repeat, boots, warmup, baseline,
+ *	           timeout, boot_timeout, heartbeat, retries, max_failures,
+ *	           quiet_wait, quiet_others
  *	[guest]    image, vcpus, memory, kernel, initrd, cmdline (each one value
  *	           or a list: an axis), accel, uri, cpu_features, pin;
  *	           sysctl.A.B, mm.A.B: guest knobs (a list: an axis)
@@ -54,6 +55,10 @@ struct config {
 	/* [run] */
 	char *name;
 	long repeat;
+	char *target_text; /* "2%", or "": none */
+	double target;	   /* target_text as a fraction; 0: none */
+	long max_repeat;   /* >= repeat; repeat when not set */
+	long boots;	   /* guests a guest cell's samples spread over */
 	long warmup;
 	char *baseline;
 	double timeout_s;

@@ -683,6 +683,40 @@ static void html_begin(FILE *out, const char *title1, const char *title2)
 	fprintf(out, "</h1>\n");
 }
 
+/* How the cells sampled: only when some cell has something to say. */
+static void html_sampling(const struct report *r, FILE *out)
+{
+	char buf[512];
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < r->ncells; i++)
+		any |= fmt_sampling_shown(&r->cells[i]);
+	if (!any)
+		return;
+	fprintf(out, "<h2>Sampling</h2>\n<table>\n<tr><th>cell</th>"
+		     "<th>stopped</th><th>boots</th><th>outliers (kept)</th>"
+		     "<th>trend (Mann-Kendall)</th></tr>\n");
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		if (!fmt_sampling_shown(c))
+			continue;
+		fprintf(out, "<tr><td>");
+		esc(out, c->label);
+		fprintf(out, "</td><td>");
+		esc(out, fmt_stop(buf, sizeof(buf), c));
+		fprintf(out, "</td><td>");
+		esc(out, fmt_boots(buf, sizeof(buf), c));
+		fprintf(out, "</td><td>");
+		esc(out, fmt_outliers(buf, sizeof(buf), c));
+		fprintf(out, "</td><td>");
+		esc(out, fmt_trend(buf, sizeof(buf), c));
+		fprintf(out, "</td></tr>\n");
+	}
+	fprintf(out, "</table>\n");
+}
+
 static int html_render(const struct report *r, FILE *out)
 {
 	char buf[FMT_BUF];
@@ -711,6 +745,7 @@ static int html_render(const struct report *r, FILE *out)
 		"slowdown <b>%s</b>.</p>\n",
 		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
 	html_cells(r, out);
+	html_sampling(r, out);
 	html_counters(r, out);
 	html_kvm(r, out);
 	for (i = 0; i < r->ncells; i++) {

@@ -204,6 +204,9 @@ static int load_sample(const char *path, const char *id, json_t *js,
 	s->user = jnum(js, "user_s");
 	s->sys = jnum(js, "sys_s");
 	s->metric = jnum(js, "metric");
+	s->boot = json_is_integer(json_object_get(js, "boot"))
+		      ? (long)json_integer_value(json_object_get(js, "boot"))
+		      : -1;
 	counters = json_object_get(js, "counters");
 	for (k = 0; k < RC_NR; k++) {
 		json_t *v = json_object_get(counters, runner_counter_name(k));
@@ -308,6 +311,9 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 	if (!c->status)
 		return err("'%s': cell '%s' has no status", r->path, c->id);
 	c->reason = jstr(jc, "reason");
+	c->stop_reason = jstr(jc, "stop_reason");
+	c->unit_boot = jstr(jc, "sample_unit") &&
+		       !strcmp(jstr(jc, "sample_unit"), "boot");
 	obs = json_object_get(jc, "observed");
 	c->obs_host_thp = jstr(obs, "host_thp");
 	c->obs_guest_thp = jstr(obs, "guest_thp");
@@ -435,6 +441,7 @@ static void compute_stats(struct report *r)
 		summarize_field(c, offsetof(struct report_sample, sys),
 				&c->sys);
 		cell_counters(c);
+		report_cell_sampling(c);
 		c->ipc = counter_ratio(c, RC_INSTRUCTIONS, RC_CYCLES);
 		c->dtlb_miss_rate =
 		    counter_ratio(c, RC_DTLB_LOAD_MISSES, RC_DTLB_LOADS);
@@ -444,7 +451,7 @@ static void compute_stats(struct report *r)
 		struct report_cell *c = &r->cells[i];
 
 		c->is_baseline = (long)i == r->baseline;
-		stats_delta(&c->metric, &base->metric, r->higher_better,
+		stats_delta(&c->units, &base->units, r->higher_better,
 			    &c->vs_base);
 		if (c->is_baseline)
 			c->vs_base.valid = false;
