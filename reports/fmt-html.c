@@ -669,7 +669,7 @@ static const char *const css =
     "svg text{font:12px sans-serif}svg .hd{font-weight:bold}"
     "rect.cell{stroke:#666}.slow{fill:#e06666}.fast{fill:#6aa84f}"
     ".whisker{stroke:#222;stroke-width:1.5;fill:none}"
-    ".axis{stroke:#888}.lab{background:#fff3cd;padding:.5em}pre{background:#f6f6f6;padding:.5em}";
+    ".axis{stroke:#888}pre{background:#f6f6f6;padding:.5em}";
 
 static void html_begin(FILE *out, const char *title1, const char *title2)
 {
@@ -727,7 +727,7 @@ static int html_render(const struct report *r, FILE *out)
 		char *lab = fmt_lab_new(r);
 
 		if (lab) {
-			fprintf(out, "<p class=\"lab\"><b>Emulated hardware.</b> "
+			fprintf(out, "<p class=\"lab\" style=\"background:#fff3cd;padding:.5em\"><b>Emulated hardware.</b> "
 				     "Every cell ran inside a lab host: ");
 			esc(out, lab);
 			fprintf(out, ".</p>\n");
