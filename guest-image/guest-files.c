@@ -94,8 +94,7 @@ static int guest_file_ok(const char *config_path, const char *what,
 	return -EINVAL;
 }
 
-/* Remove overlays ("PID-TAG.qcow2") left by runs that were killed. */
-static void sweep_overlays(const char *dir)
+void guest_overlays_sweep(const char *dir)
 {
 	struct dirent *e;
 	DIR *d = opendir(dir);
@@ -145,7 +144,7 @@ static int resolve_disk(const char *kind, const char *images,
 	f->overlay_dir = xasprintf("%s/overlays", images);
 	if (mkdir(f->overlay_dir, 0755) < 0 && errno != EEXIST)
 		return err_errno("cannot create '%s'", f->overlay_dir);
-	sweep_overlays(f->overlay_dir);
+	guest_overlays_sweep(f->overlay_dir);
 	return pin_path(&f->disk);
 }
 

@@ -106,6 +106,9 @@ int guest_files_resolve(const char *image, const char *kernel,
 			const char *initrd, const char *bindir,
 			const char *config_path, struct guest_files *f);
 void guest_files_release(struct guest_files *f);
+/* Remove the overlays ("PID-TAG.qcow2") in DIR left by runs that were
+ * killed (their PID is gone). */
+void guest_overlays_sweep(const char *dir);
 
 /*
  * Create a fresh overlay of F->disk for one guest: F->overlay_dir/PID-TAG.qcow2

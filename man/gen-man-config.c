@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * gen-man-config: print vmtax-config(5) as roff on stdout, with @VERSION@
- * and @DATADIR@ for the Makefile to fill (as in the man/NAME.N.in pages).  The key
- * sections come from the tables that drive parsing and --help
+ * and @DATADIR@ for the Makefile to fill (as in the man/NAME.N.in pages).  The
+ * key sections come from the tables that drive parsing and --help
  * (run-config.c, workload-def.c), so the page cannot disagree with them.
  */
 #include <stdio.h>

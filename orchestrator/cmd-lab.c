@@ -57,6 +57,7 @@
 #define LAB_POLL_S 1.0		  /* how often the run's output is read */
 #define LAB_SYNC_S 30.0		  /* how often its results come back */
 #define LAB_STOP_WAIT_S 300.0	  /* a stopped run's time to restore */
+#define LAB_RESTARTS 2		  /* boots of a lab that died, at most */
 
 /*
  * The run inside, detached from the agent (whose 'run' waits for its
@@ -108,6 +109,7 @@ struct lab {
 	FILE *alog;
 	json_t *hello;
 	double boot_to_hello_s, boot_to_ready_s;
+	int boots; /* lab boots so far: a lab that dies is booted again */
 	/* the run's output: how much is shown, and its unfinished line */
 	long long log_off;
 	char partial[1024];
@@ -355,6 +357,8 @@ static int lab_boot(struct lab *l)
 		l->overlay_reused = access(probe, R_OK | W_OK) == 0;
 		free(probe);
 	}
+	free(l->overlay);
+	l->overlay = NULL;
 	ret = guest_overlay_kept(&l->gf, tag, l->resume, &l->overlay);
 	free(tag);
 	if (ret < 0)
@@ -362,11 +366,20 @@ static int lab_boot(struct lab *l)
 	ret = lab_state_write(l);
 	if (ret < 0)
 		return ret;
-	logpath = xasprintf("%s/logs/lab.agent.log", l->dir);
-	l->alog = fopen_new(logpath);
-	free(logpath);
-	console = xasprintf("%s/logs/lab.console.log", l->dir);
-	snprintf(name, sizeof(name), "vmtax-lab-%d", (int)getpid());
+	if (!l->alog) {
+		logpath = xasprintf("%s/logs/lab.agent.log", l->dir);
+		l->alog = fopen_new(logpath);
+		free(logpath);
+	}
+	/* Each boot its own console log: a crashed lab's stays. */
+	if (l->boots)
+		console = xasprintf("%s/logs/lab.boot%d.console.log", l->dir,
+				    l->boots);
+	else
+		console = xasprintf("%s/logs/lab.console.log", l->dir);
+	snprintf(name, sizeof(name), "vmtax-lab-%d-%d", (int)getpid(),
+		 l->boots);
+	l->boots++;
 	memset(&spec, 0, sizeof(spec));
 	spec.name = name;
 	spec.type = "qemu";
@@ -380,9 +393,11 @@ static int lab_boot(struct lab *l)
 	spec.backing = "thp";
 	spec.cpu_model = l->cfg.lab_cpu;
 	spec.cpu_features = l->cfg.lab_cpu_features;
-	ret = vm_conn_open(l->cfg.uri, &l->conn);
-	if (ret < 0)
-		goto out;
+	if (!l->conn) {
+		ret = vm_conn_open(l->cfg.uri, &l->conn);
+		if (ret < 0)
+			goto out;
+	}
 	note("lab: booting the lab host: TCG, %s %s, %ld vCPUs, %.1f GiB%s",
 	     l->cfg.lab_cpu, l->cfg.lab_cpu_features, l->cfg.lab_vcpus,
 	     (double)l->cfg.lab_memory / (1 << 30),
@@ -401,6 +416,7 @@ static int lab_boot(struct lab *l)
 			  why, console);
 		goto out;
 	}
+	json_decref(l->hello);
 	l->hello = res;
 	l->boot_to_hello_s = mono_now() - t0;
 	note("lab: its agent answered after %.0f s (kernel %s); waiting for "
@@ -576,6 +592,7 @@ static int lab_start_run(struct lab *l, bool inner_resume)
 		}
 	}
 	/* Show only what this run writes to the log. */
+	l->npartial = 0;
 	if (agent_read_chunk(&l->a, LAB_LOG, 0, 0, &chunk, &n, &size, why,
 			     sizeof(why)) == 0)
 		l->log_off = size;
@@ -911,12 +928,30 @@ static int lab_run(int argc, char **argv)
 	note("lab run '%s': %zu cells of '%s' inside a lab host; run "
 	     "directory %s",
 	     l.cfg.name, l.m.ncells, l.cfg.wl.name, l.dir);
-	if (lab_image(&l) < 0 || lab_boot(&l) < 0 ||
-	    lab_push(&l, &inner_resume) < 0 ||
-	    lab_start_run(&l, inner_resume) < 0)
+	if (lab_image(&l) < 0)
 		goto out;
-	if (lab_follow(&l, &rc) < 0)
-		goto out;
+	for (;;) {
+		if (lab_boot(&l) < 0 || lab_push(&l, &inner_resume) < 0 ||
+		    lab_start_run(&l, inner_resume) < 0)
+			goto out;
+		if (lab_follow(&l, &rc) == 0)
+			break;
+		/*
+		 * The lab itself died (emulated nested virtualization is not
+		 * bug-free: its kernel can crash in KVM's vCPU thread).  Its
+		 * disk holds the run: boot it again and resume, a bounded
+		 * number of times.
+		 */
+		if (!l.vm || vm_running(l.vm) || stop_signals ||
+		    l.boots > LAB_RESTARTS)
+			goto out;
+		warn("lab: the lab host died (%s; its console is in '%s/logs'): "
+		     "booting it again on the same disk and resuming the run "
+		     "(%d of %d)",
+		     vm_stop_reason(l.vm), l.dir, l.boots, LAB_RESTARTS);
+		lab_down(&l);
+		l.resume = true;
+	}
 	note("lab: the run inside ended with status %d", rc);
 	if (lab_sync(&l, false) < 0 || lab_label(&l) < 0)
 		goto out;

@@ -19,6 +19,7 @@
 #include "cmds.h"
 #include "guest-files.h"
 #include "guest-kernel.h"
+#include "guest-reach.h"
 #include "image.h"
 #include "layout.h"
 #include "matrix.h"
@@ -192,6 +193,34 @@ static int tiny_first_use(const struct run *r, const struct cell *c)
 }
 
 /*
+ * Where this run's wall time went: the samples' own elapsed_s against the
+ * rest (boots, setup, warm-up, host changes, quiet waits, shutdowns).
+ */
+static void time_summary(const struct run *r)
+{
+	double wall = mono_now() - r->t0, work = 0, boots = 0;
+	json_t *s;
+	size_t k;
+	int i, nboot = 0;
+
+	for (i = 0; i < r->ncells; i++) {
+		json_t *b = json_object_get(r->states[i].observed,
+					    "boot_to_hello_s");
+
+		json_array_foreach(r->states[i].samples, k, s)
+			work += json_number_value(json_object_get(s, "elapsed_s"));
+		if (json_is_number(b)) {
+			boots += json_number_value(b);
+			nboot++;
+		}
+	}
+	note("time: wall %.1f s, samples %.1f s (%.0f%%), the rest %.1f s "
+	     "(%d guest boots, %.1f s to hello)",
+	     wall, work, wall > 0 ? 100 * work / wall : 0, wall - work, nboot,
+	     boots);
+}
+
+/*
  * The guest files of every distinct (image, kernel, initrd) the guest cells
  * ask for, each resolved (and checked) once.
  */
@@ -217,6 +246,12 @@ static int resolve_guest_files(struct run *r)
 					r->bindir, r->cfg.path, &g->f) < 0)
 			return -EINVAL;
 		r->ngfs++;
+		/* QEMU opens these as its own user: from a private checkout
+		 * they are staged where it can (guest-reach.h). */
+		if (!strcmp(r->cfg.uri, "qemu:///system") &&
+		    guest_files_reach(&g->f, getenv("VMTAX_STAGE_DIR")
+						     ?: GUEST_STAGE_DIR) < 0)
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -412,6 +447,7 @@ int cmd_run(int argc, char **argv)
 	if (host_restore(r.host) < 0)
 		goto out;
 	report_write_rundir(r.rundir, r.results_path);
+	time_summary(&r);
 	if (r.failures)
 		warn("%ld samples failed; see the reasons in results.json",
 		     r.failures);

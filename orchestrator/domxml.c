@@ -98,6 +98,33 @@ static int cpu_elem(xmlTextWriterPtr w, const struct vm_spec *s)
 	return end(w);
 }
 
+/* <cputune>: one vcpupin per vCPU and an emulatorpin, when pinned. */
+static int cputune_elem(xmlTextWriterPtr w, const struct pin_plan *p)
+{
+	char num[16];
+	unsigned i;
+
+	if (!p || !p->pinned)
+		return 0;
+	if (start(w, "cputune") < 0)
+		return -1;
+	for (i = 0; i < p->nvcpus; i++) {
+		if (start(w, "vcpupin") < 0)
+			return -1;
+		snprintf(num, sizeof(num), "%u", i);
+		if (attr(w, "vcpu", num) < 0)
+			return -1;
+		snprintf(num, sizeof(num), "%d", p->vcpu_cpu[i]);
+		if (attr(w, "cpuset", num) < 0 || end(w) < 0)
+			return -1;
+	}
+	snprintf(num, sizeof(num), "%d", p->emulator_cpu);
+	if (start(w, "emulatorpin") < 0 || attr(w, "cpuset", num) < 0 ||
+	    end(w) < 0)
+		return -1;
+	return end(w);
+}
+
 char *vm_domain_xml_new(const struct vm_spec *s)
 {
 	xmlTextWriterPtr w = NULL;
@@ -120,6 +147,11 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	}
 	if (s->cpu_model && !is_safe_name(s->cpu_model)) {
 		err("bad CPU model '%s'", s->cpu_model);
+		return NULL;
+	}
+	if (s->pin && s->pin->pinned && s->pin->nvcpus != s->vcpus) {
+		err("a pin plan for %u vCPUs given to a guest with %u",
+		    s->pin->nvcpus, s->vcpus);
 		return NULL;
 	}
 	if (s->backing && !strcmp(s->backing, "hugetlb-2M"))
@@ -149,6 +181,7 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	W(end(w));
 	snprintf(num, sizeof(num), "%u", s->vcpus);
 	W(elem_text(w, "vcpu", num));
+	W(cputune_elem(w, s->pin));
 	if (page_kib) {
 		W(start(w, "memoryBacking"));
 		W(start(w, "hugepages"));
@@ -169,11 +202,24 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	W(elem_text(w, "initrd", s->initrd));
 	W(elem_text(w, "cmdline", s->cmdline));
 	W(end(w));
+	/* ACPI as plain QEMU has it (libvirt leaves it off unless asked):
+	 * the isa pvpanic device is found through ACPI, and the guest's
+	 * power-off uses it. */
+	W(start(w, "features"));
+	W(start(w, "acpi"));
+	W(end(w));
+	W(end(w));
 	W(cpu_elem(w, s));
 	W(elem_text(w, "on_poweroff", "destroy"));
 	W(elem_text(w, "on_reboot", "destroy"));
 	W(elem_text(w, "on_crash", "destroy"));
 	W(start(w, "devices"));
+	/* No USB controller (libvirt's default on q35 is a qemu-xhci behind
+	 * its own root port): plain QEMU has none and no guest uses one. */
+	W(start(w, "controller"));
+	W(attr(w, "type", "usb"));
+	W(attr(w, "model", "none"));
+	W(end(w));
 	if (s->disk) {
 		W(start(w, "disk"));
 		W(attr(w, "type", "file"));
@@ -191,6 +237,19 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 		W(end(w));
 		W(end(w));
 	}
+	/* The agent channel's controller on the root bus, as plain QEMU
+	 * places devices, rather than behind a pcie-root-port. */
+	W(start(w, "controller"));
+	W(attr(w, "type", "virtio-serial"));
+	W(attr(w, "index", "0"));
+	W(start(w, "address"));
+	W(attr(w, "type", "pci"));
+	W(attr(w, "domain", "0"));
+	W(attr(w, "bus", "0"));
+	W(attr(w, "slot", "2"));
+	W(attr(w, "function", "0"));
+	W(end(w));
+	W(end(w));
 	W(start(w, "serial"));
 	W(attr(w, "type", "file"));
 	W(start(w, "source"));

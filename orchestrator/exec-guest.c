@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "agent-client.h"
+#include "cpuset.h"
 #include "host.h"
+#include "quiet.h"
 #include "kvm-stats.h"
 #include "proto.h"
 #include "run-engine.h"
@@ -28,8 +30,44 @@ struct guest {
 	char *console;
 	FILE *log;	 /* the cell's agent transcript, across boots */
 	struct kvm_sampler *kvm; /* what KVM saw of this guest, per sample */
-	int boot;	 /* 0 first; a replacement guest counts up */
+	int boot;	 /* the cell's guest count (st->boots) at its boot */
+	struct pin_plan pin; /* [guest] pin resolved for this cell */
 };
+
+/*
+ * The cell's [guest] pin as a plan (lib/cpuset.h has the rule) and as
+ * observed.pin: {policy, vcpu_cpus: [CPU of vCPU i], emulator_cpu}, both
+ * null when nothing is pinned.  -1 with *REASON (owned).
+ */
+static int guest_pin(struct run *r, struct cell_run *cr, struct guest *g,
+		     char **reason)
+{
+	struct cpuset online;
+	char msg[256];
+	json_t *pin = json_object(), *v = json_null();
+	unsigned i;
+
+	if (host_cpus_online("", &online) < 0 ||
+	    pin_plan_make(r->cfg.pin, (unsigned)cr->cell->vcpus, &online,
+			  &g->pin, msg, sizeof(msg)) < 0) {
+		*reason = xasprintf("cannot pin the guest to '%s': %s",
+				    r->cfg.pin, msg);
+		json_decref(pin);
+		return -1;
+	}
+	if (g->pin.pinned) {
+		v = json_array();
+		for (i = 0; i < g->pin.nvcpus; i++)
+			json_array_append_new(v, json_integer(g->pin.vcpu_cpu[i]));
+	}
+	json_object_set_new(pin, "policy", json_string(r->cfg.pin));
+	json_object_set_new(pin, "vcpu_cpus", v);
+	json_object_set_new(pin, "emulator_cpu",
+			    g->pin.pinned ? json_integer(g->pin.emulator_cpu)
+					  : json_null());
+	json_object_set_new(cr->st->observed, "pin", pin);
+	return 0;
+}
 
 static json_t *guest_run_args(const struct run *r, const struct cell *c,
 			      const char *cmd, bool counters)
@@ -250,6 +288,32 @@ static int guest_setup(struct run *r, struct cell_run *cr, struct guest *g,
 }
 
 /*
+ * Where the boot-to-hello time HELLO_S went (docs/results-format.md,
+ * observed.boot_breakdown): libvirt's start (domain XML to a running QEMU
+ * with the agent channel open), then by the guest's clock from its hello
+ * (RES: uptime_s, agent_started_s): QEMU and firmware up to the guest's
+ * clock starting, the kernel and /init (module loading included) up to the
+ * agent's start, and the agent's start to its hello.  The guest-clock
+ * parts are null from an agent that does not report them.
+ */
+static json_t *boot_breakdown(json_t *res, double libvirt_s, double hello_s)
+{
+	json_t *up = json_object_get(res, "uptime_s"),
+	       *st = json_object_get(res, "agent_started_s");
+	bool known = json_is_number(up) && json_is_number(st) &&
+		     json_number_value(up) >= 0;
+	double u = json_number_value(up), a = json_number_value(st);
+
+	return json_pack("{s:f, s:o, s:o, s:o, s:f}", "libvirt_start_s",
+			 libvirt_s, "firmware_s",
+			 known ? json_real(hello_s - u - libvirt_s) : json_null(),
+			 "kernel_to_agent_s", known ? json_real(a) : json_null(),
+			 "agent_to_hello_s",
+			 known ? json_real(u - a) : json_null(), "total_s",
+			 hello_s);
+}
+
+/*
  * Boot guest number G->boot of the cell (a fresh guest after one died gets
  * its own console log, so the dead one's is kept), say hello, set the guest
  * THP, run the setup and the warm-up runs.  On failure the cell is failed
@@ -264,10 +328,12 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	char *reason = NULL;
 	const char *rel;
 	struct vm_spec spec;
-	double t_start;
+	double t_start, libvirt_s;
 	int boot = g->boot;
 	int ret = -1;
 
+	/* Every guest of the cell, across rounds and replacements, counts. */
+	cr->st->boots = boot + 1;
 	/* A replaced guest may linger a moment while libvirt tears it down:
 	 * every boot has a name (and a console log) of its own. */
 	if (boot)
@@ -292,6 +358,9 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	spec.console_log = g->console;
 	spec.backing = backing_name(c->backing);
 	spec.cpu_features = r->cfg.cpu_features;
+	if (guest_pin(r, cr, g, &reason) < 0)
+		goto out;
+	spec.pin = &g->pin;
 	if (gf->disk) {
 		/* Each guest boots a fresh overlay: the cached image stays
 		 * clean, and one cell's build tree cannot leak into the next.
@@ -311,6 +380,8 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 		cell_fail(cr->st, "cannot start the guest (see above)");
 		goto out;
 	}
+	libvirt_s = mono_now() - t_start;
+	cr->own_pid = vm_qemu_pid(g->vm);
 	agent_client_init(&g->a, g->vm, g->log);
 	g->client = true;
 	ret = agent_call(&g->a, "hello", NULL, r->cfg.boot_timeout_s,
@@ -330,6 +401,8 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	}
 	json_object_set_new(obs, "boot_to_hello_s",
 			    json_real(mono_now() - t_start));
+	json_object_set_new(obs, "boot_breakdown",
+			    boot_breakdown(res, libvirt_s, mono_now() - t_start));
 	json_object_set_new(obs, "guest_boots", json_integer(boot + 1));
 	json_object_set(obs, "guest_kernel", json_object_get(res, "kernel"));
 	/* Which cached image (its recipe hash is in the name) booted. */
@@ -382,7 +455,7 @@ static void guest_down(struct cell_run *cr, struct guest *g)
 		if (vm_running(g->vm)) {
 			/* Without a shutdown reply, nothing will power it off;
 			 * a hung or gone agent gets no shutdown request. */
-			json_t *sargs = json_pack("{s:f}", "delay_s", 2.0);
+			json_t *sargs = json_pack("{s:f}", "delay_s", 0.5);
 
 			/* The channel is closed before the guest powers off
 			 * (see vm_close_channel()); hence the agent's delay. */
@@ -424,7 +497,10 @@ static int guest_start(struct run *r, struct cell_run *cr)
 	char *logpath = xasprintf("%s/logs/%s.agent.log", r->rundir, cr->slug);
 
 	cr->priv = g;
-	g->log = fopen_new(logpath);
+	/* A later guest of the cell (a round, [run] boots) goes on from the
+	 * cell's count and adds to its transcript. */
+	g->boot = (int)cr->st->boots;
+	g->log = g->boot ? fopen(logpath, "ae") : fopen_new(logpath);
 	free(logpath);
 	return guest_up(r, cr, g);
 }

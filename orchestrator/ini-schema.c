@@ -614,43 +614,54 @@ void cfg_man_text(FILE *f, const char *s)
 	}
 }
 
+/* One .TP entry of the man page for key K. */
+static void man_key(const struct cfg_key *k, FILE *f)
+{
+	char cs[512];
+
+	fputs(".TP\n.B ", f);
+	cfg_man_text(f, k->name);
+	fputs("\n\\fI", f);
+	cfg_man_text(f, type_name(k));
+	fputs("\\fR: ", f);
+	cfg_man_text(f, k->help);
+	fputs(".\n", f);
+	if (k->choices) {
+		choices_str(k->choices, cs, sizeof(cs));
+		fputs("One of: ", f);
+		cfg_man_text(f, cs);
+		fputs(".\n", f);
+	}
+	if ((k->type == CFG_INT || k->type == CFG_DOUBLE) && k->max > 0)
+		fprintf(f, "From %g to %g.\n", k->min, k->max);
+	if (k->def && *k->def) {
+		fputs("Default: \\fB", f);
+		cfg_man_text(f, k->def);
+		fputs("\\fR.\n", f);
+	}
+}
+
+/* Sections in the order they first appear, each with all its keys (a table
+ * may list a section's keys in more than one run). */
 void cfg_print_man(const struct cfg_schema *s, FILE *f)
 {
-	const char *section = "";
-	char cs[512];
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < s->nkeys; i++) {
-		const struct cfg_key *k = &s->keys[i];
+		const char *section = s->keys[i].section;
 
-		if (strcmp(section, k->section)) {
-			section = k->section;
-			if (*section) {
-				fputs(".SS [", f);
-				cfg_man_text(f, section);
-				fputs("]\n", f);
-			}
+		for (j = 0; j < i && strcmp(s->keys[j].section, section); j++)
+			;
+		if (j < i)
+			continue; /* printed with its first key */
+		if (*section) {
+			fputs(".SS [", f);
+			cfg_man_text(f, section);
+			fputs("]\n", f);
 		}
-		fputs(".TP\n.B ", f);
-		cfg_man_text(f, k->name);
-		fputs("\n\\fI", f);
-		cfg_man_text(f, type_name(k));
-		fputs("\\fR: ", f);
-		cfg_man_text(f, k->help);
-		fputs(".\n", f);
-		if (k->choices) {
-			choices_str(k->choices, cs, sizeof(cs));
-			fputs("One of: ", f);
-			cfg_man_text(f, cs);
-			fputs(".\n", f);
-		}
-		if ((k->type == CFG_INT || k->type == CFG_DOUBLE) && k->max > 0)
-			fprintf(f, "From %g to %g.\n", k->min, k->max);
-		if (k->def && *k->def) {
-			fputs("Default: \\fB", f);
-			cfg_man_text(f, k->def);
-			fputs("\\fR.\n", f);
-		}
+		for (j = i; j < s->nkeys; j++)
+			if (!strcmp(s->keys[j].section, section))
+				man_key(&s->keys[j], f);
 	}
 }
 

@@ -147,9 +147,10 @@ void cfg_release(const struct cfg_schema *s, void *obj);
  * reads "TYPE,..". */
 void cfg_print_help(const struct cfg_schema *s, FILE *f);
 /*
- * The same keys as roff for a man page: a ".SS [section]" per section (none
- * for the empty section), then ".TP" entries with type, help, choices,
- * bounds and default (vmtax-config(5) is built from this).
+ * The same keys as roff for a man page: one ".SS [section]" per section, in
+ * the order sections first appear (none for the empty section), with all
+ * its keys as ".TP" entries: type, help, choices, bounds and default
+ * (vmtax-config(5) is built from this).
  */
 void cfg_print_man(const struct cfg_schema *s, FILE *f);
 /* S as roff text: backslashes, '-' and a leading '.' or '\'' escaped. */

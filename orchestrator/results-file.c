@@ -147,6 +147,13 @@ static json_t *cell_json_new(const struct run *r, int i)
 			    json_string(cell_status_name(st->status)));
 	json_object_set_new(j, "reason",
 			    st->reason ? json_string(st->reason) : json_null());
+	json_object_set_new(j, "stop_reason",
+			    st->stop != STOP_NONE
+				? json_string(stop_reason_name(st->stop))
+				: json_null());
+	json_object_set_new(j, "sample_unit",
+			    json_string(run_unit_is_boot(r, i) ? "boot"
+							       : "sample"));
 	json_object_set(j, "observed", st->observed);
 	json_object_set(j, "samples", st->samples);
 	return j;
@@ -317,6 +324,10 @@ static void state_add_sample(struct cell_state *st, json_t *sj)
 
 	json_array_append(st->samples, sj);
 	st->nsamples++;
+	/* Later guests of the cell count on from the last boot recorded. */
+	if (json_is_integer(json_object_get(sj, "boot")) &&
+	    json_integer_value(json_object_get(sj, "boot")) >= st->boots)
+		st->boots = json_integer_value(json_object_get(sj, "boot")) + 1;
 	if (status && !strcmp(status, "ok") &&
 	    json_is_number(json_object_get(sj, "metric")))
 		st->nok++;
@@ -394,6 +405,11 @@ int results_resume_apply(struct run *r, json_t *old)
 		samples = json_object_get(cj, "samples");
 		for (k = 0; k < json_array_size(samples); k++)
 			state_add_sample(st, json_array_get(samples, k));
+		/* A cell that ended keeps why; a pending one samples on. */
+		reason = json_string_value(json_object_get(cj, "stop_reason"));
+		if (reason && st->status != CELL_PENDING &&
+		    stop_reason_parse(reason, &st->stop) < 0)
+			st->stop = STOP_NONE;
 	}
 	take_late_samples(r);
 	/* A run begun before axes existed gets them now: every cell has its

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpuset.h"
 #include "host.h"
+#include "quiet.h"
 #include "knob-path.h"
 #include "matrix.h"
 #include "util.h"
@@ -64,6 +66,107 @@ static int check_file(const char *v, char *msg, size_t len)
 	return -EINVAL;
 }
 
+static int check_pin(const char *v, char *msg, size_t len)
+{
+	return pin_value_check(v, msg, len);
+}
+
+/* A pin list naming a CPU this host does not have online is refused here,
+ * at its line, before anything boots. */
+static int finish_pin(const struct cfg_key *k, void *obj,
+		      const struct cfg_origin *o, char *msg, size_t len)
+{
+	struct config *c = obj;
+	struct cpuset online;
+	struct pin_plan *plan;
+	int ret;
+
+	(void)k;
+	(void)o;
+	if (!strcmp(c->pin, "none") || !strcmp(c->pin, "auto"))
+		return 0;
+	if (host_cpus_online("", &online) < 0) {
+		snprintf(msg, len, "cannot tell which CPUs are online");
+		return -EINVAL;
+	}
+	plan = xcalloc(1, sizeof(*plan));
+	ret = pin_plan_make(c->pin, 1, &online, plan, msg, len);
+	free(plan);
+	return ret;
+}
+
+/* "2%" or "0.5 %": a relative half-width, above 0 and below 100%. */
+static int parse_target(const char *v, double *out)
+{
+	char *end;
+	double x;
+
+	errno = 0;
+	x = strtod(v, &end);
+	while (*end == ' ')
+		end++;
+	if (errno || end == v || *end != '%' || end[1] || !(x > 0) ||
+	    !(x < 100))
+		return -EINVAL;
+	*out = x / 100;
+	return 0;
+}
+
+static int check_target(const char *v, char *msg, size_t len)
+{
+	double x;
+
+	if (!*v || parse_target(v, &x) == 0)
+		return 0;
+	snprintf(msg, len,
+		 "bad target '%s' (want a percentage above 0 and below 100, "
+		 "e.g. 2%%)",
+		 v);
+	return -EINVAL;
+}
+
+/*
+ * target, repeat and max_repeat together (docs/sampling.md): the target
+ * as a fraction, max_repeat defaulting to repeat (a fixed number of
+ * samples, as without a target) and never below it.
+ */
+static int finish_max_repeat(const struct cfg_key *k, void *obj,
+			     const struct cfg_origin *o, char *msg, size_t len)
+{
+	struct config *c = obj;
+
+	c->target = 0;
+	if (*c->target_text)
+		parse_target(c->target_text, &c->target);
+	if (!cfg_is_set(o->s, o, "run", k->name)) {
+		c->max_repeat = c->repeat;
+		return 0;
+	}
+	if (c->max_repeat < c->repeat) {
+		snprintf(msg, len, "max_repeat = %ld is below repeat = %ld",
+			 c->max_repeat, c->repeat);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int finish_boots(const struct cfg_key *k, void *obj,
+			const struct cfg_origin *o, char *msg, size_t len)
+{
+	struct config *c = obj;
+
+	(void)k;
+	(void)o;
+	if (c->boots > c->repeat) {
+		snprintf(msg, len,
+			 "boots = %ld needs at least as many samples (repeat "
+			 "= %ld)",
+			 c->boots, c->repeat);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * ept/npt are the vendors' spellings of the paging axis: on = hw, off =
  * shadow.  Given once, they become [matrix] paging.
@@ -102,6 +205,16 @@ static const struct cfg_key run_keys[] = {
 	.help = "run name (letters, digits, '.', '_', '-')"),
     KEY("run", "repeat", CFG_INT, repeat, "3", .min = 1, .max = 1000,
 	.help = "measured samples per cell"),
+    KEY("run", "target", CFG_STR, target_text, "", .check = check_target,
+	.help = "stop a cell when the half-width of its 95% slowdown "
+		"interval is at most this, e.g. 2% (empty: repeat samples)"),
+    KEY("run", "max_repeat", CFG_INT, max_repeat, NULL, .min = 1,
+	.max = 10000, .finish = finish_max_repeat,
+	.help = "samples a cell may take with a target (default: repeat)"),
+    KEY("run", "boots", CFG_INT, boots, "1", .min = 1, .max = 1000,
+	.finish = finish_boots,
+	.help = "fresh guests a guest cell's samples are spread over (> 1: "
+		"boot means are the units of its interval)"),
     KEY("run", "warmup", CFG_INT, warmup, "0", .min = 0, .max = 100,
 	.help =
 	    "unrecorded runs per cell before the samples (fault-in, caches)"),
@@ -118,6 +231,14 @@ static const struct cfg_key run_keys[] = {
 		"replaced by a fresh one)"),
     KEY("run", "max_failures", CFG_INT, max_failures, "10", .min = 1,
 	.max = 10000, .help = "failed samples after which the run stops"),
+    KEY("run", "quiet_wait", CFG_DOUBLE, quiet_wait_s, "0", .min = 0,
+	.max = 3600,
+	.help = "seconds to wait before a sample for a quiet host (0: do "
+		"not wait); past it the sample is taken and flagged busy"),
+    KEY("run", "quiet_others", CFG_INT, quiet_others, "0", .min = 0,
+	.max = 4096,
+	.help = "other runnable tasks a quiet host may have (busy: more in "
+		"each of 5 reads 20 ms apart)"),
     KEY("guest", "image", CFG_ENUM, image, "tiny", .shape = CFG_AXIS,
 	.choices = images, .help = "guest image kind"),
     KEY("guest", "vcpus", CFG_INT, vcpus, "2", .shape = CFG_AXIS, .min = 1,
@@ -152,6 +273,11 @@ static const struct cfg_key run_keys[] = {
 	.help = "vmtax lab: the lab host's vCPUs"),
     KEY("lab", "memory", CFG_SIZE, lab_memory, "4G", .min = 1ULL << 30,
 	.max = 1ULL << 40, .help = "vmtax lab: the lab host's memory"),
+    KEY("guest", "pin", CFG_STR, pin, "none", .check = check_pin,
+	.finish = finish_pin,
+	.help = "pin vCPUs and emulator threads: none, auto (vCPU i on online "
+		"CPU i mod n, emulator on the last), or a CPU list (same rule "
+		"over it)"),
     KEY("matrix", "where", CFG_ENUM, where, "bare-metal, guest",
 	.shape = CFG_LIST, .choices = where_names, .help = "where cells run"),
     KEY("matrix", "host_thp", CFG_ENUM, host_thp, "always, never",

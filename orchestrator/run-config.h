@@ -7,10 +7,11 @@
  * Loading checks everything that can be checked without touching the host:
  * bad input gives "file:line: message" and -EINVAL, and the caller exits 2.
  *
- *	[run]      name, repeat, warmup, baseline, timeout, boot_timeout,
- *	           heartbeat, retries, max_failures
+ *	[run]      name, repeat, target, max_repeat, boots, warmup, baseline,
+ *	           timeout, boot_timeout, heartbeat, retries, max_failures,
+ *	           quiet_wait, quiet_others
  *	[guest]    image, vcpus, memory, kernel, initrd, cmdline (each one value
- *	           or a list: an axis), accel, uri;
+ *	           or a list: an axis), accel, uri, cpu_features, pin;
  *	           sysctl.A.B, mm.A.B: guest knobs (a list: an axis)
  *	[host]     KNOB = value(s): a registered host knob (thp.defrag,
  *	           kvm.nx_huge_pages, ...) or a generic one (sysctl.A.B,
@@ -54,6 +55,10 @@ struct config {
 	/* [run] */
 	char *name;
 	long repeat;
+	char *target_text; /* "2%", or "": none */
+	double target;	   /* target_text as a fraction; 0: none */
+	long max_repeat;   /* >= repeat; repeat when not set */
+	long boots;	   /* guests a guest cell's samples spread over */
 	long warmup;
 	char *baseline;
 	double timeout_s;
@@ -61,6 +66,8 @@ struct config {
 	double heartbeat_s;
 	long retries;
 	long max_failures;
+	double quiet_wait_s;
+	long quiet_others;
 	/* [guest]: elements as written, checked as the key's type */
 	struct cfg_list image;	 /* tiny | debian */
 	struct cfg_list vcpus;	 /* integers */
@@ -71,6 +78,7 @@ struct config {
 	char *cpu_features;	 /* "+pdpe1gb -la57", or "" */
 	char *accel;
 	char *uri;
+	char *pin;		 /* none | auto | a CPU list (lib/cpuset.h) */
 	/* [matrix] */
 	struct cfg_list where;
 	struct cfg_list host_thp;

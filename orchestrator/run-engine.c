@@ -11,6 +11,7 @@
 #include "host.h"
 #include "proto.h"
 #include "results-file.h"
+#include "run-quiet.h"
 #include "sample-parse.h"
 #include "util.h"
 #include "vm.h"
@@ -158,6 +159,8 @@ static bool record_sample(struct run *r, struct cell_run *cr, long idx,
 	run_save_output(r, cr->slug, "sample", idx, res->output);
 	json_object_del(sj, "output");
 	json_object_set_new(sj, "index", json_integer(idx));
+	if (st->boots > 0)
+		json_object_set_new(sj, "boot", json_integer(st->boots - 1));
 	if (ok && sample_metric(&r->cfg.wl, res->output, res->elapsed_s,
 				&metric, why, sizeof(why))) {
 		json_object_set_new(sj, "metric", json_real(metric));
@@ -204,6 +207,15 @@ static void drop_for_retry(struct run *r, struct cell_state *st)
 	r->samples_done--;
 }
 
+/* Replace the cell's guest by a fresh one ([run] boots); -1: it failed. */
+static int fresh_boot(struct run *r, const struct cell_exec_ops *ex,
+		      struct cell_run *cr)
+{
+	ex->stop(r, cr);
+	cr->in_boot = 0;
+	return ex->start(r, cr);
+}
+
 /*
  * The samples of a started cell, with the one retry loop.  Returns 0, or -1
  * when the cell cannot go on (failed, with the reason).
@@ -213,22 +225,31 @@ static int run_samples(struct run *r, const struct cell_exec_ops *ex,
 {
 	struct cell_state *st = cr->st;
 	char why[512], what[64];
-	long i, attempt;
+	long i, attempt, per_boot = run_per_boot(r, cr->ci);
 
-	for (i = st->nsamples; i < r->cfg.repeat && !run_should_stop(r); i++) {
+	for (i = st->nsamples; i < st->planned && !run_should_stop(r); i++) {
+		if (per_boot && cr->in_boot >= per_boot &&
+		    fresh_boot(r, ex, cr) < 0) {
+			r->samples_done += st->planned - i;
+			return -1;
+		}
+		cr->in_boot++;
 		for (attempt = 0; attempt <= r->cfg.retries; attempt++) {
 			struct runner_result res;
-			json_t *sj = NULL;
+			json_t *sj = NULL, *quiet;
 			char *reason;
 			int ret;
 
 			snprintf(what, sizeof(what), "sample %ld/%ld", i + 1,
-				 r->cfg.repeat);
+				 st->planned);
 			run_progress(r, cr->ci, what);
 			memset(&res, 0, sizeof(res));
 			why[0] = '\0';
+			quiet = run_quiet_wait(r, cr);
 			ret = ex->sample(r, cr, i, &sj, &res, why, sizeof(why));
 			if (ret == 0) {
+				json_object_set_new(sj, "host_quiet", quiet);
+				quiet = NULL;
 				bool ok = record_sample(r, cr, i, sj, &res);
 
 				runner_result_release(&res);
@@ -240,6 +261,7 @@ static int run_samples(struct run *r, const struct cell_exec_ops *ex,
 			}
 			runner_result_release(&res);
 			json_decref(sj);
+			json_decref(quiet);
 			reason = xasprintf("sample %ld: %s", i, why);
 			err("%s: %s", cr->cell->id, reason);
 			/* A lost executor (a dead or hung guest) costs one
@@ -251,6 +273,7 @@ static int run_samples(struct run *r, const struct cell_exec_ops *ex,
 				     cr->cell->id, i + 1);
 				ret = ex->restart(r, cr, reason);
 				free(reason);
+				cr->in_boot = 1;
 				if (ret == 0)
 					continue;
 			} else {
@@ -258,12 +281,42 @@ static int run_samples(struct run *r, const struct cell_exec_ops *ex,
 				free(reason);
 			}
 			/* The rest of the cell's samples are not run. */
-			r->samples_done += r->cfg.repeat - i;
+			r->samples_done += st->planned - i;
 			r->failures++;
 			return -1;
 		}
 	}
 	return 0;
+}
+
+/*
+ * Start the cell's executor.  A guest that dies or hangs before its agent
+ * is ready (nested guests do, now and then) costs one of the cell's
+ * retries, as a lost sample does: a fresh guest in its place, the reason
+ * kept in the cell's observed.guest_restarts.
+ */
+static int cell_start(struct run *r, const struct cell_exec_ops *ex,
+		      struct cell_run *cr)
+{
+	long attempt;
+	int ret = ex->start(r, cr);
+
+	for (attempt = 0; ret < 0 && ex->restart &&
+			  attempt < r->cfg.retries &&
+			  cr->st->status == CELL_FAILED && !run_should_stop(r);
+	     attempt++) {
+		char *reason = xasprintf("start: %s", cr->st->reason
+							  ? cr->st->reason
+							  : "failed");
+
+		note("%s: starting again in a fresh guest (%ld of %ld "
+		     "retries)",
+		     cr->cell->id, attempt + 1, r->cfg.retries);
+		cell_set_status(cr->st, CELL_PENDING, NULL);
+		ret = ex->restart(r, cr, reason);
+		free(reason);
+	}
+	return ret;
 }
 
 /*
@@ -278,7 +331,7 @@ static void cell_conclude(struct run *r, struct cell_state *st)
 
 	if (st->status != CELL_PENDING)
 		return;
-	if ((r->stopped || r->save_failed) && st->nsamples < r->cfg.repeat) {
+	if ((r->stopped || r->save_failed) && st->nsamples < st->planned) {
 		cell_set_status(st, CELL_PENDING, "interrupted");
 		return;
 	}
@@ -370,7 +423,7 @@ skip:
 	pool[0] = '\0';
 	note("%s: skipped: %s", c->id, why);
 	cell_set_status(st, CELL_SKIPPED, why);
-	r->samples_done += r->cfg.repeat;
+	r->samples_done += st->planned - st->nsamples;
 	return -1;
 }
 
@@ -453,7 +506,7 @@ static int host_prepare(struct run *r, int ci, char *pool, size_t plen,
 	if (cell_skip(r, c, why, sizeof(why))) {
 		note("[%d/%d] %s: skipped: %s", ci + 1, r->ncells, c->id, why);
 		cell_set_status(st, CELL_SKIPPED, why);
-		r->samples_done += r->cfg.repeat;
+		r->samples_done += st->planned - st->nsamples;
 		return -1;
 	}
 	if (c->where == WHERE_GUEST && c->paging != PAGING_AUTO &&
@@ -482,6 +535,21 @@ static int host_prepare(struct run *r, int ci, char *pool, size_t plen,
 	return 0;
 }
 
+/* Conclude the cell (cell_conclude()) and say why it stopped sampling. */
+static void cell_finish(struct run *r, struct cell_state *st,
+			enum stop_reason why)
+{
+	cell_conclude(r, st);
+	if (st->status == CELL_FAILED)
+		st->stop = STOP_FAILED;
+	else if (st->status == CELL_SKIPPED)
+		st->stop = STOP_SKIPPED;
+	else if (st->status == CELL_PENDING)
+		st->stop = st->reason ? STOP_INTERRUPTED : STOP_NONE;
+	else
+		st->stop = why;
+}
+
 static void run_cell(struct run *r, int ci)
 {
 	const struct cell_exec_ops *ex = cell_execs[r->cells[ci].where];
@@ -504,17 +572,23 @@ static void run_cell(struct run *r, int ci)
 	slug(cr.cell->id, cr.slug, sizeof(cr.slug));
 	if (host_prepare(r, ci, pool, sizeof(pool), orig, sizeof(orig)) < 0)
 		goto out;
-	if (ex->start(r, &cr) == 0) {
+	if (cell_start(r, ex, &cr) == 0) {
 		if (run_samples(r, ex, &cr) < 0) {
 			/* failed: the reason is set */
 		}
 	} else {
 		/* Samples that will not run still advance the ETA. */
-		for (i = st->nsamples; i < r->cfg.repeat; i++)
+		for (i = st->nsamples; i < st->planned; i++)
 			r->samples_done++;
 	}
 	ex->stop(r, &cr);
-	cell_conclude(r, st);
+	/* Without a target the cell is done; with one, the plan says. */
+	if (!(r->cfg.target > 0) || st->status != CELL_PENDING) {
+		cell_finish(r, st, STOP_REPEAT);
+	} else if (r->stopped || r->save_failed) {
+		cell_set_status(st, CELL_PENDING, "interrupted");
+		st->stop = STOP_INTERRUPTED;
+	}
 	/* Give the pool back after every cell, not only at the end. */
 	if (*pool && host_set(r->host, pool, orig) < 0)
 		warn("cannot give back the %s pool", pool);
@@ -524,13 +598,49 @@ out:
 
 void run_engine(struct run *r)
 {
-	int i;
+	long more;
+	int i, round;
 
 	r->t0 = mono_now();
-	r->samples_total = (long)r->ncells * r->cfg.repeat - r->samples_done;
+	r->samples_total = 0;
+	for (i = 0; i < r->ncells; i++) {
+		struct cell_state *st = &r->states[i];
+
+		/* A resumed cell goes on from where it was. */
+		st->planned = st->nsamples > r->cfg.repeat ? st->nsamples
+							   : r->cfg.repeat;
+		if (st->status == CELL_PENDING)
+			r->samples_total += st->planned - st->nsamples;
+	}
 	r->samples_done = 0;
-	for (i = 0; i < r->ncells && !run_should_stop(r); i++)
-		run_cell(r, i);
+	for (round = 0;; round++) {
+		for (i = 0; i < r->ncells && !run_should_stop(r); i++) {
+			struct cell_state *st = &r->states[i];
+
+			/* Round 0 also names the cells an earlier run ended. */
+			if (st->status != CELL_PENDING) {
+				if (!round)
+					run_cell(r, i);
+			} else if (st->stop == STOP_NONE &&
+				   st->nsamples < st->planned) {
+				run_cell(r, i);
+			}
+		}
+		if (run_should_stop(r) || !(r->cfg.target > 0))
+			break;
+		more = run_sampling_plan(r);
+		for (i = 0; i < r->ncells; i++)
+			if (r->states[i].status == CELL_PENDING &&
+			    r->states[i].stop != STOP_NONE)
+				cell_finish(r, &r->states[i],
+					    r->states[i].stop);
+		save(r);
+		if (!more)
+			break;
+		note("round %d: %ld more samples for the cells whose interval "
+		     "is wider than the target (%g%%)",
+		     round + 1, more, r->cfg.target * 100);
+	}
 }
 
 struct run_guest_files *run_guest_files_find(const struct run *r,

@@ -18,6 +18,16 @@
  *	5. exec->stop() (clean, what the host saw, tear down), then the cell's
  *	   status: ok only with at least one ok sample.
  *
+ * Rounds (docs/sampling.md): round 0 takes every cell through 1-5 with its
+ * 'repeat' samples.  Without a [run] target each cell is concluded at once
+ * (stop_reason "repeat"), as always.  With one, run_sampling_plan() looks
+ * at the cells after each round (sampling-plan.h) and plans more samples
+ * for those whose slowdown interval is still too wide, and for the
+ * baseline; the next round takes each such cell through 2-5 again for
+ * them (a guest cell boots a fresh guest), until every cell has settled.
+ * With [run] boots > 1 a guest cell's guest is replaced (stop, start)
+ * every ceil(repeat / boots) samples, and each sample records its boot.
+ *
  * Executors are const struct cell_exec_ops, listed in cell_execs[] below
  * (one per enum where).  How to add one (the lab host will be the third):
  * write exec-NAME.c with its ops, declare it here, give it a where value.
@@ -37,6 +47,7 @@
 #include "matrix.h"
 #include "run-config.h"
 #include "runner.h"
+#include "sampling-plan.h"
 
 struct host_ctx;
 struct vm_conn;
@@ -57,6 +68,11 @@ struct cell_state {
 	long nsamples;		/* == json_array_size(samples) */
 	long nok;		/* ok samples among them */
 	long nfailed;		/* failed samples among them */
+	long planned;		/* samples it should have when the round ends */
+	enum stop_reason stop;	/* why it stopped sampling; STOP_NONE: not yet */
+	long boots;		/* guests booted for it so far, across rounds and
+				 * replacements: a sample's "boot" is boots - 1 */
+	double halfwidth;	/* of its slowdown interval at the last plan */
 };
 
 /* The guest files of one (image, kernel, initrd) the cells ask for. */
@@ -104,7 +120,10 @@ struct cell_run {
 	const struct cell *cell;
 	struct cell_state *st;
 	char slug[256];		/* the id as a file name */
+	long in_boot;		/* samples taken in the current guest */
 	void *priv;		/* the executor's own */
+	int own_pid;		/* the executor's process (QEMU), or 0: its
+				 * runnable threads are not "other" tasks */
 };
 
 /*
@@ -130,6 +149,17 @@ extern const struct cell_exec_ops cell_exec_guest;
 /* Run every cell; the run ends early on a stop request or max_failures. */
 void run_engine(struct run *r);
 void run_release(struct run *r);
+
+/*
+ * Adaptive sampling (run-sampling.c).  Plan the next round: each pending
+ * cell's stop reason, half-width and planned samples; returns the samples
+ * planned in all (0: every cell has settled).
+ */
+long run_sampling_plan(struct run *r);
+/* Samples per guest of cell CI: 0 for "no limit" (boots = 1, bare metal). */
+long run_per_boot(const struct run *r, int ci);
+/* Whether cell CI's interval is over boot means rather than samples. */
+bool run_unit_is_boot(const struct run *r, int ci);
 
 /* ---- for executors ---- */
 

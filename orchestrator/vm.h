@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cpuset.h"
+
 /*
  * Versions of libvirt and of the hypervisor (QEMU) as "9.0.0" strings.
  * Either may be set to "" when unknown.  Returns 0 or a negative errno.
@@ -71,6 +73,9 @@ struct vm_spec {
 	 * npt); NULL: qemu64.  Ignored under KVM (host-passthrough).
 	 */
 	const char *cpu_model;
+	/* Where vCPUs and the emulator threads run (<cputune>); NULL or
+	 * !pinned: nowhere in particular.  The rule: lib/cpuset.h. */
+	const struct pin_plan *pin;
 };
 
 /*

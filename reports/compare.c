@@ -128,7 +128,7 @@ static void row_finish(struct compare *c, struct compare_row *row,
 	if (!row->note)
 		row->note = absent_note(row->cell, n);
 	if (!row->note) {
-		stats_delta(&row->cell->metric, &row->ref->metric,
+		stats_delta(&row->cell->units, &row->ref->units,
 			    higher_better, &row->d);
 		kvm_delta(&row->ref->kvm, &row->cell->kvm, &row->kvm);
 		if (row->kvm.valid)

@@ -367,3 +367,80 @@ char *fmt_kvm_compare(char *buf, size_t len, const struct compare_kvm *k)
 		    fmt_count(b, sizeof(b), k->top[i].val), k->top[i].delta);
 	return buf;
 }
+
+bool fmt_sampling_shown(const struct report_cell *c)
+{
+	return c->stop_reason || c->boots.ngroups > 1 || c->noutliers ||
+	       c->trend.significant;
+}
+
+char *fmt_stop(char *buf, size_t len, const struct report_cell *c)
+{
+	char hw[FMT_BUF];
+	const char *what;
+
+	if (!c->stop_reason) {
+		snprintf(buf, len, "%s", "");
+		return buf;
+	}
+	what = !strcmp(c->stop_reason, "target")	 ? "target met"
+	       : !strcmp(c->stop_reason, "max_repeat") ? "max_repeat reached"
+						       : c->stop_reason;
+	if (c->vs_base.valid && !c->is_baseline)
+		snprintf(buf, len, "%s (%s, %zu samples)", what,
+			 fmt_halfwidth(hw, sizeof(hw), &c->vs_base),
+			 c->nsamples);
+	else
+		snprintf(buf, len, "%s (%zu samples)", what, c->nsamples);
+	return buf;
+}
+
+char *fmt_outliers(char *buf, size_t len, const struct report_cell *c)
+{
+	size_t i, off = 0;
+
+	snprintf(buf, len, "%s", c->noutliers ? "" : "none");
+	for (i = 0; i < c->nsamples && off < len; i++)
+		if (c->samples[i].outlier)
+			off += (size_t)snprintf(buf + off, len - off, "%s%ld",
+						off ? ", " : "samples ",
+						c->samples[i].index);
+	return buf;
+}
+
+char *fmt_trend(char *buf, size_t len, const struct report_cell *c)
+{
+	char p[FMT_BUF];
+
+	if (!c->trend.significant)
+		snprintf(buf, len, "%s", "none");
+	else
+		snprintf(buf, len, "%s, p %s",
+			 c->trend.direction > 0 ? "rising" : "falling",
+			 fmt_p(p, sizeof(p), c->trend.p));
+	return buf;
+}
+
+/* A variance as its square root, "%.4g", or "n/a". */
+static char *sd(char *buf, size_t len, double var)
+{
+	if (isnan(var))
+		snprintf(buf, len, "%s", "n/a");
+	else
+		snprintf(buf, len, "%.4g", sqrt(var));
+	return buf;
+}
+
+char *fmt_boots(char *buf, size_t len, const struct report_cell *c)
+{
+	char w[FMT_BUF], b[FMT_BUF];
+
+	if (c->boots.ngroups < 2)
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, "%zu boots, sd within %s, between %s%s",
+			 c->boots.ngroups, sd(w, sizeof(w), c->boots.within_var),
+			 sd(b, sizeof(b), c->boots.between_var),
+			 c->unit_boot ? "; interval over boot means" : "");
+	return buf;
+}

@@ -15,7 +15,13 @@
  * kind "kvm" (label exits, share_2m or exit:REASON for the reasons that
  * changed most; ref_mean and mean the two values, delta the relative change
  * of exits, the difference of the share and of a reason's count per
- * sample; ref_n and n the samples with evidence).  The column order is
+ * sample; ref_n and n the samples with evidence).  Last, for a cell with
+ * something to say of its sampling (docs/sampling.md), rows of kind
+ * "sampling": label stop_reason (the reason in "reason"), boots (their
+ * count in "n"), within_boot_var and between_boot_var (in "metric"),
+ * outliers (the count in "metric", "samples 3, 7" in "reason") and trend_p
+ * (the Mann-Kendall p in "metric", "rising, p 0.0210" in "reason" when
+ * significant).  The column order is
  * fixed; empty fields are "not applicable", and counters use the strings
  * "not supported" / "not counted" rather than 0.
  */
@@ -105,6 +111,30 @@ static void cell_row(const struct report *r, const struct report_cell *c,
 	fputc('\n', out);
 }
 
+/*
+ * A sample taken on a busy host: "busy,ID,LABEL,STATUS,WHY,INDEX" and the
+ * other columns empty (only runs with such samples have these rows).
+ */
+static void busy_row(const struct report_cell *c,
+		     const struct report_sample *s, FILE *out)
+{
+	int k, ncols = RC_NR + 1;
+	const char *p;
+
+	for (p = cols; (p = strchr(p, ',')); p++)
+		ncols++;
+	fprintf(out, "busy");
+	str(out, c->id);
+	str(out, c->label);
+	str(out, s->status);
+	str(out, s->busy_why);
+	fprintf(out, ",%ld", s->index);
+	/* the six columns so far, then one empty field per other column */
+	for (k = 6; k < ncols; k++)
+		fputc(',', out);
+	fputc('\n', out);
+}
+
 static void sample_row(const struct report_cell *c,
 		       const struct report_sample *s, FILE *out)
 {
@@ -158,6 +188,21 @@ static void series_rows(const struct report_cell *c, FILE *out)
 	}
 }
 
+static void sampling_row(const struct report_cell *c, size_t n,
+			 const char *what, const char *reason, double x,
+			 FILE *out)
+{
+	fprintf(out, "sampling");
+	str(out, c->id);
+	str(out, what);
+	str(out, c->status);
+	str(out, reason);
+	fprintf(out, ",,%zu", n);
+	num(out, x);
+	/* median .. dTLB-load-misses */
+	fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,,,\n");
+}
+
 static void kvm_row(const struct report_cell *c, size_t n, const char *what,
 		    const char *name, double x, FILE *out)
 {
@@ -174,6 +219,34 @@ static void kvm_row(const struct report_cell *c, size_t n, const char *what,
 	/* median .. dTLB-load-misses */
 	fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,,,\n");
 	free(label);
+}
+
+/* A cell's sampling rows (fmt_sampling_shown()): label and value. */
+static void sampling_rows(const struct report_cell *c, FILE *out)
+{
+	char buf[512];
+	size_t n = c->nsamples;
+
+	if (!fmt_sampling_shown(c))
+		return;
+	if (c->stop_reason)
+		sampling_row(c, n, "stop_reason", c->stop_reason, NAN, out);
+	if (c->boots.ngroups > 1) {
+		sampling_row(c, c->boots.ngroups, "boots",
+			     c->unit_boot ? "interval over boot means" : NULL,
+			     NAN, out);
+		sampling_row(c, n, "within_boot_var", NULL,
+			     c->boots.within_var, out);
+		sampling_row(c, c->boots.ngroups, "between_boot_var", NULL,
+			     c->boots.between_var, out);
+	}
+	sampling_row(c, c->nok, "outliers",
+		     c->noutliers ? fmt_outliers(buf, sizeof(buf), c) : NULL,
+		     (double)c->noutliers, out);
+	sampling_row(c, c->nok, "trend_p",
+		     c->trend.significant ? fmt_trend(buf, sizeof(buf), c)
+					  : NULL,
+		     c->trend.p, out);
 }
 
 static void kvm_rows(const struct report_cell *c, FILE *out)
@@ -274,12 +347,19 @@ static int csv_render(const struct report *r, FILE *out)
 		for (j = 0; j < r->cells[i].nsamples; j++)
 			sample_row(&r->cells[i], &r->cells[i].samples[j], out);
 	for (i = 0; i < r->ncells; i++)
+		for (j = 0; j < r->cells[i].nsamples; j++)
+			if (r->cells[i].samples[j].busy)
+				busy_row(&r->cells[i], &r->cells[i].samples[j],
+					 out);
+	for (i = 0; i < r->ncells; i++)
 		series_rows(&r->cells[i], out);
 	for (i = 0; i < r->nscaling; i++)
 		scaling_rows(r, &r->scaling[i], out);
 	for (i = 0; i < r->ncells; i++)
 		kvm_rows(&r->cells[i], out);
 	lab_row(r, out);
+	for (i = 0; i < r->ncells; i++)
+		sampling_rows(&r->cells[i], out);
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -626,7 +626,7 @@ static void html_observed(const struct report *r, FILE *out)
 		const struct report_cell *c = &r->cells[i];
 
 		fprintf(out, "<tr%s><td>",
-			c->mismatch ? " class=\"flag\"" : "");
+			c->mismatch || c->busy_text ? " class=\"flag\"" : "");
 		esc(out, c->id);
 		fprintf(out, "</td><td>");
 		esc(out, c->status);
@@ -649,6 +649,11 @@ static void html_observed(const struct report *r, FILE *out)
 			fprintf(out, "&#9888; ");
 			esc(out, c->mismatch_text);
 		}
+		if (c->busy_text) {
+			fprintf(out, "%s&#9888; busy host: ",
+				c->mismatch_text ? "<br>" : "");
+			esc(out, c->busy_text);
+		}
 		fprintf(out, "</td></tr>\n");
 	}
 	fprintf(out, "</table>\n");
@@ -664,7 +669,7 @@ static const char *const css =
     "svg text{font:12px sans-serif}svg .hd{font-weight:bold}"
     "rect.cell{stroke:#666}.slow{fill:#e06666}.fast{fill:#6aa84f}"
     ".whisker{stroke:#222;stroke-width:1.5;fill:none}"
-    ".axis{stroke:#888}.lab{background:#fff3cd;padding:.5em}pre{background:#f6f6f6;padding:.5em}";
+    ".axis{stroke:#888}pre{background:#f6f6f6;padding:.5em}";
 
 static void html_begin(FILE *out, const char *title1, const char *title2)
 {
@@ -678,6 +683,40 @@ static void html_begin(FILE *out, const char *title1, const char *title2)
 	fprintf(out, "</h1>\n");
 }
 
+/* How the cells sampled: only when some cell has something to say. */
+static void html_sampling(const struct report *r, FILE *out)
+{
+	char buf[512];
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < r->ncells; i++)
+		any |= fmt_sampling_shown(&r->cells[i]);
+	if (!any)
+		return;
+	fprintf(out, "<h2>Sampling</h2>\n<table>\n<tr><th>cell</th>"
+		     "<th>stopped</th><th>boots</th><th>outliers (kept)</th>"
+		     "<th>trend (Mann-Kendall)</th></tr>\n");
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		if (!fmt_sampling_shown(c))
+			continue;
+		fprintf(out, "<tr><td>");
+		esc(out, c->label);
+		fprintf(out, "</td><td>");
+		esc(out, fmt_stop(buf, sizeof(buf), c));
+		fprintf(out, "</td><td>");
+		esc(out, fmt_boots(buf, sizeof(buf), c));
+		fprintf(out, "</td><td>");
+		esc(out, fmt_outliers(buf, sizeof(buf), c));
+		fprintf(out, "</td><td>");
+		esc(out, fmt_trend(buf, sizeof(buf), c));
+		fprintf(out, "</td></tr>\n");
+	}
+	fprintf(out, "</table>\n");
+}
+
 static int html_render(const struct report *r, FILE *out)
 {
 	char buf[FMT_BUF];
@@ -688,7 +727,7 @@ static int html_render(const struct report *r, FILE *out)
 		char *lab = fmt_lab_new(r);
 
 		if (lab) {
-			fprintf(out, "<p class=\"lab\"><b>Emulated hardware.</b> "
+			fprintf(out, "<p class=\"lab\" style=\"background:#fff3cd;padding:.5em\"><b>Emulated hardware.</b> "
 				     "Every cell ran inside a lab host: ");
 			esc(out, lab);
 			fprintf(out, ".</p>\n");
@@ -706,6 +745,7 @@ static int html_render(const struct report *r, FILE *out)
 		"slowdown <b>%s</b>.</p>\n",
 		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
 	html_cells(r, out);
+	html_sampling(r, out);
 	html_counters(r, out);
 	html_kvm(r, out);
 	for (i = 0; i < r->ncells; i++) {

@@ -114,6 +114,32 @@ static json_t *jkvm(const struct report_kvm *k)
 	return j;
 }
 
+/* How the cell sampled: docs/sampling.md. */
+static json_t *jsampling(const struct report_cell *c)
+{
+	json_t *out = json_array(), *boots = json_null();
+	size_t i;
+
+	for (i = 0; i < c->nsamples; i++)
+		if (c->samples[i].outlier)
+			json_array_append_new(out,
+					      json_integer(c->samples[i].index));
+	if (c->boots.ngroups > 1)
+		boots = json_pack("{s:I, s:o, s:o}", "n",
+				  (json_int_t)c->boots.ngroups, "within_var",
+				  jreal(c->boots.within_var), "between_var",
+				  jreal(c->boots.between_var));
+	return json_pack("{s:o, s:s, s:I, s:o, s:{s:o, s:o, s:s, s:b}, s:o}",
+			 "stop_reason", jstrn(c->stop_reason), "unit",
+			 c->unit_boot ? "boot" : "sample", "units",
+			 (json_int_t)c->units.n, "outliers", out, "trend", "z",
+			 jreal(c->trend.z), "p", jreal(c->trend.p), "direction",
+			 c->trend.direction > 0	  ? "rising"
+			 : c->trend.direction < 0 ? "falling"
+						  : "none",
+			 "significant", c->trend.significant, "boots", boots);
+}
+
 static json_t *jcell(const struct report *r, const struct report_cell *c)
 {
 	json_t *counters = json_object(), *jc;
@@ -141,6 +167,14 @@ static json_t *jcell(const struct report *r, const struct report_cell *c)
 	    c->dtlb_miss_rate.valid ? jreal(c->dtlb_miss_rate.value)
 				    : json_null(),
 	    "slowdown", jdelta(&c->vs_base));
+	/* Only cells with busy samples have the keys: older reports stay. */
+	if (jc && c->nbusy) {
+		json_object_set_new(jc, "busy_samples",
+				    json_integer((json_int_t)c->nbusy));
+		json_object_set_new(jc, "busy", json_string(c->busy_text));
+	}
+	if (jc)
+		json_object_set_new(jc, "sampling", jsampling(c));
 	/* Only cells with a series have the key: older reports stay as-is. */
 	if (jc && c->series.npoints)
 		json_object_set_new(jc, "series", jseries(&c->series));

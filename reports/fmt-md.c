@@ -94,6 +94,31 @@ static void md_cells(const struct report *r, FILE *out)
 	}
 }
 
+/* How the cells sampled: only when some cell has something to say. */
+static void md_sampling(const struct report *r, FILE *out)
+{
+	char a[512], b[512], c1[512], d[512];
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < r->ncells; i++)
+		any |= fmt_sampling_shown(&r->cells[i]);
+	if (!any)
+		return;
+	fprintf(out, "\n## Sampling\n\n| cell | stopped | boots | outliers "
+		     "(kept) | trend (Mann-Kendall) |\n|---|---|---|---|---|\n");
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		if (!fmt_sampling_shown(c))
+			continue;
+		fprintf(out, "| %s | %s | %s | %s | %s |\n", c->label,
+			fmt_stop(a, sizeof(a), c), fmt_boots(b, sizeof(b), c),
+			fmt_outliers(c1, sizeof(c1), c),
+			fmt_trend(d, sizeof(d), c));
+	}
+}
+
 static void md_counters(const struct report *r, FILE *out)
 {
 	size_t i;
@@ -283,6 +308,7 @@ static int md_render(const struct report *r, FILE *out)
 
 	md_header(r, out);
 	md_cells(r, out);
+	md_sampling(r, out);
 	md_counters(r, out);
 	md_kvm(r, out);
 	md_series(r, out);
@@ -296,7 +322,7 @@ static int md_render(const struct report *r, FILE *out)
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 
-		if (c->nok && !c->mismatch_text)
+		if (c->nok && !c->mismatch_text && !c->busy_text)
 			continue;
 		if (!n++)
 			fprintf(out, "\n## Notes\n\n");
@@ -304,8 +330,13 @@ static int md_render(const struct report *r, FILE *out)
 			fprintf(out, "- `%s` %s: ", c->id, c->status);
 			fmt_md_escape(out, fmt_reason(c));
 			fprintf(out, "\n");
-		} else {
+		} else if (c->mismatch_text) {
 			fprintf(out, "- `%s`: %s\n", c->id, c->mismatch_text);
+		}
+		if (c->busy_text) {
+			fprintf(out, "- `%s`: **busy host**: ", c->id);
+			fmt_md_escape(out, c->busy_text);
+			fprintf(out, "\n");
 		}
 	}
 	return ferror(out) ? -EIO : 0;

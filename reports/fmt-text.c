@@ -99,6 +99,23 @@ static void text_time(FILE *out, const char *name,
 		fmt_pct(cv, sizeof(cv), s->cv));
 }
 
+/* How the cell sampled, when there is something to say (format.h). */
+static void text_sampling(const struct report_cell *c, FILE *out)
+{
+	char buf[512];
+
+	if (!fmt_sampling_shown(c))
+		return;
+	if (c->stop_reason)
+		fprintf(out, " stopped: %s\n", fmt_stop(buf, sizeof(buf), c));
+	if (*fmt_boots(buf, sizeof(buf), c))
+		fprintf(out, " boots: %s\n", buf);
+	fprintf(out, " outliers (modified z > 3.5, kept): %s\n",
+		fmt_outliers(buf, sizeof(buf), c));
+	fprintf(out, " trend over the samples (Mann-Kendall): %s\n",
+		fmt_trend(buf, sizeof(buf), c));
+}
+
 static void text_cell(const struct report *r, const struct report_cell *c,
 		      FILE *out)
 {
@@ -113,6 +130,12 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 		c->nok, c->nsamples);
 	if (c->mismatch_text)
 		fprintf(out, " warning: %s\n", c->mismatch_text);
+	if (c->busy_text)
+		fprintf(out, " warning: %s\n", c->busy_text);
+	for (i = 0; i < c->nsamples; i++)
+		if (c->samples[i].busy)
+			fprintf(out, " sample %ld: busy host\n",
+				c->samples[i].index);
 	for (i = 0; i < c->nsamples; i++)
 		if (strcmp(c->samples[i].status, "ok"))
 			fprintf(out, " sample %ld %s: %s\n",
@@ -138,6 +161,7 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 	    fmt_num(d, sizeof(d), c->metric.max),
 	    fmt_num(e, sizeof(e), c->metric.ci_lo),
 	    fmt_num(f, sizeof(f), c->metric.ci_hi));
+	text_sampling(c, out);
 	if (!c->vs_base.valid)
 		return;
 	snprintf(e, sizeof(e), "%.1f", c->vs_base.df);

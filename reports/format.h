@@ -65,6 +65,22 @@ const char *fmt_signif(const struct stats_delta *d);
  * "skipped: REASON", "failed: REASON", "no ok samples".
  */
 char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c);
+/*
+ * Sampling (model.h, docs/sampling.md).  fmt_sampling_shown(): the cell
+ * has something to say: a stop reason, samples from more than one boot, an
+ * outlier or a significant trend (files without these print as before).
+ * fmt_stop(): "target met (±1.20%, 12 samples)", "max_repeat reached
+ * (±3.10%, 20 samples)", "repeat (3 samples)", ... or "" without one.
+ * fmt_outliers(): "samples 3, 7" or "none".  fmt_trend(): "rising, p
+ * 0.0210" or "none".  fmt_boots(): "3 boots, sd within 0.0123, between
+ * 0.0345; interval over boot means" (standard deviations of the metric:
+ * the square roots of the variance components) or "" for one boot.
+ */
+bool fmt_sampling_shown(const struct report_cell *c);
+char *fmt_stop(char *buf, size_t len, const struct report_cell *c);
+char *fmt_outliers(char *buf, size_t len, const struct report_cell *c);
+char *fmt_trend(char *buf, size_t len, const struct report_cell *c);
+char *fmt_boots(char *buf, size_t len, const struct report_cell *c);
 /* Why a cell has no data: its reason, "not run yet", or "no reason given". */
 const char *fmt_reason(const struct report_cell *c);
 /* A matrix entry: "baseline", "12.71%*", "skipped", "failed", "n/a". */

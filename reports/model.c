@@ -183,7 +183,7 @@ static void cell_labels(const struct report *r, struct report_cell *c)
 static int load_sample(const char *path, const char *id, json_t *js,
 		       struct report_sample *s)
 {
-	json_t *counters;
+	json_t *counters, *quiet;
 	int k;
 
 	if (!json_is_object(js))
@@ -195,12 +195,18 @@ static int load_sample(const char *path, const char *id, json_t *js,
 		return err("'%s': cell '%s': sample %ld has no status", path,
 			   id, s->index);
 	s->reason = jstr(js, "reason");
+	quiet = json_object_get(js, "host_quiet");
+	s->busy = json_is_false(json_object_get(quiet, "quiet"));
+	s->busy_why = jstr(quiet, "why");
 	s->exit_status =
 	    (long)json_integer_value(json_object_get(js, "exit_status"));
 	s->elapsed = jnum(js, "elapsed_s");
 	s->user = jnum(js, "user_s");
 	s->sys = jnum(js, "sys_s");
 	s->metric = jnum(js, "metric");
+	s->boot = json_is_integer(json_object_get(js, "boot"))
+		      ? (long)json_integer_value(json_object_get(js, "boot"))
+		      : -1;
 	counters = json_object_get(js, "counters");
 	for (k = 0; k < RC_NR; k++) {
 		json_t *v = json_object_get(counters, runner_counter_name(k));
@@ -276,6 +282,7 @@ static void cell_series(struct report_cell *c, json_t *samples)
 
 static int load_cell(struct report *r, json_t *jc, size_t i)
 {
+	const char *busy_why = NULL;
 	struct report_cell *c = &r->cells[i];
 	json_t *env, *obs, *samples, *js;
 	size_t k;
@@ -304,6 +311,9 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 	if (!c->status)
 		return err("'%s': cell '%s' has no status", r->path, c->id);
 	c->reason = jstr(jc, "reason");
+	c->stop_reason = jstr(jc, "stop_reason");
+	c->unit_boot = jstr(jc, "sample_unit") &&
+		       !strcmp(jstr(jc, "sample_unit"), "boot");
 	obs = json_object_get(jc, "observed");
 	c->obs_host_thp = jstr(obs, "host_thp");
 	c->obs_guest_thp = jstr(obs, "guest_thp");
@@ -328,7 +338,13 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 			return ret;
 		if (!strcmp(c->samples[k].status, "ok"))
 			c->nok++;
+		if (c->samples[k].busy && !c->nbusy++)
+			busy_why = c->samples[k].busy_why;
 	}
+	if (c->nbusy)
+		c->busy_text = xasprintf(
+		    "%zu of %zu samples taken on a busy host (%s)", c->nbusy,
+		    c->nsamples, busy_why ? busy_why : "no reason given");
 	cell_series(c, samples);
 	if (c->series.npoints)
 		r->has_series = true;
@@ -425,6 +441,7 @@ static void compute_stats(struct report *r)
 		summarize_field(c, offsetof(struct report_sample, sys),
 				&c->sys);
 		cell_counters(c);
+		report_cell_sampling(c);
 		c->ipc = counter_ratio(c, RC_INSTRUCTIONS, RC_CYCLES);
 		c->dtlb_miss_rate =
 		    counter_ratio(c, RC_DTLB_LOAD_MISSES, RC_DTLB_LOADS);
@@ -434,7 +451,7 @@ static void compute_stats(struct report *r)
 		struct report_cell *c = &r->cells[i];
 
 		c->is_baseline = (long)i == r->baseline;
-		stats_delta(&c->metric, &base->metric, r->higher_better,
+		stats_delta(&c->units, &base->units, r->higher_better,
 			    &c->vs_base);
 		if (c->is_baseline)
 			c->vs_base.valid = false;
@@ -597,6 +614,7 @@ void report_free(struct report *r)
 		free(r->cells[i].label);
 		free(r->cells[i].column);
 		free(r->cells[i].mismatch_text);
+		free(r->cells[i].busy_text);
 		free(r->cells[i].axv);
 		report_kvm_release(&r->cells[i].kvm);
 	}

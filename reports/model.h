@@ -44,6 +44,7 @@
 
 /* The counters (enum runner_counter, RC_NR, runner_counter_name()). */
 #include "runner.h"
+#include "stats-robust.h"
 #include "stats.h"
 
 enum counter_state {
@@ -59,6 +60,11 @@ struct report_sample {
 	double elapsed, user, sys, metric; /* NaN when null/absent */
 	double counter[RC_NR];
 	enum counter_state cstate[RC_NR];
+	/* taken on a busy host ("host_quiet": {"quiet": false}), with why */
+	bool busy;
+	const char *busy_why;
+	long boot;    /* the guest it ran in (0 first), -1 when not recorded */
+	bool outlier; /* an ok sample flagged by stats_outliers() */
 };
 
 struct report_counter_stats {
@@ -149,6 +155,13 @@ struct report_cell {
 	char *label;   /* owned: "THP never guest, TCG + THP always host" */
 	char *column;  /* owned: matrix column, "bare metal", "TCG", ... */
 	char *mismatch_text; /* owned, or NULL */
+	/*
+	 * Samples taken on a busy host (docs/results-format.md, host_quiet):
+	 * nbusy of them, and busy_text (owned; NULL when none) saying so
+	 * with the first one's reason.  Every format prints busy_text.
+	 */
+	size_t nbusy;
+	char *busy_text;
 
 	struct report_sample *samples;
 	size_t nsamples, nok;
@@ -158,6 +171,21 @@ struct report_cell {
 	struct report_counter_stats counters[RC_NR];
 	struct report_ratio ipc, dtlb_miss_rate;
 	struct stats_delta vs_base; /* valid when it could be computed */
+	/*
+	 * Sampling (reports/sampling.c, docs/sampling.md): why the cell
+	 * stopped ("target", "max_repeat", "repeat", ...; NULL in files
+	 * without), whether its interval's units are boot means
+	 * ("sample_unit": "boot") and their summary (vs_base is computed
+	 * from it), its outliers and trend over the ok samples in order, and
+	 * the metric's variance within and between boots (ngroups 0 when no
+	 * sample records a boot).
+	 */
+	const char *stop_reason;
+	bool unit_boot;
+	struct stats_summary units;
+	size_t noutliers;
+	struct stats_trend trend;
+	struct stats_groups boots;
 	struct report_series series;
 	struct report_kvm kvm;
 };
@@ -298,6 +326,8 @@ void report_scaling_free(struct report *r);
 int report_cell_kvm(const struct report *r, struct report_cell *c,
 		    json_t *samples);
 void report_kvm_release(struct report_kvm *k);
+/* Cell C's units, outliers, trend and boot variance (reports/sampling.c). */
+void report_cell_sampling(struct report_cell *c);
 
 /* KVM evidence K's mean per sample of delta counter NAME, or NaN. */
 double report_kvm_delta(const struct report_kvm *k, const char *name);

@@ -122,7 +122,7 @@ double stats_t_cdf(double t, double df)
 
 double stats_t_quantile(double p, double df)
 {
-	double want, lo = 0, hi = 1, mid = 0.5, t;
+	double want, lo = 0, hi = 1, x = 0.5, nx, f, dens, lbeta, t;
 	int i;
 
 	if (!(df > 0) || !(p > 0) || !(p < 1))
@@ -131,19 +131,29 @@ double stats_t_quantile(double p, double df)
 		return 0;
 	/*
 	 * P(|T| > t) = I_x(df/2, 1/2) with x = df/(df+t^2), increasing in x:
-	 * bisect on x, where the function is smooth and bounded.
+	 * solve on x, where the function is smooth and bounded, by Newton
+	 * steps (dI/dx = x^(a-1) (1-x)^(-1/2) / B(a, 1/2)) kept inside the
+	 * bracket [lo, hi], bisecting whenever a step would leave it.
 	 */
 	want = 2 * (p > 0.5 ? 1 - p : p);
-	for (i = 0; i < 400 && hi - lo > 1e-300; i++) {
-		mid = lo + (hi - lo) / 2;
-		if (mid <= lo || mid >= hi)
+	lbeta = lgamma(df / 2) + lgamma(0.5) - lgamma(df / 2 + 0.5);
+	for (i = 0; i < 400; i++) {
+		f = stats_betai(df / 2, 0.5, x) - want;
+		if (f == 0)
 			break;
-		if (stats_betai(df / 2, 0.5, mid) < want)
-			lo = mid;
+		if (f < 0)
+			lo = x;
 		else
-			hi = mid;
+			hi = x;
+		dens = exp((df / 2 - 1) * log(x) - 0.5 * log1p(-x) - lbeta);
+		nx = x - f / dens;
+		if (!(nx > lo && nx < hi))
+			nx = lo + (hi - lo) / 2;
+		if (nx <= lo || nx >= hi || fabs(nx - x) <= 1e-16 * x)
+			break;
+		x = nx;
 	}
-	t = sqrt(df * (1 - mid) / mid);
+	t = sqrt(df * (1 - x) / x);
 	return p > 0.5 ? t : -t;
 }
 

@@ -2,18 +2,26 @@
 # make bench: figures, not asserts.  Prints each command it times.
 #  1. the runner's overhead: randwalk timed by vmtax vs run directly, A B A B
 #  2. domain start to agent hello, vs plain qemu-system-x86_64 direct boot of
-#     the same kernel and initramfs to /init, under the same accel
-#  3. peak RSS of vmtax and of the guest agent
+#     the same kernel, initramfs and command line, under the same accel,
+#     split into libvirt start, QEMU + firmware, kernel, module loading and
+#     the agent's hello, each with its ratio to plain QEMU's
+#  3. a small matrix's wall time against the sum of its workload times
+#  4. peak RSS of vmtax and of the guest agent
+# SECTIONS="2 3" runs only those.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 VMTAX=${VMTAX:-$TOP/build/vmtax}
 BIN=$TOP/build/bin
 PAIRS=${PAIRS:-5}
+BOOTS=${BOOTS:-3}
 W=$(mktemp -d /tmp/vmtax-bench.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+# KEEP=DIR keeps the scratch directory (run directories, consoles) there.
+trap 'if [ -n "${KEEP:-}" ]; then rm -rf "$KEEP"; mv "$W" "$KEEP"; else rm -rf "$W"; fi' EXIT
 thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
 now() { date +%s.%N; }
+want() { case " ${SECTIONS:-1 2 3 4} " in *" $1 "*) return 0 ;; esac; return 1; }
 
+if want 1; then
 echo "== 1. runner overhead (randwalk --size-mib 256 --reads 1500000, host THP $thp)"
 cat >"$W/bare.ini" <<EOF2
 [run]
@@ -48,7 +56,14 @@ printf '   mean A %.4f s, mean B %.4f s, A/B = %.4f\n' \
 	"$(echo "$suma / $PAIRS" | bc -l)" "$(echo "$sumb / $PAIRS" | bc -l)" \
 	"$(echo "$suma / $sumb" | bc -l)"
 
-echo "== 2. domain start to agent hello vs plain QEMU boot to /init"
+fi
+if want 2; then
+echo "== 2. domain start to agent hello vs plain QEMU, where the time goes ($BOOTS boots each)"
+# vmtax boots through libvirt; the reference is qemu-system-x86_64 started
+# directly with the same kernel, initramfs and kernel command line.  Both
+# consoles print guest uptimes at /init's start and at the agent's start
+# (mkinitramfs-tiny.sh); the agent's hello carries its uptime and start
+# (observed.boot_breakdown), and the host times the rest.
 cat >"$W/guest.ini" <<EOF2
 [run]
 name = benchg
@@ -66,30 +81,125 @@ name = randwalk
 SIZE_MIB = 16
 READS = 1000
 EOF2
-echo "   A: /usr/bin/time -f %M $VMTAX run guest.ini   (observed.boot_to_hello_s)"
-/usr/bin/time -f '%M' -o "$W/rss" "$VMTAX" run "$W/guest.ini" --out "$W/g" >/dev/null 2>&1
-hello=$(jq '.cells[0].observed.boot_to_hello_s' "$W/g/results.json")
-accel=$(jq -r '.run.host.accel' "$W/g/results.json")
 kernel=$("$VMTAX" image path kernel)
 initrd=$("$VMTAX" image path initrd)
-echo "   B: qemu-system-x86_64 -machine q35,accel=$accel -m 1G -smp 2 -kernel $kernel -initrd $initrd -append console=ttyS0 -serial file:LOG -display none"
-t0=$(now)
-qemu-system-x86_64 -machine "q35,accel=$accel" -m 1G -smp 2 -kernel "$kernel" \
-	-initrd "$initrd" -append "console=ttyS0 panic=-1" -serial "file:$W/qemu.log" \
-	-display none -no-reboot -nodefaults &
-qpid=$!
-i=0
-while ! grep -q "vmtax-init: start" "$W/qemu.log" 2>/dev/null && [ $i -lt 1200 ]; do
-	sleep 0.05
-	i=$((i + 1))
+# guest uptime at a console line: "... 1.23 s since boot" / "... at 1.23 s"
+up_init() { sed -n 's/.*vmtax-init: start, .*, \([0-9.]*\) s since boot.*/\1/p' "$1" | head -n 1; }
+up_agent() { sed -n 's/.*vmtax-init: modules loaded, starting .* at \([0-9.]*\) s.*/\1/p' "$1" | head -n 1; }
+waitfor() { # FILE PATTERN: poll every 10 ms, at most 120 s
+	i=0
+	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 12000 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+}
+sum() { echo "$1 + $2" | bc -l; }
+echo "   A: /usr/bin/time -f %M $VMTAX run guest.ini   (observed.boot_breakdown, console)"
+b=0 nobd=0
+V_X=0 V_L=0 V_F=0 V_K=0 V_M=0 V_H=0 V_T=0 Q_F=0 Q_K=0 Q_M=0 Q_I=0 Q_T=0
+while [ $b -lt "$BOOTS" ]; do
+	/usr/bin/time -f '%M' -o "$W/rss" "$VMTAX" run "$W/guest.ini" --out "$W/g$b" >/dev/null 2>&1
+	bd=".cells[0].observed.boot_breakdown"
+	con=$(ls "$W/g$b"/logs/*.console.log | head -n 1)
+	ui=$(up_init "$con") ua=$(up_agent "$con")
+	if [ "$(jq "$bd.firmware_s != null" "$W/g$b/results.json")" != true ]; then
+		# a vmtax without the breakdown: only the total
+		nobd=1
+		V_T=$(sum $V_T "$(jq ".cells[0].observed.boot_to_hello_s" "$W/g$b/results.json")")
+	else
+	V_L=$(sum $V_L "$(jq "$bd.libvirt_start_s" "$W/g$b/results.json")")
+	V_F=$(sum $V_F "$(jq "$bd.firmware_s" "$W/g$b/results.json")")
+	V_K=$(sum $V_K "$ui")
+	V_M=$(sum $V_M "$(echo "$ua - $ui" | bc -l)")
+	V_X=$(sum $V_X "$(jq "$bd.kernel_to_agent_s - $ua" "$W/g$b/results.json")")
+	V_H=$(sum $V_H "$(jq "$bd.agent_to_hello_s" "$W/g$b/results.json")")
+	V_T=$(sum $V_T "$(jq "$bd.total_s" "$W/g$b/results.json")")
+	fi
+	cmdline=$(jq -r '.cells[0].observed.guest_cmdline // "console=ttyS0 panic=-1"' "$W/g$b/results.json")
+	accel=$(jq -r '.run.host.accel' "$W/g$b/results.json")
+	[ $b -gt 0 ] || echo "   B: qemu-system-x86_64 -machine q35,accel=$accel -m 1G -smp 2 -kernel $kernel -initrd $initrd -append '$cmdline' -serial file:LOG -display none -no-reboot -nodefaults"
+	rm -f "$W/qemu.log"
+	t0=$(now)
+	qemu-system-x86_64 -machine "q35,accel=$accel" -m 1G -smp 2 -kernel "$kernel" \
+		-initrd "$initrd" -append "$cmdline" -serial "file:$W/qemu.log" \
+		-display none -no-reboot -nodefaults &
+	qpid=$!
+	waitfor "$W/qemu.log" "vmtax-init: start"
+	t1=$(now)
+	waitfor "$W/qemu.log" "vmtax-init: modules loaded"
+	t2=$(now)
+	kill "$qpid" 2>/dev/null || true
+	wait "$qpid" 2>/dev/null || true
+	qi=$(up_init "$W/qemu.log") qa=$(up_agent "$W/qemu.log")
+	Q_I=$(sum $Q_I "$(echo "$t1 - $t0" | bc -l)")
+	Q_T=$(sum $Q_T "$(echo "$t2 - $t0" | bc -l)")
+	Q_F=$(sum $Q_F "$(echo "$t1 - $t0 - $qi" | bc -l)")
+	Q_K=$(sum $Q_K "$qi")
+	Q_M=$(sum $Q_M "$(echo "$qa - $qi" | bc -l)")
+	b=$((b + 1))
 done
-t1=$(now)
-kill "$qpid" 2>/dev/null || true
-wait "$qpid" 2>/dev/null || true
-printf '   vmtax: domain start -> agent hello %.2f s (libvirt, %s)\n' "$hello" "$accel"
-printf '   qemu:  process start -> /init running %.2f s (%s)\n' "$(echo "$t1 - $t0" | bc -l)" "$accel"
+row() { # NAME VMTAX_SUM QEMU_SUM (sums over the boots; "-" for none)
+	if [ "$3" = - ]; then
+		printf '   %-34s %7.2f s %9s\n' "$1" "$(echo "$2 / $BOOTS" | bc -l)" -
+	else
+		printf '   %-34s %7.2f s %7.2f s %6.2fx\n' "$1" "$(echo "$2 / $BOOTS" | bc -l)" \
+			"$(echo "$3 / $BOOTS" | bc -l)" "$(echo "$2 / $3" | bc -l)"
+	fi
+}
+printf '   %-34s %9s %9s %7s   (means over %d boots, %s)\n' "" vmtax "qemu" ratio "$BOOTS" "$accel"
+if [ $nobd = 0 ]; then
+row "libvirt start (XML to running)" "$V_L" -
+row "QEMU + firmware to guest clock" "$V_F" "$Q_F"
+row "kernel to /init" "$V_K" "$Q_K"
+row "/init: module loading" "$V_M" "$Q_M"
+row "/init: exec of the agent" "$V_X" -
+row "agent: port, connect, hello" "$V_H" -
+row "start to agent start" "$(echo "$V_T - $V_H - $V_X" | bc -l)" "$Q_T"
+fi
+row "start to hello (vmtax) / to /init" "$V_T" "$Q_I"
+printf '   vmtax: domain start -> agent hello %.2f s; qemu: process start -> /init %.2f s: %.2fx\n' \
+	"$(echo "$V_T / $BOOTS" | bc -l)" "$(echo "$Q_I / $BOOTS" | bc -l)" "$(echo "$V_T / $Q_I" | bc -l)"
 
-echo "== 3. peak RSS"
+fi
+if want 3; then
+echo "== 3. a matrix's wall time against its workloads' time"
+# One bare-metal and two guest cells, 2 samples each: the gap between the
+# wall time and the samples' own elapsed_s is the harness (boots, setup,
+# shutdown, host changes); compared with guest cells x (boot + 2 s).
+cat >"$W/matrix.ini" <<EOF2
+[run]
+name = benchm
+repeat = 2
+[guest]
+vcpus = 2
+memory = 1G
+[matrix]
+where = bare-metal, guest
+host_thp = $thp
+guest_thp = always, never
+[workload]
+dir = $TOP/configs/workloads
+name = randwalk
+SIZE_MIB = 64
+READS = 200000
+EOF2
+echo "   $VMTAX run matrix.ini (3 cells x 2 samples)"
+t0=$(now)
+"$VMTAX" run "$W/matrix.ini" --out "$W/m" >/dev/null 2>&1
+t1=$(now)
+wall=$(echo "$t1 - $t0" | bc -l)
+work=$(jq '[.cells[].samples[].elapsed_s] | add' "$W/m/results.json")
+nguest=$(jq '[.cells[] | select(.env.where == "guest")] | length' "$W/m/results.json")
+boot=$(jq '[.cells[].observed.boot_to_hello_s // empty] | add / length' "$W/m/results.json")
+gap=$(echo "$wall - $work" | bc -l)
+model=$(echo "$nguest * ($boot + 2)" | bc -l)
+printf '   wall %.2f s, workloads %.2f s, gap %.2f s; guest cells x (boot %.2f s + 2 s) = %.2f s; gap - that = %.2f s\n' \
+	"$wall" "$work" "$gap" "$boot" "$model" "$(echo "$gap - $model" | bc -l)"
+
+fi
+if want 4 && want 2; then
+echo "== 4. peak RSS"
 printf '   vmtax run (one guest cell): %s kB (GNU time %%M)\n' "$(cat "$W/rss")"
 printf '   vmtax-agent in the guest:   %s kB (getrusage in the agent)\n' \
-	"$(jq '.cells[0].observed.agent_max_rss_kb' "$W/g/results.json")"
+	"$(jq '.cells[0].observed.agent_max_rss_kb' "$W/g0/results.json")"
+fi

@@ -331,6 +331,23 @@ test_expect_success 'the cell failed at once, naming the reboot; the console sho
 	host_clean t0200-noinit
 '
 
+# The same with retries = 1: a guest that dies before its hello costs a
+# retry, as a lost sample does; the second guest dies too.
+conf t0200-noinit-retry true
+test_expect_success 'run (retries = 1): a guest that panics at boot is started again once' '
+	vmtax_bg t0200-noinit-retry.ini t0200-noinit-retry \
+		--set guest.cmdline=rdinit=/nonexistent --set run.boot_timeout=20 \
+		--set matrix.guest_thp=always --set run.retries=1 &&
+	vmtax_wait $VPID t0200-noinit-retry 180 &&
+	grep "starting again in a fresh guest (1 of 1 retries)" t0200-noinit-retry.stderr &&
+	cell t0200-noinit-retry always ".status == \"failed\" and
+		(.observed.guest_restarts | length == 1) and
+		(.observed.guest_restarts[0] | startswith(\"start: \")) and
+		(.reason | test(\"before its agent said hello\"))" &&
+	test "$(grep -c "before its agent said hello" t0200-noinit-retry.stderr)" = 2 &&
+	host_clean t0200-noinit-retry
+'
+
 # ---- 8: libvirtd restarts mid-run (a clean restart, then a crash) ----
 
 libvirtd_back() {

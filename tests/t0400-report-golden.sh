@@ -6,7 +6,7 @@
 
 [ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
 
-for fixture in demo hw series vcpus kernels kvm; do
+for fixture in demo hw series vcpus kernels kvm lab; do
 	for fmt in text md csv json html; do
 		ext=$fmt
 		[ "$fmt" = text ] && ext=txt
@@ -25,6 +25,18 @@ for fixture in demo hw series vcpus kernels kvm; do
 		"
 	done
 done
+
+test_expect_success 'a lab run says so in every format (and the others never do)' '
+	for ext in txt md csv json html; do
+		grep -q "TCG-emulated EPYC +svm +npt, 2 vCPUs, 3.0 GiB, kernel 6.1.0-50-amd64, on vm (QEMU 7.2.22): absolute numbers describe emulated hardware" \
+			"$TOP/tests/golden/lab.$ext" &&
+		! grep -q "emulated hardware" "$TOP/tests/golden/demo.$ext" || exit 1
+	done &&
+	grep -q "^lab host: every cell ran inside it" "$TOP/tests/golden/lab.txt" &&
+	grep -q "<b>Emulated hardware.</b>" "$TOP/tests/golden/lab.html" &&
+	grep -q "^lab,,\"TCG-emulated" "$TOP/tests/golden/lab.csv" &&
+	jq -e ".lab.emulated == true and .lab.cpu_model == \"EPYC\"" "$TOP/tests/golden/lab.json"
+'
 
 test_expect_success 'text is the default format' '
 	"$VMTAX" report "$TOP/tests/fixtures/results-demo.json" >default.txt &&

@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib-test.sh"
 
 thp_before=$(thp_get enabled)
+virsh -q list --name 2>/dev/null | sort >"$TRASH/domains.before"
 w="[workload]
 dir = $TOP/configs/workloads
 name = randwalk"
@@ -75,7 +76,8 @@ test_expect_success '--resume of a directory that holds no lab run' '
 
 test_expect_success 'no domain started, host THP as before' '
 	test "$(thp_get enabled)" = "$thp_before" &&
-	! virsh -q list --name 2>/dev/null | grep "^vmtax-lab"
+	virsh -q list --name 2>/dev/null | sort >domains.after &&
+	! comm -13 domains.before domains.after | grep "^vmtax-lab"
 '
 
 test_done

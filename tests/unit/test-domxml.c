@@ -88,7 +88,7 @@ static void test_lab_model(void **state)
 			if (i + 1 < sizeof(want) / sizeof(want[0]))
 				assert_int_equal(p[strspn(p, " \n")], '<');
 		}
-		assert_int_equal(strstr(x, "<feature") - x,
+		assert_int_equal(strstr(x, "<feature ") - x,
 				 strstr(x, "name=\"svm\"") - x -
 				     (long)strlen("<feature policy=\"require\" "));
 	}

@@ -2,6 +2,7 @@
 /* Unit tests: run config and workload tables, bad inputs, domain XML. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,6 +90,10 @@ static void test_good_config(void **state)
 			 0);
 	assert_string_equal(c.name, "t1");
 	assert_int_equal(c.repeat, 5);
+	/* No target: a fixed repeat, capped at itself, one boot. */
+	assert_true(c.target == 0);
+	assert_int_equal(c.max_repeat, 5);
+	assert_int_equal(c.boots, 1);
 	assert_int_equal(c.vcpus.n, 1);
 	assert_string_equal(c.vcpus.v[0], "4");
 	assert_string_equal(c.memory.v[0], "1536M");
@@ -108,6 +113,22 @@ static void test_good_config(void **state)
 	assert_int_equal(cells[0].paging, PAGING_NONE);
 	assert_int_equal(cells[0].vcpus, 0);
 	matrix_release(&m);
+	config_release(&c);
+}
+
+static void test_sampling_keys(void **state)
+{
+	struct config c;
+
+	(void)state;
+	assert_int_equal(load("[run]\nrepeat = 3\ntarget = 2.5 %\n"
+			      "max_repeat = 20\nboots = 3\n"
+			      "[workload]\nname = walk\n",
+			      &c),
+			 0);
+	assert_true(fabs(c.target - 0.025) < 1e-15);
+	assert_int_equal(c.max_repeat, 20);
+	assert_int_equal(c.boots, 3);
 	config_release(&c);
 }
 
@@ -234,6 +255,16 @@ static void test_bad_configs(void **state)
 		  "run.ini:2: baseline 'nope' is not a cell of this matrix" },
 		{ "[matrix]\nept = on\npaging = hw\n[workload]\nname = walk\n",
 		  "run.ini:2: give the paging axis once: 'paging', 'ept' or 'npt'" },
+		{ "[run]\ntarget = 2\n[workload]\nname = walk\n",
+		  "run.ini:2: bad target '2' (want a percentage above 0 and below 100, e.g. 2%)" },
+		{ "[run]\ntarget = 100%\n[workload]\nname = walk\n",
+		  "run.ini:2: bad target '100%'" },
+		{ "[run]\ntarget = 2%%\n[workload]\nname = walk\n",
+		  "run.ini:2: bad target '2%%'" },
+		{ "[run]\nrepeat = 5\nmax_repeat = 4\n[workload]\nname = walk\n",
+		  "run.ini:3: max_repeat = 4 is below repeat = 5" },
+		{ "[run]\nrepeat = 2\nboots = 3\n[workload]\nname = walk\n",
+		  "run.ini:3: boots = 3 needs at least as many samples (repeat = 2)" },
 		{ "[run]\n", "run.ini: [workload] name is missing" },
 		{ "[run\nname = x\n", "run.ini:2: key 'name' outside any section" },
 		{ "[run]\nname = \xff\xfe\n", "run.ini: not UTF-8 text" },
@@ -401,6 +432,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_config),
+		cmocka_unit_test(test_sampling_keys),
 		cmocka_unit_test(test_set_override),
 		cmocka_unit_test(test_paging_axis),
 		cmocka_unit_test(test_bad_configs),

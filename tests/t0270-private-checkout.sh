@@ -1,0 +1,76 @@
+#!/bin/sh
+# A build in a directory QEMU (libvirt-qemu) cannot traverse -- a checkout
+# in root's 0700 home -- still boots: the guest files are staged in
+# /var/lib/libvirt/images/vmtax (guest-image/guest-reach.h); where staging
+# cannot help, the run is refused before booting, with the path and the fix.
+. "$(dirname "$0")/lib-test.sh"
+test_prereq ROOT || skip_all "needs root (QEMU runs as another user)"
+test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
+test_prereq TINY || skip_all "no tiny image (make image-tiny)"
+id libvirt-qemu >/dev/null 2>&1 || skip_all "no libvirt-qemu user"
+
+thp=$(thp_get enabled)
+# A copy of the build, as a newcomer's clone would have it, in a 0700 dir.
+P=$TRASH/home/newcomer/vmtax
+mkdir -p "$P/build/bin" "$P/build/images" &&
+	chmod 0700 "$TRASH/home" &&
+	cp "$VMTAX" "$P/build/vmtax" &&
+	cp -a "$BUILD/bin/." "$P/build/bin/" &&
+	cp -a "$BUILD"/images/tiny-*.cpio.gz "$P/build/images/" ||
+	skip_all "cannot copy the build"
+# The image links are absolute (into $BUILD): point them into the copy.
+for l in "$P"/build/images/*; do
+	[ -L "$l" ] || continue
+	ln -sfn "$(basename "$(readlink "$l")")" "$l" || skip_all "cannot relink '$l'"
+done
+
+cat >"$TRASH/one.ini" <<EOF2
+[run]
+name = t0270
+repeat = 1
+boot_timeout = 180
+[guest]
+vcpus = 1
+memory = 1G
+[matrix]
+where = guest
+host_thp = $thp
+guest_thp = never
+[workload]
+dir = $TOP/configs/workloads
+name = randwalk
+SIZE_MIB = 16
+READS = 1000
+EOF2
+
+test_expect_success 'the copy is out of reach of libvirt-qemu' '
+	! setpriv --reuid=libvirt-qemu --regid=kvm --init-groups \
+		test -r "$P/build/images/$(basename "$(readlink -f "$TINY")")"
+'
+
+test_expect_success 'a one-cell guest run from the private copy succeeds' '
+	"$P/build/vmtax" run one.ini --out out 2>err &&
+	test "$(jq -r ".cells[0].status" out/results.json)" = ok &&
+	test "$(jq ".cells[0].samples[0].status == \"ok\"" out/results.json)" = true
+'
+
+test_expect_success 'it booted a hard link in /var/lib/libvirt/images/vmtax' '
+	img=$(readlink -f "$P/build/images/$(basename "$TINY")") &&
+	staged=/var/lib/libvirt/images/vmtax/$(basename "$img") &&
+	test "$(stat -c %i "$img")" = "$(stat -c %i "$staged")" &&
+	setpriv --reuid=libvirt-qemu --regid=kvm --init-groups test -x "$(dirname "$staged")"
+'
+
+test_expect_success 'unreachable even when staged: refused before booting, with the fix' '
+	test_expect_code 2 env VMTAX_STAGE_DIR="$TRASH/home/stage" \
+		"$P/build/vmtax" run one.ini --out out2 2>err2 &&
+	grep -E "^vmtax: error: QEMU \(user .libvirt-qemu.\) cannot reach .$TRASH/home/stage/tiny-[^/]*\.cpio\.gz.: .$TRASH(/home)?. is mode 0700, owner root; move the checkout out of it or chmod o\+x .$TRASH(/home)?.$" err2 &&
+	test ! -e out2/results.json &&
+	! grep -q "booting" err2
+'
+
+test_expect_success 'no domain left, host as found' '
+	! virsh -c qemu:///system list --name | grep -q "^vmtax-t0270-" &&
+	test "$(thp_get enabled)" = "$thp"
+'
+test_done
