@@ -262,6 +262,11 @@ static const struct cfg_key run_keys[] = {
 	.check = check_cpu_features,
 	.help = "CPU features to add or remove, e.g. '+pdpe1gb' (1G pages "
 		"under TCG) or '-la57'"),
+    KEY("guest", "pin", CFG_STR, pin, "none", .check = check_pin,
+	.finish = finish_pin,
+	.help = "pin vCPUs and emulator threads: none, auto (vCPU i on online "
+		"CPU i mod n, emulator on the last), or a CPU list (same rule "
+		"over it)"),
     KEY("lab", "cpu", CFG_ENUM, lab_cpu, "EPYC", .choices = lab_cpus,
 	.help = "vmtax lab: QEMU CPU model of the lab host (TCG-emulated "
 		"AMD with SVM)"),
@@ -273,11 +278,6 @@ static const struct cfg_key run_keys[] = {
 	.help = "vmtax lab: the lab host's vCPUs"),
     KEY("lab", "memory", CFG_SIZE, lab_memory, "4G", .min = 1ULL << 30,
 	.max = 1ULL << 40, .help = "vmtax lab: the lab host's memory"),
-    KEY("guest", "pin", CFG_STR, pin, "none", .check = check_pin,
-	.finish = finish_pin,
-	.help = "pin vCPUs and emulator threads: none, auto (vCPU i on online "
-		"CPU i mod n, emulator on the last), or a CPU list (same rule "
-		"over it)"),
     KEY("matrix", "where", CFG_ENUM, where, "bare-metal, guest",
 	.shape = CFG_LIST, .choices = where_names, .help = "where cells run"),
     KEY("matrix", "host_thp", CFG_ENUM, host_thp, "always, never",
