@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0600-deb: vmtax as a Debian package.  Builds the .deb from a copy of the
+# t0610-deb: vmtax as a Debian package.  Builds the .deb from a copy of the
 # tree (dpkg-buildpackage -us -uc -b), checks it with lintian and its
 # Depends, installs it on this machine, runs the installed demo from / (the
 # tiny image is built on first use into /var/cache/vmtax/images), checks the
