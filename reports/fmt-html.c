@@ -78,10 +78,16 @@ static void html_meta(const struct report *r, FILE *out)
 	kv(out, "host", r->hostname);
 	kv(out, "kernel", r->kernel);
 	kv(out, "cpu", r->cpu_model);
-	snprintf(buf, sizeof(buf), "%ld", r->cpus);
+	if (r->cpus < 0)
+		snprintf(buf, sizeof(buf), "n/a");
+	else
+		snprintf(buf, sizeof(buf), "%ld", r->cpus);
 	kv(out, "cpus", buf);
-	snprintf(buf, sizeof(buf), "%.1f GiB",
-		 isnan(r->mem_bytes) ? 0.0 : r->mem_bytes / (1 << 30));
+	if (isnan(r->mem_bytes))
+		snprintf(buf, sizeof(buf), "n/a");
+	else
+		snprintf(buf, sizeof(buf), "%.1f GiB",
+			 r->mem_bytes / (1 << 30));
 	kv(out, "memory", buf);
 	kv(out, "accel", r->accel);
 	kv(out, "accel reason", r->accel_reason);

@@ -332,7 +332,7 @@ static int json_render(const struct report *r, FILE *out)
 		json_array_append_new(cells, jcell(r, &r->cells[i]));
 	doc =
 	    json_pack("{s:s, s:{s:s, s:s, s:o, s:o, s:{s:o, s:o, s:o, "
-		      "s:I, s:o, s:o, s:o}, s:{s:o, s:o, s:o}}, "
+		      "s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o}}, "
 		      "s:{s:s, s:s, s:s, s:s, s:s, s:O*}, s:s, "
 		      "s:o, s:o, s:{s:o, s:I}}",
 		      "schema", "vmtax-report/1", "run", "name", r->run_name,
@@ -340,7 +340,8 @@ static int json_render(const struct report *r, FILE *out)
 		      "finished", jstrn(r->finished), "host", "hostname",
 		      jstrn(r->hostname), "kernel", jstrn(r->kernel),
 		      "cpu_model", jstrn(r->cpu_model), "cpus",
-		      (json_int_t)r->cpus, "mem_bytes", jreal(r->mem_bytes),
+		      r->cpus < 0 ? json_null() : json_integer(r->cpus),
+		      "mem_bytes", jreal(r->mem_bytes),
 		      "accel", jstrn(r->accel), "accel_reason",
 		      jstrn(r->accel_reason), "versions", "vmtax",
 		      jstrn(r->v_vmtax), "libvirt", jstrn(r->v_libvirt), "qemu",

@@ -29,10 +29,14 @@ static void md_header(const struct report *r, FILE *out)
 		fprintf(out, "\n");
 		free(axes);
 	}
-	fprintf(out, "- host: %s, kernel %s, %s, %ld cpus, accel %s\n",
+	fprintf(out, "- host: %s, kernel %s, %s, ",
 		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
-		r->cpu_model ? r->cpu_model : "?", r->cpus,
-		r->accel ? r->accel : "?");
+		r->cpu_model ? r->cpu_model : "?");
+	if (r->cpus < 0)
+		fprintf(out, "cpus n/a, ");
+	else
+		fprintf(out, "%ld cpus, ", r->cpus);
+	fprintf(out, "accel %s\n", r->accel ? r->accel : "n/a");
 	{
 		char *lab = fmt_lab_new(r);
 

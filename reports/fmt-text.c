@@ -37,11 +37,18 @@ static void text_header(const struct report *r, FILE *out)
 		fprintf(out, "axes: %s\n", axes);
 		free(axes);
 	}
-	fprintf(out, "host: %s, kernel %s, %s, %ld cpus, %.1f GiB, accel %s",
+	fprintf(out, "host: %s, kernel %s, %s, ",
 		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
-		r->cpu_model ? r->cpu_model : "?", r->cpus,
-		isnan(r->mem_bytes) ? 0.0 : r->mem_bytes / (1 << 30),
-		r->accel ? r->accel : "?");
+		r->cpu_model ? r->cpu_model : "?");
+	if (r->cpus < 0)
+		fprintf(out, "cpus n/a, ");
+	else
+		fprintf(out, "%ld cpus, ", r->cpus);
+	if (isnan(r->mem_bytes))
+		fprintf(out, "memory n/a, ");
+	else
+		fprintf(out, "%.1f GiB, ", r->mem_bytes / (1 << 30));
+	fprintf(out, "accel %s", r->accel ? r->accel : "n/a");
 	if (r->accel_reason)
 		fprintf(out, " (%s)", r->accel_reason);
 	{

@@ -496,7 +496,9 @@ static int load_doc(struct report *r)
 	r->lab = json_object_get(r->doc, "lab");
 	if (!json_is_object(r->lab))
 		r->lab = NULL;
-	r->cpus = (long)json_integer_value(json_object_get(host, "cpus"));
+	r->cpus = json_is_integer(json_object_get(host, "cpus"))
+			  ? (long)json_integer_value(json_object_get(host, "cpus"))
+			  : -1;
 	r->mem_bytes = jnum(host, "mem_bytes");
 	r->v_vmtax = jstr(ver, "vmtax");
 	r->v_libvirt = jstr(ver, "libvirt");

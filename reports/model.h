@@ -249,8 +249,8 @@ struct report {
 	/* results' "lab" (vmtax lab run: the cells ran inside a lab host on
 	 * emulated hardware), borrowed; NULL for any other run */
 	json_t *lab;
-	long cpus;
-	double mem_bytes;
+	long cpus;	  /* -1: not known (a reference transcribed from a seed) */
+	double mem_bytes; /* NAN: not known */
 	const char *v_vmtax, *v_libvirt, *v_qemu;
 	const char *wl_name, *wl_description, *wl_metric, *wl_unit, *wl_better;
 	json_t *wl_params; /* borrowed object */
