@@ -99,4 +99,134 @@ print(\"csv: %d cells checked\" % len(rows))
 			{ echo "md: missing $id"; exit 1; }
 	done <expected.skipped
 '
+# Seeds 001, 003 and 004, transcribed (docs/seed-configs.md): each number in
+# the reference is checked against the seed's text next to it, and each
+# slowdown the report prints is worked out here from those numbers.
+R=$TOP/configs/reference
+SEEDS="seed-001-stream seed-003-equake seed-003-equake-clean seed-004-hint"
+# seed_slowdown FILE ID: the slowdown of cell ID against the baseline, in
+# percent with two decimals, from the samples (one each) and the direction
+seed_slowdown() {
+	jq -r --arg id "$2" '
+		(.baseline) as $b | (.workload.better) as $d |
+		([.cells[] | select(.id == $b) | .samples[0].metric][0]) as $r |
+		.cells[] | select(.id == $id) | .samples[0].metric as $m |
+		if $d == "higher" then $r / $m else $m / $r end' "$1" |
+	awk '{ printf "%+.2f\n", ($1 - 1) * 100 }'
+}
+# cell_slowdown ID <report: the slowdown line under cell ID
+cell_slowdown() {
+	awk -v c=" cell $1: ok," '
+		index($0, c) == 1 { on = 1; next }
+		on && /^ slowdown / { sub(/,$/, "", $2); print $2; exit }'
+}
+
+test_expect_success 'the seed references follow the results schema' '
+	for f in $SEEDS; do
+		python3 "$TOP/tests/check-results.py" "$R/$f.json" || exit 1
+	done
+'
+# The cell ids runs of the seed configs made (the runs of
+# docs/seed-configs.md, 2026-12-03), bare metal only: the seeds ran there.
+cat >"$TRASH/config.ids" <<'EOF'
+configs/stream-thp.ini bare-metal/host-thp=always/ELEMENTS=262144
+configs/stream-thp.ini bare-metal/host-thp=always/ELEMENTS=4194304
+configs/stream-thp.ini bare-metal/host-thp=never/ELEMENTS=262144
+configs/stream-thp.ini bare-metal/host-thp=never/ELEMENTS=4194304
+configs/thp-pathology.ini bare-metal/host-thp=always
+configs/thp-pathology.ini bare-metal/host-thp=never
+EOF
+test_expect_success 'each seed reference carries its config; 001 and 003 its cell ids' '
+	for f in $SEEDS; do
+		cfg=$(jq -r .run.config_path "$R/$f.json") &&
+		jq -j .run.config_text "$R/$f.json" | cmp - "$TOP/$cfg" || exit 1
+		for c in $(jq -r ".cells[].id" "$R/$f.json"); do
+			echo "$f: $c ($cfg)" &&
+			case $f in
+			seed-004-*) jq -e ".run.source | test(\"pair only with this file\")" \
+				"$R/$f.json" >/dev/null ;;
+			*) grep -qxF "$cfg $c" config.ids ;;
+			esac || exit 1
+		done || exit 1
+	done
+'
+test_expect_success 'seed 001: the one figure, 10% faster with huge pages' '
+	f=$R/seed-001-stream.json &&
+	grep -qF "So about a 10% speedup on x86 for most STREAM configurations" \
+		"$R/seed-001-stream.txt" &&
+	jq -e ".run.source | test(\"ONE FIGURE\")" "$f" &&
+	jq -e "[.cells[] | .samples | length] == [1, 1]" "$f" &&
+	jq -e "[.cells[] | .samples[0].metric] == [1, 1.1]" "$f" &&
+	want=$(seed_slowdown "$f" bare-metal/host-thp=always/ELEMENTS=4194304) &&
+	test "$want" = -9.09 &&
+	"$VMTAX" report "$f" >s001.txt &&
+	got=$(cell_slowdown bare-metal/host-thp=always/ELEMENTS=4194304 <s001.txt) &&
+	echo "got $got, want $want%" && test "$got" = "$want%"
+'
+test_expect_success 'seed 003: real, user and sys as the seed has them' '
+	grep -E "^(real|user|sys) " "$R/seed-003-equake.txt" |
+		awk "{ split(\$2, t, /[ms]/); printf \"%.3f\\n\", t[1] * 60 + t[2] }" >seed.times &&
+	test "$(wc -l <seed.times)" = 12 &&
+	for f in seed-003-equake seed-003-equake-clean; do
+		jq -r ".cells[] | .samples[0] | .elapsed_s, .user_s, .sys_s" \
+			"$R/$f.json" | awk "{ printf \"%.3f\\n\", \$1 }" || exit 1
+	done >ref.times &&
+	cmp seed.times ref.times &&
+	head -1 seed.times | grep -qx 1534.052 &&
+	for f in seed-003-equake seed-003-equake-clean; do
+		jq -e "all(.cells[].samples[0]; .metric == .elapsed_s)" "$R/$f.json" || exit 1
+	done
+'
+test_expect_success 'seed 003: the report gives THP always against never' '
+	for f in seed-003-equake seed-003-equake-clean; do
+		want=$(seed_slowdown "$R/$f.json" bare-metal/host-thp=always) &&
+		"$VMTAX" report "$R/$f.json" >"$f.out" &&
+		got=$(cell_slowdown bare-metal/host-thp=always <"$f.out") &&
+		echo "$f: got $got, want $want%" &&
+		test "$got" = "$want%" || exit 1
+	done &&
+	test "$(seed_slowdown "$R/seed-003-equake.json" bare-metal/host-thp=always)" = +410.71 &&
+	test "$(seed_slowdown "$R/seed-003-equake-clean.json" bare-metal/host-thp=always)" = +345.83
+'
+test_expect_success 'seed 004: the QUIPs as quoted, 4:4 a 0.01% win' '
+	f=$R/seed-004-hint.json &&
+	grep -qF "1000Hz, 3:1, PAE:    25513978.295333 net QUIPs" "$R/seed-004-hint.txt" &&
+	grep -qF "1000Hz, 4:4, PAE:    25515998.582834 net QUIPs" "$R/seed-004-hint.txt" &&
+	jq -e "[.cells[] | .samples[0].metric] == [25513978.295333, 25515998.582834]" "$f" &&
+	want=$(seed_slowdown "$f" bare-metal/host.split=4:4) &&
+	test "$want" = -0.01 &&
+	"$VMTAX" report "$f" >s004.txt &&
+	got=$(cell_slowdown bare-metal/host.split=4:4 <s004.txt) &&
+	echo "got $got, want $want%" && test "$got" = "$want%"
+'
+test_expect_success 'compare: each seed reference against itself pairs every cell' '
+	for f in $SEEDS; do
+		"$VMTAX" compare "$R/$f.json" "$R/$f.json" >"$f.cmp" &&
+		n=$(jq ".cells | length" "$R/$f.json") &&
+		test "$(grep -c "delta +0.00%" "$f.cmp")" = "$n" &&
+		grep -qx "geometric mean of (1 + delta) over $n cells: +0.00%" "$f.cmp" ||
+			{ echo "$f: not paired"; exit 1; }
+	done
+'
+test_expect_success 'compare: seed 003 clean kernel against the vclear kernel' '
+	"$VMTAX" compare "$R/seed-003-equake.json" "$R/seed-003-equake-clean.json" >k.cmp &&
+	for id in bare-metal/host-thp=always bare-metal/host-thp=never; do
+		want=$(jq -r --arg id "$id" "[.cells[] | select(.id == \$id) | .samples[0].metric][0]" \
+			"$R/seed-003-equake.json" "$R/seed-003-equake-clean.json" |
+			paste -s -d" " | awk "{ printf \"%+.2f\", (\$2 / \$1 - 1) * 100 }") &&
+		got=$(awk -v c=" cell $id" "\$0 == c { getline; print \$(NF - 3) }" k.cmp) &&
+		echo "$id: got $got, want $want%" &&
+		test "$got" = "$want%" || exit 1
+	done
+'
+test_expect_success 'compare: a run of another workload is refused, with both named' '
+	test_expect_code 2 "$VMTAX" compare "$SMALL" "$R/seed-003-equake.json" 2>err &&
+	grep -F "workload '"'"'kbuild'"'"'" err && grep -F "workload '"'"'321.equake_l'"'"'" err
+'
+test_expect_success 'compare: the kbuild-small run against seed 000 pairs the bare-metal cells' '
+	"$VMTAX" compare "$REF" "$SMALL" >s0.cmp &&
+	grep -qx "geometric mean of (1 + delta) over 2 cells: .*" s0.cmp &&
+	grep -qx " cell bare-metal/host-thp=always" s0.cmp &&
+	grep -qx " cell bare-metal/host-thp=never" s0.cmp
+'
 test_done
