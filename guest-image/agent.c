@@ -43,6 +43,7 @@
 
 #include "guest-obs.h"
 #include "knob-path.h"
+#include "profile.h"
 #include "proto.h"
 #include "runner.h"
 #include "util.h"
@@ -679,7 +680,7 @@ static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
 	struct tick_ctx tick = {.a = a, .id = id};
 	struct runner_spec spec = {0};
 	struct runner_result res;
-	bool with_output = false, counters = true;
+	bool with_output = false, counters = true, profile = false;
 	double timeout_s = 0, heartbeat_s = HEARTBEAT_DEFAULT_S;
 	const json_t *cwd = json_object_get(req, "cwd");
 	const char *cmd = json_string_value(json_object_get(req, "cmd"));
@@ -702,6 +703,8 @@ static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
 		   !opt_bool(req, "with_output", &with_output)) {
 		snprintf(msg, sizeof(msg),
 			 "'counters' and 'with_output' must be booleans");
+	} else if (!opt_bool(req, "profile", &profile)) {
+		snprintf(msg, sizeof(msg), "'profile' must be a boolean");
 	} else {
 		env = env_from_json(json_object_get(req, "env"), msg,
 				    sizeof(msg));
@@ -717,6 +720,7 @@ static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
 	spec.cwd = json_string_value(cwd);
 	spec.timeout_s = timeout_s;
 	spec.counters = counters;
+	spec.profile = profile; /* docs/profile.md */
 	spec.tick = run_tick;
 	spec.tick_arg = &tick;
 	spec.tick_s = heartbeat_s;
@@ -731,6 +735,9 @@ static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
 	}
 	o->reply =
 	    proto_reply_ok_new(id, proto_sample_to_json(&res, with_output));
+	if (res.profile)
+		json_object_set_new(json_object_get(o->reply, "result"),
+				    "profile", profile_to_json(res.profile));
 	snprintf(o->log, sizeof(o->log), "%s exit %d in %.3f s",
 		 runner_status_name(res.status), res.exit_status,
 		 res.elapsed_s);

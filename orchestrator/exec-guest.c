@@ -13,6 +13,7 @@
 #include "agent-client.h"
 #include "host.h"
 #include "kvm-stats.h"
+#include "profile.h"
 #include "proto.h"
 #include "run-engine.h"
 #include "util.h"
@@ -455,6 +456,41 @@ static int guest_sample(struct run *r, struct cell_run *cr, long idx,
 	return 0;
 }
 
+/* The profiled run (docs/profile.md): the agent samples and symbolizes. */
+static int guest_profile(struct run *r, struct cell_run *cr,
+			 struct runner_result *res, char *why, size_t len)
+{
+	struct guest *g = cr->priv;
+	json_t *args = guest_run_args(r, cr->cell, r->cfg.wl.run, false);
+	json_t *j = NULL, *pj;
+	int ret;
+
+	if (g->agent_dead) {
+		snprintf(why, len, "the guest's agent is gone");
+		return -EPIPE;
+	}
+	json_object_set_new(args, "profile", json_true());
+	ret = agent_call(&g->a, "run", args, r->cfg.heartbeat_s * 4 + 30,
+			 run_sample_timeout(r) + 120, &j, why, len);
+	json_decref(args);
+	if (ret < 0) {
+		if (ret == -EPIPE || ret == -ETIMEDOUT)
+			g->agent_dead = true;
+		return ret;
+	}
+	ret = proto_sample_parse(j, res, why, len);
+	pj = json_object_get(j, "profile");
+	if (ret == 0 && !pj) {
+		snprintf(why, len, "the agent did not profile (an older agent)");
+		ret = -EPROTO;
+	} else if (ret == 0 && !(res->profile = profile_from_json(pj, why,
+								  len))) {
+		ret = -EPROTO;
+	}
+	json_decref(j);
+	return ret;
+}
+
 /*
  * The guest died or hung in a sample, for REASON: note it in the cell's
  * observed.guest_restarts, stop it and boot the next one in its place (setup
@@ -507,5 +543,6 @@ const struct cell_exec_ops cell_exec_guest = {
 	.start = guest_start,
 	.sample = guest_sample,
 	.restart = guest_restart,
+	.profile = guest_profile,
 	.stop = guest_stop,
 };

@@ -116,6 +116,10 @@ static const struct cfg_key run_keys[] = {
 		"replaced by a fresh one)"),
     KEY("run", "max_failures", CFG_INT, max_failures, "10", .min = 1,
 	.max = 10000, .help = "failed samples after which the run stops"),
+    KEY("run", "profile", CFG_BOOL, profile, "off",
+	.help = "one more, unrecorded run per cell under sampling: folded "
+		"stacks in profiles/, a differential profile in the report "
+		"(docs/profile.md)"),
     KEY("guest", "image", CFG_ENUM, image, "tiny", .shape = CFG_AXIS,
 	.choices = images, .help = "guest image kind"),
     KEY("guest", "vcpus", CFG_INT, vcpus, "2", .shape = CFG_AXIS, .min = 1,
