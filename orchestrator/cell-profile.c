@@ -24,10 +24,11 @@ static double samples_mean_elapsed(const struct cell_state *st)
 	json_array_foreach(st->samples, i, s)
 	{
 		const char *status =
-			json_string_value(json_object_get(s, "status"));
+		    json_string_value(json_object_get(s, "status"));
 
 		if (status && !strcmp(status, "ok")) {
-			sum += json_number_value(json_object_get(s, "elapsed_s"));
+			sum +=
+			    json_number_value(json_object_get(s, "elapsed_s"));
 			n++;
 		}
 	}

@@ -15,7 +15,11 @@
  * kind "kvm" (label exits, share_2m or exit:REASON for the reasons that
  * changed most; ref_mean and mean the two values, delta the relative change
  * of exits, the difference of the share and of a reason's count per
- * sample; ref_n and n the samples with evidence).  The column order is
+ * sample; ref_n and n the samples with evidence).  A run with profiles
+ * ends with rows of kind "profile" per cell (label self:SYMBOL or
+ * total:SYMBOL for the top entries of its differential profile, n the
+ * cell's profile samples, metric the symbol's contribution to the
+ * slowdown as a fraction of the baseline's time: docs/profile.md).  The column order is
  * fixed; empty fields are "not applicable", and counters use the strings
  * "not supported" / "not counted" rather than 0.
  */
@@ -28,6 +32,7 @@
 
 #include "util.h"
 
+#define CSV_NCOLS 26 /* in cols */
 static const char *const cols =
     "kind,id,label,status,reason,sample,n,metric,median,stddev,cv,min,max,"
     "ci95_lo,ci95_hi,elapsed_s,user_s,sys_s,slowdown,slowdown_lo,"
@@ -260,6 +265,7 @@ static int csv_render(const struct report *r, FILE *out)
 		scaling_rows(r, &r->scaling[i], out);
 	for (i = 0; i < r->ncells; i++)
 		kvm_rows(&r->cells[i], out);
+	fmt_profile_csv(r, out, CSV_NCOLS + RC_NR);
 	return ferror(out) ? -EIO : 0;
 }
 
