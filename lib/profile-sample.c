@@ -394,6 +394,9 @@ static void on_sample(struct decoder *d, const struct rec *r)
 			      : m ? symbolizer_user(d->sym, d->p, m->path,
 						    ip - m->start + m->pgoff)
 				  : PROFILE_UNKNOWN;
+		if (!kernel_ctx && !m)
+			profile_note_missing(d->p, "user addresses outside "
+						   "any mapping seen");
 		unknown |= !strcmp(leaf[nleaf], PROFILE_UNKNOWN);
 		nleaf++;
 	}
