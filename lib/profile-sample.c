@@ -343,18 +343,23 @@ static void on_sample(struct decoder *d, const struct rec *r)
 {
 	const unsigned char *b = r->at + 8;
 	size_t body = r->size - 8;
-	uint64_t ip = get64(b), nr;
-	uint32_t pid = get32(b + 8), tid = get32(b + 12);
+	uint64_t ip, nr;
 	const char *frames[PROFILE_MAX_DEPTH + 1];
 	const char *leaf[PROFILE_MAX_DEPTH];
 	size_t nleaf = 0, nf = 0;
 	bool kernel_ctx = (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 			  PERF_RECORD_MISC_KERNEL;
 	bool unknown = false;
-	struct task *proc = task_get(d, pid), *thr = task_get(d, tid);
+	struct task *proc, *thr;
 
-	if (body < 32)
+	if (body < 32) {
+		profile_note_missing(d->p, "sample records too short to "
+					   "decode were skipped");
 		return;
+	}
+	ip = get64(b);
+	proc = task_get(d, get32(b + 8));
+	thr = task_get(d, get32(b + 12));
 	nr = get64(b + 24);
 	if (nr > (body - 32) / 8)
 		nr = (body - 32) / 8;

@@ -152,6 +152,11 @@ int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
 		snprintf(why, wlen, "bad section headers");
 		goto out;
 	}
+	if (!eh->e_shnum) {
+		snprintf(why, wlen, "no symbol table (stripped)");
+		ret = -ENOENT;
+		goto out;
+	}
 	sh = (const Elf64_Shdr *)(d + eh->e_shoff);
 	for (size_t i = 0; i < eh->e_shnum; i++)
 		if (sh[i].sh_type == SHT_SYMTAB)
