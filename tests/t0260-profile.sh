@@ -58,6 +58,32 @@ for line in open(sys.argv[1]):
 print(f"{hit / total:.4f}")
 PY
 
+# The agent's side of the protocol on this host (as t0235): "run" with
+# "profile" true returns folded stacks symbolized where the agent runs.
+AGENT=$BUILD/bin/vmtax-agent-test
+[ -x "$AGENT" ] || AGENT=$TOP/build/bin/vmtax-agent-test
+cat >"$TRASH/requests" <<EOF2
+{"type":"run","cmd":"randwalk --size-mib 64 --reads 100000 --seed 1","env":{"PATH":"$TOP/build/bin:/usr/bin:/bin"},"profile":true}
+{"type":"run","cmd":"true","profile":"yes"}
+{"type":"run","cmd":"true"}
+EOF2
+
+test_expect_success 'agent: run with profile returns folded stacks, kernel and user symbols' '
+	python3 "$TOP/tests/agent-hosted.py" "$AGENT" <requests >answers &&
+	sed -n 2p answers >a1 &&
+	jq -e ".ok and .result.status == \"ok\" and .result.profile.samples > 0" a1 &&
+	jq -j .result.profile.folded a1 >a1.folded &&
+	python3 folded.py a1.folded "$(jq .result.profile.samples a1)" &&
+	grep -q "^randwalk;main;" a1.folded &&
+	grep -q ";handle_mm_fault" a1.folded
+'
+
+test_expect_success 'agent: profile must be a boolean; without it no profile' '
+	sed -n 3p answers | jq -e ".ok == false and .error.code == \"bad-request\" and
+		.error.message == \"'"'"'profile'"'"' must be a boolean\"" &&
+	sed -n 4p answers | jq -e ".ok and (.result | has(\"profile\") | not)"
+'
+
 test_expect_success 'a profiled run completes a bare-metal and two guest cells' '
 	"$VMTAX" run run.ini --out out >stdout 2>stderr &&
 	grep -q "profile run" stderr &&
