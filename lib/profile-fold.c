@@ -109,10 +109,12 @@ void profile_add(struct profile *p, const char *const *frames, size_t n,
 		if (i)
 			buf[k++] = ';';
 		for (; *f; f++)
-			buf[k++] = (*f == ';' || isspace((unsigned char)*f) ||
-				    iscntrl((unsigned char)*f))
-				       ? '_'
-				       : *f;
+			/* printable ASCII only: the text travels as JSON */
+			buf[k++] = (unsigned char)*f > 0x7e ? '?'
+				   : (*f == ';' || isspace((unsigned char)*f) ||
+				      iscntrl((unsigned char)*f))
+					   ? '_'
+					   : *f;
 	}
 	buf[k] = '\0';
 	profile_add_folded(p, buf, k, count);

@@ -13,7 +13,8 @@
  * then kernel frames), a single space, a positive count.  A frame that
  * could not be resolved is "[unknown]": it is counted, never dropped.
  * Frames never contain ';', '\n' or a trailing count (they are sanitized
- * when added).
+ * when added: ';', blanks and control characters become '_', bytes past
+ * ASCII '?').
  *
  * Pure code: no I/O.  The sampler (profile-sample.h) fills one in the
  * runner; the agent sends it in a run reply as JSON (profile_to_json); the
@@ -66,8 +67,8 @@ void profile_free(struct profile *p);
 
 /*
  * Add COUNT samples of the stack FRAMES[0..N-1] (root first).  Frames are
- * sanitized (';' and blanks and control characters become '_', empty
- * becomes [unknown]).  Also counts the samples.
+ * sanitized (';', blanks and control characters become '_', bytes past
+ * ASCII '?', an empty frame [unknown]).  Also counts the samples.
  */
 void profile_add(struct profile *p, const char *const *frames, size_t n,
 		 uint64_t count);

@@ -75,7 +75,7 @@ static void test_folded_parse(void **state)
 static void test_folded_write(void **state)
 {
 	struct profile *p = profile_new(), *q;
-	const char *f1[] = {"randwalk", "main", "clear page;x\n"};
+	const char *f1[] = {"randwalk", "main", "clear page;x\n\xc3\xa9"};
 	const char *f2[] = {"randwalk", "", "main"};
 	char *text, why[160];
 	json_t *j;
@@ -87,13 +87,13 @@ static void test_folded_write(void **state)
 	profile_add(p, NULL, 0, 1);
 	text = profile_folded_new(p, (size_t)-1);
 	/* sanitized frames, by count, [unknown] for an empty frame */
-	assert_string_equal(text, "randwalk;main;clear_page_x_ 5\n"
+	assert_string_equal(text, "randwalk;main;clear_page_x_?? 5\n"
 				  "randwalk;[unknown];main 3\n"
 				  "[unknown] 1\n");
 	free(text);
 	/* a cap: the smallest stacks are summed, never dropped */
 	text = profile_folded_new(p, 100);
-	assert_string_equal(text, "randwalk;main;clear_page_x_ 5\n"
+	assert_string_equal(text, "randwalk;main;clear_page_x_?? 5\n"
 				  "[other stacks] 4\n");
 	free(text);
 
