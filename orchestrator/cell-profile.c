@@ -13,8 +13,11 @@
 #include "run-engine.h"
 #include "util.h"
 
-/* The mean elapsed_s of the cell's ok samples, or -1. */
-static double samples_mean_elapsed(const struct cell_state *st)
+/*
+ * The mean of the cell's ok samples' elapsed_s (TASK_CLOCK false) or
+ * task-clock in seconds (true), over those that have it; -1 if none.
+ */
+static double samples_mean(const struct cell_state *st, bool task_clock)
 {
 	double sum = 0;
 	long n = 0;
@@ -25,14 +28,22 @@ static double samples_mean_elapsed(const struct cell_state *st)
 	{
 		const char *status =
 		    json_string_value(json_object_get(s, "status"));
+		json_t *v =
+		    task_clock ? json_object_get(json_object_get(s, "counters"),
+						 "task-clock")
+			       : json_object_get(s, "elapsed_s");
 
-		if (status && !strcmp(status, "ok")) {
-			sum +=
-			    json_number_value(json_object_get(s, "elapsed_s"));
+		if (status && !strcmp(status, "ok") && json_is_number(v)) {
+			sum += json_number_value(v) / (task_clock ? 1e9 : 1);
 			n++;
 		}
 	}
 	return n ? sum / n : -1;
+}
+
+static json_t *ratio_json(double a, double mean)
+{
+	return a >= 0 && mean > 0 ? json_real(a / mean - 1) : json_null();
 }
 
 void cell_profile(struct run *r, const struct cell_exec_ops *ex,
@@ -40,7 +51,8 @@ void cell_profile(struct run *r, const struct cell_exec_ops *ex,
 {
 	struct runner_result res;
 	char why[512] = "", *dir = NULL, *path = NULL, *folded = NULL;
-	double t0 = mono_now(), mean;
+	const struct runner_counter_value *tc;
+	double t0 = mono_now(), cpu_s;
 	json_t *pj = NULL;
 	int ret;
 
@@ -72,11 +84,18 @@ void cell_profile(struct run *r, const struct cell_exec_ops *ex,
 	json_object_set_new(pj, "status",
 			    json_string(runner_status_name(res.status)));
 	json_object_set_new(pj, "elapsed_s", json_real(res.elapsed_s));
-	mean = samples_mean_elapsed(cr->st);
-	/* what sampling cost the workload, against the unprofiled samples */
-	json_object_set_new(pj, "overhead",
-			    mean > 0 ? json_real(res.elapsed_s / mean - 1)
-				     : json_null());
+	tc = &res.counters[RC_TASK_CLOCK];
+	cpu_s = tc->supported && tc->counted ? tc->value / 1e9 : -1;
+	json_object_set_new(pj, "task_clock_s",
+			    cpu_s >= 0 ? json_real(cpu_s) : json_null());
+	/* what sampling cost the workload, against the unprofiled samples:
+	 * in elapsed time, and on CPU (task-clock: less sensitive to a
+	 * busy host) */
+	json_object_set_new(
+	    pj, "overhead",
+	    ratio_json(res.elapsed_s, samples_mean(cr->st, false)));
+	json_object_set_new(pj, "overhead_cpu",
+			    ratio_json(cpu_s, samples_mean(cr->st, true)));
 	json_object_set_new(pj, "wall_s", json_real(mono_now() - t0));
 	json_object_set_new(cr->st->observed, "profile", pj);
 	goto out;

@@ -126,6 +126,7 @@ static int bare_profile(struct run *r, struct cell_run *cr,
 		.env = (const char *const *)b->env,
 		.cwd = b->workdir,
 		.timeout_s = run_sample_timeout(r),
+		.counters = true, /* task-clock: the overhead on CPU */
 		.profile = true,
 	};
 	int ret;

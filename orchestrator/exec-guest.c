@@ -461,7 +461,7 @@ static int guest_profile(struct run *r, struct cell_run *cr,
 			 struct runner_result *res, char *why, size_t len)
 {
 	struct guest *g = cr->priv;
-	json_t *args = guest_run_args(r, cr->cell, r->cfg.wl.run, false);
+	json_t *args = guest_run_args(r, cr->cell, r->cfg.wl.run, true);
 	json_t *j = NULL, *pj;
 	int ret;
 
