@@ -15,7 +15,7 @@ thp_before=$(thp_get enabled)
 
 cat >"$TRASH/run.ini" <<EOF2
 [run]
-name = t0260
+name = t0285
 repeat = 1
 profile = on
 boot_timeout = 180
@@ -158,7 +158,7 @@ chromium=
 	mkdir -p "$BUILD/screenshots" &&
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
 		--user-data-dir="$(mktemp -d "$TRASH/chrome.XXXXXX")" \
-		--window-size=1100,4000 --screenshot="$BUILD/screenshots/t0260-profile.png" \
+		--window-size=1100,4000 --screenshot="$BUILD/screenshots/t0285-profile.png" \
 		"file://$TRASH/report.html" 2>/dev/null
 '
 
@@ -176,7 +176,7 @@ better = lower
 EOF2
 cat >"$TRASH/stripped.ini" <<EOF2
 [run]
-name = t0260s
+name = t0285s
 repeat = 1
 profile = on
 [matrix]
@@ -199,7 +199,7 @@ test_expect_success 'a stripped binary: [unknown] frames counted, the profile sa
 # Bad input 2: a guest whose /proc/kallsyms shows no addresses.
 cat >"$TRASH/hidden.ini" <<EOF2
 [run]
-name = t0260k
+name = t0285k
 repeat = 1
 profile = on
 boot_timeout = 180
