@@ -43,7 +43,7 @@
 
 #include "guest-obs.h"
 #include "knob-path.h"
-#include "profile.h"
+#include "profile-sample.h"
 #include "proto.h"
 #include "runner.h"
 #include "util.h"
@@ -682,6 +682,7 @@ static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
 	struct runner_result res;
 	bool with_output = false, counters = true, profile = false;
 	double timeout_s = 0, heartbeat_s = HEARTBEAT_DEFAULT_S;
+	double profile_hz = PROFILE_DEFAULT_HZ;
 	const json_t *cwd = json_object_get(req, "cwd");
 	const char *cmd = json_string_value(json_object_get(req, "cmd"));
 	char msg[256] = "", **env = NULL;
@@ -705,6 +706,10 @@ static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
 			 "'counters' and 'with_output' must be booleans");
 	} else if (!opt_bool(req, "profile", &profile)) {
 		snprintf(msg, sizeof(msg), "'profile' must be a boolean");
+	} else if (!opt_number(req, "profile_hz", &profile_hz) ||
+		   profile_hz < 10 || profile_hz > 20000) {
+		snprintf(msg, sizeof(msg),
+			 "'profile_hz' must be a number in 10..20000");
 	} else {
 		env = env_from_json(json_object_get(req, "env"), msg,
 				    sizeof(msg));
@@ -721,6 +726,7 @@ static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
 	spec.timeout_s = timeout_s;
 	spec.counters = counters;
 	spec.profile = profile; /* docs/profile.md */
+	spec.profile_hz = profile_hz;
 	spec.tick = run_tick;
 	spec.tick_arg = &tick;
 	spec.tick_s = heartbeat_s;

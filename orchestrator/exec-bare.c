@@ -128,6 +128,7 @@ static int bare_profile(struct run *r, struct cell_run *cr,
 		.timeout_s = run_sample_timeout(r),
 		.counters = true, /* task-clock: the overhead on CPU */
 		.profile = true,
+		.profile_hz = r->cfg.profile_hz,
 	};
 	int ret;
 

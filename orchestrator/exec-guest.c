@@ -470,6 +470,7 @@ static int guest_profile(struct run *r, struct cell_run *cr,
 		return -EPIPE;
 	}
 	json_object_set_new(args, "profile", json_true());
+	json_object_set_new(args, "profile_hz", json_real(r->cfg.profile_hz));
 	ret = agent_call(&g->a, "run", args, r->cfg.heartbeat_s * 4 + 30,
 			 run_sample_timeout(r) + 120, &j, why, len);
 	json_decref(args);

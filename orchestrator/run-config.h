@@ -8,7 +8,7 @@
  * bad input gives "file:line: message" and -EINVAL, and the caller exits 2.
  *
  *	[run]      name, repeat, warmup, baseline, timeout, boot_timeout,
- *	           heartbeat, retries, max_failures, profile
+ *	           heartbeat, retries, max_failures, profile, profile_hz
  *	[guest]    image, vcpus, memory, kernel, initrd, cmdline (each one value
  *	           or a list: an axis), accel, uri;
  *	           sysctl.A.B, mm.A.B: guest knobs (a list: an axis)
@@ -58,6 +58,7 @@ struct config {
 	long retries;
 	long max_failures;
 	bool profile; /* docs/profile.md */
+	double profile_hz;
 	/* [guest]: elements as written, checked as the key's type */
 	struct cfg_list image;	 /* tiny | debian */
 	struct cfg_list vcpus;	 /* integers */

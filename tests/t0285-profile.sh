@@ -66,6 +66,7 @@ cat >"$TRASH/requests" <<EOF2
 {"type":"run","cmd":"randwalk --size-mib 64 --reads 100000 --seed 1","env":{"PATH":"$TOP/build/bin:/usr/bin:/bin"},"profile":true}
 {"type":"run","cmd":"true","profile":"yes"}
 {"type":"run","cmd":"true"}
+{"type":"run","cmd":"true","profile":true,"profile_hz":5}
 EOF2
 
 test_expect_success 'agent: run with profile returns folded stacks, kernel and user symbols' '
@@ -81,7 +82,9 @@ test_expect_success 'agent: run with profile returns folded stacks, kernel and u
 test_expect_success 'agent: profile must be a boolean; without it no profile' '
 	sed -n 3p answers | jq -e ".ok == false and .error.code == \"bad-request\" and
 		.error.message == \"'"'"'profile'"'"' must be a boolean\"" &&
-	sed -n 4p answers | jq -e ".ok and (.result | has(\"profile\") | not)"
+	sed -n 4p answers | jq -e ".ok and (.result | has(\"profile\") | not)" &&
+	sed -n 5p answers | jq -e ".ok == false and .error.code == \"bad-request\" and
+		(.error.message | startswith(\"'"'"'profile_hz'"'"' must be a number in 10..20000\"))"
 '
 
 test_expect_success 'a profiled run completes a bare-metal and two guest cells' '
