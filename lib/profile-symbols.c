@@ -169,6 +169,7 @@ int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
 		ret = -ENOENT;
 		goto out;
 	}
+	t->dynamic_only = symsec->sh_type == SHT_DYNSYM;
 	if (symsec->sh_link >= eh->e_shnum ||
 	    symsec->sh_entsize != sizeof(Elf64_Sym) ||
 	    !in_file(len, symsec->sh_offset, symsec->sh_size)) {
@@ -410,5 +411,10 @@ const char *symbolizer_user(struct symbolizer *s, struct profile *p,
 	if (!symtab_offset_to_vaddr(&d->t, off, &vaddr))
 		return PROFILE_UNKNOWN;
 	name = symtab_lookup(&d->t, vaddr);
+	if (!name && d->t.dynamic_only)
+		profile_note_missing(p,
+				     "%s: only its dynamic symbols "
+				     "(.dynsym; no debug symbols)",
+				     path);
 	return name ? name : PROFILE_UNKNOWN;
 }

@@ -45,6 +45,7 @@ struct symtab {
 	char *names; /* owned storage for the names */
 	struct symtab_load *loads;
 	size_t nloads;
+	bool dynamic_only; /* from .dynsym: exported functions only */
 };
 
 void symtab_release(struct symtab *t);

@@ -242,6 +242,15 @@ static void test_elf(void **state)
 	assert_string_equal(symtab_lookup(&t, 0x40027f), "main");
 	assert_null(symtab_lookup(&t, 0x400280)); /* past main's size */
 	assert_false(symtab_offset_to_vaddr(&t, 0x2000, &va));
+	assert_false(t.dynamic_only);
+	symtab_release(&t);
+
+	/* only .dynsym (Debian's libc, cc1): used, and said */
+	((Elf64_Shdr *)(buf + 0x400))[1].sh_type = SHT_DYNSYM;
+	assert_int_equal(
+	    symtab_from_elf(&t, buf, sizeof(buf), why, sizeof(why)), 0);
+	assert_true(t.dynamic_only);
+	assert_string_equal(symtab_lookup(&t, 0x400100), "walk");
 	symtab_release(&t);
 
 	mini_elf(buf, true);
