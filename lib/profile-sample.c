@@ -13,6 +13,11 @@
 
 #define RING_PAGES 128	     /* data pages per CPU: 512 KiB */
 #define RAW_MAX (256u << 20) /* raw records kept at most */
+/* Past this much, records older than FLUSH_LAG_NS are folded already. */
+#ifndef FLUSH_AT
+#define FLUSH_AT (16u << 20)
+#endif
+#define FLUSH_LAG_NS 1000000000ull
 #define MAX_CPUS 1024
 #define SAMPLE_TYPE                                                            \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                 \
@@ -24,6 +29,14 @@ struct ring {
 	size_t size; /* data area, a power of two */
 };
 
+struct decoder;
+static struct decoder *decoder_new(struct symbolizer *sym, struct profile *p);
+static void decoder_free(struct decoder *d);
+static void decode_until(struct decoder *d, const unsigned char *base,
+			 size_t len, uint64_t lag_ns, char **rest,
+			 size_t *rest_len);
+static void decode_done(struct profile *p);
+
 struct profile_sampler {
 	struct ring *rings;
 	size_t nrings;
@@ -31,6 +44,8 @@ struct profile_sampler {
 	size_t len, cap;
 	uint64_t dropped; /* records that did not fit in RAW_MAX */
 	struct profile *p;
+	struct symbolizer *sym, *own_sym;
+	struct decoder *dec; /* state across flushes: tasks, mappings */
 };
 
 static int sample_open(pid_t pid, int cpu, bool cycles, bool kernel, double hz)
@@ -104,12 +119,15 @@ static long open_all(struct profile_sampler *s, pid_t pid, bool cycles,
 	return opened;
 }
 
-struct profile_sampler *profile_sampler_open(pid_t pid, double freq_hz)
+struct profile_sampler *profile_sampler_open(pid_t pid, double freq_hz,
+					     struct symbolizer *sym)
 {
 	struct profile_sampler *s = xcalloc(1, sizeof(*s));
 	long r;
 
 	s->p = profile_new();
+	s->sym = sym ? sym : (s->own_sym = symbolizer_new(NULL, false));
+	s->dec = decoder_new(s->sym, s->p);
 	s->p->freq_hz = freq_hz;
 	r = open_all(s, pid, true, true, freq_hz);
 	if (r > 0) {
@@ -174,6 +192,17 @@ void profile_sampler_drain(struct profile_sampler *s)
 		}
 		__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 	}
+	/* A long run: fold what is surely complete, keep memory bounded. */
+	if (s && s->len > FLUSH_AT) {
+		char *rest = NULL;
+		size_t n = 0;
+
+		decode_until(s->dec, (unsigned char *)s->raw, s->len,
+			     FLUSH_LAG_NS, &rest, &n);
+		free(s->raw);
+		s->raw = rest;
+		s->len = s->cap = n;
+	}
 }
 
 void profile_sampler_free(struct profile_sampler *s)
@@ -187,29 +216,27 @@ void profile_sampler_free(struct profile_sampler *s)
 	}
 	free(s->rings);
 	free(s->raw);
+	decoder_free(s->dec);
+	symbolizer_free(s->own_sym);
 	profile_free(s->p);
 	free(s);
 }
 
-struct profile *profile_sampler_finish(struct profile_sampler *s,
-				       struct symbolizer *sym)
+struct profile *profile_sampler_finish(struct profile_sampler *s)
 {
-	struct symbolizer *own = NULL;
 	struct profile *p;
 
 	profile_sampler_drain(s);
-	if (!sym)
-		sym = own = symbolizer_new(NULL, false);
+	decode_until(s->dec, (unsigned char *)s->raw, s->len, 0, NULL, NULL);
 	p = s->p;
 	s->p = NULL;
-	profile_decode(s->raw, s->len, sym, p);
+	decode_done(p);
 	if (s->dropped)
 		profile_note_missing(p,
 				     "%llu chunks of records beyond %u MiB "
 				     "were not kept",
 				     (unsigned long long)s->dropped,
 				     RAW_MAX >> 20);
-	symbolizer_free(own);
 	profile_sampler_free(s);
 	return p;
 }
@@ -485,13 +512,41 @@ static void on_record(struct decoder *d, const struct rec *r)
 	}
 }
 
-void profile_decode(const void *raw, size_t len, struct symbolizer *sym,
-		    struct profile *p)
+static struct decoder *decoder_new(struct symbolizer *sym, struct profile *p)
 {
-	const unsigned char *base = raw;
-	struct decoder d = {.sym = sym, .p = p};
+	struct decoder *d = xcalloc(1, sizeof(*d));
+
+	d->sym = sym;
+	d->p = p;
+	return d;
+}
+
+static void decoder_free(struct decoder *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->hcap; i++) {
+		if (d->tasks[i])
+			maps_clear(d->tasks[i]);
+		free(d->tasks[i]);
+	}
+	free(d->tasks);
+	free(d);
+}
+
+/*
+ * Decode the records of BASE[0..LEN) in time order.  With REST, only those
+ * at least LAG_NS older than the newest: the others are copied, in order,
+ * to *REST (owned, *REST_LEN bytes) for a later call.
+ */
+static void decode_until(struct decoder *d, const unsigned char *base,
+			 size_t len, uint64_t lag_ns, char **rest,
+			 size_t *rest_len)
+{
+	struct profile *p = d->p;
 	struct rec *recs = NULL;
-	size_t n = 0, cap = 0, pos = 0;
+	size_t n = 0, cap = 0, pos = 0, k = 0;
+	uint64_t newest = 0, until;
 
 	while (pos + sizeof(struct perf_event_header) <= len) {
 		struct perf_event_header h;
@@ -510,6 +565,8 @@ void profile_decode(const void *raw, size_t len, struct symbolizer *sym,
 			r.time = get64(base + pos + 8 + 16);
 		else if (h.size >= 8 + 16)
 			r.time = get64(base + pos + h.size - 8);
+		if (r.time > newest)
+			newest = r.time;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 4096;
 			recs = xrealloc(recs, cap * sizeof(*recs));
@@ -517,22 +574,44 @@ void profile_decode(const void *raw, size_t len, struct symbolizer *sym,
 		recs[n++] = r;
 		pos += h.size;
 	}
-	if (pos < len && pos + sizeof(struct perf_event_header) > len)
+	if (!rest && pos < len && pos + sizeof(struct perf_event_header) > len)
 		profile_note_missing(p, "%zu trailing bytes not decoded",
 				     len - pos);
+	if (rest) {
+		until = newest > lag_ns ? newest - lag_ns : 0;
+		*rest = xmalloc(len ? len : 1);
+		*rest_len = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (recs[i].time <= until) {
+				recs[k++] = recs[i];
+				continue;
+			}
+			memcpy(*rest + *rest_len, recs[i].at, recs[i].size);
+			*rest_len += recs[i].size;
+		}
+		n = k;
+	}
 	/* the CPUs' buffers are concatenated: replay in time order */
 	if (n)
 		qsort(recs, n, sizeof(*recs), rec_cmp);
 	for (size_t i = 0; i < n; i++)
-		on_record(&d, &recs[i]);
+		on_record(d, &recs[i]);
+	free(recs);
+}
+
+static void decode_done(struct profile *p)
+{
 	if (p->lost)
 		profile_note_missing(p, "%llu samples lost (ring buffer full)",
 				     (unsigned long long)p->lost);
-	for (size_t i = 0; i < d.hcap; i++) {
-		if (d.tasks[i])
-			maps_clear(d.tasks[i]);
-		free(d.tasks[i]);
-	}
-	free(d.tasks);
-	free(recs);
+}
+
+void profile_decode(const void *raw, size_t len, struct symbolizer *sym,
+		    struct profile *p)
+{
+	struct decoder *d = decoder_new(sym, p);
+
+	decode_until(d, raw, len, 0, NULL, NULL);
+	decode_done(p);
+	decoder_free(d);
 }

@@ -41,15 +41,20 @@
 struct profile_sampler;
 
 /*
- * Open a sampler on PID (not yet exec'd).  Never fails: a sampler that
- * could not open any event says why in its profile (event null).
+ * Open a sampler on PID (not yet exec'd), symbolizing with SYM (borrowed;
+ * NULL: this system's /proc/kallsyms and files).  Never fails: a sampler
+ * that could not open any event says why in its profile (event null).
  */
-struct profile_sampler *profile_sampler_open(pid_t pid, double freq_hz);
-/* Copy what the ring buffers hold; cheap when they are empty. */
+struct profile_sampler *profile_sampler_open(pid_t pid, double freq_hz,
+					     struct symbolizer *sym);
+/*
+ * Copy what the ring buffers hold; cheap when they are empty.  Past 16 MiB
+ * of records it folds those older than a second (a long run stays bounded
+ * in memory; later records of another CPU cannot be older than that).
+ */
 void profile_sampler_drain(struct profile_sampler *s);
-/* Drain, close, symbolize with SYM (NULL: this system's) and free S. */
-struct profile *profile_sampler_finish(struct profile_sampler *s,
-				       struct symbolizer *sym);
+/* Drain, close, fold what is left and free S. */
+struct profile *profile_sampler_finish(struct profile_sampler *s);
 void profile_sampler_free(struct profile_sampler *s);
 
 /* Decode raw records into P (its event fields are left alone). */
