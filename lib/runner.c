@@ -32,30 +32,31 @@ struct counter_def {
 	((uint64_t)(cache) | ((uint64_t)(op) << 8) | ((uint64_t)(result) << 16))
 
 static const struct counter_def counter_defs[RC_NR] = {
-    [RC_TASK_CLOCK] = {"task-clock", PERF_TYPE_SOFTWARE,
-		       PERF_COUNT_SW_TASK_CLOCK},
-    [RC_PAGE_FAULTS] = {"page-faults", PERF_TYPE_SOFTWARE,
-			PERF_COUNT_SW_PAGE_FAULTS},
-    [RC_CONTEXT_SWITCHES] = {"context-switches", PERF_TYPE_SOFTWARE,
-			     PERF_COUNT_SW_CONTEXT_SWITCHES},
-    [RC_CYCLES] = {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
-    [RC_INSTRUCTIONS] = {"instructions", PERF_TYPE_HARDWARE,
-			 PERF_COUNT_HW_INSTRUCTIONS},
-    [RC_DTLB_LOADS] = {"dTLB-loads", PERF_TYPE_HW_CACHE,
-		       HW_CACHE(PERF_COUNT_HW_CACHE_DTLB,
-				PERF_COUNT_HW_CACHE_OP_READ,
-				PERF_COUNT_HW_CACHE_RESULT_ACCESS)},
-    [RC_DTLB_LOAD_MISSES] = {"dTLB-load-misses", PERF_TYPE_HW_CACHE,
-			     HW_CACHE(PERF_COUNT_HW_CACHE_DTLB,
-				      PERF_COUNT_HW_CACHE_OP_READ,
-				      PERF_COUNT_HW_CACHE_RESULT_MISS)},
+	[RC_TASK_CLOCK] = { "task-clock", PERF_TYPE_SOFTWARE,
+			    PERF_COUNT_SW_TASK_CLOCK },
+	[RC_PAGE_FAULTS] = { "page-faults", PERF_TYPE_SOFTWARE,
+			     PERF_COUNT_SW_PAGE_FAULTS },
+	[RC_CONTEXT_SWITCHES] = { "context-switches", PERF_TYPE_SOFTWARE,
+				  PERF_COUNT_SW_CONTEXT_SWITCHES },
+	[RC_CYCLES] = { "cycles", PERF_TYPE_HARDWARE,
+			PERF_COUNT_HW_CPU_CYCLES },
+	[RC_INSTRUCTIONS] = { "instructions", PERF_TYPE_HARDWARE,
+			      PERF_COUNT_HW_INSTRUCTIONS },
+	[RC_DTLB_LOADS] = { "dTLB-loads", PERF_TYPE_HW_CACHE,
+			    HW_CACHE(PERF_COUNT_HW_CACHE_DTLB,
+				     PERF_COUNT_HW_CACHE_OP_READ,
+				     PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	[RC_DTLB_LOAD_MISSES] = { "dTLB-load-misses", PERF_TYPE_HW_CACHE,
+				  HW_CACHE(PERF_COUNT_HW_CACHE_DTLB,
+					   PERF_COUNT_HW_CACHE_OP_READ,
+					   PERF_COUNT_HW_CACHE_RESULT_MISS) },
 };
 
 static const char *const status_names[] = {
-    [RUNNER_OK] = "ok",
-    [RUNNER_FAILED] = "failed",
-    [RUNNER_TIMEOUT] = "timeout",
-    [RUNNER_KILLED] = "killed",
+	[RUNNER_OK] = "ok",
+	[RUNNER_FAILED] = "failed",
+	[RUNNER_TIMEOUT] = "timeout",
+	[RUNNER_KILLED] = "killed",
 };
 
 const char *runner_counter_name(enum runner_counter c)
@@ -97,8 +98,8 @@ static int counter_open(enum runner_counter c, pid_t pid, bool on_exec)
 	attr.disabled = 1;
 	attr.inherit = 1;
 	attr.enable_on_exec = on_exec;
-	attr.read_format =
-	    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
 
 	fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
 		     PERF_FLAG_FD_CLOEXEC);
@@ -202,9 +203,9 @@ static void child_fail(int errfd, int code)
 static void child_run(const struct runner_spec *spec, char **envp, int outfd,
 		      int gofd, int errfd)
 {
-	static const int dfl[] = {SIGINT,  SIGTERM, SIGQUIT, SIGHUP,
-				  SIGPIPE, SIGCHLD, SIGALRM};
-	char *const argv[] = {"sh", "-c", (char *)spec->cmd, NULL};
+	static const int dfl[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP,
+				   SIGPIPE, SIGCHLD, SIGALRM };
+	char *const argv[] = { "sh", "-c", (char *)spec->cmd, NULL };
 	struct sigaction sa;
 	sigset_t none;
 	char go;
@@ -239,7 +240,7 @@ static void child_run(const struct runner_spec *spec, char **envp, int outfd,
 static int release_child(int gofd)
 {
 	sigset_t pipeset, old, pending;
-	struct timespec zero = {0, 0};
+	struct timespec zero = { 0, 0 };
 	ssize_t r;
 	int saved;
 
@@ -324,7 +325,7 @@ static bool child_exited(pid_t pid)
 
 int runner_run(const struct runner_spec *spec, struct runner_result *res)
 {
-	int out[2] = {-1, -1}, gopipe[2] = {-1, -1}, errp[2] = {-1, -1};
+	int out[2] = { -1, -1 }, gopipe[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	int fds[RC_NR];
 	int pidfd = -1, code = 0, ret = -1, wstatus = 0;
 	char **envp = NULL;
@@ -385,10 +386,9 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 		}
 	}
 	if (spec->profile)
-		prof = profile_sampler_open(pid,
-					    spec->profile_hz > 0
-						? spec->profile_hz
-						: PROFILE_DEFAULT_HZ,
+		prof = profile_sampler_open(pid, spec->profile_hz > 0
+							? spec->profile_hz
+							: PROFILE_DEFAULT_HZ,
 					    NULL);
 	pidfd = syscall(SYS_pidfd_open, pid, 0);
 
@@ -405,9 +405,8 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 	while (r < 0 && errno == EINTR);
 	if (r == (ssize_t)sizeof(code)) {
 		if (spec->cwd)
-			ret =
-			    err_code(-code, "runner: cannot start '%s' in '%s'",
-				     spec->cmd, spec->cwd);
+			ret = err_code(-code, "runner: cannot start '%s' in '%s'",
+				       spec->cmd, spec->cwd);
 		else
 			ret = err_code(-code, "runner: cannot start '%s'",
 				       spec->cmd);
@@ -441,8 +440,8 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 		}
 		if (deadline > 0)
 			timeout = ms_until(now, deadline);
-		if (spec->tick &&
-		    (timeout < 0 || ms_until(now, next_tick) < timeout))
+		if (spec->tick && (timeout < 0 || ms_until(now, next_tick) <
+							  timeout))
 			timeout = ms_until(now, next_tick);
 		if (pidfd < 0 && (timeout < 0 || timeout > 20))
 			timeout = 20; /* no pidfd: poll for the exit */
@@ -484,7 +483,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 
 	/* Drain what the group wrote; bounded, a setsid escapee may hold it. */
 	while (out[0] >= 0) {
-		struct pollfd p = {.fd = out[0], .events = POLLIN};
+		struct pollfd p = { .fd = out[0], .events = POLLIN };
 
 		if (poll(&p, 1, 200) <= 0 || !output_pump(out[0], res))
 			break;
