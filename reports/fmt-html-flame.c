@@ -79,7 +79,8 @@ static int by_name(const void *a, const void *b)
 
 static void tree_sort(struct node *n)
 {
-	qsort(n->kids, n->nkids, sizeof(*n->kids), by_name);
+	if (n->nkids > 1)
+		qsort(n->kids, n->nkids, sizeof(*n->kids), by_name);
 	for (size_t i = 0; i < n->nkids; i++)
 		tree_sort(&n->kids[i]);
 }
