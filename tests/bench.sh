@@ -97,13 +97,13 @@ printf '   vmtax-agent in the guest:   %s kB (getrusage in the agent)\n' \
 	"$(jq '.cells[0].observed.agent_max_rss_kb' "$W/g/results.json")"
 
 echo "== 4. profile overhead (docs/profile.md): the profiled run vs an unprofiled one"
-echo "   each pair: $VMTAX run bare.ini --set run.profile=on: A the sample (unprofiled),"
+echo "   each pair: $VMTAX run bare.ini --set run.profile=on --set run.warmup=1: A the sample,"
 echo "   B the profile run right after it (sampled at 997 Hz with call chains);"
 echo "   elapsed, and task-clock (CPU time: less sensitive to a busy host)"
 suma=0 sumb=0 sumca=0 sumcb=0
 i=0
 while [ $i -lt "$PAIRS" ]; do
-	"$VMTAX" run "$W/bare.ini" --set run.profile=on --out "$W/p$i" >/dev/null 2>&1
+	"$VMTAX" run "$W/bare.ini" --set run.profile=on --set run.warmup=1 --out "$W/p$i" >/dev/null 2>&1
 	r="$W/p$i/results.json"
 	a=$(jq '.cells[0].samples[0].elapsed_s' "$r")
 	b=$(jq '.cells[0].observed.profile.elapsed_s' "$r")
@@ -124,7 +124,7 @@ printf '   elapsed: mean A %.4f s, mean B %.4f s, overhead %+.2f%%\n' \
 printf '   cpu:     mean A %.4f s, mean B %.4f s, overhead %+.2f%%\n' \
 	"$(echo "$sumca / $PAIRS" | bc -l)" "$(echo "$sumcb / $PAIRS" | bc -l)" \
 	"$(echo "($sumcb / $sumca - 1) * 100" | bc -l)"
-sed -e 's/^name = benchg/name = benchp/' -e 's/^repeat = 1/repeat = 3\nprofile = on/' \
+sed -e 's/^name = benchg/name = benchp/' -e 's/^repeat = 1/repeat = 3\nwarmup = 1\nprofile = on/' \
 	-e 's/^SIZE_MIB = 16/SIZE_MIB = 256/' -e 's/^READS = 1000/READS = 1500000/' \
 	"$W/guest.ini" >"$W/guestp.ini"
 echo "   guest: $VMTAX run guestp.ini (randwalk 256 MiB, 3 samples then the profile run)"
