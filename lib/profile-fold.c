@@ -113,8 +113,8 @@ void profile_add(struct profile *p, const char *const *frames, size_t n,
 			buf[k++] = (unsigned char)*f > 0x7e ? '?'
 				   : (*f == ';' || isspace((unsigned char)*f) ||
 				      iscntrl((unsigned char)*f))
-					   ? '_'
-					   : *f;
+				       ? '_'
+				       : *f;
 	}
 	buf[k] = '\0';
 	profile_add_folded(p, buf, k, count);
