@@ -36,6 +36,8 @@
 #include "profile-symbols.h"
 
 #define PROFILE_DEFAULT_HZ 997.0
+/* A TCG guest's default: a sample costs ~100 us of emulation there. */
+#define PROFILE_TCG_HZ 251.0
 #define PROFILE_DRAIN_MS 50
 
 struct profile_sampler;

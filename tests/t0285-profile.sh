@@ -18,6 +18,7 @@ cat >"$TRASH/run.ini" <<EOF2
 name = t0285
 repeat = 1
 profile = on
+profile_hz = 997
 boot_timeout = 180
 [guest]
 vcpus = 2
@@ -182,6 +183,7 @@ cat >"$TRASH/stripped.ini" <<EOF2
 name = t0285s
 repeat = 1
 profile = on
+profile_hz = 997
 [matrix]
 where = bare-metal
 host_thp = always
@@ -205,6 +207,7 @@ cat >"$TRASH/hidden.ini" <<EOF2
 name = t0285k
 repeat = 1
 profile = on
+profile_hz = 997
 boot_timeout = 180
 [guest]
 vcpus = 2
