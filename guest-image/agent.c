@@ -44,6 +44,7 @@
 #include "agent-files.h"
 #include "guest-obs.h"
 #include "knob-path.h"
+#include "profile-sample.h"
 #include "proto.h"
 #include "runner.h"
 #include "util.h"
@@ -698,8 +699,9 @@ static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
 	struct tick_ctx tick = {.a = a, .id = id};
 	struct runner_spec spec = {0};
 	struct runner_result res;
-	bool with_output = false, counters = true;
+	bool with_output = false, counters = true, profile = false;
 	double timeout_s = 0, heartbeat_s = HEARTBEAT_DEFAULT_S;
+	double profile_hz = PROFILE_DEFAULT_HZ;
 	const json_t *cwd = json_object_get(req, "cwd");
 	const char *cmd = json_string_value(json_object_get(req, "cmd"));
 	char msg[256] = "", **env = NULL;
@@ -721,6 +723,12 @@ static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
 		   !opt_bool(req, "with_output", &with_output)) {
 		snprintf(msg, sizeof(msg),
 			 "'counters' and 'with_output' must be booleans");
+	} else if (!opt_bool(req, "profile", &profile)) {
+		snprintf(msg, sizeof(msg), "'profile' must be a boolean");
+	} else if (!opt_number(req, "profile_hz", &profile_hz) ||
+		   profile_hz < 10 || profile_hz > 20000) {
+		snprintf(msg, sizeof(msg),
+			 "'profile_hz' must be a number in 10..20000");
 	} else {
 		env = env_from_json(json_object_get(req, "env"), msg,
 				    sizeof(msg));
@@ -736,6 +744,8 @@ static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
 	spec.cwd = json_string_value(cwd);
 	spec.timeout_s = timeout_s;
 	spec.counters = counters;
+	spec.profile = profile; /* docs/profile.md */
+	spec.profile_hz = profile_hz;
 	spec.tick = run_tick;
 	spec.tick_arg = &tick;
 	spec.tick_s = heartbeat_s;
@@ -750,6 +760,9 @@ static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
 	}
 	o->reply =
 	    proto_reply_ok_new(id, proto_sample_to_json(&res, with_output));
+	if (res.profile)
+		json_object_set_new(json_object_get(o->reply, "result"),
+				    "profile", profile_to_json(res.profile));
 	snprintf(o->log, sizeof(o->log), "%s exit %d in %.3f s",
 		 runner_status_name(res.status), res.exit_status,
 		 res.elapsed_s);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "runner.h"
+#include "profile-sample.h"
+#include "profile.h"
 #include "util.h"
 
 #include <errno.h>
@@ -327,6 +329,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 	int fds[RC_NR];
 	int pidfd = -1, code = 0, ret = -1, wstatus = 0;
 	char **envp = NULL;
+	struct profile_sampler *prof = NULL;
 	pid_t pid = -1;
 	bool exited = false, reaped = false;
 	double t0, deadline = 0, next_tick = 0, tick_s;
@@ -382,6 +385,11 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 			res->counters[i].supported = true;
 		}
 	}
+	if (spec->profile)
+		prof = profile_sampler_open(pid, spec->profile_hz > 0
+							? spec->profile_hz
+							: PROFILE_DEFAULT_HZ,
+					    NULL);
 	pidfd = syscall(SYS_pidfd_open, pid, 0);
 
 	t0 = mono_now();
@@ -437,6 +445,8 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 			timeout = ms_until(now, next_tick);
 		if (pidfd < 0 && (timeout < 0 || timeout > 20))
 			timeout = 20; /* no pidfd: poll for the exit */
+		if (prof && (timeout < 0 || timeout > PROFILE_DRAIN_MS))
+			timeout = PROFILE_DRAIN_MS;
 		if (pidfd >= 0) {
 			pfd[npfd].fd = pidfd;
 			pfd[npfd++].events = POLLIN;
@@ -449,6 +459,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 			ret = err_errno("runner: poll");
 			goto out;
 		}
+		profile_sampler_drain(prof);
 		if (out[0] >= 0 && !output_pump(out[0], res)) {
 			close(out[0]);
 			out[0] = -1;
@@ -493,6 +504,10 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 	for (int i = 0; i < RC_NR; i++)
 		if (fds[i] >= 0)
 			counter_read(fds[i], &res->counters[i]);
+	if (prof) {
+		res->profile = profile_sampler_finish(prof);
+		prof = NULL;
+	}
 	ret = 0;
 out:
 	if (pid > 0 && !reaped) {
@@ -514,6 +529,7 @@ out:
 	}
 	if (pidfd >= 0)
 		close(pidfd);
+	profile_sampler_free(prof);
 	free(envp);
 	if (ret < 0)
 		runner_result_release(res);
@@ -526,5 +542,7 @@ void runner_result_release(struct runner_result *res)
 		return;
 	free(res->output);
 	res->output = NULL;
+	profile_free(res->profile);
+	res->profile = NULL;
 	res->output_len = 0;
 }

@@ -26,6 +26,13 @@
  * scaled by time_enabled/time_running when multiplexed (scaled=true).  With
  * spec->counters false no counter is opened: supported=false, open_errno=0.
  *
+ * Profile: with spec->profile the phase is also sampled (lib/profile-sample.h:
+ * every process of the tree, kernel and user call chains) and symbolized
+ * here after it ended, where its binaries and kallsyms are; res->profile
+ * then holds the folded stacks (never NULL: a sampler that could not open
+ * says why in it).  Sampling costs time, so a profiled run is never a
+ * measured sample (docs/profile.md).
+ *
  * Output: up to RUNNER_OUTPUT_MAX bytes of the phase's combined stdout and
  * stderr are kept (the tail), for metric regexes and for logs.
  *
@@ -39,6 +46,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+struct profile;
 
 #define RUNNER_OUTPUT_MAX (64 * 1024)
 
@@ -77,6 +86,8 @@ struct runner_spec {
 	const char *cwd;		/* NULL: inherit */
 	double timeout_s;		/* <= 0: no timeout */
 	bool counters;			/* open perf counters */
+	bool profile;			/* sample it (res->profile) */
+	double profile_hz;		/* <= 0: PROFILE_DEFAULT_HZ */
 	/*
 	 * Called about every tick_s seconds (<= 0: 1 s) while the phase runs
 	 * (heartbeats), from the calling thread.  May be NULL.  A non-zero
@@ -107,6 +118,7 @@ struct runner_result {
 	char *output;		/* NUL-terminated tail of stdout+stderr */
 	size_t output_len;
 	bool output_truncated;
+	struct profile *profile;	/* owned; with spec->profile */
 };
 
 /*

@@ -116,6 +116,30 @@ static int bare_sample(struct run *r, struct cell_run *cr, long idx,
 	return 0;
 }
 
+/* The profiled run (docs/profile.md): sampled and symbolized right here. */
+static int bare_profile(struct run *r, struct cell_run *cr,
+			struct runner_result *res, char *why, size_t len)
+{
+	struct bare *b = cr->priv;
+	struct runner_spec spec = {
+		.cmd = r->cfg.wl.run,
+		.env = (const char *const *)b->env,
+		.cwd = b->workdir,
+		.timeout_s = run_sample_timeout(r),
+		.counters = true, /* task-clock: the overhead on CPU */
+		.profile = true,
+		.profile_hz = r->cfg.profile_hz,
+	};
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	ret = runner_run(&spec, res);
+	if (ret < 0)
+		snprintf(why, len, "cannot start the run command: %s",
+			 strerror(-ret));
+	return ret;
+}
+
 static void bare_stop(struct run *r, struct cell_run *cr)
 {
 	struct bare *b = cr->priv;
@@ -138,5 +162,6 @@ const struct cell_exec_ops cell_exec_bare = {
 	.start = bare_start,
 	.sample = bare_sample,
 	.restart = NULL,
+	.profile = bare_profile,
 	.stop = bare_stop,
 };

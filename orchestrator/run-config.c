@@ -239,6 +239,12 @@ static const struct cfg_key run_keys[] = {
 	.max = 4096,
 	.help = "other runnable tasks a quiet host may have (busy: more in "
 		"each of 5 reads 20 ms apart)"),
+    KEY("run", "profile", CFG_BOOL, profile, "off",
+	.help = "one more, unrecorded run per cell under sampling: folded "
+		"stacks in profiles/, a differential profile in the report "
+		"(docs/profile.md)"),
+    KEY("run", "profile_hz", CFG_DOUBLE, profile_hz, "997", .min = 10,
+	.max = 20000, .help = "samples per second of the profile run"),
     KEY("guest", "image", CFG_ENUM, image, "tiny", .shape = CFG_AXIS,
 	.choices = images, .help = "guest image kind"),
     KEY("guest", "vcpus", CFG_INT, vcpus, "2", .shape = CFG_AXIS, .min = 1,

@@ -9,7 +9,7 @@
  *
  *	[run]      name, repeat, target, max_repeat, boots, warmup, baseline,
  *	           timeout, boot_timeout, heartbeat, retries, max_failures,
- *	           quiet_wait, quiet_others
+ *	           quiet_wait, quiet_others, profile, profile_hz
  *	[guest]    image, vcpus, memory, kernel, initrd, cmdline (each one value
  *	           or a list: an axis), accel, uri, cpu_features, pin;
  *	           sysctl.A.B, mm.A.B: guest knobs (a list: an axis)
@@ -68,6 +68,8 @@ struct config {
 	long max_failures;
 	double quiet_wait_s;
 	long quiet_others;
+	bool profile; /* docs/profile.md */
+	double profile_hz;
 	/* [guest]: elements as written, checked as the key's type */
 	struct cfg_list image;	 /* tiny | debian */
 	struct cfg_list vcpus;	 /* integers */

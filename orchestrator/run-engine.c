@@ -575,6 +575,8 @@ static void run_cell(struct run *r, int ci)
 	if (cell_start(r, ex, &cr) == 0) {
 		if (run_samples(r, ex, &cr) < 0) {
 			/* failed: the reason is set */
+		} else if (r->cfg.profile && !run_should_stop(r)) {
+			cell_profile(r, ex, &cr);
 		}
 	} else {
 		/* Samples that will not run still advance the ETA. */

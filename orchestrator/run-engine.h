@@ -15,6 +15,9 @@
  *	   a failed sample is tried again up to [run] retries times; an
  *	   executor that is lost (-EPIPE, -ETIMEDOUT: a dead or hung guest) is
  *	   replaced by exec->restart() when the executor has one;
+ *	4b. with [run] profile = on, one more run under sampling through
+ *	   exec->profile() (cell_profile(), docs/profile.md): after the
+ *	   samples, so it cannot change them, and never recorded as one;
  *	5. exec->stop() (clean, what the host saw, tear down), then the cell's
  *	   status: ok only with at least one ok sample.
  *
@@ -132,7 +135,9 @@ struct cell_run {
  * and gives the sample's JSON (*SJ, owned by the caller) and the same as a
  * struct (RES, released by the caller), or a negative errno with WHY:
  * -EPIPE or -ETIMEDOUT when the executor is lost (restart() may replace
- * it), anything else when the cell cannot go on.  stop() never fails.
+ * it), anything else when the cell cannot go on.  profile() (may be NULL)
+ * runs the workload once more under sampling and gives RES with
+ * res->profile set, or a negative errno with WHY.  stop() never fails.
  */
 struct cell_exec_ops {
 	const char *name;
@@ -140,11 +145,21 @@ struct cell_exec_ops {
 	int (*sample)(struct run *r, struct cell_run *cr, long idx, json_t **sj,
 		      struct runner_result *res, char *why, size_t len);
 	int (*restart)(struct run *r, struct cell_run *cr, const char *reason);
+	int (*profile)(struct run *r, struct cell_run *cr,
+		       struct runner_result *res, char *why, size_t len);
 	void (*stop)(struct run *r, struct cell_run *cr);
 };
 
 extern const struct cell_exec_ops cell_exec_bare;
 extern const struct cell_exec_ops cell_exec_guest;
+
+/*
+ * The profiled run of a cell (orchestrator/cell-profile.c): writes
+ * RUNDIR/profiles/SLUG.folded and the cell's observed.profile; a profile
+ * that fails says why there and fails nothing else.
+ */
+void cell_profile(struct run *r, const struct cell_exec_ops *ex,
+		  struct cell_run *cr);
 
 /* Run every cell; the run ends early on a stop request or max_failures. */
 void run_engine(struct run *r);

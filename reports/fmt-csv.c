@@ -15,13 +15,17 @@
  * kind "kvm" (label exits, share_2m or exit:REASON for the reasons that
  * changed most; ref_mean and mean the two values, delta the relative change
  * of exits, the difference of the share and of a reason's count per
- * sample; ref_n and n the samples with evidence).  Last, for a cell with
+ * sample; ref_n and n the samples with evidence).  Then, for a cell with
  * something to say of its sampling (docs/sampling.md), rows of kind
  * "sampling": label stop_reason (the reason in "reason"), boots (their
  * count in "n"), within_boot_var and between_boot_var (in "metric"),
  * outliers (the count in "metric", "samples 3, 7" in "reason") and trend_p
  * (the Mann-Kendall p in "metric", "rising, p 0.0210" in "reason" when
- * significant).  The column order is
+ * significant).  A run with profiles ends with rows of kind "profile" per cell (label
+ * self:SYMBOL or total:SYMBOL for the top entries of its differential
+ * profile, n the cell's profile samples, metric the symbol's contribution
+ * to the slowdown as a fraction of the baseline's time: docs/profile.md).
+ * The column order is
  * fixed; empty fields are "not applicable", and counters use the strings
  * "not supported" / "not counted" rather than 0.
  */
@@ -34,6 +38,7 @@
 
 #include "util.h"
 
+#define CSV_NCOLS 26 /* in cols */
 static const char *const cols =
     "kind,id,label,status,reason,sample,n,metric,median,stddev,cv,min,max,"
     "ci95_lo,ci95_hi,elapsed_s,user_s,sys_s,slowdown,slowdown_lo,"
@@ -360,6 +365,7 @@ static int csv_render(const struct report *r, FILE *out)
 	lab_row(r, out);
 	for (i = 0; i < r->ncells; i++)
 		sampling_rows(&r->cells[i], out);
+	fmt_profile_csv(r, out, CSV_NCOLS + RC_NR);
 	return ferror(out) ? -EIO : 0;
 }
 

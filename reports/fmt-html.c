@@ -754,6 +754,10 @@ static int html_render(const struct report *r, FILE *out)
 	html_sampling(r, out);
 	html_counters(r, out);
 	html_kvm(r, out);
+	if (r->has_profile)
+		fprintf(out, "<h2>Profiles</h2>\n");
+	for (i = 0; i < r->ncells; i++)
+		fmt_html_profile(r, &r->cells[i], out);
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 

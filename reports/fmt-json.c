@@ -186,6 +186,9 @@ static json_t *jcell(const struct report *r, const struct report_cell *c)
 			json_object_set_new(jc, "kvm_why",
 					    json_string(c->kvm.why));
 	}
+	/* Only when the run has profiles: older reports stay as-is. */
+	if (jc && r->has_profile)
+		json_object_set_new(jc, "profile", fmt_profile_json(c));
 	if (jc && !r->axes_derived) {
 		json_t *ax = json_object();
 

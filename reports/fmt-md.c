@@ -315,6 +315,7 @@ static int md_render(const struct report *r, FILE *out)
 	md_sampling(r, out);
 	md_counters(r, out);
 	md_kvm(r, out);
+	fmt_profile_md(r, out);
 	md_series(r, out);
 	md_matrix(r, out);
 	for (i = 0; i < r->nscaling; i++)

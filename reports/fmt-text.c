@@ -343,6 +343,7 @@ static int text_render(const struct report *r, FILE *out)
 	for (i = 0; i < r->ncells; i++) {
 		text_cell(r, &r->cells[i], out);
 		text_kvm(r, &r->cells[i], out);
+		fmt_profile_text(r, &r->cells[i], out);
 		text_series(&r->cells[i], out);
 	}
 	text_matrix(r, out);

@@ -153,4 +153,29 @@ void fmt_csv_field(FILE *out, const char *s);
 /* Write S with '|' escaped for a Markdown table cell. */
 void fmt_md_escape(FILE *out, const char *s);
 
+/*
+ * Profiles (fmt-profile.c, fmt-html-flame.c): nothing at all for a run
+ * without profiles (r->has_profile false), so older reports stay as they
+ * were.  fmt_profile_top() is the K-th of the REPORT_PROFILE_TOP entries of
+ * C's differential profile by self (or total) contribution, or NULL.
+ */
+const struct profile_diff_entry *fmt_profile_top(const struct report_cell *c,
+						 bool total, size_t k);
+/* "cpu-clock, 2041 samples (17 with [unknown] frames), ..." or "no
+ * profile: WHY". */
+char *fmt_profile_summary(char *buf, size_t len, const struct report_cell *c);
+/* "+24.80% = +9.0% clear_page_erms, +6.1% handle_mm_fault, ..." */
+char *fmt_profile_oneline(char *buf, size_t len, const struct report_cell *c);
+void fmt_profile_text(const struct report *r, const struct report_cell *c,
+		      FILE *out);
+void fmt_profile_md(const struct report *r, FILE *out);
+json_t *fmt_profile_json(const struct report_cell *c);
+/* Rows of kind "profile" (label self:SYM or total:SYM, n the samples,
+ * metric the contribution); NCOLS columns in all. */
+void fmt_profile_csv(const struct report *r, FILE *out, size_t ncols);
+/* A flame graph of C's profile and a differential one vs the baseline
+ * (inline SVG, no script). */
+void fmt_html_profile(const struct report *r, const struct report_cell *c,
+		      FILE *out);
+
 #endif

@@ -353,6 +353,7 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 		return ret;
 	if (c->kvm.present)
 		r->has_kvm = true;
+	report_cell_profile(r, c, obs);
 	cell_labels(r, c);
 	cell_mismatch(c, env, obs);
 	return 0;
@@ -591,6 +592,7 @@ int report_load(const char *path, struct report **out)
 	if (ret < 0)
 		goto out;
 	compute_stats(r);
+	report_profiles_diff(r);
 	ret = report_set_matrix(r, NULL, NULL);
 	if (ret < 0)
 		goto out;
@@ -619,6 +621,7 @@ void report_free(struct report *r)
 		free(r->cells[i].busy_text);
 		free(r->cells[i].axv);
 		report_kvm_release(&r->cells[i].kvm);
+		report_profile_release(&r->cells[i].prof);
 	}
 	free(r->cells);
 	report_matrix_release(&r->matrix);

@@ -43,6 +43,7 @@
 #include <jansson.h>
 
 /* The counters (enum runner_counter, RC_NR, runner_counter_name()). */
+#include "profile-diff.h"
 #include "runner.h"
 #include "stats-robust.h"
 #include "stats.h"
@@ -139,6 +140,27 @@ struct report_kvm {
 	double share_2m, share_1g;
 };
 
+/*
+ * A cell's profile (docs/profile.md; reports/profile-report.c): its
+ * observed.profile and the folded stacks it names, and the differential
+ * profile against the baseline's.  present is false when the cell has
+ * none (profile = off, or the profile run failed: why says so); a folded
+ * file that cannot be read or parsed is not a load error: why says what.
+ */
+struct report_profile {
+	bool present;
+	const char *why;    /* borrowed or owned_why; when !present */
+	char *owned_why;    /* owned */
+	const char *event;  /* borrowed: "cpu-clock", "cycles" */
+	const char *folded; /* borrowed: "profiles/SLUG.folded" */
+	json_t *missing;    /* borrowed array of strings */
+	double overhead;    /* profiled run vs samples; NaN if unknown */
+	struct profile *p;  /* owned */
+	bool has_diff;	    /* diff is against the baseline's profile */
+	const char *diff_why; /* static; when present && !has_diff */
+	struct profile_diff diff;
+};
+
 struct report_cell {
 	const char *id;
 	/*
@@ -188,6 +210,7 @@ struct report_cell {
 	struct stats_groups boots;
 	struct report_series series;
 	struct report_kvm kvm;
+	struct report_profile prof;
 };
 
 /*
@@ -264,6 +287,7 @@ struct report {
 	size_t ncells;
 	bool has_series; /* some cell has a series */
 	bool has_kvm;	 /* some cell has KVM evidence (cell->kvm.present) */
+	bool has_profile; /* some cell has observed.profile */
 
 	/* Geometric mean of (1 + slowdown) over non-baseline cells. */
 	double geomean_slowdown; /* minus 1, NaN when ngeo == 0 */
@@ -328,6 +352,14 @@ int report_cell_kvm(const struct report *r, struct report_cell *c,
 void report_kvm_release(struct report_kvm *k);
 /* Cell C's units, outliers, trend and boot variance (reports/sampling.c). */
 void report_cell_sampling(struct report_cell *c);
+/* Cell C's profile from its observed object OBS (never fails). */
+void report_cell_profile(struct report *r, struct report_cell *c,
+			 json_t *obs);
+/* Each profiled cell's differential profile against the baseline. */
+void report_profiles_diff(struct report *r);
+void report_profile_release(struct report_profile *p);
+/* The top N entries of the differential profiles that formats show. */
+#define REPORT_PROFILE_TOP 10
 
 /* KVM evidence K's mean per sample of delta counter NAME, or NaN. */
 double report_kvm_delta(const struct report_kvm *k, const char *name);

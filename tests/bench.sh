@@ -8,6 +8,8 @@
 #  3. a small matrix's wall time against the sum of its workload times
 #  4. peak RSS of vmtax and of the guest agent
 # SECTIONS="2 3" runs only those.
+#  5. the profile run's overhead (docs/profile.md): unprofiled sample vs the
+#     profiled run right after it, bare metal A B A B, and one guest cell
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 VMTAX=${VMTAX:-$TOP/build/vmtax}
@@ -19,7 +21,7 @@ W=$(mktemp -d /tmp/vmtax-bench.XXXXXX)
 trap 'if [ -n "${KEEP:-}" ]; then rm -rf "$KEEP"; mv "$W" "$KEEP"; else rm -rf "$W"; fi' EXIT
 thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
 now() { date +%s.%N; }
-want() { case " ${SECTIONS:-1 2 3 4} " in *" $1 "*) return 0 ;; esac; return 1; }
+want() { case " ${SECTIONS:-1 2 3 4 5} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if want 1; then
 echo "== 1. runner overhead (randwalk --size-mib 256 --reads 1500000, host THP $thp)"
@@ -202,4 +204,48 @@ echo "== 4. peak RSS"
 printf '   vmtax run (one guest cell): %s kB (GNU time %%M)\n' "$(cat "$W/rss")"
 printf '   vmtax-agent in the guest:   %s kB (getrusage in the agent)\n' \
 	"$(jq '.cells[0].observed.agent_max_rss_kb' "$W/g0/results.json")"
+fi
+if want 5; then
+echo "== 5. profile overhead (docs/profile.md): the profiled run vs an unprofiled one"
+echo "   each pair: $VMTAX run bare.ini --set run.profile=on --set run.warmup=1: A the sample,"
+echo "   B the profile run right after it (sampled at 997 Hz with call chains);"
+echo "   elapsed, and task-clock (CPU time: less sensitive to a busy host)"
+suma=0 sumb=0 sumca=0 sumcb=0
+i=0
+while [ $i -lt "$PAIRS" ]; do
+	"$VMTAX" run "$W/bare.ini" --set run.profile=on --set run.warmup=1 --out "$W/p$i" >/dev/null 2>&1
+	r="$W/p$i/results.json"
+	a=$(jq '.cells[0].samples[0].elapsed_s' "$r")
+	b=$(jq '.cells[0].observed.profile.elapsed_s' "$r")
+	ca=$(jq '.cells[0].samples[0].counters["task-clock"] / 1e9' "$r")
+	cb=$(jq '.cells[0].observed.profile.task_clock_s' "$r")
+	printf '   pair %d: A %.4f s (cpu %.4f)  B %.4f s (cpu %.4f), %s samples of %s\n' \
+		"$i" "$a" "$ca" "$b" "$cb" "$(jq '.cells[0].observed.profile.samples' "$r")" \
+		"$(jq -r '.cells[0].observed.profile.event' "$r")"
+	suma=$(echo "$suma + $a" | bc -l)
+	sumb=$(echo "$sumb + $b" | bc -l)
+	sumca=$(echo "$sumca + $ca" | bc -l)
+	sumcb=$(echo "$sumcb + $cb" | bc -l)
+	i=$((i + 1))
+done
+printf '   elapsed: mean A %.4f s, mean B %.4f s, overhead %+.2f%%\n' \
+	"$(echo "$suma / $PAIRS" | bc -l)" "$(echo "$sumb / $PAIRS" | bc -l)" \
+	"$(echo "($sumb / $suma - 1) * 100" | bc -l)"
+printf '   cpu:     mean A %.4f s, mean B %.4f s, overhead %+.2f%%\n' \
+	"$(echo "$sumca / $PAIRS" | bc -l)" "$(echo "$sumcb / $PAIRS" | bc -l)" \
+	"$(echo "($sumcb / $sumca - 1) * 100" | bc -l)"
+sed -e 's/^name = benchg/name = benchp/' -e 's/^repeat = 1/repeat = 3\nwarmup = 1\nprofile = on/' \
+	-e 's/^SIZE_MIB = 16/SIZE_MIB = 256/' -e 's/^READS = 1000/READS = 1500000/' \
+	"$W/guest.ini" >"$W/guestp.ini"
+echo "   guest: $VMTAX run guestp.ini (randwalk 256 MiB, 3 samples then the profile run)"
+"$VMTAX" run "$W/guestp.ini" --out "$W/gp" >/dev/null 2>&1
+r="$W/gp/results.json"
+printf '   guest (%s): samples %s s, profile run %.4f s, %s samples of %s\n' \
+	"$(jq -r .run.host.accel "$r")" "$(jq -c '[.cells[0].samples[].elapsed_s * 1000 | round / 1000]' "$r")" \
+	"$(jq '.cells[0].observed.profile.elapsed_s' "$r")" \
+	"$(jq '.cells[0].observed.profile.samples' "$r")" \
+	"$(jq -r '.cells[0].observed.profile.event' "$r")"
+printf '   guest overhead: elapsed %+.2f%%, cpu %+.2f%%\n' \
+	"$(jq '.cells[0].observed.profile.overhead * 100' "$r")" \
+	"$(jq '.cells[0].observed.profile.overhead_cpu * 100' "$r")"
 fi

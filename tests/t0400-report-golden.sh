@@ -6,7 +6,7 @@
 
 [ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
 
-for fixture in demo hw series vcpus kernels kvm lab; do
+for fixture in demo hw series vcpus kernels kvm lab profile; do
 	for fmt in text md csv json html; do
 		ext=$fmt
 		[ "$fmt" = text ] && ext=txt
@@ -36,6 +36,22 @@ test_expect_success 'a lab run says so in every format (and the others never do)
 	grep -q "<b>Emulated hardware.</b>" "$TOP/tests/golden/lab.html" &&
 	grep -q "^lab,,\"TCG-emulated" "$TOP/tests/golden/lab.csv" &&
 	jq -e ".lab.emulated == true and .lab.cpu_model == \"EPYC\"" "$TOP/tests/golden/lab.json"
+'
+
+test_expect_success 'profile: a missing or corrupt folded file is said, nothing fails' '
+	mkdir -p prun/profiles &&
+	cp "$TOP/tests/fixtures/results-profile.json" prun/results.json &&
+	cp "$TOP"/tests/fixtures/profiles/*.folded prun/profiles/ &&
+	rm prun/profiles/guest_host-thp_always_guest-thp_always.folded &&
+	printf "a;b 1\\nbroken\\n" >prun/profiles/guest_host-thp_never_guest-thp_never.folded &&
+	"$VMTAX" report prun >prun.txt &&
+	grep -q "no profile: cannot read .profiles/guest_host-thp_always_guest-thp_always.folded.: No such file" prun.txt &&
+	grep -q "no profile: .profiles/guest_host-thp_never_guest-thp_never.folded.: line 2: no count" prun.txt &&
+	test "$(grep -c "where it went (self)" prun.txt)" = 3 &&
+	"$VMTAX" report -f json prun | jq -e "[.cells[] | select(.profile.present == false)] | length == 2" &&
+	rm prun/profiles/bare-metal_host-thp_always.folded &&
+	"$VMTAX" report prun >prun2.txt &&
+	test "$(grep -c "vs baseline: the baseline has no profile" prun2.txt)" = 3
 '
 
 test_expect_success 'text is the default format' '

@@ -42,7 +42,7 @@ sys.exit(1 if n else 0)
 PY
 }
 
-for fixture in demo hw vcpus kernels kvm; do
+for fixture in demo hw vcpus kernels kvm profile; do
 	test_expect_success "$fixture: render the HTML" "
 		\"\$VMTAX\" report -f html -o $fixture.html \
 			\"\$TOP/tests/fixtures/results-$fixture.json\"
@@ -94,6 +94,14 @@ test_expect_success 'vcpus: the scaling chart renders, a point per measured gues
 	points=$(grep -o "<g class=\"point\" data-id=\"[^\"]*\"" vcpus.dom | sort -u | wc -l) &&
 	echo "measured guest cells $measured, points $points" &&
 	test "$measured" = 11 && test "$points" = "$measured"
+'
+
+test_expect_success 'profile: a flame graph per profiled cell, a differential one per non-baseline cell' '
+	test "$(grep -o "<svg class=\"flame\"" profile.dom | wc -l)" = 6 &&
+	test "$(grep -o "<svg class=\"flame-diff\"" profile.dom | wc -l)" = 5 &&
+	test "$(grep -c "<h3 class=\"profile\"" profile.dom)" = 6 &&
+	grep -q "<title>clear_page_rep (" profile.dom &&
+	grep -q "contribution +" profile.dom
 '
 
 test_expect_success 'the net-log check catches a page that fetches' '

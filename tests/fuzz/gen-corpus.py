@@ -182,3 +182,65 @@ put("kvm-hist", "overflow", HDR.format("paused") +
     "{ exit_reason:          1 } hitcount: 18446744073709551615\n"
     "{ exit_reason:          2 } hitcount: 1\n\n"
     "Totals:\n    Hits: 0\n    Entries: 2\n    Dropped: 3\n")
+
+# ---- profile: perf records, folded stacks, kallsyms, an ELF file
+PERF_RECORD_MMAP, PERF_RECORD_LOST, PERF_RECORD_COMM = 1, 2, 3
+PERF_RECORD_FORK, PERF_RECORD_SAMPLE = 7, 9
+CTX_KERNEL, CTX_USER = 2**64 - 128, 2**64 - 512
+
+
+def rec(kind, misc, body):
+    return struct.pack("<IHH", kind, misc, 8 + len(body)) + body
+
+
+def cstr(s):
+    b = s.encode() + b"\0"
+    return b + b"\0" * (-len(b) % 8)
+
+
+def sid(pid, time):
+    return struct.pack("<IIQ", pid, pid, time)
+
+
+chain = [CTX_KERNEL, 0xffffffff81000010, 0xffffffff81000105, CTX_USER,
+         0x400150, 0x400210]
+sample = rec(PERF_RECORD_SAMPLE, 1,
+             struct.pack("<QIIQQ", 0xffffffff81000010, 100, 100, 30,
+                         len(chain)) + struct.pack(f"<{len(chain)}Q", *chain))
+records = (sample +
+           rec(PERF_RECORD_COMM, 1 << 13,
+               struct.pack("<II", 100, 100) + cstr("randwalk") + sid(100, 10)) +
+           rec(PERF_RECORD_MMAP, 0,
+               struct.pack("<IIQQQ", 100, 100, 0x400000, 0x1000, 0) +
+               cstr("/opt/vmtax/bin/randwalk") + sid(100, 20)) +
+           rec(PERF_RECORD_FORK, 0,
+               struct.pack("<IIIIQ", 101, 100, 101, 100, 25) + sid(101, 25)) +
+           rec(PERF_RECORD_LOST, 0, struct.pack("<QQ", 1, 7) + sid(100, 40)))
+put("profile", "records", records)
+put("profile", "records-truncated", records[:-5])
+put("profile", "folded",
+    "randwalk;main 442\n"
+    "randwalk;main;asm_exc_page_fault;exc_page_fault;handle_mm_fault;"
+    "clear_page_erms 27\n[other stacks] 3\n")
+put("profile", "folded-bad", "a;;b 1\nc 0\n")
+put("profile", "kallsyms",
+    "ffffffff81000000 T clear_page_erms\n"
+    "ffffffff81000100 T handle_mm_fault\n"
+    "ffffffffc0000000 t virtio_probe\t[virtio]\n")
+put("profile", "kallsyms-hidden", "0000000000000000 T clear_page_erms\n")
+# a minimal ELF64 executable as tests/unit/test-profile.c builds it
+elf = bytearray(0x1000)
+elf[0:16] = b"\x7fELF\x02\x01\x01" + b"\0" * 9
+elf[16:64] = struct.pack("<HHIQQQIHHHHHH", 2, 62, 1, 0x400100, 64, 0x400,
+                         0, 64, 56, 1, 64, 3, 0)
+elf[64:120] = struct.pack("<IIQQQQQQ", 1, 5, 0, 0x400000, 0x400000,
+                          0x1000, 0x1000, 0x1000)
+elf[0x218:0x230] = struct.pack("<IBBHQQ", 1, 0x12, 0, 1, 0x400100, 0x100)
+elf[0x230:0x248] = struct.pack("<IBBHQQ", 6, 0x12, 0, 1, 0x400200, 0x80)
+elf[0x300:0x30b] = b"\0walk\0main\0"
+elf[0x440:0x480] = struct.pack("<IIQQQQIIQQ", 0, 2, 0, 0, 0x200, 0x48, 2,
+                               0, 8, 24)
+elf[0x480:0x4c0] = struct.pack("<IIQQQQIIQQ", 0, 3, 0, 0, 0x300, 11, 0,
+                               0, 1, 0)
+put("profile", "elf", bytes(elf))
+put("profile", "elf-stripped", bytes(elf[:0x400]))

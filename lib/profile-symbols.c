@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: MIT
+#include "profile-symbols.h"
+#include "profile.h"
+#include "util.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* /proc/kallsyms is ~12 MB with CONFIG_KALLSYMS_ALL; ELF files up to: */
+#define KALLSYMS_MAX (256u << 20)
+#define ELF_MAX (1024ull << 20)
+
+void symtab_release(struct symtab *t)
+{
+	if (!t)
+		return;
+	free(t->v);
+	free(t->names);
+	free(t->loads);
+	memset(t, 0, sizeof(*t));
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct symtab_entry *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* of aliases at one address keep the one with a size first */
+	return x->size > y->size ? -1 : x->size < y->size;
+}
+
+/* Sort, then point the names into the final storage. */
+static void symtab_finish(struct symtab *t, size_t *offs)
+{
+	for (size_t i = 0; i < t->n; i++)
+		t->v[i].name = (const char *)(uintptr_t)offs[i];
+	qsort(t->v, t->n, sizeof(*t->v), by_addr);
+	for (size_t i = 0; i < t->n; i++)
+		t->v[i].name = t->names + (uintptr_t)t->v[i].name;
+}
+
+int symtab_from_kallsyms(struct symtab *t, const char *text, size_t len,
+			 char *why, size_t wlen)
+{
+	size_t pos = 0, cap = 0, ncap = 0, nlen = 0, *offs = NULL;
+	size_t lines = 0;
+
+	memset(t, 0, sizeof(*t));
+	while (pos < len) {
+		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - l) : len - pos;
+		unsigned long long addr = 0;
+		char type, name[256];
+		char buf[320];
+
+		pos += n + (nl ? 1 : 0);
+		if (n >= sizeof(buf))
+			continue;
+		memcpy(buf, l, n);
+		buf[n] = '\0';
+		if (sscanf(buf, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		lines++;
+		if (!addr || !strchr("tTwW", type))
+			continue;
+		if (t->n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			t->v = xrealloc(t->v, cap * sizeof(*t->v));
+			offs = xrealloc(offs, cap * sizeof(*offs));
+		}
+		n = strlen(name) + 1;
+		if (nlen + n > ncap) {
+			ncap = ncap ? ncap * 2 : 65536;
+			while (nlen + n > ncap)
+				ncap *= 2;
+			t->names = xrealloc(t->names, ncap);
+		}
+		memcpy(t->names + nlen, name, n);
+		t->v[t->n].addr = addr;
+		t->v[t->n].size = 0;
+		offs[t->n++] = nlen;
+		nlen += n;
+	}
+	if (!lines) {
+		snprintf(why, wlen, "no symbol lines");
+		free(offs);
+		symtab_release(t);
+		return -EINVAL;
+	}
+	if (!t->n) {
+		snprintf(why, wlen, "it shows no addresses (kptr_restrict)");
+		free(offs);
+		symtab_release(t);
+		return -ENOENT;
+	}
+	symtab_finish(t, offs);
+	free(offs);
+	return 0;
+}
+
+static bool in_file(size_t len, uint64_t off, uint64_t size)
+{
+	return off <= len && size <= len - off;
+}
+
+int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
+		    size_t wlen)
+{
+	const unsigned char *d = data;
+	const Elf64_Ehdr *eh = data;
+	const Elf64_Shdr *sh, *symsec = NULL, *strsec;
+	size_t cap = 0, nlen = 0, *offs = NULL, nsyms;
+	int ret = -ENOEXEC;
+
+	memset(t, 0, sizeof(*t));
+	if (len < sizeof(*eh) || memcmp(d, ELFMAG, SELFMAG) ||
+	    d[EI_CLASS] != ELFCLASS64 || d[EI_DATA] != ELFDATA2LSB) {
+		snprintf(why, wlen, "not a 64-bit little-endian ELF file");
+		return -ENOEXEC;
+	}
+	if (eh->e_phnum &&
+	    (eh->e_phentsize != sizeof(Elf64_Phdr) ||
+	     !in_file(len, eh->e_phoff,
+		      (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))) {
+		snprintf(why, wlen, "bad program headers");
+		return -ENOEXEC;
+	}
+	for (size_t i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, d + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type != PT_LOAD)
+			continue;
+		t->loads =
+		    xrealloc(t->loads, (t->nloads + 1) * sizeof(*t->loads));
+		t->loads[t->nloads++] =
+		    (struct symtab_load){ph.p_offset, ph.p_vaddr, ph.p_filesz};
+	}
+	if (eh->e_shnum &&
+	    (eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	     !in_file(len, eh->e_shoff,
+		      (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)) ||
+	     eh->e_shoff % 8)) {
+		snprintf(why, wlen, "bad section headers");
+		goto out;
+	}
+	if (!eh->e_shnum) {
+		snprintf(why, wlen, "no symbol table (stripped)");
+		ret = -ENOENT;
+		goto out;
+	}
+	sh = (const Elf64_Shdr *)(d + eh->e_shoff);
+	for (size_t i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_SYMTAB)
+			symsec = &sh[i];
+	for (size_t i = 0; !symsec && i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_DYNSYM)
+			symsec = &sh[i];
+	if (!symsec) {
+		snprintf(why, wlen, "no symbol table (stripped)");
+		ret = -ENOENT;
+		goto out;
+	}
+	t->dynamic_only = symsec->sh_type == SHT_DYNSYM;
+	if (symsec->sh_link >= eh->e_shnum ||
+	    symsec->sh_entsize != sizeof(Elf64_Sym) ||
+	    !in_file(len, symsec->sh_offset, symsec->sh_size)) {
+		snprintf(why, wlen, "bad symbol table");
+		goto out;
+	}
+	strsec = &sh[symsec->sh_link];
+	if (!in_file(len, strsec->sh_offset, strsec->sh_size)) {
+		snprintf(why, wlen, "bad string table");
+		goto out;
+	}
+	nsyms = symsec->sh_size / sizeof(Elf64_Sym);
+	for (size_t i = 0; i < nsyms; i++) {
+		Elf64_Sym s;
+		const char *name, *end;
+		size_t n;
+
+		memcpy(&s, d + symsec->sh_offset + i * sizeof(s), sizeof(s));
+		if ((ELF64_ST_TYPE(s.st_info) != STT_FUNC &&
+		     ELF64_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
+		    s.st_shndx == SHN_UNDEF || !s.st_value ||
+		    s.st_name >= strsec->sh_size)
+			continue;
+		name = (const char *)d + strsec->sh_offset + s.st_name;
+		end = memchr(name, '\0', strsec->sh_size - s.st_name);
+		if (!end || end == name)
+			continue;
+		n = (size_t)(end - name) + 1;
+		if (t->n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			t->v = xrealloc(t->v, cap * sizeof(*t->v));
+			offs = xrealloc(offs, cap * sizeof(*offs));
+		}
+		t->names = xrealloc(t->names, nlen + n);
+		memcpy(t->names + nlen, name, n);
+		t->v[t->n].addr = s.st_value;
+		t->v[t->n].size = s.st_size;
+		offs[t->n++] = nlen;
+		nlen += n;
+	}
+	if (!t->n) {
+		snprintf(why, wlen, "no function symbols (stripped)");
+		ret = -ENOENT;
+		goto out;
+	}
+	symtab_finish(t, offs);
+	ret = 0;
+out:
+	free(offs);
+	if (ret == -ENOEXEC)
+		symtab_release(t);
+	return ret;
+}
+
+const char *symtab_lookup(const struct symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+	const struct symtab_entry *e;
+
+	/* the last entry with e->addr <= addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	e = &t->v[lo - 1];
+	/* aliases: the first of equal addresses has the largest size */
+	while (e > t->v && e[-1].addr == e->addr)
+		e--;
+	if (e->size && addr - e->addr >= e->size)
+		return NULL;
+	return e->name;
+}
+
+bool symtab_offset_to_vaddr(const struct symtab *t, uint64_t off,
+			    uint64_t *vaddr)
+{
+	for (size_t i = 0; i < t->nloads; i++) {
+		const struct symtab_load *l = &t->loads[i];
+
+		if (off >= l->offset && off - l->offset < l->filesz) {
+			*vaddr = off - l->offset + l->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- the symbolizer: files read once ---- */
+
+struct dso {
+	char *path;
+	struct symtab t;
+	int state; /* 0 ok, -ENOENT no symbols, else unreadable */
+	char *why; /* when state != 0 */
+};
+
+struct symbolizer {
+	char *kallsyms;
+	bool offline;
+	bool kernel_loaded;
+	int kernel_state;
+	char kernel_why[160];
+	struct symtab kernel;
+	struct dso *dsos;
+	size_t ndsos;
+};
+
+struct symbolizer *symbolizer_new(const char *kallsyms, bool offline)
+{
+	struct symbolizer *s = xcalloc(1, sizeof(*s));
+
+	s->kallsyms = xstrdup(kallsyms ? kallsyms : "/proc/kallsyms");
+	s->offline = offline;
+	return s;
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	symtab_release(&s->kernel);
+	for (size_t i = 0; i < s->ndsos; i++) {
+		free(s->dsos[i].path);
+		free(s->dsos[i].why);
+		symtab_release(&s->dsos[i].t);
+	}
+	free(s->dsos);
+	free(s->kallsyms);
+	free(s);
+}
+
+static void kernel_load(struct symbolizer *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	s->kernel_loaded = true;
+	if (s->offline || !*s->kallsyms) {
+		snprintf(s->kernel_why, sizeof(s->kernel_why),
+			 "no kallsyms given");
+		s->kernel_state = -ENOENT;
+		return;
+	}
+	ret = read_file(s->kallsyms, KALLSYMS_MAX, &text, &len);
+	if (ret < 0) {
+		snprintf(s->kernel_why, sizeof(s->kernel_why),
+			 "cannot read %s: %s", s->kallsyms, strerror(-ret));
+		s->kernel_state = ret;
+		return;
+	}
+	s->kernel_state = symtab_from_kallsyms(
+	    &s->kernel, text, len, s->kernel_why, sizeof(s->kernel_why));
+	free(text);
+}
+
+const char *symbolizer_kernel(struct symbolizer *s, struct profile *p,
+			      uint64_t addr)
+{
+	const char *name;
+
+	if (!s->kernel_loaded)
+		kernel_load(s);
+	if (s->kernel_state < 0) {
+		profile_note_missing(p, "kernel symbols: %s: %s", s->kallsyms,
+				     s->kernel_why);
+		return PROFILE_UNKNOWN;
+	}
+	name = symtab_lookup(&s->kernel, addr);
+	return name ? name : PROFILE_UNKNOWN;
+}
+
+static struct dso *dso_get(struct symbolizer *s, const char *path)
+{
+	struct dso *d;
+	struct stat st;
+	void *map = MAP_FAILED;
+	char why[160] = "";
+	int fd;
+
+	for (size_t i = 0; i < s->ndsos; i++)
+		if (!strcmp(s->dsos[i].path, path))
+			return &s->dsos[i];
+	s->dsos = xrealloc(s->dsos, (s->ndsos + 1) * sizeof(*s->dsos));
+	d = &s->dsos[s->ndsos++];
+	memset(d, 0, sizeof(*d));
+	d->path = xstrdup(path);
+	fd = s->offline ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		d->state = s->offline ? -ENOENT : -errno;
+	} else if (!S_ISREG(st.st_mode) || st.st_size <= 0 ||
+		   (unsigned long long)st.st_size > ELF_MAX) {
+		d->state = -ENOEXEC;
+	} else {
+		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			d->state = -errno;
+		} else {
+			d->state = symtab_from_elf(&d->t, map, st.st_size, why,
+						   sizeof(why));
+			munmap(map, st.st_size);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (d->state && !*why)
+		snprintf(why, sizeof(why), "%s", strerror(-d->state));
+	if (d->state)
+		d->why = xstrdup(why);
+	return d;
+}
+
+const char *symbolizer_user(struct symbolizer *s, struct profile *p,
+			    const char *path, uint64_t off)
+{
+	struct dso *d;
+	uint64_t vaddr;
+	const char *name;
+
+	if (!path || !*path)
+		return PROFILE_UNKNOWN;
+	if (path[0] == '[') /* [vdso], [vsyscall], [stack], [heap] */
+		return path;
+	if (path[0] != '/') {
+		profile_note_missing(p, "%s: anonymous or JIT code", path);
+		return PROFILE_UNKNOWN;
+	}
+	d = dso_get(s, path);
+	if (d->state) {
+		profile_note_missing(p, "%s: %s", path, d->why);
+		return PROFILE_UNKNOWN;
+	}
+	if (!symtab_offset_to_vaddr(&d->t, off, &vaddr))
+		return PROFILE_UNKNOWN;
+	name = symtab_lookup(&d->t, vaddr);
+	if (!name && d->t.dynamic_only)
+		profile_note_missing(p,
+				     "%s: only its dynamic symbols "
+				     "(.dynsym; no debug symbols)",
+				     path);
+	return name ? name : PROFILE_UNKNOWN;
+}
