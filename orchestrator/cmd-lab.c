@@ -324,6 +324,9 @@ static int lab_image(struct lab *l)
 {
 	struct image_opts o = { .kind = IMAGE_LAB, .quiet = true };
 
+	/* This vmtax's agent and workloads, whatever the working directory. */
+	o.bindir = l->bindir;
+
 	note("lab: the lab image (built on first use: about 7 minutes from "
 	     "scratch here, seconds when cached)...");
 	if (image_build(&o) < 0)
