@@ -57,7 +57,8 @@
 #define LAB_POLL_S 1.0		  /* how often the run's output is read */
 #define LAB_SYNC_S 30.0		  /* how often its results come back */
 #define LAB_STOP_WAIT_S 300.0	  /* a stopped run's time to restore */
-#define LAB_RESTARTS 2		  /* boots of a lab that died, at most */
+#define LAB_RESTARTS 2		  /* boots of a lab that died or hung, at most */
+#define LAB_PROBE_S 120.0	  /* a failed lab's time to answer 'hello' */
 
 /*
  * The run inside, detached from the agent (whose 'run' waits for its
@@ -815,6 +816,27 @@ out:
 }
 
 /* Power the lab off, politely when its agent still answers. */
+/*
+ * Whether the lab's agent answers a 'hello' within LAB_PROBE_S: a lab that
+ * runs but does not has hung.
+ */
+static bool lab_answers(struct lab *l)
+{
+	json_t *res = NULL;
+	char why[256];
+	int ret;
+
+	if (!l->client)
+		return false;
+	note("lab: the lab host still runs: is its agent there? (up to "
+	     "%.0f s)",
+	     LAB_PROBE_S);
+	ret = agent_call(&l->a, "hello", NULL, LAB_PROBE_S, LAB_PROBE_S, &res,
+			 why, sizeof(why));
+	json_decref(res);
+	return ret == 0;
+}
+
 static void lab_down(struct lab *l)
 {
 	char why[256];
@@ -934,24 +956,37 @@ static int lab_run(int argc, char **argv)
 	if (lab_image(&l) < 0)
 		goto out;
 	for (;;) {
-		if (lab_boot(&l) < 0 || lab_push(&l, &inner_resume) < 0 ||
-		    lab_start_run(&l, inner_resume) < 0)
-			goto out;
-		if (lab_follow(&l, &rc) == 0)
+		bool hung;
+
+		if (lab_boot(&l) == 0 && lab_push(&l, &inner_resume) == 0 &&
+		    lab_start_run(&l, inner_resume) == 0 &&
+		    lab_follow(&l, &rc) == 0)
 			break;
 		/*
 		 * The lab itself died (emulated nested virtualization is not
-		 * bug-free: its kernel can crash in KVM's vCPU thread).  Its
-		 * disk holds the run: boot it again and resume, a bounded
-		 * number of times.
+		 * bug-free: its kernel can crash in KVM's vCPU thread), or it
+		 * hung: still running, its agent silent.  Its disk holds the
+		 * run: boot it again and resume, a bounded number of times.
+		 * A lab whose agent still answers failed for a reason of its
+		 * own, reported above: that ends the run.
 		 */
-		if (!l.vm || vm_running(l.vm) || stop_signals ||
-		    l.boots > LAB_RESTARTS)
+		if (!l.vm || stop_signals || l.boots > LAB_RESTARTS)
 			goto out;
-		warn("lab: the lab host died (%s; its console is in '%s/logs'): "
-		     "booting it again on the same disk and resuming the run "
-		     "(%d of %d)",
-		     vm_stop_reason(l.vm), l.dir, l.boots, LAB_RESTARTS);
+		hung = vm_running(l.vm);
+		if (hung && lab_answers(&l))
+			goto out;
+		if (hung)
+			warn("lab: the lab host hung (running, but its agent "
+			     "did not answer for %.0f s; its console is in "
+			     "'%s/logs'): destroying it, booting it again on "
+			     "the same disk and resuming the run (%d of %d)",
+			     LAB_PROBE_S, l.dir, l.boots, LAB_RESTARTS);
+		else
+			warn("lab: the lab host died (%s; its console is in "
+			     "'%s/logs'): booting it again on the same disk "
+			     "and resuming the run (%d of %d)",
+			     vm_stop_reason(l.vm), l.dir, l.boots,
+			     LAB_RESTARTS);
 		lab_down(&l);
 		l.resume = true;
 	}
