@@ -804,30 +804,33 @@ static void file_reply(const json_t *req, struct outcome *o, json_t *res,
 		       : proto_reply_err_new(proto_id(req), code, msg);
 }
 
-static void handle_read_file(struct agent *a, const json_t *req,
-			     struct outcome *o)
+/* The file requests of agent-files.h, as replies. */
+typedef json_t *file_op_fn(const json_t *req, const char **code, char *msg,
+			   size_t mlen, char *log, size_t llen);
+
+static void file_request(const json_t *req, struct outcome *o,
+			 file_op_fn *op)
 {
 	const char *code = NULL;
 	char msg[320];
 	json_t *res;
 
-	(void)a;
-	res = agent_read_file_new(req, &code, msg, sizeof(msg), o->log,
-				  sizeof(o->log));
+	res = op(req, &code, msg, sizeof(msg), o->log, sizeof(o->log));
 	file_reply(req, o, res, code, msg);
+}
+
+static void handle_read_file(struct agent *a, const json_t *req,
+			     struct outcome *o)
+{
+	(void)a;
+	file_request(req, o, agent_read_file_new);
 }
 
 static void handle_write_file(struct agent *a, const json_t *req,
 			      struct outcome *o)
 {
-	const char *code = NULL;
-	char msg[320];
-	json_t *res;
-
 	(void)a;
-	res = agent_write_file_new(req, &code, msg, sizeof(msg), o->log,
-				   sizeof(o->log));
-	file_reply(req, o, res, code, msg);
+	file_request(req, o, agent_write_file_new);
 }
 
 #ifdef VMTAX_AGENT_TEST

@@ -28,17 +28,6 @@ void profile_free(struct profile *p)
 	free(p);
 }
 
-static uint64_t hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static void rehash(struct profile *p)
 {
 	size_t ncap = p->hcap ? p->hcap * 2 : 256;
@@ -50,7 +39,7 @@ static void rehash(struct profile *p)
 	p->hcap = ncap;
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const char *s = p->stacks[i].stack;
-		size_t h = hash(s, strlen(s)) & (ncap - 1);
+		size_t h = hash_fnv1a(s, strlen(s)) & (ncap - 1);
 
 		while (p->index[h] >= 0)
 			h = (h + 1) & (ncap - 1);
@@ -65,7 +54,7 @@ void profile_add_folded(struct profile *p, const char *stack, size_t len,
 
 	if ((p->nstacks + 1) * 2 > p->hcap)
 		rehash(p);
-	h = hash(stack, len) & (p->hcap - 1);
+	h = hash_fnv1a(stack, len) & (p->hcap - 1);
 	while (p->index[h] >= 0) {
 		struct profile_stack *s = &p->stacks[p->index[h]];
 

@@ -118,6 +118,17 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+uint64_t hash_fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;

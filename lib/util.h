@@ -47,6 +47,8 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) VMTAX_PRINTF(1, 2);
+/* FNV-1a over the N bytes at S: for hash tables, not for security. */
+uint64_t hash_fnv1a(const char *s, size_t n);
 
 /* Seconds from CLOCK_MONOTONIC. */
 double mono_now(void);

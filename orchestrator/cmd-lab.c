@@ -38,6 +38,7 @@
 #include "lab.h"
 #include "matrix.h"
 #include "report.h"
+#include "results-file.h"
 #include "run-config.h"
 #include "util.h"
 #include "vm.h"
@@ -239,43 +240,6 @@ static int lab_state_read(struct lab *l, json_t **state)
 	}
 out:
 	free(path);
-	return ret;
-}
-
-static int lab_dir_make(struct lab *l, const char *out)
-{
-	char ts[32], *logs, *results;
-	int ret;
-
-	if (out) {
-		l->dir = xstrdup(out);
-	} else {
-		iso8601_now(ts, sizeof(ts));
-		l->dir = xasprintf("runs/%s-lab-%s", l->cfg.name, ts);
-	}
-	ret = mkdir_parents(l->dir, 0755);
-	if (ret < 0)
-		return err_code(ret, "cannot create run directory '%s'",
-				l->dir);
-	{
-		char *abs = realpath(l->dir, NULL);
-
-		if (!abs)
-			return err_errno("cannot resolve '%s'", l->dir);
-		free(l->dir);
-		l->dir = abs;
-	}
-	results = xasprintf("%s/results.json", l->dir);
-	ret = access(results, F_OK) == 0 ? -EEXIST : 0;
-	free(results);
-	if (ret < 0)
-		return err("'%s' already holds a run; give another --out, or "
-			   "'vmtax lab run --resume %s'",
-			   l->dir, l->dir);
-	logs = xasprintf("%s/logs", l->dir);
-	if (mkdir(logs, 0755) < 0 && errno != EEXIST)
-		ret = err_errno("cannot create '%s'", logs);
-	free(logs);
 	return ret;
 }
 
@@ -938,8 +902,15 @@ static int lab_run(int argc, char **argv)
 		goto out;
 	if (guest_bindir_find(l.bindir, sizeof(l.bindir)) < 0)
 		goto out;
-	if (!resume && lab_dir_make(&l, out) < 0)
-		goto out;
+	if (!resume) {
+		char *name = xasprintf("%s-lab", l.cfg.name);
+		int made = results_dir_make(out, name, false, "vmtax lab run",
+					    &l.dir);
+
+		free(name);
+		if (made < 0)
+			goto out;
+	}
 
 	ret = 1;
 	memset(&sa, 0, sizeof(sa));

@@ -116,42 +116,6 @@ static int check_host_packages(struct run *r)
 	return -ENOENT;
 }
 
-static int make_rundir(struct run *r, const char *out)
-{
-	char ts[32], *logs, *abs;
-	int ret = 0;
-
-	if (out) {
-		r->rundir = xstrdup(out);
-	} else {
-		iso8601_now(ts, sizeof(ts));
-		r->rundir = xasprintf("runs/%s-%s", r->cfg.name, ts);
-	}
-	ret = mkdir_parents(r->rundir, 0755);
-	if (ret < 0)
-		return err_code(ret, "cannot create run directory '%s'",
-				r->rundir);
-	/* libvirt opens the console log from another cwd: use absolute paths. */
-	abs = realpath(r->rundir, NULL);
-	if (!abs)
-		return err_errno("cannot resolve '%s'", r->rundir);
-	free(r->rundir);
-	r->rundir = abs;
-	r->results_path = xasprintf("%s/results.json", r->rundir);
-	r->journal_path = xasprintf("%s/samples.jsonl", r->rundir);
-	if (!r->resume && access(r->results_path, F_OK) == 0) {
-		fprintf(stderr,
-			"vmtax: error: '%s' already holds a run; give another --out\n",
-			r->rundir);
-		return -EEXIST;
-	}
-	logs = xasprintf("%s/logs", r->rundir);
-	if (mkdir(logs, 0755) < 0 && errno != EEXIST)
-		ret = err_errno("cannot create '%s'", logs);
-	free(logs);
-	return ret;
-}
-
 /*
  * An installed vmtax builds the tiny image of a cell's kernel the first time
  * a run needs it (a build tree has 'make image-tiny' for that).  Progress
@@ -302,7 +266,12 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 			 : "ept");
 	if (resolve_guest_files(r) < 0)
 		return -EINVAL;
-	return make_rundir(r, out) < 0 ? -EINVAL : 0;
+	if (results_dir_make(out, r->cfg.name, r->resume, "vmtax run",
+			     &r->rundir) < 0)
+		return -EINVAL;
+	r->results_path = xasprintf("%s/results.json", r->rundir);
+	r->journal_path = xasprintf("%s/samples.jsonl", r->rundir);
+	return 0;
 }
 
 /*

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -70,6 +71,47 @@ static void host_info(json_t *host, const struct run *r)
 					 sysconf(_SC_PAGESIZE)));
 	json_object_set_new(host, "accel", json_string(r->accel));
 	json_object_set_new(host, "accel_reason", json_string(r->accel_why));
+}
+
+int results_dir_make(const char *out, const char *name, bool resume,
+		     const char *cmd, char **dir)
+{
+	char ts[32], *path, *logs, *results;
+	int ret;
+
+	*dir = NULL;
+	if (out) {
+		path = xstrdup(out);
+	} else {
+		iso8601_now(ts, sizeof(ts));
+		path = xasprintf("runs/%s-%s", name, ts);
+	}
+	ret = mkdir_parents(path, 0755);
+	if (ret < 0) {
+		ret = err_code(ret, "cannot create run directory '%s'", path);
+		free(path);
+		return ret;
+	}
+	*dir = realpath(path, NULL);
+	if (!*dir) {
+		ret = err_errno("cannot resolve '%s'", path);
+		free(path);
+		return ret;
+	}
+	free(path);
+	results = xasprintf("%s/results.json", *dir);
+	if (!resume && access(results, F_OK) == 0)
+		ret = err("'%s' already holds a run; give another --out, or "
+			  "'%s --resume %s'",
+			  *dir, cmd, *dir);
+	free(results);
+	if (ret < 0)
+		return ret;
+	logs = xasprintf("%s/logs", *dir);
+	if (mkdir(logs, 0755) < 0 && errno != EEXIST)
+		ret = err_errno("cannot create '%s'", logs);
+	free(logs);
+	return ret;
 }
 
 json_t *results_head_new(const struct run *r)

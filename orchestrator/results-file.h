@@ -23,6 +23,16 @@
 
 #include "run-engine.h"
 
+/*
+ * The run directory: OUT, or runs/NAME-TIMESTAMP; created with its logs/
+ * (and any missing parents) and resolved into *DIR (owned), an absolute
+ * path: libvirt opens console logs from another working directory.  One
+ * that holds a run already (results.json) is refused unless RESUME, the
+ * message pointing at 'CMD --resume DIR'.  0 or a negative errno, reported.
+ */
+int results_dir_make(const char *out, const char *name, bool resume,
+		     const char *cmd, char **dir);
+
 /* The head of results.json (schema, run, workload, baseline), no cells. */
 json_t *results_head_new(const struct run *r);
 /* A cell's env: what it asks for. */

@@ -20,17 +20,6 @@ struct table {
 	size_t n, cap;
 };
 
-static uint64_t hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static struct acc *table_get(struct table *t, const char *s, size_t n)
 {
 	size_t h;
@@ -45,7 +34,7 @@ static struct acc *table_get(struct table *t, const char *s, size_t n)
 
 			if (!nm)
 				continue;
-			h = hash(nm, strlen(nm)) & (nt.cap - 1);
+			h = hash_fnv1a(nm, strlen(nm)) & (nt.cap - 1);
 			while (nt.v[h].name)
 				h = (h + 1) & (nt.cap - 1);
 			nt.v[h] = t->v[i];
@@ -54,7 +43,7 @@ static struct acc *table_get(struct table *t, const char *s, size_t n)
 		free(t->v);
 		*t = nt;
 	}
-	h = hash(s, n) & (t->cap - 1);
+	h = hash_fnv1a(s, n) & (t->cap - 1);
 	while (t->v[h].name) {
 		if (!strncmp(t->v[h].name, s, n) && !t->v[h].name[n])
 			return &t->v[h];
