@@ -9,14 +9,15 @@
  *   BIN: agent, workloads  EXE_DIR/bin, EXE_DIR/../bin  LIBEXECDIR
  * (P/libexec/vmtax) images               BIN/../images CACHEDIR/images
  *                                                    (/var/cache/vmtax/images)
- *   workload INIs        ./configs/workloads         DATADIR/configs/workloads
+ *   workload INIs        T/configs/workloads         DATADIR/configs/workloads
  *   configs              ./configs                   DATADIR/configs
- *   tiny script          ./guest-image/mkinitramfs-tiny.sh
+ *   tiny script          T/guest-image/mkinitramfs-tiny.sh
  *                                                    DATADIR/mkinitramfs-tiny.sh
  *   host lock, journal   STATEDIR (/var/lib/vmtax), both
  *
- * ("./" is the working directory, as the build tree always had it; DATADIR
- * is P/share/vmtax.)  The lab image's /opt/vmtax/{vmtax,bin,images} is a
+ * (T is the tree of BIN: BIN/../.. or BIN/.., whichever holds the file;
+ * "./" the working directory, where neither does, as the build tree always
+ * had it; DATADIR is P/share/vmtax.)  The lab image's /opt/vmtax/{vmtax,bin,images} is a
  * build tree.  A config's workload dir stays relative to the config file,
  * so DATADIR/configs/demo.ini finds DATADIR/configs/workloads from any
  * working directory.

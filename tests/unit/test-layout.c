@@ -101,11 +101,46 @@ static void test_installed_paths(void **state)
 			    "guest-image/mkinitramfs-tiny.sh");
 }
 
+/* A build tree that holds its files: found from any working directory. */
+static void test_tree_paths(void **state)
+{
+	char top[] = "/tmp/vmtax-test-layout.XXXXXX", *p, *want;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	p = xasprintf("%s/build/bin", top);
+	assert_int_equal(mkdir_parents(p, 0755), 0);
+	free(p);
+	p = xasprintf("%s/configs/workloads", top);
+	assert_int_equal(mkdir_parents(p, 0755), 0);
+	free(p);
+	p = xasprintf("%s/guest-image", top);
+	assert_int_equal(mkdir_parents(p, 0755), 0);
+	free(p);
+	p = xasprintf("%s/guest-image/mkinitramfs-tiny.sh", top);
+	assert_int_equal(write_file_atomic(p, "#!/bin/sh\n", 10), 0);
+	free(p);
+
+	p = xasprintf("%s/build/bin", top);
+	want = xasprintf("%s/configs/workloads", top);
+	assert_string_equal(layout_workloads_dir(p), want);
+	free(want);
+	want = xasprintf("%s/guest-image/mkinitramfs-tiny.sh", top);
+	assert_string_equal(layout_tiny_script(p), want);
+	free(want);
+	free(p);
+
+	p = xasprintf("rm -rf %s", top);
+	assert_int_equal(system(p), 0);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_installed_find),
 	    cmocka_unit_test(test_installed_paths),
+	    cmocka_unit_test(test_tree_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
