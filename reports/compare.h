@@ -14,7 +14,8 @@
  *
  * The delta is stats_delta(): positive means slower than the reference,
  * with a Fieller 95% interval and Welch's p.  Runs of different workloads,
- * metrics, units or directions are refused (-EINVAL, reported).
+ * metrics, units or directions are refused (-EINVAL, reported, naming
+ * --effect) unless o->effect.
  *
  * KVM evidence (model.h struct report_kvm): where both cells of a row have
  * it, row->kvm holds the exits per sample of each and their relative
@@ -41,7 +42,8 @@
  * cells).  A row without a cell on one side, or without ok samples, has
  * row->note as across runs.  c->notes says when the runs' baselines are
  * not in one row.  A run whose baseline has no ok samples is refused
- * (-EINVAL): it has no slowdowns.  No geometric mean (ngeo 0).
+ * (-EINVAL): it has no slowdowns.  No geometric mean (ngeo 0) and no KVM
+ * deltas (has_kvm false): a row's two cells may run different workloads.
  *
  * Baselines (o->baselines, --baseline RUN=ID; effect compares only):
  * run RUN takes cell ID as its baseline (model.h report_set_baseline():
@@ -53,7 +55,9 @@
  *
  * Pairs (o->pairs, --pair REF_ID,ID): across runs, cell REF_ID of run A
  * is aligned with cell ID of each later run, whatever their ids; the
- * other cells align by id, except with a cell named in a pair.  An id
+ * other cells align by id, but a cell named in a pair aligns only through
+ * it (the cell of its id on the other side is then unpaired, and its
+ * row->note names the pair).  Pairs work in plain compares too.  An id
  * absent from its run, or named in two pairs, is -EINVAL (reported with
  * the run's cell ids).  compare_parse_pair() splits the option's text.
  */

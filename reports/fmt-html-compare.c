@@ -167,7 +167,6 @@ int fmt_html_compare(const struct compare *c, FILE *out)
 		     "<th>95%% interval</th><th>p</th><th></th></tr>\n");
 	for (i = 0; i < c->nrows; i++) {
 		const struct compare_row *row = &c->rows[i];
-
 		char lb[1024];
 
 		fprintf(out, "<tr><td>");

@@ -433,7 +433,6 @@ static int md_compare(const struct compare *c, FILE *out)
 		    c->by ? row->ref_name : compare_run_letter(row->ref_run);
 		const char *n =
 		    c->by ? row->name : compare_run_letter(row->run);
-
 		char lb[1024];
 
 		fprintf(out, "| %s | %s | ",
