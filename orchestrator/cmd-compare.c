@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* vmtax compare: runs cell by cell, or one axis of one run. */
+/* vmtax compare: runs cell by cell, their effects, or one axis of one run. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -17,6 +17,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: vmtax compare RUNDIR_A RUNDIR_B [RUNDIR...] "
 		"[--format FMT] [-o FILE]\n"
+		"       vmtax compare RUNDIR_A RUNDIR_B [RUNDIR...] --effect "
+		"[--pair REF_ID,ID...]\n"
+		"                     [--baseline RUN=ID...] [--format FMT] "
+		"[-o FILE]\n"
 		"       vmtax compare RUNDIR --by AXIS [--format FMT] "
 		"[-o FILE]\n\n"
 		"Align cells by id and show each run's mean, the delta of "
@@ -27,7 +31,23 @@ static void usage(FILE *f)
 		"the cell that\n"
 		"differs only in AXIS and has the baseline's value of it.  "
 		"Runs of different\n"
-		"workloads or metrics are refused.\n\n"
+		"workloads or metrics are refused unless --effect is "
+		"given.\n\n"
+		"   --effect           each run's slowdowns against its own "
+		"baseline (as\n"
+		"                      'vmtax report' prints them, positive = "
+		"slower), side\n"
+		"                      by side, and their difference in "
+		"points: runs of any\n"
+		"                      workload, metric and unit\n"
+		"   --pair REF_ID,ID   align run A's cell REF_ID with cell ID "
+		"of the later\n"
+		"                      runs (repeatable); other cells align "
+		"by id\n"
+		"   --baseline RUN=ID  with --effect: run RUN's (A, B, ...) "
+		"slowdowns against\n"
+		"                      its cell ID instead of its baseline "
+		"(repeatable)\n"
 		"   --by AXIS          any axis of the run, named as in its "
 		"cell ids\n"
 		"                      (docs/axes.md): %s,\n"
@@ -44,12 +64,18 @@ int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"by", required_argument, NULL, 'b'},
+	    {"effect", no_argument, NULL, 'e'},
+	    {"pair", required_argument, NULL, 'p'},
+	    {"baseline", required_argument, NULL, 'B'},
 	    {"format", required_argument, NULL, 'f'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *format = "text", *output = NULL, *by = NULL;
+	const char *format = "text", *output = NULL;
+	struct compare_opts o = {0};
+	struct compare_pair *pairs = NULL;
+	struct compare_baseline *bases = NULL;
 	char **paths = NULL, *buf = NULL;
 	size_t len = 0, n = 0, i;
 	FILE *mem = NULL;
@@ -59,7 +85,25 @@ int cmd_compare(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "b:f:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			by = optarg;
+			o.by = optarg;
+			break;
+		case 'e':
+			o.effect = true;
+			break;
+		case 'p':
+			pairs =
+			    xrealloc(pairs, (o.npairs + 1) * sizeof(*pairs));
+			if (compare_parse_pair(optarg, &pairs[o.npairs]) < 0)
+				goto out;
+			o.npairs++;
+			break;
+		case 'B':
+			bases = xrealloc(bases,
+					 (o.nbaselines + 1) * sizeof(*bases));
+			if (compare_parse_baseline(optarg,
+						   &bases[o.nbaselines]) < 0)
+				goto out;
+			o.nbaselines++;
 			break;
 		case 'f':
 			format = optarg;
@@ -76,8 +120,10 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
+	o.pairs = pairs;
+	o.baselines = bases;
 	n = argc - optind;
-	if (n < 1 || (!by && n < 2)) {
+	if (n < 1 || (!o.by && n < 2)) {
 		usage(stderr);
 		goto out;
 	}
@@ -90,7 +136,7 @@ int cmd_compare(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	rc = report_compare_write((const char *const *)paths, n, by, format,
+	rc = report_compare_write((const char *const *)paths, n, &o, format,
 				  mem);
 	if (fclose(mem) && !rc)
 		rc = -EIO;
@@ -110,6 +156,8 @@ out:
 	for (i = 0; paths && i < n; i++)
 		free(paths[i]);
 	free(paths);
+	free(pairs);
+	free(bases);
 	free(buf);
 	return ret;
 }

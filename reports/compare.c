@@ -111,6 +111,43 @@ static void kvm_delta(const struct report_kvm *ref,
 		}
 }
 
+/*
+ * Both cells of ROW have ok samples: their slowdowns against their own
+ * runs' baselines, side by side (compare.h, "Effects").
+ */
+static void effect_finish(struct compare_row *row)
+{
+	const struct stats_delta *sa = &row->ref->vs_base;
+	const struct stats_delta *sb = &row->cell->vs_base;
+	struct compare_effect *e = &row->effect;
+	const char *ra = compare_run_letter(row->ref_run);
+	const char *rb = compare_run_letter(row->run);
+
+	e->ref_base = row->ref->is_baseline;
+	e->base = row->cell->is_baseline;
+	if (e->ref_base && e->base) {
+		e->valid = true; /* 0 against 0, both by definition */
+		return;
+	}
+	if (e->ref_base || e->base) {
+		e->why = xasprintf("the baseline of run %s only: the runs' "
+				   "slowdowns here are against different cells",
+				   e->ref_base ? ra : rb);
+		return;
+	}
+	if (!sa->valid || !sb->valid) {
+		row->note =
+		    xasprintf("run %s: no slowdown against its baseline "
+			      "(a mean of 0)",
+			      sa->valid ? rb : ra);
+		return;
+	}
+	e->valid = true;
+	e->points = sb->delta - sa->delta;
+	e->ratio =
+	    1 + sa->delta > 0 ? (1 + sb->delta) / (1 + sa->delta) - 1 : NAN;
+}
+
 static void row_finish(struct compare *c, struct compare_row *row,
 		       bool higher_better)
 {
@@ -124,10 +161,13 @@ static void row_finish(struct compare *c, struct compare_row *row,
 			 compare_run_letter(row->ref_run));
 		snprintf(n, sizeof(n), "run %s", compare_run_letter(row->run));
 	}
-	row->note = absent_note(row->ref, rn);
+	if (!row->note)
+		row->note = absent_note(row->ref, rn);
 	if (!row->note)
 		row->note = absent_note(row->cell, n);
-	if (!row->note) {
+	if (!row->note && c->effect) {
+		effect_finish(row);
+	} else if (!row->note) {
 		stats_delta(&row->cell->units, &row->ref->units,
 			    higher_better, &row->d);
 		kvm_delta(&row->ref->kvm, &row->cell->kvm, &row->kvm);
@@ -144,6 +184,9 @@ static struct compare_row *add_row(struct compare *c)
 	return &c->rows[c->nrows++];
 }
 
+static const char use_effect[] =
+    "use --effect to compare each run's slowdowns against its own baseline";
+
 static int check_comparable(struct report **runs, size_t nruns)
 {
 	const struct report *a = runs[0];
@@ -154,47 +197,159 @@ static int check_comparable(struct report **runs, size_t nruns)
 
 		if (strcmp(a->wl_name, b->wl_name))
 			return err("cannot compare '%s' (workload '%s') with "
-				   "'%s' (workload '%s')",
-				   a->path, a->wl_name, b->path, b->wl_name);
+				   "'%s' (workload '%s'); %s",
+				   a->path, a->wl_name, b->path, b->wl_name,
+				   use_effect);
 		if (strcmp(a->wl_metric, b->wl_metric) ||
 		    strcmp(a->wl_unit, b->wl_unit) ||
 		    a->higher_better != b->higher_better)
 			return err("cannot compare '%s' (metric '%s' in '%s', "
 				   "%s is better) with '%s' (metric '%s' in "
-				   "'%s', %s is better)",
+				   "'%s', %s is better); %s",
 				   a->path, a->wl_metric, a->wl_unit,
 				   a->wl_better, b->path, b->wl_metric,
-				   b->wl_unit, b->wl_better);
+				   b->wl_unit, b->wl_better, use_effect);
 	}
 	return 0;
 }
 
-static void across_runs(struct compare *c)
+static int no_cell(struct compare *c, size_t k, const char *id)
+{
+	char *ids = report_cell_ids_new(c->runs[k], "|");
+
+	err("--pair: run %s ('%s') has no cell '%s' (its cells: %s)",
+	    compare_run_letter(k), c->runs[k]->path, id, ids);
+	free(ids);
+	return -EINVAL;
+}
+
+static int check_pairs(struct compare *c, const struct compare_opts *o)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < o->npairs; i++) {
+		const struct compare_pair *p = &o->pairs[i];
+
+		if (report_find_cell(c->runs[0], p->ref_id) < 0)
+			return no_cell(c, 0, p->ref_id);
+		for (k = 1; k < c->nruns; k++)
+			if (report_find_cell(c->runs[k], p->id) < 0)
+				return no_cell(c, k, p->id);
+		for (j = 0; j < i; j++) {
+			if (!strcmp(o->pairs[j].ref_id, p->ref_id))
+				return err("--pair: cell '%s' of run A is "
+					   "paired twice (with '%s' and '%s')",
+					   p->ref_id, o->pairs[j].id, p->id);
+			if (!strcmp(o->pairs[j].id, p->id))
+				return err("--pair: cell '%s' of the later "
+					   "runs is paired twice (with '%s' "
+					   "and '%s')",
+					   p->id, o->pairs[j].ref_id,
+					   p->ref_id);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The cell of B aligned with run A's cell REF_ID: its pair's, else the
+ * cell of the same id unless a pair claims that one; -1 when none.
+ */
+static long partner(const struct compare_opts *o, const struct report *b,
+		    const char *ref_id)
+{
+	size_t i;
+
+	for (i = 0; i < o->npairs; i++)
+		if (!strcmp(o->pairs[i].ref_id, ref_id))
+			return report_find_cell(b, o->pairs[i].id);
+	for (i = 0; i < o->npairs; i++)
+		if (!strcmp(o->pairs[i].id, ref_id))
+			return -1;
+	return report_find_cell(b, ref_id);
+}
+
+/* A pair that takes cell ID of the side (run A when REF), or NULL. */
+static const struct compare_pair *pair_taking(const struct compare_opts *o,
+					      const char *id, bool ref)
+{
+	size_t i;
+
+	for (i = 0; i < o->npairs; i++)
+		if (!strcmp(ref ? o->pairs[i].ref_id : o->pairs[i].id, id))
+			return &o->pairs[i];
+	return NULL;
+}
+
+/* Say so when run A's baseline and run K's are not in one row. */
+static void baseline_note(struct compare *c, const struct compare_opts *o,
+			  size_t k)
+{
+	const struct report *a = c->runs[0], *b = c->runs[k];
+	long j = partner(o, b, a->baseline_id);
+	char *with, *fix;
+
+	if (j == b->baseline)
+		return;
+	with = j < 0 ? xstrdup("no cell") : xasprintf("'%s'", b->cells[j].id);
+	fix = j < 0 ? xasprintf("--pair %s,%s aligns the baselines",
+				a->baseline_id, b->baseline_id)
+		    : xasprintf("--baseline %s=%s makes it run %s's baseline",
+				compare_run_letter(k), b->cells[j].id,
+				compare_run_letter(k));
+	c->notes = xrealloc(c->notes, (c->nnotes + 1) * sizeof(*c->notes));
+	c->notes[c->nnotes++] = xasprintf(
+	    "run A's baseline '%s' is aligned with %s of run %s, whose "
+	    "baseline is '%s': the two runs' slowdowns are against different "
+	    "cells (%s)",
+	    a->baseline_id, with, compare_run_letter(k), b->baseline_id, fix);
+	free(fix);
+	free(with);
+}
+
+static void across_runs(struct compare *c, const struct compare_opts *o)
 {
 	const struct report *a = c->runs[0];
 	struct compare_row *row;
-	size_t k, i;
+	const struct compare_pair *p;
+	size_t k, i, i2;
 
 	for (k = 1; k < c->nruns; k++) {
 		const struct report *b = c->runs[k];
+		const char *bl = compare_run_letter(k);
 
+		if (c->effect)
+			baseline_note(c, o, k);
 		for (i = 0; i < a->ncells; i++) {
-			long j = report_find_cell(b, a->cells[i].id);
+			long j = partner(o, b, a->cells[i].id);
 
 			row = add_row(c);
 			row->ref_run = 0;
 			row->run = k;
 			row->ref = &a->cells[i];
 			row->cell = j < 0 ? NULL : &b->cells[j];
+			p = pair_taking(o, a->cells[i].id, false);
+			if (j < 0 && p)
+				row->note = xasprintf(
+				    "run %s's cell '%s' is paired with '%s'",
+				    bl, p->id, p->ref_id);
 			row_finish(c, row, a->higher_better);
 		}
 		for (i = 0; i < b->ncells; i++) {
-			if (report_find_cell(a, b->cells[i].id) >= 0)
+			for (i2 = 0; i2 < a->ncells; i2++)
+				if (partner(o, b, a->cells[i2].id) == (long)i)
+					break;
+			if (i2 < a->ncells)
 				continue;
 			row = add_row(c);
 			row->ref_run = 0;
 			row->run = k;
 			row->cell = &b->cells[i];
+			p = pair_taking(o, b->cells[i].id, true);
+			if (p)
+				row->note = xasprintf(
+				    "run A's cell '%s' is paired with '%s'",
+				    p->ref_id, p->id);
 			row_finish(c, row, a->higher_better);
 		}
 	}
@@ -267,42 +422,112 @@ static int by_axis(struct compare *c)
 	return 0;
 }
 
-int compare_new(struct report **runs, size_t nruns, const char *by,
-		struct compare **out)
+/* An effect compare needs a slowdown in every run. */
+static int check_baselines(struct report **runs, size_t nruns)
 {
+	size_t k;
+
+	for (k = 0; k < nruns; k++) {
+		const struct report *r = runs[k];
+		const struct report_cell *b = &r->cells[r->baseline];
+
+		if (!b->nok)
+			return err("'%s': baseline '%s' has no ok samples "
+				   "(%s: %s): the run has no slowdowns to "
+				   "compare",
+				   r->path, b->id, b->status,
+				   b->reason ? b->reason : "no reason given");
+	}
+	return 0;
+}
+
+static int set_baselines(struct report **runs, size_t nruns,
+			 const struct compare_opts *o)
+{
+	size_t i, j;
+	int ret;
+
+	for (i = 0; i < o->nbaselines; i++) {
+		const struct compare_baseline *b = &o->baselines[i];
+
+		if (b->run >= nruns)
+			return err("--baseline %s=%s: there is no run %s (%zu "
+				   "runs: A to %s)",
+				   compare_run_letter(b->run), b->id,
+				   compare_run_letter(b->run), nruns,
+				   compare_run_letter(nruns - 1));
+		for (j = 0; j < i; j++)
+			if (o->baselines[j].run == b->run)
+				return err("--baseline: run %s is given two "
+					   "baselines ('%s' and '%s')",
+					   compare_run_letter(b->run),
+					   o->baselines[j].id, b->id);
+		ret = report_set_baseline(runs[b->run], b->id);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int check_opts(const struct compare_opts *o, size_t nruns)
+{
+	if (o->by && o->effect)
+		return err("--effect compares runs, each against its own "
+			   "baseline; it does not go with --by");
+	if (o->nbaselines && !o->effect)
+		return err(
+		    "--baseline sets what a run's slowdowns are against; "
+		    "it goes with --effect only");
+	if (o->by && o->npairs)
+		return err("--pair aligns the cells of two runs; it does not "
+			   "go with --by");
+	if (o->by && nruns != 1)
+		return err("--by pivots an axis within one run; give one run, "
+			   "not %zu",
+			   nruns);
+	if (!o->by && nruns < 2)
+		return err("compare needs two runs or more (or --by AXIS)");
+	if (nruns > ARRAY_SIZE(letters))
+		return err("compare takes at most %zu runs",
+			   ARRAY_SIZE(letters));
+	return 0;
+}
+
+int compare_new(struct report **runs, size_t nruns,
+		const struct compare_opts *o, struct compare **out)
+{
+	static const struct compare_opts none;
 	struct compare *c = xcalloc(1, sizeof(*c));
 	double *geo = NULL;
 	size_t i;
 	int ret;
 
 	*out = NULL;
+	if (!o)
+		o = &none;
 	c->runs = runs;
 	c->nruns = nruns;
-	c->by = by;
-	if (by && nruns != 1) {
-		ret = err("--by pivots an axis within one run; give one run, "
-			  "not %zu",
-			  nruns);
-		goto out;
-	}
-	if (!by && nruns < 2) {
-		ret = err("compare needs two runs or more (or --by AXIS)");
-		goto out;
-	}
-	if (nruns > ARRAY_SIZE(letters)) {
-		ret =
-		    err("compare takes at most %zu runs", ARRAY_SIZE(letters));
-		goto out;
-	}
-	ret = check_comparable(runs, nruns);
+	c->by = o->by;
+	c->effect = o->effect;
+	ret = check_opts(o, nruns);
 	if (ret < 0)
 		goto out;
-	if (by) {
+	ret = set_baselines(runs, nruns, o);
+	if (ret < 0)
+		goto out;
+	ret = c->effect ? check_baselines(runs, nruns)
+			: check_comparable(runs, nruns);
+	if (ret < 0)
+		goto out;
+	ret = check_pairs(c, o);
+	if (ret < 0)
+		goto out;
+	if (c->by) {
 		ret = by_axis(c);
 		if (ret < 0)
 			goto out;
 	} else {
-		across_runs(c);
+		across_runs(c, o);
 	}
 	geo = xcalloc(c->nrows + 1, sizeof(*geo));
 	for (i = 0; i < c->nrows; i++)
@@ -318,14 +543,44 @@ out:
 	return ret;
 }
 
+int compare_parse_pair(char *text, struct compare_pair *p)
+{
+	char *comma = strchr(text, ',');
+
+	if (!comma || comma == text || !comma[1] || strchr(comma + 1, ','))
+		return err("--pair '%s': expected REF_ID,ID (a cell id of run "
+			   "A, a comma, a cell id of the later runs)",
+			   text);
+	*comma = '\0';
+	p->ref_id = text;
+	p->id = comma + 1;
+	return 0;
+}
+
+int compare_parse_baseline(const char *text, struct compare_baseline *b)
+{
+	if (text[0] < 'A' || text[0] > 'Z' || text[1] != '=' || !text[2])
+		return err("--baseline '%s': expected RUN=ID (a run letter, A "
+			   "for the first, '=', a cell id of that run)",
+			   text);
+	b->run = (size_t)(text[0] - 'A');
+	b->id = text + 2;
+	return 0;
+}
+
 void compare_free(struct compare *c)
 {
 	size_t i;
 
 	if (!c)
 		return;
-	for (i = 0; i < c->nrows; i++)
+	for (i = 0; i < c->nrows; i++) {
 		free(c->rows[i].note);
+		free(c->rows[i].effect.why);
+	}
+	for (i = 0; i < c->nnotes; i++)
+		free(c->notes[i]);
+	free(c->notes);
 	free(c->rows);
 	free(c);
 }

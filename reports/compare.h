@@ -14,7 +14,8 @@
  *
  * The delta is stats_delta(): positive means slower than the reference,
  * with a Fieller 95% interval and Welch's p.  Runs of different workloads,
- * metrics, units or directions are refused (-EINVAL, reported).
+ * metrics, units or directions are refused (-EINVAL, reported, naming
+ * --effect) unless o->effect.
  *
  * KVM evidence (model.h struct report_kvm): where both cells of a row have
  * it, row->kvm holds the exits per sample of each and their relative
@@ -24,6 +25,41 @@
  * reason one side never saw counts 0 there: the tracepoint hist lists only
  * reasons that occurred).  c->has_kvm when some row has it; formats print
  * nothing of KVM otherwise.
+ *
+ * Effects (o->effect, 'vmtax compare --effect'): runs of any workload,
+ * metric and unit, each cell as the slowdown against its own run's
+ * baseline -- cell->vs_base, the very slowdown 'vmtax report' prints
+ * (positive = slower whatever the metric's direction) -- side by side.
+ * Row by row row->effect holds the difference in points (s - s_ref, in
+ * fractions: 0.12 is 12 points) and the ratio of the slowdown factors
+ * ((1 + s) / (1 + s_ref) - 1: how much slower, relatively, the cell is
+ * against its baseline than the reference's is against its own).  No
+ * interval for either: the two sides come from different runs against
+ * different baselines, and their own intervals are shown.  A cell that is
+ * its run's baseline has a slowdown of 0 by definition (ref_base, base):
+ * both baselines give points = ratio = 0 (valid), one alone gives no
+ * difference and why says so (the rows' slowdowns are against different
+ * cells).  A row without a cell on one side, or without ok samples, has
+ * row->note as across runs.  c->notes says when the runs' baselines are
+ * not in one row.  A run whose baseline has no ok samples is refused
+ * (-EINVAL): it has no slowdowns.  No geometric mean (ngeo 0) and no KVM
+ * deltas (has_kvm false): a row's two cells may run different workloads.
+ *
+ * Baselines (o->baselines, --baseline RUN=ID; effect compares only):
+ * run RUN takes cell ID as its baseline (model.h report_set_baseline():
+ * the same slowdowns against another cell), for a run whose own baseline
+ * is not the cell the reference measures against (seed 001: 4K pages at
+ * the memory-bound array size).  This changes the borrowed report.  A run
+ * letter beyond the runs, an ID not a cell of the run or a run given two
+ * baselines is -EINVAL, reported.
+ *
+ * Pairs (o->pairs, --pair REF_ID,ID): across runs, cell REF_ID of run A
+ * is aligned with cell ID of each later run, whatever their ids; the
+ * other cells align by id, but a cell named in a pair aligns only through
+ * it (the cell of its id on the other side is then unpaired, and its
+ * row->note names the pair).  Pairs work in plain compares too.  An id
+ * absent from its run, or named in two pairs, is -EINVAL (reported with
+ * the run's cell ids).  compare_parse_pair() splits the option's text.
  */
 #ifndef VMTAX_COMPARE_H
 #define VMTAX_COMPARE_H
@@ -48,6 +84,15 @@ struct compare_kvm {
 	size_t ntop; /* 0 when a side has no exits by reason */
 };
 
+struct compare_effect {
+	bool ref_base, base; /* the cell is its run's baseline: 0 */
+	bool valid;	     /* points and ratio are set */
+	double points;	     /* s - s_ref, fractions */
+	double ratio;	     /* (1 + s) / (1 + s_ref) - 1 */
+	char *why;	     /* owned: why no difference though both are
+				measured (one side a baseline), or NULL */
+};
+
 struct compare_row {
 	size_t ref_run, run;		      /* indexes into compare.runs */
 	const struct report_cell *ref, *cell; /* NULL when absent */
@@ -55,6 +100,27 @@ struct compare_row {
 	struct stats_delta d;
 	char *note; /* owned: why there is no delta, or NULL */
 	struct compare_kvm kvm;
+	struct compare_effect effect; /* c->effect only */
+};
+
+/* --pair REF_ID,ID: cell REF_ID of run A with cell ID of a later run. */
+struct compare_pair {
+	const char *ref_id, *id; /* borrowed */
+};
+
+/* --baseline RUN=ID: run RUN's (0 for A) slowdowns against cell ID. */
+struct compare_baseline {
+	size_t run;
+	const char *id; /* borrowed */
+};
+
+struct compare_opts {
+	const char *by; /* an axis of the one run, or NULL across runs */
+	bool effect;	/* slowdowns against each run's baseline */
+	const struct compare_pair *pairs; /* borrowed, npairs */
+	size_t npairs;
+	const struct compare_baseline *baselines; /* borrowed, nbaselines */
+	size_t nbaselines;
 };
 
 struct compare {
@@ -66,6 +132,9 @@ struct compare {
 	double geomean; /* geometric mean of (1 + delta) - 1 over valid rows */
 	size_t ngeo;
 	bool has_kvm; /* some row's kvm.valid */
+	bool effect;  /* an effect compare: rows have effect, not d */
+	char **notes; /* owned: what the whole comparison must say */
+	size_t nnotes;
 };
 
 /* The run letters: "A", "B", ... (static storage; index < 26). */
@@ -76,8 +145,24 @@ const char *compare_run_letter(size_t i);
  */
 const char *compare_axes(void);
 
-int compare_new(struct report **runs, size_t nruns, const char *by,
-		struct compare **out);
+/*
+ * Compare RUNS (borrowed; they must outlive *OUT; o->baselines changes
+ * them) as O says (NULL: across runs, by id).  Returns 0, or -EINVAL for
+ * bad input (reported).
+ */
+int compare_new(struct report **runs, size_t nruns,
+		const struct compare_opts *o, struct compare **out);
+/*
+ * Split TEXT, "REF_ID,ID", into P, borrowing from TEXT (modified: the ','
+ * becomes '\0').  Returns 0, or -EINVAL (reported) unless there is exactly
+ * one ',' with an id on each side.
+ */
+int compare_parse_pair(char *text, struct compare_pair *p);
+/*
+ * Split TEXT, "RUN=ID" (RUN a run letter: A, B, ...), into B, borrowing ID
+ * from TEXT.  Returns 0, or -EINVAL (reported).
+ */
+int compare_parse_baseline(const char *text, struct compare_baseline *b);
 void compare_free(struct compare *c);
 
 #endif

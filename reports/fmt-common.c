@@ -220,6 +220,68 @@ const char *fmt_better(const struct report *r)
 	return r->higher_better ? "higher is better" : "lower is better";
 }
 
+char *fmt_effect_run(char *buf, size_t len, const struct report *r)
+{
+	bool moved =
+	    r->file_baseline_id && strcmp(r->file_baseline_id, r->baseline_id);
+
+	snprintf(buf, len,
+		 "run '%s' (%s): workload %s, metric %s in %s, %s, baseline "
+		 "%s%s%s%s",
+		 r->run_name, r->path, r->wl_name, r->wl_metric, r->wl_unit,
+		 fmt_better(r), r->baseline_id,
+		 moved ? " (by --baseline; the file's is " : "",
+		 moved ? r->file_baseline_id : "", moved ? ")" : "");
+	return buf;
+}
+
+char *fmt_effect_side(char *buf, size_t len, bool baseline, double s)
+{
+	if (baseline)
+		snprintf(buf, len, "baseline (0 by definition)");
+	else
+		fmt_spct(buf, len, s);
+	return buf;
+}
+
+char *fmt_effect_points(char *buf, size_t len, const struct compare_row *row)
+{
+	const struct compare_effect *e = &row->effect;
+
+	if (row->note || !e->valid)
+		snprintf(buf, len, "n/a");
+	else if (e->ref_base && e->base)
+		snprintf(buf, len, "0 by definition");
+	else
+		snprintf(buf, len, "%+.2f points", 100 * e->points + 0.0);
+	return buf;
+}
+
+char *fmt_effect_ratio(char *buf, size_t len, const struct compare_row *row)
+{
+	const struct compare_effect *e = &row->effect;
+
+	if (row->note || !e->valid)
+		snprintf(buf, len, "n/a");
+	else if (e->ref_base && e->base)
+		snprintf(buf, len, "0 by definition");
+	else
+		fmt_spct(buf, len, e->ratio);
+	return buf;
+}
+
+char *fmt_compare_label(char *buf, size_t len, const struct compare_row *row)
+{
+	if (row->ref && row->cell && strcmp(row->ref->label, row->cell->label))
+		snprintf(buf, len, "%s %s / %s %s",
+			 compare_run_letter(row->ref_run), row->ref->label,
+			 compare_run_letter(row->run), row->cell->label);
+	else
+		snprintf(buf, len, "%s",
+			 row->ref ? row->ref->label : row->cell->label);
+	return buf;
+}
+
 void fmt_html_escape(FILE *out, const char *s)
 {
 	for (; s && *s; s++) {

@@ -25,7 +25,12 @@
  * self:SYMBOL or total:SYMBOL for the top entries of its differential
  * profile, n the cell's profile samples, metric the symbol's contribution
  * to the slowdown as a fraction of the baseline's time: docs/profile.md).
- * The column order is
+ * An effect compare (--effect) has columns of its own: rows of kind "run"
+ * (the run's letter in "vs", its name in "label", then workload, metric,
+ * unit, better, baseline and path), then a row of kind "effect" per pair
+ * (each side's is_baseline yes/no, slowdown, lo, hi and bounded yes/no,
+ * empty for a baseline, whose slowdown is 0 by definition; points and
+ * ratio as fractions; note).  The column order is
  * fixed; empty fields are "not applicable", and counters use the strings
  * "not supported" / "not counted" rather than 0.
  */
@@ -410,10 +415,68 @@ static void compare_kvm_rows(const struct compare *c,
 				k->top[j].val, k->top[j].delta, out);
 }
 
+static void effect_side(FILE *out, bool base, const struct stats_delta *d)
+{
+	str(out, base ? "yes" : "no");
+	num(out, base ? NAN : d->delta);
+	num(out, base ? NAN : d->lo);
+	num(out, base ? NAN : d->hi);
+	str(out, base ? NULL : d->bounded ? "yes" : "no");
+}
+
+static int csv_effect(const struct compare *c, FILE *out)
+{
+	size_t i;
+
+	fputs("kind,ref,vs,ref_id,id,label,ref_is_baseline,ref_slowdown,"
+	      "ref_lo,ref_hi,ref_bounded,is_baseline,slowdown,lo,hi,bounded,"
+	      "points,ratio,note,workload,metric,unit,better,baseline,path\n",
+	      out);
+	for (i = 0; i < c->nruns; i++) {
+		const struct report *r = c->runs[i];
+
+		fprintf(out, "run,,%s,,,", compare_run_letter(i));
+		fmt_csv_field(out, r->run_name);
+		fputs(",,,,,,,,,,,,,", out);
+		str(out, r->wl_name);
+		str(out, r->wl_metric);
+		str(out, r->wl_unit);
+		str(out, r->wl_better);
+		str(out, r->baseline_id);
+		str(out, r->path);
+		fputc('\n', out);
+	}
+	for (i = 0; i < c->nrows; i++) {
+		const struct compare_row *row = &c->rows[i];
+		const struct compare_effect *e = &row->effect;
+		char lb[1024];
+
+		fprintf(out, "effect");
+		str(out, compare_run_letter(row->ref_run));
+		str(out, compare_run_letter(row->run));
+		str(out, row->ref ? row->ref->id : NULL);
+		str(out, row->cell ? row->cell->id : NULL);
+		str(out, fmt_compare_label(lb, sizeof(lb), row));
+		if (row->note) {
+			fputs(",,,,,,,,,,,,", out);
+		} else {
+			effect_side(out, e->ref_base, &row->ref->vs_base);
+			effect_side(out, e->base, &row->cell->vs_base);
+			num(out, e->valid ? e->points : NAN);
+			num(out, e->valid ? e->ratio : NAN);
+		}
+		str(out, row->note ? row->note : e->why);
+		fputs(",,,,,,\n", out);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
 static int csv_compare(const struct compare *c, FILE *out)
 {
 	size_t i;
 
+	if (c->effect)
+		return csv_effect(c, out);
 	fputs("kind,id,label,ref_id,ref,vs,ref_n,ref_mean,n,mean,delta,"
 	      "delta_lo,delta_hi,p_value,welch_df,significant,note\n",
 	      out);

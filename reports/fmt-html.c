@@ -7,7 +7,8 @@
  * chart one <g class="bar" data-id=ID> per cell with a slowdown; the series
  * chart, drawn only when some cell has a series, one <polyline
  * class="series" data-id=ID> per such cell (x on a log2 axis); the scaling
- * chart of each numeric axis is in fmt-html-scaling.c.  A run with KVM
+ * chart of each numeric axis is in fmt-html-scaling.c, comparisons in
+ * fmt-html-compare.c.  A run with KVM
  * evidence has a KVM section: per guest cell a <table class="kvm"
  * data-id=ID> of the top exit reasons, or a <p class="na" data-id=ID> with
  * why it has none.
@@ -677,7 +678,7 @@ static const char *const css =
     ".whisker{stroke:#222;stroke-width:1.5;fill:none}"
     ".axis{stroke:#888}pre{background:#f6f6f6;padding:.5em}";
 
-static void html_begin(FILE *out, const char *title1, const char *title2)
+void fmt_html_begin(FILE *out, const char *title1, const char *title2)
 {
 	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		     "<meta charset=\"utf-8\">\n<title>");
@@ -728,7 +729,7 @@ static int html_render(const struct report *r, FILE *out)
 	char buf[FMT_BUF];
 	size_t i, n = 0;
 
-	html_begin(out, "vmtax report: ", r->run_name);
+	fmt_html_begin(out, "vmtax report: ", r->run_name);
 	{
 		char *lab = fmt_lab_new(r);
 
@@ -779,121 +780,8 @@ static int html_render(const struct report *r, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-/* The KVM deltas of the rows where both cells have KVM evidence. */
-static void html_compare_kvm(const struct compare *c, FILE *out)
-{
-	char a[FMT_BUF], b[FMT_BUF], d[FMT_BUF];
-	size_t i, j;
-
-	fprintf(out, "<h2>KVM</h2>\n<table class=\"kvm\">\n<tr><th>cell</th>"
-		     "<th>ref</th><th>vs</th><th>exits per sample</th>"
-		     "<th>delta</th><th>2M share</th><th>delta (points)</th>"
-		     "<th>exit reasons that changed most (per sample)</th>"
-		     "</tr>\n");
-	for (i = 0; i < c->nrows; i++) {
-		const struct compare_row *row = &c->rows[i];
-		const struct compare_kvm *k = &row->kvm;
-
-		if (!k->valid)
-			continue;
-		fprintf(out, "<tr data-id=\"");
-		esc(out, row->cell->id);
-		fprintf(out, "\"><td>");
-		esc(out, row->cell->label);
-		fprintf(out, "</td><td>");
-		esc(out,
-		    c->by ? row->ref_name : compare_run_letter(row->ref_run));
-		fprintf(out, "</td><td>");
-		esc(out, c->by ? row->name : compare_run_letter(row->run));
-		fprintf(out, "</td><td>%s -&gt; %s</td><td>%s</td>",
-			fmt_count(a, sizeof(a), k->exits_ref),
-			fmt_count(b, sizeof(b), k->exits),
-			isnan(k->exits_delta)
-			    ? "n/a"
-			    : fmt_spct(d, sizeof(d), k->exits_delta));
-		fprintf(out, "<td>%s -&gt; %s</td>",
-			isnan(k->share_2m_ref)
-			    ? "n/a"
-			    : fmt_pct(a, sizeof(a), k->share_2m_ref),
-			isnan(k->share_2m)
-			    ? "n/a"
-			    : fmt_pct(b, sizeof(b), k->share_2m));
-		if (isnan(k->share_2m_delta))
-			fprintf(out, "<td>n/a</td><td>");
-		else
-			fprintf(out, "<td>%+.2f</td><td>",
-				100 * k->share_2m_delta);
-		for (j = 0; j < k->ntop; j++) {
-			fprintf(out, "%s", j ? ", " : "");
-			esc(out, k->top[j].reason);
-			fprintf(out, " %s -&gt; %s (%+.1f)",
-				fmt_count(a, sizeof(a), k->top[j].ref),
-				fmt_count(b, sizeof(b), k->top[j].val),
-				k->top[j].delta);
-		}
-		fprintf(out, "</td></tr>\n");
-	}
-	fprintf(out, "</table>\n");
-}
-
-static int html_compare(const struct compare *c, FILE *out)
-{
-	const struct report *a = c->runs[0];
-	char m1[FMT_BUF], m2[FMT_BUF], d[FMT_BUF], iv[FMT_BUF], p[FMT_BUF];
-	size_t i;
-
-	html_begin(out, "vmtax compare: ", a->wl_name);
-	fprintf(out, "<ul>\n");
-	for (i = 0; i < c->nruns; i++) {
-		fprintf(out, "<li>%s: run '", compare_run_letter(i));
-		esc(out, c->runs[i]->run_name);
-		fprintf(out, "', host ");
-		esc(out, c->runs[i]->hostname ? c->runs[i]->hostname : "?");
-		fprintf(out, ", kernel ");
-		esc(out, c->runs[i]->kernel ? c->runs[i]->kernel : "?");
-		fprintf(out, "</li>\n");
-	}
-	fprintf(out, "</ul>\n<table>\n<tr><th>cell</th><th>ref</th>"
-		     "<th>ref mean</th><th>vs</th><th>mean</th><th>delta</th>"
-		     "<th>95%% interval</th><th>p</th><th></th></tr>\n");
-	for (i = 0; i < c->nrows; i++) {
-		const struct compare_row *row = &c->rows[i];
-
-		fprintf(out, "<tr><td>");
-		esc(out, row->cell ? row->cell->label : row->ref->label);
-		fprintf(out, "</td><td>");
-		esc(out,
-		    c->by ? row->ref_name : compare_run_letter(row->ref_run));
-		fprintf(out, "</td>");
-		if (row->note) {
-			fprintf(out, "<td colspan=\"7\" class=\"skip\">");
-			esc(out, row->note);
-			fprintf(out, "</td></tr>\n");
-			continue;
-		}
-		fprintf(out, "<td>%s</td><td>",
-			fmt_num(m1, sizeof(m1), row->ref->metric.mean));
-		esc(out, c->by ? row->name : compare_run_letter(row->run));
-		fprintf(out,
-			"</td><td>%s</td><td>%s</td><td>%s</td><td>%s"
-			"</td><td>%s</td></tr>\n",
-			fmt_num(m2, sizeof(m2), row->cell->metric.mean),
-			fmt_spct(d, sizeof(d), row->d.delta),
-			fmt_interval(iv, sizeof(iv), &row->d),
-			fmt_p(p, sizeof(p), row->d.p), fmt_signif(&row->d));
-	}
-	fprintf(out,
-		"</table>\n<p>Geometric mean of (1 + delta) over %zu "
-		"cells: <b>%s</b></p>\n",
-		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
-	if (c->has_kvm)
-		html_compare_kvm(c, out);
-	fprintf(out, "</body>\n</html>\n");
-	return ferror(out) ? -EIO : 0;
-}
-
 const struct report_format report_format_html = {
     .name = "html",
     .render = html_render,
-    .render_compare = html_compare,
+    .render_compare = fmt_html_compare,
 };

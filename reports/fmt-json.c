@@ -394,10 +394,76 @@ static json_t *jcompare_kvm(const struct compare_kvm *k)
 	    "most_changed", top);
 }
 
+/* One side of an effect row: {"baseline": true} or the slowdown. */
+static json_t *jeffect_side(bool base, const struct stats_delta *d)
+{
+	if (base)
+		return json_pack("{s:b, s:s}", "baseline", 1, "value",
+				 "0 by definition");
+	return json_pack("{s:b, s:o}", "baseline", 0, "slowdown", jdelta(d));
+}
+
+static int json_effect(const struct compare *c, FILE *out)
+{
+	json_t *runs = json_array(), *rows = json_array(), *notes;
+	char lb[1024];
+	size_t i;
+
+	for (i = 0; i < c->nruns; i++) {
+		const struct report *r = c->runs[i];
+
+		json_array_append_new(
+		    runs, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
+				    "letter", compare_run_letter(i), "name",
+				    r->run_name, "path", r->path, "workload",
+				    r->wl_name, "metric", r->wl_metric, "unit",
+				    r->wl_unit, "better", r->wl_better,
+				    "baseline", r->baseline_id));
+	}
+	for (i = 0; i < c->nrows; i++) {
+		const struct compare_row *row = &c->rows[i];
+		const struct compare_effect *e = &row->effect;
+		bool ok = !row->note;
+
+		json_array_append_new(
+		    rows,
+		    json_pack(
+			"{s:o, s:o, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}",
+			"ref_id", jstrn(row->ref ? row->ref->id : NULL), "id",
+			jstrn(row->cell ? row->cell->id : NULL), "label",
+			fmt_compare_label(lb, sizeof(lb), row), "ref",
+			compare_run_letter(row->ref_run), "vs",
+			compare_run_letter(row->run), "ref_effect",
+			ok ? jeffect_side(e->ref_base, &row->ref->vs_base)
+			   : json_null(),
+			"effect",
+			ok ? jeffect_side(e->base, &row->cell->vs_base)
+			   : json_null(),
+			"points",
+			ok && e->valid ? jreal(e->points) : json_null(),
+			"ratio", ok && e->valid ? jreal(e->ratio) : json_null(),
+			"note", jstrn(row->note ? row->note : e->why)));
+	}
+	notes = json_array();
+	for (i = 0; i < c->nnotes; i++)
+		json_array_append_new(notes, json_string(c->notes[i]));
+	return dump(json_pack("{s:s, s:b, s:s, s:o, s:o, s:o}", "schema",
+			      "vmtax-compare/1", "effect", 1, "title",
+			      FMT_EFFECT_TITLE, "runs", runs, "notes", notes,
+			      "rows", rows),
+		    out);
+}
+
 static int json_compare(const struct compare *c, FILE *out)
 {
 	json_t *runs = json_array(), *rows = json_array();
 	size_t i;
+
+	if (c->effect) {
+		json_decref(runs);
+		json_decref(rows);
+		return json_effect(c, out);
+	}
 
 	for (i = 0; i < c->nruns; i++)
 		json_array_append_new(

@@ -347,12 +347,72 @@ static int md_render(const struct report *r, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+static void md_effect_side(FILE *out, bool base, const struct stats_delta *d)
+{
+	char s[FMT_BUF], iv[FMT_BUF];
+
+	fprintf(out, " %s | %s |",
+		fmt_effect_side(s, sizeof(s), base, d->delta),
+		base ? "" : fmt_interval(iv, sizeof(iv), d));
+}
+
+static int md_effect(const struct compare *c, FILE *out)
+{
+	char buf[1024], r[FMT_BUF], pt[FMT_BUF];
+	size_t i;
+
+	fprintf(out, "# vmtax compare --effect\n\n%s.\n\n", FMT_EFFECT_TITLE);
+	for (i = 0; i < c->nruns; i++) {
+		fprintf(out, "- %s: ", compare_run_letter(i));
+		fmt_md_escape(out,
+			      fmt_effect_run(buf, sizeof(buf), c->runs[i]));
+		fprintf(out, "\n");
+	}
+	for (i = 0; i < c->nnotes; i++) {
+		fprintf(out, "%s**Note**: ", i ? "" : "\n");
+		fmt_md_escape(out, c->notes[i]);
+		fprintf(out, "\n");
+	}
+	fprintf(out,
+		"\n%s.\n\n| cell | ref | slowdown | 95%% interval | vs | "
+		"slowdown | 95%% interval | difference | ratio | note |\n"
+		"|---|---|---:|---|---|---:|---|---:|---:|---|\n",
+		FMT_EFFECT_LEGEND);
+	for (i = 0; i < c->nrows; i++) {
+		const struct compare_row *row = &c->rows[i];
+		const struct compare_effect *e = &row->effect;
+
+		fprintf(out, "| ");
+		fmt_md_escape(out, fmt_compare_label(buf, sizeof(buf), row));
+		fprintf(out, " | %s |", compare_run_letter(row->ref_run));
+		if (row->note) {
+			fprintf(out, "  |  | %s |  |  |  |  | ",
+				compare_run_letter(row->run));
+			fmt_md_escape(out, row->note);
+			fprintf(out, " |\n");
+			continue;
+		}
+		md_effect_side(out, e->ref_base, &row->ref->vs_base);
+		fprintf(out, " %s |", compare_run_letter(row->run));
+		md_effect_side(out, e->base, &row->cell->vs_base);
+		fprintf(out, " %s | %s | ",
+			fmt_effect_points(pt, sizeof(pt), row),
+			fmt_effect_ratio(r, sizeof(r), row));
+		if (e->why)
+			fmt_md_escape(out, e->why);
+		fprintf(out, " |\n");
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
 static int md_compare(const struct compare *c, FILE *out)
 {
 	const struct report *a = c->runs[0];
 	char m1[FMT_BUF], m2[FMT_BUF], d[FMT_BUF], iv[FMT_BUF], p[FMT_BUF];
 	size_t i;
 
+	if (c->effect)
+		return md_effect(c, out);
 	fprintf(out, "# vmtax compare: %s, %s in %s, %s\n\n", a->wl_name,
 		a->wl_metric, a->wl_unit, fmt_better(a));
 	if (c->by)
@@ -373,9 +433,12 @@ static int md_compare(const struct compare *c, FILE *out)
 		    c->by ? row->ref_name : compare_run_letter(row->ref_run);
 		const char *n =
 		    c->by ? row->name : compare_run_letter(row->run);
+		char lb[1024];
 
 		fprintf(out, "| %s | %s | ",
-			row->cell ? row->cell->label : row->ref->label, rn);
+			c->by ? (row->cell ? row->cell->label : row->ref->label)
+			      : fmt_compare_label(lb, sizeof(lb), row),
+			rn);
 		if (row->note) {
 			fprintf(out, " | %s |  |  |  |  | ", n);
 			fmt_md_escape(out, row->note);

@@ -370,6 +370,64 @@ static const char *cmp_label(const struct compare_row *row)
 	return row->cell ? row->cell->label : row->ref->label;
 }
 
+static int text_effect(const struct compare *c, FILE *out)
+{
+	char buf[1024], s1[FMT_BUF], s2[FMT_BUF], iv[FMT_BUF], pt[FMT_BUF];
+	size_t i;
+
+	fprintf(out, "vmtax compare --effect: %s\n", FMT_EFFECT_TITLE);
+	for (i = 0; i < c->nruns; i++)
+		fprintf(out, "%s: %s\n", compare_run_letter(i),
+			fmt_effect_run(buf, sizeof(buf), c->runs[i]));
+	for (i = 0; i < c->nnotes; i++)
+		fprintf(out, "note: %s\n", c->notes[i]);
+	fprintf(out, "%s\n", FMT_EFFECT_LEGEND);
+	for (i = 0; i < c->nrows; i++) {
+		const struct compare_row *row = &c->rows[i];
+		const struct compare_effect *e = &row->effect;
+		const char *rn = compare_run_letter(row->ref_run);
+		const char *n = compare_run_letter(row->run);
+
+		fprintf(out, "\n%s\n",
+			fmt_compare_label(buf, sizeof(buf), row));
+		if (row->ref && row->cell &&
+		    strcmp(row->ref->id, row->cell->id))
+			fprintf(out, " cell %s (%s) with %s (%s)\n",
+				row->ref->id, rn, row->cell->id, n);
+		else
+			fprintf(out, " cell %s\n",
+				row->ref ? row->ref->id : row->cell->id);
+		if (row->note) {
+			fprintf(out, " run %s -> %s: no slowdowns: %s\n", rn, n,
+				row->note);
+			continue;
+		}
+		fprintf(out, " %s %s%s%s -> ", rn,
+			fmt_effect_side(s1, sizeof(s1), e->ref_base,
+					row->ref->vs_base.delta),
+			e->ref_base ? "" : " ",
+			e->ref_base
+			    ? ""
+			    : fmt_interval(iv, sizeof(iv), &row->ref->vs_base));
+		fprintf(out, "%s %s%s%s: ", n,
+			fmt_effect_side(s2, sizeof(s2), e->base,
+					row->cell->vs_base.delta),
+			e->base ? "" : " ",
+			e->base ? ""
+				: fmt_interval(iv, sizeof(iv),
+					       &row->cell->vs_base));
+		if (e->why)
+			fprintf(out, "no difference: %s\n", e->why);
+		else if (e->ref_base && e->base)
+			fprintf(out, "difference 0 by definition\n");
+		else
+			fprintf(out, "difference %s, ratio %s\n",
+				fmt_effect_points(pt, sizeof(pt), row),
+				fmt_effect_ratio(s1, sizeof(s1), row));
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
 static int text_compare(const struct compare *c, FILE *out)
 {
 	const struct report *a = c->runs[0];
@@ -377,6 +435,8 @@ static int text_compare(const struct compare *c, FILE *out)
 	char m1[FMT_BUF], m2[FMT_BUF], d[FMT_BUF], iv[FMT_BUF], p[FMT_BUF];
 	size_t i;
 
+	if (c->effect)
+		return text_effect(c, out);
 	fprintf(out, "vmtax compare: workload %s, metric %s in %s, %s\n",
 		a->wl_name, a->wl_metric, a->wl_unit, fmt_better(a));
 	if (c->by)
@@ -400,10 +460,13 @@ static int text_compare(const struct compare *c, FILE *out)
 		const char *n =
 		    c->by ? row->name : compare_run_letter(row->run);
 
-		fprintf(out, "\n%s\n", cmp_label(row));
+		fprintf(out, "\n%s\n",
+			c->by ? cmp_label(row)
+			      : fmt_compare_label(kb, sizeof(kb), row));
 		fprintf(out, " cell %s",
 			row->cell ? row->cell->id : row->ref->id);
-		if (c->by && row->ref)
+		if (row->ref && row->cell &&
+		    (c->by || strcmp(row->ref->id, row->cell->id)))
 			fprintf(out, " vs %s", row->ref->id);
 		fprintf(out, "\n");
 		if (row->note) {

@@ -110,6 +110,29 @@ const char *fmt_row_value(const struct report_matrix *m, size_t row, size_t k);
 char *fmt_lab_new(const struct report *r);
 /* "lower is better" / "higher is better". */
 const char *fmt_better(const struct report *r);
+/*
+ * Effect compares (compare.h, "Effects"), shared by every format:
+ * FMT_EFFECT_TITLE and FMT_EFFECT_LEGEND head it; fmt_effect_run(): "run
+ * 'NAME' (PATH): workload W, metric M in U, lower is better, baseline ID"
+ * and " (by --baseline; the file's is ID)" when it was moved;
+ * fmt_effect_side(): one side's slowdown, "+345.83%", or "baseline (0 by
+ * definition)"; fmt_effect_points(): "-225.83 points", "0 by definition"
+ * (both baselines) or "n/a"; fmt_effect_ratio(): the same for the ratio,
+ * "+1060.76%".  fmt_compare_label(), for any comparison across runs: the
+ * row's heading, the label of its cell(s), "A LABEL / B LABEL" when paired
+ * cells (--pair) have different labels.
+ */
+#define FMT_EFFECT_TITLE                                                       \
+	"each run's slowdown against its own baseline "                        \
+	"(positive = slower, whatever the metric's direction)"
+#define FMT_EFFECT_LEGEND                                                      \
+	"difference = B - A in percentage points; ratio = (1 + B) / (1 + A) "  \
+	"- 1; intervals: 95% by Fieller, each against its run's baseline"
+char *fmt_effect_run(char *buf, size_t len, const struct report *r);
+char *fmt_effect_side(char *buf, size_t len, bool baseline, double s);
+char *fmt_effect_points(char *buf, size_t len, const struct compare_row *row);
+char *fmt_effect_ratio(char *buf, size_t len, const struct compare_row *row);
+char *fmt_compare_label(char *buf, size_t len, const struct compare_row *row);
 /* The line colours of the HTML charts, fmt_ncolors of them. */
 extern const char *const fmt_colors[];
 extern const size_t fmt_ncolors;
@@ -146,6 +169,13 @@ char *fmt_kvm_counter_list(char *buf, size_t len, const struct report_kvm *k);
 char *fmt_kvm_compare(char *buf, size_t len, const struct compare_kvm *k);
 /* A per-sample count: "%.1f", or "n/a". */
 char *fmt_count(char *buf, size_t len, double x);
+/*
+ * The start of an HTML page (fmt-html.c): doctype, title and <h1> TITLE1
+ * TITLE2 (escaped), the shared style.  fmt_html_compare() renders a
+ * comparison (fmt-html-compare.c).
+ */
+void fmt_html_begin(FILE *out, const char *title1, const char *title2);
+int fmt_html_compare(const struct compare *c, FILE *out);
 /* Write S escaped for HTML text and attributes. */
 void fmt_html_escape(FILE *out, const char *s);
 /* Write S as one CSV field (quoted when needed); NULL writes nothing. */

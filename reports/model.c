@@ -50,6 +50,19 @@ long report_find_cell(const struct report *r, const char *id)
 	return -1;
 }
 
+char *report_cell_ids_new(const struct report *r, const char *sep)
+{
+	char *s = xstrdup(""), *t;
+	size_t i;
+
+	for (i = 0; i < r->ncells; i++) {
+		t = xasprintf("%s%s%s", s, i ? sep : "", r->cells[i].id);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
 const char *report_paging_word(const struct report *r, const char *paging)
 {
 	if (!paging)
@@ -424,10 +437,31 @@ static struct report_ratio counter_ratio(const struct report_cell *c, int num,
 	return q;
 }
 
-static void compute_stats(struct report *r)
+/* Each cell's slowdown against the baseline, and their geometric mean. */
+static void compute_slowdowns(struct report *r)
 {
 	const struct report_cell *base = &r->cells[r->baseline];
 	double *geo = xcalloc(r->ncells, sizeof(*geo));
+	size_t i;
+
+	r->ngeo = 0;
+	for (i = 0; i < r->ncells; i++) {
+		struct report_cell *c = &r->cells[i];
+
+		c->is_baseline = (long)i == r->baseline;
+		stats_delta(&c->units, &base->units, r->higher_better,
+			    &c->vs_base);
+		if (c->is_baseline)
+			c->vs_base.valid = false;
+		if (c->vs_base.valid)
+			geo[r->ngeo++] = 1 + c->vs_base.delta;
+	}
+	r->geomean_slowdown = stats_geomean(geo, r->ngeo) - 1;
+	free(geo);
+}
+
+static void compute_stats(struct report *r)
+{
 	size_t i;
 
 	for (i = 0; i < r->ncells; i++) {
@@ -447,20 +481,28 @@ static void compute_stats(struct report *r)
 		c->dtlb_miss_rate =
 		    counter_ratio(c, RC_DTLB_LOAD_MISSES, RC_DTLB_LOADS);
 	}
-	r->ngeo = 0;
-	for (i = 0; i < r->ncells; i++) {
-		struct report_cell *c = &r->cells[i];
+	compute_slowdowns(r);
+}
 
-		c->is_baseline = (long)i == r->baseline;
-		stats_delta(&c->units, &base->units, r->higher_better,
-			    &c->vs_base);
-		if (c->is_baseline)
-			c->vs_base.valid = false;
-		if (c->vs_base.valid)
-			geo[r->ngeo++] = 1 + c->vs_base.delta;
+int report_set_baseline(struct report *r, const char *id)
+{
+	long i = report_find_cell(r, id);
+	char *ids;
+
+	if (i < 0) {
+		ids = report_cell_ids_new(r, "|");
+		err("'%s': no cell '%s' to take as the baseline (its cells: "
+		    "%s)",
+		    r->path, id, ids);
+		free(ids);
+		return -EINVAL;
 	}
-	r->geomean_slowdown = stats_geomean(geo, r->ngeo) - 1;
-	free(geo);
+	if (!r->file_baseline_id)
+		r->file_baseline_id = r->baseline_id;
+	r->baseline = i;
+	r->baseline_id = r->cells[i].id;
+	compute_slowdowns(r);
+	return 0;
 }
 
 static int load_doc(struct report *r)

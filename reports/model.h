@@ -282,6 +282,8 @@ struct report {
 	bool amd; /* shadow paging reads "NPT off" rather than "EPT off" */
 	const char *baseline_id;
 	long baseline; /* cell index */
+	/* the file's baseline when report_set_baseline() changed it, or NULL */
+	const char *file_baseline_id;
 
 	struct report_cell *cells;
 	size_t ncells;
@@ -366,6 +368,17 @@ double report_kvm_delta(const struct report_kvm *k, const char *name);
 
 /* Index of the cell with ID, or -1. */
 long report_find_cell(const struct report *r, const char *id);
+/* The run's cell ids joined by SEP (owned). */
+char *report_cell_ids_new(const struct report *r, const char *sep);
+/*
+ * Take cell ID as the baseline: the cells' slowdowns (vs_base,
+ * is_baseline) and their geometric mean are computed again, by the same
+ * code, against it; r->file_baseline_id keeps the file's.  For
+ * comparisons ('vmtax compare --effect --baseline'): the matrix, scaling
+ * lines and profile diffs are not rebuilt.  An ID that is not a cell is
+ * -EINVAL, reported with the run's cell ids.
+ */
+int report_set_baseline(struct report *r, const char *id);
 
 /* "always" -> "THP always"; paging word as in the seed ("EPT on", "TCG"). */
 const char *report_paging_word(const struct report *r, const char *paging);

@@ -98,8 +98,9 @@ out:
 	note("results: %s", results_path);
 }
 
-int report_compare_write(const char *const *paths, size_t n, const char *by,
-			 const char *format, FILE *out)
+int report_compare_write(const char *const *paths, size_t n,
+			 const struct compare_opts *o, const char *format,
+			 FILE *out)
 {
 	const struct report_format *f;
 	struct report **runs = xcalloc(n + 1, sizeof(*runs));
@@ -119,7 +120,7 @@ int report_compare_write(const char *const *paths, size_t n, const char *by,
 		if (ret < 0)
 			goto out;
 	}
-	ret = compare_new(runs, n, by, &c);
+	ret = compare_new(runs, n, o, &c);
 	if (ret < 0)
 		goto out;
 	ret = f->render_compare(c, out);

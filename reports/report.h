@@ -36,14 +36,17 @@ int report_write(const char *results_path, const char *format, FILE *out);
  */
 void report_write_rundir(const char *rundir, const char *results_path);
 
+struct compare_opts;
 /*
  * Load the N results.json PATHS and render their comparison in FORMAT to
- * OUT: run A against each later run, cell by cell, or with BY (an axis name,
- * N == 1) one axis of one run against its reference value.  Returns 0,
- * -EINVAL for bad input or incomparable runs (reported), or a negative errno.
+ * OUT: run A against each later run, cell by cell, or as O says
+ * (compare.h: one axis of one run, each run's effects, pairs of cells).
+ * Returns 0, -EINVAL for bad input or incomparable runs (reported), or a
+ * negative errno.
  */
-int report_compare_write(const char *const *paths, size_t n, const char *by,
-			 const char *format, FILE *out);
+int report_compare_write(const char *const *paths, size_t n,
+			 const struct compare_opts *o, const char *format,
+			 FILE *out);
 
 /*
  * report_write() with the matrix laid out by ROWS and COLS (comma-separated

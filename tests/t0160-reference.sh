@@ -229,4 +229,164 @@ test_expect_success 'compare: the kbuild-small run against seed 000 pairs the ba
 	grep -qx " cell bare-metal/host-thp=always" s0.cmp &&
 	grep -qx " cell bare-metal/host-thp=never" s0.cmp
 '
+# Effect compares (vmtax compare --effect): each seed reference against a
+# run of its config, each cell as the slowdown against its own run's
+# baseline.  The runs are fixtures (tests/tools/seed-config-fixtures.py:
+# the config's cell ids, the means of docs/seed-configs.md).
+F=$TOP/tests/fixtures
+# effect_row ID <compare: the line under " cell ID"
+effect_row() {
+	awk -v c=" cell $1" '$0 == c { getline; print; exit }'
+}
+# report_interval ID <report: the 95% interval the report gives cell ID
+report_interval() {
+	awk -v c=" cell $1: ok," '
+		index($0, c) == 1 { on = 1; next }
+		on && /^ slowdown / { sub(/.*95% interval /, ""); sub(/ \(Fieller\).*/, ""); print; exit }'
+}
+# less1 X Y: X / Y - 1, unrounded
+less1() { awk -v x="$1" -v y="$2" 'BEGIN { printf "%.17g\n", x / y - 1 }'; }
+# points A B: the difference of two slowdowns in points, from the numbers
+points() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f", (b - a) * 100 }'; }
+# mean FILE ID: the mean metric of cell ID
+mean() {
+	jq -r --arg id "$2" '[.cells[] | select(.id == $id) | .samples[] |
+		select(.status == "ok") | .metric] | add / length' "$1"
+}
+
+test_expect_success 'effect: the fixture runs follow the schema, with their configs'"'"' ids' '
+	for f in stream-thp thp-pathology hint-sweep; do
+		python3 "$TOP/tests/check-results.py" "$F/results-$f.json" &&
+		jq -j .run.config_text "$F/results-$f.json" | cmp - "$TOP/configs/$f.ini" ||
+			exit 1
+	done &&
+	for c in $(jq -r ".cells[].id | select(startswith(\"bare-metal\"))" \
+		"$F/results-stream-thp.json" "$F/results-thp-pathology.json"); do
+		grep -q " $c\$" config.ids || { echo "not a config id: $c"; exit 1; }
+	done &&
+	test "$(jq ".cells | length" "$F/results-stream-thp.json")" = 8 &&
+	test "$(jq -r .baseline "$F/results-hint-sweep.json")" = bare-metal/host-thp=always
+'
+test_expect_success 'effect: without --effect the seeds'"'"' compares are refused, naming the option' '
+	for p in "seed-001-stream stream-thp" "seed-003-equake thp-pathology" \
+		"seed-004-hint hint-sweep"; do
+		set -- $p &&
+		test_expect_code 2 "$VMTAX" compare "$R/$1.json" "$F/results-$2.json" \
+			>out 2>err &&
+		test ! -s out &&
+		grep -q "cannot compare .*; use --effect to compare each run.s slowdowns against its own baseline$" err ||
+			{ echo "$1: $(cat err)"; exit 1; }
+	done
+'
+test_expect_success 'effect: seed 003 against thp-pathology, THP always row by row' '
+	"$VMTAX" report "$F/results-thp-pathology.json" >patho.txt &&
+	sb=$(cell_slowdown bare-metal/host-thp=always <patho.txt) &&
+	iv=$(report_interval bare-metal/host-thp=always <patho.txt) &&
+	echo "the run: $sb $iv" &&
+	test "$sb" = +5075.00% &&
+	for f in seed-003-equake seed-003-equake-clean; do
+		"$VMTAX" compare --effect "$R/$f.json" "$F/results-thp-pathology.json" >"$f.eff" &&
+		cat "$f.eff" &&
+		sa=$(seed_slowdown "$R/$f.json" bare-metal/host-thp=always) &&
+		ma=$(mean "$R/$f.json" bare-metal/host-thp=always) &&
+		ba=$(mean "$R/$f.json" bare-metal/host-thp=never) &&
+		mb=$(mean "$F/results-thp-pathology.json" bare-metal/host-thp=always) &&
+		bb=$(mean "$F/results-thp-pathology.json" bare-metal/host-thp=never) &&
+		pt=$(points "$(less1 "$ma" "$ba")" "$(less1 "$mb" "$bb")") &&
+		want=" A $sa% unbounded -> B $sb $iv: difference $pt points, ratio " &&
+		got=$(effect_row bare-metal/host-thp=always <"$f.eff") &&
+		echo "got:  $got" && echo "want: $want..." &&
+		case $got in "$want"*) ;; *) exit 1 ;; esac &&
+		grep -qx "A: run .$f. (.*): workload 321.equake_l, metric elapsed in s, lower is better, baseline bare-metal/host-thp=never" "$f.eff" &&
+		grep -qx "B: run .thp-pathology. (.*): workload sparse-touch, metric regex in s, lower is better, baseline bare-metal/host-thp=never" "$f.eff" &&
+		test "$(effect_row bare-metal/host-thp=never <"$f.eff")" = \
+			" A baseline (0 by definition) -> B baseline (0 by definition): difference 0 by definition" &&
+		test "$(grep -c "^ run A -> B: no slowdowns: no such cell in run A$" "$f.eff")" = 2 &&
+		! grep -q "^note:" "$f.eff" || exit 1
+	done &&
+	grep -qx " A +345.83% unbounded -> B +5075.00% \[+4723.77%, +5451.81%\]: difference +4729.17 points, ratio +1060.76%" \
+		seed-003-equake-clean.eff &&
+	grep -qx " A +410.71% unbounded -> B +5075.00% \[+4723.77%, +5451.81%\]: difference +4664.29 points, ratio +913.30%" \
+		seed-003-equake.eff
+'
+test_expect_success 'effect: seed 003 in every format, the same numbers' '
+	for fm in md csv json html; do
+		"$VMTAX" compare --effect --format $fm "$R/seed-003-equake-clean.json" \
+			"$F/results-thp-pathology.json" >eff.$fm || exit 1
+	done &&
+	grep -qx "| THP always host | A | +345.83% | unbounded | B | +5075.00% | \[+4723.77%, +5451.81%\] | +4729.17 points | +1060.76% |  |" eff.md &&
+	grep -qx "| THP never host | A | baseline (0 by definition) |  | B | baseline (0 by definition) |  | 0 by definition | 0 by definition |  |" eff.md &&
+	grep -q "^# vmtax compare --effect$" eff.md &&
+	grep -qx "effect,A,B,bare-metal/host-thp=always,bare-metal/host-thp=always,THP always host,no,3.45826695,,,no,no,50.75,47.2376775,54.5180647,yes,47.291733,10.6076495,,,,,,," eff.csv &&
+	grep -qx "effect,A,B,bare-metal/host-thp=never,bare-metal/host-thp=never,THP never host,yes,,,,,yes,,,,,0,0,,,,,,," eff.csv &&
+	grep -q "^run,,B,,,thp-pathology,,,,,,,,,,,,,,sparse-touch,regex,s,lower,bare-metal/host-thp=never," eff.csv &&
+	python3 -c "
+import csv, json, sys
+rows = list(csv.reader(open(\"eff.csv\")))
+assert all(len(r) == len(rows[0]) for r in rows), \"ragged csv\"
+d = json.load(open(\"eff.json\"))
+assert d[\"schema\"] == \"vmtax-compare/1\" and d[\"effect\"] is True
+assert [r[\"workload\"] for r in d[\"runs\"]] == [\"321.equake_l\", \"sparse-touch\"]
+r = {x[\"ref_id\"]: x for x in d[\"rows\"] if x[\"ref_id\"]}
+a = r[\"bare-metal/host-thp=always\"]
+assert abs(a[\"ref_effect\"][\"slowdown\"][\"value\"] - 1304.052 / 292.502 + 1) < 1e-9, a
+assert a[\"ref_effect\"][\"slowdown\"][\"bounded\"] is False and a[\"ref_effect\"][\"slowdown\"][\"ci95\"] is None
+assert a[\"effect\"][\"slowdown\"][\"bounded\"] is True
+assert abs(a[\"points\"] - 47.291733048) < 1e-8
+n = r[\"bare-metal/host-thp=never\"]
+assert n[\"ref_effect\"] == {\"baseline\": True, \"value\": \"0 by definition\"}, n
+assert n[\"points\"] == 0
+print(\"json ok\")
+" &&
+	grep -q "<h1>vmtax compare --effect</h1>" eff.html &&
+	grep -q "<tr class=\"effect\" data-ref-id=\"bare-metal/host-thp=always\" data-id=\"bare-metal/host-thp=always\"><td>THP always host</td><td>A</td><td>+345.83%</td><td>unbounded</td><td>B</td><td>+5075.00%</td>" eff.html &&
+	grep -q "workload sparse-touch, metric regex in s, lower is better, baseline bare-metal/host-thp=never</li>" eff.html
+'
+test_expect_success 'effect: seed 004 against hint-sweep, split 3:1/4:4 paired with THP always/never' '
+	"$VMTAX" compare --effect "$R/seed-004-hint.json" "$F/results-hint-sweep.json" \
+		--pair bare-metal/host.split=3:1,bare-metal/host-thp=always \
+		--pair bare-metal/host.split=4:4,bare-metal/host-thp=never >s004.eff &&
+	cat s004.eff &&
+	"$VMTAX" report "$F/results-hint-sweep.json" >hint.txt &&
+	sb=$(cell_slowdown bare-metal/host-thp=never <hint.txt) &&
+	iv=$(report_interval bare-metal/host-thp=never <hint.txt) &&
+	test "$sb" = +21.74% &&
+	sa=$(seed_slowdown "$R/seed-004-hint.json" bare-metal/host.split=4:4) &&
+	test "$sa" = -0.01 &&
+	grep -qx " cell bare-metal/host.split=4:4 (A) with bare-metal/host-thp=never (B)" s004.eff &&
+	grep -qx " A -0.01% unbounded -> B +21.74% $(echo "$iv" | sed "s/\[/\\\\[/; s/\]/\\\\]/"): difference +21.75 points, ratio +21.75%" s004.eff &&
+	grep -qx "A THP never host, host.split=4:4 / B THP never host" s004.eff &&
+	grep -qx " cell bare-metal/host.split=3:1 (A) with bare-metal/host-thp=always (B)" s004.eff &&
+	grep -qx " A baseline (0 by definition) -> B baseline (0 by definition): difference 0 by definition" s004.eff &&
+	test "$(grep -c "no such cell in run A" s004.eff)" = 2 &&
+	! grep -q "^note:" s004.eff &&
+	grep -qx "A: run .seed-004-hint. (.*): workload hint, metric regex in net QUIPs, higher is better, baseline bare-metal/host.split=3:1" s004.eff &&
+	grep -qx "B: run .hint-sweep. (.*): workload wss-sweep, metric regex in ns, lower is better, baseline bare-metal/host-thp=always" s004.eff
+'
+test_expect_success 'effect: seed 004 without --pair pairs nothing and says which --pair aligns the baselines' '
+	"$VMTAX" compare --effect "$R/seed-004-hint.json" "$F/results-hint-sweep.json" >nopair.eff &&
+	grep -qx "note: run A.s baseline .bare-metal/host.split=3:1. is aligned with no cell of run B, whose baseline is .bare-metal/host-thp=always.: the two runs. slowdowns are against different cells (--pair bare-metal/host.split=3:1,bare-metal/host-thp=always aligns the baselines)" nopair.eff &&
+	test "$(grep -c "no such cell in run B" nopair.eff)" = 2 &&
+	test "$(grep -c "no such cell in run A" nopair.eff)" = 4
+'
+test_expect_success 'effect: seed 001 against stream-thp at the memory-bound size' '
+	"$VMTAX" compare --effect "$R/seed-001-stream.json" "$F/results-stream-thp.json" >s001.eff &&
+	grep -q "^note: .*(--baseline B=bare-metal/host-thp=never/ELEMENTS=4194304 makes it run B.s baseline)$" s001.eff &&
+	grep -qx " A baseline (0 by definition) -> B +197.25% \[.*\]: no difference: the baseline of run A only: the runs. slowdowns here are against different cells" s001.eff &&
+	"$VMTAX" compare --effect "$R/seed-001-stream.json" "$F/results-stream-thp.json" \
+		--baseline B=bare-metal/host-thp=never/ELEMENTS=4194304 >s001b.eff &&
+	cat s001b.eff &&
+	! grep -q "^note:" s001b.eff &&
+	grep -qx "B: run .stream-thp. (.*): workload stream, metric regex in MB/s, higher is better, baseline bare-metal/host-thp=never/ELEMENTS=4194304 (by --baseline; the file.s is bare-metal/host-thp=never/ELEMENTS=262144)" s001b.eff &&
+	mb=$(mean "$F/results-stream-thp.json" bare-metal/host-thp=always/ELEMENTS=4194304) &&
+	bb=$(mean "$F/results-stream-thp.json" bare-metal/host-thp=never/ELEMENTS=4194304) &&
+	sb=$(less1 "$bb" "$mb") &&
+	want=$(awk -v s="$sb" "BEGIN { printf \"%+.2f%%\", s * 100 }") &&
+	test "$want" = -10.25% &&
+	got=$(effect_row bare-metal/host-thp=always/ELEMENTS=4194304 <s001b.eff) &&
+	echo "got $got, B want $want" &&
+	case $got in " A -9.09% unbounded -> B $want ["*"]: difference $(points "$(less1 1 1.1)" "$sb") points, ratio "*) ;; *) exit 1 ;; esac &&
+	test "$(effect_row bare-metal/host-thp=never/ELEMENTS=4194304 <s001b.eff)" = \
+		" A baseline (0 by definition) -> B baseline (0 by definition): difference 0 by definition"
+'
 test_done

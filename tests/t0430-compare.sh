@@ -179,4 +179,84 @@ test_expect_success 'kvm: runs without KVM evidence compare as before' '
 	! grep -q "<h2>KVM" plain.html
 '
 
+# --effect: each run's slowdowns against its own baseline (the seeds'
+# references against runs of their configs are in t0160-reference).
+HINT="$TOP/tests/fixtures/results-hint-sweep.json"
+PATHO="$TOP/tests/fixtures/results-thp-pathology.json"
+export HINT PATHO
+
+test_expect_success 'effect: two runs of one workload, each against its own baseline' '
+	"$VMTAX" compare --effect "$A" "$B" >eff &&
+	cat eff &&
+	"$VMTAX" report "$B" >b.txt &&
+	want=$(awk "index(\$0, \" cell guest/paging=tcg/host-thp=always/guest-thp=always: ok,\") == 1 { on = 1; next }
+		on && /^ slowdown / { sub(/,\$/, \"\", \$2); print \$2; exit }" b.txt) &&
+	echo "B: $want" &&
+	grep -q "^ A [+-][0-9.]*% \[.*\] -> B $want \[.*\]: difference [+-][0-9.]* points, ratio [+-][0-9.]*%$" eff &&
+	grep -qx " A baseline (0 by definition) -> B baseline (0 by definition): difference 0 by definition" eff &&
+	test "$(grep -c "no slowdowns: run A: skipped: paging cannot be changed" eff)" = 4 &&
+	! grep -q "geometric mean" eff
+'
+
+test_expect_success 'effect: a run against itself differs by 0 points in every measured row' '
+	"$VMTAX" compare --effect "$HW" "$HW" >self &&
+	n=$(jq "[.cells[] | select(.status == \"ok\")] | length" "$HW") &&
+	test "$(grep -c ": difference +0.00 points, ratio +0.00%$" self)" = $((n - 1)) &&
+	test "$(grep -c ": difference 0 by definition$" self)" = 1
+'
+
+test_expect_success '--pair without --effect: a plain delta between the paired cells' '
+	"$VMTAX" compare "$A" "$B" --pair bare-metal/host-thp=always,bare-metal/host-thp=never >pair &&
+	grep -qx "A THP always host / B THP never host" pair &&
+	grep -qx " cell bare-metal/host-thp=never vs bare-metal/host-thp=always" pair &&
+	grep -qx " A 1.915 s -> B 2.453 s: delta +28.13% \[+26.39%, +29.87%\], p 0.0001 \*" pair &&
+	grep -qx " run A -> B: no delta: run B.s cell .bare-metal/host-thp=never. is paired with .bare-metal/host-thp=always." pair
+'
+
+# a run whose baseline cell was skipped, one without a baseline, one whose
+# baseline is no cell
+jq "(.cells[] | select(.id == \"bare-metal/host-thp=always\")) |= (.status = \"skipped\" | .reason = \"host THP cannot be set\" | .samples = [])" \
+	"$HINT" >"$TRASH/skipbase.json"
+jq "del(.baseline)" "$HINT" >"$TRASH/nobase.json"
+jq ".baseline = \"bare-metal/host-thp=sometimes\"" "$HINT" >"$TRASH/badbase.json"
+# ARGS<TAB>the error it must give (a grep -E pattern), one case a line
+cat >"$TRASH/bad-effect" <<'EOF'
+--effect $PATHO $HINT --pair x,bare-metal/host-thp=never	^vmtax: error: --pair: run A \('.*results-thp-pathology.json'\) has no cell 'x' \(its cells: bare-metal/host-thp=always\|bare-metal/host-thp=never\|guest/host-thp=always/guest-thp=always\|guest/host-thp=never/guest-thp=never\)$
+--effect $PATHO $HINT --pair bare-metal/host-thp=never,bare-metal/host.split=4:4	^vmtax: error: --pair: run B \('.*results-hint-sweep.json'\) has no cell 'bare-metal/host.split=4:4' \(its cells: bare-metal/host-thp=always\|
+--effect $PATHO $HINT --pair bare-metal/host-thp=never	^vmtax: error: --pair 'bare-metal/host-thp=never': expected REF_ID,ID
+--effect $PATHO $HINT --pair a,b,c	^vmtax: error: --pair 'a,b,c': expected REF_ID,ID \(a cell id of run A, a comma, a cell id of the later runs\)$
+--effect $PATHO $HINT --pair ,b	^vmtax: error: --pair ',b': expected REF_ID,ID
+--effect $PATHO $HINT --pair bare-metal/host-thp=never,bare-metal/host-thp=never --pair bare-metal/host-thp=always,bare-metal/host-thp=never	^vmtax: error: --pair: cell 'bare-metal/host-thp=never' of the later runs is paired twice \(with 'bare-metal/host-thp=never' and 'bare-metal/host-thp=always'\)$
+$HINT --by where --effect	^vmtax: error: --effect compares runs, each against its own baseline; it does not go with --by$
+$HINT --by where --pair a,b	^vmtax: error: --pair aligns the cells of two runs; it does not go with --by$
+$PATHO $HINT --baseline B=bare-metal/host-thp=never	^vmtax: error: --baseline sets what a run's slowdowns are against; it goes with --effect only$
+--effect $PATHO $HINT --baseline C=bare-metal/host-thp=never	^vmtax: error: --baseline C=bare-metal/host-thp=never: there is no run C \(2 runs: A to B\)$
+--effect $PATHO $HINT --baseline b=bare-metal/host-thp=never	^vmtax: error: --baseline 'b=bare-metal/host-thp=never': expected RUN=ID
+--effect $PATHO $HINT --baseline B=bare-metal/host-thp=sometimes	^vmtax: error: '.*results-hint-sweep.json': no cell 'bare-metal/host-thp=sometimes' to take as the baseline \(its cells: bare-metal/host-thp=always\|
+--effect $PATHO skipbase.json	^vmtax: error: 'skipbase.json': baseline 'bare-metal/host-thp=always' has no ok samples \(skipped: host THP cannot be set\): the run has no slowdowns to compare$
+--effect $PATHO nobase.json	^vmtax: error: 'nobase.json': no baseline cell id$
+--effect $PATHO badbase.json	^vmtax: error: 'badbase.json': baseline 'bare-metal/host-thp=sometimes' is not a cell of this run$
+$PATHO $HINT	^vmtax: error: cannot compare .* \(workload 'sparse-touch'\) with .* \(workload 'wss-sweep'\); use --effect to compare each run's slowdowns against its own baseline$
+EOF
+
+test_expect_success 'effect: bad input, each with its own reason (exit 2)' '
+	n=0 &&
+	while IFS="	" read -r args want; do
+		n=$((n + 1)) &&
+		eval "set -- $args" &&
+		echo "$n: vmtax compare $*" &&
+		test_expect_code 2 "$VMTAX" compare "$@" >out 2>err &&
+		cat err &&
+		test ! -s out && test "$(wc -l <err)" = 1 &&
+		grep -Eq "$want" err || { echo "case $n: want: $want"; exit 1; }
+	done <bad-effect &&
+	test "$n" = 16
+'
+
+test_expect_success 'compare --help names --effect, --pair and --baseline' '
+	"$VMTAX" compare --help >help &&
+	grep -q -- "--effect  " help && grep -q -- "--pair REF_ID,ID  " help &&
+	grep -q -- "--baseline RUN=ID  " help
+'
+
 test_done

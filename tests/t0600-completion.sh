@@ -89,6 +89,15 @@ test_expect_success '--by offers the axes of the run named before it' '
 	test_cmp want out
 '
 
+test_expect_success 'compare offers --effect, --pair and --baseline (from its --help)' '
+	complete "vmtax compare a b --ef" >out &&
+	test "$(cat out)" = --effect &&
+	complete "vmtax compare a b --effect --pa" >out &&
+	test "$(cat out)" = --pair &&
+	complete "vmtax compare a b --effect --bas" >out &&
+	test "$(cat out)" = --baseline
+'
+
 test_expect_success 'run offers configs (.ini) and --format its formats' '
 	complete "vmtax run configs/de" >out &&
 	grep -qx configs/demo.ini out &&

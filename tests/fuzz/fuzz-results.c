@@ -64,9 +64,10 @@ static void compare_by_axes(struct report *r)
 
 	for (axis = strtok_r(axes, "|", &save); axis;
 	     axis = strtok_r(NULL, "|", &save)) {
+		struct compare_opts o = {.by = axis};
 		struct compare *c = NULL;
 
-		if (compare_new(&r, 1, axis, &c) < 0)
+		if (compare_new(&r, 1, &o, &c) < 0)
 			continue;
 		for (i = 0; i < report_nformats; i++)
 			if (report_formats[i]->render_compare)
@@ -78,6 +79,7 @@ static void compare_by_axes(struct report *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const struct compare_opts effect = {.effect = true};
 	struct report *r = NULL, *runs[2];
 	struct compare *c = NULL;
 	size_t i;
@@ -99,6 +101,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	runs[0] = r;
 	runs[1] = r;
 	if (compare_new(runs, 2, NULL, &c) == 0) {
+		for (i = 0; i < report_nformats; i++)
+			if (report_formats[i]->render_compare)
+				report_formats[i]->render_compare(c, devnull);
+		compare_free(c);
+	}
+	if (compare_new(runs, 2, &effect, &c) == 0) {
 		for (i = 0; i < report_nformats; i++)
 			if (report_formats[i]->render_compare)
 				report_formats[i]->render_compare(c, devnull);
