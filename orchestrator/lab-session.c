@@ -1,0 +1,661 @@
+/* SPDX-License-Identifier: MIT */
+/* lab-session.c - the lab host of one 'vmtax lab run' (lab-session.h). */
+#include "lab-session.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent-files.h"
+#include "image.h"
+#include "util.h"
+
+/* The run's files inside the lab host. */
+#define LAB_HOME "/root/vmtax-lab"
+#define LAB_RUNDIR LAB_HOME "/run"
+#define LAB_SCRIPT LAB_HOME "/run.sh"
+#define LAB_LOG LAB_HOME "/run.log"
+#define LAB_RC LAB_HOME "/run.rc"
+#define LAB_PID LAB_HOME "/run.pid"
+
+#define LAB_BOOT_TIMEOUT_S 900.0  /* domain start to agent hello */
+#define LAB_READY_TIMEOUT_S 300.0 /* hello to libvirtd answering */
+#define LAB_POLL_S 1.0		  /* how often the run's output is read */
+#define LAB_SYNC_S 30.0		  /* how often its results come back */
+#define LAB_STOP_WAIT_S 300.0	  /* a stopped run's time to restore */
+
+/*
+ * The run inside, detached from the agent (whose 'run' waits for its
+ * command): its output, pid and exit status in files this host reads.
+ */
+static const char lab_script[] =
+	"#!/bin/sh\n"
+	"# written by 'vmtax lab run': the run inside the lab host\n"
+	"cd " LAB_HOME " || exit 1\n"
+	"rm -f " LAB_RC "\n"
+	GUEST_LAB_VMTAX " run \"$@\" >>" LAB_LOG " 2>&1 </dev/null &\n"
+	"echo $! >" LAB_PID "\n"
+	"wait $!\n"
+	"echo $? >" LAB_RC "\n";
+
+
+/* 'S' with every ' as '\'' : one shell word. */
+static char *sh_quote_new(const char *s)
+{
+	size_t n = 2, i;
+	char *out, *o;
+
+	for (i = 0; s[i]; i++)
+		n += s[i] == '\'' ? 4 : 1;
+	out = o = xmalloc(n + 1);
+	*o++ = '\'';
+	for (i = 0; s[i]; i++) {
+		if (s[i] == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return out;
+}
+
+/* ---- DIR and its state ---- */
+
+static int lab_state_write(const struct lab *l)
+{
+	json_t *sets = json_array(), *st;
+	char *path = xasprintf("%s/%s", l->dir, LAB_STATE), *s;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < l->nsets; i++)
+		json_array_append_new(sets, json_string(l->sets[i]));
+	st = json_pack("{s:s, s:o, s:s}", "config_path", l->config_path,
+		       "sets", sets, "overlay", l->overlay);
+	s = json_dumps(st, JSON_INDENT(2));
+	ret = write_file_atomic(path, s, strlen(s));
+	free(s);
+	free(path);
+	json_decref(st);
+	return ret;
+}
+
+/* --resume DIR: the config and sets of DIR's run, into L (strings kept in
+ * *STATE). */
+int lab_state_read(struct lab *l, json_t **state)
+{
+	char *path = xasprintf("%s/%s", l->dir, LAB_STATE);
+	json_error_t je;
+	json_t *sets, *v;
+	size_t i;
+	int ret = 0;
+
+	*state = json_load_file(path, 0, &je);
+	if (!*state) {
+		ret = err("'%s' is not a lab run directory: %s: %s", l->dir,
+			  path, je.text);
+		goto out;
+	}
+	l->config_path = json_string_value(json_object_get(*state,
+							   "config_path"));
+	sets = json_object_get(*state, "sets");
+	if (!l->config_path || !json_is_array(sets)) {
+		ret = err("'%s': no config_path or sets", path);
+		goto out;
+	}
+	json_array_foreach(sets, i, v)
+	{
+		if (!json_is_string(v)) {
+			ret = err("'%s': sets must be strings", path);
+			goto out;
+		}
+		l->sets = xrealloc(l->sets, (l->nsets + 1) * sizeof(*l->sets));
+		l->sets[l->nsets++] = json_string_value(v);
+	}
+out:
+	free(path);
+	return ret;
+}
+
+/* ---- the lab host ---- */
+
+/*
+ * Run CMD in the lab (sh -c, as root) and wait up to TIMEOUT_S; *OUT (may
+ * be NULL) gets the tail of its output.  Returns its exit status, or a
+ * negative errno after reporting with WHAT.
+ */
+static int lab_sh(struct lab *l, const char *what, const char *cmd,
+		  double timeout_s, char **out)
+{
+	json_t *args = json_pack("{s:s, s:s, s:f, s:b, s:b, s:f}", "cmd", cmd,
+				 "cwd", "/", "timeout_s", timeout_s,
+				 "counters", 0, "with_output", 1,
+				 "heartbeat_s", 5.0);
+	json_t *res = NULL;
+	const char *status;
+	char why[512];
+	int ret;
+
+	if (out)
+		*out = NULL;
+	ret = agent_call(&l->a, "run", args, 60, timeout_s + 60, &res, why,
+			 sizeof(why));
+	json_decref(args);
+	if (ret < 0)
+		return err("lab: %s: %s", what, why);
+	status = json_string_value(json_object_get(res, "status"));
+	if (out)
+		*out = xstrdup(json_string_value(json_object_get(res, "output"))
+				   ?: "");
+	if (!status || strcmp(status, "ok"))
+		ret = err("lab: %s: %s: %s", what, status ? status : "?",
+			  json_string_value(json_object_get(res, "output"))
+				  ?: "");
+	else
+		ret = (int)json_integer_value(
+		    json_object_get(res, "exit_status"));
+	json_decref(res);
+	return ret;
+}
+
+/* The lab image, built if this vmtax has none up to date. */
+int lab_image(struct lab *l)
+{
+	struct image_opts o = { .kind = IMAGE_LAB, .quiet = true };
+
+	/* This vmtax's agent and workloads, whatever the working directory. */
+	o.bindir = l->bindir;
+
+	note("lab: the lab image (built on first use: about 7 minutes from "
+	     "scratch here, seconds when cached)...");
+	if (image_build(&o) < 0)
+		return -EIO;
+	return guest_files_resolve(GUEST_IMAGE_LAB, "auto", "auto", l->bindir,
+				   l->config_path, &l->gf);
+}
+
+int lab_boot(struct lab *l)
+{
+	char name[64], *console, *logpath, *tag, why[512];
+	struct vm_spec spec;
+	json_t *res = NULL;
+	double t0;
+	int ret;
+
+	{
+		/* One disk per run directory: a name from its path (djb2). */
+		unsigned long h = 5381;
+		const char *p;
+
+		for (p = l->dir; *p; p++)
+			h = h * 33 + (unsigned char)*p;
+		tag = xasprintf("lab-%016lx", h);
+	}
+	l->overlay_reused = false;
+	if (l->resume) {
+		char *probe = xasprintf("%s/kept-%s.qcow2", l->gf.overlay_dir,
+					tag);
+
+		l->overlay_reused = access(probe, R_OK | W_OK) == 0;
+		free(probe);
+	}
+	free(l->overlay);
+	l->overlay = NULL;
+	ret = guest_overlay_kept(&l->gf, tag, l->resume, &l->overlay);
+	free(tag);
+	if (ret < 0)
+		return ret;
+	ret = lab_state_write(l);
+	if (ret < 0)
+		return ret;
+	if (!l->alog) {
+		logpath = xasprintf("%s/logs/lab.agent.log", l->dir);
+		l->alog = fopen_new(logpath);
+		free(logpath);
+	}
+	/* Each boot its own console log: a crashed lab's stays. */
+	if (l->boots)
+		console = xasprintf("%s/logs/lab.boot%d.console.log", l->dir,
+				    l->boots);
+	else
+		console = xasprintf("%s/logs/lab.console.log", l->dir);
+	snprintf(name, sizeof(name), "vmtax-lab-%d-%d", (int)getpid(),
+		 l->boots);
+	l->boots++;
+	memset(&spec, 0, sizeof(spec));
+	spec.name = name;
+	spec.type = "qemu";
+	spec.vcpus = (unsigned)l->cfg.lab_vcpus;
+	spec.memory_bytes = l->cfg.lab_memory;
+	spec.kernel = l->gf.kernel;
+	spec.initrd = l->gf.initrd;
+	spec.cmdline = "console=ttyS0 panic=-1 root=/dev/vda rw";
+	spec.console_log = console;
+	spec.disk = l->overlay;
+	spec.backing = "thp";
+	spec.cpu_model = l->cfg.lab_cpu;
+	spec.cpu_features = l->cfg.lab_cpu_features;
+	if (!l->conn) {
+		ret = vm_conn_open(l->cfg.uri, &l->conn);
+		if (ret < 0)
+			goto out;
+	}
+	note("lab: booting the lab host: TCG, %s %s, %ld vCPUs, %.1f GiB%s",
+	     l->cfg.lab_cpu, l->cfg.lab_cpu_features, l->cfg.lab_vcpus,
+	     (double)l->cfg.lab_memory / (1 << 30),
+	     l->overlay_reused ? ", its disk from the interrupted run" : "");
+	t0 = mono_now();
+	ret = vm_start(l->conn, &spec, &l->vm);
+	if (ret < 0)
+		goto out;
+	agent_client_init(&l->a, l->vm, l->alog);
+	l->client = true;
+	ret = agent_call(&l->a, "hello", NULL, LAB_BOOT_TIMEOUT_S,
+			 LAB_BOOT_TIMEOUT_S, &res, why, sizeof(why));
+	if (ret < 0) {
+		ret = err("lab: no hello from the lab host's agent: %s; "
+			  "console: %s",
+			  why, console);
+		goto out;
+	}
+	json_decref(l->hello);
+	l->hello = res;
+	l->boot_to_hello_s = mono_now() - t0;
+	note("lab: its agent answered after %.0f s (kernel %s); waiting for "
+	     "libvirtd inside",
+	     l->boot_to_hello_s,
+	     json_string_value(json_object_get(res, "kernel")) ?: "?");
+	{
+		char *cmd = xasprintf(
+		    "n=0; until virsh -q -c qemu:///system version "
+		    ">/dev/null 2>&1; do n=$((n+1)); [ $n -lt %d ] || exit 1; "
+		    "sleep 1; done",
+		    (int)LAB_READY_TIMEOUT_S);
+
+		ret = lab_sh(l, "waiting for libvirtd", cmd,
+			     LAB_READY_TIMEOUT_S + 30, NULL);
+		free(cmd);
+	}
+	if (ret > 0)
+		ret = err("lab: libvirtd did not answer inside the lab "
+			  "within %.0f s; console: %s",
+			  LAB_READY_TIMEOUT_S, console);
+	if (ret < 0)
+		goto out;
+	l->boot_to_ready_s = mono_now() - t0;
+	note("lab: ready %.0f s after its start", l->boot_to_ready_s);
+out:
+	free(console);
+	return ret < 0 ? ret : 0;
+}
+
+/* PATH (a file here) into the lab at the same absolute path. */
+static int lab_put_same_path(struct lab *l, const char *path, int mode)
+{
+	char *local = realpath(path, NULL), *data = NULL, *dir, *q, *cmd;
+	char why[512];
+	size_t len;
+	int ret;
+
+	if (!local)
+		return err_errno("cannot resolve '%s'", path);
+	dir = xstrdup(local);
+	*strrchr(dir, '/') = '\0';
+	q = sh_quote_new(*dir ? dir : "/");
+	cmd = xasprintf("mkdir -p %s", q);
+	ret = lab_sh(l, "mkdir", cmd, 60, NULL);
+	free(cmd);
+	free(q);
+	free(dir);
+	if (ret != 0) {
+		free(local);
+		return ret < 0 ? ret : -EIO;
+	}
+	ret = read_file(local, CFG_MAX_FILE, &data, &len);
+	if (ret < 0) {
+		err_code(ret, "cannot read '%s'", local);
+		goto out;
+	}
+	ret = agent_put_file(&l->a, local, data, len, mode, why, sizeof(why));
+	if (ret < 0)
+		ret = err("lab: cannot put '%s' into the lab: %s", local, why);
+out:
+	free(data);
+	free(local);
+	return ret;
+}
+
+/*
+ * Put the config and its workload into the lab at their paths here, and
+ * LAB_SCRIPT; with an interrupted run whose disk is gone, its results too.
+ */
+int lab_push(struct lab *l, bool *inner_resume)
+{
+	char why[512];
+	int ret;
+
+	ret = lab_sh(l, "mkdir", "mkdir -p " LAB_RUNDIR "/logs", 60, NULL);
+	if (ret != 0)
+		return ret < 0 ? ret : -EIO;
+	/* This vmtax runs the matrix inside: the image has none of its own. */
+	{
+		char *data = NULL;
+		size_t len;
+
+		ret = read_file("/proc/self/exe", (size_t)256 << 20, &data,
+				&len);
+		if (ret < 0)
+			return err_code(ret, "cannot read this vmtax "
+					     "(/proc/self/exe)");
+		ret = agent_put_file(&l->a, GUEST_LAB_VMTAX, data, len, 0755,
+				     why, sizeof(why));
+		free(data);
+		if (ret < 0)
+			return err("lab: cannot put vmtax into the lab: %s",
+				   why);
+	}
+	ret = lab_put_same_path(l, l->config_path, 0644);
+	if (ret == 0)
+		ret = lab_put_same_path(l, l->cfg.wl.path, 0644);
+	if (ret == 0 && agent_put_file(&l->a, LAB_SCRIPT, lab_script,
+				       strlen(lab_script), 0755, why,
+				       sizeof(why)) < 0)
+		ret = err("lab: cannot put '%s': %s", LAB_SCRIPT, why);
+	if (ret < 0)
+		return ret;
+	*inner_resume = false;
+	if (!l->resume)
+		return 0;
+	ret = lab_sh(l, "looking for the run", "test -s " LAB_RUNDIR
+		     "/results.json", 60, NULL);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		*inner_resume = true;
+		return 0;
+	}
+	/* The lab's disk is gone: this host's copy is where to go on from. */
+	{
+		static const char *const files[] = { "results.json",
+						     "samples.jsonl" };
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(files); i++) {
+			char *local = xasprintf("%s/%s", l->dir, files[i]);
+			char *remote = xasprintf("%s/%s", LAB_RUNDIR, files[i]);
+			char *data = NULL;
+			size_t len;
+
+			ret = read_file(local, (size_t)1 << 30, &data, &len);
+			if (ret == 0 && agent_put_file(&l->a, remote, data, len,
+						       0644, why,
+						       sizeof(why)) < 0)
+				ret = err("lab: cannot put '%s': %s", remote,
+					  why);
+			else if (ret == -ENOENT)
+				ret = 0;
+			if (!i && ret == 0 && data)
+				*inner_resume = true;
+			free(data);
+			free(local);
+			free(remote);
+			if (ret < 0)
+				return ret;
+		}
+		if (*inner_resume)
+			note("lab: the lab's disk was gone: its run goes on "
+			     "from the results in '%s'",
+			     l->dir);
+	}
+	return 0;
+}
+
+int lab_start_run(struct lab *l, bool inner_resume)
+{
+	char *cmd, *args, *q;
+	long long size = 0;
+	char *chunk = NULL, why[512];
+	size_t n, i;
+	int ret;
+
+	if (inner_resume) {
+		args = xstrdup("--resume " LAB_RUNDIR);
+	} else {
+		q = sh_quote_new(l->config_path);
+		args = xasprintf("%s --out " LAB_RUNDIR, q);
+		free(q);
+		for (i = 0; i < l->nsets; i++) {
+			char *prev = args;
+
+			q = sh_quote_new(l->sets[i]);
+			args = xasprintf("%s --set %s", prev, q);
+			free(prev);
+			free(q);
+		}
+	}
+	/* Show only what this run writes to the log. */
+	l->npartial = 0;
+	if (agent_read_chunk(&l->a, LAB_LOG, 0, 0, &chunk, &n, &size, why,
+			     sizeof(why)) == 0)
+		l->log_off = size;
+	free(chunk);
+	note("lab: vmtax run %s", args);
+	cmd = xasprintf("setsid -f " LAB_SCRIPT " %s >/dev/null 2>&1 "
+			"</dev/null",
+			args);
+	ret = lab_sh(l, "starting the run", cmd, 60, NULL);
+	free(cmd);
+	free(args);
+	return ret == 0 ? 0 : ret < 0 ? ret : -EIO;
+}
+
+/* Print what the run wrote since last time, each line marked "lab| ". */
+static int lab_show_output(struct lab *l)
+{
+	char *chunk = NULL, why[512];
+	long long size = 0;
+	size_t n, i;
+	int ret;
+
+	do {
+		ret = agent_read_chunk(&l->a, LAB_LOG, l->log_off,
+				       AGENT_FILE_CHUNK, &chunk, &n, &size,
+				       why, sizeof(why));
+		if (ret == -EREMOTEIO) /* no log yet */
+			return 0;
+		if (ret < 0)
+			return err("lab: cannot read the run's output: %s",
+				   why);
+		for (i = 0; i < n; i++) {
+			if (l->npartial < sizeof(l->partial) - 1)
+				l->partial[l->npartial++] = chunk[i];
+			if (chunk[i] == '\n' ||
+			    l->npartial == sizeof(l->partial) - 1) {
+				fprintf(stderr, "lab| %.*s", (int)l->npartial,
+					l->partial);
+				if (chunk[i] != '\n')
+					fputc('\n', stderr);
+				l->npartial = 0;
+			}
+		}
+		l->log_off += (long long)n;
+		free(chunk);
+		chunk = NULL;
+	} while (n && l->log_off < size);
+	return 0;
+}
+
+/*
+ * Copy the lab's run directory into DIR: every file whose size differs
+ * here, and results.json always; the run's whole output as
+ * logs/lab-run.log.
+ */
+int lab_sync(struct lab *l, bool quiet)
+{
+	char *out = NULL, *line, *save = NULL, why[512];
+	long long bytes = 0, got;
+	int ret, files = 0;
+
+	ret = lab_sh(l, "listing the run directory",
+		     "cd " LAB_RUNDIR " && find . -type f -printf '%s %P\\n'",
+		     120, &out);
+	if (ret != 0) {
+		free(out);
+		return ret < 0 ? ret : -EIO;
+	}
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		long long size;
+		char *rel = strchr(line, ' '), *local, *remote, *slash;
+		struct stat st;
+
+		if (!rel || sscanf(line, "%lld", &size) != 1 || !*++rel ||
+		    strstr(rel, "..") || rel[0] == '/')
+			continue;
+		local = xasprintf("%s/%s", l->dir, rel);
+		remote = xasprintf("%s/%s", LAB_RUNDIR, rel);
+		if (strcmp(rel, "results.json") && stat(local, &st) == 0 &&
+		    st.st_size == size) {
+			free(local);
+			free(remote);
+			continue;
+		}
+		slash = strrchr(local, '/');
+		*slash = '\0';
+		mkdir_parents(local, 0755);
+		*slash = '/';
+		ret = agent_get_file(&l->a, remote, local, &got, why,
+				     sizeof(why));
+		if (ret < 0) {
+			err("lab: cannot bring back '%s': %s", remote, why);
+		} else {
+			bytes += got;
+			files++;
+		}
+		free(local);
+		free(remote);
+		if (ret < 0)
+			break;
+	}
+	free(out);
+	if (ret == 0) {
+		char *local = xasprintf("%s/logs/lab-run.log", l->dir);
+
+		if (agent_get_file(&l->a, LAB_LOG, local, NULL, why,
+				   sizeof(why)) < 0)
+			warn("lab: cannot bring back the run's output: %s",
+			     why);
+		free(local);
+	}
+	if (!quiet && ret == 0)
+		note("lab: %d files (%lld bytes) brought back into '%s'", files,
+		     bytes, l->dir);
+	return ret;
+}
+
+/*
+ * Follow the run inside until it ends: its output here, its results every
+ * LAB_SYNC_S, and a stop signal passed on.  *RC gets its exit status.
+ */
+int lab_follow(struct lab *l, int *rc)
+{
+	double last_sync = mono_now(), stop_at = 0;
+	int seen = 0, ret;
+
+	*rc = -1;
+	for (;;) {
+		char *chunk = NULL, why[512];
+		long long size;
+		size_t n;
+
+		if (*l->stop_signals > seen) {
+			seen = *l->stop_signals;
+			note("lab: stopping the run inside (it restores the "
+			     "lab host and keeps its samples); Ctrl-C again "
+			     "to stop at once");
+			lab_sh(l, "stopping the run",
+			       "kill -TERM $(cat " LAB_PID ")", 60, NULL);
+			stop_at = mono_now();
+		}
+		ret = lab_show_output(l);
+		if (ret < 0)
+			return ret;
+		ret = agent_read_chunk(&l->a, LAB_RC, 0, 64, &chunk, &n, &size,
+				       why, sizeof(why));
+		if (ret == 0 && n) {
+			*rc = atoi(chunk);
+			free(chunk);
+			lab_show_output(l);
+			if (l->npartial)
+				fprintf(stderr, "lab| %.*s\n",
+					(int)l->npartial, l->partial);
+			return 0;
+		}
+		free(chunk);
+		if (ret < 0 && ret != -EREMOTEIO)
+			return err("lab: the lab host stopped answering: %s",
+				   why);
+		if (stop_at && mono_now() - stop_at > LAB_STOP_WAIT_S)
+			return err("lab: the run inside did not stop within "
+				   "%.0f s",
+				   LAB_STOP_WAIT_S);
+		if (mono_now() - last_sync >= LAB_SYNC_S) {
+			lab_sync(l, true);
+			last_sync = mono_now();
+		}
+		usleep((useconds_t)(LAB_POLL_S * 1e6));
+	}
+}
+
+/* Power the lab off, politely when its agent still answers. */
+/*
+ * Whether the lab's agent answers a 'hello' within LAB_PROBE_S: a lab that
+ * runs but does not has hung.
+ */
+bool lab_answers(struct lab *l)
+{
+	json_t *res = NULL;
+	char why[256];
+	int ret;
+
+	if (!l->client)
+		return false;
+	note("lab: the lab host still runs: is its agent there? (up to "
+	     "%.0f s)",
+	     LAB_PROBE_S);
+	ret = agent_call(&l->a, "hello", NULL, LAB_PROBE_S, LAB_PROBE_S, &res,
+			 why, sizeof(why));
+	json_decref(res);
+	return ret == 0;
+}
+
+void lab_down(struct lab *l)
+{
+	char why[256];
+	json_t *res = NULL, *args;
+
+	if (l->vm && vm_running(l->vm)) {
+		args = json_pack("{s:f}", "delay_s", 2.0);
+		if (l->client &&
+		    agent_call(&l->a, "shutdown", args, 5, 5, &res, why,
+			       sizeof(why)) == 0) {
+			vm_close_channel(l->vm);
+			vm_stop(l->vm, 60);
+		} else {
+			vm_close_channel(l->vm);
+			vm_stop(l->vm, 0);
+		}
+		json_decref(args);
+		json_decref(res);
+	}
+	vm_free(l->vm);
+	l->vm = NULL;
+	if (l->client)
+		agent_client_release(&l->a);
+	l->client = false;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lab-session.h - one 'vmtax lab run' and its lab host (cmd-lab.c,
+ * docs/lab.md): the lab booted from its kept disk, this vmtax, the config
+ * and its workload put into it, the run inside started detached, followed,
+ * and its run directory brought back.  Only these functions talk to the
+ * lab's agent; cmd-lab.c holds the command (options, the restart loop,
+ * the labels of the results).
+ *
+ * Each returns 0 or a negative errno, reported with context (lab_follow()
+ * sets *RC to the run's exit status).  A lab that dies or hangs makes one
+ * of them fail; lab_answers() tells the two apart from a failure of the
+ * step itself.
+ */
+#ifndef VMTAX_LAB_SESSION_H
+#define VMTAX_LAB_SESSION_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "agent-client.h"
+#include "guest-files.h"
+#include "matrix.h"
+#include "run-config.h"
+#include "vm.h"
+
+/* In DIR: what --resume needs (config, sets, the lab's disk). */
+#define LAB_STATE "lab.json"
+#define LAB_RESTARTS 2		  /* boots of a lab that died or hung, at most */
+#define LAB_PROBE_S 120.0	  /* a failed lab's time to answer 'hello' */
+
+struct lab {
+	struct config cfg;
+	struct matrix m;
+	const char *config_arg;	 /* as given: config messages name it */
+	const char *config_path; /* absolute: the path in the lab too */
+	const char **sets;
+	size_t nsets;
+	bool resume;
+	char *dir; /* absolute */
+	char bindir[PATH_MAX];
+	struct guest_files gf;
+	char *overlay;
+	bool overlay_reused;
+	struct vm_conn *conn;
+	struct vm *vm;
+	struct agent_client a;
+	bool client;
+	FILE *alog;
+	json_t *hello;
+	double boot_to_hello_s, boot_to_ready_s;
+	int boots; /* lab boots so far: a lab that dies is booted again */
+	volatile sig_atomic_t *stop_signals; /* SIGINT/TERM/HUP so far */
+	/* the run's output: how much is shown, and its unfinished line */
+	long long log_off;
+	char partial[1024];
+	size_t npartial;
+};
+
+/* DIR/LAB_STATE into L (config, sets, disk); *STATE keeps the document. */
+int lab_state_read(struct lab *l, json_t **state);
+/* The lab image, built if this vmtax has none up to date. */
+int lab_image(struct lab *l);
+/* Boot the lab (its kept disk on a resume) and wait for libvirtd inside. */
+int lab_boot(struct lab *l);
+/*
+ * This vmtax, the config, its workload and the run script into the lab;
+ * *INNER_RESUME says whether the run inside goes on from earlier results.
+ */
+int lab_push(struct lab *l, bool *inner_resume);
+/* Start 'vmtax run' inside, detached (LAB_SCRIPT). */
+int lab_start_run(struct lab *l, bool inner_resume);
+/* Follow the run inside until it ends; *RC gets its exit status. */
+int lab_follow(struct lab *l, int *rc);
+/* Bring the lab's run directory back into l->dir. */
+int lab_sync(struct lab *l, bool quiet);
+/* Whether the lab's agent answers within LAB_PROBE_S (else: it hung). */
+bool lab_answers(struct lab *l);
+/* Shut the lab down (destroy it if its agent does not answer). */
+void lab_down(struct lab *l);
+
+#endif
