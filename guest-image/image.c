@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* image.c - recipes, the image cache, debootstrap and the tiny script. */
+/*
+ * image.c - recipes, the image cache, and the builds of each kind (tiny,
+ * debian, lab); the root file system is image-rootfs.c, running a step
+ * image-step.c.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,35 +22,15 @@
 #include "guest-kernel.h"
 #include "host.h"
 #include "image.h"
+#include "image-rootfs.h"
+#include "image-step.h"
 #include "layout.h"
 #include "util.h"
 
 #define DEFAULT_BINDIR "build/bin"
-#define DEFAULT_MIRROR "http://deb.debian.org/debian"
-#define DEBOOTSTRAP_VARIANT "minbase"
 #define DISK_SIZE (8ULL << 30)
-#define HEARTBEAT_S 30.0
 #define MAX_BINARY (256u << 20)
 
-/* The Debian image's own packages; workloads add theirs. */
-static const char *const debian_packages[] = {
-    "systemd",
-    "systemd-sysv",
-    "udev",
-    "kmod",
-    "build-essential",
-    "bc",
-    "bison",
-    "flex",
-    "libelf-dev",
-    "libssl-dev",
-    "linux-image-amd64",
-    "linux-perf",
-    "linux-source",
-    "cpio",
-    "xz-utils",
-    "procps",
-};
 
 /*
  * The agent starts before sysinit.target, once udev runs (it loads
@@ -238,97 +222,6 @@ static void recipe_release(struct recipe *r)
 	r->text = NULL;
 }
 
-static bool exists(const char *path)
-{
-	return access(path, F_OK) == 0;
-}
-
-/*
- * Run ARGV, its output appended to LOG (NULL: to our stderr), and wait, with a
- * progress line every HEARTBEAT_S.  STEP names it in messages.
- */
-static int run_step(const char *step, char *const argv[], const char *log)
-{
-	double t0 = mono_now(), next = t0 + HEARTBEAT_S;
-	int status, fd;
-	pid_t pid, w;
-
-	pid = fork();
-	if (pid < 0)
-		return err_errno("image: %s: cannot fork", step);
-	if (pid == 0) {
-		fd = open("/dev/null", O_RDONLY);
-		if (fd >= 0)
-			dup2(fd, 0);
-		if (log) {
-			fd =
-			    open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-				 0644);
-			if (fd < 0)
-				_exit(126);
-			dup2(fd, 1);
-			dup2(fd, 2);
-		} else {
-			/* stdout carries only the result paths */
-			dup2(2, 1);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	for (;;) {
-		w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR)
-			return err_errno("image: %s: cannot wait for '%s'",
-					 step, argv[0]);
-		poll(NULL, 0, 500);
-		if (mono_now() >= next) {
-			note("image: %s: still running, %.0f s", step,
-			     mono_now() - t0);
-			next += HEARTBEAT_S;
-		}
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return err("image: %s: cannot run '%s' (is it installed?)",
-			   step, argv[0]);
-	if (WIFEXITED(status))
-		return err("image: %s: '%s' failed with status %d%s%s%s", step,
-			   argv[0], WEXITSTATUS(status), log ? " (see '" : "",
-			   log ? log : "", log ? "')" : "");
-	return err("image: %s: '%s' killed by signal %d", step, argv[0],
-		   WTERMSIG(status));
-}
-
-/* Show the last lines of LOG after a failed step: the why is usually there. */
-static void log_tail(const char *log, int lines)
-{
-	char *text = NULL, *p;
-	size_t len = 0;
-
-	if (read_file(log, 64 << 20, &text, &len) < 0 || !len)
-		goto out;
-	p = text + len - 1;
-	while (p > text && lines >= 0)
-		if (*--p == '\n')
-			lines--;
-	note("image: last lines of '%s':\n%s", log, p == text ? p : p + 1);
-out:
-	free(text);
-}
-
-/* rm -rf PATH, for our own temporary trees under the image directory. */
-static int remove_tree(const char *path)
-{
-	char *const argv[] = {"rm", "-rf", "--one-file-system", (char *)path,
-			      NULL};
-
-	if (!exists(path))
-		return 0;
-	return run_step("cleanup", argv, NULL);
-}
 
 /* LINK -> TARGET (absolute), replaced atomically. */
 static int relink(const char *target, const char *link)
@@ -453,14 +346,14 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	out = xasprintf("%s/tiny-%s-%s.cpio.gz", dir, kver, key);
 	rec = xasprintf("%s/tiny-%s-%s.recipe", dir, kver, key);
 	link = o->link ? xstrdup(o->link) : guest_tiny_path_new(dir, kver);
-	if (exists(rec) && exists(out)) {
+	if (image_exists(rec) && image_exists(out)) {
 		note("image: tiny: up to date: '%s'", out);
 	} else {
 		char *const argv[] = {"sh", (char *)script, kver,
 				      out,  (char *)bindir, NULL};
 
 		note("image: tiny: %s %s (recipe %s)...", script, kver, key);
-		ret = run_step("tiny: mkinitramfs-tiny.sh", argv, NULL);
+		ret = image_step_run("tiny: mkinitramfs-tiny.sh", argv, NULL);
 		if (ret < 0)
 			goto out;
 		ret = write_text(rec, r.text);
@@ -480,288 +373,6 @@ out:
 	free(out);
 	free(rec);
 	free(link);
-	return ret;
-}
-
-/* VERSION_CODENAME of /etc/os-release into BUF. */
-static int host_suite(char *buf, size_t len)
-{
-	char *text = NULL, *line, *save = NULL;
-	int ret;
-
-	ret = read_file("/etc/os-release", 64 * 1024, &text, NULL);
-	if (ret < 0)
-		return err_code(ret, "image: cannot read '/etc/os-release'");
-	ret = -ENOENT;
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, "VERSION_CODENAME=", 17))
-			continue;
-		line += 17 + strspn(line + 17, "\"'");
-		line[strcspn(line, "\"'")] = '\0';
-		snprintf(buf, len, "%s", line);
-		ret = 0;
-		break;
-	}
-	free(text);
-	if (ret < 0)
-		return err("image: no VERSION_CODENAME in '/etc/os-release' "
-			   "(give --suite)");
-	return 0;
-}
-
-static bool word_in(const char *words, const char *w)
-{
-	size_t n = strlen(w);
-	const char *p = words;
-
-	while ((p = strstr(p, w))) {
-		if ((p == words || p[-1] == ' ' || p[-1] == '\t') &&
-		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\t' ||
-		     p[n] == '\n'))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
-/*
- * The first "deb" URI for SUITE in an apt sources file: one-line format
- * ("deb [opts] URI SUITE COMP...") or deb822 (.sources stanzas).
- */
-static bool mirror_in(const char *path, const char *suite, char *buf,
-		      size_t len)
-{
-	char *text = NULL, *line, *save = NULL;
-	char uri[512] = "";
-	bool deb822 = strstr(path, ".sources") != NULL, found = false;
-	bool is_deb = false, has_suite = false;
-
-	if (read_file(path, 1 << 20, &text, NULL) < 0)
-		return false;
-	/* A blank line ends a deb822 stanza, so append one. */
-	for (line = strtok_r(text, "\n", &save); !found;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *s = line ? strstrip(line) : NULL;
-
-		if (deb822 && (!s || !*s)) {
-			if (is_deb && has_suite && *uri) {
-				snprintf(buf, len, "%s", uri);
-				found = true;
-			}
-			is_deb = has_suite = false;
-			uri[0] = '\0';
-			if (!s)
-				break;
-			continue;
-		}
-		if (!s)
-			break;
-		if (*s == '#')
-			continue;
-		if (deb822) {
-			if (!strncasecmp(s, "Types:", 6))
-				is_deb = word_in(s + 6, "deb");
-			else if (!strncasecmp(s, "Suites:", 7))
-				has_suite = word_in(s + 7, suite);
-			else if (!strncasecmp(s, "URIs:", 5))
-				sscanf(s + 5, " %511s", uri);
-		} else if (!strncmp(s, "deb ", 4) || !strncmp(s, "deb\t", 4)) {
-			char u[512], st[128];
-
-			s += 4;
-			if (*(s += strspn(s, " \t")) == '[')
-				s = strchr(s, ']') ? strchr(s, ']') + 1 : s;
-			if (sscanf(s, " %511s %127s", u, st) == 2 &&
-			    !strcmp(st, suite)) {
-				snprintf(buf, len, "%s", u);
-				found = true;
-			}
-		}
-	}
-	free(text);
-	return found;
-}
-
-static void host_mirror(const char *suite, char *buf, size_t len)
-{
-	glob_t gl;
-	size_t i;
-
-	if (mirror_in("/etc/apt/sources.list", suite, buf, len))
-		return;
-	if (glob("/etc/apt/sources.list.d/*.list", 0, NULL, &gl) == 0) {
-		for (i = 0; i < gl.gl_pathc; i++)
-			if (mirror_in(gl.gl_pathv[i], suite, buf, len))
-				break;
-		globfree(&gl);
-		if (i < gl.gl_pathc)
-			return;
-	}
-	if (glob("/etc/apt/sources.list.d/*.sources", 0, NULL, &gl) == 0) {
-		for (i = 0; i < gl.gl_pathc; i++)
-			if (mirror_in(gl.gl_pathv[i], suite, buf, len))
-				break;
-		globfree(&gl);
-		if (i < gl.gl_pathc)
-			return;
-	}
-	snprintf(buf, len, "%s", DEFAULT_MIRROR);
-}
-
-static bool package_name_ok(const char *p)
-{
-	size_t i;
-
-	if (!*p || strlen(p) > 100)
-		return false;
-	for (i = 0; p[i]; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789+-.", p[i]))
-			return false;
-	return true;
-}
-
-static int by_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The sorted, unique package list joined with commas (debootstrap's form). */
-static int package_list(const struct image_opts *o, char **out)
-{
-	size_t n = ARRAY_SIZE(debian_packages) + o->npackages, i, k = 0,
-	       len = 1;
-	const char **all = xcalloc(n, sizeof(*all));
-	char *s;
-	int ret = 0;
-
-	for (i = 0; i < ARRAY_SIZE(debian_packages); i++)
-		all[k++] = debian_packages[i];
-	for (i = 0; i < o->npackages; i++) {
-		if (!package_name_ok(o->packages[i])) {
-			ret = err("image: debian: bad package name '%s'",
-				  o->packages[i]);
-			goto out;
-		}
-		all[k++] = o->packages[i];
-	}
-	qsort(all, k, sizeof(*all), by_str);
-	for (i = 0; i < k; i++)
-		len += strlen(all[i]) + 1;
-	s = xcalloc(1, len);
-	for (i = 0; i < k; i++) {
-		if (i && !strcmp(all[i], all[i - 1]))
-			continue;
-		if (*s)
-			strcat(s, ",");
-		strcat(s, all[i]);
-	}
-	*out = s;
-out:
-	free(all);
-	return ret;
-}
-
-/*
- * debootstrap into DIR/rootfs-RKEY (a finished tree is renamed into place,
- * so its existence means it is complete).
- */
-/*
- * The shell run in the chroot to add APT (space-separated packages): no
- * daemon started (policy-rc.d), /proc for the maintainer scripts.
- */
-static char *apt_script_new(const char *apt)
-{
-	return xasprintf(
-	    "set -e\n"
-	    "printf '#!/bin/sh\\nexit 101\\n' >/usr/sbin/policy-rc.d\n"
-	    "chmod 755 /usr/sbin/policy-rc.d\n"
-	    "mount -t proc proc /proc\n"
-	    "trap 'umount /proc; rm -f /usr/sbin/policy-rc.d' EXIT\n"
-	    "DEBIAN_FRONTEND=noninteractive apt-get install -y -q "
-	    "--no-install-recommends %s\n",
-	    apt);
-}
-
-static int debootstrap(const char *rootfs, const char *suite,
-		       const char *mirror, const char *packages,
-		       const char *apt)
-{
-	char *tmp = xasprintf("%s.tmp", rootfs);
-	char *log = xasprintf("%s.log", rootfs);
-	char *include = xasprintf("--include=%s", packages);
-	char *initrd_glob = xasprintf("%s/boot/initrd.img-*", tmp);
-	double t0 = mono_now();
-	glob_t gl;
-	int ret;
-
-	ret = remove_tree(tmp);
-	if (ret < 0)
-		goto out;
-	unlink(log);
-	note("image: debootstrap %s from %s (this takes minutes; log '%s')...",
-	     suite, mirror, log);
-	{
-		char *const argv[] = {
-		    "debootstrap",	 "--variant=" DEBOOTSTRAP_VARIANT,
-		    "--components=main", include,
-		    (char *)suite,	 tmp,
-		    (char *)mirror,	 NULL};
-
-		ret = run_step("debootstrap", argv, log);
-		if (ret < 0) {
-			log_tail(log, 5);
-			remove_tree(tmp);
-			goto out;
-		}
-	}
-	note("image: debootstrap done in %.0f s", mono_now() - t0);
-	if (apt) {
-		char *script = apt_script_new(apt);
-		char *const argv[] = {"chroot", tmp, "sh", "-c", script, NULL};
-
-		t0 = mono_now();
-		note("image: apt-get install %s...", apt);
-		ret = run_step("apt-get install", argv, log);
-		free(script);
-		if (ret < 0) {
-			log_tail(log, 5);
-			goto out;
-		}
-		note("image: apt-get install done in %.0f s", mono_now() - t0);
-	}
-
-	/* The kernel's postinst normally made it; make sure it exists. */
-	if (glob(initrd_glob, 0, NULL, &gl) != 0) {
-		char *const argv[] = {
-		    "chroot", tmp, "update-initramfs", "-c", "-k", "all", NULL};
-
-		note("image: update-initramfs in the root file system...");
-		ret = run_step("update-initramfs", argv, log);
-		if (ret < 0)
-			goto out;
-	} else {
-		globfree(&gl);
-	}
-	{
-		char *const argv[] = {"chroot", tmp, "apt-get", "clean", NULL};
-
-		ret = run_step("apt-get clean", argv, log);
-		if (ret < 0)
-			goto out;
-	}
-	if (rename(tmp, rootfs) < 0) {
-		ret =
-		    err_errno("image: debootstrap: cannot rename '%s' to '%s'",
-			      tmp, rootfs);
-		goto out;
-	}
-	ret = 0;
-out:
-	free(tmp);
-	free(log);
-	free(include);
-	free(initrd_glob);
 	return ret;
 }
 
@@ -795,7 +406,7 @@ static int build_tiny_for_rootfs(const char *rootfs, const char *bindir,
 
 		note("image: lab: the tiny image of the lab's kernel %s...",
 		     *kver);
-		ret = run_step("tiny: mkinitramfs-tiny.sh", argv, NULL);
+		ret = image_step_run("tiny: mkinitramfs-tiny.sh", argv, NULL);
 	}
 	free(moddir);
 	return ret;
@@ -823,7 +434,7 @@ static int build_disk(const struct image_opts *o, const struct disk_kind *k,
 	recipe_init(&r);
 	if (o->suite)
 		snprintf(suite, sizeof(suite), "%s", o->suite);
-	else if ((ret = host_suite(suite, sizeof(suite))) < 0)
+	else if ((ret = image_host_suite(suite, sizeof(suite))) < 0)
 		goto out;
 	if (!is_safe_name(suite)) {
 		ret = err("image: debian: bad suite '%s'", suite);
@@ -832,7 +443,7 @@ static int build_disk(const struct image_opts *o, const struct disk_kind *k,
 	if (o->mirror)
 		snprintf(mirror, sizeof(mirror), "%s", o->mirror);
 	else
-		host_mirror(suite, mirror, sizeof(mirror));
+		image_host_mirror(suite, mirror, sizeof(mirror));
 	if (strncmp(mirror, "http://", 7) && strncmp(mirror, "https://", 8) &&
 	    strncmp(mirror, "file:/", 6)) {
 		ret = err("image: debian: mirror '%s' is not an http(s):// or "
@@ -840,7 +451,7 @@ static int build_disk(const struct image_opts *o, const struct disk_kind *k,
 			  mirror);
 		goto out;
 	}
-	ret = package_list(o, &packages);
+	ret = image_package_list(o, &packages);
 	if (ret < 0)
 		goto out;
 
@@ -933,17 +544,18 @@ static int build_disk(const struct image_opts *o, const struct disk_kind *k,
 	lk = xasprintf("%s.vmlinuz", lbase);
 	li = xasprintf("%s.initrd", lbase);
 
-	if (exists(rec) && exists(qcow2) && exists(kernel) && exists(initrd)) {
+	if (image_exists(rec) && image_exists(qcow2) && image_exists(kernel) &&
+	    image_exists(initrd)) {
 		note("image: %s: up to date: '%s' (recipe %s)", k->name, qcow2,
 		     key);
 		goto link;
 	}
 	note("image: %s %s, recipe %s, root file system %s", k->name, suite,
 	     key, rkey);
-	if (exists(rootfs)) {
+	if (image_exists(rootfs)) {
 		note("image: debootstrap: reusing '%s'", rootfs);
 	} else {
-		ret = debootstrap(rootfs, suite, mirror, packages, apt);
+		ret = image_debootstrap(rootfs, suite, mirror, packages, apt);
 		if (ret < 0)
 			goto out;
 	}
@@ -969,7 +581,7 @@ static int build_disk(const struct image_opts *o, const struct disk_kind *k,
 				      "-cf",	  tar,
 				      ".",	  NULL};
 
-		ret = run_step("tar", argv, NULL);
+		ret = image_step_run("tar", argv, NULL);
 		if (ret < 0)
 			goto out;
 	}
