@@ -683,96 +683,9 @@ void config_release(struct config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-void config_print_help(FILE *f)
-{
-	const char *k, *v;
-	size_t i;
-
-	fprintf(
-	    f,
-	    "  A key of type TYPE,.. takes a comma-separated list; an element\n"
-	    "  in double quotes may hold a comma or be empty (\"\").  A list "
-	    "for\n"
-	    "  a [guest] key, a [host] or guest knob or a workload parameter\n"
-	    "  makes that setting an axis of the matrix (docs/axes.md).\n");
-	cfg_print_help(&run_schema, f);
-	fprintf(f, "  [guest] knobs\n");
-	fprintf(
-	    f, "    %-18s %-11s %s\n", "sysctl.A.B", "string,..",
-	    "guest sysctl /proc/sys/A/B, set in the guest before the samples");
-	fprintf(f, "    %-18s %-11s %s\n", "mm.A.B", "string,..",
-		"guest knob /sys/kernel/mm/A/B");
-	fprintf(f, "  [host]\n");
-	for (i = 0; (k = host_knob_name(i)); i++) {
-		char why[256];
-
-		if (config_host_knob_check(k, why, sizeof(why)) < 0)
-			continue; /* set by [matrix] */
-		v = host_knob_values(k);
-		fprintf(f, "    %-18s %-11s host knob%s%s%s\n", k, "string,..",
-			v ? " (" : "", v ? v : "", v ? ")" : "");
-	}
-	fprintf(f, "    %-18s %-11s %s\n", "sysctl.A.B", "string,..",
-		"host sysctl /proc/sys/A/B");
-	fprintf(f, "    %-18s %-11s %s\n", "mm.A.B", "string,..",
-		"host knob /sys/kernel/mm/A/B");
-	fprintf(f, "  [workload] parameters\n");
-	fprintf(f, "    %-18s %-11s %s\n", "NAME", "string,..",
-		"override workload parameter NAME");
-}
-
 const struct cfg_schema *config_schema(void)
 {
 	return &run_schema;
-}
-
-/* One .TP entry of the man page for a key outside the table. */
-static void man_entry(FILE *f, const char *name, const char *type,
-		      const char *help, const char *values)
-{
-	fputs(".TP\n.B ", f);
-	cfg_man_text(f, name);
-	fputs("\n\\fI", f);
-	cfg_man_text(f, type);
-	fputs("\\fR: ", f);
-	cfg_man_text(f, help);
-	fputs(".\n", f);
-	if (values) {
-		fputs("One of: ", f);
-		cfg_man_text(f, values);
-		fputs(".\n", f);
-	}
-}
-
-void config_print_man(FILE *f)
-{
-	const char *k;
-	size_t i;
-
-	cfg_print_man(&run_schema, f);
-	fputs(".SS [guest] knobs\n", f);
-	man_entry(f, "sysctl.A.B", "string,..",
-		  "guest sysctl /proc/sys/A/B, set in the guest before the "
-		  "samples",
-		  NULL);
-	man_entry(f, "mm.A.B", "string,..", "guest knob /sys/kernel/mm/A/B",
-		  NULL);
-	fputs(".SS [host]\n", f);
-	for (i = 0; (k = host_knob_name(i)); i++) {
-		char why[256];
-
-		if (config_host_knob_check(k, why, sizeof(why)) < 0)
-			continue; /* set by [matrix] */
-		man_entry(f, k, "string,..", "host knob", host_knob_values(k));
-	}
-	man_entry(f, "sysctl.A.B", "string,..", "host sysctl /proc/sys/A/B",
-		  NULL);
-	man_entry(f, "mm.A.B", "string,..", "host knob /sys/kernel/mm/A/B",
-		  NULL);
-	fputs(".SS [workload] parameters\n", f);
-	man_entry(f, "NAME", "string,..",
-		  "override workload parameter NAME (see WORKLOAD FILES)",
-		  NULL);
 }
 
 /* One value as itself, a list as an array. */
