@@ -445,8 +445,13 @@ int lab_start_run(struct lab *l, bool inner_resume)
 		l->log_off = size;
 	free(chunk);
 	note("lab: vmtax run %s", args);
-	cmd = xasprintf("setsid -f " LAB_SCRIPT " %s >/dev/null 2>&1 "
-			"</dev/null",
+	/*
+	 * The exit status of an earlier run goes first, before this call
+	 * returns: lab_follow() must not read it as this run's (the script
+	 * removes it too, but only once setsid has started it).
+	 */
+	cmd = xasprintf("rm -f " LAB_RC " && setsid -f " LAB_SCRIPT
+			" %s >/dev/null 2>&1 </dev/null",
 			args);
 	ret = lab_sh(l, "starting the run", cmd, 60, NULL);
 	free(cmd);
