@@ -1,5 +1,5 @@
 #!/bin/sh
-# The lab host, quickly (make check-slow): configs/lab-npt.ini cut to one THP setting
+# The lab host, quickly (make check): configs/lab-npt.ini cut to one THP setting
 # and one sample (bare metal, NPT on, NPT off) through 'vmtax lab run',
 # stopped with SIGTERM after its first guest cell and resumed with --resume:
 # the run inside is stopped and keeps its samples, the lab's disk is kept,
@@ -12,8 +12,7 @@
 # without dying (as one did in stop 10's final CI dry run, its agent silent
 # 15 s into waiting for libvirtd) must be destroyed, booted again on the same
 # disk and resumed.
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$TOP/tests/lib-test.sh"
+. "$(dirname "$0")/lib-test.sh"
 
 test_prereq ROOT || skip_all "the lab image and libvirt need root"
 test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
