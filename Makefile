@@ -36,7 +36,7 @@ HOST_SRCS   := $(wildcard host/*.c)
 REPORT_SRCS := $(wildcard reports/*.c)
 ORCH_SRCS   := $(filter-out orchestrator/main.c,$(wildcard orchestrator/*.c))
 # guest-image/ holds the image builder (host side) beside the agent (guest).
-IMG_SRCS    := $(filter-out guest-image/agent.c guest-image/agent-files.c,$(wildcard guest-image/*.c))
+IMG_SRCS    := $(filter-out guest-image/agent%,$(wildcard guest-image/*.c))
 CORE_SRCS   := $(LIB_SRCS) $(HOST_SRCS) $(REPORT_SRCS) $(ORCH_SRCS) $(IMG_SRCS)
 CORE_OBJS   := $(CORE_SRCS:%.c=$(B)/obj/%.o)
 WL_SRCS     := $(wildcard workloads/*.c)
@@ -48,7 +48,7 @@ TEST_TOOLS  := $(B)/tests/agent-drive
 
 # The agent and the workloads are static and never sanitized: they run in the
 # guest, and ASan does not support static linking.  They always live in build/.
-AGENT_SRCS  := guest-image/agent.c guest-image/agent-files.c $(LIB_SRCS)
+AGENT_SRCS  := $(wildcard guest-image/agent*.c) $(LIB_SRCS)
 AGENT_CFLAGS = -std=c11 -g -O2 $(WARN) -D_GNU_SOURCE -Ilib \
                -DVMTAX_VERSION='"$(VERSION)"' $(AGENT_EXTRA)
 
@@ -72,11 +72,11 @@ $(B)/libvmtax.a: $(CORE_OBJS)
 $(B)/vmtax: $(B)/obj/orchestrator/main.o $(B)/libvmtax.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-build/bin/vmtax-agent: $(AGENT_SRCS) $(wildcard lib/*.h) guest-image/agent-files.h
+build/bin/vmtax-agent: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard guest-image/agent*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(AGENT_CFLAGS) -static -o $@ $(AGENT_SRCS) -ljansson
 
-build/bin/vmtax-agent-test: $(AGENT_SRCS) $(wildcard lib/*.h) guest-image/agent-files.h
+build/bin/vmtax-agent-test: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard guest-image/agent*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(AGENT_CFLAGS) -DVMTAX_AGENT_TEST -static -o $@ $(AGENT_SRCS) -ljansson
 

@@ -41,7 +41,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "agent-files.h"
+#include "agent-knobs.h"
+#include "agent-observe.h"
+#include "agent-run.h"
 #include "guest-obs.h"
 #include "knob-path.h"
 #include "profile-sample.h"
@@ -52,17 +56,6 @@
 #define PORT_DIR "/sys/class/virtio-ports"
 #define PORT_WAIT_S 30.0
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
-#define THP_KNOB "mm.transparent_hugepage."
-#define CPU_ONLINE "/sys/devices/system/cpu/online"
-/* Enough for any /proc/meminfo and /proc/cmdline. */
-#define PROC_FILE_MAX (256 * 1024)
-/* How much of a tool's binary is searched for its banner. */
-#define TOOL_READ_MAX (8 * 1024 * 1024)
-/* A knob's file: its directory and a name shorter than KNOB_NAME_MAX. */
-#define KNOB_PATH_MAX (KNOB_NAME_MAX + 32)
-/* The workload PATH when the agent has none. */
-#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
-#define HEARTBEAT_DEFAULT_S 5.0
 
 #ifdef VMTAX_AGENT_TEST
 #define AGENT_FLAVOUR "test"
@@ -70,17 +63,6 @@
 #define AGENT_FLAVOUR "normal"
 #endif
 
-struct agent {
-	int fd;
-	char port[PATH_MAX];
-	struct proto_decoder dec;
-	char rbuf[64 * 1024];
-	bool shutdown; /* power off after this reply */
-	double shutdown_delay_s; /* ... after this long */
-	bool panic;    /* crash the kernel after this reply */
-	bool hosted;   /* on a host (--fd): never power off or crash */
-	double started_s; /* /proc/uptime when main() began; -1 unknown */
-};
 
 /* Seconds since the guest booted (/proc/uptime), or -1. */
 static double uptime_now(void)
@@ -92,11 +74,6 @@ static double uptime_now(void)
 	return strtod(line, NULL);
 }
 
-/* What one request produced: a reply and a line for the console. */
-struct outcome {
-	json_t *reply;
-	char log[200];
-};
 
 static int write_all(int fd, const char *buf, size_t len)
 {
@@ -116,8 +93,7 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-/* Encode and send msg (stolen).  Blocks until the host is connected. */
-static int send_msg(struct agent *a, json_t *msg)
+int agent_send_msg(struct agent *a, json_t *msg)
 {
 	char *frame = NULL;
 	size_t len;
@@ -192,211 +168,6 @@ static int find_port(char *path, size_t len)
 	}
 }
 
-/* "always [madvise] never" -> is word one of the choices? */
-static bool thp_choice_valid(const char *line, const char *word)
-{
-	size_t wl = strlen(word);
-	const char *p = line;
-
-	while (*p) {
-		size_t n;
-
-		while (*p == ' ' || *p == '[' || *p == ']')
-			p++;
-		n = strcspn(p, " []");
-		if (n && n == wl && !strncmp(p, word, n))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
-/* The file of generic knob NAME into PATH, or "bad-knob" with MSG. */
-static const char *knob_file(const char *name, char *path, char *msg,
-			     size_t msglen)
-{
-	if (knob_path(name, path, KNOB_PATH_MAX) == 0)
-		return NULL;
-	snprintf(msg, msglen,
-		 "'%.128s' is not a guest knob: sysctl.A.B (/proc/sys) or "
-		 "mm.A.B (/sys/kernel/mm), components of [A-Za-z0-9_-]",
-		 name);
-	return "bad-knob";
-}
-
-/*
- * The current value of generic knob NAME into OUT.  Returns NULL, or an
- * error code for a reply with the message in MSG.
- */
-static const char *knob_get(const char *name, char *out, size_t len,
-			    char *msg, size_t msglen)
-{
-	char path[KNOB_PATH_MAX], *raw = NULL;
-	const char *code;
-	int ret;
-
-	code = knob_file(name, path, msg, msglen);
-	if (code)
-		return code;
-	ret = read_file(path, KNOB_VALUE_MAX * 64, &raw, NULL);
-	if (ret < 0) {
-		snprintf(msg, msglen, "cannot read '%s': %s", path,
-			 strerror(-ret));
-		return "io-error";
-	}
-	ret = knob_value_parse(raw, out, len);
-	if (ret == -ENAMETOOLONG)
-		snprintf(msg, msglen, "'%s' holds a value of %zu bytes or more",
-			 path, len);
-	else if (ret < 0)
-		snprintf(msg, msglen, "'%s' holds no value ('%.64s')", path,
-			 raw);
-	free(raw);
-	return ret < 0 ? "io-error" : NULL;
-}
-
-/*
- * Write VALUE to generic knob NAME and read it back into GOT.  Returns NULL
- * on success or an error code for the reply, with the message in MSG.
- */
-static const char *knob_set(const char *name, const char *value, char *got,
-			    size_t glen, char *msg, size_t msglen)
-{
-	char path[KNOB_PATH_MAX];
-	const char *code;
-	int ret;
-
-	code = knob_file(name, path, msg, msglen);
-	if (code)
-		return code;
-	ret = write_str(path, value);
-	if (ret < 0) {
-		snprintf(msg, msglen, "cannot write '%s' to '%s': %s", value,
-			 path, strerror(-ret));
-		return "io-error";
-	}
-	code = knob_get(name, got, glen, msg, msglen);
-	if (code)
-		return code;
-	if (!knob_value_same(value, got)) {
-		snprintf(msg, msglen, "wrote '%s' to '%s' but read back '%s'",
-			 value, path, got);
-		return "readback-mismatch";
-	}
-	return NULL;
-}
-
-/* Current THP mode of knob ("enabled" or "defrag") as a JSON string/null. */
-static json_t *thp_current(const char *knob)
-{
-	char name[64], word[KNOB_VALUE_MAX], msg[256];
-
-	snprintf(name, sizeof(name), THP_KNOB "%s", knob);
-	if (knob_get(name, word, sizeof(word), msg, sizeof(msg)))
-		return json_null();
-	return json_string(word);
-}
-
-/* The first MAX bytes of PATH in a new buffer; NULL if unreadable. */
-static char *read_head(const char *path, size_t max, size_t *len)
-{
-	char *buf = NULL;
-	size_t n = 0;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	buf = xmalloc(max);
-	while (n < max) {
-		ssize_t r = read(fd, buf + n, max - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += r;
-	}
-	close(fd);
-	*len = n;
-	return buf;
-}
-
-/* PROG on PATH (or an absolute PROG) with its links resolved, or NULL. */
-static char *tool_resolve_dup(const char *prog)
-{
-	const char *path = getenv("PATH"), *p;
-
-	if (prog[0] == '/')
-		return realpath(prog, NULL);
-	if (!path || !*path)
-		path = DEFAULT_PATH;
-	for (p = path; *p;) {
-		size_t n = strcspn(p, ":");
-		char file[PATH_MAX];
-
-		if (n && n < sizeof(file) - strlen(prog) - 2) {
-			snprintf(file, sizeof(file), "%.*s/%s", (int)n, p,
-				 prog);
-			if (access(file, X_OK) == 0)
-				return realpath(file, NULL);
-		}
-		p += n;
-		if (*p == ':')
-			p++;
-	}
-	return NULL;
-}
-
-static enum guest_tool tool_kind(const char *prog)
-{
-	char *resolved = tool_resolve_dup(prog), *data = NULL;
-	const char *base;
-	enum guest_tool k;
-	size_t len = 0;
-
-	/* A busybox is known by its name: spare reading 2 MiB of it. */
-	base = resolved ? strrchr(resolved, '/') : NULL;
-	if (resolved && strncmp(base ? base + 1 : resolved, "busybox", 7))
-		data = read_head(resolved, TOOL_READ_MAX, &len);
-	k = guest_tool_kind(resolved, data, len);
-	free(data);
-	free(resolved);
-	return k;
-}
-
-/* What the guest sees now (docs/protocol.md, "observe"). */
-static json_t *observe_new(void)
-{
-	static const char *const progs[GUEST_TOOL_N] = {"/bin/sh", "ls", "dd"};
-	char *cmdline = NULL, *meminfo = NULL, online[4096];
-	struct guest_obs o;
-	long long v;
-	json_t *j;
-	size_t i;
-
-	guest_obs_init(&o);
-	if (read_file("/proc/cmdline", PROC_FILE_MAX, &cmdline, NULL) == 0)
-		o.cmdline = strstrip(cmdline);
-	if (read_line(CPU_ONLINE, online, sizeof(online)) == 0 &&
-	    (v = cpulist_count(online)) >= 0)
-		o.cpus_online = v;
-	if (read_file("/proc/meminfo", PROC_FILE_MAX, &meminfo, NULL) == 0) {
-		if (meminfo_kb(meminfo, "MemTotal", &v) == 0)
-			o.mem_total_kb = v;
-		for (i = 0; i < GUEST_DM_N; i++)
-			if (meminfo_kb(meminfo, guest_directmap_meminfo[i],
-				       &v) == 0)
-				o.directmap_kb[i] = v;
-	}
-	for (i = 0; i < GUEST_TOOL_N; i++)
-		o.tools[i] = tool_kind(progs[i]);
-	j = guest_obs_to_json(&o);
-	free(cmdline);
-	free(meminfo);
-	return j;
-}
-
 static void handle_hello(struct agent *a, const json_t *req, struct outcome *o)
 {
 	uint64_t id = proto_id(req);
@@ -412,8 +183,8 @@ static void handle_hello(struct agent *a, const json_t *req, struct outcome *o)
 			PROTO_VERSION, "kernel", u.release, "cpus",
 			(json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "mem_bytes",
 			(json_int_t)((uint64_t)si.totalram * si.mem_unit),
-			"thp_enabled", thp_current("enabled"), "thp_defrag",
-			thp_current("defrag"), "flavour", AGENT_FLAVOUR);
+			"thp_enabled", agent_thp_current("enabled"), "thp_defrag",
+			agent_thp_current("defrag"), "flavour", AGENT_FLAVOUR);
 	/* Where the boot went (docs/protocol.md, hello): the host splits its
 	 * boot-to-hello time with these. */
 	if (a->started_s >= 0) {
@@ -421,7 +192,7 @@ static void handle_hello(struct agent *a, const json_t *req, struct outcome *o)
 				    json_real(a->started_s));
 		json_object_set_new(res, "uptime_s", json_real(uptime_now()));
 	}
-	json_object_update_missing_new(res, observe_new());
+	json_object_update_missing_new(res, agent_observe_new());
 	o->reply = proto_reply_ok_new(id, res);
 	snprintf(o->log, sizeof(o->log), "kernel %s", u.release);
 }
@@ -443,7 +214,7 @@ static const char *thp_check_one(const char *knob, const char *value,
 			 strerror(-ret));
 		return "io-error";
 	}
-	if (!thp_choice_valid(line, value)) {
+	if (!agent_thp_choice_valid(line, value)) {
 		snprintf(msg, msglen, "'%s' is not one of '%s' for '%s'", value,
 			 line, knob);
 		return "bad-value";
@@ -458,13 +229,13 @@ static const char *thp_set_one(const char *knob, const char *value, char *msg,
 	char name[64], got[KNOB_VALUE_MAX];
 
 	snprintf(name, sizeof(name), THP_KNOB "%s", knob);
-	return knob_set(name, value, got, sizeof(got), msg, msglen);
+	return agent_knob_set(name, value, got, sizeof(got), msg, msglen);
 }
 
 static void handle_observe(struct agent *a, const json_t *req,
 			   struct outcome *o)
 {
-	json_t *res = observe_new();
+	json_t *res = agent_observe_new();
 
 	(void)a;
 	snprintf(o->log, sizeof(o->log), "cpus %" JSON_INTEGER_FORMAT
@@ -507,7 +278,7 @@ static void handle_set_knob(struct agent *a, const json_t *req,
 			 KNOB_VALUE_MAX - 1);
 		code = "bad-request";
 	} else {
-		code = knob_set(name, value, got, sizeof(got), msg,
+		code = agent_knob_set(name, value, got, sizeof(got), msg,
 				sizeof(msg));
 	}
 	if (code) {
@@ -603,174 +374,13 @@ static void handle_set_thp(struct agent *a, const json_t *req,
 		return;
 	}
 	o->reply = proto_reply_ok_new(
-	    id, json_pack("{s:o, s:o}", "enabled", thp_current("enabled"),
-			  "defrag", thp_current("defrag")));
+	    id, json_pack("{s:o, s:o}", "enabled", agent_thp_current("enabled"),
+			  "defrag", agent_thp_current("defrag")));
 	snprintf(o->log, sizeof(o->log), "enabled=%s defrag=%s",
 		 json_string_value(json_object_get(
 		     json_object_get(o->reply, "result"), "enabled")),
 		 json_string_value(json_object_get(
 		     json_object_get(o->reply, "result"), "defrag")));
-}
-
-struct tick_ctx {
-	struct agent *a;
-	uint64_t id;
-};
-
-/*
- * A heartbeat goes out only if the port is writable now: a host that went
- * away must not stall the runner's timeout handling.
- */
-static int run_tick(void *arg, double elapsed_s)
-{
-	struct tick_ctx *t = arg;
-	struct pollfd pfd = {.fd = t->a->fd, .events = POLLOUT};
-	json_t *ev;
-
-	if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLOUT) ||
-	    (pfd.revents & POLLHUP))
-		return 0;
-	ev = proto_event_new(t->id, "heartbeat");
-	json_object_set_new(ev, "elapsed_s", json_real(elapsed_s));
-	send_msg(t->a, ev);
-	return 0;
-}
-
-/* Read an optional field of a given JSON kind; false if present but wrong. */
-static bool opt_number(const json_t *req, const char *key, double *out)
-{
-	const json_t *v = json_object_get(req, key);
-
-	if (!v || json_is_null(v))
-		return true;
-	if (!json_is_number(v))
-		return false;
-	*out = json_number_value(v);
-	return true;
-}
-
-static bool opt_bool(const json_t *req, const char *key, bool *out)
-{
-	const json_t *v = json_object_get(req, key);
-
-	if (!v || json_is_null(v))
-		return true;
-	if (!json_is_boolean(v))
-		return false;
-	*out = json_is_true(v);
-	return true;
-}
-
-/* env {K: V} -> NULL-terminated "K=V" array; NULL with msg if malformed. */
-static char **env_from_json(const json_t *env, char *msg, size_t msglen)
-{
-	size_t n = 0, i = 0;
-	const char *key;
-	json_t *v;
-	char **out;
-
-	if (!env || json_is_null(env))
-		return xcalloc(1, sizeof(char *));
-	if (!json_is_object(env)) {
-		snprintf(msg, msglen, "'env' must be an object of strings");
-		return NULL;
-	}
-	n = json_object_size(env);
-	out = xcalloc(n + 1, sizeof(char *));
-	json_object_foreach((json_t *)env, key, v)
-	{
-		if (!*key || strchr(key, '=') || !json_is_string(v)) {
-			snprintf(msg, msglen,
-				 "'env' entry '%.64s' must be NAME: \"string\"",
-				 key);
-			for (i = 0; out[i]; i++)
-				free(out[i]);
-			free(out);
-			return NULL;
-		}
-		out[i++] = xasprintf("%s=%s", key, json_string_value(v));
-	}
-	return out;
-}
-
-static void handle_run(struct agent *a, const json_t *req, struct outcome *o)
-{
-	uint64_t id = proto_id(req);
-	struct tick_ctx tick = {.a = a, .id = id};
-	struct runner_spec spec = {0};
-	struct runner_result res;
-	bool with_output = false, counters = true, profile = false;
-	double timeout_s = 0, heartbeat_s = HEARTBEAT_DEFAULT_S;
-	double profile_hz = PROFILE_DEFAULT_HZ;
-	const json_t *cwd = json_object_get(req, "cwd");
-	const char *cmd = json_string_value(json_object_get(req, "cmd"));
-	char msg[256] = "", **env = NULL;
-	size_t i;
-	int ret;
-
-	memset(&res, 0, sizeof(res));
-	if (!cmd || !*cmd) {
-		snprintf(msg, sizeof(msg), "'cmd' must be a non-empty string");
-	} else if (cwd && !json_is_null(cwd) && !json_is_string(cwd)) {
-		snprintf(msg, sizeof(msg), "'cwd' must be a string");
-	} else if (!opt_number(req, "timeout_s", &timeout_s) || timeout_s < 0) {
-		snprintf(msg, sizeof(msg), "'timeout_s' must be a number >= 0");
-	} else if (!opt_number(req, "heartbeat_s", &heartbeat_s) ||
-		   heartbeat_s < 0.1 || heartbeat_s > 3600) {
-		snprintf(msg, sizeof(msg),
-			 "'heartbeat_s' must be a number in 0.1..3600");
-	} else if (!opt_bool(req, "counters", &counters) ||
-		   !opt_bool(req, "with_output", &with_output)) {
-		snprintf(msg, sizeof(msg),
-			 "'counters' and 'with_output' must be booleans");
-	} else if (!opt_bool(req, "profile", &profile)) {
-		snprintf(msg, sizeof(msg), "'profile' must be a boolean");
-	} else if (!opt_number(req, "profile_hz", &profile_hz) ||
-		   profile_hz < 10 || profile_hz > 20000) {
-		snprintf(msg, sizeof(msg),
-			 "'profile_hz' must be a number in 10..20000");
-	} else {
-		env = env_from_json(json_object_get(req, "env"), msg,
-				    sizeof(msg));
-	}
-	if (!env) {
-		o->reply = proto_reply_err_new(id, "bad-request", msg);
-		snprintf(o->log, sizeof(o->log), "bad-request: %s", msg);
-		goto out;
-	}
-
-	spec.cmd = cmd;
-	spec.env = (const char *const *)env;
-	spec.cwd = json_string_value(cwd);
-	spec.timeout_s = timeout_s;
-	spec.counters = counters;
-	spec.profile = profile; /* docs/profile.md */
-	spec.profile_hz = profile_hz;
-	spec.tick = run_tick;
-	spec.tick_arg = &tick;
-	spec.tick_s = heartbeat_s;
-	note("#%" PRIu64 " run '%.120s' starting", id, cmd);
-	ret = runner_run(&spec, &res);
-	if (ret < 0) {
-		snprintf(msg, sizeof(msg), "cannot start '%.120s': %s", cmd,
-			 strerror(-ret));
-		o->reply = proto_reply_err_new(id, "run-failed", msg);
-		snprintf(o->log, sizeof(o->log), "run-failed: %s", msg);
-		goto out;
-	}
-	o->reply =
-	    proto_reply_ok_new(id, proto_sample_to_json(&res, with_output));
-	if (res.profile)
-		json_object_set_new(json_object_get(o->reply, "result"),
-				    "profile", profile_to_json(res.profile));
-	snprintf(o->log, sizeof(o->log), "%s exit %d in %.3f s",
-		 runner_status_name(res.status), res.exit_status,
-		 res.elapsed_s);
-out:
-	runner_result_release(&res);
-	for (i = 0; env && env[i]; i++)
-		free(env[i]);
-	free(env);
 }
 
 static void handle_shutdown(struct agent *a, const json_t *req,
@@ -869,7 +479,7 @@ static const struct request_handler {
     {"observe", handle_observe},
     {"set-knob", handle_set_knob},
     {"set-thp", handle_set_thp},
-    {"run", handle_run},
+    {"run", agent_handle_run},
     {"read-file", handle_read_file},
     {"write-file", handle_write_file},
     {"shutdown", handle_shutdown},
@@ -903,7 +513,7 @@ static void handle(struct agent *a, const json_t *req)
 	}
 	note("#%" PRIu64 " %.64s: %s (%.3f s)", id, type, o.log,
 	     mono_now() - t0);
-	send_msg(a, o.reply);
+	agent_send_msg(a, o.reply);
 }
 
 static void power_off(void)
@@ -928,7 +538,7 @@ static int send_ready(struct agent *a)
 
 	json_object_set_new(ev, "agent_version", json_string(VMTAX_VERSION));
 	json_object_set_new(ev, "proto_version", json_integer(PROTO_VERSION));
-	return send_msg(a, ev);
+	return agent_send_msg(a, ev);
 }
 
 /*
@@ -995,7 +605,7 @@ static int serve(struct agent *a)
 						 sizeof(errbuf))) != 0) {
 			if (ret < 0) {
 				note("#0 bad frame: %s", errbuf);
-				send_msg(a, proto_reply_err_new(0, "bad-frame",
+				agent_send_msg(a, proto_reply_err_new(0, "bad-frame",
 								errbuf));
 				continue;
 			}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/* agent-run.c - the agent's "run" request (agent-run.h). */
+#include "agent-run.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile-sample.h"
+#include "runner.h"
+#include "util.h"
+
+#define HEARTBEAT_DEFAULT_S 5.0
+
+struct tick_ctx {
+	struct agent *a;
+	uint64_t id;
+};
+
+/*
+ * A heartbeat goes out only if the port is writable now: a host that went
+ * away must not stall the runner's timeout handling.
+ */
+static int run_tick(void *arg, double elapsed_s)
+{
+	struct tick_ctx *t = arg;
+	struct pollfd pfd = {.fd = t->a->fd, .events = POLLOUT};
+	json_t *ev;
+
+	if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLOUT) ||
+	    (pfd.revents & POLLHUP))
+		return 0;
+	ev = proto_event_new(t->id, "heartbeat");
+	json_object_set_new(ev, "elapsed_s", json_real(elapsed_s));
+	agent_send_msg(t->a, ev);
+	return 0;
+}
+
+/* Read an optional field of a given JSON kind; false if present but wrong. */
+static bool opt_number(const json_t *req, const char *key, double *out)
+{
+	const json_t *v = json_object_get(req, key);
+
+	if (!v || json_is_null(v))
+		return true;
+	if (!json_is_number(v))
+		return false;
+	*out = json_number_value(v);
+	return true;
+}
+
+static bool opt_bool(const json_t *req, const char *key, bool *out)
+{
+	const json_t *v = json_object_get(req, key);
+
+	if (!v || json_is_null(v))
+		return true;
+	if (!json_is_boolean(v))
+		return false;
+	*out = json_is_true(v);
+	return true;
+}
+
+/* env {K: V} -> NULL-terminated "K=V" array; NULL with msg if malformed. */
+static char **env_from_json(const json_t *env, char *msg, size_t msglen)
+{
+	size_t n = 0, i = 0;
+	const char *key;
+	json_t *v;
+	char **out;
+
+	if (!env || json_is_null(env))
+		return xcalloc(1, sizeof(char *));
+	if (!json_is_object(env)) {
+		snprintf(msg, msglen, "'env' must be an object of strings");
+		return NULL;
+	}
+	n = json_object_size(env);
+	out = xcalloc(n + 1, sizeof(char *));
+	json_object_foreach((json_t *)env, key, v)
+	{
+		if (!*key || strchr(key, '=') || !json_is_string(v)) {
+			snprintf(msg, msglen,
+				 "'env' entry '%.64s' must be NAME: \"string\"",
+				 key);
+			for (i = 0; out[i]; i++)
+				free(out[i]);
+			free(out);
+			return NULL;
+		}
+		out[i++] = xasprintf("%s=%s", key, json_string_value(v));
+	}
+	return out;
+}
+
+void agent_handle_run(struct agent *a, const json_t *req, struct outcome *o)
+{
+	uint64_t id = proto_id(req);
+	struct tick_ctx tick = {.a = a, .id = id};
+	struct runner_spec spec = {0};
+	struct runner_result res;
+	bool with_output = false, counters = true, profile = false;
+	double timeout_s = 0, heartbeat_s = HEARTBEAT_DEFAULT_S;
+	double profile_hz = PROFILE_DEFAULT_HZ;
+	const json_t *cwd = json_object_get(req, "cwd");
+	const char *cmd = json_string_value(json_object_get(req, "cmd"));
+	char msg[256] = "", **env = NULL;
+	size_t i;
+	int ret;
+
+	memset(&res, 0, sizeof(res));
+	if (!cmd || !*cmd) {
+		snprintf(msg, sizeof(msg), "'cmd' must be a non-empty string");
+	} else if (cwd && !json_is_null(cwd) && !json_is_string(cwd)) {
+		snprintf(msg, sizeof(msg), "'cwd' must be a string");
+	} else if (!opt_number(req, "timeout_s", &timeout_s) || timeout_s < 0) {
+		snprintf(msg, sizeof(msg), "'timeout_s' must be a number >= 0");
+	} else if (!opt_number(req, "heartbeat_s", &heartbeat_s) ||
+		   heartbeat_s < 0.1 || heartbeat_s > 3600) {
+		snprintf(msg, sizeof(msg),
+			 "'heartbeat_s' must be a number in 0.1..3600");
+	} else if (!opt_bool(req, "counters", &counters) ||
+		   !opt_bool(req, "with_output", &with_output)) {
+		snprintf(msg, sizeof(msg),
+			 "'counters' and 'with_output' must be booleans");
+	} else if (!opt_bool(req, "profile", &profile)) {
+		snprintf(msg, sizeof(msg), "'profile' must be a boolean");
+	} else if (!opt_number(req, "profile_hz", &profile_hz) ||
+		   profile_hz < 10 || profile_hz > 20000) {
+		snprintf(msg, sizeof(msg),
+			 "'profile_hz' must be a number in 10..20000");
+	} else {
+		env = env_from_json(json_object_get(req, "env"), msg,
+				    sizeof(msg));
+	}
+	if (!env) {
+		o->reply = proto_reply_err_new(id, "bad-request", msg);
+		snprintf(o->log, sizeof(o->log), "bad-request: %s", msg);
+		goto out;
+	}
+
+	spec.cmd = cmd;
+	spec.env = (const char *const *)env;
+	spec.cwd = json_string_value(cwd);
+	spec.timeout_s = timeout_s;
+	spec.counters = counters;
+	spec.profile = profile; /* docs/profile.md */
+	spec.profile_hz = profile_hz;
+	spec.tick = run_tick;
+	spec.tick_arg = &tick;
+	spec.tick_s = heartbeat_s;
+	note("#%" PRIu64 " run '%.120s' starting", id, cmd);
+	ret = runner_run(&spec, &res);
+	if (ret < 0) {
+		snprintf(msg, sizeof(msg), "cannot start '%.120s': %s", cmd,
+			 strerror(-ret));
+		o->reply = proto_reply_err_new(id, "run-failed", msg);
+		snprintf(o->log, sizeof(o->log), "run-failed: %s", msg);
+		goto out;
+	}
+	o->reply =
+	    proto_reply_ok_new(id, proto_sample_to_json(&res, with_output));
+	if (res.profile)
+		json_object_set_new(json_object_get(o->reply, "result"),
+				    "profile", profile_to_json(res.profile));
+	snprintf(o->log, sizeof(o->log), "%s exit %d in %.3f s",
+		 runner_status_name(res.status), res.exit_status,
+		 res.elapsed_s);
+out:
+	runner_result_release(&res);
+	for (i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
