@@ -173,11 +173,6 @@ static bool package_name_ok(const char *p)
 	return true;
 }
 
-static int by_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The sorted, unique package list joined with commas (debootstrap's form). */
 int image_package_list(const struct image_opts *o, char **out)
 {
@@ -197,7 +192,7 @@ int image_package_list(const struct image_opts *o, char **out)
 		}
 		all[k++] = o->packages[i];
 	}
-	qsort(all, k, sizeof(*all), by_str);
+	qsort(all, k, sizeof(*all), strv_cmp);
 	for (i = 0; i < k; i++)
 		len += strlen(all[i]) + 1;
 	s = xcalloc(1, len);

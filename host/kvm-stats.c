@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * kvm-stats.c - KVM's debugfs counters and kvm_exit hist per guest; see
- * kvm-stats.h.
+ * kvm-stats.c - KVM's debugfs counters per guest, their results.json and
+ * the sampler; the kvm_exit hist is kvm-exits.c.  See kvm-stats.h.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -47,15 +47,6 @@ static const char *const level_counters[] = {
 
 static const char *const page_counters[] = {"pages_4k", "pages_2m", "pages_1g"};
 
-/* A trigger command is one write of less than a page. */
-#define TRIGGER_MAX 4095
-#define HIST_MAX (4 << 20)
-#define EXIT_KEY "exit_reason"
-
-static const char *root_or_empty(const char *root)
-{
-	return root ? root : "";
-}
 
 enum kvm_vendor kvm_vendor_detect(const char *root)
 {
@@ -63,11 +54,11 @@ enum kvm_vendor kvm_vendor_detect(const char *root)
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/sys/module/kvm_amd",
-		 root_or_empty(root));
+		 kvm_root(root));
 	if (stat(path, &st) == 0)
 		return KVM_VENDOR_SVM;
 	snprintf(path, sizeof(path), "%s/sys/module/kvm_intel",
-		 root_or_empty(root));
+		 kvm_root(root));
 	if (stat(path, &st) == 0)
 		return KVM_VENDOR_VMX;
 	return KVM_VENDOR_NONE;
@@ -131,18 +122,6 @@ void kvm_snap_release(struct kvm_snap *s)
 	kvm_snap_init(s);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void free_strv(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* "PID-" followed by digits: one VM of PID. */
 static bool vm_dir_of(const char *name, pid_t pid)
 {
@@ -159,7 +138,7 @@ static bool vm_dir_of(const char *name, pid_t pid)
 
 int kvm_stats_dirs(const char *root, pid_t pid, char ***dirs, size_t *n)
 {
-	char *base = xasprintf("%s/sys/kernel/debug/kvm", root_or_empty(root));
+	char *base = xasprintf("%s/sys/kernel/debug/kvm", kvm_root(root));
 	char **v = NULL;
 	size_t nv = 0;
 	struct dirent *de;
@@ -183,7 +162,7 @@ int kvm_stats_dirs(const char *root, pid_t pid, char ***dirs, size_t *n)
 	}
 	closedir(d);
 	if (nv)
-		qsort(v, nv, sizeof(*v), cmp_str);
+		qsort(v, nv, sizeof(*v), strv_cmp);
 	*dirs = v;
 	*n = nv;
 out:
@@ -312,13 +291,13 @@ int kvm_snap_read(const char *root, pid_t pid, struct kvm_snap *s)
 		snprintf(s->why, sizeof(s->why),
 			 "no %s/sys/kernel/debug/kvm (debugfs not mounted or "
 			 "kvm not loaded)",
-			 root_or_empty(root));
+			 kvm_root(root));
 		return 0;
 	}
 	if (ret == -EACCES || ret == -EPERM) {
 		snprintf(s->why, sizeof(s->why),
 			 "cannot read %s/sys/kernel/debug/kvm: %s (needs root)",
-			 root_or_empty(root), strerror(-ret));
+			 kvm_root(root), strerror(-ret));
 		return 0;
 	}
 	if (ret < 0)
@@ -327,7 +306,7 @@ int kvm_snap_read(const char *root, pid_t pid, struct kvm_snap *s)
 		snprintf(s->why, sizeof(s->why),
 			 "no KVM VM of pid %d in %s/sys/kernel/debug/kvm "
 			 "(not a KVM guest, or its QEMU exited)",
-			 (int)pid, root_or_empty(root));
+			 (int)pid, kvm_root(root));
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -342,7 +321,7 @@ int kvm_snap_read(const char *root, pid_t pid, struct kvm_snap *s)
 	s->ndirs = n;
 	s->available = true;
 out:
-	free_strv(dirs, n);
+	strv_free(dirs, n);
 	return ret;
 }
 
@@ -383,519 +362,6 @@ int kvm_snap_delta(const struct kvm_snap *a, const struct kvm_snap *b,
 	d->ndirs = b->ndirs;
 	d->available = true;
 	return 0;
-}
-
-/* ---- kvm_exit hist ----------------------------------------------------- */
-
-void kvm_exits_init(struct kvm_exits *x)
-{
-	memset(x, 0, sizeof(*x));
-}
-
-void kvm_exits_release(struct kvm_exits *x)
-{
-	enum kvm_vendor v;
-
-	if (!x)
-		return;
-	v = x->vendor;
-	free(x->e);
-	kvm_exits_init(x);
-	x->vendor = v;
-}
-
-/* S without blanks, into a new string. */
-static char *squeeze_new(const char *s, size_t n)
-{
-	char *out = xmalloc(n + 1), *o = out;
-
-	for (size_t i = 0; i < n && s[i]; i++)
-		if (!isspace((unsigned char)s[i]))
-			*o++ = s[i];
-	*o = '\0';
-	return out;
-}
-
-/*
- * "# trigger info: hist:keys=K:vals=...:size=N [if FILTER] [active]": does
- * it key on exit_reason alone with FILTER (NULL: any)?
- */
-static bool trigger_is_ours(const char *info, size_t len, const char *filter)
-{
-	const char *keys = NULL, *end = info + len, *f;
-	char *want, *have;
-	bool ok;
-
-	for (const char *p = info; p + 5 <= end; p++)
-		if (!strncmp(p, "keys=", 5)) {
-			keys = p + 5;
-			break;
-		}
-	if (!keys || (size_t)(end - keys) < strlen(EXIT_KEY) ||
-	    strncmp(keys, EXIT_KEY, strlen(EXIT_KEY)) ||
-	    (keys[strlen(EXIT_KEY)] != ':' && keys + strlen(EXIT_KEY) != end))
-		return false;
-	if (!filter)
-		return true;
-	/* the filter runs from " if " to the " [active]"/" [paused]" tag */
-	f = NULL;
-	for (const char *p = keys; p + 4 <= end; p++)
-		if (!strncmp(p, " if ", 4)) {
-			f = p + 4;
-			break;
-		}
-	if (!f)
-		return !*filter;
-	while (end > f && isspace((unsigned char)end[-1]))
-		end--;
-	if (end > f && end[-1] == ']')
-		while (end > f && *--end != '[')
-			;
-	want = squeeze_new(filter, strlen(filter));
-	have = squeeze_new(f, (size_t)(end - f));
-	ok = !strcmp(want, have);
-	free(want);
-	free(have);
-	return ok;
-}
-
-static int exits_add(struct kvm_exits *x, uint32_t code, uint64_t count)
-{
-	for (size_t i = 0; i < x->n; i++)
-		if (x->e[i].code == code) {
-			x->e[i].count += count;
-			return 0;
-		}
-	x->e = xrealloc(x->e, (x->n + 1) * sizeof(*x->e));
-	x->e[x->n].code = code;
-	x->e[x->n++].count = count;
-	return 0;
-}
-
-static int cmp_exit_code(const void *a, const void *b)
-{
-	uint32_t x = ((const struct kvm_exit_count *)a)->code;
-	uint32_t y = ((const struct kvm_exit_count *)b)->code;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Skip blanks; then an unsigned decimal, or -EINVAL. */
-static int scan_u64(const char **p, const char *end, uint64_t *v)
-{
-	uint64_t n = 0;
-	const char *s = *p;
-
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	if (s == end || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	for (; s < end && isdigit((unsigned char)*s); s++) {
-		if (n > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -EINVAL;
-		n = n * 10 + (uint64_t)(*s - '0');
-	}
-	*p = s;
-	*v = n;
-	return 0;
-}
-
-/* "{ exit_reason:        124 } hitcount:          1" */
-static int parse_entry(const char *l, const char *end, uint32_t *code,
-		       uint64_t *count)
-{
-	const char *p = l + 1;
-	uint64_t c;
-
-	while (p < end && *p == ' ')
-		p++;
-	if ((size_t)(end - p) < strlen(EXIT_KEY ":") ||
-	    strncmp(p, EXIT_KEY ":", strlen(EXIT_KEY ":")))
-		return -EINVAL;
-	p += strlen(EXIT_KEY ":");
-	if (scan_u64(&p, end, &c) < 0 || c > UINT32_MAX)
-		return -EINVAL;
-	while (p < end && *p == ' ')
-		p++;
-	if (p == end || *p != '}')
-		return -EINVAL;
-	p++;
-	while (p < end && *p == ' ')
-		p++;
-	if ((size_t)(end - p) < strlen("hitcount:") ||
-	    strncmp(p, "hitcount:", strlen("hitcount:")))
-		return -EINVAL;
-	p += strlen("hitcount:");
-	if (scan_u64(&p, end, count) < 0)
-		return -EINVAL;
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if (p != end)
-		return -EINVAL;
-	*code = (uint32_t)c;
-	return 0;
-}
-
-static bool starts(const char *l, const char *end, const char *s)
-{
-	size_t n = strlen(s);
-
-	return (size_t)(end - l) >= n && !strncmp(l, s, n);
-}
-
-/*
- * One line of our table (P..END, leading blanks skipped): an entry, or the
- * Totals block.  Returns NULL, or what is wrong with the line.
- */
-static const char *hist_line(const char *p, const char *end, bool *totals,
-			     uint64_t *hits, struct kvm_exits *x)
-{
-	static const char *const totals_keys[] = {
-	    "Hits:", "Entries:", "Dropped:"};
-	uint64_t v;
-
-	if (*p == '{') {
-		uint32_t code;
-		uint64_t count;
-
-		if (*totals || parse_entry(p, end, &code, &count) < 0)
-			return "not an exit_reason entry";
-		if (x->total + count < x->total)
-			return "total overflows";
-		exits_add(x, code, count);
-		x->total += count;
-		return NULL;
-	}
-	if (starts(p, end, "Totals:")) {
-		*totals = true;
-		return NULL;
-	}
-	for (size_t i = 0; *totals && i < ARRAY_SIZE(totals_keys); i++) {
-		if (!starts(p, end, totals_keys[i]))
-			continue;
-		p += strlen(totals_keys[i]);
-		if (scan_u64(&p, end, &v) < 0)
-			return "unexpected line";
-		if (i == 0)
-			*hits = v;
-		else if (i == 2)
-			x->dropped = v;
-		return NULL;
-	}
-	return "unexpected line";
-}
-
-int kvm_exits_parse(const char *text, const char *filter, struct kvm_exits *x)
-{
-	enum { BEFORE, IN_OURS, DONE } state = BEFORE;
-	const char *l = text, *end;
-	unsigned lineno = 0;
-	bool totals = false;
-	uint64_t hits = 0;
-	int ret = 0;
-
-	kvm_exits_release(x);
-	for (; *l; l = *end ? end + 1 : end) {
-		const char *p, *bad;
-
-		end = strchr(l, '\n');
-		if (!end)
-			end = l + strlen(l);
-		lineno++;
-		p = l;
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (starts(p, end, "# trigger info:")) {
-			if (state == IN_OURS)
-				state = DONE;
-			else if (state == BEFORE &&
-				 trigger_is_ours(p, (size_t)(end - p), filter))
-				state = IN_OURS;
-			continue;
-		}
-		if (state != IN_OURS || p == end || *p == '#')
-			continue;
-		bad = hist_line(p, end, &totals, &hits, x);
-		if (bad) {
-			ret = err("kvm_exit hist: line %u: %s: '%.*s'", lineno,
-				  bad, (int)(end - p > 80 ? 80 : end - p), p);
-			goto out;
-		}
-	}
-	if (state == BEFORE) {
-		kvm_exits_release(x);
-		snprintf(x->why, sizeof(x->why),
-			 "no kvm_exit hist table keyed on exit_reason%s%s",
-			 filter ? " with filter " : "", filter ? filter : "");
-		return 0;
-	}
-	/*
-	 * The kernel counts a hit before it updates the entry, and prints
-	 * Hits after the entries: on a running guest Hits can be ahead of
-	 * their sum, never behind.
-	 */
-	if (!totals || hits < x->total) {
-		ret = err("kvm_exit hist: %s (entries sum to %" PRIu64
-			  ", Hits: %" PRIu64 ")",
-			  totals ? "entries sum to more than the hits"
-				 : "table has no Totals",
-			  x->total, hits);
-		goto out;
-	}
-	if (x->n)
-		qsort(x->e, x->n, sizeof(*x->e), cmp_exit_code);
-	x->available = true;
-out:
-	if (ret < 0)
-		kvm_exits_release(x);
-	return ret;
-}
-
-int kvm_exits_delta(const struct kvm_exits *a, const struct kvm_exits *b,
-		    struct kvm_exits *d)
-{
-	kvm_exits_release(d);
-	if (!a->available || !b->available)
-		return err("kvm exits: delta of an unavailable hist");
-	d->vendor = b->vendor;
-	for (size_t i = 0; i < b->n; i++) {
-		uint64_t before = 0;
-
-		for (size_t j = 0; j < a->n; j++)
-			if (a->e[j].code == b->e[i].code)
-				before = a->e[j].count;
-		if (b->e[i].count < before) {
-			kvm_exits_release(d);
-			return err_code(-ERANGE,
-					"kvm exit reason %" PRIu32
-					" went back from %" PRIu64
-					" to %" PRIu64,
-					b->e[i].code, before, b->e[i].count);
-		}
-		if (b->e[i].count > before)
-			exits_add(d, b->e[i].code, b->e[i].count - before);
-	}
-	for (size_t i = 0; i < d->n; i++)
-		d->total += d->e[i].count;
-	d->dropped = b->dropped >= a->dropped ? b->dropped - a->dropped : 0;
-	d->available = true;
-	return 0;
-}
-
-/* The first of ROOT/sys/kernel/tracing and ROOT/sys/kernel/debug/tracing
- * with events/kvm/kvm_exit, as "ROOT/.../events/kvm/kvm_exit", or NULL. */
-static char *kvm_exit_dir_new(const char *root)
-{
-	static const char *const bases[] = {"/sys/kernel/tracing",
-					    "/sys/kernel/debug/tracing"};
-
-	for (size_t i = 0; i < ARRAY_SIZE(bases); i++) {
-		char *d = xasprintf("%s%s/events/kvm/kvm_exit",
-				    root_or_empty(root), bases[i]);
-		struct stat st;
-
-		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode))
-			return d;
-		free(d);
-	}
-	return NULL;
-}
-
-/* "common_pid==T1||common_pid==T2..." for the tasks of PID. */
-static int task_filter(const char *root, pid_t pid, char **out)
-{
-	char *dir = xasprintf("%s/proc/%d/task", root_or_empty(root), (int)pid);
-	char **tids = NULL, *f = NULL;
-	size_t n = 0, len = 0;
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int ret = 0;
-
-	*out = NULL;
-	if (!d) {
-		ret = -errno;
-		goto out;
-	}
-	while ((de = readdir(d))) {
-		char *e;
-
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		strtol(de->d_name, &e, 10);
-		if (*e)
-			continue;
-		tids = xrealloc(tids, (n + 1) * sizeof(*tids));
-		tids[n++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (!n) {
-		ret = -ESRCH;
-		goto out;
-	}
-	qsort(tids, n, sizeof(*tids), cmp_str);
-	for (size_t i = 0; i < n; i++)
-		len += strlen(tids[i]) + strlen("common_pid==||");
-	f = xmalloc(len + 1);
-	f[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			strcat(f, "||");
-		strcat(f, "common_pid==");
-		strcat(f, tids[i]);
-	}
-	*out = f;
-out:
-	free_strv(tids, n);
-	free(dir);
-	return ret;
-}
-
-/* Append CMD to the trigger file: O_APPEND, never O_TRUNC (see header). */
-static int trigger_write(const char *path, const char *cmd)
-{
-	size_t n = strlen(cmd);
-	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	ssize_t w;
-
-	if (fd < 0)
-		return -errno;
-	w = write(fd, cmd, n);
-	if (w < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	if (close(fd) < 0)
-		return -errno;
-	return (size_t)w == n ? 0 : -EIO;
-}
-
-static void hist_clear(struct kvm_exit_hist *h)
-{
-	free(h->trigger);
-	free(h->hist);
-	free(h->filter);
-	free(h->spec);
-	h->trigger = h->hist = h->filter = h->spec = NULL;
-	h->active = false;
-}
-
-int kvm_exit_hist_start(const char *root, pid_t pid, struct kvm_exit_hist *h)
-{
-	char *dir = kvm_exit_dir_new(root);
-	int r;
-
-	memset(h, 0, sizeof(*h));
-	h->vendor = kvm_vendor_detect(root);
-	if (!dir) {
-		snprintf(h->why, sizeof(h->why),
-			 "no kvm:kvm_exit event under %s/sys/kernel/tracing or "
-			 "%s/sys/kernel/debug/tracing (tracefs not mounted or "
-			 "kvm not loaded)",
-			 root_or_empty(root), root_or_empty(root));
-		return 0;
-	}
-	h->trigger = xasprintf("%s/trigger", dir);
-	h->hist = xasprintf("%s/hist", dir);
-	free(dir);
-	r = task_filter(root, pid, &h->filter);
-	if (r < 0) {
-		snprintf(h->why, sizeof(h->why),
-			 "cannot list the tasks of pid %d: %s", (int)pid,
-			 strerror(-r));
-		goto unavailable;
-	}
-	h->spec =
-	    xasprintf("hist:keys=" EXIT_KEY ":vals=hitcount if %s", h->filter);
-	if (strlen(h->spec) > TRIGGER_MAX) {
-		snprintf(h->why, sizeof(h->why),
-			 "the kvm_exit filter for the tasks of pid %d is %zu "
-			 "bytes, more than a trigger write takes (%d)",
-			 (int)pid, strlen(h->spec), TRIGGER_MAX);
-		goto unavailable;
-	}
-	r = trigger_write(h->trigger, h->spec);
-	if (r == -EEXIST) {
-		note("adopting an existing kvm_exit hist trigger for pid %d",
-		     (int)pid);
-		r = 0;
-	}
-	switch (r) {
-	case 0:
-		h->active = true;
-		return 0;
-	case -EACCES:
-	case -EPERM:
-	case -ENOENT:
-	case -EROFS:
-		snprintf(h->why, sizeof(h->why), "cannot write '%s': %s",
-			 h->trigger, strerror(-r));
-		goto unavailable;
-	case -EINVAL:
-	case -ENODEV:
-	case -ENOSYS:
-		snprintf(h->why, sizeof(h->why),
-			 "'%s' refused a hist trigger: %s (kernel without "
-			 "CONFIG_HIST_TRIGGERS?)",
-			 h->trigger, strerror(-r));
-		goto unavailable;
-	default:
-		r = err_code(r,
-			     "cannot install a kvm_exit hist trigger in '%s'",
-			     h->trigger);
-		hist_clear(h);
-		return r;
-	}
-unavailable:
-	hist_clear(h);
-	return 0;
-}
-
-int kvm_exit_hist_read(const struct kvm_exit_hist *h, struct kvm_exits *x)
-{
-	char *text = NULL;
-	int ret;
-
-	kvm_exits_release(x);
-	x->vendor = h->vendor;
-	if (!h->active) {
-		snprintf(x->why, sizeof(x->why), "%s",
-			 h->why[0] ? h->why : "no kvm_exit hist trigger");
-		return 0;
-	}
-	ret = read_file(h->hist, HIST_MAX, &text, NULL);
-	if (ret < 0)
-		return err_code(ret, "cannot read '%s'", h->hist);
-	ret = kvm_exits_parse(text, h->filter, x);
-	if (ret < 0)
-		err("in '%s'", h->hist);
-	else if (!x->available)
-		snprintf(x->why, sizeof(x->why),
-			 "our kvm_exit hist trigger is gone from '%s'",
-			 h->hist);
-	free(text);
-	return ret;
-}
-
-int kvm_exit_hist_stop(struct kvm_exit_hist *h)
-{
-	int ret = 0;
-
-	if (h->active) {
-		char *cmd = xasprintf("!%s", h->spec);
-		int r = trigger_write(h->trigger, cmd);
-
-		/* -ENOENT: someone removed it already */
-		if (r < 0 && r != -ENOENT)
-			ret = err_code(r,
-				       "cannot remove the kvm_exit hist "
-				       "trigger from '%s'",
-				       h->trigger);
-		free(cmd);
-	}
-	hist_clear(h);
-	return ret;
 }
 
 /* ---- results.json ------------------------------------------------------- */
@@ -1034,7 +500,7 @@ int kvm_sampler_new(const char *root, pid_t pid, struct kvm_sampler **out)
 	int ret;
 
 	*out = NULL;
-	k->root = xstrdup(root_or_empty(root));
+	k->root = xstrdup(kvm_root(root));
 	k->pid = pid;
 	kvm_snap_init(&k->s0);
 	kvm_snap_init(&k->s1);

@@ -70,6 +70,12 @@
 #define KVM_WHY_MAX 256
 #define KVM_COUNTER_NAME_MAX 64
 
+/* Every ROOT below: a prefix for /sys and /proc (tests), NULL or "" none. */
+static inline const char *kvm_root(const char *root)
+{
+	return root ? root : "";
+}
+
 enum kvm_vendor {
 	KVM_VENDOR_NONE, /* neither kvm_amd nor kvm_intel is loaded */
 	KVM_VENDOR_SVM,	 /* AMD: kvm_amd */

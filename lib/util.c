@@ -118,6 +118,18 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+int strv_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 uint64_t hash_fnv1a(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;

@@ -49,6 +49,10 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) VMTAX_PRINTF(1, 2);
 /* FNV-1a over the N bytes at S: for hash tables, not for security. */
 uint64_t hash_fnv1a(const char *s, size_t n);
+/* qsort() comparator of strings (char * elements), by strcmp(). */
+int strv_cmp(const void *a, const void *b);
+/* Free the N strings of V, then V. */
+void strv_free(char **v, size_t n);
 
 /* Seconds from CLOCK_MONOTONIC. */
 double mono_now(void);

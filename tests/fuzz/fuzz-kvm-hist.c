@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-kvm-hist - libFuzzer target for the kvm_exit hist parser
- * (kvm_exits_parse() of host/kvm-stats.c).
+ * (kvm_exits_parse() of host/kvm-exits.c).
  *
  * Input: the text of a hist file (a NUL ends it early).  It is parsed three
  * ways: any exit_reason table (NULL filter), the filter of the recorded
