@@ -82,9 +82,13 @@ build/bin/vmtax-agent-test: $(AGENT_SRCS) $(wildcard lib/*.h) guest-image/agent-
 	@mkdir -p $(dir $@)
 	$(CC) $(AGENT_CFLAGS) -DVMTAX_AGENT_TEST -static -o $@ $(AGENT_SRCS) -ljansson $(LIBERTY)
 
+# Frame pointers, leaf functions' too, so the profiler's user call chains
+# (walked by the kernel through them) reach main (docs/profile.md); the
+# static libc linked in has none.
+WL_CFLAGS := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 build/bin/%: workloads/%.c $(wildcard workloads/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -g -O2 $(WARN) -D_GNU_SOURCE -static -o $@ $< -lm
+	$(CC) -std=c11 -g -O2 $(WL_CFLAGS) $(WARN) -D_GNU_SOURCE -static -o $@ $< -lm
 
 $(B)/tests/agent-drive: tests/agent-drive.c $(B)/libvmtax.a
 	@mkdir -p $(dir $@)
