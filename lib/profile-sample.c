@@ -444,6 +444,11 @@ static void on_sample(struct decoder *d, const struct rec *r)
 		}
 		unknown |= !strcmp(name, PROFILE_UNKNOWN);
 		leaf[nleaf++] = name;
+		/* glibc's start code has no frame pointers: what the kernel
+		 * found above it is not a caller (only _start is) */
+		if (!kernel_ctx && (!strcmp(name, "__libc_start_call_main") ||
+				    !strcmp(name, "__libc_start_main")))
+			break;
 	}
 	if (!nleaf) { /* no call chain: the ip alone */
 		const struct map *m = kernel_ctx ? NULL : map_find(proc, ip);

@@ -531,6 +531,70 @@ static void test_symbolizer_demangles(void **state)
 	profile_free(p);
 }
 
+/*
+ * A static workload built with frame pointers: the kernel's walk goes on
+ * through glibc's start code, which has none, and finds garbage above it.
+ * The stack ends at __libc_start_call_main (only _start is above it).
+ */
+static void test_decode_libc_start(void **state)
+{
+	static const char strtab[] = "\0main\0__libc_start_call_main";
+	unsigned char elf[0x1000];
+	Elf64_Sym *sym = (Elf64_Sym *)(elf + 0x200);
+	Elf64_Shdr *sh = (Elf64_Shdr *)(elf + 0x400);
+	struct rbuf *r = xcalloc(1, sizeof(*r));
+	struct symbolizer *s = symbolizer_new("", false);
+	struct profile *p = profile_new();
+	char *prog, *text;
+	size_t at;
+
+	(void)state;
+	mini_elf(elf, false);
+	memcpy(elf + 0x300, strtab, sizeof(strtab));
+	sym[1].st_name = 1; /* 0x400100: main */
+	sym[2].st_name = 6; /* 0x400200: __libc_start_call_main */
+	sym[3].st_name = 0;
+	sh[2].sh_size = sizeof(strtab);
+	prog = write_tmp("fp", elf, sizeof(elf));
+	at = begin(r, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+	put32(r, 100);
+	put32(r, 100);
+	put_str(r, "randwalk");
+	sample_id(r, 100, 10);
+	end(r, at);
+	at = begin(r, PERF_RECORD_MMAP, 0);
+	put32(r, 100);
+	put32(r, 100);
+	put64(r, 0x400000);
+	put64(r, 0x1000);
+	put64(r, 0);
+	put_str(r, prog);
+	sample_id(r, 100, 20);
+	end(r, at);
+	at = begin(r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	put64(r, 0x400150);
+	put32(r, 100);
+	put32(r, 100);
+	put64(r, 30);
+	put64(r, 5);
+	put64(r, (uint64_t)PERF_CONTEXT_USER);
+	put64(r, 0x400150); /* main */
+	put64(r, 0x400210); /* returns into __libc_start_call_main */
+	put64(r, 0x400121); /* garbage: glibc's frame has no pointer */
+	put64(r, 0x7000);   /* garbage, outside any mapping */
+	end(r, at);
+	profile_decode(r->b, r->n, s, p);
+	text = profile_folded_new(p, (size_t)-1);
+	assert_string_equal(text, "randwalk;__libc_start_call_main;main 1\n");
+	assert_int_equal(p->unknown, 0);
+	free(text);
+	profile_free(p);
+	symbolizer_free(s);
+	unlink(prog);
+	free(prog);
+	free(r);
+}
+
 static void test_decode_bad(void **state)
 {
 	struct rbuf *r = xcalloc(1, sizeof(*r));
@@ -641,6 +705,7 @@ int main(void)
 	    cmocka_unit_test(test_kallsyms),
 	    cmocka_unit_test(test_elf),
 	    cmocka_unit_test(test_decode),
+	    cmocka_unit_test(test_decode_libc_start),
 	    cmocka_unit_test(test_decode_bad),
 	    cmocka_unit_test(test_demangle),
 	    cmocka_unit_test(test_symbolizer_demangles),
