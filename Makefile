@@ -14,7 +14,7 @@
 # Layout: every lib/*.c, host/*.c, reports/*.c and orchestrator/*.c file is
 # picked up by wildcard; adding a source file needs no Makefile change.
 # lib/ is also linked (statically) into the guest agent, so it may depend only
-# on libc and jansson.
+# on libc, jansson and libiberty (the profiler's C++ demangler: LIBERTY).
 
 CC       ?= cc
 B        ?= build
@@ -29,7 +29,9 @@ CFLAGS   += -std=c11 -g $(OPT) $(WARN) $(SAN)
 VERSION  := 0.1.0
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libiberty (libiberty-dev) has no pkg-config file and is only static.
+LIBERTY   := -liberty
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(LIBERTY)
 
 LIB_SRCS    := $(wildcard lib/*.c)
 HOST_SRCS   := $(wildcard host/*.c)
@@ -74,15 +76,19 @@ $(B)/vmtax: $(B)/obj/orchestrator/main.o $(B)/libvmtax.a
 
 build/bin/vmtax-agent: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard guest-image/agent*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(AGENT_CFLAGS) -static -o $@ $(AGENT_SRCS) -ljansson
+	$(CC) $(AGENT_CFLAGS) -static -o $@ $(AGENT_SRCS) -ljansson $(LIBERTY)
 
 build/bin/vmtax-agent-test: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard guest-image/agent*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(AGENT_CFLAGS) -DVMTAX_AGENT_TEST -static -o $@ $(AGENT_SRCS) -ljansson
+	$(CC) $(AGENT_CFLAGS) -DVMTAX_AGENT_TEST -static -o $@ $(AGENT_SRCS) -ljansson $(LIBERTY)
 
+# Frame pointers, leaf functions' too, so the profiler's user call chains
+# (walked by the kernel through them) reach main (docs/profile.md); the
+# static libc linked in has none.
+WL_CFLAGS := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 build/bin/%: workloads/%.c $(wildcard workloads/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -g -O2 $(WARN) -D_GNU_SOURCE -static -o $@ $< -lm
+	$(CC) -std=c11 -g -O2 $(WL_CFLAGS) $(WARN) -D_GNU_SOURCE -static -o $@ $< -lm
 
 $(B)/tests/agent-drive: tests/agent-drive.c $(B)/libvmtax.a
 	@mkdir -p $(dir $@)

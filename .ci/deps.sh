@@ -5,8 +5,8 @@
 set -e
 PKGS="build-essential pkg-config clang libvirt-daemon-system libvirt-daemon-driver-qemu
 libvirt-clients libvirt-dev qemu-system-x86 qemu-utils libkmod-dev libjansson-dev
-libinih-dev libcmocka-dev libxml2-dev busybox-static linux-image-amd64 cpio gzip
-linux-perf procps chromium python3 python3-jsonschema jq bc time
+libiberty-dev libinih-dev libcmocka-dev libxml2-dev busybox-static linux-image-amd64
+cpio gzip linux-perf procps chromium python3 python3-jsonschema jq bc time
 libguestfs-dev debootstrap debhelper lintian dpkg-dev fakeroot $*"
 
 missing=""

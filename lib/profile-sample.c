@@ -27,6 +27,7 @@ struct ring {
 	int fd;
 	void *base;
 	size_t size; /* data area, a power of two */
+	bool hup;    /* its task is gone: not polled any more */
 };
 
 struct decoder;
@@ -61,6 +62,9 @@ static int sample_open(pid_t pid, int cpu, bool cycles, bool kernel, double hz)
 	attr.freq = 1;
 	attr.sample_freq = (uint64_t)hz;
 	attr.sample_type = SAMPLE_TYPE;
+	/* readable when half full: the runner sleeps until then */
+	attr.watermark = 1;
+	attr.wakeup_watermark = RING_PAGES * sysconf(_SC_PAGESIZE) / 2;
 	attr.disabled = 1;
 	attr.inherit = 1;
 	attr.enable_on_exec = 1;
@@ -108,7 +112,7 @@ static long open_all(struct profile_sampler *s, pid_t pid, bool cycles,
 			continue;
 		}
 		s->rings[s->nrings++] =
-		    (struct ring){fd, base, RING_PAGES * psz};
+		    (struct ring){fd, base, RING_PAGES * psz, false};
 		opened++;
 	}
 	if (!opened) {
@@ -167,8 +171,30 @@ static void raw_append(struct profile_sampler *s, const char *p, size_t n)
 	s->len += n;
 }
 
-void profile_sampler_drain(struct profile_sampler *s)
+size_t profile_sampler_nfds(const struct profile_sampler *s)
 {
+	return s ? s->nrings : 0;
+}
+
+size_t profile_sampler_pollfds(const struct profile_sampler *s,
+			       struct pollfd *pfd, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; s && i < s->nrings && n < max; i++)
+		if (!s->rings[i].hup)
+			pfd[n++] = (struct pollfd){s->rings[i].fd, POLLIN, 0};
+	return n;
+}
+
+void profile_sampler_drain(struct profile_sampler *s, const struct pollfd *pfd,
+			   size_t npfd)
+{
+	for (size_t k = 0; s && k < npfd; k++)
+		for (size_t i = 0; i < s->nrings; i++)
+			if (s->rings[i].fd == pfd[k].fd &&
+			    (pfd[k].revents & (POLLHUP | POLLERR | POLLNVAL)))
+				s->rings[i].hup = true;
 	for (size_t i = 0; s && i < s->nrings; i++) {
 		struct ring *r = &s->rings[i];
 		struct perf_event_mmap_page *meta = r->base;
@@ -226,7 +252,7 @@ struct profile *profile_sampler_finish(struct profile_sampler *s)
 {
 	struct profile *p;
 
-	profile_sampler_drain(s);
+	profile_sampler_drain(s, NULL, 0);
 	decode_until(s->dec, (unsigned char *)s->raw, s->len, 0, NULL, NULL);
 	p = s->p;
 	s->p = NULL;
@@ -418,6 +444,11 @@ static void on_sample(struct decoder *d, const struct rec *r)
 		}
 		unknown |= !strcmp(name, PROFILE_UNKNOWN);
 		leaf[nleaf++] = name;
+		/* glibc's start code has no frame pointers: what the kernel
+		 * found above it is not a caller (only _start is) */
+		if (!kernel_ctx && (!strcmp(name, "__libc_start_call_main") ||
+				    !strcmp(name, "__libc_start_main")))
+			break;
 	}
 	if (!nleaf) { /* no call chain: the ip alone */
 		const struct map *m = kernel_ctx ? NULL : map_find(proc, ip);

@@ -13,9 +13,13 @@
  * root) it samples user space only and says so.  vmtax does not need the
  * perf tool: the tiny guest has none (docs/profile.md).
  *
- * Each CPU's ring buffer must be drained while the workload runs
- * (profile_sampler_drain(), from the runner's poll loop at least every
- * PROFILE_DRAIN_MS); records the kernel could not store are counted as lost.
+ * Each CPU's ring buffer must be drained while the workload runs: the
+ * runner polls the rings' descriptors (profile_sampler_pollfds()), which
+ * the kernel makes readable when a ring is half full, and calls
+ * profile_sampler_drain() after every poll; records the kernel could not
+ * store are counted as lost.  Waking only then, not on a timer, is what
+ * keeps the sampler's own cost down in an emulated guest, where every
+ * wake-up of the runner is emulated too (docs/profile.md, Cost).
  *
  * profile_decode() turns the raw records (struct perf_event_header and
  * body, concatenated, in the layout the sampler asks for) into folded
@@ -28,6 +32,7 @@
 #ifndef VMTAX_PROFILE_SAMPLE_H
 #define VMTAX_PROFILE_SAMPLE_H
 
+#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -38,7 +43,6 @@
 #define PROFILE_DEFAULT_HZ 997.0
 /* A TCG guest's default: a sample costs ~100 us of emulation there. */
 #define PROFILE_TCG_HZ 251.0
-#define PROFILE_DRAIN_MS 50
 
 struct profile_sampler;
 
@@ -50,11 +54,23 @@ struct profile_sampler;
 struct profile_sampler *profile_sampler_open(pid_t pid, double freq_hz,
 					     struct symbolizer *sym);
 /*
- * Copy what the ring buffers hold; cheap when they are empty.  Past 16 MiB
+ * The descriptors to poll for POLLIN (a ring half full) into PFD, at most
+ * MAX; returns how many (0 for a NULL sampler).  A ring whose task is gone
+ * (POLLHUP, seen by profile_sampler_drain()) is left out from then on.
+ */
+size_t profile_sampler_pollfds(const struct profile_sampler *s,
+			       struct pollfd *pfd, size_t max);
+/* How many descriptors profile_sampler_pollfds() may fill at most. */
+size_t profile_sampler_nfds(const struct profile_sampler *s);
+/*
+ * Copy what the ring buffers hold; cheap when they are empty.  PFD, NPFD:
+ * what the last poll returned for profile_sampler_pollfds()'s descriptors
+ * (NULL, 0: none).  Past 16 MiB
  * of records it folds those older than a second (a long run stays bounded
  * in memory; later records of another CPU cannot be older than that).
  */
-void profile_sampler_drain(struct profile_sampler *s);
+void profile_sampler_drain(struct profile_sampler *s, const struct pollfd *pfd,
+			   size_t npfd);
 /* Drain, close, fold what is left and free S. */
 struct profile *profile_sampler_finish(struct profile_sampler *s);
 void profile_sampler_free(struct profile_sampler *s);

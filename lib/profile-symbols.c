@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@ void symtab_release(struct symtab *t)
 {
 	if (!t)
 		return;
+	for (size_t i = 0; t->demangled && i < t->n; i++)
+		free(t->demangled[i]);
+	free(t->demangled);
 	free(t->v);
 	free(t->names);
 	free(t->loads);
@@ -224,7 +228,7 @@ out:
 	return ret;
 }
 
-const char *symtab_lookup(const struct symtab *t, uint64_t addr)
+const struct symtab_entry *symtab_find(const struct symtab *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->n;
 	const struct symtab_entry *e;
@@ -246,7 +250,52 @@ const char *symtab_lookup(const struct symtab *t, uint64_t addr)
 		e--;
 	if (e->size && addr - e->addr >= e->size)
 		return NULL;
-	return e->name;
+	return e;
+}
+
+const char *symtab_lookup(const struct symtab *t, uint64_t addr)
+{
+	const struct symtab_entry *e = symtab_find(t, addr);
+
+	return e ? e->name : NULL;
+}
+
+char *symbol_demangle_new(const char *name)
+{
+	char *d, *w;
+
+	if (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2))
+		return NULL;
+	/* DMGL_PARAMS left out, as perf does: "f", not "f(int) const" */
+	d = cplus_demangle(name, DMGL_AUTO | DMGL_ANSI);
+	if (!d)
+		return NULL;
+	/* a frame has no blanks (profile_add makes them '_'): drop those
+	 * that only separate template arguments, "a<b, c<d> >" */
+	w = d;
+	for (const char *r = d; *r; r++)
+		if (!(*r == ' ' && r > d && (r[-1] == ',' || (r[-1] == '>' &&
+							     r[1] == '>'))))
+			*w++ = *r;
+	*w = '\0';
+	return d;
+}
+
+/* E's name in T, demangled once (kept in T->demangled) where mangled. */
+static const char *entry_name(struct symtab *t, const struct symtab_entry *e)
+{
+	size_t i = (size_t)(e - t->v);
+	char *d;
+
+	if (strncmp(e->name, "_Z", 2) && strncmp(e->name, "_R", 2))
+		return e->name;
+	if (!t->demangled)
+		t->demangled = xcalloc(t->n, sizeof(*t->demangled));
+	if (!t->demangled[i]) {
+		d = symbol_demangle_new(e->name);
+		t->demangled[i] = d ? d : xstrdup(e->name);
+	}
+	return t->demangled[i];
 }
 
 bool symtab_offset_to_vaddr(const struct symtab *t, uint64_t off,
@@ -393,7 +442,7 @@ const char *symbolizer_user(struct symbolizer *s, struct profile *p,
 {
 	struct dso *d;
 	uint64_t vaddr;
-	const char *name;
+	const struct symtab_entry *e;
 
 	if (!path || !*path)
 		return PROFILE_UNKNOWN;
@@ -410,11 +459,11 @@ const char *symbolizer_user(struct symbolizer *s, struct profile *p,
 	}
 	if (!symtab_offset_to_vaddr(&d->t, off, &vaddr))
 		return PROFILE_UNKNOWN;
-	name = symtab_lookup(&d->t, vaddr);
-	if (!name && d->t.dynamic_only)
+	e = symtab_find(&d->t, vaddr);
+	if (!e && d->t.dynamic_only)
 		profile_note_missing(p,
 				     "%s: only its dynamic symbols "
 				     "(.dynsym; no debug symbols)",
 				     path);
-	return name ? name : PROFILE_UNKNOWN;
+	return e ? entry_name(&d->t, e) : PROFILE_UNKNOWN;
 }

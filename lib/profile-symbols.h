@@ -18,6 +18,14 @@
  *
  * An address that resolves to nothing is PROFILE_UNKNOWN ("[unknown]"),
  * never dropped.  Names returned are borrowed from the symbolizer.
+ *
+ * C++ (and Rust) names are demangled by libiberty's cplus_demangle, as
+ * perf shows them: without parameters, so "_Z10HONOR_NANS12machine_mode"
+ * is "HONOR_NANS" (overloads and clones such as ".isra.0" share a frame),
+ * and template arguments are joined without blanks ("a<b,c<d>>").
+ * The symbolizer demangles a symbol when an address first resolves to it,
+ * not when a file is read: cc1 exports some 27000 mangled names, and the
+ * guest agent symbolizes under emulation.
  */
 #ifndef VMTAX_PROFILE_SYMBOLS_H
 #define VMTAX_PROFILE_SYMBOLS_H
@@ -46,6 +54,9 @@ struct symtab {
 	struct symtab_load *loads;
 	size_t nloads;
 	bool dynamic_only; /* from .dynsym: exported functions only */
+	/* demangled names by entry index, filled as they are looked up
+	 * (symbolizer_user; NULL until then, owned) */
+	char **demangled;
 };
 
 void symtab_release(struct symtab *t);
@@ -68,6 +79,14 @@ int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
 		    size_t wlen);
 /* The symbol holding ADDR, or NULL. */
 const char *symtab_lookup(const struct symtab *t, uint64_t addr);
+/* The same, as its entry in T->v (its index is the pointer minus T->v). */
+const struct symtab_entry *symtab_find(const struct symtab *t, uint64_t addr);
+/*
+ * The demangled form of NAME without parameters and without the blanks
+ * between template arguments (owned), or NULL when NAME is not a mangled
+ * C++ ("_Z") or Rust ("_R") name libiberty can read.
+ */
+char *symbol_demangle_new(const char *name);
 /* The virtual address of file offset OFF through the loads; false if none. */
 bool symtab_offset_to_vaddr(const struct symtab *t, uint64_t off,
 			    uint64_t *vaddr);

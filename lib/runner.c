@@ -330,6 +330,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 	int pidfd = -1, code = 0, ret = -1, wstatus = 0;
 	char **envp = NULL;
 	struct profile_sampler *prof = NULL;
+	struct pollfd *pfd = NULL;
 	pid_t pid = -1;
 	bool exited = false, reaped = false;
 	double t0, deadline = 0, next_tick = 0, tick_s;
@@ -419,9 +420,10 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 	if (spec->tick)
 		next_tick = t0 + tick_s;
 	res->status = RUNNER_OK;
+	/* the pidfd, the output, then the sampler's rings */
+	pfd = xcalloc(2 + profile_sampler_nfds(prof), sizeof(*pfd));
 	while (!exited) {
-		struct pollfd pfd[2];
-		int npfd = 0, timeout = -1;
+		int npfd = 0, nprof, timeout = -1;
 		double now = mono_now();
 
 		if (deadline > 0 && now >= deadline) {
@@ -445,8 +447,6 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 			timeout = ms_until(now, next_tick);
 		if (pidfd < 0 && (timeout < 0 || timeout > 20))
 			timeout = 20; /* no pidfd: poll for the exit */
-		if (prof && (timeout < 0 || timeout > PROFILE_DRAIN_MS))
-			timeout = PROFILE_DRAIN_MS;
 		if (pidfd >= 0) {
 			pfd[npfd].fd = pidfd;
 			pfd[npfd++].events = POLLIN;
@@ -455,11 +455,13 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 			pfd[npfd].fd = out[0];
 			pfd[npfd++].events = POLLIN;
 		}
-		if (poll(pfd, npfd, timeout) < 0 && errno != EINTR) {
+		nprof = (int)profile_sampler_pollfds(
+		    prof, pfd + npfd, profile_sampler_nfds(prof));
+		if (poll(pfd, npfd + nprof, timeout) < 0 && errno != EINTR) {
 			ret = err_errno("runner: poll");
 			goto out;
 		}
-		profile_sampler_drain(prof);
+		profile_sampler_drain(prof, pfd + npfd, nprof);
 		if (out[0] >= 0 && !output_pump(out[0], res)) {
 			close(out[0]);
 			out[0] = -1;
@@ -530,6 +532,7 @@ out:
 	if (pidfd >= 0)
 		close(pidfd);
 	profile_sampler_free(prof);
+	free(pfd);
 	free(envp);
 	if (ret < 0)
 		runner_result_release(res);

@@ -7,15 +7,17 @@
 #     the agent's hello, each with its ratio to plain QEMU's
 #  3. a small matrix's wall time against the sum of its workload times
 #  4. peak RSS of vmtax and of the guest agent
-# SECTIONS="2 3" runs only those.
 #  5. the profile run's overhead (docs/profile.md): unprofiled sample vs the
-#     profiled run right after it, bare metal A B A B, and one guest cell
+#     profiled run right after it, bare metal A B A B (PAIRS), and a guest
+#     cell's samples vs its profile run (GRUNS guests); the last line sums up
+# SECTIONS="2 3" runs only those.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 VMTAX=${VMTAX:-$TOP/build/vmtax}
 BIN=$TOP/build/bin
 PAIRS=${PAIRS:-5}
 BOOTS=${BOOTS:-3}
+GRUNS=${GRUNS:-4}
 W=$(mktemp -d /tmp/vmtax-bench.XXXXXX)
 # KEEP=DIR keeps the scratch directory (run directories, consoles) there.
 trap 'if [ -n "${KEEP:-}" ]; then rm -rf "$KEEP"; mv "$W" "$KEEP"; else rm -rf "$W"; fi' EXIT
@@ -23,8 +25,8 @@ thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
 now() { date +%s.%N; }
 want() { case " ${SECTIONS:-1 2 3 4 5} " in *" $1 "*) return 0 ;; esac; return 1; }
 
-if want 1; then
-echo "== 1. runner overhead (randwalk --size-mib 256 --reads 1500000, host THP $thp)"
+# The cells the sections run (section 5 reuses 1's and 2's): written
+# first, so that any SECTIONS works on its own.
 cat >"$W/bare.ini" <<EOF2
 [run]
 name = bench
@@ -38,6 +40,26 @@ name = randwalk
 SIZE_MIB = 256
 READS = 1500000
 EOF2
+cat >"$W/guest.ini" <<EOF2
+[run]
+name = benchg
+repeat = 1
+[guest]
+vcpus = 2
+memory = 1G
+[matrix]
+where = guest
+host_thp = $thp
+guest_thp = always
+[workload]
+dir = $TOP/configs/workloads
+name = randwalk
+SIZE_MIB = 16
+READS = 1000
+EOF2
+
+if want 1; then
+echo "== 1. runner overhead (randwalk --size-mib 256 --reads 1500000, host THP $thp)"
 echo "   A: $VMTAX run bare.ini (elapsed_s of the sample)"
 echo "   B: $BIN/randwalk --size-mib 256 --reads 1500000 --seed 1 (timed by the shell)"
 suma=0 sumb=0
@@ -66,23 +88,6 @@ echo "== 2. domain start to agent hello vs plain QEMU, where the time goes ($BOO
 # consoles print guest uptimes at /init's start and at the agent's start
 # (mkinitramfs-tiny.sh); the agent's hello carries its uptime and start
 # (observed.boot_breakdown), and the host times the rest.
-cat >"$W/guest.ini" <<EOF2
-[run]
-name = benchg
-repeat = 1
-[guest]
-vcpus = 2
-memory = 1G
-[matrix]
-where = guest
-host_thp = $thp
-guest_thp = always
-[workload]
-dir = $TOP/configs/workloads
-name = randwalk
-SIZE_MIB = 16
-READS = 1000
-EOF2
 kernel=$("$VMTAX" image path kernel)
 initrd=$("$VMTAX" image path initrd)
 # guest uptime at a console line: "... 1.23 s since boot" / "... at 1.23 s"
@@ -234,18 +239,39 @@ printf '   elapsed: mean A %.4f s, mean B %.4f s, overhead %+.2f%%\n' \
 printf '   cpu:     mean A %.4f s, mean B %.4f s, overhead %+.2f%%\n' \
 	"$(echo "$sumca / $PAIRS" | bc -l)" "$(echo "$sumcb / $PAIRS" | bc -l)" \
 	"$(echo "($sumcb / $sumca - 1) * 100" | bc -l)"
-sed -e 's/^name = benchg/name = benchp/' -e 's/^repeat = 1/repeat = 3\nwarmup = 1\nprofile = on/' \
+bare_e=$(echo "($sumb / $suma - 1) * 100" | bc -l)
+bare_c=$(echo "($sumcb / $sumca - 1) * 100" | bc -l)
+sed -e 's/^name = benchg/name = benchp/' -e 's/^repeat = 1/repeat = 4\nwarmup = 1\nprofile = on/' \
 	-e 's/^SIZE_MIB = 16/SIZE_MIB = 256/' -e 's/^READS = 1000/READS = 1500000/' \
 	"$W/guest.ini" >"$W/guestp.ini"
-echo "   guest: $VMTAX run guestp.ini (randwalk 256 MiB, 3 samples then the profile run)"
-"$VMTAX" run "$W/guestp.ini" --out "$W/gp" >/dev/null 2>&1
-r="$W/gp/results.json"
-printf '   guest (%s): samples %s s, profile run %.4f s, %s samples of %s\n' \
-	"$(jq -r .run.host.accel "$r")" "$(jq -c '[.cells[0].samples[].elapsed_s * 1000 | round / 1000]' "$r")" \
-	"$(jq '.cells[0].observed.profile.elapsed_s' "$r")" \
-	"$(jq '.cells[0].observed.profile.samples' "$r")" \
-	"$(jq -r '.cells[0].observed.profile.event' "$r")"
-printf '   guest overhead: elapsed %+.2f%%, cpu %+.2f%%\n' \
-	"$(jq '.cells[0].observed.profile.overhead * 100' "$r")" \
-	"$(jq '.cells[0].observed.profile.overhead_cpu * 100' "$r")"
+echo "   guest, $GRUNS times: $VMTAX run guestp.ini (randwalk 256 MiB, a warm-up, 4 samples, then"
+echo "   the profile run at the default rate); A the mean of the 4 samples, B the profile run"
+sga=0 sgb=0 sgca=0 sgcb=0
+i=0
+while [ $i -lt "$GRUNS" ]; do
+	"$VMTAX" run "$W/guestp.ini" --out "$W/gp$i" >/dev/null 2>&1
+	r="$W/gp$i/results.json"
+	a=$(jq '[.cells[0].samples[].elapsed_s] | add / length' "$r")
+	ca=$(jq '[.cells[0].samples[].counters["task-clock"]] | add / length / 1e9' "$r")
+	b=$(jq '.cells[0].observed.profile.elapsed_s' "$r")
+	cb=$(jq '.cells[0].observed.profile.task_clock_s' "$r")
+	printf '   guest %d (%s): samples %s s, profile run %.4f s (cpu %.4f), %s samples of %s at %s Hz, %+.2f%%\n' \
+		"$i" "$(jq -r .run.host.accel "$r")" \
+		"$(jq -c '[.cells[0].samples[].elapsed_s * 1000 | round / 1000]' "$r")" \
+		"$b" "$cb" "$(jq '.cells[0].observed.profile.samples' "$r")" \
+		"$(jq -r '.cells[0].observed.profile.event' "$r")" \
+		"$(jq '.cells[0].observed.profile.freq_hz' "$r")" \
+		"$(jq '.cells[0].observed.profile.overhead * 100' "$r")"
+	sga=$(echo "$sga + $a" | bc -l)
+	sgb=$(echo "$sgb + $b" | bc -l)
+	sgca=$(echo "$sgca + $ca" | bc -l)
+	sgcb=$(echo "$sgcb + $cb" | bc -l)
+	i=$((i + 1))
+done
+printf '   guest elapsed: mean A %.4f s, mean B %.4f s, overhead %+.2f%%\n' \
+	"$(echo "$sga / $GRUNS" | bc -l)" "$(echo "$sgb / $GRUNS" | bc -l)" \
+	"$(echo "($sgb / $sga - 1) * 100" | bc -l)"
+printf '   profile overhead: bare metal %+.2f%% elapsed, %+.2f%% cpu; guest (%s) %+.2f%% elapsed, %+.2f%% cpu\n' \
+	"$bare_e" "$bare_c" "$(jq -r .run.host.accel "$W/gp0/results.json")" \
+	"$(echo "($sgb / $sga - 1) * 100" | bc -l)" "$(echo "($sgcb / $sgca - 1) * 100" | bc -l)"
 fi

@@ -5,7 +5,8 @@
  * lib/profile-sample.c, which the runner feeds the kernel's ring buffers
  * and which must never trust them), the folded-stack parser (what the
  * reports read from a run directory and the host from an agent's reply),
- * and the symbol table parsers (kallsyms text, ELF files).
+ * the symbol table parsers (kallsyms text, ELF files) and the demangler
+ * (libiberty's, on names read from ELF files).
  *
  * The input goes whole to each.  The decoder runs with an offline
  * symbolizer (no file is read: a fuzzed mapping names any path).
@@ -13,7 +14,8 @@
  * Checked, beyond the sanitizers: the decoded profile's stacks sum to its
  * samples and its folded text parses back to the same samples and stacks;
  * a folded parse that succeeds round-trips the same way; symbol tables
- * are sorted and every lookup of an entry's address finds a name.
+ * are sorted and every lookup of an entry's address finds a name; a
+ * demangled name has no blank between template arguments.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +56,15 @@ static void roundtrip(const struct profile *p)
 	profile_free(q);
 }
 
+static void demangle(const char *name)
+{
+	char *d = symbol_demangle_new(name);
+
+	check(!d || (!strstr(d, ", ") && !strstr(d, "> >")),
+	      "a demangled name keeps blanks between template arguments");
+	free(d);
+}
+
 static void table(const struct symtab *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
@@ -61,6 +72,8 @@ static void table(const struct symtab *t)
 		      "symbols not sorted");
 		check(symtab_lookup(t, t->v[i].addr) != NULL,
 		      "a symbol's own address finds nothing");
+		if (i < 64)
+			demangle(t->v[i].name);
 	}
 }
 
@@ -69,7 +82,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct symbolizer *sym = symbolizer_new("", true);
 	struct profile *p = profile_new();
 	struct symtab t;
-	char why[160];
+	char why[160], name[4096];
+
+	/* the input as one symbol name */
+	snprintf(name, sizeof(name), "%.*s", (int)size, (const char *)data);
+	demangle(name);
 
 	profile_decode(data, size, sym, p);
 	roundtrip(p);

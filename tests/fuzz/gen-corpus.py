@@ -228,6 +228,10 @@ put("profile", "kallsyms",
     "ffffffff81000100 T handle_mm_fault\n"
     "ffffffffc0000000 t virtio_probe\t[virtio]\n")
 put("profile", "kallsyms-hidden", "0000000000000000 T clear_page_erms\n")
+# a mangled name from Debian 12's cc1 (the demangler)
+put("profile", "demangle",
+    "_ZN10hash_tableI10pre_expr_dLb0E11xcallocatorE19find_slot_with_hashERKPS0_j"
+    "13insert_option")
 # a minimal ELF64 executable as tests/unit/test-profile.c builds it
 elf = bytearray(0x1000)
 elf[0:16] = b"\x7fELF\x02\x01\x01" + b"\0" * 9

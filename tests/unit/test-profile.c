@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for the profiler: folded stacks (lib/profile-fold.c), the
- * symbolizer (lib/profile-symbols.c) on a recorded kallsyms excerpt and a
- * hand-made ELF file, the record decoder (lib/profile-sample.c) on
+ * symbolizer (lib/profile-symbols.c) on a recorded kallsyms excerpt, a
+ * hand-made ELF file and recorded C++ names, the record decoder (lib/profile-sample.c) on
  * hand-made perf records, and the differ (reports/profile-diff.c).
  */
 #include <setjmp.h>
@@ -446,6 +446,155 @@ static void test_decode(void **state)
 	}
 }
 
+/*
+ * Demangling (docs/profile.md): names recorded from Debian 12's cc1
+ * (nm -D /usr/lib/gcc/x86_64-linux-gnu/12/cc1) and libstdc++, shown as
+ * perf shows them, without parameters.
+ */
+static void test_demangle(void **state)
+{
+	static const struct {
+		const char *mangled, *want; /* want NULL: not demangled */
+	} rows[] = {
+	    {"_Z10HONOR_NANS12machine_mode", "HONOR_NANS"},
+	    {"_Z10bitmap_andP11bitmap_headPKS_S2_", "bitmap_and"},
+	    {"_ZN10dom_walker30propagate_unreachable_to_edgesEP15basic_"
+	     "block_defP8_IO_FILE9dump_flag",
+	     "dom_walker::propagate_unreachable_to_edges"},
+	    {"_ZN10hash_tableI10pre_expr_dLb0E11xcallocatorE19find_slot_with_"
+	     "hashERKPS0_j13insert_option",
+	     "hash_table<pre_expr_d,false,xcallocator>::find_slot_with_hash"},
+	    {"_ZN10access_ref10add_offsetERK16generic_wide_intI22fixed_wide_"
+	     "int_storageILi128EEES5_",
+	     "access_ref::add_offset"},
+	    {"_ZNKSt8ios_base7failure4whatEv", "std::ios_base::failure::what"},
+	    {"_ZN3std6vectorIiSaIiEE9push_backERKi",
+	     "std::vector<int,std::allocator<int>>::push_back"},
+	    /* a clone GCC made: the function's frame */
+	    {"_Z3fooi.isra.0", "foo"},
+	    {"main", NULL},
+	    {"walk", NULL},
+	    {"_Zfoo", NULL},
+	    {"_Z", NULL},
+	    {"", NULL},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *got = symbol_demangle_new(rows[i].mangled);
+
+		if (rows[i].want ? !got || strcmp(got, rows[i].want) : !!got)
+			fail_msg("row %zu: '%s' gave '%s', want '%s'", i,
+				 rows[i].mangled, got ? got : "(null)",
+				 rows[i].want ? rows[i].want : "(null)");
+		free(got);
+	}
+}
+
+/* The symbolizer demangles what it resolves; the symbol table keeps the
+ * mangled names. */
+static void test_symbolizer_demangles(void **state)
+{
+	static const char strtab[] = "\0_Z10HONOR_NANS12machine_mode\0main";
+	unsigned char elf[0x1000];
+	Elf64_Sym *sym = (Elf64_Sym *)(elf + 0x200);
+	Elf64_Shdr *sh = (Elf64_Shdr *)(elf + 0x400);
+	struct profile *p = profile_new();
+	struct symbolizer *s = symbolizer_new("", false);
+	struct symtab t;
+	char why[160], *prog;
+	const char *a, *b;
+
+	(void)state;
+	mini_elf(elf, false);
+	memcpy(elf + 0x300, strtab, sizeof(strtab));
+	sym[1].st_name = 1;			/* walk: a C++ function now */
+	sym[2].st_name = sizeof(strtab) - 5;	/* main */
+	sym[3].st_name = 0;
+	sh[2].sh_size = sizeof(strtab);
+	assert_int_equal(symtab_from_elf(&t, elf, sizeof(elf), why,
+					 sizeof(why)),
+			 0);
+	assert_string_equal(symtab_lookup(&t, 0x400100),
+			    "_Z10HONOR_NANS12machine_mode");
+	symtab_release(&t);
+	prog = write_tmp("cxx", elf, sizeof(elf));
+	a = symbolizer_user(s, p, prog, 0x150);
+	assert_string_equal(a, "HONOR_NANS");
+	b = symbolizer_user(s, p, prog, 0x110);
+	assert_ptr_equal(a, b); /* demangled once */
+	assert_string_equal(symbolizer_user(s, p, prog, 0x210), "main");
+	assert_int_equal(p->nmissing, 0);
+	unlink(prog);
+	free(prog);
+	symbolizer_free(s);
+	profile_free(p);
+}
+
+/*
+ * A static workload built with frame pointers: the kernel's walk goes on
+ * through glibc's start code, which has none, and finds garbage above it.
+ * The stack ends at __libc_start_call_main (only _start is above it).
+ */
+static void test_decode_libc_start(void **state)
+{
+	static const char strtab[] = "\0main\0__libc_start_call_main";
+	unsigned char elf[0x1000];
+	Elf64_Sym *sym = (Elf64_Sym *)(elf + 0x200);
+	Elf64_Shdr *sh = (Elf64_Shdr *)(elf + 0x400);
+	struct rbuf *r = xcalloc(1, sizeof(*r));
+	struct symbolizer *s = symbolizer_new("", false);
+	struct profile *p = profile_new();
+	char *prog, *text;
+	size_t at;
+
+	(void)state;
+	mini_elf(elf, false);
+	memcpy(elf + 0x300, strtab, sizeof(strtab));
+	sym[1].st_name = 1; /* 0x400100: main */
+	sym[2].st_name = 6; /* 0x400200: __libc_start_call_main */
+	sym[3].st_name = 0;
+	sh[2].sh_size = sizeof(strtab);
+	prog = write_tmp("fp", elf, sizeof(elf));
+	at = begin(r, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+	put32(r, 100);
+	put32(r, 100);
+	put_str(r, "randwalk");
+	sample_id(r, 100, 10);
+	end(r, at);
+	at = begin(r, PERF_RECORD_MMAP, 0);
+	put32(r, 100);
+	put32(r, 100);
+	put64(r, 0x400000);
+	put64(r, 0x1000);
+	put64(r, 0);
+	put_str(r, prog);
+	sample_id(r, 100, 20);
+	end(r, at);
+	at = begin(r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	put64(r, 0x400150);
+	put32(r, 100);
+	put32(r, 100);
+	put64(r, 30);
+	put64(r, 5);
+	put64(r, (uint64_t)PERF_CONTEXT_USER);
+	put64(r, 0x400150); /* main */
+	put64(r, 0x400210); /* returns into __libc_start_call_main */
+	put64(r, 0x400121); /* garbage: glibc's frame has no pointer */
+	put64(r, 0x7000);   /* garbage, outside any mapping */
+	end(r, at);
+	profile_decode(r->b, r->n, s, p);
+	text = profile_folded_new(p, (size_t)-1);
+	assert_string_equal(text, "randwalk;__libc_start_call_main;main 1\n");
+	assert_int_equal(p->unknown, 0);
+	free(text);
+	profile_free(p);
+	symbolizer_free(s);
+	unlink(prog);
+	free(prog);
+	free(r);
+}
+
 static void test_decode_bad(void **state)
 {
 	struct rbuf *r = xcalloc(1, sizeof(*r));
@@ -556,7 +705,10 @@ int main(void)
 	    cmocka_unit_test(test_kallsyms),
 	    cmocka_unit_test(test_elf),
 	    cmocka_unit_test(test_decode),
+	    cmocka_unit_test(test_decode_libc_start),
 	    cmocka_unit_test(test_decode_bad),
+	    cmocka_unit_test(test_demangle),
+	    cmocka_unit_test(test_symbolizer_demangles),
 	    cmocka_unit_test(test_diff),
 	};
 
