@@ -55,6 +55,8 @@
 
 #define PORT_DIR "/sys/class/virtio-ports"
 #define PORT_WAIT_S 30.0
+/* The longest the agent waits on its port without looking again. */
+#define PORT_POLL_MS 1000
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 
 #ifdef VMTAX_AGENT_TEST
@@ -583,6 +585,21 @@ static int serve(struct agent *a)
 		json_t *msg;
 		ssize_t r;
 
+		struct pollfd p = {.fd = a->fd, .events = POLLIN};
+		int n;
+
+		/*
+		 * A bounded wait, not a blocking read: virtio_console's poll
+		 * looks at the virtqueue itself, so a notification the
+		 * (emulated) device lost costs PORT_POLL_MS, not the session.
+		 * A guest of CI's once sat in read() with the next request
+		 * already sent.
+		 */
+		n = poll(&p, 1, PORT_POLL_MS);
+		if (n < 0 && errno != EINTR)
+			return err_errno("cannot poll '%s'", a->port);
+		if (n <= 0)
+			continue;
 		r = read(a->fd, a->rbuf,
 			 room < sizeof(a->rbuf) ? room : sizeof(a->rbuf));
 		if (r < 0) {
