@@ -137,28 +137,24 @@ static bool mirror_in(const char *path, const char *suite, char *buf,
 
 void image_host_mirror(const char *suite, char *buf, size_t len)
 {
-	glob_t gl;
-	size_t i;
+	static const char *const lists[] = {
+	    "/etc/apt/sources.list.d/*.list",
+	    "/etc/apt/sources.list.d/*.sources",
+	};
+	bool found = mirror_in("/etc/apt/sources.list", suite, buf, len);
+	size_t k, i;
 
-	if (mirror_in("/etc/apt/sources.list", suite, buf, len))
-		return;
-	if (glob("/etc/apt/sources.list.d/*.list", 0, NULL, &gl) == 0) {
-		for (i = 0; i < gl.gl_pathc; i++)
-			if (mirror_in(gl.gl_pathv[i], suite, buf, len))
-				break;
+	for (k = 0; !found && k < ARRAY_SIZE(lists); k++) {
+		glob_t gl;
+
+		if (glob(lists[k], 0, NULL, &gl) != 0)
+			continue;
+		for (i = 0; !found && i < gl.gl_pathc; i++)
+			found = mirror_in(gl.gl_pathv[i], suite, buf, len);
 		globfree(&gl);
-		if (i < gl.gl_pathc)
-			return;
 	}
-	if (glob("/etc/apt/sources.list.d/*.sources", 0, NULL, &gl) == 0) {
-		for (i = 0; i < gl.gl_pathc; i++)
-			if (mirror_in(gl.gl_pathv[i], suite, buf, len))
-				break;
-		globfree(&gl);
-		if (i < gl.gl_pathc)
-			return;
-	}
-	snprintf(buf, len, "%s", DEFAULT_MIRROR);
+	if (!found)
+		snprintf(buf, len, "%s", DEFAULT_MIRROR);
 }
 
 static bool package_name_ok(const char *p)
