@@ -323,6 +323,28 @@ static void sample_id(struct rbuf *r, uint32_t pid, uint64_t time)
 	put64(r, time);
 }
 
+/* Process 100 execs "randwalk": its comm, and PROG mapped at 0x400000. */
+static void exec_randwalk(struct rbuf *r, const char *prog)
+{
+	size_t at;
+
+	at = begin(r, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+	put32(r, 100);
+	put32(r, 100);
+	put_str(r, "randwalk");
+	sample_id(r, 100, 10);
+	end(r, at);
+	at = begin(r, PERF_RECORD_MMAP, 0);
+	put32(r, 100);
+	put32(r, 100);
+	put64(r, 0x400000);
+	put64(r, 0x1000);
+	put64(r, 0);
+	put_str(r, prog);
+	sample_id(r, 100, 20);
+	end(r, at);
+}
+
 /* A sample with a kernel and a user chain, then (later in the buffer, as
  * from another CPU's ring) the exec's comm and the mapping it needs. */
 static void records(struct rbuf *r, const char *prog)
@@ -349,21 +371,7 @@ static void records(struct rbuf *r, const char *prog)
 	put64(r, 31);
 	put64(r, 0); /* no chain: the ip, outside any mapping */
 	end(r, at);
-	at = begin(r, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
-	put32(r, 100);
-	put32(r, 100);
-	put_str(r, "randwalk");
-	sample_id(r, 100, 10);
-	end(r, at);
-	at = begin(r, PERF_RECORD_MMAP, 0);
-	put32(r, 100);
-	put32(r, 100);
-	put64(r, 0x400000);
-	put64(r, 0x1000);
-	put64(r, 0);
-	put_str(r, prog);
-	sample_id(r, 100, 20);
-	end(r, at);
+	exec_randwalk(r, prog);
 	at = begin(r, PERF_RECORD_LOST, 0);
 	put64(r, 1);
 	put64(r, 7);
@@ -556,21 +564,7 @@ static void test_decode_libc_start(void **state)
 	sym[3].st_name = 0;
 	sh[2].sh_size = sizeof(strtab);
 	prog = write_tmp("fp", elf, sizeof(elf));
-	at = begin(r, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
-	put32(r, 100);
-	put32(r, 100);
-	put_str(r, "randwalk");
-	sample_id(r, 100, 10);
-	end(r, at);
-	at = begin(r, PERF_RECORD_MMAP, 0);
-	put32(r, 100);
-	put32(r, 100);
-	put64(r, 0x400000);
-	put64(r, 0x1000);
-	put64(r, 0);
-	put_str(r, prog);
-	sample_id(r, 100, 20);
-	end(r, at);
+	exec_randwalk(r, prog);
 	at = begin(r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
 	put64(r, 0x400150);
 	put32(r, 100);
