@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "kmsg.h"
 #include "profile-sample.h"
 #include "runner.h"
 #include "util.h"
@@ -18,11 +20,14 @@
 struct tick_ctx {
 	struct agent *a;
 	uint64_t id;
+	int kmsg_fd;	 /* kmsg.h: the kernel log since the run began */
+	char stuck[256]; /* the first record saying a CPU is stuck */
 };
 
 /*
  * A heartbeat goes out only if the port is writable now: a host that went
- * away must not stall the runner's timeout handling.
+ * away must not stall the runner's timeout handling.  Once the kernel has
+ * said a CPU is stuck, every heartbeat says so too ("kernel_stuck").
  */
 static int run_tick(void *arg, double elapsed_s)
 {
@@ -30,11 +35,17 @@ static int run_tick(void *arg, double elapsed_s)
 	struct pollfd pfd = {.fd = t->a->fd, .events = POLLOUT};
 	json_t *ev;
 
+	if (!t->stuck[0] &&
+	    kmsg_watch_poll(t->kmsg_fd, t->stuck, sizeof(t->stuck)))
+		note("#%" PRIu64 " run: the kernel says a CPU is stuck: %s",
+		     t->id, t->stuck);
 	if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLOUT) ||
 	    (pfd.revents & POLLHUP))
 		return 0;
 	ev = proto_event_new(t->id, "heartbeat");
 	json_object_set_new(ev, "elapsed_s", json_real(elapsed_s));
+	if (t->stuck[0])
+		json_object_set_new(ev, "kernel_stuck", json_string(t->stuck));
 	agent_send_msg(t->a, ev);
 	return 0;
 }
@@ -99,7 +110,7 @@ static char **env_from_json(const json_t *env, char *msg, size_t msglen)
 void agent_handle_run(struct agent *a, const json_t *req, struct outcome *o)
 {
 	uint64_t id = proto_id(req);
-	struct tick_ctx tick = {.a = a, .id = id};
+	struct tick_ctx tick = {.a = a, .id = id, .kmsg_fd = -1};
 	struct runner_spec spec = {0};
 	struct runner_result res;
 	bool with_output = false, counters = true, profile = false;
@@ -153,6 +164,7 @@ void agent_handle_run(struct agent *a, const json_t *req, struct outcome *o)
 	spec.tick_arg = &tick;
 	spec.tick_s = heartbeat_s;
 	note("#%" PRIu64 " run '%.120s' starting", id, cmd);
+	tick.kmsg_fd = kmsg_watch_open(); /* none: no such warning, that is all */
 	ret = runner_run(&spec, &res);
 	if (ret < 0) {
 		snprintf(msg, sizeof(msg), "cannot start '%.120s': %s", cmd,
@@ -170,6 +182,8 @@ void agent_handle_run(struct agent *a, const json_t *req, struct outcome *o)
 		 runner_status_name(res.status), res.exit_status,
 		 res.elapsed_s);
 out:
+	if (tick.kmsg_fd >= 0)
+		close(tick.kmsg_fd);
 	runner_result_release(&res);
 	for (i = 0; env && env[i]; i++)
 		free(env[i]);

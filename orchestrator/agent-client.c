@@ -49,6 +49,18 @@ static int handle(struct agent_client *a, json_t *msg, unsigned long long id,
 		return 0;
 	}
 	if (!strcmp(type, "heartbeat")) {
+		const char *stuck = json_string_value(
+		    json_object_get(msg, "kernel_stuck"));
+
+		/* A task looping in the guest's kernel cannot be killed:
+		 * waiting out the sample's timeout would only end in
+		 * silence, so give the guest up now (docs/protocol.md). */
+		if (stuck) {
+			snprintf(why, len,
+				 "the guest's kernel says a CPU is stuck: %s",
+				 stuck);
+			return -ETIMEDOUT;
+		}
 		*idle_deadline = mono_now() + idle_s;
 		return 0;
 	}

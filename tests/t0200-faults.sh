@@ -41,6 +41,10 @@ SECOND='n=$(cat n 2>/dev/null||echo 0);echo $((n+1))>n;[ $n = 1 ]&&'$FIRST'&&'
 wl hang "${SECOND}kill -STOP \$PPID;sleep 2;echo done"
 wl sleep "${SECOND}sleep 30;echo done"
 wl panic "${SECOND}echo c>/proc/sysrq-trigger;echo done"
+# What the guest kernel logs when a CPU loops in it (an exec stuck in the
+# page-fault handler under TCG, docs/profile.md), written to /dev/kmsg.
+STUCK='watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [t0200:1]'
+wl stuck "n=\$(cat n 2>/dev/null||echo 0);echo \$((n+1))>n;[ \$n = 1 ]&&echo '$STUCK'>/dev/kmsg&&sleep 40;echo done"
 wl true "echo done"
 
 conf() {
@@ -279,6 +283,37 @@ test_expect_success 'the dead guest console is kept beside the fresh one' '
 
 test_expect_success 'reboot: host THP as before, no domain left' '
 	host_clean t0200-reboot
+'
+
+# ---- 5c: the guest kernel says a CPU is stuck ----
+
+conf t0200-stuck stuck
+test_expect_success 'run (retries = 1): the guest kernel logs a soft lockup in sample 2' '
+	vmtax_bg t0200-stuck.ini t0200-stuck --set run.retries=1 \
+		--set matrix.guest_thp=always &&
+	wait_for t0200-stuck.stderr "\[1/1\].*sample 2/2" 300 &&
+	t0=$(now) &&
+	wait_for t0200-stuck.stderr "CPU is stuck" 60 &&
+	since "$t0" >t0200-stuck.detect &&
+	vmtax_wait $VPID t0200-stuck 400 &&
+	grep "retrying sample 2 in a fresh guest" t0200-stuck.stderr
+'
+timing t0200-stuck
+echo "# t0200-stuck: the stuck CPU reported $(cat "$TRASH/t0200-stuck.detect" 2>/dev/null || echo ?) s after sample 2 began"
+
+test_expect_success 'the guest is given up on the kernel record, not after the 40 s sleep' '
+	le "$(cat t0200-stuck.detect)" 20
+'
+
+test_expect_success 'the cell is ok with both samples; the restart names the kernel record' '
+	cell t0200-stuck always "$NEXT_OK" &&
+	cell t0200-stuck always ".observed.guest_boots == 2 and
+		(.observed.guest_restarts | length == 1) and
+		(.observed.guest_restarts[0] == \"sample 1: the guest'"'"'s kernel says a CPU is stuck: $STUCK\")"
+'
+
+test_expect_success 'stuck: host THP as before, no domain left' '
+	host_clean t0200-stuck
 '
 
 # ---- 6: the agent never says hello ----
