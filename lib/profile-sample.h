@@ -41,8 +41,11 @@
 #include "profile-symbols.h"
 
 #define PROFILE_DEFAULT_HZ 997.0
-/* A TCG guest's default: a sample costs ~100 us of emulation there. */
-#define PROFILE_TCG_HZ 251.0
+/*
+ * A TCG guest's default: a sample costs 100 us or more of emulation there;
+ * at 127 Hz the profile run costs ~1% (docs/profile.md, Cost), at 251 Hz ~4%.
+ */
+#define PROFILE_TCG_HZ 127.0
 
 struct profile_sampler;
 

@@ -556,7 +556,7 @@ static int guest_profile(struct run *r, struct cell_run *cr,
 	}
 	json_object_set_new(args, "profile", json_true());
 	/* Under TCG a sample costs ~100 us of emulation (docs/profile.md):
-	 * unless profile_hz was set, sample a TCG guest 4x less often. */
+	 * unless profile_hz was set, sample a TCG guest 8x less often. */
 	json_object_set_new(
 		args, "profile_hz",
 		json_real(!config_is_set(&r->cfg, "run", "profile_hz") &&

@@ -9,7 +9,9 @@
 #  4. peak RSS of vmtax and of the guest agent
 #  5. the profile run's overhead (docs/profile.md): unprofiled sample vs the
 #     profiled run right after it, bare metal A B A B (PAIRS), and a guest
-#     cell's samples vs its profile run (GRUNS guests); the last line sums up
+#     cell's samples vs its profile run (GRUNS guests), and pairs of runs in
+#     one guest in alternating order (GBOOTS boots x GPAIRS pairs, through
+#     tests/agent-drive); the last line sums up
 # SECTIONS="2 3" runs only those.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +20,8 @@ BIN=$TOP/build/bin
 PAIRS=${PAIRS:-5}
 BOOTS=${BOOTS:-3}
 GRUNS=${GRUNS:-4}
+GBOOTS=${GBOOTS:-3}
+GPAIRS=${GPAIRS:-10}
 W=$(mktemp -d /tmp/vmtax-bench.XXXXXX)
 # KEEP=DIR keeps the scratch directory (run directories, consoles) there.
 trap 'if [ -n "${KEEP:-}" ]; then rm -rf "$KEEP"; mv "$W" "$KEEP"; else rm -rf "$W"; fi' EXIT
@@ -271,7 +275,77 @@ done
 printf '   guest elapsed: mean A %.4f s, mean B %.4f s, overhead %+.2f%%\n' \
 	"$(echo "$sga / $GRUNS" | bc -l)" "$(echo "$sgb / $GRUNS" | bc -l)" \
 	"$(echo "($sgb / $sga - 1) * 100" | bc -l)"
-printf '   profile overhead: bare metal %+.2f%% elapsed, %+.2f%% cpu; guest (%s) %+.2f%% elapsed, %+.2f%% cpu\n' \
-	"$bare_e" "$bare_c" "$(jq -r .run.host.accel "$W/gp0/results.json")" \
+# The profile run always comes last in its guest, so the figures above also
+# carry whatever the position does; pairs in one guest, in alternating
+# order, do not (docs/profile.md, Cost).
+hz=$(jq '.cells[0].observed.profile.freq_hz' "$W/gp0/results.json")
+echo "   guest pairs, $GBOOTS boots x $GPAIRS pairs: tests/agent-drive boots the tiny guest (2 vCPUs,"
+echo "   1 GiB, THP always) and sends randwalk (256 MiB, 1.5 M reads) unprofiled (A) and profiled at"
+echo "   $hz Hz (B) after a warm-up, in the order A B, B A, A B, ...; each boot's figure is the median"
+echo "   of B/A - 1, and its mean with the standard error; the host's load average is printed beside it"
+# Values of B/A - 1 on stdin, one a line: "median M, mean A +- SE (N pairs)".
+# The median first: a burst of host noise moves a pair, not the median.
+pair_stats() {
+	grep . | sort -g | awk '
+		{ v[NR] = $1; s += $1; ss += $1 * $1 }
+		END {
+			n = NR
+			if (n < 2) { print "n/a"; exit }
+			med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+			m = s / n; sd = sqrt((ss - n * m * m) / (n - 1))
+			printf "median %+.2f%%, mean %+.2f%% +- %.2f%% (%d pairs)", med * 100, m * 100, sd / sqrt(n) * 100, n
+		}'
+}
+RW="/opt/vmtax/bin/randwalk --size-mib 256 --reads 1500000 --seed 1"
+allq=""
+i=0
+while [ $i -lt "$GBOOTS" ]; do
+	req="$W/pairs$i.req"
+	{
+		echo '{"type":"set-thp","enabled":"always"}'
+		echo "{\"type\":\"run\",\"cmd\":\"$RW\"}"
+		j=0
+		while [ $j -lt "$GPAIRS" ]; do
+			a="{\"type\":\"run\",\"cmd\":\"$RW\"}"
+			b="{\"type\":\"run\",\"cmd\":\"$RW\",\"profile\":true,\"profile_hz\":$hz}"
+			if [ $((j % 2)) = 0 ]; then echo "$a"; echo "$b"; else echo "$b"; echo "$a"; fi
+			j=$((j + 1))
+		done
+	} >"$req"
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	rc=0
+	"$TOP/build/tests/agent-drive" "$("$VMTAX" image path kernel)" \
+		"$("$VMTAX" image path initrd)" 2 1024 "console=ttyS0 panic=-1" \
+		"$W/pairs$i.console" <"$req" >"$W/pairs$i.ans" 2>"$W/pairs$i.err" || rc=$?
+	# B/A - 1 for each answered pair: the answers after hello, set-thp and
+	# the warm-up, two by two; B is the profiled one of each two.
+	q=$(jq -r 'select(.type == "run") | .result.elapsed_s // "x"' "$W/pairs$i.ans" |
+		tail -n +2 | awk -v n="$GPAIRS" '
+		{ t[NR] = $1 }
+		END {
+			for (j = 0; j < n && 2 * j + 2 <= NR; j++) {
+				a = t[2 * j + 1]; b = t[2 * j + 2]
+				if (a == "x" || b == "x") break
+				if (j % 2) { x = a; a = b; b = x }
+				printf "%.6f\n", b / a - 1
+			}
+		}')
+	allq="$allq $q"
+	st=$(echo "$q" | pair_stats)
+	if [ "$st" = "n/a" ]; then
+		printf '   boot %d: fewer than 2 pairs answered (agent-drive exit %d)\n' "$i" "$rc"
+	else
+		printf '   boot %d (load %s): B/A - 1 = %s at %s Hz\n' "$i" "$load" "$st" "$hz"
+	fi
+	if [ "$rc" != 0 ]; then
+		echo "     agent-drive exit $rc: the guest stopped answering; its console says:"
+		grep -m1 -A3 'soft lockup\|BUG:\|Kernel panic' "$W/pairs$i.console" | sed 's/^/     console: /' || true
+	fi
+	i=$((i + 1))
+done
+pairs=$(echo "$allq" | tr ' ' '\n' | pair_stats)
+echo "   guest pairs, all boots: B/A - 1 = $pairs"
+printf '   profile overhead: bare metal %+.2f%% elapsed, %+.2f%% cpu; guest (%s) pairs %s; guest profile run vs samples %+.2f%% elapsed, %+.2f%% cpu\n' \
+	"$bare_e" "$bare_c" "$(jq -r .run.host.accel "$W/gp0/results.json")" "$pairs" \
 	"$(echo "($sgb / $sga - 1) * 100" | bc -l)" "$(echo "($sgcb / $sgca - 1) * 100" | bc -l)"
 fi
