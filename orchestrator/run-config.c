@@ -244,7 +244,9 @@ static const struct cfg_key run_keys[] = {
 		"stacks in profiles/, a differential profile in the report "
 		"(docs/profile.md)"),
     KEY("run", "profile_hz", CFG_DOUBLE, profile_hz, "997", .min = 10,
-	.max = 20000, .help = "samples per second of the profile run"),
+	.max = 20000, .help = "samples per second of the profile run (a TCG "
+			      "guest's default is 127: a sample costs 100 us "
+			      "or more there)"),
     KEY("guest", "image", CFG_ENUM, image, "tiny", .shape = CFG_AXIS,
 	.choices = images, .help = "guest image kind"),
     KEY("guest", "vcpus", CFG_INT, vcpus, "2", .shape = CFG_AXIS, .min = 1,
