@@ -42,6 +42,14 @@ char *fmt_profile_summary(char *buf, size_t len, const struct report_cell *c)
 		n += (size_t)snprintf(buf + n, len - n,
 				      ", run %+.1f%% vs the samples",
 				      p->overhead * 100);
+	/* How far the samples themselves spread about their mean: a profile
+	 * run inside that span is within the cell's own noise. */
+	if (!isnan(p->overhead) && c->elapsed.n >= 2 && c->elapsed.mean > 0 &&
+	    n < len)
+		n += (size_t)snprintf(
+		    buf + n, len - n, " (they span %+.1f%% to %+.1f%%)",
+		    (c->elapsed.min / c->elapsed.mean - 1) * 100 + 0.0,
+		    (c->elapsed.max / c->elapsed.mean - 1) * 100 + 0.0);
 	if (p->folded && n < len)
 		snprintf(buf + n, len - n, ", %s", p->folded);
 	return buf;
