@@ -39,6 +39,7 @@
 #include "lab.h"
 #include "lab-session.h"
 #include "matrix.h"
+#include "profile-sample.h"
 #include "report.h"
 #include "results-file.h"
 #include "run-config.h"
@@ -165,7 +166,7 @@ static int lab_run(int argc, char **argv)
 	struct lab l;
 	json_t *state = NULL;
 	bool inner_resume = false;
-	char *abs = NULL;
+	char *abs = NULL, *tcg_hz = NULL;
 	int ret = EXIT_USAGE, opt, rc = -1;
 
 	memset(&l, 0, sizeof(l));
@@ -224,6 +225,20 @@ static int lab_run(int argc, char **argv)
 	host_facts_read(&facts);
 	if (lab_config_check(&l.cfg, &l.m, &facts) < 0)
 		goto out;
+	/*
+	 * Every cell of a lab run runs on TCG-emulated hardware, the lab's
+	 * own "bare metal" and its KVM guests alike, where a sample costs 10
+	 * to 20 times what it costs a real CPU (docs/profile.md, Cost).
+	 */
+	if (!resume && l.cfg.profile &&
+	    !config_is_set(&l.cfg, "run", "profile_hz")) {
+		tcg_hz = xasprintf("run.profile_hz=%g", PROFILE_TCG_HZ);
+		l.sets = xrealloc(l.sets, (l.nsets + 1) * sizeof(*l.sets));
+		l.sets[l.nsets++] = tcg_hz;
+		note("lab: every cell runs on emulated hardware: the profile "
+		     "samples at %g Hz unless run.profile_hz is set",
+		     PROFILE_TCG_HZ);
+	}
 	if (guest_bindir_find(l.bindir, sizeof(l.bindir)) < 0)
 		goto out;
 	if (!resume) {
@@ -313,6 +328,7 @@ out:
 	free(l.dir);
 	free(abs);
 	free(l.sets);
+	free(tcg_hz);
 	json_decref(state);
 	return ret;
 }
