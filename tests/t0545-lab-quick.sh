@@ -5,7 +5,8 @@
 # the run inside is stopped and keeps its samples, the lab's disk is kept,
 # this host is left as it was, and the resumed run boots the same disk and
 # finishes the cells.  Then what KVM saw: the module parameter read back,
-# named exit reasons, pages_2m with NPT on.  The full table is
+# named exit reasons, pages_2m with NPT on; and a profile per cell, at the
+# lab's rate (profile = on: docs/profile.md).  The full table is
 # tests/slow/t0540-lab-npt.sh.  The first run builds the lab image (about 7
 # minutes from scratch here; cached afterwards).  The resumed run's lab is
 # suspended (virsh suspend) once its run has started: a lab that hangs
@@ -22,7 +23,7 @@ virsh -q domcapabilities --virttype qemu 2>/dev/null | grep -q "<model.*>EPYC<" 
 
 thp_before=$(thp_get enabled)
 huge_before=$(cat /proc/sys/vm/nr_hugepages)
-SETS="--set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=1"
+SETS="--set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=1 --set run.profile=on"
 
 test_expect_success 'a lab run stopped with SIGTERM after its first guest cell' '
 	(cd "$TOP" && exec "$VMTAX" lab run configs/lab-npt.ini --out "$TRASH/lab" $SETS) 2>err1 &
@@ -85,6 +86,16 @@ test_expect_success 'kvm_amd npt read back as asked; named exit reasons; pages_2
 	jq -r "[.cells[].samples[].kvm.exits_by_reason[]?.reason] | unique | .[]" lab/results.json >reasons &&
 	grep -x npf reasons && grep -x "PF excp" reasons &&
 	jq -e "[.cells[] | select(.env.paging == \"npt\") | .samples[-1].kvm.pages_2m] | .[0] > 0" lab/results.json
+'
+
+test_expect_success 'a profile in every cell, at the lab rate the terminal named; NPT off has a differential one' '
+	grep "lab: every cell runs on emulated hardware: the profile samples at 127 Hz" err1 &&
+	jq -e "[.cells[].observed.profile | .freq_hz == 127 and .samples > 0] | length == 3 and all" lab/results.json &&
+	for f in $(jq -r ".cells[].observed.profile.folded" lab/results.json); do
+		test -s "lab/$f" || exit 1
+	done &&
+	grep -A1 "NPT off" lab/report.txt | grep -q "cell guest/paging=shadow" &&
+	sed -n "/NPT off/,\$p" lab/report.txt | grep "vs baseline: [-+][0-9.]*% = "
 '
 
 test_expect_success 'the reports say emulated hardware' '
