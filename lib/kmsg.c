@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util.h"
+
 /*
  * What the kernel prints when a CPU stops making progress (kernel/watchdog.c,
  * kernel/watchdog_hld.c, kernel/rcu/tree_stall.h), e.g. an exec looping in
@@ -31,16 +33,12 @@ bool kmsg_stuck_record(const char *rec, size_t len, char *out, size_t outlen)
 	msg++;
 	end = memchr(msg, '\n', len - (size_t)(msg - rec));
 	n = end ? (size_t)(end - msg) : len - (size_t)(msg - rec);
-	for (size_t i = 0; i < sizeof(stuck_marks) / sizeof(*stuck_marks); i++) {
-		size_t m = strlen(stuck_marks[i]);
-
-		for (size_t k = 0; k + m <= n; k++) {
-			if (memcmp(msg + k, stuck_marks[i], m))
-				continue;
-			if (outlen)
-				snprintf(out, outlen, "%.*s", (int)n, msg);
-			return true;
-		}
+	for (size_t i = 0; i < ARRAY_SIZE(stuck_marks); i++) {
+		if (!memmem(msg, n, stuck_marks[i], strlen(stuck_marks[i])))
+			continue;
+		if (outlen)
+			snprintf(out, outlen, "%.*s", (int)n, msg);
+		return true;
 	}
 	return false;
 }

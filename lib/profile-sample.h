@@ -43,7 +43,8 @@
 #define PROFILE_DEFAULT_HZ 997.0
 /*
  * A TCG guest's default: a sample costs 100 us or more of emulation there;
- * at 127 Hz the profile run costs ~1% (docs/profile.md, Cost), at 251 Hz ~4%.
+ * at 127 Hz the profile run costs some 2 to 3% (docs/profile.md, Cost),
+ * at 251 Hz some 4%.
  */
 #define PROFILE_TCG_HZ 127.0
 

@@ -555,8 +555,9 @@ static int guest_profile(struct run *r, struct cell_run *cr,
 		return -EPIPE;
 	}
 	json_object_set_new(args, "profile", json_true());
-	/* Under TCG a sample costs ~100 us of emulation (docs/profile.md):
-	 * unless profile_hz was set, sample a TCG guest 8x less often. */
+	/* Under TCG a sample costs 100 us or more of emulation
+	 * (docs/profile.md): unless profile_hz was set, sample a TCG guest
+	 * at PROFILE_TCG_HZ. */
 	json_object_set_new(
 		args, "profile_hz",
 		json_real(!config_is_set(&r->cfg, "run", "profile_hz") &&

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "kmsg.h"
+#include "util.h"
 
 struct row {
 	const char *rec; /* as one read() of /dev/kmsg returns it */
@@ -46,7 +47,7 @@ static const struct row rows[] = {
 static void test_rows(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
 		char out[256] = "";
 		bool got = kmsg_stuck_record(rows[i].rec, strlen(rows[i].rec),
 					     out, sizeof(out));
