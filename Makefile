@@ -76,11 +76,11 @@ $(B)/vmtax: $(B)/obj/orchestrator/main.o $(B)/libvmtax.a
 
 build/bin/vmtax-agent: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard guest-image/agent*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(AGENT_CFLAGS) -static -o $@ $(AGENT_SRCS) -ljansson $(LIBERTY)
+	$(CC) $(AGENT_CFLAGS) -static -o $@ $(AGENT_SRCS) -ljansson $(LIBERTY) -lm
 
 build/bin/vmtax-agent-test: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard guest-image/agent*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(AGENT_CFLAGS) -DVMTAX_AGENT_TEST -static -o $@ $(AGENT_SRCS) -ljansson $(LIBERTY)
+	$(CC) $(AGENT_CFLAGS) -DVMTAX_AGENT_TEST -static -o $@ $(AGENT_SRCS) -ljansson $(LIBERTY) -lm
 
 # Frame pointers, leaf functions' too, so the profiler's user call chains
 # (walked by the kernel through them) reach main (docs/profile.md); the

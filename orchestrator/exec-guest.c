@@ -513,9 +513,14 @@ static int guest_sample(struct run *r, struct cell_run *cr, long idx,
 	struct guest *g = cr->priv;
 	json_t *j = NULL;
 	bool kvm_begun = false;
+	long anon_kb;
 	int ret;
 
 	(void)idx;
+	/* The guest's backing as the sample begins: a guest kept up across
+	 * interleaved rounds must keep what its boot gave it (run-rounds.c). */
+	if (host_anon_huge_kb("", vm_qemu_pid(g->vm), &anon_kb) < 0)
+		anon_kb = -1;
 	kvm_begun = g->kvm && kvm_sampler_begin(g->kvm) == 0;
 	ret = guest_call_run(r, cr->cell, &g->a, r->cfg.wl.run, true, &j, why, len);
 	if (ret < 0) {
@@ -537,6 +542,8 @@ static int guest_sample(struct run *r, struct cell_run *cr, long idx,
 		json_object_set_new(j, "kvm_why",
 				    json_string("cannot follow this guest's KVM stats"));
 	}
+	json_object_set_new(j, "qemu_anon_huge_kb_before",
+			    anon_kb >= 0 ? json_integer(anon_kb) : json_null());
 	*sj = j;
 	return 0;
 }

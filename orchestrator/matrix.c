@@ -96,6 +96,7 @@ enum field {
 	F_CMDLINE,
 	F_GUEST_KNOB,
 	F_PARAM,
+	F_REPLICA,
 };
 
 /* What the expansion needs beside each struct axis. */
@@ -158,6 +159,9 @@ static void add_axis(struct build *b, const char *name, const char *key,
 		a->numbers = NULL;
 	}
 }
+
+static char *replica_v[] = {"a", "b"};
+static const struct cfg_list replica_values = {replica_v, 2};
 
 static void add_axes(struct build *b)
 {
@@ -230,6 +234,12 @@ static void add_axes(struct build *b)
 			 c->wl.params[i].values.n > 1, &c->wl.params[i].values,
 			 F_PARAM, i);
 	}
+	/* An A/A run ([run] replicas = 2, vmtax calibrate): every cell twice,
+	 * last in the id, so that a replica's ids are the run's plus
+	 * "/replica=a". */
+	if (c->replicas > 1)
+		add_axis(b, MATRIX_REPLICA_AXIS, "run.replicas", AXIS_REPLICA,
+			 APPLIES_ALL, true, &replica_values, F_REPLICA, 0);
 }
 
 static bool applies(const struct axis *a, enum where w)
@@ -322,6 +332,8 @@ static void make_cell(const struct build *b, enum where w, const size_t *idx,
 		case F_PARAM:
 			x->params[s->index] =
 			    (struct cell_kv){c->wl.params[s->index].name, v};
+			break;
+		case F_REPLICA:
 			break;
 		}
 		if (a && !m->axes[a].in_id)
@@ -447,7 +459,9 @@ int matrix_expand(const struct config *c, struct matrix *m)
 	if (!*c->baseline)
 		m->baseline = 0;
 	for (i = 0; *c->baseline && i < m->ncells; i++)
-		if (!strcmp(m->cells[i].id, c->baseline))
+		if (!strcmp(m->cells[i].id, c->baseline) ||
+		    (c->replicas > 1 &&
+		     matrix_is_replica_of(m->cells[i].id, c->baseline, "a")))
 			m->baseline = i;
 	if (m->baseline == m->ncells) {
 		config_error(c, "run", "baseline",
@@ -470,6 +484,14 @@ out:
 	if (ret < 0)
 		matrix_release(m);
 	return ret;
+}
+
+bool matrix_is_replica_of(const char *id, const char *base, const char *rep)
+{
+	size_t n = strlen(base);
+
+	return !strncmp(id, base, n) && !strncmp(id + n, "/" MATRIX_REPLICA_AXIS "=", sizeof(MATRIX_REPLICA_AXIS) + 1) &&
+	       !strcmp(id + n + sizeof(MATRIX_REPLICA_AXIS) + 1, rep);
 }
 
 void matrix_release(struct matrix *m)

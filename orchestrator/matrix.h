@@ -37,6 +37,8 @@
 #include "run-config.h"
 
 #define MATRIX_MAX_CELLS 10000
+/* The axis of an A/A run's copies ([run] replicas; vmtax calibrate). */
+#define MATRIX_REPLICA_AXIS "replica"
 
 /* ---- the classic settings: one table each, NAME_name()/NAME_parse() ---- */
 
@@ -78,6 +80,7 @@ enum axis_kind {
 			  * cmdline */
 	AXIS_GUEST_KNOB, /* [guest] sysctl.X, mm.X */
 	AXIS_PARAM,	 /* a workload parameter */
+	AXIS_REPLICA,	 /* [run] replicas = 2: "a", "b" (an A/A run) */
 };
 
 enum axis_applies { APPLIES_ALL, APPLIES_GUEST };
@@ -146,6 +149,8 @@ struct matrix {
  */
 int matrix_expand(const struct config *c, struct matrix *m);
 void matrix_release(struct matrix *m);
+/* Whether ID is cell BASE's replica REP ("BASE/replica=REP"). */
+bool matrix_is_replica_of(const char *id, const char *base, const char *rep);
 
 /*
  * results.json per docs/axes.md: the top-level "axes" array (the axes in

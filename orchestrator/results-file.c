@@ -209,6 +209,8 @@ int results_save(struct run *r)
 
 	for (i = 0; i < r->ncells; i++)
 		json_array_append_new(cells, cell_json_new(r, i));
+	if (r->schedule)
+		json_object_set(r->head, "schedule", r->schedule);
 	json_object_set_new(r->head, "cells", cells);
 	s = json_dumps(r->head, JSON_INDENT(2));
 	json_object_del(r->head, "cells");
@@ -360,16 +362,22 @@ int results_resume_check(struct run *r, json_t *old, bool force)
 }
 
 /* A sample's counts into its cell's state. */
-static void state_add_sample(struct cell_state *st, json_t *sj)
+static void state_add_sample(struct run *r, struct cell_state *st,
+			     json_t *sj)
 {
+	json_t *round = json_object_get(sj, "round");
+
 	const char *status = json_string_value(json_object_get(sj, "status"));
 
 	json_array_append(st->samples, sj);
 	st->nsamples++;
-	/* Later guests of the cell count on from the last boot recorded. */
+	/* Later guests of the cell count on from the last boot recorded, and
+	 * later rounds from the last round. */
 	if (json_is_integer(json_object_get(sj, "boot")) &&
 	    json_integer_value(json_object_get(sj, "boot")) >= st->boots)
 		st->boots = json_integer_value(json_object_get(sj, "boot")) + 1;
+	if (json_is_integer(round) && json_integer_value(round) >= r->next_round)
+		r->next_round = json_integer_value(round) + 1;
 	if (status && !strcmp(status, "ok") &&
 	    json_is_number(json_object_get(sj, "metric")))
 		st->nok++;
@@ -401,7 +409,7 @@ static void take_late_samples(struct run *r)
 				continue;
 			if (json_integer_value(json_object_get(sj, "index")) ==
 			    st->nsamples)
-				state_add_sample(st, sj);
+				state_add_sample(r, st, sj);
 		}
 		json_decref(j);
 	}
@@ -446,7 +454,7 @@ int results_resume_apply(struct run *r, json_t *old)
 		st->samples = json_array();
 		samples = json_object_get(cj, "samples");
 		for (k = 0; k < json_array_size(samples); k++)
-			state_add_sample(st, json_array_get(samples, k));
+			state_add_sample(r, st, json_array_get(samples, k));
 		/* A cell that ended keeps why; a pending one samples on. */
 		reason = json_string_value(json_object_get(cj, "stop_reason"));
 		if (reason && st->status != CELL_PENDING &&
@@ -454,6 +462,9 @@ int results_resume_apply(struct run *r, json_t *old)
 			st->stop = STOP_NONE;
 	}
 	take_late_samples(r);
+	/* Interleaved rounds shuffle as the run began them. */
+	r->seed = (unsigned long long)json_integer_value(
+		json_object_get(json_object_get(old, "schedule"), "seed"));
 	/* A run begun before axes existed gets them now: every cell has its
 	 * own, so the run must have them too. */
 	if (!json_object_get(r->head, "axes"))

@@ -27,6 +27,8 @@
 
 static const char *const images[] = {"tiny", "debian", NULL};
 static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
+/* [run] order: sampling.md; run_rounds() is "interleaved". */
+static const char *const orders[] = {"interleaved", "cells", NULL};
 /* The lab host's CPU models: lab.h knows what each offers. */
 static const char *const lab_cpus[] = {"EPYC", NULL};
 static const char *const thp_modes[] = {"always", "madvise", "never", NULL};
@@ -150,10 +152,17 @@ static int finish_max_repeat(const struct cfg_key *k, void *obj,
 	return 0;
 }
 
+/*
+ * boots, order and replicas together (docs/sampling.md).  boots = 0 is
+ * "auto": 2 for the guest cells of interleaved rounds (boots are a level
+ * of the repetition model), 1 for order = cells.  More boots than samples,
+ * or replicas (an A/A run) outside interleaved rounds, are refused.
+ */
 static int finish_boots(const struct cfg_key *k, void *obj,
 			const struct cfg_origin *o, char *msg, size_t len)
 {
 	struct config *c = obj;
+	bool cells = !strcmp(c->order, "cells");
 
 	(void)k;
 	(void)o;
@@ -164,6 +173,16 @@ static int finish_boots(const struct cfg_key *k, void *obj,
 			 c->boots, c->repeat);
 		return -EINVAL;
 	}
+	if (cells && c->replicas > 1) {
+		snprintf(msg, len,
+			 "replicas = %ld needs order = interleaved (the "
+			 "replicas of a cell are compared round by round)",
+			 c->replicas);
+		return -EINVAL;
+	}
+	c->boots_auto = c->boots == 0;
+	if (c->boots_auto)
+		c->boots = cells || c->repeat < 2 ? 1 : 2;
 	return 0;
 }
 
@@ -211,10 +230,21 @@ static const struct cfg_key run_keys[] = {
     KEY("run", "max_repeat", CFG_INT, max_repeat, NULL, .min = 1,
 	.max = 10000, .finish = finish_max_repeat,
 	.help = "samples a cell may take with a target (default: repeat)"),
-    KEY("run", "boots", CFG_INT, boots, "1", .min = 1, .max = 1000,
+    KEY("run", "order", CFG_ENUM, order, "interleaved", .choices = orders,
+	.help = "interleaved: every round samples each cell once, shuffled, "
+		"guests kept up (groups where host settings differ); cells: "
+		"one cell after the other"),
+    KEY("run", "seed", CFG_INT, seed, "0", .min = 0, .max = 2147483647L,
+	.help = "seed of the rounds' shuffle and the bootstrap (0: from the "
+		"clock; the one used is recorded)"),
+    KEY("run", "replicas", CFG_INT, replicas, "1", .min = 1, .max = 2,
+	.help = "copies of every cell in the same rounds (2: an A/A run; "
+		"vmtax calibrate sets it)"),
+    KEY("run", "boots", CFG_INT, boots, "0", .min = 0, .max = 1000,
 	.finish = finish_boots,
-	.help = "fresh guests a guest cell's samples are spread over (> 1: "
-		"boot means are the units of its interval)"),
+	.help = "fresh guests a guest cell's samples are spread over (0: "
+		"auto, 2 with order = interleaved; > 1: boot means are the "
+		"units of its interval)"),
     KEY("run", "warmup", CFG_INT, warmup, "0", .min = 0, .max = 100,
 	.help =
 	    "unrecorded runs per cell before the samples (fault-in, caches)"),

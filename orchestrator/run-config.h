@@ -59,6 +59,10 @@ struct config {
 	double target;	   /* target_text as a fraction; 0: none */
 	long max_repeat;   /* >= repeat; repeat when not set */
 	long boots;	   /* guests a guest cell's samples spread over */
+	bool boots_auto;   /* boots = 0 in the config: chosen by order */
+	char *order;	   /* "interleaved" | "cells" */
+	long seed;	   /* 0: from the clock */
+	long replicas;	   /* 1, or 2 for an A/A run (vmtax calibrate) */
 	long warmup;
 	char *baseline;
 	double timeout_s;

@@ -45,6 +45,11 @@ static const struct cell_exec_ops *const cell_execs[] = {
 	[WHERE_GUEST] = &cell_exec_guest,
 };
 
+const struct cell_exec_ops *run_exec_of(const struct run *r, int ci)
+{
+	return cell_execs[r->cells[ci].where];
+}
+
 void cell_set_status(struct cell_state *st, enum cell_status s,
 		     const char *reason)
 {
@@ -126,14 +131,14 @@ void console_tail(const char *path)
 }
 
 /* Write results.json; a run directory that cannot be written stops the run. */
-static void save(struct run *r)
+void run_save(struct run *r)
 {
 	if (r->save_failed || results_save(r) == 0)
 		return;
 	r->save_failed = true;
 }
 
-static void slug(const char *id, char *out, size_t len)
+void run_slug(const char *id, char *out, size_t len)
 {
 	size_t i;
 
@@ -161,6 +166,8 @@ static bool record_sample(struct run *r, struct cell_run *cr, long idx,
 	json_object_set_new(sj, "index", json_integer(idx));
 	if (st->boots > 0)
 		json_object_set_new(sj, "boot", json_integer(st->boots - 1));
+	if (cr->round >= 0)
+		json_object_set_new(sj, "round", json_integer(cr->round));
 	if (ok && sample_metric(&r->cfg.wl, res->output, res->elapsed_s,
 				&metric, why, sizeof(why))) {
 		json_object_set_new(sj, "metric", json_real(metric));
@@ -194,7 +201,7 @@ static bool record_sample(struct run *r, struct cell_run *cr, long idx,
 		r->failures++;
 		warn("%s: sample %ld failed: %s", cr->cell->id, idx, why);
 	}
-	save(r);
+	run_save(r);
 	return ok;
 }
 
@@ -217,15 +224,81 @@ static int fresh_boot(struct run *r, const struct cell_exec_ops *ex,
 }
 
 /*
- * The samples of a started cell, with the one retry loop.  Returns 0, or -1
- * when the cell cannot go on (failed, with the reason).
+ * Measured sample IDX of a started cell, with the one retry loop.  Returns
+ * 0 (recorded, ok or not), or -1 when the cell cannot go on (failed, with
+ * the reason; its planned samples that will not run advance the ETA).
+ */
+int run_sample_one(struct run *r, const struct cell_exec_ops *ex,
+		   struct cell_run *cr, long i)
+{
+	struct cell_state *st = cr->st;
+	char why[512], what[64];
+	long attempt;
+
+	cr->in_boot++;
+	for (attempt = 0; attempt <= r->cfg.retries; attempt++) {
+		struct runner_result res;
+		json_t *sj = NULL, *quiet;
+		char *reason;
+		int ret;
+
+		snprintf(what, sizeof(what), "sample %ld/%ld", i + 1,
+			 st->planned);
+		run_progress(r, cr->ci, what);
+		memset(&res, 0, sizeof(res));
+		why[0] = '\0';
+		quiet = run_quiet_wait(r, cr);
+		ret = ex->sample(r, cr, i, &sj, &res, why, sizeof(why));
+		if (ret == 0) {
+			json_object_set_new(sj, "host_quiet", quiet);
+			quiet = NULL;
+			bool ok = record_sample(r, cr, i, sj, &res);
+
+			runner_result_release(&res);
+			if (ok || r->save_failed)
+				return 0;
+			if (attempt < r->cfg.retries)
+				drop_for_retry(r, st);
+			continue;
+		}
+		runner_result_release(&res);
+		json_decref(sj);
+		json_decref(quiet);
+		reason = xasprintf("sample %ld: %s", i, why);
+		err("%s: %s", cr->cell->id, reason);
+		/* A lost executor (a dead or hung guest) costs one
+		 * attempt: the sample is tried again in a fresh one
+		 * (its setup runs again); samples so far stay. */
+		if ((ret == -EPIPE || ret == -ETIMEDOUT) && ex->restart &&
+		    attempt < r->cfg.retries && !run_should_stop(r)) {
+			note("%s: retrying sample %ld in a fresh guest",
+			     cr->cell->id, i + 1);
+			ret = ex->restart(r, cr, reason);
+			free(reason);
+			cr->in_boot = 1;
+			if (ret == 0)
+				continue;
+		} else {
+			cell_fail(st, reason);
+			free(reason);
+		}
+		/* The rest of the cell's samples are not run. */
+		r->samples_done += st->planned - i;
+		r->failures++;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The samples of a started cell, one after the other (order = cells).
+ * Returns 0, or -1 when the cell cannot go on (failed, with the reason).
  */
 static int run_samples(struct run *r, const struct cell_exec_ops *ex,
 		       struct cell_run *cr)
 {
 	struct cell_state *st = cr->st;
-	char why[512], what[64];
-	long i, attempt, per_boot = run_per_boot(r, cr->ci);
+	long i, per_boot = run_per_boot(r, cr->ci);
 
 	for (i = st->nsamples; i < st->planned && !run_should_stop(r); i++) {
 		if (per_boot && cr->in_boot >= per_boot &&
@@ -233,58 +306,8 @@ static int run_samples(struct run *r, const struct cell_exec_ops *ex,
 			r->samples_done += st->planned - i;
 			return -1;
 		}
-		cr->in_boot++;
-		for (attempt = 0; attempt <= r->cfg.retries; attempt++) {
-			struct runner_result res;
-			json_t *sj = NULL, *quiet;
-			char *reason;
-			int ret;
-
-			snprintf(what, sizeof(what), "sample %ld/%ld", i + 1,
-				 st->planned);
-			run_progress(r, cr->ci, what);
-			memset(&res, 0, sizeof(res));
-			why[0] = '\0';
-			quiet = run_quiet_wait(r, cr);
-			ret = ex->sample(r, cr, i, &sj, &res, why, sizeof(why));
-			if (ret == 0) {
-				json_object_set_new(sj, "host_quiet", quiet);
-				quiet = NULL;
-				bool ok = record_sample(r, cr, i, sj, &res);
-
-				runner_result_release(&res);
-				if (ok || r->save_failed)
-					break;
-				if (attempt < r->cfg.retries)
-					drop_for_retry(r, st);
-				continue;
-			}
-			runner_result_release(&res);
-			json_decref(sj);
-			json_decref(quiet);
-			reason = xasprintf("sample %ld: %s", i, why);
-			err("%s: %s", cr->cell->id, reason);
-			/* A lost executor (a dead or hung guest) costs one
-			 * attempt: the sample is tried again in a fresh one
-			 * (its setup runs again); samples so far stay. */
-			if ((ret == -EPIPE || ret == -ETIMEDOUT) && ex->restart &&
-			    attempt < r->cfg.retries && !run_should_stop(r)) {
-				note("%s: retrying sample %ld in a fresh guest",
-				     cr->cell->id, i + 1);
-				ret = ex->restart(r, cr, reason);
-				free(reason);
-				cr->in_boot = 1;
-				if (ret == 0)
-					continue;
-			} else {
-				cell_fail(st, reason);
-				free(reason);
-			}
-			/* The rest of the cell's samples are not run. */
-			r->samples_done += st->planned - i;
-			r->failures++;
+		if (run_sample_one(r, ex, cr, i) < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -295,8 +318,8 @@ static int run_samples(struct run *r, const struct cell_exec_ops *ex,
  * retries, as a lost sample does: a fresh guest in its place, the reason
  * kept in the cell's observed.guest_restarts.
  */
-static int cell_start(struct run *r, const struct cell_exec_ops *ex,
-		      struct cell_run *cr)
+int run_cell_start(struct run *r, const struct cell_exec_ops *ex,
+		   struct cell_run *cr)
 {
 	long attempt;
 	int ret = ex->start(r, cr);
@@ -493,8 +516,8 @@ static int host_knobs_set(struct run *r, const struct cell *c,
 }
 
 /* Set the host for cell CI; -1 with the cell failed or skipped. */
-static int host_prepare(struct run *r, int ci, char *pool, size_t plen,
-			char *orig, size_t olen)
+int run_host_prepare(struct run *r, int ci, char *pool, size_t plen,
+		     char *orig, size_t olen)
 {
 	const struct cell *c = &r->cells[ci];
 	struct cell_state *st = &r->states[ci];
@@ -536,8 +559,8 @@ static int host_prepare(struct run *r, int ci, char *pool, size_t plen,
 }
 
 /* Conclude the cell (cell_conclude()) and say why it stopped sampling. */
-static void cell_finish(struct run *r, struct cell_state *st,
-			enum stop_reason why)
+void run_cell_finish(struct run *r, struct cell_state *st,
+		     enum stop_reason why)
 {
 	cell_conclude(r, st);
 	if (st->status == CELL_FAILED)
@@ -569,10 +592,11 @@ static void run_cell(struct run *r, int ci)
 	cr.ci = ci;
 	cr.cell = &r->cells[ci];
 	cr.st = st;
-	slug(cr.cell->id, cr.slug, sizeof(cr.slug));
-	if (host_prepare(r, ci, pool, sizeof(pool), orig, sizeof(orig)) < 0)
+	run_slug(cr.cell->id, cr.slug, sizeof(cr.slug));
+	cr.round = -1;
+	if (run_host_prepare(r, ci, pool, sizeof(pool), orig, sizeof(orig)) < 0)
 		goto out;
-	if (cell_start(r, ex, &cr) == 0) {
+	if (run_cell_start(r, ex, &cr) == 0) {
 		if (run_samples(r, ex, &cr) < 0) {
 			/* failed: the reason is set */
 		} else if (r->cfg.profile && !run_should_stop(r)) {
@@ -586,7 +610,7 @@ static void run_cell(struct run *r, int ci)
 	ex->stop(r, &cr);
 	/* Without a target the cell is done; with one, the plan says. */
 	if (!(r->cfg.target > 0) || st->status != CELL_PENDING) {
-		cell_finish(r, st, STOP_REPEAT);
+		run_cell_finish(r, st, STOP_REPEAT);
 	} else if (r->stopped || r->save_failed) {
 		cell_set_status(st, CELL_PENDING, "interrupted");
 		st->stop = STOP_INTERRUPTED;
@@ -595,7 +619,29 @@ static void run_cell(struct run *r, int ci)
 	if (*pool && host_set(r->host, pool, orig) < 0)
 		warn("cannot give back the %s pool", pool);
 out:
-	save(r);
+	run_save(r);
+}
+
+/*
+ * Before each sample of interleaved rounds: the host THP and [host] knobs
+ * of cell CI (paging and the hugetlb pool stay as its group set them).
+ * -1 with the cell failed.
+ */
+int run_host_apply(struct run *r, int ci)
+{
+	const struct cell *c = &r->cells[ci];
+	struct cell_state *st = &r->states[ci];
+	char why[512];
+
+	if (host_knobs_set(r, c, st) < 0)
+		return -1;
+	if (host_set(r->host, "thp.enabled", c->host_thp) < 0) {
+		snprintf(why, sizeof(why), "cannot set host THP to '%s'",
+			 c->host_thp);
+		cell_fail(st, why);
+		return -1;
+	}
+	return 0;
 }
 
 void run_engine(struct run *r)
@@ -615,6 +661,12 @@ void run_engine(struct run *r)
 			r->samples_total += st->planned - st->nsamples;
 	}
 	r->samples_done = 0;
+	if (!strcmp(r->cfg.order, "interleaved")) {
+		run_rounds(r);
+		return;
+	}
+	json_decref(r->schedule);
+	r->schedule = json_pack("{s:s}", "order", "cells");
 	for (round = 0;; round++) {
 		for (i = 0; i < r->ncells && !run_should_stop(r); i++) {
 			struct cell_state *st = &r->states[i];
@@ -634,9 +686,9 @@ void run_engine(struct run *r)
 		for (i = 0; i < r->ncells; i++)
 			if (r->states[i].status == CELL_PENDING &&
 			    r->states[i].stop != STOP_NONE)
-				cell_finish(r, &r->states[i],
+				run_cell_finish(r, &r->states[i],
 					    r->states[i].stop);
-		save(r);
+		run_save(r);
 		if (!more)
 			break;
 		note("round %d: %ld more samples for the cells whose interval "
@@ -681,6 +733,7 @@ void run_release(struct run *r)
 	}
 	free(r->states);
 	json_decref(r->head);
+	json_decref(r->schedule);
 	matrix_release(&r->matrix);
 	free(r->rundir);
 	free(r->results_path);

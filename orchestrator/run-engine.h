@@ -115,6 +115,11 @@ struct run {
 	const char *const *sets; /* --set overrides, kept for --resume */
 	size_t nsets;
 	volatile sig_atomic_t *stop_signals; /* the one signal flag */
+	/* order = interleaved (run-rounds.c): the shuffle's seed and what
+	 * the schedule was (results.json "schedule"; NULL for order = cells) */
+	unsigned long long seed;
+	json_t *schedule;
+	long next_round;	/* the next round's number, across groups */
 };
 
 /* One cell while it runs: what an executor gets. */
@@ -124,6 +129,8 @@ struct cell_run {
 	struct cell_state *st;
 	char slug[256];		/* the id as a file name */
 	long in_boot;		/* samples taken in the current guest */
+	long round;		/* interleaved: the round of the sample being
+				 * taken (recorded as its "round"); -1: none */
 	void *priv;		/* the executor's own */
 	int own_pid;		/* the executor's process (QEMU), or 0: its
 				 * runnable threads are not "other" tasks */
@@ -163,6 +170,14 @@ void cell_profile(struct run *r, const struct cell_exec_ops *ex,
 
 /* Run every cell; the run ends early on a stop request or max_failures. */
 void run_engine(struct run *r);
+/*
+ * order = interleaved (run-rounds.c, docs/sampling.md): the guests of a
+ * group of cells that share host settings stay up together, and each round
+ * takes one sample of every cell of the group and of the bare-metal cells
+ * its guests tolerate, in a shuffled order; guests are replaced between
+ * boot epochs ([run] boots).  Called by run_engine().
+ */
+void run_rounds(struct run *r);
 void run_release(struct run *r);
 
 /*
@@ -175,6 +190,30 @@ long run_sampling_plan(struct run *r);
 long run_per_boot(const struct run *r, int ci);
 /* Whether cell CI's interval is over boot means rather than samples. */
 bool run_unit_is_boot(const struct run *r, int ci);
+
+/* ---- the engine's own parts (run-engine.c), shared by run-rounds.c ---- */
+
+const struct cell_exec_ops *run_exec_of(const struct run *r, int ci);
+/* Write results.json; one that cannot be written stops the run. */
+void run_save(struct run *r);
+/* A cell id as a file name ('/' and '=' as '_'). */
+void run_slug(const char *id, char *out, size_t len);
+/* Host settings of cell CI (paging, knobs, THP, its hugetlb pool: the
+ * pool's knob into POOL and its size before into ORIG); -1 with the cell
+ * failed or skipped. */
+int run_host_prepare(struct run *r, int ci, char *pool, size_t plen,
+		     char *orig, size_t olen);
+/* THP and [host] knobs only, before each interleaved sample. */
+int run_host_apply(struct run *r, int ci);
+/* Start the cell's executor, replacing a guest that dies first. */
+int run_cell_start(struct run *r, const struct cell_exec_ops *ex,
+		   struct cell_run *cr);
+/* Sample IDX with the one retry loop: 0, or -1 with the cell failed. */
+int run_sample_one(struct run *r, const struct cell_exec_ops *ex,
+		   struct cell_run *cr, long idx);
+/* Conclude a cell and say why it stopped sampling. */
+void run_cell_finish(struct run *r, struct cell_state *st,
+		     enum stop_reason why);
 
 /* ---- for executors ---- */
 

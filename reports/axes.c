@@ -13,6 +13,7 @@
 static const char *const fixed_axes[] = {
     "where",  "paging", "host-thp", "guest-thp", "backing", "image",
     "kernel", "initrd", "vcpus",    "memory",	 "cmdline",
+    "replica", /* MATRIX_REPLICA_AXIS (orchestrator/matrix.h): an A/A run */
 };
 
 long report_find_axis(const struct report *r, const char *name)

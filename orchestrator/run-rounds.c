@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * order = interleaved: paired, interleaved rounds (docs/sampling.md,
+ * "Interleaved rounds").  A slow drift of the host (this host is itself a
+ * virtual machine; shared lab machines and cloud instances drift the same
+ * way) lands on every cell of a round alike, and a cell's ratio to the
+ * baseline measured round by round cancels it (Abedi & Brecht, ICPE 2017;
+ * duet benchmarking, ICPE 2020).
+ *
+ * Groups.  The guests of a group stay up for its rounds.  Guests whose host
+ * settings differ cannot be up together: paging needs kvm_amd/kvm_intel
+ * reloaded with no guest running, a hugetlb-backed guest owns its pool, and
+ * a guest booted under host THP never would have its memory collapsed by
+ * khugepaged (and new faults served huge) while the host runs at always or
+ * madvise for another cell.  So guest cells are grouped by (paging, host
+ * THP, [host] knobs, backing), hugetlb-backed ones alone, groups split
+ * where their guests' memory would not fit in MemAvailable.  A bare-metal
+ * cell joins every group whose guests tolerate its settings (same [host]
+ * knobs; THP anything but a guest-at-never group's switch to a THP mode),
+ * so a bare-metal cell sampled in two groups bridges them (the reports pair
+ * through it: reports/stats-paired.h).  Bare-metal cells no group takes
+ * form a group of their own.
+ *
+ * Boots.  A guest group's rounds are split into [run] boots epochs; every
+ * guest of the group is replaced (a fresh boot, setup and warm-up) between
+ * epochs, so each guest cell's samples come from boots guests and boots
+ * are a level of the repetition model (Kalibera & Jones, ISMM 2013).
+ *
+ * Each round takes one sample of every cell of the group that still needs
+ * one, in an order shuffled by the run's seed and the round's number (so a
+ * resumed run shuffles its rounds as the original would have); each
+ * sample records its "round".  Before every sample the host's THP and
+ * [host] knobs are set for the cell about to run.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "rng.h"
+#include "run-engine.h"
+#include "util.h"
+
+/* A guest group's guests may take this share of MemAvailable. */
+#define ROUNDS_MEM_SHARE 0.7
+
+struct rslot {
+	int ci;
+	struct cell_run cr;
+	bool started; /* its executor is up */
+	long quota;   /* samples it takes in this group */
+	long taken;
+};
+
+struct rgroup {
+	int *cells; /* guest cells first, then bare-metal cells */
+	size_t nguests, ncells;
+	char *why;  /* owned: what the group shares */
+};
+
+static void group_add(struct rgroup *g, int ci)
+{
+	g->cells = xrealloc(g->cells, (g->ncells + 1) * sizeof(*g->cells));
+	g->cells[g->ncells++] = ci;
+}
+
+static bool same_knobs(const struct cell *a, const struct cell *b)
+{
+	size_t i;
+
+	if (a->nhost_knobs != b->nhost_knobs)
+		return false;
+	for (i = 0; i < a->nhost_knobs; i++)
+		if (strcmp(a->host_knobs[i].value, b->host_knobs[i].value))
+			return false;
+	return true;
+}
+
+/* Whether guest cells A and B may be up at once. */
+static bool same_host(const struct cell *a, const struct cell *b)
+{
+	return a->paging == b->paging && !strcmp(a->host_thp, b->host_thp) &&
+	       a->backing == b->backing && a->backing == BACKING_THP &&
+	       same_knobs(a, b);
+}
+
+/* Whether the guests of a group led by guest cell G tolerate the host
+ * switched to bare-metal cell B's settings for one sample. */
+static bool tolerates(const struct cell *g, const struct cell *b)
+{
+	if (!same_knobs(g, b))
+		return false;
+	return strcmp(g->host_thp, "never") || !strcmp(b->host_thp, "never");
+}
+
+static unsigned long long mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[256];
+	unsigned long long kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+/* Group the pending cells (see the top of this file); returns the count. */
+static size_t make_groups(struct run *r, struct rgroup **out)
+{
+	struct rgroup *gs = NULL;
+	size_t ng = 0, k, j;
+	unsigned long long budget = mem_available() * ROUNDS_MEM_SHARE;
+	unsigned long long *used = NULL;
+	bool *placed = xcalloc((size_t)r->ncells, sizeof(*placed));
+	int ci;
+
+	for (ci = 0; ci < r->ncells; ci++) {
+		const struct cell *c = &r->cells[ci];
+
+		if (c->where != WHERE_GUEST ||
+		    r->states[ci].status != CELL_PENDING)
+			continue;
+		for (k = 0; k < ng; k++)
+			if (same_host(&r->cells[gs[k].cells[0]], c) &&
+			    (!budget || used[k] + c->memory <= budget))
+				break;
+		if (k == ng) {
+			gs = xrealloc(gs, (ng + 1) * sizeof(*gs));
+			used = xrealloc(used, (ng + 1) * sizeof(*used));
+			memset(&gs[ng], 0, sizeof(*gs));
+			used[ng++] = 0;
+		}
+		group_add(&gs[k], ci);
+		gs[k].nguests++;
+		used[k] += c->memory;
+	}
+	for (k = 0; k < ng; k++) {
+		const struct cell *lead = &r->cells[gs[k].cells[0]];
+
+		for (ci = 0; ci < r->ncells; ci++)
+			if (r->cells[ci].where == WHERE_BARE &&
+			    r->states[ci].status == CELL_PENDING &&
+			    tolerates(lead, &r->cells[ci])) {
+				group_add(&gs[k], ci);
+				placed[ci] = true;
+			}
+	}
+	for (ci = 0; ci < r->ncells; ci++) {
+		if (r->cells[ci].where != WHERE_BARE || placed[ci] ||
+		    r->states[ci].status != CELL_PENDING)
+			continue;
+		for (k = 0; k < ng && gs[k].nguests; k++)
+			;
+		if (k == ng) {
+			gs = xrealloc(gs, (ng + 1) * sizeof(*gs));
+			memset(&gs[ng++], 0, sizeof(*gs));
+		}
+		group_add(&gs[k], ci);
+	}
+	for (k = 0; k < ng; k++) {
+		const struct cell *lead = &r->cells[gs[k].cells[0]];
+		char *s;
+
+		if (!gs[k].nguests) {
+			gs[k].why = xstrdup("bare-metal cells that no guest "
+					    "group can take");
+			continue;
+		}
+		s = xasprintf("guests with host THP %s%s%s%s", lead->host_thp,
+			      lead->paging > PAGING_AUTO ? ", paging " : "",
+			      lead->paging > PAGING_AUTO
+				      ? paging_name(lead->paging)
+				      : "",
+			      lead->backing != BACKING_THP ? ", hugetlb" : "");
+		for (j = 0; j < lead->nhost_knobs; j++) {
+			char *t = xasprintf("%s, %s=%s", s,
+					    lead->host_knobs[j].name,
+					    lead->host_knobs[j].value);
+
+			free(s);
+			s = t;
+		}
+		gs[k].why = s;
+	}
+	free(placed);
+	free(used);
+	*out = gs;
+	return ng;
+}
+
+static void groups_free(struct rgroup *gs, size_t ng)
+{
+	size_t k;
+
+	for (k = 0; k < ng; k++) {
+		free(gs[k].cells);
+		free(gs[k].why);
+	}
+	free(gs);
+}
+
+/* results.json "schedule": the order, the seed and the groups. */
+static void schedule_record(struct run *r, const struct rgroup *gs,
+			    size_t ng)
+{
+	json_t *groups = json_array();
+	size_t k, j;
+
+	for (k = 0; k < ng; k++) {
+		json_t *ids = json_array();
+
+		for (j = 0; j < gs[k].ncells; j++)
+			json_array_append_new(
+				ids, json_string(r->cells[gs[k].cells[j]].id));
+		json_array_append_new(groups,
+				      json_pack("{s:o, s:s, s:I}", "cells", ids,
+						"shares", gs[k].why, "guests",
+						(json_int_t)gs[k].nguests));
+	}
+	json_decref(r->schedule);
+	r->schedule = json_pack("{s:s, s:I, s:I, s:o, s:s}", "order",
+				"interleaved", "seed", (json_int_t)r->seed,
+				"boots", (json_int_t)r->cfg.boots, "groups",
+				groups, "why",
+				ng > 1 ? "guests whose host settings differ "
+					 "cannot be up at once (paging, "
+					 "hugetlb pools, or a host THP "
+					 "switch that khugepaged would apply "
+					 "to a live guest): interleaved "
+					 "within each group, the groups one "
+					 "after the other"
+				       : "one group: every cell in every round");
+}
+
+static void slot_stop(struct run *r, struct rslot *s)
+{
+	if (!s->cr.priv && !s->started)
+		return;
+	run_exec_of(r, s->ci)->stop(r, &s->cr);
+	s->started = false;
+}
+
+static bool slot_wants(const struct run *r, const struct rslot *s)
+{
+	const struct cell_state *st = &r->states[s->ci];
+
+	return st->status == CELL_PENDING && s->taken < s->quota &&
+	       st->nsamples < st->planned;
+}
+
+/* One round: a sample of every slot that wants one, shuffled. */
+static void one_round(struct run *r, struct rslot *slots, size_t n)
+{
+	size_t *order = xcalloc(n ? n : 1, sizeof(*order)), i;
+	struct rng rng;
+	long round = r->next_round++;
+
+	rng_seed(&rng, r->seed ^ (0x9e3779b97f4a7c15ULL * (unsigned long long)(round + 1)));
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	rng_shuffle(&rng, order, n);
+	for (i = 0; i < n && !run_should_stop(r); i++) {
+		struct rslot *s = &slots[order[i]];
+		struct cell_state *st = &r->states[s->ci];
+
+		if (!s->started || !slot_wants(r, s))
+			continue;
+		if (run_host_apply(r, s->ci) < 0) {
+			slot_stop(r, s);
+			continue;
+		}
+		s->cr.round = round;
+		if (run_sample_one(r, run_exec_of(r, s->ci), &s->cr,
+				   st->nsamples) < 0) {
+			slot_stop(r, s);
+			continue;
+		}
+		s->taken++;
+	}
+	free(order);
+}
+
+static bool group_wants(const struct run *r, const struct rslot *slots,
+			size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (slot_wants(r, &slots[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Group G's rounds (gi of ng), in epochs of fresh guests.  A hugetlb-backed
+ * guest is alone in its group; its pool is given back at the end.
+ */
+static void run_group(struct run *r, const struct rgroup *g, size_t gi,
+		      size_t ng, bool *profiled)
+{
+	struct rslot *slots = xcalloc(g->ncells, sizeof(*slots));
+	long epochs = g->nguests ? r->cfg.boots : 1, e, k, rounds = 0,
+	     per_epoch;
+	char pool[16] = "", orig[32] = "";
+	size_t i;
+
+	for (i = 0; i < g->ncells; i++) {
+		struct rslot *s = &slots[i];
+		const struct cell_state *st = &r->states[g->cells[i]];
+
+		s->ci = g->cells[i];
+		s->cr.ci = s->ci;
+		s->cr.cell = &r->cells[s->ci];
+		s->cr.st = &r->states[s->ci];
+		s->cr.round = -1;
+		run_slug(s->cr.cell->id, s->cr.slug, sizeof(s->cr.slug));
+		s->quota = st->planned - st->nsamples;
+		if (s->quota > r->cfg.repeat && i >= g->nguests)
+			s->quota = r->cfg.repeat;
+		if (s->quota > rounds)
+			rounds = s->quota;
+	}
+	if (!rounds)
+		goto out;
+	per_epoch = (rounds + epochs - 1) / epochs;
+	if (epochs > 1)
+		note("group %zu of %zu (%s): %zu cells, %ld rounds, every guest "
+		     "booted afresh every %ld rounds",
+		     gi + 1, ng, g->why, g->ncells, rounds, per_epoch);
+	else
+		note("group %zu of %zu (%s): %zu cells, %ld rounds", gi + 1, ng,
+		     g->why, g->ncells, rounds);
+	/* The group's host settings (paging, a hugetlb pool) are set with
+	 * its first cell; bare-metal cells start once, guests every epoch. */
+	for (e = 0; e < epochs && !run_should_stop(r) &&
+		    group_wants(r, slots, g->ncells);
+	     e++) {
+		for (i = 0; i < g->ncells && !run_should_stop(r); i++) {
+			struct rslot *s = &slots[i];
+			int ret;
+
+			if (s->started || !slot_wants(r, s))
+				continue;
+			if (e == 0 && i == 0)
+				ret = run_host_prepare(r, s->ci, pool,
+						       sizeof(pool), orig,
+						       sizeof(orig));
+			else if (e == 0)
+				ret = run_host_prepare(r, s->ci, NULL, 0, NULL,
+						       0);
+			else
+				ret = run_host_apply(r, s->ci);
+			if (ret < 0) {
+				if (i == 0)
+					goto out;
+				continue;
+			}
+			s->started = run_cell_start(r, run_exec_of(r, s->ci),
+						    &s->cr) == 0;
+		}
+		for (k = 0; k < per_epoch && !run_should_stop(r) &&
+			    group_wants(r, slots, g->ncells);
+		     k++)
+			one_round(r, slots, g->ncells);
+		/* Profile runs after the last round, never recorded as
+		 * samples; a bare-metal cell in two groups once. */
+		if ((e == epochs - 1 || !group_wants(r, slots, g->ncells)) &&
+		    r->cfg.profile && !run_should_stop(r))
+			for (i = 0; i < g->ncells; i++)
+				if (slots[i].started && !profiled[slots[i].ci] &&
+				    run_host_apply(r, slots[i].ci) == 0) {
+					cell_profile(r, run_exec_of(r, slots[i].ci),
+						     &slots[i].cr);
+					profiled[slots[i].ci] = true;
+				}
+		/* Guests go down after every epoch, bare metal at the end. */
+		for (i = 0; i < g->nguests; i++)
+			slot_stop(r, &slots[i]);
+	}
+out:
+	for (i = 0; i < g->ncells; i++)
+		slot_stop(r, &slots[i]);
+	if (*pool && host_set(r->host, pool, orig) < 0)
+		warn("cannot give back the %s pool", pool);
+	run_save(r);
+	free(slots);
+}
+
+void run_rounds(struct run *r)
+{
+	struct rgroup *gs = NULL;
+	bool *profiled = xcalloc((size_t)r->ncells, sizeof(*profiled));
+	size_t ng, k, j;
+	int i;
+
+	if (!r->seed)
+		r->seed = r->cfg.seed ? (unsigned long long)r->cfg.seed
+				      : ((unsigned long long)time(NULL) << 16 ^
+					 (unsigned long long)getpid()) &
+						0x7fffffffULL;
+	ng = make_groups(r, &gs);
+	/* A bare-metal cell takes repeat samples in every group it is in. */
+	for (i = 0; i < r->ncells; i++) {
+		struct cell_state *st = &r->states[i];
+		long in = 0;
+
+		for (k = 0; k < ng; k++)
+			for (j = gs[k].nguests; j < gs[k].ncells; j++)
+				in += gs[k].cells[j] == i;
+		if (r->cells[i].where == WHERE_BARE && in > 1 &&
+		    st->status == CELL_PENDING &&
+		    st->planned < r->cfg.repeat * in) {
+			r->samples_total += r->cfg.repeat * in - st->planned;
+			st->planned = r->cfg.repeat * in;
+		}
+	}
+	schedule_record(r, gs, ng);
+	note("interleaved rounds (seed %llu): %zu group%s", r->seed, ng,
+	     ng == 1 ? "" : "s");
+	for (k = 0; k < ng && !run_should_stop(r); k++)
+		run_group(r, &gs[k], k, ng, profiled);
+	for (i = 0; i < r->ncells; i++) {
+		struct cell_state *st = &r->states[i];
+
+		if (st->status != CELL_PENDING) {
+			if (st->stop == STOP_NONE)
+				run_cell_finish(r, st, STOP_REPEAT);
+			continue;
+		}
+		if (r->stopped || r->save_failed) {
+			cell_set_status(st, CELL_PENDING, "interrupted");
+			st->stop = STOP_INTERRUPTED;
+		} else {
+			run_cell_finish(r, st, STOP_REPEAT);
+		}
+	}
+	run_save(r);
+	groups_free(gs, ng);
+	free(profiled);
+}
