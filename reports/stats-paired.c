@@ -27,8 +27,7 @@ static void kj_nan(struct stats_kj *o, size_t n)
 	o->r1 = o->s1sq = o->s2sq = o->t1sq = o->t2sq = NAN;
 }
 
-int stats_kj(const double *x, const long *boot, size_t n,
-	     struct stats_kj *out)
+int stats_kj(const double *x, const long *boot, size_t n, struct stats_kj *out)
 {
 	struct stats_groups g;
 	long *zero = NULL;
@@ -202,8 +201,7 @@ const char *stats_unit_name(enum stats_unit u)
 	return "?";
 }
 
-int stats_log_ratios(const double *cell, const double *ref, size_t n,
-		     double *d)
+int stats_log_ratios(const double *cell, const double *ref, size_t n, double *d)
 {
 	int ret = 0;
 	size_t i;
@@ -231,8 +229,8 @@ static void paired_init(struct stats_paired *o, size_t n)
 }
 
 /* The ratio, the delta and their interval from the log scale. */
-static void paired_fill(struct stats_paired *o, double m, double se,
-			double df, bool higher_better)
+static void paired_fill(struct stats_paired *o, double m, double se, double df,
+			bool higher_better)
 {
 	double tq, t;
 
@@ -282,8 +280,7 @@ int stats_paired(const double *d, const long *boot, size_t n,
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = stats_kj(d, u.unit == STATS_UNIT_BOOT ? boot : NULL, n,
-		       &out->kj);
+	ret = stats_kj(d, u.unit == STATS_UNIT_BOOT ? boot : NULL, n, &out->kj);
 	if (ret)
 		goto out;
 	for (j = 0; j < u.k; j++) {
@@ -325,8 +322,7 @@ int stats_paired_bridge(const struct stats_paired *a,
 		df = a->df + b->df;
 	else
 		df = v * v / (va * va / a->df + vb * vb / b->df);
-	paired_fill(out, a->mean_log + b->mean_log, sqrt(v), df,
-		    higher_better);
+	paired_fill(out, a->mean_log + b->mean_log, sqrt(v), df, higher_better);
 	return 0;
 }
 
@@ -353,8 +349,7 @@ static size_t rng_below(struct rng *g, size_t k)
 }
 
 /* One resample's mean of unit means. */
-static double hboot_mean(const double *x, const struct units *u,
-			 struct rng *g)
+static double hboot_mean(const double *x, const struct units *u, struct rng *g)
 {
 	double sum = 0, s;
 	size_t r, i, j, nj;
@@ -493,9 +488,8 @@ bool stats_interval_holds(const struct stats_delta *d, double value)
 	return d->valid && d->bounded && d->lo <= value && value <= d->hi;
 }
 
-int stats_rerun_holds(const struct stats_delta *a,
-		      const struct stats_delta *b, bool *a_holds_b,
-		      bool *b_holds_a)
+int stats_rerun_holds(const struct stats_delta *a, const struct stats_delta *b,
+		      bool *a_holds_b, bool *b_holds_a)
 {
 	*a_holds_b = *b_holds_a = false;
 	if (!a->valid || !b->valid)

@@ -111,8 +111,7 @@ struct stats_kj {
  * NaN).  N == 0: all NaN.  Returns 0, -EDOM when an x is not finite
  * (then all NaN), -ENOMEM.
  */
-int stats_kj(const double *x, const long *boot, size_t n,
-	     struct stats_kj *out);
+int stats_kj(const double *x, const long *boot, size_t n, struct stats_kj *out);
 
 /*
  * Samples per boot: ceil(sqrt(C2 T1SQ / (C1 T2SQ))) within [1, MAX]; MAX
@@ -212,8 +211,7 @@ bool stats_interval_holds(const struct stats_delta *d, double value);
  * and B's holds A's.  Returns how many hold (0 to 2), or -EINVAL when
  * either is not valid.
  */
-int stats_rerun_holds(const struct stats_delta *a,
-		      const struct stats_delta *b, bool *a_holds_b,
-		      bool *b_holds_a);
+int stats_rerun_holds(const struct stats_delta *a, const struct stats_delta *b,
+		      bool *a_holds_b, bool *b_holds_a);
 
 #endif

@@ -108,9 +108,9 @@ static void test_kj_plan(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_LEN(rows); i++) {
-		long got = stats_kj_samples_per_boot(
-		    rows[i].t1sq, rows[i].t2sq, rows[i].c1, rows[i].c2,
-		    rows[i].max);
+		long got = stats_kj_samples_per_boot(rows[i].t1sq, rows[i].t2sq,
+						     rows[i].c1, rows[i].c2,
+						     rows[i].max);
 
 		if (got != rows[i].want)
 			fail_msg("%s: %ld samples per boot, want %ld",
@@ -149,10 +149,9 @@ static void test_kj_boots(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_LEN(rows); i++) {
-		long got =
-		    stats_kj_boots_for(rows[i].t1sq, rows[i].t2sq, rows[i].r1,
-				       rows[i].mean, rows[i].target,
-				       rows[i].max);
+		long got = stats_kj_boots_for(rows[i].t1sq, rows[i].t2sq,
+					      rows[i].r1, rows[i].mean,
+					      rows[i].target, rows[i].max);
 
 		if (got != rows[i].want)
 			fail_msg("%s: %ld boots, want %ld", rows[i].what, got,
@@ -305,8 +304,8 @@ static void test_paired_bad(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_LEN(rows); i++) {
-		int ret = stats_paired(rows[i].d, rows[i].boot, rows[i].n,
-				       false, &p);
+		int ret =
+		    stats_paired(rows[i].d, rows[i].boot, rows[i].n, false, &p);
 
 		if (ret != rows[i].ret || p.d.valid != rows[i].valid ||
 		    p.d.bounded != rows[i].bounded)
@@ -423,8 +422,8 @@ static void test_hboot_ratio(void **state)
 			 0);
 	assert_true(lo < point && point < hi);
 	assert_true(lo > 0.45 && hi < 0.6);
-	stats_hboot_ratio(x, xb, 6, y, NULL, 5, 1, STATS_HBOOT_RESAMPLES,
-			  false, &lo2, &hi2);
+	stats_hboot_ratio(x, xb, 6, y, NULL, 5, 1, STATS_HBOOT_RESAMPLES, false,
+			  &lo2, &hi2);
 	assert_true(lo == lo2 && hi == hi2);
 	stats_hboot_ratio(x, xb, 6, y, NULL, 5, 1, STATS_HBOOT_RESAMPLES, true,
 			  &lo2, &hi2);
@@ -434,9 +433,9 @@ static void test_hboot_ratio(void **state)
 			  &lo, &hi);
 	assert_true(lo < 0 && 0 < hi);
 	/* Bad input: a zero metric, one unit, no resamples, no data. */
-	assert_int_equal(stats_hboot_ratio(x, xb, 6, bad, NULL, 3, 1, 100,
-					   false, &lo, &hi),
-			 -EDOM);
+	assert_int_equal(
+	    stats_hboot_ratio(x, xb, 6, bad, NULL, 3, 1, 100, false, &lo, &hi),
+	    -EDOM);
 	assert_true(isnan(lo) && isnan(hi));
 	assert_int_equal(stats_hboot_ratio(x, (const long[]){0, 0, 0, 0, 0, 0},
 					   6, y, NULL, 5, 1, 100, false, &lo,
@@ -455,8 +454,8 @@ static void test_hboot_ratio(void **state)
 	    stats_hboot_paired(x, NULL, 0, 1, 100, false, &lo, &hi), -EINVAL);
 	assert_int_equal(
 	    stats_hboot_paired(x, NULL, 1, 1, 100, false, &lo, &hi), -EDOM);
-	assert_int_equal(stats_hboot_paired((const double[]){0.1, NAN}, NULL,
-					    2, 1, 100, false, &lo, &hi),
+	assert_int_equal(stats_hboot_paired((const double[]){0.1, NAN}, NULL, 2,
+					    1, 100, false, &lo, &hi),
 			 -EDOM);
 }
 
@@ -534,8 +533,7 @@ static void test_rerun(void **state)
 		a = iv(rows[i].a, rows[i].alo, rows[i].ahi);
 		b = iv(rows[i].b, rows[i].blo, rows[i].bhi);
 		got = stats_rerun_holds(&a, &b, &ab, &ba);
-		if (got != rows[i].want || ab != rows[i].ab ||
-		    ba != rows[i].ba)
+		if (got != rows[i].want || ab != rows[i].ab || ba != rows[i].ba)
 			fail_msg("%s: %d (%d, %d), want %d (%d, %d)",
 				 rows[i].what, got, ab, ba, rows[i].want,
 				 rows[i].ab, rows[i].ba);
