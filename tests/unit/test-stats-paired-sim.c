@@ -337,18 +337,22 @@ static void test_simulation_aa(void **state)
 				 host_factor(&h, (double)(r * NCELLS + pb))));
 			boot[r] = r / per;
 		}
-		stats_paired(d, boot, (size_t)n, false, &p);
+		assert_int_equal(stats_paired(d, boot, (size_t)n, false, &p),
+				 0);
 		held += stats_interval_holds(&p.d, 0);
 
 		/* Two runs, each with its own phase and boots. */
 		for (k = 0; k < 2; k++) {
-			struct scenario sc = {"", INTERLEAVED, boots, per,
+			struct scenario sc = {"re-run", INTERLEAVED, boots, per,
 					      DRIFT};
+			size_t m = interleave(&g, &sc, d, boot);
 
-			stats_paired(d, boot, interleave(&g, &sc, d, boot),
-				     false, &q[k]);
+			assert_int_equal(stats_paired(d, boot, m, false, &q[k]),
+					 0);
 		}
-		rerun += stats_rerun_holds(&q[0].d, &q[1].d, &ab, &ba);
+		k = stats_rerun_holds(&q[0].d, &q[1].d, &ab, &ba);
+		assert_true(k >= 0);
+		rerun += k;
 	}
 	/* Normal units: P(|T_3| < t(.975, 3) / sqrt(2)). */
 	tq = stats_t_quantile(0.975, (double)boots - 1);
