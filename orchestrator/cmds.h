@@ -20,6 +20,7 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_host(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);

@@ -14,6 +14,7 @@ struct cmd {
 
 static const struct cmd commands[] = {
 	{ "run", cmd_run, "run a config's matrix of cells and record results" },
+	{ "calibrate", cmd_calibrate, "an A/A run: is the config's result consistent with a re-run" },
 	{ "report", cmd_report, "render a run's results (text, md, csv, json, html)" },
 	{ "compare", cmd_compare, "compare runs cell by cell, or pivot one axis" },
 	{ "host", cmd_host, "probe the host, or restore host state by hand" },

@@ -433,7 +433,47 @@ char *fmt_kvm_compare(char *buf, size_t len, const struct compare_kvm *k)
 bool fmt_sampling_shown(const struct report_cell *c)
 {
 	return c->stop_reason || c->boots.ngroups > 1 || c->noutliers ||
-	       c->trend.significant;
+	       c->trend.significant || c->iv != REPORT_IV_FIELLER;
+}
+
+char *fmt_iv(char *buf, size_t len, const struct report *r,
+	     const struct report_cell *c)
+{
+	const struct stats_paired *p = &c->paired;
+	char df[FMT_BUF], lo[FMT_BUF], hi[FMT_BUF], w[FMT_BUF], b[FMT_BUF];
+	size_t off;
+
+	if (c->iv == REPORT_IV_FIELLER) {
+		snprintf(buf, len, "%s", "");
+		return buf;
+	}
+	snprintf(df, sizeof(df), "%.1f", p->df);
+	if (c->iv == REPORT_IV_BRIDGE)
+		off = (size_t)snprintf(
+			buf, len,
+			"paired through %s (it shares rounds with this cell "
+			"and with the baseline), df %s",
+			r->cells[c->bridge_via].id, isnan(p->df) ? "n/a" : df);
+	else
+		off = (size_t)snprintf(
+			buf, len, "paired log ratios of %zu rounds, %zu %s%s as "
+			"units, df %s",
+			p->nrounds, p->nunits, stats_unit_name(p->unit),
+			p->nunits == 1 ? "" : "s", isnan(p->df) ? "n/a" : df);
+	if (off < len && c->iv == REPORT_IV_PAIRED && p->kj.nboots > 1 &&
+	    !isnan(p->kj.t1sq) && !isnan(p->kj.t2sq))
+		off += (size_t)snprintf(
+			buf + off, len - off,
+			"; variance components (Kalibera-Jones) of the log "
+			"ratio: sd within a boot %s, between boots %s",
+			fmt_num(w, sizeof(w), sqrt(p->kj.t1sq)),
+			fmt_num(b, sizeof(b), sqrt(p->kj.t2sq)));
+	if (off < len && !isnan(c->hboot_lo))
+		snprintf(buf + off, len - off,
+			 "; hierarchical bootstrap [%s, %s]",
+			 fmt_spct(lo, sizeof(lo), c->hboot_lo),
+			 fmt_spct(hi, sizeof(hi), c->hboot_hi));
+	return buf;
 }
 
 char *fmt_stop(char *buf, size_t len, const struct report_cell *c)

@@ -232,9 +232,10 @@ static void kvm_row(const struct report_cell *c, size_t n, const char *what,
 }
 
 /* A cell's sampling rows (fmt_sampling_shown()): label and value. */
-static void sampling_rows(const struct report_cell *c, FILE *out)
+static void sampling_rows(const struct report *r, const struct report_cell *c,
+			  FILE *out)
 {
-	char buf[512];
+	char buf[1024];
 	size_t n = c->nsamples;
 
 	if (!fmt_sampling_shown(c))
@@ -250,6 +251,9 @@ static void sampling_rows(const struct report_cell *c, FILE *out)
 		sampling_row(c, c->boots.ngroups, "between_boot_var", NULL,
 			     c->boots.between_var, out);
 	}
+	if (*fmt_iv(buf, sizeof(buf), r, c))
+		sampling_row(c, c->paired.nunits, "interval", buf, c->paired.df,
+			     out);
 	sampling_row(c, c->nok, "outliers",
 		     c->noutliers ? fmt_outliers(buf, sizeof(buf), c) : NULL,
 		     (double)c->noutliers, out);
@@ -369,7 +373,7 @@ static int csv_render(const struct report *r, FILE *out)
 		kvm_rows(&r->cells[i], out);
 	lab_row(r, out);
 	for (i = 0; i < r->ncells; i++)
-		sampling_rows(&r->cells[i], out);
+		sampling_rows(r, &r->cells[i], out);
 	fmt_profile_csv(r, out, CSV_NCOLS + RC_NR);
 	return ferror(out) ? -EIO : 0;
 }

@@ -722,6 +722,23 @@ static void html_sampling(const struct report *r, FILE *out)
 		fprintf(out, "</td></tr>\n");
 	}
 	fprintf(out, "</table>\n");
+	for (i = 0, any = false; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		char iv[1024];
+
+		if (!*fmt_iv(iv, sizeof(iv), r, c))
+			continue;
+		if (!any)
+			fprintf(out, "<p>Intervals from interleaved rounds:</p>\n<ul>\n");
+		any = true;
+		fprintf(out, "<li>");
+		esc(out, c->label);
+		fprintf(out, ": ");
+		esc(out, iv);
+		fprintf(out, "</li>\n");
+	}
+	if (any)
+		fprintf(out, "</ul>\n");
 }
 
 static int html_render(const struct report *r, FILE *out)

@@ -114,6 +114,22 @@ static json_t *jkvm(const struct report_kvm *k)
 	return j;
 }
 
+/* How a paired or bridged interval was made (docs/sampling.md). */
+static json_t *jinterval(const struct report *r, const struct report_cell *c)
+{
+	const struct stats_paired *p = &c->paired;
+
+	return json_pack(
+		"{s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:[o, o], s:o}", "method",
+		report_interval_name(c), "unit", stats_unit_name(p->unit),
+		"rounds", (json_int_t)p->nrounds, "units",
+		(json_int_t)p->nunits, "df", jreal(p->df), "within_var",
+		jreal(p->kj.t1sq), "between_var", jreal(p->kj.t2sq),
+		"bootstrap", jreal(c->hboot_lo), jreal(c->hboot_hi), "via",
+		c->bridge_via >= 0 ? json_string(r->cells[c->bridge_via].id)
+				   : json_null());
+}
+
 /* How the cell sampled: docs/sampling.md. */
 static json_t *jsampling(const struct report_cell *c)
 {
@@ -175,6 +191,9 @@ static json_t *jcell(const struct report *r, const struct report_cell *c)
 	}
 	if (jc)
 		json_object_set_new(jc, "sampling", jsampling(c));
+	/* Only cells measured in interleaved rounds: older reports as-is. */
+	if (jc && c->iv != REPORT_IV_FIELLER)
+		json_object_set_new(jc, "interval", jinterval(r, c));
 	/* Only cells with a series have the key: older reports stay as-is. */
 	if (jc && c->series.npoints)
 		json_object_set_new(jc, "series", jseries(&c->series));

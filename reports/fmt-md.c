@@ -121,6 +121,17 @@ static void md_sampling(const struct report *r, FILE *out)
 			fmt_outliers(c1, sizeof(c1), c),
 			fmt_trend(d, sizeof(d), c));
 	}
+	for (i = 0, any = false; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		char iv[1024];
+
+		if (!*fmt_iv(iv, sizeof(iv), r, c))
+			continue;
+		if (!any)
+			fprintf(out, "\nIntervals from interleaved rounds:\n\n");
+		any = true;
+		fprintf(out, "- %s: %s\n", c->label, iv);
+	}
 }
 
 static void md_counters(const struct report *r, FILE *out)

@@ -107,9 +107,10 @@ static void text_time(FILE *out, const char *name,
 }
 
 /* How the cell sampled, when there is something to say (format.h). */
-static void text_sampling(const struct report_cell *c, FILE *out)
+static void text_sampling(const struct report *r, const struct report_cell *c,
+			  FILE *out)
 {
-	char buf[512];
+	char buf[1024];
 
 	if (!fmt_sampling_shown(c))
 		return;
@@ -117,6 +118,8 @@ static void text_sampling(const struct report_cell *c, FILE *out)
 		fprintf(out, " stopped: %s\n", fmt_stop(buf, sizeof(buf), c));
 	if (*fmt_boots(buf, sizeof(buf), c))
 		fprintf(out, " boots: %s\n", buf);
+	if (*fmt_iv(buf, sizeof(buf), r, c))
+		fprintf(out, " interval: %s\n", buf);
 	fprintf(out, " outliers (modified z > 3.5, kept): %s\n",
 		fmt_outliers(buf, sizeof(buf), c));
 	fprintf(out, " trend over the samples (Mann-Kendall): %s\n",
@@ -168,15 +171,16 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 	    fmt_num(d, sizeof(d), c->metric.max),
 	    fmt_num(e, sizeof(e), c->metric.ci_lo),
 	    fmt_num(f, sizeof(f), c->metric.ci_hi));
-	text_sampling(c, out);
+	text_sampling(r, c, out);
 	if (!c->vs_base.valid)
 		return;
 	snprintf(e, sizeof(e), "%.1f", c->vs_base.df);
 	fprintf(
 	    out,
-	    " slowdown %s, 95%% interval %s (Fieller), Welch p %s, df %s%s%s\n",
+	    " slowdown %s, 95%% interval %s (%s), %sp %s, df %s%s%s\n",
 	    fmt_spct(a, sizeof(a), c->vs_base.delta),
-	    fmt_interval(b, sizeof(b), &c->vs_base),
+	    fmt_interval(b, sizeof(b), &c->vs_base), report_interval_name(c),
+	    c->iv == REPORT_IV_FIELLER ? "Welch " : "",
 	    fmt_p(d, sizeof(d), c->vs_base.p), isnan(c->vs_base.df) ? "n/a" : e,
 	    *fmt_signif(&c->vs_base) ? ": " : "",
 	    c->vs_base.significant ? "significant *" : fmt_signif(&c->vs_base));

@@ -77,6 +77,10 @@ char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c);
  * the square roots of the variance components) or "" for one boot.
  */
 bool fmt_sampling_shown(const struct report_cell *c);
+/* How a paired or bridged interval was made (""): units, df, variance
+ * components, the bootstrap's interval. */
+char *fmt_iv(char *buf, size_t len, const struct report *r,
+	     const struct report_cell *c);
 char *fmt_stop(char *buf, size_t len, const struct report_cell *c);
 char *fmt_outliers(char *buf, size_t len, const struct report_cell *c);
 char *fmt_trend(char *buf, size_t len, const struct report_cell *c);

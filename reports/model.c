@@ -220,6 +220,9 @@ static int load_sample(const char *path, const char *id, json_t *js,
 	s->boot = json_is_integer(json_object_get(js, "boot"))
 		      ? (long)json_integer_value(json_object_get(js, "boot"))
 		      : -1;
+	s->round = json_is_integer(json_object_get(js, "round"))
+		       ? (long)json_integer_value(json_object_get(js, "round"))
+		       : -1;
 	counters = json_object_get(js, "counters");
 	for (k = 0; k < RC_NR; k++) {
 		json_t *v = json_object_get(counters, runner_counter_name(k));
@@ -449,8 +452,8 @@ static void compute_slowdowns(struct report *r)
 		struct report_cell *c = &r->cells[i];
 
 		c->is_baseline = (long)i == r->baseline;
-		stats_delta(&c->units, &base->units, r->higher_better,
-			    &c->vs_base);
+		(void)base;
+		report_cell_slowdown(r, c);
 		if (c->is_baseline)
 			c->vs_base.valid = false;
 		if (c->vs_base.valid)
@@ -537,6 +540,11 @@ static int load_doc(struct report *r)
 	r->accel = jstr(host, "accel");
 	r->accel_reason = jstr(host, "accel_reason");
 	r->lab = json_object_get(r->doc, "lab");
+	r->schedule = json_object_get(r->doc, "schedule");
+	r->seed = (unsigned long long)json_integer_value(
+		json_object_get(r->schedule, "seed"));
+	if (!r->seed)
+		r->seed = 1;
 	if (!json_is_object(r->lab))
 		r->lab = NULL;
 	r->cpus = json_is_integer(json_object_get(host, "cpus"))

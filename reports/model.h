@@ -45,6 +45,7 @@
 /* The counters (enum runner_counter, RC_NR, runner_counter_name()). */
 #include "profile-diff.h"
 #include "runner.h"
+#include "stats-paired.h"
 #include "stats-robust.h"
 #include "stats.h"
 
@@ -65,6 +66,7 @@ struct report_sample {
 	bool busy;
 	const char *busy_why;
 	long boot;    /* the guest it ran in (0 first), -1 when not recorded */
+	long round;   /* its interleaved round, -1 when not recorded */
 	bool outlier; /* an ok sample flagged by stats_outliers() */
 };
 
@@ -161,6 +163,8 @@ struct report_profile {
 	struct profile_diff diff;
 };
 
+enum report_interval { REPORT_IV_FIELLER, REPORT_IV_PAIRED, REPORT_IV_BRIDGE };
+
 struct report_cell {
 	const char *id;
 	/*
@@ -193,6 +197,23 @@ struct report_cell {
 	struct report_counter_stats counters[RC_NR];
 	struct report_ratio ipc, dtlb_miss_rate;
 	struct stats_delta vs_base; /* valid when it could be computed */
+	/*
+	 * How vs_base was estimated (reports/paired.c, docs/sampling.md):
+	 * REPORT_IV_FIELLER (the means of samples or boot means, measured
+	 * apart), REPORT_IV_PAIRED (log ratios of the rounds it shares with
+	 * the baseline, boots as the units where it has several) or
+	 * REPORT_IV_BRIDGE (through the cell bridge_via, with which it shares
+	 * rounds, as the baseline does).  paired holds the estimate for the
+	 * last two; hboot_lo/hi the hierarchical bootstrap's interval of the
+	 * same delta (NaN where none), printed beside it.
+	 */
+	enum report_interval iv;
+	struct stats_paired paired;
+	long bridge_via;
+	double hboot_lo, hboot_hi;
+	/* Kalibera-Jones variance components of the metric (boots, samples
+	 * within a boot); nboots 0 when no sample records a boot. */
+	struct stats_kj kj;
 	/*
 	 * Sampling (reports/sampling.c, docs/sampling.md): why the cell
 	 * stopped ("target", "max_repeat", "repeat", ...; NULL in files
@@ -293,6 +314,10 @@ struct report {
 
 	/* Geometric mean of (1 + slowdown) over non-baseline cells. */
 	double geomean_slowdown; /* minus 1, NaN when ngeo == 0 */
+	/* results' "schedule" (interleaved rounds), borrowed; NULL for a run
+	 * in cells order or older files */
+	json_t *schedule;
+	unsigned long long seed; /* the bootstrap's: the schedule's, or 1 */
 	size_t ngeo;
 
 	struct report_axis *axes; /* owned, naxes, in id order, where first */
@@ -352,6 +377,22 @@ void report_scaling_free(struct report *r);
 int report_cell_kvm(const struct report *r, struct report_cell *c,
 		    json_t *samples);
 void report_kvm_release(struct report_kvm *k);
+/*
+ * Each cell's slowdown against the baseline (reports/paired.c): paired
+ * over shared rounds, else through a bridge cell, else Fieller over the
+ * units; the bootstrap beside it.  Sets vs_base, iv, paired, hboot_*.
+ */
+void report_cell_slowdown(const struct report *r, struct report_cell *c);
+/*
+ * A against B over the rounds they share (log(A/B), A's boots as units):
+ * false when they share none.  LO/HI (may be NULL) get the hierarchical
+ * bootstrap's interval of the delta.
+ */
+bool report_pair(const struct report *r, const struct report_cell *a,
+		 const struct report_cell *b, struct stats_paired *p,
+		 double *lo, double *hi);
+/* "Fieller", "paired rounds", "paired via CELL": what formats print. */
+const char *report_interval_name(const struct report_cell *c);
 /* Cell C's units, outliers, trend and boot variance (reports/sampling.c). */
 void report_cell_sampling(struct report_cell *c);
 /* Cell C's profile from its observed object OBS (never fails). */

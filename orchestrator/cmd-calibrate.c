@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmtax calibrate CONFIG: an A/A run (reports/calibrate.h).  The config
+ * runs once with [run] replicas = 2 and order = interleaved (every cell
+ * twice, each copy with guests of its own, both in every round), the
+ * result is split into DIR/a and DIR/b, two ordinary runs with reports of
+ * their own, and each cell is judged: does the interval of A/B hold 1,
+ * does each run's interval hold the other's estimate.  The table goes to
+ * stdout and DIR/calibration.txt, the figures to DIR/calibration.json.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "calibrate.h"
+#include "cmds.h"
+#include "model.h"
+#include "report.h"
+#include "util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: vmtax calibrate CONFIG --out DIR [--set SECTION.KEY=VALUE]...\n"
+		"\n"
+		"An A/A run: runs CONFIG's matrix with every cell twice (run A and\n"
+		"run B), both copies in the same interleaved rounds, each with fresh\n"
+		"guests of its own, then says per cell whether the 95%% interval of\n"
+		"A/B holds 1 and whether each run's slowdown interval holds the\n"
+		"other's estimate, and gives a verdict: consistent with a re-run or\n"
+		"not (docs/sampling.md, Calibration).\n"
+		"DIR gets the combined run (results.json, logs/), a/ and b/ (each an\n"
+		"ordinary run directory for vmtax report and compare), and\n"
+		"calibration.txt and calibration.json.\n"
+		"\n"
+		"  -o, --out DIR        the run directory (required)\n"
+		"  -s, --set S.K=V      override a config key, as for vmtax run\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"Exit status: 0 when the runs are consistent, 1 when they are not or\n"
+		"the run failed, 2 for bad usage.\n");
+}
+
+/* Write replica REP of DIR/results.json to DIR/REP/ with its reports. */
+static int split_one(const char *dir, json_t *doc, const char *rep)
+{
+	char why[512], *sub = xasprintf("%s/%s", dir, rep);
+	char *path = xasprintf("%s/results.json", sub), *text = NULL;
+	json_t *half = calibrate_split(doc, rep, why, sizeof(why));
+	int ret = -EINVAL;
+
+	if (!half) {
+		err("%s: %s", dir, why);
+		goto out;
+	}
+	if (mkdir(sub, 0755) < 0 && errno != EEXIST) {
+		ret = err_errno("cannot create '%s'", sub);
+		goto out;
+	}
+	text = json_dumps(half, JSON_INDENT(2));
+	if (!text || write_file_atomic(path, text, strlen(text)) < 0)
+		goto out;
+	report_write_rundir(sub, path);
+	ret = 0;
+out:
+	free(text);
+	json_decref(half);
+	free(path);
+	free(sub);
+	return ret;
+}
+
+static int judge(const char *dir)
+{
+	char *p_aa = xasprintf("%s/results.json", dir);
+	char *p_a = xasprintf("%s/a/results.json", dir);
+	char *p_b = xasprintf("%s/b/results.json", dir);
+	char *p_txt = xasprintf("%s/calibration.txt", dir);
+	char *p_json = xasprintf("%s/calibration.json", dir), *text = NULL;
+	struct report *aa = NULL, *a = NULL, *b = NULL;
+	struct calib c = { 0 };
+	json_t *j = NULL;
+	FILE *f = NULL;
+	int ret = -1;
+
+	if (report_load(p_aa, &aa) < 0 || report_load(p_a, &a) < 0 ||
+	    report_load(p_b, &b) < 0 || calibrate_judge(aa, a, b, &c) < 0)
+		goto out;
+	calibrate_print(&c, stdout);
+	f = fopen(p_txt, "we");
+	if (f) {
+		calibrate_print(&c, f);
+		fclose(f);
+	}
+	j = calibrate_json(&c);
+	text = json_dumps(j, JSON_INDENT(2));
+	if (text)
+		write_file_atomic(p_json, text, strlen(text));
+	ret = c.consistent ? 0 : 1;
+out:
+	free(text);
+	json_decref(j);
+	calibrate_release(&c);
+	report_free(aa);
+	report_free(a);
+	report_free(b);
+	free(p_aa);
+	free(p_a);
+	free(p_b);
+	free(p_txt);
+	free(p_json);
+	return ret;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "set", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out = NULL;
+	char **rargv = NULL, *path = NULL;
+	int rargc = 0, opt, ret = EXIT_USAGE, i;
+	json_t *doc = NULL;
+	json_error_t jerr;
+
+	rargv = xcalloc((size_t)argc * 2 + 8, sizeof(*rargv));
+	rargv[rargc++] = "run";
+	while ((opt = getopt_long(argc, argv, "o:s:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			out = optarg;
+			break;
+		case 's':
+			rargv[rargc++] = "--set";
+			rargv[rargc++] = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			free(rargv);
+			return 0;
+		default:
+			usage(stderr);
+			free(rargv);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1 || !out) {
+		usage(stderr);
+		free(rargv);
+		return EXIT_USAGE;
+	}
+	/* The replicas last, so that no --set undoes them. */
+	rargv[rargc++] = argv[optind];
+	rargv[rargc++] = "--out";
+	rargv[rargc++] = (char *)out;
+	rargv[rargc++] = "--set";
+	rargv[rargc++] = "run.replicas=2";
+	rargv[rargc++] = "--set";
+	rargv[rargc++] = "run.order=interleaved";
+	optind = 1;
+	ret = cmd_run(rargc, rargv);
+	if (ret == EXIT_USAGE)
+		goto out;
+	path = xasprintf("%s/results.json", out);
+	doc = json_load_file(path, 0, &jerr);
+	if (!doc) {
+		err("%s: %s", path, jerr.text);
+		ret = 1;
+		goto out;
+	}
+	if (split_one(out, doc, "a") < 0 || split_one(out, doc, "b") < 0) {
+		ret = 1;
+		goto out;
+	}
+	i = judge(out);
+	ret = ret ? ret : (i < 0 ? 1 : i);
+out:
+	json_decref(doc);
+	free(path);
+	free(rargv);
+	return ret;
+}
