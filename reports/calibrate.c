@@ -143,7 +143,7 @@ void calibrate_release(struct calib *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static const char *yn(bool b)
+static const char *yes_no(bool b)
 {
 	return b ? "yes" : "NO";
 }
@@ -183,7 +183,7 @@ void calibrate_print(const struct calib *c, FILE *out)
 		if (row->rerun >= 0)
 			fprintf(out, "; A's holds B's estimate: %s, B's holds "
 				     "A's: %s\n",
-				yn(row->a_holds_b), yn(row->b_holds_a));
+				yes_no(row->a_holds_b), yes_no(row->b_holds_a));
 		else
 			fprintf(out, "; (an interval is unbounded)\n");
 	}
