@@ -152,6 +152,23 @@ static int finish_max_repeat(const struct cfg_key *k, void *obj,
 	return 0;
 }
 
+/* Replicas (an A/A run) are compared round by round. */
+static int finish_replicas(const struct cfg_key *k, void *obj,
+			   const struct cfg_origin *o, char *msg, size_t len)
+{
+	struct config *c = obj;
+
+	(void)k;
+	(void)o;
+	if (strcmp(c->order, "cells") || c->replicas < 2)
+		return 0;
+	snprintf(msg, len,
+		 "replicas = %ld needs order = interleaved (the replicas of a "
+		 "cell are compared round by round)",
+		 c->replicas);
+	return -EINVAL;
+}
+
 /*
  * boots, order and replicas together (docs/sampling.md).  boots = 0 is
  * "auto": 2 for the guest cells of interleaved rounds (boots are a level
@@ -171,13 +188,6 @@ static int finish_boots(const struct cfg_key *k, void *obj,
 			 "boots = %ld needs at least as many samples (repeat "
 			 "= %ld)",
 			 c->boots, c->repeat);
-		return -EINVAL;
-	}
-	if (cells && c->replicas > 1) {
-		snprintf(msg, len,
-			 "replicas = %ld needs order = interleaved (the "
-			 "replicas of a cell are compared round by round)",
-			 c->replicas);
 		return -EINVAL;
 	}
 	c->boots_auto = c->boots == 0;
@@ -238,6 +248,7 @@ static const struct cfg_key run_keys[] = {
 	.help = "seed of the rounds' shuffle and the bootstrap (0: from the "
 		"clock; the one used is recorded)"),
     KEY("run", "replicas", CFG_INT, replicas, "1", .min = 1, .max = 2,
+	.finish = finish_replicas,
 	.help = "copies of every cell in the same rounds (2: an A/A run; "
 		"vmtax calibrate sets it)"),
     KEY("run", "boots", CFG_INT, boots, "0", .min = 0, .max = 1000,

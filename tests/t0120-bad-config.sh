@@ -107,4 +107,20 @@ test_expect_success 'run --help names the knob forms and that lists make axes' '
 test_expect_success 'host THP untouched by refused runs' '
 	test "$(thp_get enabled)" = "$thp_before"
 '
+bad bad-order '^bad-order.ini:2: bad value for .order.: .random.' "[run]
+order = random
+$w"
+bad boots-range '^boots-range.ini:2: bad value for .boots.: -1 is out of range' "[run]
+boots = -1
+$w"
+bad boots-repeat '^boots-repeat.ini:[0-9]+: boots = 5 needs at least as many samples \(repeat = 3\)' "[run]
+boots = 5
+$w"
+bad replicas-cells '^replicas-cells.ini:[0-9]+: replicas = 2 needs order = interleaved' "[run]
+order = cells
+replicas = 2
+$w"
+bad replicas-range '^replicas-range.ini:2: bad value for .replicas.: 3 is out of range' "[run]
+replicas = 3
+$w"
 test_done
