@@ -1,0 +1,101 @@
+#!/bin/sh
+# order = interleaved (docs/sampling.md): groups of cells that share host
+# settings, shuffled rounds, boots as a level, each guest's backing kept
+# through the rounds, paired and bridged slowdowns; vmtax calibrate (an A/A
+# run) writes both runs and its verdict.
+. "$(dirname "$0")/lib-test.sh"
+test_prereq ROOT || skip_all "needs root to set host THP"
+test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
+test_prereq TINY || skip_all "no tiny image (make image-tiny)"
+
+thp_before=$(thp_get enabled)
+
+cat >"$TRASH/il.ini" <<EOF2
+[run]
+name = t0105
+repeat = 2
+boot_timeout = 180
+seed = 7
+baseline = bare-metal/host-thp=always
+[guest]
+vcpus = 1
+memory = 1G
+[matrix]
+host_thp = always, never
+guest_thp = always
+[workload]
+dir = $TOP/configs/workloads
+name = randwalk
+SIZE_MIB = 128
+READS = 200000
+EOF2
+
+test_expect_success 'an interleaved run of two host THP modes completes' '
+	"$VMTAX" run il.ini --out il >stdout 2>stderr &&
+	python3 "$TOP/tests/check-results.py" il/results.json &&
+	grep -q "interleaved rounds (seed 7): 2 groups" stderr
+'
+
+test_expect_success 'the schedule: two groups, split by host THP, with the seed' '
+	test "$(jq -r .schedule.order il/results.json)" = interleaved &&
+	test "$(jq -r .schedule.seed il/results.json)" = 7 &&
+	test "$(jq -r ".schedule.groups | length" il/results.json)" = 2 &&
+	test "$(jq -r ".schedule.groups[0].shares" il/results.json)" = "guests with host THP always" &&
+	test "$(jq -r ".schedule.groups[1].shares" il/results.json)" = "guests with host THP never" &&
+	jq -e ".schedule.groups[1].cells | index(\"bare-metal/host-thp=never\") != null" il/results.json &&
+	jq -e ".schedule.groups[1].cells | index(\"bare-metal/host-thp=always\") == null" il/results.json
+'
+
+test_expect_success 'every sample has a round; each guest cell booted twice' '
+	test "$(jq "[.cells[].samples[] | select(.round == null)] | length" il/results.json)" = 0 &&
+	test "$(jq -c "[.cells[] | select(.env.where == \"guest\") | [.samples[].boot]]" il/results.json)" = "[[0,1],[0,1]]" &&
+	test "$(jq -r "[.cells[] | select(.id == \"bare-metal/host-thp=never\") | .samples | length][0]" il/results.json)" = 4
+'
+
+test_expect_success 'the never-group shares no round with the baseline' '
+	jq -e "(.cells[] | select(.id == \"bare-metal/host-thp=always\") | [.samples[].round]) as \$b |
+		(.cells[] | select(.id == \"guest/host-thp=never/guest-thp=always\") | [.samples[].round]) as \$g |
+		(\$b - \$g) == \$b" il/results.json
+'
+
+test_expect_success 'each guest kept its backing through the rounds' '
+	jq -e "[.cells[] | select(.id == \"guest/host-thp=never/guest-thp=always\") | .samples[].qemu_anon_huge_kb_before] | all(. == 0)" il/results.json &&
+	jq -e "[.cells[] | select(.id == \"guest/host-thp=always/guest-thp=always\") | .samples[].qemu_anon_huge_kb_before] | all(. > 0)" il/results.json
+'
+
+test_expect_success 'the report pairs the always guest and bridges the never guest' '
+	"$VMTAX" report il >rep &&
+	grep -q "(paired rounds)" rep &&
+	grep -q "interval: paired through bare-metal/host-thp=never" rep &&
+	"$VMTAX" report il --format json >rep.json &&
+	jq -e "[.cells[] | select(.interval.method == \"paired, bridged\")] | length == 1" rep.json &&
+	jq -e "[.cells[] | select(.interval.method == \"paired rounds\")] | length == 2" rep.json
+'
+
+test_expect_success 'vmtax calibrate writes both runs and the verdict' '
+	rc=0 &&
+	"$VMTAX" calibrate "$TOP/configs/calib-small.ini" --out cal \
+		--set workload.SIZE_MIB=64 --set run.repeat=2 >cal.out 2>cal.err || rc=$? &&
+	{ test $rc = 0 || test $rc = 1; } &&
+	test -f cal/a/results.json && test -f cal/b/results.json &&
+	test -f cal/a/report.txt &&
+	test "$(jq -r ".cells | length" cal/a/results.json)" = 2 &&
+	test "$(jq -r .baseline cal/b/results.json)" = "bare-metal/host-thp=always" &&
+	jq -e ".consistent | type == \"boolean\"" cal/calibration.json &&
+	test "$(jq -r ".cells | length" cal/calibration.json)" = 2 &&
+	grep -q "^verdict: " cal.out &&
+	grep -q "ratio intervals holding 1: " cal/calibration.txt &&
+	if test $rc = 0; then grep -q "^verdict: consistent" cal.out; else grep -q "^verdict: NOT consistent" cal.out; fi
+'
+
+test_expect_success 'calibrate refuses bad usage with exit 2' '
+	test_expect_code 2 "$VMTAX" calibrate "$TOP/configs/calib-small.ini" 2>err &&
+	grep -q "usage: vmtax calibrate" err
+'
+
+test_expect_success 'host THP is as before and no vmtax domain is left' '
+	test "$(thp_get enabled)" = "$thp_before" &&
+	no_vmtax_domains
+'
+
+test_done
