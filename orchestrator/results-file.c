@@ -196,6 +196,8 @@ static json_t *cell_json_new(const struct run *r, int i)
 	json_object_set_new(j, "sample_unit",
 			    json_string(run_unit_is_boot(r, i) ? "boot"
 							       : "sample"));
+	if (st->plan)
+		json_object_set(j, "plan", st->plan);
 	json_object_set(j, "observed", st->observed);
 	json_object_set(j, "samples", st->samples);
 	return j;

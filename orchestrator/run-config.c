@@ -29,6 +29,7 @@ static const char *const images[] = {"tiny", "debian", NULL};
 static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
 /* [run] order: sampling.md; run_rounds() is "interleaved". */
 static const char *const orders[] = {"interleaved", "cells", NULL};
+static const char *const plans[] = {"fixed", "auto", NULL};
 /* The lab host's CPU models: lab.h knows what each offers. */
 static const char *const lab_cpus[] = {"EPYC", NULL};
 static const char *const thp_modes[] = {"always", "madvise", "never", NULL};
@@ -190,6 +191,22 @@ static int finish_boots(const struct cfg_key *k, void *obj,
 			 c->boots, c->repeat);
 		return -EINVAL;
 	}
+	c->plan_auto = !strcmp(c->plan, "auto");
+	if (c->plan_auto && cells) {
+		snprintf(msg, len, "plan = auto needs order = interleaved");
+		return -EINVAL;
+	}
+	if (c->plan_auto && c->boots) {
+		snprintf(msg, len,
+			 "plan = auto chooses the boots: drop boots = %ld, or "
+			 "bound them with max_boots",
+			 c->boots);
+		return -EINVAL;
+	}
+	if (c->max_boots < 2 && c->plan_auto) {
+		snprintf(msg, len, "plan = auto needs max_boots >= 2");
+		return -EINVAL;
+	}
 	c->boots_auto = c->boots == 0;
 	if (c->boots_auto)
 		c->boots = cells || c->repeat < 2 ? 1 : 2;
@@ -251,6 +268,12 @@ static const struct cfg_key run_keys[] = {
 	.finish = finish_replicas,
 	.help = "copies of every cell in the same rounds (2: an A/A run; "
 		"vmtax calibrate sets it)"),
+    KEY("run", "plan", CFG_ENUM, plan, "fixed", .choices = plans,
+	.help = "auto: a sizing pass (2 boots x 2 samples) measures each "
+		"level's cost and variance, then picks samples per boot and "
+		"boots (Kalibera-Jones) within max_repeat and max_boots"),
+    KEY("run", "max_boots", CFG_INT, max_boots, "8", .min = 1, .max = 1000,
+	.help = "the most boots plan = auto may give a guest cell"),
     KEY("run", "boots", CFG_INT, boots, "0", .min = 0, .max = 1000,
 	.finish = finish_boots,
 	.help = "fresh guests a guest cell's samples are spread over (0: "

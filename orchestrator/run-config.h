@@ -63,6 +63,9 @@ struct config {
 	char *order;	   /* "interleaved" | "cells" */
 	long seed;	   /* 0: from the clock */
 	long replicas;	   /* 1, or 2 for an A/A run (vmtax calibrate) */
+	char *plan;	   /* "fixed" | "auto" */
+	bool plan_auto;
+	long max_boots;	   /* plan = auto's bound */
 	long warmup;
 	char *baseline;
 	double timeout_s;

@@ -730,6 +730,7 @@ void run_release(struct run *r)
 		json_decref(r->states[i].env);
 		json_decref(r->states[i].observed);
 		json_decref(r->states[i].samples);
+		json_decref(r->states[i].plan);
 	}
 	free(r->states);
 	json_decref(r->head);

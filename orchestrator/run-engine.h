@@ -76,6 +76,8 @@ struct cell_state {
 	long boots;		/* guests booted for it so far, across rounds and
 				 * replacements: a sample's "boot" is boots - 1 */
 	double halfwidth;	/* of its slowdown interval at the last plan */
+	json_t *plan;		/* [run] plan = auto: what it chose and why
+				 * (results.json cell "plan"), or NULL */
 };
 
 /* The guest files of one (image, kernel, initrd) the cells ask for. */
@@ -188,6 +190,15 @@ void run_release(struct run *r);
 long run_sampling_plan(struct run *r);
 /* Samples per guest of cell CI: 0 for "no limit" (boots = 1, bare metal). */
 long run_per_boot(const struct run *r, int ci);
+/*
+ * [run] plan = auto, after the sizing pass: for the guest cells CELLS[0..N)
+ * of one group, each cell's Kalibera-Jones components of log(metric) by
+ * boot, its costs (c1: a sample's elapsed time; c2: boot to hello plus the
+ * warm-up runs), the samples per boot and boots each would take, recorded
+ * in its st->plan; the group takes the most of either (*R1, *BOOTS).
+ */
+void run_plan_group(struct run *r, const int *cells, size_t n, long *r1,
+		    long *boots);
 /* Whether cell CI's interval is over boot means rather than samples. */
 bool run_unit_is_boot(const struct run *r, int ci);
 

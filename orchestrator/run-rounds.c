@@ -55,6 +55,13 @@ struct rslot {
 	long taken;
 };
 
+/* One pass over the groups: ROUNDS rounds in EPOCHS fresh guests. */
+struct rphase {
+	long rounds, epochs;
+	bool last;	  /* profile runs after it */
+	const char *what; /* "" or "sizing: " */
+};
+
 struct rgroup {
 	int *cells; /* guest cells first, then bare-metal cells */
 	size_t nguests, ncells;
@@ -303,10 +310,10 @@ static bool group_wants(const struct run *r, const struct rslot *slots,
  * guest is alone in its group; its pool is given back at the end.
  */
 static void run_group(struct run *r, const struct rgroup *g, size_t gi,
-		      size_t ng, bool *profiled)
+		      size_t ng, const struct rphase *ph, bool *profiled)
 {
 	struct rslot *slots = xcalloc(g->ncells, sizeof(*slots));
-	long epochs = g->nguests ? r->cfg.boots : 1, e, k, rounds = 0,
+	long epochs = g->nguests ? ph->epochs : 1, e, k, rounds = 0,
 	     per_epoch;
 	char pool[16] = "", orig[32] = "";
 	size_t i;
@@ -322,8 +329,8 @@ static void run_group(struct run *r, const struct rgroup *g, size_t gi,
 		s->cr.round = -1;
 		run_slug(s->cr.cell->id, s->cr.slug, sizeof(s->cr.slug));
 		s->quota = st->planned - st->nsamples;
-		if (s->quota > r->cfg.repeat && i >= g->nguests)
-			s->quota = r->cfg.repeat;
+		if (s->quota > ph->rounds)
+			s->quota = ph->rounds;
 		if (s->quota > rounds)
 			rounds = s->quota;
 	}
@@ -331,12 +338,13 @@ static void run_group(struct run *r, const struct rgroup *g, size_t gi,
 		goto out;
 	per_epoch = (rounds + epochs - 1) / epochs;
 	if (epochs > 1)
-		note("group %zu of %zu (%s): %zu cells, %ld rounds, every guest "
-		     "booted afresh every %ld rounds",
-		     gi + 1, ng, g->why, g->ncells, rounds, per_epoch);
+		note("%sgroup %zu of %zu (%s): %zu cells, %ld rounds, every "
+		     "guest booted afresh every %ld rounds",
+		     ph->what, gi + 1, ng, g->why, g->ncells, rounds,
+		     per_epoch);
 	else
-		note("group %zu of %zu (%s): %zu cells, %ld rounds", gi + 1, ng,
-		     g->why, g->ncells, rounds);
+		note("%sgroup %zu of %zu (%s): %zu cells, %ld rounds", ph->what,
+		     gi + 1, ng, g->why, g->ncells, rounds);
 	/* The group's host settings (paging, a hugetlb pool) are set with
 	 * its first cell; bare-metal cells start once, guests every epoch. */
 	for (e = 0; e < epochs && !run_should_stop(r) &&
@@ -372,7 +380,7 @@ static void run_group(struct run *r, const struct rgroup *g, size_t gi,
 		/* Profile runs after the last round, never recorded as
 		 * samples; a bare-metal cell in two groups once. */
 		if ((e == epochs - 1 || !group_wants(r, slots, g->ncells)) &&
-		    r->cfg.profile && !run_should_stop(r))
+		    ph->last && r->cfg.profile && !run_should_stop(r))
 			for (i = 0; i < g->ncells; i++)
 				if (slots[i].started && !profiled[slots[i].ci] &&
 				    run_host_apply(r, slots[i].ci) == 0) {
@@ -391,6 +399,70 @@ out:
 		warn("cannot give back the %s pool", pool);
 	run_save(r);
 	free(slots);
+}
+
+/* The cells of group G that are in it N times, as run_rounds() counts. */
+static long in_groups(const struct rgroup *gs, size_t ng, int ci)
+{
+	long in = 0;
+	size_t k, j;
+
+	for (k = 0; k < ng; k++)
+		for (j = 0; j < gs[k].ncells; j++)
+			in += gs[k].cells[j] == ci;
+	return in;
+}
+
+/*
+ * [run] plan = auto: a sizing pass of PLAN_SIZING_BOOTS boots of
+ * PLAN_SIZING_ROUNDS / PLAN_SIZING_BOOTS samples over every group, then
+ * for each guest group the plan (run_plan_group()) and the boots it asks
+ * for beyond the sizing pass's, each of its samples per boot.
+ */
+#define PLAN_SIZING_BOOTS 2
+#define PLAN_SIZING_ROUNDS 4
+static void run_rounds_auto(struct run *r, struct rgroup *gs, size_t ng,
+			    bool *profiled)
+{
+	struct rphase ph = {PLAN_SIZING_ROUNDS, PLAN_SIZING_BOOTS, false,
+			    "sizing: "};
+	size_t k, j;
+	int i;
+
+	for (i = 0; i < r->ncells; i++) {
+		struct cell_state *st = &r->states[i];
+		long want = PLAN_SIZING_ROUNDS * in_groups(gs, ng, i);
+
+		if (st->status == CELL_PENDING && st->planned < want) {
+			r->samples_total += want - st->planned;
+			st->planned = want;
+		}
+	}
+	for (k = 0; k < ng && !run_should_stop(r); k++) {
+		ph.last = !gs[k].nguests;
+		run_group(r, &gs[k], k, ng, &ph, profiled);
+	}
+	for (k = 0; k < ng && !run_should_stop(r); k++) {
+		struct rphase more = {0, 0, true, "planned: "};
+		long r1, nb;
+
+		if (!gs[k].nguests)
+			continue;
+		run_plan_group(r, gs[k].cells, gs[k].nguests, &r1, &nb);
+		if (nb <= PLAN_SIZING_BOOTS)
+			continue;
+		more.epochs = nb - PLAN_SIZING_BOOTS;
+		more.rounds = more.epochs * r1;
+		for (j = 0; j < gs[k].ncells; j++) {
+			struct cell_state *st = &r->states[gs[k].cells[j]];
+
+			if (st->status != CELL_PENDING)
+				continue;
+			st->planned += more.rounds;
+			r->samples_total += more.rounds;
+		}
+		run_group(r, &gs[k], k, ng, &more, profiled);
+	}
 }
 
 void run_rounds(struct run *r)
@@ -424,8 +496,14 @@ void run_rounds(struct run *r)
 	schedule_record(r, gs, ng);
 	note("interleaved rounds (seed %llu): %zu group%s", r->seed, ng,
 	     ng == 1 ? "" : "s");
-	for (k = 0; k < ng && !run_should_stop(r); k++)
-		run_group(r, &gs[k], k, ng, profiled);
+	if (r->cfg.plan_auto) {
+		run_rounds_auto(r, gs, ng, profiled);
+	} else {
+		struct rphase ph = {r->cfg.repeat, r->cfg.boots, true, ""};
+
+		for (k = 0; k < ng && !run_should_stop(r); k++)
+			run_group(r, &gs[k], k, ng, &ph, profiled);
+	}
 	for (i = 0; i < r->ncells; i++) {
 		struct cell_state *st = &r->states[i];
 
@@ -438,7 +516,8 @@ void run_rounds(struct run *r)
 			cell_set_status(st, CELL_PENDING, "interrupted");
 			st->stop = STOP_INTERRUPTED;
 		} else {
-			run_cell_finish(r, st, STOP_REPEAT);
+			run_cell_finish(r, st,
+					st->plan ? STOP_PLAN : STOP_REPEAT);
 		}
 	}
 	run_save(r);

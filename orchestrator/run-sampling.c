@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "run-engine.h"
+#include "stats-paired.h"
 #include "stats-robust.h"
 #include "util.h"
 
@@ -109,4 +110,112 @@ long run_sampling_plan(struct run *r)
 	free(sc);
 	free(sum);
 	return total;
+}
+
+/* Cell CI's ok samples as log(metric) and boot; the mean elapsed time. */
+static size_t log_units(const struct cell_state *st, double *x, long *boot,
+			double *elapsed)
+{
+	size_t n = json_array_size(st->samples), i, k = 0;
+	double sum = 0;
+
+	for (i = 0; i < n; i++) {
+		json_t *sj = json_array_get(st->samples, i);
+		json_t *m = json_object_get(sj, "metric");
+		const char *status =
+		    json_string_value(json_object_get(sj, "status"));
+
+		if (!status || strcmp(status, "ok") || !json_is_number(m) ||
+		    !(json_number_value(m) > 0))
+			continue;
+		x[k] = log(json_number_value(m));
+		boot[k++] =
+		    (long)json_integer_value(json_object_get(sj, "boot"));
+		sum += json_number_value(json_object_get(sj, "elapsed_s"));
+	}
+	*elapsed = k ? sum / (double)k : NAN;
+	return k;
+}
+
+void run_plan_group(struct run *r, const int *cells, size_t n, long *r1,
+		    long *boots)
+{
+	size_t i;
+
+	*r1 = 1;
+	*boots = 2;
+	for (i = 0; i < n; i++) {
+		struct cell_state *st = &r->states[cells[i]];
+		size_t cap = json_array_size(st->samples) + 1, k;
+		double *x = xcalloc(cap, sizeof(*x)), c1, c2, hello;
+		long *boot = xcalloc(cap, sizeof(*boot)), per, nb;
+		struct stats_kj kj;
+		char why[512];
+
+		k = log_units(st, x, boot, &c1);
+		hello = json_number_value(
+			json_object_get(st->observed, "boot_to_hello_s"));
+		c2 = hello + (double)r->cfg.warmup * c1;
+		if (k < 2 || stats_kj(x, boot, k, &kj) < 0 || isnan(kj.t1sq) ||
+		    isnan(kj.t2sq) || !(c1 > 0)) {
+			snprintf(why, sizeof(why),
+				 "the sizing pass gave too little to plan "
+				 "with (%zu ok samples): 2 boots",
+				 k);
+			per = 1;
+			nb = 2;
+			kj.t1sq = kj.t2sq = NAN;
+		} else {
+			/* A boot is never worth more than half the samples
+			 * a cell may take. */
+			per = stats_kj_samples_per_boot(
+				kj.t1sq, kj.t2sq, c1, c2,
+				r->cfg.max_repeat / 2 > 1 ? r->cfg.max_repeat / 2
+							  : 1);
+			nb = r->cfg.target > 0
+				     ? stats_kj_boots_for(kj.t1sq, kj.t2sq, per,
+							  1, r->cfg.target,
+							  r->cfg.max_boots)
+				     : r->cfg.max_repeat / per;
+			if (nb < 2)
+				nb = 2;
+			if (nb > r->cfg.max_boots)
+				nb = r->cfg.max_boots;
+			if (nb * per > r->cfg.max_repeat && r->cfg.max_repeat >= 2)
+				nb = r->cfg.max_repeat / per < 2
+					     ? 2
+					     : r->cfg.max_repeat / per;
+			snprintf(why, sizeof(why),
+				 "variance of log(%s) within a boot %.3g, "
+				 "between boots %.3g%s; a sample costs %.1f s, "
+				 "a boot %.1f s: %ld sample%s per boot, %ld "
+				 "boots (%s)",
+				 r->cfg.wl.metric, kj.t1sq, kj.t2sq,
+				 kj.t2sq_clamped ? " (clamped at 0)" : "", c1,
+				 c2, per, per == 1 ? "" : "s", nb,
+				 r->cfg.target > 0
+					 ? "for the target, within max_boots "
+					   "and max_repeat"
+					 : "max_repeat's samples, within "
+					   "max_boots");
+		}
+		json_decref(st->plan);
+		st->plan = json_pack(
+			"{s:I, s:I, s:o, s:o, s:o, s:o, s:s}",
+			"samples_per_boot", (json_int_t)per, "boots",
+			(json_int_t)nb, "within_var",
+			isnan(kj.t1sq) ? json_null() : json_real(kj.t1sq),
+			"between_var",
+			isnan(kj.t2sq) ? json_null() : json_real(kj.t2sq),
+			"sample_s", isnan(c1) ? json_null() : json_real(c1),
+			"boot_s", isnan(c2) ? json_null() : json_real(c2),
+			"why", why);
+		note("%s: plan: %s", r->cells[cells[i]].id, why);
+		if (per > *r1)
+			*r1 = per;
+		if (nb > *boots)
+			*boots = nb;
+		free(x);
+		free(boot);
+	}
 }

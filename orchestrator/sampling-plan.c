@@ -14,6 +14,7 @@ static const char *const reason_names[] = {
     [STOP_FAILED] = "failed",
     [STOP_SKIPPED] = "skipped",
     [STOP_INTERRUPTED] = "interrupted",
+    [STOP_PLAN] = "plan",
 };
 
 const char *stop_reason_name(enum stop_reason r)

@@ -54,6 +54,7 @@ enum stop_reason {
 	STOP_FAILED,	  /* "failed": the cell failed */
 	STOP_SKIPPED,	  /* "skipped": the host cannot run it */
 	STOP_INTERRUPTED, /* "interrupted": the run stopped first */
+	STOP_PLAN,	  /* "plan": [run] plan = auto's boots and samples */
 	STOP_NR
 };
 const char *stop_reason_name(enum stop_reason r);
