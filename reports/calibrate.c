@@ -84,6 +84,11 @@ static size_t binom_q95(size_t n, double p)
 	return n;
 }
 
+size_t calibrate_allowed_misses(size_t n)
+{
+	return binom_q95(n, 0.05);
+}
+
 int calibrate_judge(const struct report *aa, const struct report *a,
 		    const struct report *b, struct calib *out)
 {
@@ -131,7 +136,7 @@ int calibrate_judge(const struct report *aa, const struct report *a,
 		}
 		out->nrows++;
 	}
-	out->allowed_misses = binom_q95(out->nratio, 0.05);
+	out->allowed_misses = calibrate_allowed_misses(out->nratio);
 	out->consistent = out->nratio > 0 &&
 			  out->nratio - out->nratio_hold <= out->allowed_misses;
 	return 0;

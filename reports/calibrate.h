@@ -59,6 +59,9 @@ struct calib {
 int calibrate_judge(const struct report *aa, const struct report *a,
 		    const struct report *b, struct calib *out);
 void calibrate_release(struct calib *c);
+/* The misses N calibrated 95% intervals show 95% of the time or fewer:
+ * the 95th percentile of binomial(N, 0.05). */
+size_t calibrate_allowed_misses(size_t n);
 /* The table and the summary line; calibration.json's document (new ref). */
 void calibrate_print(const struct calib *c, FILE *out);
 json_t *calibrate_json(const struct calib *c);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "compare.h"
 
+#include "calibrate.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -307,6 +309,45 @@ static void baseline_note(struct compare *c, const struct compare_opts *o,
 	free(with);
 }
 
+/* Two runs of one config: consistent with a re-run?  (compare.h) */
+static char *compare_rerun_new(const struct compare *c)
+{
+	const struct report *a = c->runs[0], *b = c->runs[1];
+	size_t i, n = 0, miss = 0, checks = 0, hold = 0;
+	size_t allowed;
+	bool x, y;
+
+	if (!a->config_text || !b->config_text ||
+	    strcmp(a->config_text, b->config_text))
+		return NULL;
+	for (i = 0; i < c->nrows; i++) {
+		const struct compare_row *row = &c->rows[i];
+
+		if (row->d.valid && row->d.bounded) {
+			n++;
+			miss += !stats_interval_holds(&row->d, 0);
+		}
+		if (row->ref && row->cell && !row->ref->is_baseline &&
+		    stats_rerun_holds(&row->ref->vs_base, &row->cell->vs_base,
+				      &x, &y) >= 0 &&
+		    row->ref->vs_base.bounded && row->cell->vs_base.bounded) {
+			checks += 2;
+			hold += (size_t)x + (size_t)y;
+		}
+	}
+	if (!n)
+		return NULL;
+	allowed = calibrate_allowed_misses(n);
+	return xasprintf(
+	    "the two runs share one config: %zu of %zu cells' B/A intervals "
+	    "hold 0 (up to %zu misses expected by chance); each run's "
+	    "slowdown interval holds the other's estimate in %zu of %zu "
+	    "checks (about 83%% for calibrated intervals): %s",
+	    n - miss, n, allowed, hold, checks,
+	    miss <= allowed ? "consistent with a re-run"
+			    : "NOT consistent with a re-run");
+}
+
 static void across_runs(struct compare *c, const struct compare_opts *o)
 {
 	const struct report *a = c->runs[0];
@@ -529,6 +570,8 @@ int compare_new(struct report **runs, size_t nruns,
 	} else {
 		across_runs(c, o);
 	}
+	if (!c->by && !c->effect && nruns == 2)
+		c->rerun = compare_rerun_new(c);
 	geo = xcalloc(c->nrows + 1, sizeof(*geo));
 	for (i = 0; i < c->nrows; i++)
 		if (c->rows[i].d.valid)
@@ -581,6 +624,7 @@ void compare_free(struct compare *c)
 	for (i = 0; i < c->nnotes; i++)
 		free(c->notes[i]);
 	free(c->notes);
+	free(c->rerun);
 	free(c->rows);
 	free(c);
 }

@@ -135,6 +135,14 @@ struct compare {
 	bool effect;  /* an effect compare: rows have effect, not d */
 	char **notes; /* owned: what the whole comparison must say */
 	size_t nnotes;
+	/*
+	 * Two runs of one config (the same config text), compared plainly:
+	 * whether they are consistent with a re-run (reports/calibrate.h's
+	 * rule: the cells whose B/A interval misses 0 are no more than
+	 * binomial(n, 0.05) gives 95% of the time; and how often each run's
+	 * slowdown interval holds the other's estimate).  Owned; NULL else.
+	 */
+	char *rerun;
 };
 
 /* The run letters: "A", "B", ... (static storage; index < 26). */

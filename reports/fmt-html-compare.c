@@ -198,6 +198,11 @@ int fmt_html_compare(const struct compare *c, FILE *out)
 		"</table>\n<p>Geometric mean of (1 + delta) over %zu "
 		"cells: <b>%s</b></p>\n",
 		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
+	if (c->rerun) {
+		fprintf(out, "<p>");
+		fmt_html_escape(out, c->rerun);
+		fprintf(out, "</p>\n");
+	}
 	if (c->has_kvm)
 		html_compare_kvm(c, out);
 	fprintf(out, "</body>\n</html>\n");

@@ -519,13 +519,14 @@ static int json_compare(const struct compare *c, FILE *out)
 					    jcompare_kvm(&row->kvm));
 	}
 	return dump(json_pack("{s:s, s:o, s:s, s:s, s:s, s:o, s:o, s:{s:o, "
-			      "s:I}}",
+			      "s:I}, s:o*}",
 			      "schema", "vmtax-compare/1", "by", jstrn(c->by),
 			      "workload", c->runs[0]->wl_name, "metric",
 			      c->runs[0]->wl_metric, "unit",
 			      c->runs[0]->wl_unit, "runs", runs, "rows", rows,
 			      "geomean_delta", "value", jreal(c->geomean),
-			      "cells", (json_int_t)c->ngeo),
+			      "cells", (json_int_t)c->ngeo, "rerun",
+			      c->rerun ? json_string(c->rerun) : NULL),
 		    out);
 }
 

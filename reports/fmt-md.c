@@ -465,6 +465,8 @@ static int md_compare(const struct compare *c, FILE *out)
 	}
 	fprintf(out, "\nGeometric mean of (1 + delta) over %zu cells: **%s**\n",
 		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
+	if (c->rerun)
+		fprintf(out, "\n%s\n", c->rerun);
 	if (!c->has_kvm)
 		return ferror(out) ? -EIO : 0;
 	fprintf(out, "\n## KVM\n\n");

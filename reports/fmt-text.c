@@ -492,6 +492,8 @@ static int text_compare(const struct compare *c, FILE *out)
 	}
 	fprintf(out, "\ngeometric mean of (1 + delta) over %zu cells: %s\n",
 		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
+	if (c->rerun)
+		fprintf(out, "%s\n", c->rerun);
 	return ferror(out) ? -EIO : 0;
 }
 
