@@ -644,6 +644,34 @@ int run_host_apply(struct run *r, int ci)
 	return 0;
 }
 
+/* order = interleaved: passes of rounds until the plan is content. */
+static void run_engine_rounds(struct run *r)
+{
+	bool *profiled = xcalloc((size_t)r->ncells, sizeof(*profiled));
+	long more;
+	int i, pass;
+
+	for (pass = 0;; pass++) {
+		run_rounds(r, profiled);
+		if (run_should_stop(r) || !(r->cfg.target > 0))
+			break;
+		more = run_sampling_plan(r);
+		for (i = 0; i < r->ncells; i++)
+			if (r->states[i].status == CELL_PENDING &&
+			    r->states[i].stop != STOP_NONE)
+				run_cell_finish(r, &r->states[i],
+						r->states[i].stop);
+		run_save(r);
+		if (!more)
+			break;
+		note("pass %d: %ld more samples for the cells whose interval "
+		     "is wider than the target (%g%%)",
+		     pass + 1, more, r->cfg.target * 100);
+	}
+	run_rounds_conclude(r);
+	free(profiled);
+}
+
 void run_engine(struct run *r)
 {
 	long more;
@@ -662,7 +690,7 @@ void run_engine(struct run *r)
 	}
 	r->samples_done = 0;
 	if (!strcmp(r->cfg.order, "interleaved")) {
-		run_rounds(r);
+		run_engine_rounds(r);
 		return;
 	}
 	json_decref(r->schedule);

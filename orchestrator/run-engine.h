@@ -179,7 +179,10 @@ void run_engine(struct run *r);
  * its guests tolerate, in a shuffled order; guests are replaced between
  * boot epochs ([run] boots).  Called by run_engine().
  */
-void run_rounds(struct run *r);
+void run_rounds(struct run *r, bool *profiled);
+/* After the passes of run_rounds(): conclude every cell (interrupted ones
+ * stay pending). */
+void run_rounds_conclude(struct run *r);
 void run_release(struct run *r);
 
 /*

@@ -132,7 +132,8 @@ static size_t make_groups(struct run *r, struct rgroup **out)
 		const struct cell *c = &r->cells[ci];
 
 		if (c->where != WHERE_GUEST ||
-		    r->states[ci].status != CELL_PENDING)
+		    r->states[ci].status != CELL_PENDING ||
+		    r->states[ci].stop != STOP_NONE)
 			continue;
 		for (k = 0; k < ng; k++)
 			if (same_host(&r->cells[gs[k].cells[0]], c) &&
@@ -154,6 +155,7 @@ static size_t make_groups(struct run *r, struct rgroup **out)
 		for (ci = 0; ci < r->ncells; ci++)
 			if (r->cells[ci].where == WHERE_BARE &&
 			    r->states[ci].status == CELL_PENDING &&
+			    r->states[ci].stop == STOP_NONE &&
 			    tolerates(lead, &r->cells[ci])) {
 				group_add(&gs[k], ci);
 				placed[ci] = true;
@@ -161,7 +163,8 @@ static size_t make_groups(struct run *r, struct rgroup **out)
 	}
 	for (ci = 0; ci < r->ncells; ci++) {
 		if (r->cells[ci].where != WHERE_BARE || placed[ci] ||
-		    r->states[ci].status != CELL_PENDING)
+		    r->states[ci].status != CELL_PENDING ||
+		    r->states[ci].stop != STOP_NONE)
 			continue;
 		for (k = 0; k < ng && gs[k].nguests; k++)
 			;
@@ -465,11 +468,12 @@ static void run_rounds_auto(struct run *r, struct rgroup *gs, size_t ng,
 	}
 }
 
-void run_rounds(struct run *r)
+void run_rounds(struct run *r, bool *profiled)
 {
 	struct rgroup *gs = NULL;
-	bool *profiled = xcalloc((size_t)r->ncells, sizeof(*profiled));
-	size_t ng, k, j;
+	struct rphase ph = {0, r->cfg.boots, true, ""};
+	bool first = !r->schedule;
+	size_t ng, k;
 	int i;
 
 	if (!r->seed)
@@ -478,32 +482,40 @@ void run_rounds(struct run *r)
 					 (unsigned long long)getpid()) &
 						0x7fffffffULL;
 	ng = make_groups(r, &gs);
-	/* A bare-metal cell takes repeat samples in every group it is in. */
+	/* A bare-metal cell takes repeat samples in every group it is in;
+	 * a later pass (a target's) what the plan asked, spread over them. */
 	for (i = 0; i < r->ncells; i++) {
 		struct cell_state *st = &r->states[i];
-		long in = 0;
+		long in = in_groups(gs, ng, i), want;
 
-		for (k = 0; k < ng; k++)
-			for (j = gs[k].nguests; j < gs[k].ncells; j++)
-				in += gs[k].cells[j] == i;
-		if (r->cells[i].where == WHERE_BARE && in > 1 &&
-		    st->status == CELL_PENDING &&
+		if (!in)
+			continue;
+		if (first && r->cells[i].where == WHERE_BARE && in > 1 &&
 		    st->planned < r->cfg.repeat * in) {
 			r->samples_total += r->cfg.repeat * in - st->planned;
 			st->planned = r->cfg.repeat * in;
 		}
+		want = (st->planned - st->nsamples + in - 1) / in;
+		if (want > ph.rounds)
+			ph.rounds = want;
 	}
-	schedule_record(r, gs, ng);
+	if (first)
+		schedule_record(r, gs, ng);
 	note("interleaved rounds (seed %llu): %zu group%s", r->seed, ng,
 	     ng == 1 ? "" : "s");
-	if (r->cfg.plan_auto) {
+	if (r->cfg.plan_auto && first)
 		run_rounds_auto(r, gs, ng, profiled);
-	} else {
-		struct rphase ph = {r->cfg.repeat, r->cfg.boots, true, ""};
-
+	else
 		for (k = 0; k < ng && !run_should_stop(r); k++)
 			run_group(r, &gs[k], k, ng, &ph, profiled);
-	}
+	run_save(r);
+	groups_free(gs, ng);
+}
+
+void run_rounds_conclude(struct run *r)
+{
+	int i;
+
 	for (i = 0; i < r->ncells; i++) {
 		struct cell_state *st = &r->states[i];
 
@@ -515,12 +527,10 @@ void run_rounds(struct run *r)
 		if (r->stopped || r->save_failed) {
 			cell_set_status(st, CELL_PENDING, "interrupted");
 			st->stop = STOP_INTERRUPTED;
-		} else {
+		} else if (st->stop == STOP_NONE) {
 			run_cell_finish(r, st,
 					st->plan ? STOP_PLAN : STOP_REPEAT);
 		}
 	}
 	run_save(r);
-	groups_free(gs, ng);
-	free(profiled);
 }
