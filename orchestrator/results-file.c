@@ -180,7 +180,7 @@ void results_states_init(struct run *r)
 static json_t *cell_json_new(const struct run *r, int i)
 {
 	const struct cell_state *st = &r->states[i];
-	json_t *j = json_object();
+	json_t *j = json_object(), *v;
 
 	json_object_set_new(j, "id", json_string(r->cells[i].id));
 	json_object_set_new(j, "axes", matrix_cell_axes_json(&r->matrix, i));
@@ -198,6 +198,8 @@ static json_t *cell_json_new(const struct run *r, int i)
 							       : "sample"));
 	if (st->plan)
 		json_object_set(j, "plan", st->plan);
+	if ((v = run_cell_variance_new(r, i)))
+		json_object_set_new(j, "variance", v);
 	json_object_set(j, "observed", st->observed);
 	json_object_set(j, "samples", st->samples);
 	return j;

@@ -202,6 +202,12 @@ long run_per_boot(const struct run *r, int ci);
  */
 void run_plan_group(struct run *r, const int *cells, size_t n, long *r1,
 		    long *boots);
+/*
+ * Cell CI's Kalibera-Jones variance components of log(metric), within a
+ * boot and between boots (results.json cell "variance"), for a guest cell
+ * with more than one boot; NULL otherwise.  New ref.
+ */
+json_t *run_cell_variance_new(const struct run *r, int ci);
 /* Whether cell CI's interval is over boot means rather than samples. */
 bool run_unit_is_boot(const struct run *r, int ci);
 

@@ -219,3 +219,27 @@ void run_plan_group(struct run *r, const int *cells, size_t n, long *r1,
 		free(boot);
 	}
 }
+
+json_t *run_cell_variance_new(const struct run *r, int ci)
+{
+	const struct cell_state *st = &r->states[ci];
+	size_t cap = json_array_size(st->samples) + 1, k;
+	double *x = xcalloc(cap, sizeof(*x)), c1;
+	long *boot = xcalloc(cap, sizeof(*boot));
+	struct stats_kj kj;
+	json_t *j = NULL;
+
+	k = log_units(st, x, boot, &c1);
+	if (r->cells[ci].where == WHERE_GUEST && k > 1 &&
+	    stats_kj(x, boot, k, &kj) == 0 && kj.nboots > 1)
+		j = json_pack("{s:s, s:I, s:f, s:o, s:o, s:b}", "of",
+			      "log(metric)", "boots", (json_int_t)kj.nboots,
+			      "samples_per_boot", kj.r1, "within_var",
+			      isnan(kj.t1sq) ? json_null() : json_real(kj.t1sq),
+			      "between_var",
+			      isnan(kj.t2sq) ? json_null() : json_real(kj.t2sq),
+			      "between_clamped", kj.t2sq_clamped);
+	free(x);
+	free(boot);
+	return j;
+}
