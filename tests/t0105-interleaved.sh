@@ -4,6 +4,7 @@
 # through the rounds, paired and bridged slowdowns; vmtax calibrate (an A/A
 # run) writes both runs and its verdict.
 . "$(dirname "$0")/lib-test.sh"
+. "$(dirname "$0")/lib-faults.sh"
 test_prereq ROOT || skip_all "needs root to set host THP"
 test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
 test_prereq TINY || skip_all "no tiny image (make image-tiny)"
@@ -91,6 +92,55 @@ test_expect_success 'vmtax calibrate writes both runs and the verdict' '
 test_expect_success 'calibrate refuses bad usage with exit 2' '
 	test_expect_code 2 "$VMTAX" calibrate "$TOP/configs/calib-small.ini" 2>err &&
 	grep -q "usage: vmtax calibrate" err
+'
+
+test_expect_success 'plan = auto: a sizing pass, then the boots and samples it chose' '
+	"$VMTAX" run "$TOP/configs/calib-small.ini" --out auto \
+		--set run.boots=0 --set run.plan=auto --set run.max_boots=3 \
+		--set run.max_repeat=6 --set workload.SIZE_MIB=64 >auto.out 2>auto.err &&
+	grep -q "sizing: group 1 of 1" auto.err &&
+	g=".cells[] | select(.env.where == \"guest\")" &&
+	jq -e "$g | .plan.samples_per_boot >= 1 and .plan.boots >= 2 and .plan.boots <= 3" auto/results.json &&
+	jq -e "$g | .stop_reason == \"plan\"" auto/results.json &&
+	jq -e "$g | (.samples | length) == 4 + (.plan.boots - 2) * .plan.samples_per_boot" auto/results.json &&
+	jq -e "$g | ([.samples[].boot] | unique | length) == .plan.boots" auto/results.json &&
+	jq -e "$g | .plan.why | test(\"samples? per boot\")" auto/results.json &&
+	python3 "$TOP/tests/check-results.py" auto/results.json
+'
+
+# A guest killed mid-round is replaced (retries) and the round goes on.
+mkdir "$TRASH/wl" &&
+printf '[workload]\ndescription = a slow sample\nrun = sleep 4;echo done\nmetric = elapsed\n' >"$TRASH/wl/slow.ini"
+cat >"$TRASH/die.ini" <<EOF2
+[run]
+name = t0105die
+repeat = 2
+boots = 1
+retries = 1
+boot_timeout = 180
+[guest]
+vcpus = 1
+memory = 1G
+[matrix]
+host_thp = always
+guest_thp = always
+[workload]
+dir = $TRASH/wl
+name = slow
+EOF2
+
+test_expect_success 'a guest killed mid-round is replaced and the round goes on' '
+	vmtax_bg die.ini die &&
+	wait_for die.stderr "guest/host-thp=always/guest-thp=always: sample 1/2" 300 &&
+	sleep 2 &&
+	pid=$(qemu_pid t0105die) &&
+	kill -KILL "$pid" &&
+	vmtax_wait $VPID die 600 &&
+	test "$(cat die.rc)" = 0 &&
+	res die "[.cells[] | .status] | all(. == \"ok\")" &&
+	res die "[.cells[] | [.samples[] | select(.status == \"ok\")] | length] == [2, 2]" &&
+	res die ".cells[] | select(.env.where == \"guest\") | (.observed.guest_restarts | length) == 1" &&
+	res die "[.cells[].samples[] | select(.status == \"ok\") | .round] | sort == [0, 0, 1, 1]"
 '
 
 test_expect_success 'host THP is as before and no vmtax domain is left' '
