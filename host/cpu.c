@@ -16,9 +16,9 @@ static const char *const virt_flags[] = {
     "npt", "nrip_save", "avic", "pdpe1gb", "hypervisor",
 };
 
-/* Copy the value of the first "KEY<spaces>: value" line of TEXT. */
-static void cpuinfo_value(const char *text, const char *key, char *out,
-			  size_t len)
+/* See host.h. */
+void host_cpuinfo_value(const char *text, const char *key, char *out,
+			size_t len)
 {
 	size_t klen = strlen(key);
 	const char *line = text;
@@ -54,9 +54,9 @@ int host_cpu_read(const char *root, struct host_cpu *cpu)
 		err_code(ret, "cannot read '/proc/cpuinfo'");
 		goto out;
 	}
-	cpuinfo_value(text, "vendor_id", cpu->vendor, sizeof(cpu->vendor));
-	cpuinfo_value(text, "model name", cpu->model, sizeof(cpu->model));
-	cpuinfo_value(text, "flags", cpu->flags, sizeof(cpu->flags));
+	host_cpuinfo_value(text, "vendor_id", cpu->vendor, sizeof(cpu->vendor));
+	host_cpuinfo_value(text, "model name", cpu->model, sizeof(cpu->model));
+	host_cpuinfo_value(text, "flags", cpu->flags, sizeof(cpu->flags));
 	for (i = 0; i < ARRAY_SIZE(virt_flags); i++) {
 		if (!host_cpu_has(cpu, virt_flags[i]))
 			continue;

@@ -172,6 +172,12 @@ struct host_cpu {
 	char flags[4096];     /* the whole first "flags" line */
 };
 int host_cpu_read(const char *root, struct host_cpu *cpu);
+/*
+ * The value of the first "KEY<blanks>: value" line of TEXT (a /proc/cpuinfo)
+ * into OUT ("" when there is none): "model" does not match "model name".
+ */
+void host_cpuinfo_value(const char *text, const char *key, char *out,
+			size_t len);
 bool host_cpu_has(const struct host_cpu *cpu, const char *flag);
 
 enum host_module_state {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "identity.h"
 #include "report.h"
 #include "util.h"
 #include "vm.h"
@@ -52,6 +53,7 @@ json_t *results_cell_env_new(const struct run *r, const struct cell *c)
 
 static void host_info(json_t *host, const struct run *r)
 {
+	struct host_ident id;
 	struct host_cpu cpu;
 	struct utsname u;
 	char hn[256] = "";
@@ -71,6 +73,8 @@ static void host_info(json_t *host, const struct run *r)
 					 sysconf(_SC_PAGESIZE)));
 	json_object_set_new(host, "accel", json_string(r->accel));
 	json_object_set_new(host, "accel_reason", json_string(r->accel_why));
+	host_ident_read("", NULL, &id);
+	host_ident_json(&id, host);
 }
 
 int results_dir_make(const char *out, const char *name, bool resume,

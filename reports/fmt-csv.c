@@ -21,7 +21,11 @@
  * count in "n"), within_boot_var and between_boot_var (in "metric"),
  * outliers (the count in "metric", "samples 3, 7" in "reason") and trend_p
  * (the Mann-Kendall p in "metric", "rising, p 0.0210" in "reason" when
- * significant).  A run with profiles ends with rows of kind "profile" per cell (label
+ * significant).  A run whose results record the host's identity has a
+ * row of kind "host" (label "bare metal" or "host (a PVM guest)", reason
+ * what that means when not bare metal), one whose metric is the same in
+ * every sample a row of kind "warning" (the warning in "reason").  A run
+ * with profiles ends with rows of kind "profile" per cell (label
  * self:SYMBOL or total:SYMBOL for the top entries of its differential
  * profile, n the cell's profile samples, metric the symbol's contribution
  * to the slowdown as a fraction of the baseline's time: docs/profile.md).
@@ -327,6 +331,28 @@ static void scaling_rows(const struct report *r,
 	}
 }
 
+/*
+ * A line of the report: "KIND,,LABEL,,REASON" and the other columns empty
+ * (kind "host": the host's word in label, the note in reason; "warning").
+ */
+static void line_row(FILE *out, const char *kind, const char *label,
+		     const char *reason)
+{
+	size_t k, ncols = 1;
+	const char *p;
+
+	for (p = cols; *p; p++)
+		ncols += *p == ',';
+	fputs(kind, out);
+	str(out, NULL);
+	str(out, label);
+	str(out, NULL);
+	str(out, reason);
+	for (k = 5; k < ncols + RC_NR; k++)
+		fputc(',', out);
+	fputc('\n', out);
+}
+
 /* A run inside a lab host: one row of kind "lab", the line in "label". */
 static void lab_row(const struct report *r, FILE *out)
 {
@@ -372,6 +398,10 @@ static int csv_render(const struct report *r, FILE *out)
 	for (i = 0; i < r->ncells; i++)
 		kvm_rows(&r->cells[i], out);
 	lab_row(r, out);
+	if (r->host_recorded)
+		line_row(out, "host", r->host_word, r->host_note);
+	if (r->metric_warning)
+		line_row(out, "warning", NULL, r->metric_warning);
 	for (i = 0; i < r->ncells; i++)
 		sampling_rows(r, &r->cells[i], out);
 	fmt_profile_csv(r, out, CSV_NCOLS + RC_NR);

@@ -99,6 +99,10 @@ static void html_meta(const struct report *r, FILE *out)
 			kv(out, "lab host (every cell ran inside it)", lab);
 		free(lab);
 	}
+	if (r->host_note)
+		kv(out, "host identity", r->host_note);
+	if (r->metric_warning)
+		kv(out, "&#9888; warning", r->metric_warning);
 	kv(out, "vmtax", r->v_vmtax);
 	kv(out, "libvirt", r->v_libvirt);
 	kv(out, "qemu", r->v_qemu);

@@ -386,6 +386,16 @@ static int json_render(const struct report *r, FILE *out)
 	}
 	if (doc && r->nscaling)
 		json_object_set_new(doc, "scaling", jscaling(r));
+	/* Only files that record the host's identity have these keys. */
+	if (doc && r->host_recorded)
+		json_object_set_new(doc, "host_label",
+				    json_string(r->host_word));
+	if (doc && r->host_note)
+		json_object_set_new(doc, "host_note",
+				    json_string(r->host_note));
+	if (doc && r->metric_warning)
+		json_object_set_new(doc, "metric_warning",
+				    json_string(r->metric_warning));
 	return dump(doc, out);
 }
 

@@ -48,6 +48,11 @@ static void md_header(const struct report *r, FILE *out)
 		}
 		free(lab);
 	}
+	if (r->host_note) {
+		fprintf(out, "- **host identity**: ");
+		fmt_md_escape(out, r->host_note);
+		fprintf(out, "\n");
+	}
 	fprintf(out, "- versions: vmtax %s, libvirt %s, qemu %s\n",
 		r->v_vmtax ? r->v_vmtax : "n/a",
 		r->v_libvirt ? r->v_libvirt : "n/a",
@@ -55,6 +60,11 @@ static void md_header(const struct report *r, FILE *out)
 	fprintf(out, "- started %s, finished %s\n",
 		r->started ? r->started : "n/a",
 		r->finished ? r->finished : "n/a");
+	if (r->metric_warning) {
+		fprintf(out, "- **warning**: ");
+		fmt_md_escape(out, r->metric_warning);
+		fprintf(out, "\n");
+	}
 }
 
 static void md_cells(const struct report *r, FILE *out)

@@ -59,6 +59,8 @@ static void text_header(const struct report *r, FILE *out)
 				lab);
 		free(lab);
 	}
+	if (r->host_note)
+		fprintf(out, "\nhost identity: %s", r->host_note);
 	fprintf(out, "\nversions: vmtax %s, libvirt %s, qemu %s\n",
 		r->v_vmtax ? r->v_vmtax : "n/a",
 		r->v_libvirt ? r->v_libvirt : "n/a",
@@ -66,6 +68,8 @@ static void text_header(const struct report *r, FILE *out)
 	fprintf(out, "started %s, finished %s\n",
 		r->started ? r->started : "n/a",
 		r->finished ? r->finished : "n/a");
+	if (r->metric_warning)
+		fprintf(out, "warning: %s\n", r->metric_warning);
 }
 
 static void text_counter(const struct report_cell *c, int k, FILE *out)

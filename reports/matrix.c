@@ -183,7 +183,8 @@ static bool key_match(const long *c, const long *key, size_t nd)
 	return true;
 }
 
-/* "bare metal", "vcpus=2", "host-thp=never, vcpus=4"; "-" for none. */
+/* "bare metal" (r->host_word), "vcpus=2", "host-thp=never, vcpus=4"; "-"
+ * for none. */
 static char *combo_label(const struct report *r, const size_t *dims, size_t nd,
 			 const long *key)
 {
@@ -199,7 +200,7 @@ static char *combo_label(const struct report *r, const size_t *dims, size_t nd,
 		v = a->values[key[k]];
 		if (!strcmp(a->name, "where"))
 			t = xasprintf("%s%s%s", s, *s ? ", " : "",
-				      !strcmp(v, "bare-metal") ? "bare metal"
+				      !strcmp(v, "bare-metal") ? r->host_word
 							       : v);
 		else
 			t = xasprintf("%s%s%s=%s", s, *s ? ", " : "", a->name,
@@ -241,7 +242,7 @@ static void default_columns(const struct report *r, struct report_matrix *m)
 	m->cols = xcalloc(r->ncells + 1, sizeof(*m->cols));
 	for (i = 0; i < r->ncells; i++)
 		if (r->cells[i].bare_metal) {
-			m->cols[m->ncols++] = xstrdup("bare metal");
+			m->cols[m->ncols++] = xstrdup(r->host_word);
 			break;
 		}
 	for (i = 0; i < r->ncells; i++) {

@@ -168,7 +168,7 @@ static void cell_labels(const struct report *r, struct report_cell *c)
 
 	if (c->bare_metal) {
 		c->label = xasprintf("THP %s host%s", host, extra);
-		c->column = xstrdup("bare metal");
+		c->column = xstrdup(r->host_word);
 	} else {
 		c->label = xasprintf("THP %s guest, %s + THP %s host%s%s%s%s",
 				     guest, pw, host, bk ? ", " : "",
@@ -191,6 +191,60 @@ static void cell_labels(const struct report *r, struct report_cell *c)
 			      c->guest_thp, c->obs_guest_thp);
 	}
 	free(extra);
+}
+
+/* "; " between the parts of S so far and the next. */
+static void add_evidence(char **s, const char *fmt, const char *v)
+{
+	char *t;
+
+	if (!v || !*v)
+		return;
+	t = xasprintf("%s%s", *s, **s ? "; " : "");
+	free(*s);
+	*s = xasprintf(fmt, t, v);
+	free(t);
+}
+
+/* r->host_word and r->host_note from run.host (HOST); see model.h. */
+static void host_identity(struct report *r, json_t *host)
+{
+	json_t *virt = json_object_get(host, "virtualized");
+	json_t *hv = json_object_get(host, "hypervisor");
+	const char *name = jstr(hv, "name");
+	char *ev;
+
+	r->host_recorded = virt != NULL;
+	if (!r->host_recorded || r->lab || json_is_false(virt)) {
+		r->host_word = xstrdup("bare metal");
+		return;
+	}
+	if (!json_is_true(virt)) {
+		r->host_word = xstrdup("host (physical or virtual: unknown)");
+		r->host_note = xstrdup(
+		    "whether this host is physical could not be told (no "
+		    "CPUID hypervisor bit, no cpuinfo flags, no other "
+		    "evidence): its cells are labelled host, not bare metal, "
+		    "and host knobs (host_thp, hugetlb, sysctl) may set a "
+		    "virtual machine's kernel rather than a physical one's");
+		return;
+	}
+	r->host_word = name ? xasprintf("host (a %s guest)", name)
+			    : xstrdup("host (a virtual machine)");
+	ev = xstrdup("");
+	add_evidence(&ev, "%skernel: Hypervisor detected: %s",
+		     jstr(hv, "kernel_says"));
+	add_evidence(&ev, "%sCPUID 0x40000000: '%s'", jstr(hv, "cpuid"));
+	if (json_is_true(json_object_get(hv, "cpu_flag")))
+		add_evidence(&ev, "%scpuinfo: %s flag", "hypervisor");
+	add_evidence(&ev, "%sDMI: %s", jstr(hv, "dmi_product"));
+	add_evidence(&ev, "%s/sys/hypervisor: %s", jstr(hv, "sys_hypervisor"));
+	r->host_note = xasprintf(
+	    "this host is itself a virtual machine (%s): its cells are not "
+	    "bare metal, and host knobs (host_thp, hugetlb, sysctl) set this "
+	    "virtual machine's kernel, not the physical machine's beneath it",
+	    *ev ? ev : "no detail recorded");
+	free(ev);
 }
 
 static int load_sample(const char *path, const char *id, json_t *js,
@@ -487,6 +541,46 @@ static void compute_stats(struct report *r)
 	compute_slowdowns(r);
 }
 
+/* r->metric_warning: see model.h. */
+static void metric_check(struct report *r)
+{
+	double v = NAN, lo = INFINITY, hi = -INFINITY;
+	size_t i, k, n = 0;
+	char num[32];
+
+	if (r->metric_is_elapsed)
+		return;
+	for (i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		for (k = 0; k < c->nsamples; k++) {
+			double m = c->samples[k].metric;
+
+			if (strcmp(c->samples[k].status, "ok") || isnan(m))
+				continue;
+			if (isnan(v))
+				v = m;
+			else if (m != v)
+				return;
+		}
+		if (c->nok && !isnan(c->elapsed.mean)) {
+			lo = fmin(lo, c->elapsed.mean);
+			hi = fmax(hi, c->elapsed.mean);
+			n++;
+		}
+	}
+	if (n < 2 || isnan(v) || !(lo > 0) ||
+	    hi / lo - 1 <= REPORT_CONSTANT_ELAPSED)
+		return;
+	snprintf(num, sizeof(num), "%.10g", v);
+	r->metric_warning = xasprintf(
+	    "the metric is %s %s in every ok sample of every cell, while the "
+	    "cells' mean elapsed times range from %.3g s to %.3g s: it cannot "
+	    "tell the cells apart (a constant count?); capture a rate or a "
+	    "time instead",
+	    num, r->wl_unit, lo, hi);
+}
+
 int report_set_baseline(struct report *r, const char *id)
 {
 	long i = report_find_cell(r, id);
@@ -547,6 +641,7 @@ static int load_doc(struct report *r)
 		r->seed = 1;
 	if (!json_is_object(r->lab))
 		r->lab = NULL;
+	host_identity(r, host);
 	r->cpus = json_is_integer(json_object_get(host, "cpus"))
 			  ? (long)json_integer_value(json_object_get(host, "cpus"))
 			  : -1;
@@ -642,6 +737,7 @@ int report_load(const char *path, struct report **out)
 	if (ret < 0)
 		goto out;
 	compute_stats(r);
+	metric_check(r);
 	report_profiles_diff(r);
 	ret = report_set_matrix(r, NULL, NULL);
 	if (ret < 0)
@@ -677,6 +773,9 @@ void report_free(struct report *r)
 	report_matrix_release(&r->matrix);
 	report_scaling_free(r);
 	report_axes_free(r);
+	free(r->host_word);
+	free(r->host_note);
+	free(r->metric_warning);
 	json_decref(r->doc);
 	free(r->path);
 	free(r);

@@ -293,6 +293,26 @@ struct report {
 	/* results' "lab" (vmtax lab run: the cells ran inside a lab host on
 	 * emulated hardware), borrowed; NULL for any other run */
 	json_t *lab;
+	/*
+	 * What the host was (run.host.virtualized, host/identity.h), computed
+	 * once for every format.  host_word names the host's own cells'
+	 * column: "bare metal" on a physical host, and in a file that does
+	 * not record it (older runs) or a lab run (whose lab line says
+	 * emulated); "host (a PVM guest)" (or "host (a virtual machine)")
+	 * on a virtual one, "host (physical or virtual: unknown)" when the
+	 * run could not tell.  host_note (NULL unless virtual or unknown)
+	 * says why and what that means for host knobs.  host_recorded: the
+	 * file records it (csv then has a "host" row).  All owned.
+	 */
+	char *host_word, *host_note;
+	bool host_recorded;
+	/*
+	 * A metric that measures nothing: every ok sample of every cell has
+	 * the same value while the cells' mean elapsed times differ by more
+	 * than REPORT_CONSTANT_ELAPSED (a constant count captured as the
+	 * metric).  Owned; NULL otherwise.  Every format prints it.
+	 */
+	char *metric_warning;
 	long cpus;	  /* -1: not known (a reference transcribed from a seed) */
 	double mem_bytes; /* NAN: not known */
 	const char *v_vmtax, *v_libvirt, *v_qemu;
@@ -328,6 +348,9 @@ struct report {
 	struct report_scaling *scaling; /* owned, one per numeric axis */
 	size_t nscaling;
 };
+
+/* The elapsed spread (slowest / fastest - 1) that makes metric_warning. */
+#define REPORT_CONSTANT_ELAPSED 0.01
 
 /* Load and validate PATH (results.json) and compute all statistics. */
 int report_load(const char *path, struct report **out);
