@@ -45,6 +45,9 @@ wl panic "${SECOND}echo c>/proc/sysrq-trigger;echo done"
 # page-fault handler under TCG, docs/profile.md), written to /dev/kmsg.
 STUCK='watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [t0200:1]'
 wl stuck "n=\$(cat n 2>/dev/null||echo 0);echo \$((n+1))>n;[ \$n = 1 ]&&echo '$STUCK'>/dev/kmsg&&sleep 40;echo done"
+# The agent stopped first, so that no heartbeat can carry the record: only
+# the guest's console shows it (issue 21).
+wl silentstuck "n=\$(cat n 2>/dev/null||echo 0);echo \$((n+1))>n;[ \$n = 1 ]&&kill -STOP \$PPID&&echo '$STUCK'>/dev/kmsg&&sleep 40;echo done"
 wl true "echo done"
 
 conf() {
@@ -329,6 +332,36 @@ test_expect_success 'the cell is ok with both samples; the restart names the ker
 
 test_expect_success 'stuck: host THP as before, no domain left' '
 	host_clean t0200-stuck
+'
+
+# ---- 5d: the agent is silent, and the console shows a soft lockup ----
+
+conf t0200-silent silentstuck
+test_expect_success 'run: the agent is stopped, then the kernel logs a soft lockup, in sample 2' '
+	vmtax_bg t0200-silent.ini t0200-silent --set matrix.guest_thp=always &&
+	wait_for t0200-silent.stderr "\[1/1\].*sample 2/2" 300 &&
+	t0=$(now) &&
+	wait_for t0200-silent.stderr "CPU is stuck" 60 &&
+	since "$t0" >t0200-silent.detect &&
+	vmtax_wait $VPID t0200-silent 300
+'
+timing t0200-silent
+echo "# t0200-silent: the console's lockup reported $(cat "$TRASH/t0200-silent.detect" 2>/dev/null || echo ?) s after sample 2 began"
+
+test_expect_success 'found from the console within seconds, not after the silence limit' '
+	echo "console: $(cat t0200-silent.detect) s; silence alone: $(cat t0200-hang.detect) s" &&
+	le "$(cat t0200-silent.detect)" 15 &&
+	le "$(cat t0200-silent.detect) * 2" "$(cat t0200-hang.detect)"
+'
+
+test_expect_success 'the cell failed naming the kernel line from the console; the sample is listed' '
+	cell t0200-silent always ".status == \"failed\" and (.reason | startswith(
+		\"sample 1: the guest'"'"'s kernel says a CPU is stuck: $STUCK (its console; the agent silent for \"))" &&
+	cell t0200-silent always "$LOST_LISTED"
+'
+
+test_expect_success 'silent: host THP as before, no domain left' '
+	host_clean t0200-silent
 '
 
 # ---- 6: the agent never says hello ----
