@@ -1,6 +1,8 @@
 # vmtax - what virtualization costs a workload.
 #
-#   make            build vmtax, the guest agent and the workloads
+#   make            build vmtax, the guest agent (and its test build, which
+#                   the tiny image carries) and the workloads: everything
+#                   'vmtax run', 'vmtax lab run' and 'vmtax image build' need
 #   make demo       install deps, build, run configs/demo.ini, print the table
 #   make check      install deps, unit tests (ASan+UBSan) and integration tests
 #   make check-slow the slow tests in tests/slow (the debian image: minutes)
@@ -57,9 +59,12 @@ AGENT_CFLAGS = -std=c11 -g -O2 $(WARN) -D_GNU_SOURCE -Ilib \
 .PHONY: install uninstall man FORCE
 .PHONY: all check check-unit check-integration demo bench deps deps-workloads clean \
         image-tiny fmt san tools fuzz fuzz-build fuzz-replay check-slow
-all: $(B)/vmtax build/bin/vmtax-agent $(WL_BINS) $(TEST_TOOLS)
+# The tiny image (mkinitramfs-tiny.sh, and so the lab image's) carries
+# both agents: 'all' builds both, so that every command works after 'make'.
+AGENTS := build/bin/vmtax-agent build/bin/vmtax-agent-test
+all: $(B)/vmtax $(AGENTS) $(WL_BINS) $(TEST_TOOLS)
 
-tools: build/bin/vmtax-agent $(WL_BINS)
+tools: $(AGENTS) $(WL_BINS)
 
 $(B)/obj/%.o: %.c | $(B)/gen/install-dirs.h
 	@mkdir -p $(dir $@)
@@ -103,7 +108,7 @@ $(B)/tests/test-%: tests/unit/test-%.c $(B)/libvmtax.a
 # (a no-op when its recipe is unchanged), which keeps the link 'vmtax run'
 # looks for; 'vmtax image path initrd' names it.  vmtax itself is the
 # unsanitized build/vmtax whatever B is.
-image-tiny: build/bin/vmtax-agent build/bin/vmtax-agent-test $(WL_BINS)
+image-tiny: $(AGENTS) $(WL_BINS)
 	$(MAKE) B=build build/vmtax
 	build/vmtax image build --kind tiny >/dev/null
 
@@ -142,7 +147,7 @@ FORCE:
 # are built on first use into CACHEDIR/images.
 MAN_PAGES := $(patsubst man/%.in,build/man/%,$(wildcard man/*.[158].in)) \
              build/man/vmtax-config.5
-install: all build/bin/vmtax-agent-test man
+install: all man
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) \
 		$(DESTDIR)$(DATADIR)/configs/workloads $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \

@@ -297,6 +297,24 @@ static void free_ents(struct dirent **ents, int n)
 	free(ents);
 }
 
+/* The agents a tiny image carries (mkinitramfs-tiny.sh), in BINDIR. */
+static int need_agents(const char *what, const char *bindir)
+{
+	static const char *const agents[] = {"vmtax-agent", "vmtax-agent-test"};
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(agents) && ret == 0; i++) {
+		char *path = xasprintf("%s/%s", bindir, agents[i]);
+
+		if (access(path, X_OK) < 0)
+			ret = err("image: %s: no '%s' (run 'make')", what,
+				  path);
+		free(path);
+	}
+	return ret;
+}
+
 static int build_tiny(const struct image_opts *o, const char *dir,
 		      const char *bindir)
 {
@@ -320,6 +338,9 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 		ret = err("image: tiny: bad kernel version '%s'", kver);
 		goto out;
 	}
+	ret = need_agents("tiny", bindir);
+	if (ret < 0)
+		goto out;
 	recipe_add(&r, "kind tiny\nkver %s\n", kver);
 	ret = recipe_add_file(&r, "script", script);
 	if (ret < 0)
@@ -346,6 +367,13 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	out = xasprintf("%s/tiny-%s-%s.cpio.gz", dir, kver, key);
 	rec = xasprintf("%s/tiny-%s-%s.recipe", dir, kver, key);
 	link = o->link ? xstrdup(o->link) : guest_tiny_path_new(dir, kver);
+	if (o->check) {
+		note("image: tiny: %s: '%s'",
+		     image_exists(rec) && image_exists(out) ? "up to date"
+							    : "would be built",
+		     out);
+		goto out;
+	}
 	if (image_exists(rec) && image_exists(out)) {
 		note("image: tiny: up to date: '%s'", out);
 	} else {
@@ -510,10 +538,14 @@ static int build_disk(const struct image_opts *o, const struct disk_kind *k,
 		if (!strcmp(remotes[i], "/usr/local/sbin/vmtax-agent"))
 			break;
 	if (i == nfiles) {
-		ret = err("image: %s: no '%s/vmtax-agent' (run 'make tools')",
+		ret = err("image: %s: no '%s/vmtax-agent' (run 'make')",
 			  k->name, bindir);
 		goto out;
 	}
+	/* The tiny image inside carries the agent's test build too: said
+	 * now, not after the root file system's minutes. */
+	if (k->vmtax && (ret = need_agents(k->name, bindir)) < 0)
+		goto out;
 	if (k->vmtax) {
 		/*
 		 * The inputs of the tiny image of the image's kernel (the
@@ -548,7 +580,16 @@ static int build_disk(const struct image_opts *o, const struct disk_kind *k,
 	    image_exists(initrd)) {
 		note("image: %s: up to date: '%s' (recipe %s)", k->name, qcow2,
 		     key);
+		if (o->check)
+			goto out;
 		goto link;
+	}
+	if (o->check) {
+		note("image: %s: would be built: recipe %s, root file system "
+		     "%s (%s)",
+		     k->name, key, rkey,
+		     image_exists(rootfs) ? "cached" : "debootstrap: minutes");
+		goto out;
 	}
 	note("image: %s %s, recipe %s, root file system %s", k->name, suite,
 	     key, rkey);

@@ -71,6 +71,9 @@ struct image_opts {
 	const char *const *packages; /* debian: extra packages (workloads) */
 	size_t npackages;
 	bool quiet; /* no paths on stdout (vmtax lab run builds its image) */
+	/* Check the inputs and say (note()) whether the image is up to date
+	 * or would be built, and how long that takes; build nothing. */
+	bool check;
 };
 
 /* "tiny" -> IMAGE_TINY ("debian", "lab"); -EINVAL for an unknown kind (reports

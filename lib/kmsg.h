@@ -11,6 +11,12 @@
  * Records are read from /dev/kmsg ("PRI,SEQ,USEC,FLAGS;MESSAGE", see the
  * kernel's Documentation/ABI/testing/dev-kmsg); any facility counts, so
  * that root can test the path by writing such a line to /dev/kmsg.
+ *
+ * The host reads the same messages from the guest's console log (libvirt
+ * writes it: "[   12.345678] MESSAGE" lines), for a guest whose agent went
+ * silent and so cannot name the record (issue 21): the same marks, and an
+ * oops's too (a silent agent beside an oops is a lost guest).  One parser,
+ * kmsg_trouble_message(), serves both.
  */
 #ifndef VMTAX_KMSG_H
 #define VMTAX_KMSG_H
@@ -24,6 +30,37 @@
  * return true.  Pure: no I/O.
  */
 bool kmsg_stuck_record(const char *rec, size_t len, char *out, size_t outlen);
+
+/* What a kernel message says, if anything (kmsg_trouble_message()). */
+enum kmsg_trouble {
+	KMSG_FINE,
+	KMSG_STUCK, /* a soft or hard lockup, an RCU stall */
+	KMSG_OOPS,  /* an oops, a kernel BUG, a panic */
+};
+
+/*
+ * The trouble message MSG (N bytes, one line, no newline) reports, with
+ * MSG copied (truncated) to OUT when it reports some.  Pure.
+ */
+enum kmsg_trouble kmsg_trouble_message(const char *msg, size_t n, char *out,
+				       size_t outlen);
+
+/*
+ * The same for one line of a console log (LEN bytes, without its newline):
+ * an optional "[ SECONDS.MICROS] " stamp, then the message.  Pure.
+ */
+enum kmsg_trouble kmsg_console_line(const char *line, size_t len, char *out,
+				    size_t outlen);
+
+/*
+ * Read the complete lines console log PATH gained past *OFF (advanced past
+ * them; a line still being written is left for the next call), at most a
+ * few MiB a call.  Returns the trouble of the first line that reports some
+ * (its message in OUT), KMSG_FINE when none does, or a negative errno when
+ * PATH cannot be read (a log not yet created reads as empty).
+ */
+int kmsg_console_poll(const char *path, long long *off, char *out,
+		      size_t outlen);
 
 /* Open /dev/kmsg positioned at its end: the fd, or a negative errno. */
 int kmsg_watch_open(void);

@@ -5,9 +5,14 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "guest-obs.h"
+#include "kmsg.h"
 #include "util.h"
+
+/* How often a call that watches the console reads it. */
+#define CONSOLE_POLL_S 1.0
 
 void agent_client_init(struct agent_client *a, struct vm *vm, FILE *log)
 {
@@ -21,6 +26,51 @@ void agent_client_init(struct agent_client *a, struct vm *vm, FILE *log)
 void agent_client_release(struct agent_client *a)
 {
 	proto_decoder_release(&a->dec);
+}
+
+void agent_client_watch_console(struct agent_client *a, const char *path,
+				double silent_s)
+{
+	struct stat st;
+
+	a->console = path;
+	a->console_silent_s = silent_s;
+	a->console_off = path && stat(path, &st) == 0 ? (long long)st.st_size
+						      : 0;
+	a->console_line[0] = '\0';
+	a->console_trouble = KMSG_FINE;
+}
+
+/*
+ * Read the console's new lines for trouble (kept until the agent is heard);
+ * true when there is some and the agent has been silent since, for
+ * console_silent_s: WHY says which line.
+ */
+static bool console_says_lost(struct agent_client *a, double last_heard,
+			      char *why, size_t len)
+{
+	char line[sizeof(a->console_line)];
+	int t;
+
+	if (!a->console)
+		return false;
+	if (a->console_trouble == KMSG_FINE) {
+		t = kmsg_console_poll(a->console, &a->console_off, line,
+				      sizeof(line));
+		if (t > KMSG_FINE) {
+			memcpy(a->console_line, line, sizeof(line));
+			a->console_trouble = t;
+		}
+	}
+	if (a->console_trouble == KMSG_FINE ||
+	    mono_now() - last_heard < a->console_silent_s)
+		return false;
+	snprintf(why, len, "the guest's kernel says %s: %s (its console; "
+		 "the agent silent for %.0f s)",
+		 a->console_trouble == KMSG_STUCK ? "a CPU is stuck"
+						  : "it oopsed",
+		 a->console_line, mono_now() - last_heard);
+	return true;
 }
 
 static void log_msg(struct agent_client *a, const char *dir, const json_t *m)
@@ -85,7 +135,7 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 {
 	unsigned long long id = a->next_id++;
 	double now = mono_now(), idle_deadline = now + idle_s;
-	double deadline = now + total_s;
+	double deadline = now + total_s, last_heard = now;
 	json_t *req = proto_request_new(id, type), *msg = NULL;
 	char *frame = NULL, buf[65536], perr[256];
 	size_t flen;
@@ -132,6 +182,10 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 				goto out;
 			}
 		}
+		if (console_says_lost(a, last_heard, why, len)) {
+			ret = -ETIMEDOUT;
+			goto out;
+		}
 		now = mono_now();
 		if (now >= idle_deadline || now >= deadline) {
 			snprintf(why, len,
@@ -142,6 +196,8 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 		}
 		wait = (idle_deadline < deadline ? idle_deadline : deadline) -
 		       now;
+		if (a->console && wait > CONSOLE_POLL_S)
+			wait = CONSOLE_POLL_S;
 		n = vm_recv(a->vm, buf, sizeof(buf), wait);
 		if (n < 0) {
 			snprintf(why, len, "%s while waiting for '%s'",
@@ -149,8 +205,12 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 			ret = -EPIPE;
 			goto out;
 		}
-		if (n > 0)
+		if (n > 0) {
 			proto_decoder_feed(&a->dec, buf, n);
+			/* The agent is alive: a line seen before is past. */
+			last_heard = mono_now();
+			a->console_trouble = KMSG_FINE;
+		}
 	}
 out:
 	json_decref(req);

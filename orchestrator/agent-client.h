@@ -21,10 +21,31 @@ struct agent_client {
 	struct proto_decoder dec;
 	unsigned long long next_id;
 	FILE *log;		/* borrowed; may be NULL */
+	/* agent_client_watch_console(): the guest's console log (borrowed;
+	 * NULL: none), how long the agent may be silent beside a kernel line
+	 * there, how far it was read, the line seen (or "") */
+	const char *console;
+	double console_silent_s;
+	long long console_off;
+	char console_line[256];
+	int console_trouble; /* enum kmsg_trouble of console_line */
 };
 
 void agent_client_init(struct agent_client *a, struct vm *vm, FILE *log);
 void agent_client_release(struct agent_client *a);
+
+/*
+ * Watch the guest's console log PATH (libvirt writes it; borrowed) while a
+ * call waits: a kernel line there saying a CPU is stuck (a lockup, an RCU
+ * stall) or that the kernel oopsed (lib/kmsg.h) fails the call with
+ * -ETIMEDOUT, WHY naming the line, once the agent has said nothing for
+ * SILENT_S seconds since the line (an agent that answers after it is alive,
+ * and the line is forgotten).  A stuck agent cannot name the record in its
+ * heartbeats (docs/protocol.md, kernel_stuck); its console still can, within
+ * a second of the line.  Lines already in the log now do not count.
+ */
+void agent_client_watch_console(struct agent_client *a, const char *path,
+				double silent_s);
 
 /*
  * Send a request of TYPE with the members of ARGS (may be NULL; not

@@ -25,7 +25,7 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: vmtax image build [--kind tiny|debian|lab] [-o PATH] "
-	    "[--mirror URL]\n"
+	    "[--mirror URL] [--check]\n"
 	    "       vmtax image path [--kind tiny|debian|lab] "
 	    "[kernel|initrd|disk]\n\n"
 	    "Builds a guest image from its recipe, or finds it up to date in\n"
@@ -56,7 +56,9 @@ static void usage(FILE *f)
 	    "apt\n"
 	    "                 sources for its suite)\n"
 	    "  --suite NAME   debian: the suite (default: the host's "
-	    "codename)\n\n"
+	    "codename)\n"
+	    "  -n, --check    check the inputs and say whether the image is\n"
+	    "                 up to date or would be built; build nothing\n\n"
 	    "The debian and lab images carry the 'packages =' of "
 	    "every\n"
 	    "configs/workloads/*.ini (installed: %s).  Without KVM, libguestfs is run with\n"
@@ -192,6 +194,7 @@ int cmd_image(int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},
 	    {"mirror", required_argument, NULL, 'm'},
 	    {"suite", required_argument, NULL, 's'},
+	    {"check", no_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -213,7 +216,7 @@ int cmd_image(int argc, char **argv)
 	}
 	argc--;
 	argv++;
-	while ((opt = getopt_long(argc, argv, "k:o:m:s:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "k:o:m:s:nh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'k':
 			if (image_kind_parse(optarg, &o.kind) < 0) {
@@ -231,6 +234,10 @@ int cmd_image(int argc, char **argv)
 			break;
 		case 's':
 			o.suite = optarg;
+			break;
+		case 'n':
+			o.check = true;
+			o.quiet = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -36,6 +36,7 @@
 #include "agent-client.h"
 #include "cmds.h"
 #include "guest-files.h"
+#include "image.h"
 #include "lab.h"
 #include "lab-session.h"
 #include "matrix.h"
@@ -66,6 +67,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: vmtax lab run CONFIG [--out DIR] [--set SECTION.KEY=VALUE]...\n"
 		"       vmtax lab run --resume DIR\n"
+		"       vmtax lab run CONFIG --dry-run [--set SECTION.KEY=VALUE]...\n"
 		"\n"
 		"Runs CONFIG's matrix inside a lab host: a TCG guest of this host\n"
 		"whose emulated CPU offers AMD-V with nested paging (svm, npt), so\n"
@@ -82,6 +84,9 @@ static void usage(FILE *f)
 		"  -o, --out DIR        run directory (default: runs/NAME-lab-TIMESTAMP)\n"
 		"  -s, --set S.K=V      override a config key (as vmtax run --set)\n"
 		"  -r, --resume DIR     boot DIR's lab disk again and resume its run\n"
+		"  -n, --dry-run        check CONFIG and what the lab image needs,\n"
+		"                       say whether the image is up to date or\n"
+		"                       would be built, and stop: nothing boots\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"[lab] keys (see 'vmtax run --help'): cpu, cpu_features, vcpus,\n"
@@ -157,6 +162,7 @@ static int lab_run(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "set", required_argument, NULL, 's' },
 		{ "resume", required_argument, NULL, 'r' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -165,19 +171,22 @@ static int lab_run(int argc, char **argv)
 	struct sigaction sa;
 	struct lab l;
 	json_t *state = NULL;
-	bool inner_resume = false;
+	bool inner_resume = false, dry = false;
 	char *abs = NULL, *tcg_hz = NULL;
 	int ret = EXIT_USAGE, opt, rc = -1;
 
 	memset(&l, 0, sizeof(l));
 	l.stop_signals = &stop_signals;
-	while ((opt = getopt_long(argc, argv, "o:s:r:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:s:r:nh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			out = optarg;
 			break;
 		case 'r':
 			resume = optarg;
+			break;
+		case 'n':
+			dry = true;
 			break;
 		case 's':
 			l.sets = xrealloc(l.sets, (l.nsets + 1) * sizeof(*l.sets));
@@ -193,7 +202,8 @@ static int lab_run(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (resume ? (optind != argc || out || l.nsets) : optind != argc - 1) {
+	if (resume ? (optind != argc || out || l.nsets || dry)
+		   : optind != argc - 1 || (dry && out)) {
 		usage(stderr);
 		free(l.sets);
 		return EXIT_USAGE;
@@ -241,6 +251,19 @@ static int lab_run(int argc, char **argv)
 	}
 	if (guest_bindir_find(l.bindir, sizeof(l.bindir)) < 0)
 		goto out;
+	if (dry) {
+		struct image_opts o = {
+		    .kind = IMAGE_LAB, .bindir = l.bindir, .check = true};
+
+		ret = image_build(&o) < 0 ? 1 : 0;
+		if (ret == 0)
+			printf("lab run '%s': %zu cells of '%s' inside a lab "
+			       "host (%s %s, %ld vCPUs)\n",
+			       l.cfg.name, l.m.ncells, l.cfg.wl.name,
+			       l.cfg.lab_cpu, l.cfg.lab_cpu_features,
+			       l.cfg.lab_vcpus);
+		goto out;
+	}
 	if (!resume) {
 		char *name = xasprintf("%s-lab", l.cfg.name);
 		int made = results_dir_make(out, name, false, "vmtax lab run",

@@ -57,6 +57,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: vmtax run CONFIG [--out DIR] [--set SECTION.KEY=VALUE]...\n"
+		"       vmtax run CONFIG --dry-run [--set SECTION.KEY=VALUE]...\n"
 		"       vmtax run --resume DIR [--force]\n"
 		"\n"
 		"Runs the matrix of CONFIG: bare-metal cells for each host THP mode,\n"
@@ -75,6 +76,11 @@ static void usage(FILE *f)
 		"  -r, --resume DIR     continue an interrupted run in DIR: completed\n"
 		"                       samples are kept, never repeated\n"
 		"  -f, --force          resume even if the config file has changed\n"
+		"  -n, --dry-run        check CONFIG as a run does before it changes\n"
+		"                       anything (config, matrix, packages, accel,\n"
+		"                       guest files; the tiny image is built on\n"
+		"                       first use), print its cells and stop: no\n"
+		"                       run directory, no host change, no guest\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Config keys:\n");
@@ -117,17 +123,16 @@ static int check_host_packages(struct run *r)
 }
 
 /*
- * An installed vmtax builds the tiny image of a cell's kernel the first time
- * a run needs it (a build tree has 'make image-tiny' for that).  Progress
- * goes to stderr; a failure is reported by image_build().
+ * vmtax builds the tiny image of a cell's kernel the first time a run needs
+ * it, installed or in a build tree (after a plain 'make': build/images).
+ * Progress goes to stderr; a failure is reported by image_build().
  */
 static int tiny_first_use(const struct run *r, const struct cell *c)
 {
 	char *kernel = NULL, *images = NULL, *path = NULL;
 	int ret = 0;
 
-	if (strcmp(c->image, "tiny") || strcmp(c->initrd, "auto") ||
-	    !layout_installed_bin(r->bindir))
+	if (strcmp(c->image, "tiny") || strcmp(c->initrd, "auto"))
 		return 0;
 	if (!strcmp(c->kernel, "auto")) {
 		if (guest_kernel_newest(NULL, &kernel, NULL) < 0)
@@ -226,7 +231,7 @@ static int resolve_guest_files(struct run *r)
  * for bare-metal cells, the accelerator, the guest files, the run directory.
  */
 static int run_prepare(struct run *r, const char *config_path, json_t *old,
-		       bool force, const char *out)
+		       bool force, const char *out, bool dry)
 {
 	struct host_cpu cpu;
 	bool need_bare = false;
@@ -266,12 +271,33 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 			 : "ept");
 	if (resolve_guest_files(r) < 0)
 		return -EINVAL;
+	if (dry)
+		return 0;
 	if (results_dir_make(out, r->cfg.name, r->resume, "vmtax run",
 			     &r->rundir) < 0)
 		return -EINVAL;
 	r->results_path = xasprintf("%s/results.json", r->rundir);
 	r->journal_path = xasprintf("%s/samples.jsonl", r->rundir);
 	return 0;
+}
+
+/* --dry-run: what the run would do, on stdout. */
+static void dry_run_print(const struct run *r)
+{
+	size_t k;
+	int i;
+
+	printf("run '%s': %d cells x %ld samples of '%s', guests under %s "
+	       "(%s)\n",
+	       r->cfg.name, r->ncells, r->cfg.repeat, r->cfg.wl.name, r->accel,
+	       r->accel_why);
+	for (i = 0; i < r->ncells; i++)
+		printf("  %s\n", r->cells[i].id);
+	for (k = 0; k < r->ngfs; k++)
+		printf("guest files: kernel %s, initrd %s%s%s\n",
+		       r->gfs[k].f.kernel, r->gfs[k].f.initrd,
+		       r->gfs[k].f.disk ? ", disk " : "",
+		       r->gfs[k].f.disk ? r->gfs[k].f.disk : "");
 }
 
 /*
@@ -325,6 +351,7 @@ int cmd_run(int argc, char **argv)
 		{ "set", required_argument, NULL, 's' },
 		{ "resume", required_argument, NULL, 'r' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -333,12 +360,12 @@ int cmd_run(int argc, char **argv)
 	size_t nsets = 0;
 	const char *out = NULL, *resume = NULL, *config_path;
 	json_t *old = NULL;
-	bool force = false;
+	bool force = false, dry = false;
 	int ret = EXIT_USAGE, opt, i, failed = 0;
 
 	memset(&r, 0, sizeof(r));
 	r.stop_signals = &stop_signals;
-	while ((opt = getopt_long(argc, argv, "o:s:r:fh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:s:r:fnh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			out = optarg;
@@ -348,6 +375,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'f':
 			force = true;
+			break;
+		case 'n':
+			dry = true;
 			break;
 		case 's':
 			sets = xrealloc(sets, (nsets + 1) * sizeof(*sets));
@@ -363,7 +393,8 @@ int cmd_run(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (resume ? (optind != argc || out || nsets) : optind != argc - 1) {
+	if (resume ? (optind != argc || out || nsets || dry)
+		   : optind != argc - 1 || (dry && out)) {
 		usage(stderr);
 		free(sets);
 		return EXIT_USAGE;
@@ -381,8 +412,13 @@ int cmd_run(int argc, char **argv)
 	}
 	r.sets = sets;
 	r.nsets = nsets;
-	if (run_prepare(&r, config_path, old, force, out) < 0)
+	if (run_prepare(&r, config_path, old, force, out, dry) < 0)
 		goto out;
+	if (dry) {
+		dry_run_print(&r);
+		ret = 0;
+		goto out;
+	}
 
 	ret = 1;
 	if (run_take_host(&r) < 0)

@@ -384,6 +384,10 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	libvirt_s = mono_now() - t_start;
 	cr->own_pid = vm_qemu_pid(g->vm);
 	agent_client_init(&g->a, g->vm, g->log);
+	/* Silent for two heartbeats beside a kernel line in the console: the
+	 * guest is lost, whatever its heartbeats could have said. */
+	agent_client_watch_console(&g->a, g->console,
+				   2 * r->cfg.heartbeat_s + 1);
 	g->client = true;
 	ret = agent_call(&g->a, "hello", NULL, r->cfg.boot_timeout_s,
 			 r->cfg.boot_timeout_s, &res, why, sizeof(why));
@@ -393,6 +397,10 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 					     "start, before its agent said "
 					     "hello: %s; console: %s",
 					     mono_now() - t_start, why, rel)
+			 : g->a.console_trouble
+			     ? xasprintf("no hello from the guest agent: %s; "
+					 "console: %s",
+					 why, rel)
 				 : xasprintf("no hello from the guest agent "
 					     "within %.0f s: %s; console: %s",
 					     r->cfg.boot_timeout_s, why, rel);

@@ -205,6 +205,32 @@ static bool record_sample(struct run *r, struct cell_run *cr, long idx,
 	return ok;
 }
 
+/*
+ * Sample IDX, lost with its executor (a dead or hung guest, WHY) and not
+ * tried again: listed among the cell's samples as failed, with WHY, so that
+ * the cell's counts include it.
+ */
+static void record_lost(struct run *r, struct cell_run *cr, long idx,
+			const char *why)
+{
+	struct cell_state *st = cr->st;
+	json_t *sj = json_pack("{s:I, s:s, s:n, s:s}", "index",
+			       (json_int_t)idx, "status", "failed", "metric",
+			       "reason", why);
+
+	if (st->boots > 0)
+		json_object_set_new(sj, "boot", json_integer(st->boots - 1));
+	if (cr->round >= 0)
+		json_object_set_new(sj, "round", json_integer(cr->round));
+	if (results_journal_sample(r, cr->cell->id, sj) < 0)
+		r->save_failed = true;
+	json_array_append_new(st->samples, sj);
+	st->nsamples++;
+	st->nfailed++;
+	r->samples_done++;
+	run_save(r);
+}
+
 /* A failed sample that will be retried leaves results.json (not the log). */
 static void drop_for_retry(struct run *r, struct cell_state *st)
 {
@@ -282,8 +308,14 @@ int run_sample_one(struct run *r, const struct cell_exec_ops *ex,
 			cell_fail(st, reason);
 			free(reason);
 		}
-		/* The rest of the cell's samples are not run. */
-		r->samples_done += st->planned - i;
+		/* The sample is listed, failed (not when the run was
+		 * stopped: it is run again on resume); the rest of the
+		 * cell's samples are not run. */
+		if (!run_should_stop(r))
+			record_lost(r, cr, i, why);
+		else
+			r->samples_done++;
+		r->samples_done += st->planned - i - 1;
 		r->failures++;
 		return -1;
 	}

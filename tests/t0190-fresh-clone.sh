@@ -1,0 +1,119 @@
+#!/bin/sh
+# Every command works after a plain 'make' (issue 21): a fresh 'git clone'
+# of this tree, 'make' and nothing else, then each command's first step:
+# 'vmtax lab run --help', the lab's image step ('vmtax lab run CONFIG
+# --dry-run': the config, its refusals and the lab image's inputs, nothing
+# booted), the tiny image built on first use, and every shipped config's
+# first step through 'vmtax run CONFIG --dry-run' (it starts, or it is
+# refused with the reason and what to do).  Nothing boots and the host is
+# not changed; the clone is of the committed HEAD.
+. "$(dirname "$0")/lib-test.sh"
+command -v git >/dev/null || skip_all "git is not installed"
+git -C "$TOP" rev-parse HEAD >/dev/null 2>&1 || skip_all "$TOP is not a git tree"
+ls /boot/vmlinuz-* >/dev/null 2>&1 || skip_all "no /boot/vmlinuz-* (make deps)"
+[ -x /bin/busybox ] || skip_all "no /bin/busybox (make deps)"
+
+# A user's clone: readable by libvirt's QEMU (0755), not under $TRASH.
+C=$(mktemp -d /tmp/vmtax-t0190-clone.XXXXXX) && chmod 0755 "$C" ||
+	skip_all "cannot make a scratch directory"
+trap 'rm -rf "$C"' EXIT
+V=$C/vmtax/build/vmtax
+
+test_expect_success 'git clone, then make: no other target' '
+	git clone -q "$TOP" "$C/vmtax" &&
+	test ! -e "$C/vmtax/build" &&
+	(cd "$C/vmtax" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
+		make -j2 >"$TRASH/make.log" 2>&1) &&
+	test -x "$V" &&
+	test -x "$C/vmtax/build/bin/vmtax-agent" &&
+	test -x "$C/vmtax/build/bin/vmtax-agent-test" &&
+	test -x "$C/vmtax/build/bin/randwalk" &&
+	test ! -e "$C/vmtax/build/images"
+'
+
+test_expect_success 'vmtax lab run --help' '
+	"$V" lab run --help >out &&
+	grep "^usage: vmtax lab run CONFIG" out &&
+	grep -- "--dry-run" out
+'
+
+test_expect_success 'the lab image step: inputs there, image up to date or to build' '
+	(cd "$C/vmtax" && "$V" lab run configs/lab-npt.ini --dry-run) >out 2>err &&
+	cat out err &&
+	grep "^lab run .lab-npt.: 10 cells of .forktouch. inside a lab host (EPYC +svm +npt, 2 vCPUs)" out &&
+	grep -E "image: lab: (up to date|would be built: recipe [0-9a-f]{16})" err &&
+	test ! -e "$C/vmtax/runs"
+'
+
+test_expect_success 'without the agent test build the lab image step says so at once' '
+	mv "$C/vmtax/build/bin/vmtax-agent-test" "$C/agent-test" &&
+	rc=0 &&
+	(cd "$C/vmtax" && "$V" image build --kind lab --check) 2>err || rc=$? &&
+	mv "$C/agent-test" "$C/vmtax/build/bin/vmtax-agent-test" &&
+	cat err &&
+	test "$rc" = 1 &&
+	grep "image: lab: no .*/build/bin/vmtax-agent-test. (run .make.)" err
+'
+
+test_expect_success 'the first run builds the tiny image on first use' '
+	(cd "$C/vmtax" && "$V" run configs/demo.ini --dry-run) >out 2>err &&
+	cat out err &&
+	grep "first use: building the tiny guest image" err &&
+	grep "^run .demo.: 6 cells x 3 samples of .randwalk." out &&
+	grep "^guest files: kernel /boot/vmlinuz-.*, initrd $C/vmtax/build/images/tiny-" out &&
+	(cd "$C/vmtax" && "$V" image build --kind tiny) >paths 2>err &&
+	grep "image: tiny: up to date" err &&
+	test -s "$(cat paths)" &&
+	test ! -e "$C/vmtax/runs"
+'
+
+# CONFIG STATUS 'expected output (grep -E)': the first step of each shipped
+# config.  Where the outcome depends on this machine (the kbuild packages
+# for bare-metal cells: make deps-workloads), either is accepted, each with
+# its own line; a fresh clone never has a debian image.
+cat >"$TRASH/table" <<'EOF'
+demo 0 ^run 'demo': 6 cells x 3 samples of 'randwalk'
+directmap-sparse 0 ^run 'directmap-sparse': 3 cells x 3 samples of 'sparse-touch'
+directmap 2 ^configs/directmap.ini: image = debian, but there is no built image .*; run 'vmtax image build --kind debian' first
+hint-sweep 0 ^run 'hint-sweep': 4 cells x 3 samples of 'wss-sweep'
+kbuild-ept-thp 0,2 ^run 'kbuild-ept-thp': |^configs/kbuild-ept-thp.ini: bare-metal cells run workload 'kbuild' on this host, which lacks packages it needs
+kbuild-small 0,2 ^run 'kbuild-small': |^configs/kbuild-small.ini: bare-metal cells run workload 'kbuild' on this host, which lacks packages it needs
+lab-npt lab ^lab run 'lab-npt': 10 cells
+stream-thp 0 ^run 'stream-thp': 8 cells x 3 samples of 'stream'
+thp-pathology 0 ^run 'thp-pathology': 4 cells x 3 samples of 'sparse-touch'
+vcpus-scaling 0 ^run 'vcpus-scaling': 4 cells x 3 samples of 'randwalk-par'
+EOF
+
+test_expect_success 'the table names every shipped config' '
+	(cd "$C/vmtax/configs" && ls *.ini) | sed "s/\.ini\$//" | sort >shipped &&
+	cut -d" " -f1 "$TRASH/table" | sort >listed &&
+	test_cmp shipped listed
+'
+
+while read -r name status want <&3; do
+	if [ "$status" = lab ]; then
+		cmd="lab run configs/$name.ini --dry-run"
+		status=0
+	else
+		cmd="run configs/$name.ini --dry-run"
+	fi
+	test_expect_success "first step of configs/$name.ini: $cmd" "
+		rc=0 &&
+		(cd \"\$C/vmtax\" && \"\$V\" $cmd) >out-$name 2>&1 || rc=\$? &&
+		cat out-$name &&
+		case ,$status, in *,\$rc,*) ;; *) false ;; esac &&
+		grep -E \"\$(sed -n 's/^$name [^ ]* //p' \"\$TRASH/table\")\" out-$name
+	"
+done 3<"$TRASH/table"
+
+test_expect_success 'the debian image step of directmap: the image would be built' '
+	(cd "$C/vmtax" && "$V" image build --kind debian --check) 2>err &&
+	cat err &&
+	grep -E "image: debian: (up to date|would be built: recipe [0-9a-f]{16})" err
+'
+
+test_expect_success 'no run directory' '
+	test ! -e "$C/vmtax/runs"
+'
+
+test_done
