@@ -90,10 +90,15 @@ static void test_good_config(void **state)
 			 0);
 	assert_string_equal(c.name, "t1");
 	assert_int_equal(c.repeat, 5);
-	/* No target: a fixed repeat, capped at itself, one boot. */
+	/* No target: a fixed repeat, capped at itself; interleaved rounds
+	 * (the default order) with boots auto: two boots, a fixed plan. */
 	assert_true(c.target == 0);
 	assert_int_equal(c.max_repeat, 5);
-	assert_int_equal(c.boots, 1);
+	assert_string_equal(c.order, "interleaved");
+	assert_true(c.boots_auto);
+	assert_int_equal(c.boots, 2);
+	assert_false(c.plan_auto);
+	assert_int_equal(c.replicas, 1);
 	assert_int_equal(c.vcpus.n, 1);
 	assert_string_equal(c.vcpus.v[0], "4");
 	assert_string_equal(c.memory.v[0], "1536M");
@@ -112,6 +117,26 @@ static void test_good_config(void **state)
 	assert_true(cells[5].memory == 1536ULL << 20);
 	assert_int_equal(cells[0].paging, PAGING_NONE);
 	assert_int_equal(cells[0].vcpus, 0);
+	matrix_release(&m);
+	config_release(&c);
+
+	/* order = cells keeps one boot; replicas = 2 doubles every cell,
+	 * the baseline being replica a of the one named. */
+	assert_int_equal(load("[run]\norder = cells\n[workload]\nname = walk\n",
+			      &c),
+			 0);
+	assert_int_equal(c.boots, 1);
+	config_release(&c);
+	assert_int_equal(load("[run]\nreplicas = 2\nbaseline = bare-metal/"
+			      "host-thp=never\n[workload]\nname = walk\n",
+			      &c),
+			 0);
+	assert_int_equal(matrix_expand(&c, &m), 0);
+	assert_int_equal(m.ncells, 12);
+	assert_string_equal(m.cells[m.baseline].id,
+			    "bare-metal/host-thp=never/replica=a");
+	assert_string_equal(m.cells[m.baseline + 1].id,
+			    "bare-metal/host-thp=never/replica=b");
 	matrix_release(&m);
 	config_release(&c);
 }
