@@ -6,7 +6,7 @@
 
 [ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
 
-for fixture in demo hw series vcpus kernels kvm lab profile; do
+for fixture in demo hw series vcpus kernels kvm lab profile interleaved; do
 	for fmt in text md csv json html; do
 		ext=$fmt
 		[ "$fmt" = text ] && ext=txt
