@@ -676,29 +676,40 @@ int run_host_apply(struct run *r, int ci)
 	return 0;
 }
 
+/*
+ * With a target, after a round (order = cells) or a pass (interleaved):
+ * plan the next (run_sampling_plan()), conclude the cells that settled,
+ * and say what comes; false when every cell has settled.
+ */
+static bool plan_next(struct run *r, const char *what, int n)
+{
+	long more = run_sampling_plan(r);
+	int i;
+
+	for (i = 0; i < r->ncells; i++)
+		if (r->states[i].status == CELL_PENDING &&
+		    r->states[i].stop != STOP_NONE)
+			run_cell_finish(r, &r->states[i], r->states[i].stop);
+	run_save(r);
+	if (more)
+		note("%s %d: %ld more samples for the cells whose interval is "
+		     "wider than the target (%g%%)",
+		     what, n, more, r->cfg.target * 100);
+	return more > 0;
+}
+
 /* order = interleaved: passes of rounds until the plan is content. */
 static void run_engine_rounds(struct run *r)
 {
 	bool *profiled = xcalloc((size_t)r->ncells, sizeof(*profiled));
-	long more;
-	int i, pass;
+	int pass;
 
 	for (pass = 0;; pass++) {
 		run_rounds(r, profiled);
 		if (run_should_stop(r) || !(r->cfg.target > 0))
 			break;
-		more = run_sampling_plan(r);
-		for (i = 0; i < r->ncells; i++)
-			if (r->states[i].status == CELL_PENDING &&
-			    r->states[i].stop != STOP_NONE)
-				run_cell_finish(r, &r->states[i],
-						r->states[i].stop);
-		run_save(r);
-		if (!more)
+		if (!plan_next(r, "pass", pass + 1))
 			break;
-		note("pass %d: %ld more samples for the cells whose interval "
-		     "is wider than the target (%g%%)",
-		     pass + 1, more, r->cfg.target * 100);
 	}
 	run_rounds_conclude(r);
 	free(profiled);
@@ -706,7 +717,6 @@ static void run_engine_rounds(struct run *r)
 
 void run_engine(struct run *r)
 {
-	long more;
 	int i, round;
 
 	r->t0 = mono_now();
@@ -742,18 +752,8 @@ void run_engine(struct run *r)
 		}
 		if (run_should_stop(r) || !(r->cfg.target > 0))
 			break;
-		more = run_sampling_plan(r);
-		for (i = 0; i < r->ncells; i++)
-			if (r->states[i].status == CELL_PENDING &&
-			    r->states[i].stop != STOP_NONE)
-				run_cell_finish(r, &r->states[i],
-					    r->states[i].stop);
-		run_save(r);
-		if (!more)
+		if (!plan_next(r, "round", round + 1))
 			break;
-		note("round %d: %ld more samples for the cells whose interval "
-		     "is wider than the target (%g%%)",
-		     round + 1, more, r->cfg.target * 100);
 	}
 }
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "stats-paired.h"
 
+#include "rng.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -328,38 +330,17 @@ int stats_paired_bridge(const struct stats_paired *a,
 
 /* ---- the hierarchical bootstrap ---- */
 
-struct rng {
-	uint64_t s;
-};
-
-/* splitmix64 (Steele, Lea and Flood, OOPSLA 2014) */
-static uint64_t rng_next(struct rng *g)
-{
-	uint64_t z = (g->s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, K), K < 2^32, by Lemire's multiply-shift (bias < K/2^32). */
-static size_t rng_below(struct rng *g, size_t k)
-{
-	return (size_t)(((rng_next(g) >> 32) * (uint64_t)k) >> 32);
-}
-
-/* One resample's mean of unit means. */
 static double hboot_mean(const double *x, const struct units *u, struct rng *g)
 {
 	double sum = 0, s;
 	size_t r, i, j, nj;
 
 	for (r = 0; r < u->k; r++) {
-		j = rng_below(g, u->k);
+		j = (size_t)rng_below(g, u->k);
 		nj = u->start[j + 1] - u->start[j];
 		s = 0;
 		for (i = 0; i < nj; i++)
-			s += x[u->idx[u->start[j] + rng_below(g, nj)]];
+			s += x[u->idx[u->start[j] + (size_t)rng_below(g, nj)]];
 		sum += s / nj;
 	}
 	return sum / u->k;
@@ -394,7 +375,9 @@ int stats_hboot_paired(const double *d, const long *boot, size_t n,
 		       uint64_t seed, size_t nres, bool higher_better,
 		       double *lo, double *hi)
 {
-	struct rng g = {seed};
+	struct rng g;
+
+	rng_seed(&g, seed);
 	struct units u;
 	double *s = NULL, l, h;
 	size_t r;
@@ -442,7 +425,9 @@ int stats_hboot_ratio(const double *x, const long *xboot, size_t nx,
 		      uint64_t seed, size_t nres, bool higher_better,
 		      double *lo, double *hi)
 {
-	struct rng g = {seed};
+	struct rng g;
+
+	rng_seed(&g, seed);
 	struct units ux, uy;
 	double *s = NULL, l, h;
 	size_t r;
