@@ -66,7 +66,17 @@ test_expect_success 'a run with a target: each cell stops for its own reason' '
 	bare-metal/host-thp=always/KIND=3 max_repeat 8
 	EOF2
 	test_cmp want got &&
-	grep -q "round 1: .* more samples" err
+	grep -q "pass 1: .* more samples" err
+'
+
+test_expect_success 'order = cells: the same stop reasons, in rounds of cells' '
+	rm -f state/* &&
+	"$VMTAX" run adapt.ini --set run.order=cells --out adapt-cells >out 2>err &&
+	jq -r ".cells[] | \"\(.id) \(.stop_reason) \(.samples | length)\"" \
+		adapt-cells/results.json >got &&
+	test_cmp want got &&
+	grep -q "round 1: .* more samples" err &&
+	test "$(jq -r .schedule.order adapt-cells/results.json)" = cells
 '
 
 test_expect_success 'every cell is ok, with consecutive sample indexes' '
@@ -101,7 +111,7 @@ test_expect_success 'without a target every cell stops at repeat' '
 	rm -f state/* &&
 	"$VMTAX" run adapt.ini --set run.target= --set run.max_repeat=3 --out fixed >out 2>err &&
 	test "$(jq -r "[.cells[] | \"\(.stop_reason):\(.samples | length)\"] | unique | join(\",\")" fixed/results.json)" = repeat:3 &&
-	! grep -q "round 1" err
+	! grep -q "pass 1" err
 '
 
 test_expect_success 'bad sampling keys are refused, each with its reason' '
