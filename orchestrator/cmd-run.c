@@ -137,6 +137,8 @@ static int tiny_first_use(const struct run *r, const struct cell *c)
 	if (!strcmp(c->kernel, "auto")) {
 		if (guest_kernel_newest(NULL, &kernel, NULL) < 0)
 			return 0; /* guest_files_resolve() says why */
+	} else if (access(c->kernel, R_OK) < 0) {
+		return 0; /* guest_files_resolve() says it is missing */
 	} else {
 		kernel = xstrdup(c->kernel);
 	}
