@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "caps.h"
 #include "guest-obs.h"
+#include "untrusted.h"
 #include "util.h"
 
 void agent_client_init(struct agent_client *a, struct vm *vm, FILE *log)
@@ -23,17 +25,54 @@ void agent_client_release(struct agent_client *a)
 	proto_decoder_release(&a->dec);
 }
 
-static void log_msg(struct agent_client *a, const char *dir, const json_t *m)
+/*
+ * Append a line to the transcript, or -EMSGSIZE once it would pass
+ * AGENT_TRANSCRIPT_MAX: the line that says so is the last one written.
+ */
+static int log_line(struct agent_client *a, const char *fmt, ...)
+    VMTAX_PRINTF(2, 3);
+
+static int log_line(struct agent_client *a, const char *fmt, ...)
 {
-	char ts[32], *s;
+	va_list ap;
+	int n;
 
 	if (!a->log)
-		return;
+		return 0;
+	if (a->logged > AGENT_TRANSCRIPT_MAX)
+		return -EMSGSIZE;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (a->logged + n > AGENT_TRANSCRIPT_MAX) {
+		fprintf(a->log,
+			"transcript cap reached: %lld bytes written, the next "
+			"line has %d (AGENT_TRANSCRIPT_MAX %lld)\n",
+			a->logged, n, AGENT_TRANSCRIPT_MAX);
+		fflush(a->log);
+		a->logged = AGENT_TRANSCRIPT_MAX + 1;
+		return -EMSGSIZE;
+	}
+	va_start(ap, fmt);
+	vfprintf(a->log, fmt, ap);
+	va_end(ap);
+	fflush(a->log);
+	a->logged += n;
+	return 0;
+}
+
+static int log_msg(struct agent_client *a, const char *dir, const json_t *m)
+{
+	char ts[32], *s;
+	int ret;
+
+	if (!a->log)
+		return 0;
 	iso8601_now(ts, sizeof(ts));
 	s = json_dumps(m, JSON_COMPACT);
-	fprintf(a->log, "%s %s %s\n", ts, dir, s ? s : "?");
-	fflush(a->log);
+	ret = log_line(a, "%s %s %s\n", ts, dir, s ? s : "?");
 	free(s);
+	return ret;
 }
 
 static int handle(struct agent_client *a, json_t *msg, unsigned long long id,
@@ -43,7 +82,13 @@ static int handle(struct agent_client *a, json_t *msg, unsigned long long id,
 	const char *type = proto_type(msg);
 	json_t *e;
 
-	log_msg(a, "<", msg);
+	if (log_msg(a, "<", msg) < 0) {
+		snprintf(why, len,
+			 "the agent's transcript passed %lld bytes "
+			 "(AGENT_TRANSCRIPT_MAX)",
+			 AGENT_TRANSCRIPT_MAX);
+		return -EMSGSIZE;
+	}
 	if (proto_id(msg) != id) {
 		/* "ready", or stale replies of an earlier, timed-out call. */
 		return 0;
@@ -89,6 +134,7 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 	json_t *req = proto_request_new(id, type), *msg = NULL;
 	char *frame = NULL, buf[65536], perr[256];
 	size_t flen;
+	long nmsgs = 0;
 	int ret;
 
 	*result = NULL;
@@ -100,7 +146,14 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 		snprintf(why, len, "cannot encode '%s' request", type);
 		goto out;
 	}
-	log_msg(a, ">", req);
+	ret = log_msg(a, ">", req);
+	if (ret < 0) {
+		snprintf(why, len,
+			 "the agent's transcript passed %lld bytes "
+			 "(AGENT_TRANSCRIPT_MAX)",
+			 AGENT_TRANSCRIPT_MAX);
+		goto out;
+	}
 	ret = vm_send(a->vm, frame, flen, idle_s < total_s ? idle_s : total_s);
 	if (ret < 0) {
 		snprintf(why, len, "cannot send '%s' to the agent: %s", type,
@@ -117,9 +170,20 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 					       sizeof(perr));
 			if (n == 0)
 				break;
+			if (++nmsgs > AGENT_CALL_MSGS_MAX) {
+				json_decref(msg);
+				msg = NULL;
+				snprintf(why, len,
+					 "the agent sent more than %ld "
+					 "messages while '%s' waited for its "
+					 "reply (AGENT_CALL_MSGS_MAX)",
+					 AGENT_CALL_MSGS_MAX, type);
+				log_line(a, "%s\n", why);
+				ret = -EMSGSIZE;
+				goto out;
+			}
 			if (n < 0) {
-				if (a->log)
-					fprintf(a->log, "bad frame: %s\n", perr);
+				log_line(a, "bad frame: %s\n", perr);
 				continue;
 			}
 			ret = handle(a, msg, id, &idle_deadline, idle_s,
@@ -153,6 +217,7 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 			proto_decoder_feed(&a->dec, buf, n);
 	}
 out:
+	untrusted_scrub(why, false); /* it may quote the guest */
 	json_decref(req);
 	free(frame);
 	return ret;
@@ -198,6 +263,7 @@ int agent_observe(struct agent_client *a, json_t **obs, char *why,
 		return ret;
 	if (guest_obs_check(*obs, bad, sizeof(bad)) < 0) {
 		snprintf(why, len, "bad observe reply: %s", bad);
+		untrusted_scrub(why, false);
 		json_decref(*obs);
 		*obs = NULL;
 		return -EPROTO;
@@ -212,10 +278,16 @@ static int call_unlogged(struct agent_client *a, const char *type,
 	FILE *log = a->log;
 	int ret;
 
+	ret = log_line(a, "%s %s (not logged)\n", type,
+		       json_string_value(json_object_get(args, "path")));
+	if (ret < 0) {
+		snprintf(why, len,
+			 "the agent's transcript passed %lld bytes "
+			 "(AGENT_TRANSCRIPT_MAX)",
+			 AGENT_TRANSCRIPT_MAX);
+		return ret;
+	}
 	a->log = NULL;
-	if (log)
-		fprintf(log, "%s %s (not logged)\n", type,
-			json_string_value(json_object_get(args, "path")));
 	ret = agent_call(a, type, args, AGENT_QUICK_IDLE_S,
 			 AGENT_QUICK_TOTAL_S, res, why, len);
 	a->log = log;
@@ -269,6 +341,15 @@ int agent_get_file(struct agent_client *a, const char *remote,
 				       why, len);
 		if (ret < 0)
 			goto out;
+		if (total > AGENT_FILE_MAX ||
+		    have + n > (size_t)AGENT_FILE_MAX) {
+			snprintf(why, len,
+				 "'%s' is larger than %lld bytes "
+				 "(AGENT_FILE_MAX): the guest says %lld",
+				 remote, AGENT_FILE_MAX, total);
+			ret = -EFBIG;
+			goto out;
+		}
 		all = xrealloc(all, have + n + 1);
 		memcpy(all + have, chunk, n);
 		have += n;
@@ -283,6 +364,7 @@ int agent_get_file(struct agent_client *a, const char *remote,
 	if (size)
 		*size = (long long)have;
 out:
+	free(chunk);
 	free(all);
 	return ret;
 }

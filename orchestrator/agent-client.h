@@ -21,6 +21,7 @@ struct agent_client {
 	struct proto_decoder dec;
 	unsigned long long next_id;
 	FILE *log;		/* borrowed; may be NULL */
+	long long logged;	/* bytes written to LOG (AGENT_TRANSCRIPT_MAX) */
 };
 
 void agent_client_init(struct agent_client *a, struct vm *vm, FILE *log);
@@ -31,9 +32,13 @@ void agent_client_release(struct agent_client *a);
  * stolen) and wait for its reply.  The call fails with -ETIMEDOUT when
  * nothing from the agent (reply or heartbeat for this request) arrives for
  * IDLE_S seconds, or when TOTAL_S pass.  On an error reply it returns
- * -EREMOTEIO.  On -EPIPE the domain is gone (vm_stop_reason()).  WHY gets a
- * one-line description of any failure; *RESULT (new reference) the result.
- * Reports nothing itself: the caller knows the cell and adds context.
+ * -EREMOTEIO.  On -EPIPE the domain is gone (vm_stop_reason()).  A guest
+ * that sends more than AGENT_CALL_MSGS_MAX messages before the reply, or
+ * whose transcript in LOG would pass AGENT_TRANSCRIPT_MAX bytes (caps.h),
+ * fails the call with -EMSGSIZE.  WHY gets a one-line description of any
+ * failure, control characters replaced (lib/untrusted.h); *RESULT (new
+ * reference) the result.  Reports nothing itself: the caller knows the cell
+ * and adds context.
  */
 int agent_call(struct agent_client *a, const char *type, json_t *args,
 	       double idle_s, double total_s, json_t **result, char *why,
@@ -73,7 +78,9 @@ int agent_observe(struct agent_client *a, json_t **obs, char *why,
  * truncated, mode MODE).  The bytes are not copied into the agent log.
  * Return 0 or what agent_call() returns (-EREMOTEIO with WHY "agent error
  * io-error: cannot open '...': No such file or directory" for a missing
- * file), -EPROTO for a malformed reply, or a negative errno for LOCAL.
+ * file), -EPROTO for a malformed reply, -EFBIG for a file the guest says
+ * or sends is larger than AGENT_FILE_MAX (caps.h), or a negative errno for
+ * LOCAL.
  * Report nothing.
  */
 int agent_get_file(struct agent_client *a, const char *remote,
