@@ -17,6 +17,9 @@ void agent_client_init(struct agent_client *a, struct vm *vm, FILE *log)
 	a->vm = vm;
 	a->log = log;
 	a->next_id = 1;
+	a->max_msgs = AGENT_CALL_MSGS_MAX;
+	a->max_log = AGENT_TRANSCRIPT_MAX;
+	a->max_file = AGENT_FILE_MAX;
 	proto_decoder_init(&a->dec);
 }
 
@@ -39,18 +42,18 @@ static int log_line(struct agent_client *a, const char *fmt, ...)
 
 	if (!a->log)
 		return 0;
-	if (a->logged > AGENT_TRANSCRIPT_MAX)
+	if (a->logged > a->max_log)
 		return -EMSGSIZE;
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (a->logged + n > AGENT_TRANSCRIPT_MAX) {
+	if (a->logged + n > a->max_log) {
 		fprintf(a->log,
 			"transcript cap reached: %lld bytes written, the next "
 			"line has %d (AGENT_TRANSCRIPT_MAX %lld)\n",
-			a->logged, n, AGENT_TRANSCRIPT_MAX);
+			a->logged, n, a->max_log);
 		fflush(a->log);
-		a->logged = AGENT_TRANSCRIPT_MAX + 1;
+		a->logged = a->max_log + 1;
 		return -EMSGSIZE;
 	}
 	va_start(ap, fmt);
@@ -86,7 +89,7 @@ static int handle(struct agent_client *a, json_t *msg, unsigned long long id,
 		snprintf(why, len,
 			 "the agent's transcript passed %lld bytes "
 			 "(AGENT_TRANSCRIPT_MAX)",
-			 AGENT_TRANSCRIPT_MAX);
+			 a->max_log);
 		return -EMSGSIZE;
 	}
 	if (proto_id(msg) != id) {
@@ -151,7 +154,7 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 		snprintf(why, len,
 			 "the agent's transcript passed %lld bytes "
 			 "(AGENT_TRANSCRIPT_MAX)",
-			 AGENT_TRANSCRIPT_MAX);
+			 a->max_log);
 		goto out;
 	}
 	ret = vm_send(a->vm, frame, flen, idle_s < total_s ? idle_s : total_s);
@@ -170,14 +173,14 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 					       sizeof(perr));
 			if (n == 0)
 				break;
-			if (++nmsgs > AGENT_CALL_MSGS_MAX) {
+			if (++nmsgs > a->max_msgs) {
 				json_decref(msg);
 				msg = NULL;
 				snprintf(why, len,
 					 "the agent sent more than %ld "
 					 "messages while '%s' waited for its "
 					 "reply (AGENT_CALL_MSGS_MAX)",
-					 AGENT_CALL_MSGS_MAX, type);
+					 a->max_msgs, type);
 				log_line(a, "%s\n", why);
 				ret = -EMSGSIZE;
 				goto out;
@@ -284,7 +287,7 @@ static int call_unlogged(struct agent_client *a, const char *type,
 		snprintf(why, len,
 			 "the agent's transcript passed %lld bytes "
 			 "(AGENT_TRANSCRIPT_MAX)",
-			 AGENT_TRANSCRIPT_MAX);
+			 a->max_log);
 		return ret;
 	}
 	a->log = NULL;
@@ -341,12 +344,12 @@ int agent_get_file(struct agent_client *a, const char *remote,
 				       why, len);
 		if (ret < 0)
 			goto out;
-		if (total > AGENT_FILE_MAX ||
-		    have + n > (size_t)AGENT_FILE_MAX) {
+		if (total > a->max_file ||
+		    (long long)(have + n) > a->max_file) {
 			snprintf(why, len,
 				 "'%s' is larger than %lld bytes "
 				 "(AGENT_FILE_MAX): the guest says %lld",
-				 remote, AGENT_FILE_MAX, total);
+				 remote, a->max_file, total);
 			ret = -EFBIG;
 			goto out;
 		}

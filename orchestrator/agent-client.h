@@ -21,7 +21,11 @@ struct agent_client {
 	struct proto_decoder dec;
 	unsigned long long next_id;
 	FILE *log;		/* borrowed; may be NULL */
-	long long logged;	/* bytes written to LOG (AGENT_TRANSCRIPT_MAX) */
+	long long logged;	/* bytes written to LOG */
+	/* the caps of caps.h, set by agent_client_init() (tests lower them) */
+	long max_msgs;		/* AGENT_CALL_MSGS_MAX */
+	long long max_log;	/* AGENT_TRANSCRIPT_MAX */
+	long long max_file;	/* AGENT_FILE_MAX */
 };
 
 void agent_client_init(struct agent_client *a, struct vm *vm, FILE *log);
