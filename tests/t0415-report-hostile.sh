@@ -205,4 +205,12 @@ for n in 260000 1000000; do
 	"
 done
 
+test_expect_success 'a profile of 300,000 distinct stacks renders (no quadratic flame graph)' '
+	deep wide 1 &&
+	python3 -c "import sys; sys.stdout.write(\"\".join(\"f%07d;g 1\\n\" % i for i in range(300000)))" \
+		>wide/profiles/guest_host-thp_always_guest-thp_always.folded &&
+	timeout 60 "$VMTAX" report -f html wide >wide.html &&
+	test "$(grep -c "<svg class=\"flame\"" wide.html)" = 6
+'
+
 test_done
