@@ -71,6 +71,12 @@
 #define PROFILE_STACKS_MAX 1000000
 
 /*
+ * Bytes of a results.json the reports read (reports/model.c): in lab mode
+ * the lab wrote it.  A week of samples with profiles stays far below.
+ */
+#define RESULTS_FILE_MAX (256u << 20)
+
+/*
  * Bytes of a folded file the reports read from a run directory
  * (reports/profile-report.c).
  */

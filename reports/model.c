@@ -7,13 +7,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "caps.h"
 #include "report.h"
 #include "run-engine.h"
 #include "runner.h"
 #include "sampling-plan.h"
 #include "util.h"
-
-#define RESULTS_MAX (256u << 20)
 
 static const char *jstr(const json_t *o, const char *key)
 {
@@ -636,7 +635,7 @@ int report_load(const char *path, struct report **out)
 
 	*out = NULL;
 	r->path = xstrdup(path);
-	ret = read_file(path, RESULTS_MAX, &text, &len);
+	ret = read_file(path, RESULTS_FILE_MAX, &text, &len);
 	if (ret < 0) {
 		ret = err_code(ret, "cannot read '%s'", path);
 		goto out;
