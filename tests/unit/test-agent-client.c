@@ -59,7 +59,7 @@ static void read_file_reply(struct vm *vm, long long offset)
 {
 	char data[1000];
 	char *b64;
-	long long size = vm->mode == M_FILE_HUGE  ? 1LL << 40
+	long long size = vm->mode == M_FILE_HUGE   ? 1LL << 40
 			 : vm->mode == M_FILE_GROW ? offset + 2 * sizeof(data)
 						   : 5;
 	size_t n = vm->mode == M_FILE_OK ? 5 : sizeof(data);
@@ -68,9 +68,9 @@ static void read_file_reply(struct vm *vm, long long offset)
 	if (vm->mode == M_FILE_OK)
 		memcpy(data, "hello", 5);
 	b64 = base64_encode_new(data, n);
-	queue(vm, proto_reply_ok_new(vm->id, json_pack("{s:s, s:I}", "data",
-						       b64, "size",
-						       (json_int_t)size)));
+	queue(vm,
+	      proto_reply_ok_new(vm->id, json_pack("{s:s, s:I}", "data", b64,
+						   "size", (json_int_t)size)));
 	free(b64);
 }
 
@@ -100,12 +100,13 @@ int vm_send(struct vm *vm, const void *buf, size_t len, double timeout_s)
 	case M_FILE_HUGE:
 	case M_FILE_GROW:
 	case M_FILE_OK:
-		read_file_reply(vm, json_integer_value(
-					json_object_get(req, "offset")));
+		read_file_reply(
+		    vm, json_integer_value(json_object_get(req, "offset")));
 		break;
 	case M_ERR:
-		queue(vm, proto_reply_err_new(vm->id, "io-error",
-					      "bad\x1b]0;title\x07\nnext\x1b[2J"));
+		queue(vm,
+		      proto_reply_err_new(vm->id, "io-error",
+					  "bad\x1b]0;title\x07\nnext\x1b[2J"));
 		break;
 	case M_STUCK: {
 		json_t *hb = proto_event_new(vm->id, "heartbeat");
@@ -207,9 +208,9 @@ static void test_message_cap(void **state)
 
 	(void)state;
 	f->a.max_msgs = 100;
-	assert_int_equal(agent_call(&f->a, "run", NULL, 5, 5, &res, f->why,
-				    sizeof(f->why)),
-			 -EMSGSIZE);
+	assert_int_equal(
+	    agent_call(&f->a, "run", NULL, 5, 5, &res, f->why, sizeof(f->why)),
+	    -EMSGSIZE);
 	assert_string_equal(f->why,
 			    "the agent sent more than 100 messages while 'run' "
 			    "waited for its reply (AGENT_CALL_MSGS_MAX)");
@@ -229,9 +230,9 @@ static void test_file_claims_too_much(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	unlink(local);
-	assert_int_equal(agent_get_file(&f->a, "/r", local, NULL, f->why,
-					sizeof(f->why)),
-			 -EFBIG);
+	assert_int_equal(
+	    agent_get_file(&f->a, "/r", local, NULL, f->why, sizeof(f->why)),
+	    -EFBIG);
 	assert_string_equal(f->why, "'/r' is larger than 268435456 bytes "
 				    "(AGENT_FILE_MAX): the guest says "
 				    "1099511627776");
@@ -240,18 +241,18 @@ static void test_file_claims_too_much(void **state)
 	/* a guest that always says there is more: stopped at the cap */
 	f->vm.mode = M_FILE_GROW;
 	f->a.max_file = 5000;
-	assert_int_equal(agent_get_file(&f->a, "/g", local, NULL, f->why,
-					sizeof(f->why)),
-			 -EFBIG);
+	assert_int_equal(
+	    agent_get_file(&f->a, "/g", local, NULL, f->why, sizeof(f->why)),
+	    -EFBIG);
 	assert_non_null(strstr(f->why, "'/g' is larger than 5000 bytes "
-					"(AGENT_FILE_MAX)"));
+				       "(AGENT_FILE_MAX)"));
 	assert_int_equal(access(local, F_OK), -1);
 
 	/* an honest file still comes */
 	f->vm.mode = M_FILE_OK;
-	assert_int_equal(agent_get_file(&f->a, "/ok", local, NULL, f->why,
-					sizeof(f->why)),
-			 0);
+	assert_int_equal(
+	    agent_get_file(&f->a, "/ok", local, NULL, f->why, sizeof(f->why)),
+	    0);
 	{
 		char *text = NULL;
 		size_t n;
@@ -277,9 +278,9 @@ static void test_guest_text_scrubbed(void **state)
 	assert_string_equal(f->why,
 			    "agent error io-error: bad?]0;title??next?[2J");
 	f->vm.mode = M_STUCK;
-	assert_int_equal(agent_call(&f->a, "run", NULL, 5, 5, &res, f->why,
-				    sizeof(f->why)),
-			 -ETIMEDOUT);
+	assert_int_equal(
+	    agent_call(&f->a, "run", NULL, 5, 5, &res, f->why, sizeof(f->why)),
+	    -ETIMEDOUT);
 	assert_string_equal(f->why, "the guest's kernel says a CPU is stuck: "
 				    "BUG: soft lockup?[31m");
 	teardown(f);
@@ -288,10 +289,10 @@ static void test_guest_text_scrubbed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_transcript_cap),
-		cmocka_unit_test(test_message_cap),
-		cmocka_unit_test(test_file_claims_too_much),
-		cmocka_unit_test(test_guest_text_scrubbed),
+	    cmocka_unit_test(test_transcript_cap),
+	    cmocka_unit_test(test_message_cap),
+	    cmocka_unit_test(test_file_claims_too_much),
+	    cmocka_unit_test(test_guest_text_scrubbed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

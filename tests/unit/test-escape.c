@@ -137,11 +137,11 @@ static void test_printf(void **state)
 {
 	(void)state;
 	/* every conversion but %s prints as printf prints it */
-	same(pr("%d %ld %lld %zu %u %llu %x %c %%", -1, -2L, -3LL,
-		(size_t)4, 5u, 6ULL, 255, 'z'),
+	same(pr("%d %ld %lld %zu %u %llu %x %c %%", -1, -2L, -3LL, (size_t)4,
+		5u, 6ULL, 255, 'z'),
 	     "-1 -2 -3 4 5 6 ff z %");
-	same(pr("%.3f %+.2f%% %g %7.3f %.0f %5.1f%%", 1.23456, 12.5, 0.5,
-		2.0, 3.6, 9.25),
+	same(pr("%.3f %+.2f%% %g %7.3f %.0f %5.1f%%", 1.23456, 12.5, 0.5, 2.0,
+		3.6, 9.25),
 	     "1.235 +12.50% 0.5   2.000 4   9.2%");
 	same(pr("%*d|%-*d|%.*f", 4, 7, 3, 8, 2, 1.0), "   7|8  |1.00");
 	/* strings: escaped, then padded; the precision cuts before */
@@ -170,9 +170,9 @@ static void test_scrub(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_html),  cmocka_unit_test(test_md),
-		cmocka_unit_test(test_csv),   cmocka_unit_test(test_text),
-		cmocka_unit_test(test_printf), cmocka_unit_test(test_scrub),
+	    cmocka_unit_test(test_html),   cmocka_unit_test(test_md),
+	    cmocka_unit_test(test_csv),	   cmocka_unit_test(test_text),
+	    cmocka_unit_test(test_printf), cmocka_unit_test(test_scrub),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
