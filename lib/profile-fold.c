@@ -226,8 +226,16 @@ int profile_folded_parse(struct profile *p, const char *text, size_t len,
 			snprintf(errbuf, errlen, "line %ld: empty stack", line);
 			return -EINVAL;
 		}
-		for (size_t k = 0; k < slen; k++) {
+		for (size_t k = 0, frames = 1; k < slen; k++) {
 			bool first = k == 0, last = k + 1 == slen;
+
+			if (l[k] == ';' && ++frames > PROFILE_STACK_FRAMES_MAX) {
+				snprintf(errbuf, errlen,
+					 "line %ld: a stack deeper than %d "
+					 "frames (PROFILE_STACK_FRAMES_MAX)",
+					 line, PROFILE_STACK_FRAMES_MAX);
+				return -EINVAL;
+			}
 
 			if (l[k] == '\0' ||
 			    (l[k] == ';' &&
@@ -238,6 +246,13 @@ int profile_folded_parse(struct profile *p, const char *text, size_t len,
 			}
 		}
 		profile_add_folded(p, l, slen, count);
+		if (p->nstacks > PROFILE_STACKS_MAX) {
+			snprintf(errbuf, errlen,
+				 "line %ld: more than %d distinct stacks "
+				 "(PROFILE_STACKS_MAX)",
+				 line, PROFILE_STACKS_MAX);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

@@ -32,8 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The largest folded text a profile keeps (it travels in one frame). */
-#define PROFILE_FOLDED_MAX (640 * 1024)
+#include "caps.h"
+
+/* The largest folded text a profile keeps: PROFILE_FOLDED_MAX (caps.h). */
 /* The stack line that stands for stacks dropped to stay under the cap. */
 #define PROFILE_OTHER_STACKS "[other stacks]"
 #define PROFILE_UNKNOWN "[unknown]"
@@ -90,7 +91,9 @@ char *profile_folded_new(const struct profile *p, size_t max);
  * Parse folded text (LEN bytes, need not be NUL-terminated) into P's
  * stacks, adding to what P holds.  Blank lines are skipped.  Returns 0, or
  * -EINVAL with "line N: why" in ERRBUF for a line without a count, a count
- * that is not a positive decimal integer, an empty stack or an empty frame.
+ * that is not a positive decimal integer, an empty stack or an empty frame,
+ * a stack of more than PROFILE_STACK_FRAMES_MAX frames, or more than
+ * PROFILE_STACKS_MAX distinct stacks in P (caps.h).
  * A bad line leaves P with the lines before it.
  */
 int profile_folded_parse(struct profile *p, const char *text, size_t len,

@@ -28,12 +28,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "caps.h"
 #include "runner.h"
 
 #define PROTO_VERSION 1
 #define PROTO_MAGIC "VMTX"
 #define PROTO_HDR_LEN 8
-#define PROTO_MAX_FRAME (1024 * 1024)
 #define PROTO_PORT_NAME "org.vmtax.agent.0"
 
 struct proto_decoder {

@@ -81,6 +81,16 @@ const char *runner_status_name(enum runner_status s)
 	return status_names[s];
 }
 
+int runner_status_parse(const char *s, enum runner_status *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(status_names); i++)
+		if (!strcmp(s, status_names[i])) {
+			*out = (enum runner_status)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 /*
  * Open one counter on pid.  Returns an fd or a negative errno.  Without the
  * right to count kernel work (perf_event_paranoid >= 2 for non-root) retry

@@ -129,6 +129,8 @@ struct runner_result {
 int runner_run(const struct runner_spec *spec, struct runner_result *res);
 void runner_result_release(struct runner_result *res);
 const char *runner_status_name(enum runner_status s);
+/* The status named S ("ok", "failed", "timeout", "killed"), or -EINVAL. */
+int runner_status_parse(const char *s, enum runner_status *out);
 
 /*
  * Probe whether each counter can be opened here (for 'vmtax host probe').

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "util.h"
+#include "untrusted.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,8 @@ static void vreport(const char *kind, const char *fmt, va_list ap, int code)
 	char msg[4096];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* messages quote what guests and results files say */
+	untrusted_scrub(msg, true);
 	if (code)
 		fprintf(stderr, "%s: %s%s: %s\n", program_invocation_short_name,
 			kind, msg, strerror(code));

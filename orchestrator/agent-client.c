@@ -7,8 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "caps.h"
 #include "guest-obs.h"
 #include "kmsg.h"
+#include "untrusted.h"
 #include "util.h"
 
 /* How often a call that watches the console reads it. */
@@ -20,6 +22,9 @@ void agent_client_init(struct agent_client *a, struct vm *vm, FILE *log)
 	a->vm = vm;
 	a->log = log;
 	a->next_id = 1;
+	a->max_msgs = AGENT_CALL_MSGS_MAX;
+	a->max_log = AGENT_TRANSCRIPT_MAX;
+	a->max_file = AGENT_FILE_MAX;
 	proto_decoder_init(&a->dec);
 }
 
@@ -73,17 +78,54 @@ static bool console_says_lost(struct agent_client *a, double last_heard,
 	return true;
 }
 
-static void log_msg(struct agent_client *a, const char *dir, const json_t *m)
+/*
+ * Append a line to the transcript, or -EMSGSIZE once it would pass
+ * AGENT_TRANSCRIPT_MAX: the line that says so is the last one written.
+ */
+static int log_line(struct agent_client *a, const char *fmt, ...)
+    VMTAX_PRINTF(2, 3);
+
+static int log_line(struct agent_client *a, const char *fmt, ...)
 {
-	char ts[32], *s;
+	va_list ap;
+	int n;
 
 	if (!a->log)
-		return;
+		return 0;
+	if (a->logged > a->max_log)
+		return -EMSGSIZE;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (a->logged + n > a->max_log) {
+		fprintf(a->log,
+			"transcript cap reached: %lld bytes written, the next "
+			"line has %d (AGENT_TRANSCRIPT_MAX %lld)\n",
+			a->logged, n, a->max_log);
+		fflush(a->log);
+		a->logged = a->max_log + 1;
+		return -EMSGSIZE;
+	}
+	va_start(ap, fmt);
+	vfprintf(a->log, fmt, ap);
+	va_end(ap);
+	fflush(a->log);
+	a->logged += n;
+	return 0;
+}
+
+static int log_msg(struct agent_client *a, const char *dir, const json_t *m)
+{
+	char ts[32], *s;
+	int ret;
+
+	if (!a->log)
+		return 0;
 	iso8601_now(ts, sizeof(ts));
 	s = json_dumps(m, JSON_COMPACT);
-	fprintf(a->log, "%s %s %s\n", ts, dir, s ? s : "?");
-	fflush(a->log);
+	ret = log_line(a, "%s %s %s\n", ts, dir, s ? s : "?");
 	free(s);
+	return ret;
 }
 
 static int handle(struct agent_client *a, json_t *msg, unsigned long long id,
@@ -93,7 +135,13 @@ static int handle(struct agent_client *a, json_t *msg, unsigned long long id,
 	const char *type = proto_type(msg);
 	json_t *e;
 
-	log_msg(a, "<", msg);
+	if (log_msg(a, "<", msg) < 0) {
+		snprintf(why, len,
+			 "the agent's transcript passed %lld bytes "
+			 "(AGENT_TRANSCRIPT_MAX)",
+			 a->max_log);
+		return -EMSGSIZE;
+	}
 	if (proto_id(msg) != id) {
 		/* "ready", or stale replies of an earlier, timed-out call. */
 		return 0;
@@ -139,6 +187,7 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 	json_t *req = proto_request_new(id, type), *msg = NULL;
 	char *frame = NULL, buf[65536], perr[256];
 	size_t flen;
+	long nmsgs = 0;
 	int ret;
 
 	*result = NULL;
@@ -150,7 +199,14 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 		snprintf(why, len, "cannot encode '%s' request", type);
 		goto out;
 	}
-	log_msg(a, ">", req);
+	ret = log_msg(a, ">", req);
+	if (ret < 0) {
+		snprintf(why, len,
+			 "the agent's transcript passed %lld bytes "
+			 "(AGENT_TRANSCRIPT_MAX)",
+			 a->max_log);
+		goto out;
+	}
 	ret = vm_send(a->vm, frame, flen, idle_s < total_s ? idle_s : total_s);
 	if (ret < 0) {
 		snprintf(why, len, "cannot send '%s' to the agent: %s", type,
@@ -167,9 +223,20 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 					       sizeof(perr));
 			if (n == 0)
 				break;
+			if (++nmsgs > a->max_msgs) {
+				json_decref(msg);
+				msg = NULL;
+				snprintf(why, len,
+					 "the agent sent more than %ld "
+					 "messages while '%s' waited for its "
+					 "reply (AGENT_CALL_MSGS_MAX)",
+					 a->max_msgs, type);
+				log_line(a, "%s\n", why);
+				ret = -EMSGSIZE;
+				goto out;
+			}
 			if (n < 0) {
-				if (a->log)
-					fprintf(a->log, "bad frame: %s\n", perr);
+				log_line(a, "bad frame: %s\n", perr);
 				continue;
 			}
 			ret = handle(a, msg, id, &idle_deadline, idle_s,
@@ -213,6 +280,7 @@ int agent_call(struct agent_client *a, const char *type, json_t *args,
 		}
 	}
 out:
+	untrusted_scrub(why, false); /* it may quote the guest */
 	json_decref(req);
 	free(frame);
 	return ret;
@@ -258,6 +326,7 @@ int agent_observe(struct agent_client *a, json_t **obs, char *why,
 		return ret;
 	if (guest_obs_check(*obs, bad, sizeof(bad)) < 0) {
 		snprintf(why, len, "bad observe reply: %s", bad);
+		untrusted_scrub(why, false);
 		json_decref(*obs);
 		*obs = NULL;
 		return -EPROTO;
@@ -272,10 +341,16 @@ static int call_unlogged(struct agent_client *a, const char *type,
 	FILE *log = a->log;
 	int ret;
 
+	ret = log_line(a, "%s %s (not logged)\n", type,
+		       json_string_value(json_object_get(args, "path")));
+	if (ret < 0) {
+		snprintf(why, len,
+			 "the agent's transcript passed %lld bytes "
+			 "(AGENT_TRANSCRIPT_MAX)",
+			 a->max_log);
+		return ret;
+	}
 	a->log = NULL;
-	if (log)
-		fprintf(log, "%s %s (not logged)\n", type,
-			json_string_value(json_object_get(args, "path")));
 	ret = agent_call(a, type, args, AGENT_QUICK_IDLE_S,
 			 AGENT_QUICK_TOTAL_S, res, why, len);
 	a->log = log;
@@ -329,6 +404,15 @@ int agent_get_file(struct agent_client *a, const char *remote,
 				       why, len);
 		if (ret < 0)
 			goto out;
+		if (total > a->max_file ||
+		    (long long)(have + n) > a->max_file) {
+			snprintf(why, len,
+				 "'%s' is larger than %lld bytes "
+				 "(AGENT_FILE_MAX): the guest says %lld",
+				 remote, a->max_file, total);
+			ret = -EFBIG;
+			goto out;
+		}
 		all = xrealloc(all, have + n + 1);
 		memcpy(all + have, chunk, n);
 		have += n;
@@ -343,6 +427,7 @@ int agent_get_file(struct agent_client *a, const char *remote,
 	if (size)
 		*size = (long long)have;
 out:
+	free(chunk);
 	free(all);
 	return ret;
 }

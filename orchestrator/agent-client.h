@@ -29,6 +29,11 @@ struct agent_client {
 	long long console_off;
 	char console_line[256];
 	int console_trouble; /* enum kmsg_trouble of console_line */
+	long long logged;	/* bytes written to LOG */
+	/* the caps of caps.h, set by agent_client_init() (tests lower them) */
+	long max_msgs;		/* AGENT_CALL_MSGS_MAX */
+	long long max_log;	/* AGENT_TRANSCRIPT_MAX */
+	long long max_file;	/* AGENT_FILE_MAX */
 };
 
 void agent_client_init(struct agent_client *a, struct vm *vm, FILE *log);
@@ -52,9 +57,13 @@ void agent_client_watch_console(struct agent_client *a, const char *path,
  * stolen) and wait for its reply.  The call fails with -ETIMEDOUT when
  * nothing from the agent (reply or heartbeat for this request) arrives for
  * IDLE_S seconds, or when TOTAL_S pass.  On an error reply it returns
- * -EREMOTEIO.  On -EPIPE the domain is gone (vm_stop_reason()).  WHY gets a
- * one-line description of any failure; *RESULT (new reference) the result.
- * Reports nothing itself: the caller knows the cell and adds context.
+ * -EREMOTEIO.  On -EPIPE the domain is gone (vm_stop_reason()).  A guest
+ * that sends more than AGENT_CALL_MSGS_MAX messages before the reply, or
+ * whose transcript in LOG would pass AGENT_TRANSCRIPT_MAX bytes (caps.h),
+ * fails the call with -EMSGSIZE.  WHY gets a one-line description of any
+ * failure, control characters replaced (lib/untrusted.h); *RESULT (new
+ * reference) the result.  Reports nothing itself: the caller knows the cell
+ * and adds context.
  */
 int agent_call(struct agent_client *a, const char *type, json_t *args,
 	       double idle_s, double total_s, json_t **result, char *why,
@@ -94,7 +103,9 @@ int agent_observe(struct agent_client *a, json_t **obs, char *why,
  * truncated, mode MODE).  The bytes are not copied into the agent log.
  * Return 0 or what agent_call() returns (-EREMOTEIO with WHY "agent error
  * io-error: cannot open '...': No such file or directory" for a missing
- * file), -EPROTO for a malformed reply, or a negative errno for LOCAL.
+ * file), -EPROTO for a malformed reply, -EFBIG for a file the guest says
+ * or sends is larger than AGENT_FILE_MAX (caps.h), or a negative errno for
+ * LOCAL.
  * Report nothing.
  */
 int agent_get_file(struct agent_client *a, const char *remote,

@@ -10,6 +10,7 @@
 
 #include "agent-files.h"
 #include "image.h"
+#include "untrusted.h"
 #include "util.h"
 
 /* The run's files inside the lab host. */
@@ -481,8 +482,9 @@ static int lab_show_output(struct lab *l)
 				l->partial[l->npartial++] = chunk[i];
 			if (chunk[i] == '\n' ||
 			    l->npartial == sizeof(l->partial) - 1) {
-				fprintf(stderr, "lab| %.*s", (int)l->npartial,
-					l->partial);
+				fputs("lab| ", stderr);
+				untrusted_fwrite(stderr, l->partial,
+						 l->npartial, true);
 				if (chunk[i] != '\n')
 					fputc('\n', stderr);
 				l->npartial = 0;
@@ -596,9 +598,12 @@ int lab_follow(struct lab *l, int *rc)
 			*rc = atoi(chunk);
 			free(chunk);
 			lab_show_output(l);
-			if (l->npartial)
-				fprintf(stderr, "lab| %.*s\n",
-					(int)l->npartial, l->partial);
+			if (l->npartial) {
+				fputs("lab| ", stderr);
+				untrusted_fwrite(stderr, l->partial,
+						 l->npartial, false);
+				fputc('\n', stderr);
+			}
 			return 0;
 		}
 		free(chunk);

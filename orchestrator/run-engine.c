@@ -13,6 +13,7 @@
 #include "results-file.h"
 #include "run-quiet.h"
 #include "sample-parse.h"
+#include "untrusted.h"
 #include "util.h"
 #include "vm.h"
 
@@ -126,6 +127,7 @@ void console_tail(const char *path)
 	for (p = text + len; p > text; p--)
 		if (p[-1] == '\n' && p != text + len && ++lines == 15)
 			break;
+	untrusted_scrub(p, true); /* the guest wrote it */
 	fprintf(stderr, "--- last lines of %s ---\n%s--- end ---\n", path, p);
 	free(text);
 }

@@ -282,60 +282,6 @@ char *fmt_compare_label(char *buf, size_t len, const struct compare_row *row)
 	return buf;
 }
 
-void fmt_html_escape(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&#39;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
-}
-
-void fmt_csv_field(FILE *out, const char *s)
-{
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-void fmt_md_escape(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '|')
-			fputs("\\|", out);
-		else if (*s == '\n')
-			fputc(' ', out);
-		else
-			fputc(*s, out);
-	}
-}
-
 const char *const fmt_kvm_counters[] = {"pf_fixed", "pf_taken", "tlb_flush",
 					"invlpg"};
 const size_t fmt_kvm_ncounters = ARRAY_SIZE(fmt_kvm_counters);

@@ -124,11 +124,12 @@ void fmt_html_scaling(const struct report *r, const struct report_scaling *s,
 	fmt_html_escape(out, a->name);
 	fprintf(out, " (95%% interval, Fieller; vs ");
 	fmt_html_escape(out, r->cells[r->baseline].label);
+	fprintf(out, ")</h2>\n<svg class=\"scaling\" data-axis=\"");
+	fmt_html_escape(out, a->name);
 	fprintf(out,
-		")</h2>\n<svg class=\"scaling\" data-axis=\"%s\" "
-		"width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		"\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 		"role=\"img\">\n",
-		a->name, w, h, w, h);
+		w, h, w, h);
 	for (t = ylo; t <= yhi + step / 2; t += step) {
 		fprintf(out,
 			"<line stroke=\"#e4e4e4\" x1=\"%.1f\" y1=\"%.1f\" "

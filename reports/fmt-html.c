@@ -246,11 +246,12 @@ static void html_matrix_table(const struct report *r, FILE *out)
 			esc(out, fmt_row_value(m, row, col));
 			fprintf(out, "</td>");
 		}
-		for (col = 0; col < m->ncols; col++)
-			fprintf(
-			    out, "<td>%s</td>",
-			    fmt_matrix_entry(buf, sizeof(buf), r,
-					     m->slot[row * m->ncols + col]));
+		for (col = 0; col < m->ncols; col++) {
+			fprintf(out, "<td>");
+			esc(out, fmt_matrix_entry(buf, sizeof(buf), r,
+						  m->slot[row * m->ncols + col]));
+			fprintf(out, "</td>");
+		}
 		fprintf(out, "</tr>\n");
 	}
 	fprintf(out, "</table>\n");
@@ -328,15 +329,18 @@ static void heat_rect(const struct report *r, size_t i, size_t cpos,
 		"height=\"%.1f\" fill=\"%s\"><title>",
 		x + 1, y + 1, HM_COL_W - 2, span * HM_ROW_H - 2, fill);
 	esc(out, c->label);
-	fprintf(out, ": %s", entry);
+	fprintf(out, ": ");
+	esc(out, entry);
 	if (!c->nok && c->reason) {
 		fprintf(out, ": ");
 		esc(out, c->reason);
 	}
 	fprintf(out,
 		"</title></rect>\n<text x=\"%.1f\" y=\"%.1f\" "
-		"text-anchor=\"middle\">%s</text>\n",
-		x + HM_COL_W / 2, y + span * HM_ROW_H / 2 + 4, entry);
+		"text-anchor=\"middle\">",
+		x + HM_COL_W / 2, y + span * HM_ROW_H / 2 + 4);
+	esc(out, entry);
+	fprintf(out, "</text>\n");
 }
 
 static void html_heatmap(const struct report *r, FILE *out)
@@ -789,7 +793,9 @@ static int html_render(const struct report *r, FILE *out)
 			fprintf(out, "<h2>Not measured</h2>\n<ul>\n");
 		fprintf(out, "<li><code>");
 		esc(out, c->id);
-		fprintf(out, "</code> %s: ", c->status);
+		fprintf(out, "</code> ");
+		esc(out, c->status);
+		fprintf(out, ": ");
 		esc(out, fmt_reason(c));
 		fprintf(out, "</li>\n");
 	}

@@ -7,44 +7,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every string argument through the Markdown escape (format.h). */
+#define mdprintf(out, ...) fmt_printf(out, fmt_md_escape, __VA_ARGS__)
+
 static void md_header(const struct report *r, FILE *out)
 {
 	char *axes;
 
-	fprintf(out, "# vmtax report: run '");
+	mdprintf(out, "# vmtax report: run '");
 	fmt_md_escape(out, r->run_name);
-	fprintf(out, "' (%s)\n\n", r->run_status);
-	fprintf(out, "- workload: **%s**", r->wl_name);
+	mdprintf(out, "' (%s)\n\n", r->run_status);
+	mdprintf(out, "- workload: **%s**", r->wl_name);
 	if (*r->wl_description) {
-		fprintf(out, " - ");
+		mdprintf(out, " - ");
 		fmt_md_escape(out, r->wl_description);
 	}
-	fprintf(out, "\n- metric: %s in %s, %s\n", r->wl_metric, r->wl_unit,
+	mdprintf(out, "\n- metric: %s in %s, %s\n", r->wl_metric, r->wl_unit,
 		fmt_better(r));
-	fprintf(out, "- baseline: %s (`%s`)\n", r->cells[r->baseline].label,
+	mdprintf(out, "- baseline: %s (`%s`)\n", r->cells[r->baseline].label,
 		r->baseline_id);
 	if ((axes = fmt_axes_new(r))) {
-		fprintf(out, "- axes: ");
+		mdprintf(out, "- axes: ");
 		fmt_md_escape(out, axes);
-		fprintf(out, "\n");
+		mdprintf(out, "\n");
 		free(axes);
 	}
-	fprintf(out, "- host: %s, kernel %s, %s, ",
+	mdprintf(out, "- host: %s, kernel %s, %s, ",
 		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
 		r->cpu_model ? r->cpu_model : "?");
 	if (r->cpus < 0)
-		fprintf(out, "cpus n/a, ");
+		mdprintf(out, "cpus n/a, ");
 	else
-		fprintf(out, "%ld cpus, ", r->cpus);
-	fprintf(out, "accel %s\n", r->accel ? r->accel : "n/a");
+		mdprintf(out, "%ld cpus, ", r->cpus);
+	mdprintf(out, "accel %s\n", r->accel ? r->accel : "n/a");
 	{
 		char *lab = fmt_lab_new(r);
 
 		if (lab) {
-			fprintf(out, "- **lab host** (every cell ran inside "
+			mdprintf(out, "- **lab host** (every cell ran inside "
 				     "it): ");
 			fmt_md_escape(out, lab);
-			fprintf(out, "\n");
+			mdprintf(out, "\n");
 		}
 		free(lab);
 	}
@@ -53,11 +56,11 @@ static void md_header(const struct report *r, FILE *out)
 		fmt_md_escape(out, r->host_note);
 		fprintf(out, "\n");
 	}
-	fprintf(out, "- versions: vmtax %s, libvirt %s, qemu %s\n",
+	mdprintf(out, "- versions: vmtax %s, libvirt %s, qemu %s\n",
 		r->v_vmtax ? r->v_vmtax : "n/a",
 		r->v_libvirt ? r->v_libvirt : "n/a",
 		r->v_qemu ? r->v_qemu : "n/a");
-	fprintf(out, "- started %s, finished %s\n",
+	mdprintf(out, "- started %s, finished %s\n",
 		r->started ? r->started : "n/a",
 		r->finished ? r->finished : "n/a");
 	if (r->metric_warning) {
@@ -73,23 +76,23 @@ static void md_cells(const struct report *r, FILE *out)
 	    f[FMT_BUF], g[FMT_BUF];
 	size_t i;
 
-	fprintf(out, "\n## Cells\n\n");
-	fprintf(out,
+	mdprintf(out, "\n## Cells\n\n");
+	mdprintf(out,
 		"| cell | n | %s (%s) | ± | 95%% CI | real (s) | user (s) "
 		"| sys (s) | slowdown | 95%% interval | p | |\n",
 		r->wl_metric, r->wl_unit);
-	fprintf(out, "|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---|"
+	mdprintf(out, "|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---|"
 		     "\n");
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 
-		fprintf(out, "| %s | ", c->label);
+		mdprintf(out, "| %s | ", c->label);
 		if (!c->nok) {
-			fprintf(out, "0 | %s |  |  |  |  |  |  |  |  |  |\n",
+			mdprintf(out, "0 | %s |  |  |  |  |  |  |  |  |  |\n",
 				c->status);
 			continue;
 		}
-		fprintf(out, "%zu | %s | %s | [%s, %s] | %s | %s | %s | ",
+		mdprintf(out, "%zu | %s | %s | [%s, %s] | %s | %s | %s | ",
 			c->metric.n, fmt_num(a, sizeof(a), c->metric.mean),
 			fmt_pct(b, sizeof(b), c->metric.cv),
 			fmt_num(c1, sizeof(c1), c->metric.ci_lo),
@@ -98,9 +101,9 @@ static void md_cells(const struct report *r, FILE *out)
 			fmt_num(f, sizeof(f), c->user.mean),
 			fmt_num(g, sizeof(g), c->sys.mean));
 		if (c->is_baseline)
-			fprintf(out, "baseline |  |  |  |\n");
+			mdprintf(out, "baseline |  |  |  |\n");
 		else
-			fprintf(out, "%s | %s | %s | %s |\n",
+			mdprintf(out, "%s | %s | %s | %s |\n",
 				fmt_spct(a, sizeof(a), c->vs_base.delta),
 				fmt_interval(b, sizeof(b), &c->vs_base),
 				fmt_p(d, sizeof(d), c->vs_base.p),
@@ -119,14 +122,14 @@ static void md_sampling(const struct report *r, FILE *out)
 		any |= fmt_sampling_shown(&r->cells[i]);
 	if (!any)
 		return;
-	fprintf(out, "\n## Sampling\n\n| cell | stopped | boots | outliers "
+	mdprintf(out, "\n## Sampling\n\n| cell | stopped | boots | outliers "
 		     "(kept) | trend (Mann-Kendall) |\n|---|---|---|---|---|\n");
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 
 		if (!fmt_sampling_shown(c))
 			continue;
-		fprintf(out, "| %s | %s | %s | %s | %s |\n", c->label,
+		mdprintf(out, "| %s | %s | %s | %s | %s |\n", c->label,
 			fmt_stop(a, sizeof(a), c), fmt_boots(b, sizeof(b), c),
 			fmt_outliers(c1, sizeof(c1), c),
 			fmt_trend(d, sizeof(d), c));
@@ -140,7 +143,7 @@ static void md_sampling(const struct report *r, FILE *out)
 		if (!any)
 			fprintf(out, "\nIntervals from interleaved rounds:\n\n");
 		any = true;
-		fprintf(out, "- %s: %s\n", c->label, iv);
+		mdprintf(out, "- %s: %s\n", c->label, iv);
 	}
 }
 
@@ -149,41 +152,41 @@ static void md_counters(const struct report *r, FILE *out)
 	size_t i;
 	int k;
 
-	fprintf(out, "\n## Counters (mean, ± stddev/mean)\n\n| cell |");
+	mdprintf(out, "\n## Counters (mean, ± stddev/mean)\n\n| cell |");
 	for (k = 0; k < RC_NR; k++)
-		fprintf(out, " %s |", runner_counter_name(k));
-	fprintf(out, " IPC | dTLB miss rate |\n|---|");
+		mdprintf(out, " %s |", runner_counter_name(k));
+	mdprintf(out, " IPC | dTLB miss rate |\n|---|");
 	for (k = 0; k < RC_NR + 2; k++)
-		fprintf(out, "---:|");
-	fprintf(out, "\n");
+		mdprintf(out, "---:|");
+	mdprintf(out, "\n");
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 
 		if (!c->nok)
 			continue;
-		fprintf(out, "| %s |", c->label);
+		mdprintf(out, "| %s |", c->label);
 		for (k = 0; k < RC_NR; k++) {
 			const struct report_counter_stats *cs = &c->counters[k];
 
 			if (cs->state == CS_NOT_SUPPORTED)
-				fprintf(out, " `<not supported>` |");
+				mdprintf(out, " `<not supported>` |");
 			else if (cs->state == CS_NOT_COUNTED)
-				fprintf(out, " `<not counted>` |");
+				mdprintf(out, " `<not counted>` |");
 			else if (isnan(cs->rel_sd))
-				fprintf(out, " %.0f |", cs->mean);
+				mdprintf(out, " %.0f |", cs->mean);
 			else
-				fprintf(out, " %.0f (±%.2f%%) |", cs->mean,
+				mdprintf(out, " %.0f (±%.2f%%) |", cs->mean,
 					100 * cs->rel_sd);
 		}
 		if (c->ipc.valid)
-			fprintf(out, " %.3f |", c->ipc.value);
+			mdprintf(out, " %.3f |", c->ipc.value);
 		else
-			fprintf(out, " `<not supported>` |");
+			mdprintf(out, " `<not supported>` |");
 		if (c->dtlb_miss_rate.valid)
-			fprintf(out, " %.2f%% |\n",
+			mdprintf(out, " %.2f%% |\n",
 				100 * c->dtlb_miss_rate.value);
 		else
-			fprintf(out, " `<not supported>` |\n");
+			mdprintf(out, " `<not supported>` |\n");
 	}
 }
 
@@ -195,39 +198,39 @@ static void md_kvm(const struct report *r, FILE *out)
 
 	if (!r->has_kvm)
 		return;
-	fprintf(out, "\n## KVM (what KVM saw of each guest, per sample)\n");
+	mdprintf(out, "\n## KVM (what KVM saw of each guest, per sample)\n");
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 		const struct report_kvm *k = &c->kvm;
 
 		if (!fmt_kvm_shown(r, c))
 			continue;
-		fprintf(out, "\n%s (`%s`):\n\n", c->label, c->id);
+		mdprintf(out, "\n%s (`%s`):\n\n", c->label, c->id);
 		if (!k->present) {
-			fprintf(out, "KVM: no evidence: ");
+			mdprintf(out, "KVM: no evidence: ");
 			fmt_md_escape(out, k->why);
-			fprintf(out, "\n");
+			mdprintf(out, "\n");
 			continue;
 		}
-		fprintf(out, "KVM: %s\n\n",
+		mdprintf(out, "KVM: %s\n\n",
 			fmt_kvm_summary(buf, sizeof(buf), k));
 		if (!k->nreason_samples) {
-			fprintf(out, "Exits by reason n/a: ");
+			mdprintf(out, "Exits by reason n/a: ");
 			fmt_md_escape(out, k->reasons_why);
-			fprintf(out, "\n");
+			mdprintf(out, "\n");
 		} else
-			fprintf(out, "| exit reason | per sample | share |\n"
+			mdprintf(out, "| exit reason | per sample | share |\n"
 				     "|---|---:|---:|\n");
 		for (j = 0; j < k->nreasons && j < FMT_KVM_TOP; j++) {
-			fprintf(out, "| ");
+			mdprintf(out, "| ");
 			fmt_md_escape(out, k->reasons[j].reason);
-			fprintf(
+			mdprintf(
 			    out, " | %s | %s |\n",
 			    fmt_count(n, sizeof(n), k->reasons[j].per_sample),
 			    fmt_pct(sh, sizeof(sh), k->reasons[j].share));
 		}
 		if (*fmt_kvm_counter_list(buf, sizeof(buf), k))
-			fprintf(out, "\nPer sample: %s\n", buf);
+			mdprintf(out, "\nPer sample: %s\n", buf);
 	}
 }
 
@@ -238,16 +241,16 @@ static void md_series(const struct report *r, FILE *out)
 
 	if (!r->has_series)
 		return;
-	fprintf(out, "\n## Series (x -> mean y)\n");
+	mdprintf(out, "\n## Series (x -> mean y)\n");
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_series *s = &r->cells[i].series;
 
 		if (!s->npoints)
 			continue;
-		fprintf(out, "\n%s (`%s`):\n\n| x | mean y |\n|---:|---:|\n",
+		mdprintf(out, "\n%s (`%s`):\n\n| x | mean y |\n|---:|---:|\n",
 			r->cells[i].label, r->cells[i].id);
 		for (k = 0; k < s->npoints; k++)
-			fprintf(out, "| %g | %s |\n", s->x[k],
+			mdprintf(out, "| %g | %s |\n", s->x[k],
 				fmt_num(y, sizeof(y), s->y[k]));
 	}
 }
@@ -258,39 +261,39 @@ static void md_matrix(const struct report *r, FILE *out)
 	char buf[FMT_BUF];
 	size_t row, col;
 
-	fprintf(out, "\n## Slowdown matrix (vs %s; * p < 0.05)\n\n",
+	mdprintf(out, "\n## Slowdown matrix (vs %s; * p < 0.05)\n\n",
 		r->cells[r->baseline].label);
-	fprintf(out, "|");
+	mdprintf(out, "|");
 	for (col = 0; col < m->nrow_axes; col++) {
-		fprintf(out, " ");
+		mdprintf(out, " ");
 		fmt_md_escape(out,
 			      report_axis_heading(&r->axes[m->row_axes[col]]));
-		fprintf(out, " |");
+		mdprintf(out, " |");
 	}
 	for (col = 0; col < m->ncols; col++) {
-		fprintf(out, " ");
+		mdprintf(out, " ");
 		fmt_md_escape(out, m->cols[col]);
-		fprintf(out, " |");
+		mdprintf(out, " |");
 	}
-	fprintf(out, "\n|");
+	mdprintf(out, "\n|");
 	for (col = 0; col < m->nrow_axes; col++)
-		fprintf(out, "---|");
+		mdprintf(out, "---|");
 	for (col = 0; col < m->ncols; col++)
-		fprintf(out, "---:|");
-	fprintf(out, "\n");
+		mdprintf(out, "---:|");
+	mdprintf(out, "\n");
 	for (row = 0; row < m->nrows; row++) {
-		fprintf(out, "|");
+		mdprintf(out, "|");
 		for (col = 0; col < m->nrow_axes; col++) {
-			fprintf(out, " ");
+			mdprintf(out, " ");
 			fmt_md_escape(out, fmt_row_value(m, row, col));
-			fprintf(out, " |");
+			mdprintf(out, " |");
 		}
 		for (col = 0; col < m->ncols; col++)
-			fprintf(
+			mdprintf(
 			    out, " %s |",
 			    fmt_matrix_entry(buf, sizeof(buf), r,
 					     m->slot[row * m->ncols + col]));
-		fprintf(out, "\n");
+		mdprintf(out, "\n");
 	}
 }
 
@@ -301,28 +304,28 @@ static void md_scaling(const struct report *r, const struct report_scaling *s,
 	char buf[FMT_BUF];
 	size_t j, k;
 
-	fprintf(out, "\n## Slowdown against %s (vs %s; ± half the 95%% "
+	mdprintf(out, "\n## Slowdown against %s (vs %s; ± half the 95%% "
 		     "interval; * p < 0.05)\n\n| line |",
 		a->name, r->cells[r->baseline].label);
 	for (k = 0; k < a->nvalues; k++) {
-		fprintf(out, " %s=", a->name);
+		mdprintf(out, " %s=", a->name);
 		fmt_md_escape(out, a->values[k]);
-		fprintf(out, " |");
+		mdprintf(out, " |");
 	}
-	fprintf(out, "\n|---|");
+	mdprintf(out, "\n|---|");
 	for (k = 0; k < a->nvalues; k++)
-		fprintf(out, "---:|");
-	fprintf(out, "\n");
+		mdprintf(out, "---:|");
+	mdprintf(out, "\n");
 	for (j = 0; j < s->nlines; j++) {
-		fprintf(out, "| ");
+		mdprintf(out, "| ");
 		fmt_md_escape(out, s->lines[j].label);
-		fprintf(out, " |");
+		mdprintf(out, " |");
 		for (k = 0; k < a->nvalues; k++)
-			fprintf(out, " %s |",
+			mdprintf(out, " %s |",
 				fmt_scaling_entry(buf, sizeof(buf), r,
 						  fmt_scaling_cell(&s->lines[j],
 								   a->values[k])));
-		fprintf(out, "\n");
+		mdprintf(out, "\n");
 	}
 }
 
@@ -341,7 +344,7 @@ static int md_render(const struct report *r, FILE *out)
 	md_matrix(r, out);
 	for (i = 0; i < r->nscaling; i++)
 		md_scaling(r, &r->scaling[i], out);
-	fprintf(out,
+	mdprintf(out,
 		"\nGeometric mean of (1 + slowdown) over %zu cells: "
 		"slowdown **%s**.\n",
 		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
@@ -351,18 +354,18 @@ static int md_render(const struct report *r, FILE *out)
 		if (c->nok && !c->mismatch_text && !c->busy_text)
 			continue;
 		if (!n++)
-			fprintf(out, "\n## Notes\n\n");
+			mdprintf(out, "\n## Notes\n\n");
 		if (!c->nok) {
-			fprintf(out, "- `%s` %s: ", c->id, c->status);
+			mdprintf(out, "- `%s` %s: ", c->id, c->status);
 			fmt_md_escape(out, fmt_reason(c));
-			fprintf(out, "\n");
+			mdprintf(out, "\n");
 		} else if (c->mismatch_text) {
-			fprintf(out, "- `%s`: %s\n", c->id, c->mismatch_text);
+			mdprintf(out, "- `%s`: %s\n", c->id, c->mismatch_text);
 		}
 		if (c->busy_text) {
-			fprintf(out, "- `%s`: **busy host**: ", c->id);
+			mdprintf(out, "- `%s`: **busy host**: ", c->id);
 			fmt_md_escape(out, c->busy_text);
-			fprintf(out, "\n");
+			mdprintf(out, "\n");
 		}
 	}
 	return ferror(out) ? -EIO : 0;
@@ -372,7 +375,7 @@ static void md_effect_side(FILE *out, bool base, const struct stats_delta *d)
 {
 	char s[FMT_BUF], iv[FMT_BUF];
 
-	fprintf(out, " %s | %s |",
+	mdprintf(out, " %s | %s |",
 		fmt_effect_side(s, sizeof(s), base, d->delta),
 		base ? "" : fmt_interval(iv, sizeof(iv), d));
 }
@@ -382,19 +385,19 @@ static int md_effect(const struct compare *c, FILE *out)
 	char buf[1024], r[FMT_BUF], pt[FMT_BUF];
 	size_t i;
 
-	fprintf(out, "# vmtax compare --effect\n\n%s.\n\n", FMT_EFFECT_TITLE);
+	mdprintf(out, "# vmtax compare --effect\n\n%s.\n\n", FMT_EFFECT_TITLE);
 	for (i = 0; i < c->nruns; i++) {
-		fprintf(out, "- %s: ", compare_run_letter(i));
+		mdprintf(out, "- %s: ", compare_run_letter(i));
 		fmt_md_escape(out,
 			      fmt_effect_run(buf, sizeof(buf), c->runs[i]));
-		fprintf(out, "\n");
+		mdprintf(out, "\n");
 	}
 	for (i = 0; i < c->nnotes; i++) {
-		fprintf(out, "%s**Note**: ", i ? "" : "\n");
+		mdprintf(out, "%s**Note**: ", i ? "" : "\n");
 		fmt_md_escape(out, c->notes[i]);
-		fprintf(out, "\n");
+		mdprintf(out, "\n");
 	}
-	fprintf(out,
+	mdprintf(out,
 		"\n%s.\n\n| cell | ref | slowdown | 95%% interval | vs | "
 		"slowdown | 95%% interval | difference | ratio | note |\n"
 		"|---|---|---:|---|---|---:|---|---:|---:|---|\n",
@@ -403,25 +406,25 @@ static int md_effect(const struct compare *c, FILE *out)
 		const struct compare_row *row = &c->rows[i];
 		const struct compare_effect *e = &row->effect;
 
-		fprintf(out, "| ");
+		mdprintf(out, "| ");
 		fmt_md_escape(out, fmt_compare_label(buf, sizeof(buf), row));
-		fprintf(out, " | %s |", compare_run_letter(row->ref_run));
+		mdprintf(out, " | %s |", compare_run_letter(row->ref_run));
 		if (row->note) {
-			fprintf(out, "  |  | %s |  |  |  |  | ",
+			mdprintf(out, "  |  | %s |  |  |  |  | ",
 				compare_run_letter(row->run));
 			fmt_md_escape(out, row->note);
-			fprintf(out, " |\n");
+			mdprintf(out, " |\n");
 			continue;
 		}
 		md_effect_side(out, e->ref_base, &row->ref->vs_base);
-		fprintf(out, " %s |", compare_run_letter(row->run));
+		mdprintf(out, " %s |", compare_run_letter(row->run));
 		md_effect_side(out, e->base, &row->cell->vs_base);
-		fprintf(out, " %s | %s | ",
+		mdprintf(out, " %s | %s | ",
 			fmt_effect_points(pt, sizeof(pt), row),
 			fmt_effect_ratio(r, sizeof(r), row));
 		if (e->why)
 			fmt_md_escape(out, e->why);
-		fprintf(out, " |\n");
+		mdprintf(out, " |\n");
 	}
 	return ferror(out) ? -EIO : 0;
 }
@@ -434,18 +437,18 @@ static int md_compare(const struct compare *c, FILE *out)
 
 	if (c->effect)
 		return md_effect(c, out);
-	fprintf(out, "# vmtax compare: %s, %s in %s, %s\n\n", a->wl_name,
+	mdprintf(out, "# vmtax compare: %s, %s in %s, %s\n\n", a->wl_name,
 		a->wl_metric, a->wl_unit, fmt_better(a));
 	if (c->by)
-		fprintf(out, "- run '%s', by `%s`\n", a->run_name, c->by);
+		mdprintf(out, "- run '%s', by `%s`\n", a->run_name, c->by);
 	else
 		for (i = 0; i < c->nruns; i++)
-			fprintf(out, "- %s: run '%s', host %s, kernel %s\n",
+			mdprintf(out, "- %s: run '%s', host %s, kernel %s\n",
 				compare_run_letter(i), c->runs[i]->run_name,
 				c->runs[i]->hostname ? c->runs[i]->hostname
 						     : "?",
 				c->runs[i]->kernel ? c->runs[i]->kernel : "?");
-	fprintf(out, "\n| cell | ref | ref mean | vs | mean | delta | "
+	mdprintf(out, "\n| cell | ref | ref mean | vs | mean | delta | "
 		     "95%% interval | p | |\n"
 		     "|---|---|---:|---|---:|---:|---|---:|---|\n");
 	for (i = 0; i < c->nrows; i++) {
@@ -456,42 +459,42 @@ static int md_compare(const struct compare *c, FILE *out)
 		    c->by ? row->name : compare_run_letter(row->run);
 		char lb[1024];
 
-		fprintf(out, "| %s | %s | ",
+		mdprintf(out, "| %s | %s | ",
 			c->by ? (row->cell ? row->cell->label : row->ref->label)
 			      : fmt_compare_label(lb, sizeof(lb), row),
 			rn);
 		if (row->note) {
-			fprintf(out, " | %s |  |  |  |  | ", n);
+			mdprintf(out, " | %s |  |  |  |  | ", n);
 			fmt_md_escape(out, row->note);
-			fprintf(out, " |\n");
+			mdprintf(out, " |\n");
 			continue;
 		}
-		fprintf(out, "%s | %s | %s | %s | %s | %s | %s |\n",
+		mdprintf(out, "%s | %s | %s | %s | %s | %s | %s |\n",
 			fmt_num(m1, sizeof(m1), row->ref->metric.mean), n,
 			fmt_num(m2, sizeof(m2), row->cell->metric.mean),
 			fmt_spct(d, sizeof(d), row->d.delta),
 			fmt_interval(iv, sizeof(iv), &row->d),
 			fmt_p(p, sizeof(p), row->d.p), fmt_signif(&row->d));
 	}
-	fprintf(out, "\nGeometric mean of (1 + delta) over %zu cells: **%s**\n",
+	mdprintf(out, "\nGeometric mean of (1 + delta) over %zu cells: **%s**\n",
 		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
 	if (c->rerun)
-		fprintf(out, "\n%s\n", c->rerun);
+		mdprintf(out, "\n%s\n", c->rerun);
 	if (!c->has_kvm)
 		return ferror(out) ? -EIO : 0;
-	fprintf(out, "\n## KVM\n\n");
+	mdprintf(out, "\n## KVM\n\n");
 	for (i = 0; i < c->nrows; i++) {
 		const struct compare_row *row = &c->rows[i];
 		char kb[1024];
 
 		if (!row->kvm.valid)
 			continue;
-		fprintf(out, "- %s (%s -> %s): ", row->cell->label,
+		mdprintf(out, "- %s (%s -> %s): ", row->cell->label,
 			c->by ? row->ref_name
 			      : compare_run_letter(row->ref_run),
 			c->by ? row->name : compare_run_letter(row->run));
 		fmt_md_escape(out, fmt_kvm_compare(kb, sizeof(kb), &row->kvm));
-		fprintf(out, "\n");
+		mdprintf(out, "\n");
 	}
 	return ferror(out) ? -EIO : 0;
 }

@@ -12,6 +12,10 @@
 
 #include "util.h"
 
+/* Every string argument through the format's escape (format.h). */
+#define tprintf(out, ...) fmt_printf(out, fmt_text_escape, __VA_ARGS__)
+#define mdprintf(out, ...) fmt_printf(out, fmt_md_escape, __VA_ARGS__)
+
 const struct profile_diff_entry *fmt_profile_top(const struct report_cell *c,
 						 bool total, size_t k)
 {
@@ -83,10 +87,10 @@ static void text_list(const struct report_cell *c, bool total, FILE *out)
 {
 	const struct profile_diff_entry *e;
 
-	fprintf(out, "   %s:\n",
+	tprintf(out, "   %s:\n",
 		total ? "with children (total)" : "where it went (self)");
 	for (size_t k = 0; (e = fmt_profile_top(c, total, k)); k++)
-		fprintf(out, "   %+8.2f%%  %-40s %5.1f%% -> %5.1f%%\n",
+		tprintf(out, "   %+8.2f%%  %-40s %5.1f%% -> %5.1f%%\n",
 			(total ? e->total_delta : e->self_delta) * 100, e->name,
 			(total ? e->total_base : e->self_base) * 100,
 			(total ? e->total_cell : e->self_cell) * 100);
@@ -101,13 +105,13 @@ void fmt_profile_text(const struct report *r, const struct report_cell *c,
 
 	if (!r->has_profile)
 		return;
-	fprintf(out, "\n profile: %s\n",
+	tprintf(out, "\n profile: %s\n",
 		fmt_profile_summary(buf, sizeof(buf), c));
 	json_array_foreach(c->prof.missing, i, m)
-	    fprintf(out, "   missing: %s\n", json_string_value(m));
+	    tprintf(out, "   missing: %s\n", json_string_value(m));
 	if (!c->prof.present || c->is_baseline)
 		return;
-	fprintf(out, "   vs baseline: %s\n",
+	tprintf(out, "   vs baseline: %s\n",
 		fmt_profile_oneline(buf, sizeof(buf), c));
 	if (!c->prof.has_diff)
 		return;
@@ -119,14 +123,14 @@ static void md_list(const struct report_cell *c, bool total, FILE *out)
 {
 	const struct profile_diff_entry *e;
 
-	fprintf(out,
+	mdprintf(out,
 		"\n| %s | contribution | share baseline | share cell |\n"
 		"|---|---:|---:|---:|\n",
 		total ? "symbol (with children)" : "symbol (self)");
 	for (size_t k = 0; (e = fmt_profile_top(c, total, k)); k++) {
-		fprintf(out, "| `");
+		mdprintf(out, "| `");
 		fmt_md_escape(out, e->name);
-		fprintf(out, "` | %+.2f%% | %.1f%% | %.1f%% |\n",
+		mdprintf(out, "` | %+.2f%% | %.1f%% | %.1f%% |\n",
 			(total ? e->total_delta : e->self_delta) * 100,
 			(total ? e->total_base : e->self_base) * 100,
 			(total ? e->total_cell : e->self_cell) * 100);
@@ -141,25 +145,25 @@ void fmt_profile_md(const struct report *r, FILE *out)
 
 	if (!r->has_profile)
 		return;
-	fprintf(out, "\n## Profiles (where the time went, vs the baseline)\n");
+	mdprintf(out, "\n## Profiles (where the time went, vs the baseline)\n");
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 
-		fprintf(out, "\n%s (`%s`): ", c->label, c->id);
+		mdprintf(out, "\n%s (`%s`): ", c->label, c->id);
 		fmt_md_escape(out, fmt_profile_summary(buf, sizeof(buf), c));
-		fprintf(out, "\n");
+		mdprintf(out, "\n");
 		json_array_foreach(c->prof.missing, j, m)
 		{
-			fprintf(out, "\n- missing: ");
+			mdprintf(out, "\n- missing: ");
 			fmt_md_escape(out, json_string_value(m));
 		}
 		if (json_array_size(c->prof.missing))
-			fprintf(out, "\n");
+			mdprintf(out, "\n");
 		if (!c->prof.present || c->is_baseline)
 			continue;
-		fprintf(out, "\nVs baseline: ");
+		mdprintf(out, "\nVs baseline: ");
 		fmt_md_escape(out, fmt_profile_oneline(buf, sizeof(buf), c));
-		fprintf(out, "\n");
+		mdprintf(out, "\n");
 		if (!c->prof.has_diff)
 			continue;
 		md_list(c, false, out);

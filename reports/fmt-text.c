@@ -9,6 +9,9 @@
 
 #include "util.h"
 
+/* Every string argument through the text escape (format.h). */
+#define tprintf(out, ...) fmt_printf(out, fmt_text_escape, __VA_ARGS__)
+
 static void text_header(const struct report *r, FILE *out)
 {
 	char *axes;
@@ -16,60 +19,60 @@ static void text_header(const struct report *r, FILE *out)
 	json_t *v;
 	bool first = true;
 
-	fprintf(out, "vmtax report: run '%s' (%s)\n", r->run_name,
+	tprintf(out, "vmtax report: run '%s' (%s)\n", r->run_name,
 		r->run_status);
-	fprintf(out, "workload: %s%s%s\n", r->wl_name,
+	tprintf(out, "workload: %s%s%s\n", r->wl_name,
 		*r->wl_description ? " - " : "", r->wl_description);
-	fprintf(out, "metric: %s in %s, %s; baseline: %s (%s)\n", r->wl_metric,
+	tprintf(out, "metric: %s in %s, %s; baseline: %s (%s)\n", r->wl_metric,
 		r->wl_unit, fmt_better(r), r->cells[r->baseline].label,
 		r->baseline_id);
 	if (json_object_size(r->wl_params)) {
-		fprintf(out, "params:");
+		tprintf(out, "params:");
 		json_object_foreach(r->wl_params, k, v)
 		{
-			fprintf(out, "%s %s=%s", first ? "" : ",", k,
+			tprintf(out, "%s %s=%s", first ? "" : ",", k,
 				json_is_string(v) ? json_string_value(v) : "?");
 			first = false;
 		}
-		fprintf(out, "\n");
+		tprintf(out, "\n");
 	}
 	if ((axes = fmt_axes_new(r))) {
-		fprintf(out, "axes: %s\n", axes);
+		tprintf(out, "axes: %s\n", axes);
 		free(axes);
 	}
-	fprintf(out, "host: %s, kernel %s, %s, ",
+	tprintf(out, "host: %s, kernel %s, %s, ",
 		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
 		r->cpu_model ? r->cpu_model : "?");
 	if (r->cpus < 0)
-		fprintf(out, "cpus n/a, ");
+		tprintf(out, "cpus n/a, ");
 	else
-		fprintf(out, "%ld cpus, ", r->cpus);
+		tprintf(out, "%ld cpus, ", r->cpus);
 	if (isnan(r->mem_bytes))
-		fprintf(out, "memory n/a, ");
+		tprintf(out, "memory n/a, ");
 	else
-		fprintf(out, "%.1f GiB, ", r->mem_bytes / (1 << 30));
-	fprintf(out, "accel %s", r->accel ? r->accel : "n/a");
+		tprintf(out, "%.1f GiB, ", r->mem_bytes / (1 << 30));
+	tprintf(out, "accel %s", r->accel ? r->accel : "n/a");
 	if (r->accel_reason)
-		fprintf(out, " (%s)", r->accel_reason);
+		tprintf(out, " (%s)", r->accel_reason);
 	{
 		char *lab = fmt_lab_new(r);
 
 		if (lab)
-			fprintf(out, "\nlab host: every cell ran inside it: %s",
+			tprintf(out, "\nlab host: every cell ran inside it: %s",
 				lab);
 		free(lab);
 	}
 	if (r->host_note)
-		fprintf(out, "\nhost identity: %s", r->host_note);
-	fprintf(out, "\nversions: vmtax %s, libvirt %s, qemu %s\n",
+		tprintf(out, "\nhost identity: %s", r->host_note);
+	tprintf(out, "\nversions: vmtax %s, libvirt %s, qemu %s\n",
 		r->v_vmtax ? r->v_vmtax : "n/a",
 		r->v_libvirt ? r->v_libvirt : "n/a",
 		r->v_qemu ? r->v_qemu : "n/a");
-	fprintf(out, "started %s, finished %s\n",
+	tprintf(out, "started %s, finished %s\n",
 		r->started ? r->started : "n/a",
 		r->finished ? r->finished : "n/a");
 	if (r->metric_warning)
-		fprintf(out, "warning: %s\n", r->metric_warning);
+		tprintf(out, "warning: %s\n", r->metric_warning);
 }
 
 static void text_counter(const struct report_cell *c, int k, FILE *out)
@@ -97,7 +100,7 @@ static void text_counter(const struct report_cell *c, int k, FILE *out)
 	len = strlen(line);
 	while (len && line[len - 1] == ' ')
 		line[--len] = '\0';
-	fprintf(out, "%s\n", line);
+	tprintf(out, "%s\n", line);
 }
 
 static void text_time(FILE *out, const char *name,
@@ -105,7 +108,7 @@ static void text_time(FILE *out, const char *name,
 {
 	char mean[FMT_BUF], cv[FMT_BUF];
 
-	fprintf(out, " %-6s %s %s (± %s)\n", name,
+	tprintf(out, " %-6s %s %s (± %s)\n", name,
 		fmt_num(mean, sizeof(mean), s->mean), unit,
 		fmt_pct(cv, sizeof(cv), s->cv));
 }
@@ -119,14 +122,14 @@ static void text_sampling(const struct report *r, const struct report_cell *c,
 	if (!fmt_sampling_shown(c))
 		return;
 	if (c->stop_reason)
-		fprintf(out, " stopped: %s\n", fmt_stop(buf, sizeof(buf), c));
+		tprintf(out, " stopped: %s\n", fmt_stop(buf, sizeof(buf), c));
 	if (*fmt_boots(buf, sizeof(buf), c))
-		fprintf(out, " boots: %s\n", buf);
+		tprintf(out, " boots: %s\n", buf);
 	if (*fmt_iv(buf, sizeof(buf), r, c))
-		fprintf(out, " interval: %s\n", buf);
-	fprintf(out, " outliers (modified z > 3.5, kept): %s\n",
+		tprintf(out, " interval: %s\n", buf);
+	tprintf(out, " outliers (modified z > 3.5, kept): %s\n",
 		fmt_outliers(buf, sizeof(buf), c));
-	fprintf(out, " trend over the samples (Mann-Kendall): %s\n",
+	tprintf(out, " trend over the samples (Mann-Kendall): %s\n",
 		fmt_trend(buf, sizeof(buf), c));
 }
 
@@ -138,37 +141,37 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 	size_t i;
 	int k;
 
-	fprintf(out, "\n%s (%s)\n", c->label,
+	tprintf(out, "\n%s (%s)\n", c->label,
 		fmt_cell_note(note, sizeof(note), c));
-	fprintf(out, " cell %s: %s, %zu of %zu samples ok\n", c->id, c->status,
+	tprintf(out, " cell %s: %s, %zu of %zu samples ok\n", c->id, c->status,
 		c->nok, c->nsamples);
 	if (c->mismatch_text)
-		fprintf(out, " warning: %s\n", c->mismatch_text);
+		tprintf(out, " warning: %s\n", c->mismatch_text);
 	if (c->busy_text)
-		fprintf(out, " warning: %s\n", c->busy_text);
+		tprintf(out, " warning: %s\n", c->busy_text);
 	for (i = 0; i < c->nsamples; i++)
 		if (c->samples[i].busy)
-			fprintf(out, " sample %ld: busy host\n",
+			tprintf(out, " sample %ld: busy host\n",
 				c->samples[i].index);
 	for (i = 0; i < c->nsamples; i++)
 		if (strcmp(c->samples[i].status, "ok"))
-			fprintf(out, " sample %ld %s: %s\n",
+			tprintf(out, " sample %ld %s: %s\n",
 				c->samples[i].index, c->samples[i].status,
 				c->samples[i].reason ? c->samples[i].reason
 						     : "no reason given");
 	if (!c->nok)
 		return;
 
-	fprintf(out, "\n Performance counter stats (%zu runs):\n\n", c->nok);
+	tprintf(out, "\n Performance counter stats (%zu runs):\n\n", c->nok);
 	for (k = 0; k < RC_NR; k++)
 		text_counter(c, k, out);
-	fprintf(out, "\n");
+	tprintf(out, "\n");
 	if (!r->metric_is_elapsed)
 		text_time(out, r->wl_metric, &c->metric, r->wl_unit);
 	text_time(out, "real", &c->elapsed, "s");
 	text_time(out, "user", &c->user, "s");
 	text_time(out, "sys", &c->sys, "s");
-	fprintf(
+	tprintf(
 	    out, " %s: n %zu, median %s, min %s, max %s, 95%% CI [%s, %s]\n",
 	    r->wl_metric, c->metric.n, fmt_num(a, sizeof(a), c->metric.median),
 	    fmt_num(b, sizeof(b), c->metric.min),
@@ -179,7 +182,7 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 	if (!c->vs_base.valid)
 		return;
 	snprintf(e, sizeof(e), "%.1f", c->vs_base.df);
-	fprintf(
+	tprintf(
 	    out,
 	    " slowdown %s, 95%% interval %s (%s), %sp %s, df %s%s%s\n",
 	    fmt_spct(a, sizeof(a), c->vs_base.delta),
@@ -201,21 +204,21 @@ static void text_kvm(const struct report *r, const struct report_cell *c,
 	if (!fmt_kvm_shown(r, c))
 		return;
 	if (!k->present) {
-		fprintf(out, "\n KVM: no evidence: %s\n", k->why);
+		tprintf(out, "\n KVM: no evidence: %s\n", k->why);
 		return;
 	}
-	fprintf(out, "\n KVM: %s\n", fmt_kvm_summary(buf, sizeof(buf), k));
+	tprintf(out, "\n KVM: %s\n", fmt_kvm_summary(buf, sizeof(buf), k));
 	if (!k->nreason_samples)
-		fprintf(out, "  exits by reason n/a: %s\n", k->reasons_why);
+		tprintf(out, "  exits by reason n/a: %s\n", k->reasons_why);
 	else
-		fprintf(out, "  %-20s %12s %8s\n", "exit reason", "per sample",
+		tprintf(out, "  %-20s %12s %8s\n", "exit reason", "per sample",
 			"share");
 	for (i = 0; i < k->nreasons && i < FMT_KVM_TOP; i++)
-		fprintf(out, "  %-20s %12s %8s\n", k->reasons[i].reason,
+		tprintf(out, "  %-20s %12s %8s\n", k->reasons[i].reason,
 			fmt_count(n, sizeof(n), k->reasons[i].per_sample),
 			fmt_pct(sh, sizeof(sh), k->reasons[i].share));
 	if (*fmt_kvm_counter_list(buf, sizeof(buf), k))
-		fprintf(out, "  per sample: %s\n", buf);
+		tprintf(out, "  per sample: %s\n", buf);
 }
 
 /* A cell's series, one point per line; nothing when it has none. */
@@ -226,9 +229,9 @@ static void text_series(const struct report_cell *c, FILE *out)
 
 	if (!c->series.npoints)
 		return;
-	fprintf(out, " series (x -> mean y), %zu points:\n", c->series.npoints);
+	tprintf(out, " series (x -> mean y), %zu points:\n", c->series.npoints);
 	for (i = 0; i < c->series.npoints; i++)
-		fprintf(out, "  %g -> %s\n", c->series.x[i],
+		tprintf(out, "  %g -> %s\n", c->series.x[i],
 			fmt_num(y, sizeof(y), c->series.y[i]));
 }
 
@@ -255,24 +258,24 @@ static void text_matrix(const struct report *r, FILE *out)
 				w[col] = strlen(buf);
 		}
 	}
-	fprintf(out, "\nSlowdown vs %s (* significant, p < 0.05):\n\n",
+	tprintf(out, "\nSlowdown vs %s (* significant, p < 0.05):\n\n",
 		r->cells[r->baseline].label);
 	for (col = 0; col < nl; col++)
-		fprintf(out, "%s%-*s", col ? "  " : " ", (int)w[col],
+		tprintf(out, "%s%-*s", col ? "  " : " ", (int)w[col],
 			report_axis_heading(&r->axes[m->row_axes[col]]));
 	for (col = nl; col < ncol; col++)
-		fprintf(out, "  %*s", (int)w[col], m->cols[col - nl]);
-	fprintf(out, "\n");
+		tprintf(out, "  %*s", (int)w[col], m->cols[col - nl]);
+	tprintf(out, "\n");
 	for (row = 0; row < m->nrows; row++) {
 		for (col = 0; col < nl; col++)
-			fprintf(out, "%s%-*s", col ? "  " : " ", (int)w[col],
+			tprintf(out, "%s%-*s", col ? "  " : " ", (int)w[col],
 				fmt_row_value(m, row, col));
 		for (col = nl; col < ncol; col++)
-			fprintf(out, "  %*s", (int)w[col],
+			tprintf(out, "  %*s", (int)w[col],
 				fmt_matrix_entry(
 				    buf, sizeof(buf), r,
 				    m->slot[row * m->ncols + col - nl]));
-		fprintf(out, "\n");
+		tprintf(out, "\n");
 	}
 	free(w);
 }
@@ -292,7 +295,7 @@ static void right(FILE *out, const char *s, size_t w)
 {
 	size_t n = cols(s);
 
-	fprintf(out, "  %*s%s", (int)(w > n ? w - n : 0), "", s);
+	tprintf(out, "  %*s%s", (int)(w > n ? w - n : 0), "", s);
 }
 
 /* Per numeric axis: one row per line, one column per value. */
@@ -318,18 +321,18 @@ static void text_scaling(const struct report *r,
 				w[k + 1] = cols(buf);
 		}
 	}
-	fprintf(out,
+	tprintf(out,
 		"\nSlowdown against %s (vs %s; ± half the 95%% interval, "
 		"* p < 0.05):\n\n",
 		a->name, r->cells[r->baseline].label);
-	fprintf(out, " %-*s", (int)w[0], "line");
+	tprintf(out, " %-*s", (int)w[0], "line");
 	for (k = 0; k < a->nvalues; k++) {
 		snprintf(head, sizeof(head), "%s=%s", a->name, a->values[k]);
 		right(out, head, w[k + 1]);
 	}
-	fprintf(out, "\n");
+	tprintf(out, "\n");
 	for (j = 0; j < s->nlines; j++) {
-		fprintf(out, " %s%*s", s->lines[j].label,
+		tprintf(out, " %s%*s", s->lines[j].label,
 			(int)(w[0] - cols(s->lines[j].label)), "");
 		for (k = 0; k < a->nvalues; k++)
 			right(out,
@@ -337,7 +340,7 @@ static void text_scaling(const struct report *r,
 				  buf, sizeof(buf), r,
 				  fmt_scaling_cell(&s->lines[j], a->values[k])),
 			      w[k + 1]);
-		fprintf(out, "\n");
+		tprintf(out, "\n");
 	}
 	free(w);
 }
@@ -357,7 +360,7 @@ static int text_render(const struct report *r, FILE *out)
 	text_matrix(r, out);
 	for (i = 0; i < r->nscaling; i++)
 		text_scaling(r, &r->scaling[i], out);
-	fprintf(out,
+	tprintf(out,
 		"\ngeometric mean of (1 + slowdown) over %zu cells: "
 		"slowdown %s\n",
 		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
@@ -367,8 +370,8 @@ static int text_render(const struct report *r, FILE *out)
 		if (c->nok)
 			continue;
 		if (!nskip++)
-			fprintf(out, "\nNot measured:\n");
-		fprintf(out, " %s: %s: %s\n", c->id, c->status, fmt_reason(c));
+			tprintf(out, "\nNot measured:\n");
+		tprintf(out, " %s: %s: %s\n", c->id, c->status, fmt_reason(c));
 	}
 	return ferror(out) ? -EIO : 0;
 }
@@ -383,41 +386,41 @@ static int text_effect(const struct compare *c, FILE *out)
 	char buf[1024], s1[FMT_BUF], s2[FMT_BUF], iv[FMT_BUF], pt[FMT_BUF];
 	size_t i;
 
-	fprintf(out, "vmtax compare --effect: %s\n", FMT_EFFECT_TITLE);
+	tprintf(out, "vmtax compare --effect: %s\n", FMT_EFFECT_TITLE);
 	for (i = 0; i < c->nruns; i++)
-		fprintf(out, "%s: %s\n", compare_run_letter(i),
+		tprintf(out, "%s: %s\n", compare_run_letter(i),
 			fmt_effect_run(buf, sizeof(buf), c->runs[i]));
 	for (i = 0; i < c->nnotes; i++)
-		fprintf(out, "note: %s\n", c->notes[i]);
-	fprintf(out, "%s\n", FMT_EFFECT_LEGEND);
+		tprintf(out, "note: %s\n", c->notes[i]);
+	tprintf(out, "%s\n", FMT_EFFECT_LEGEND);
 	for (i = 0; i < c->nrows; i++) {
 		const struct compare_row *row = &c->rows[i];
 		const struct compare_effect *e = &row->effect;
 		const char *rn = compare_run_letter(row->ref_run);
 		const char *n = compare_run_letter(row->run);
 
-		fprintf(out, "\n%s\n",
+		tprintf(out, "\n%s\n",
 			fmt_compare_label(buf, sizeof(buf), row));
 		if (row->ref && row->cell &&
 		    strcmp(row->ref->id, row->cell->id))
-			fprintf(out, " cell %s (%s) with %s (%s)\n",
+			tprintf(out, " cell %s (%s) with %s (%s)\n",
 				row->ref->id, rn, row->cell->id, n);
 		else
-			fprintf(out, " cell %s\n",
+			tprintf(out, " cell %s\n",
 				row->ref ? row->ref->id : row->cell->id);
 		if (row->note) {
-			fprintf(out, " run %s -> %s: no slowdowns: %s\n", rn, n,
+			tprintf(out, " run %s -> %s: no slowdowns: %s\n", rn, n,
 				row->note);
 			continue;
 		}
-		fprintf(out, " %s %s%s%s -> ", rn,
+		tprintf(out, " %s %s%s%s -> ", rn,
 			fmt_effect_side(s1, sizeof(s1), e->ref_base,
 					row->ref->vs_base.delta),
 			e->ref_base ? "" : " ",
 			e->ref_base
 			    ? ""
 			    : fmt_interval(iv, sizeof(iv), &row->ref->vs_base));
-		fprintf(out, "%s %s%s%s: ", n,
+		tprintf(out, "%s %s%s%s: ", n,
 			fmt_effect_side(s2, sizeof(s2), e->base,
 					row->cell->vs_base.delta),
 			e->base ? "" : " ",
@@ -425,11 +428,11 @@ static int text_effect(const struct compare *c, FILE *out)
 				: fmt_interval(iv, sizeof(iv),
 					       &row->cell->vs_base));
 		if (e->why)
-			fprintf(out, "no difference: %s\n", e->why);
+			tprintf(out, "no difference: %s\n", e->why);
 		else if (e->ref_base && e->base)
-			fprintf(out, "difference 0 by definition\n");
+			tprintf(out, "difference 0 by definition\n");
 		else
-			fprintf(out, "difference %s, ratio %s\n",
+			tprintf(out, "difference %s, ratio %s\n",
 				fmt_effect_points(pt, sizeof(pt), row),
 				fmt_effect_ratio(s1, sizeof(s1), row));
 	}
@@ -445,21 +448,21 @@ static int text_compare(const struct compare *c, FILE *out)
 
 	if (c->effect)
 		return text_effect(c, out);
-	fprintf(out, "vmtax compare: workload %s, metric %s in %s, %s\n",
+	tprintf(out, "vmtax compare: workload %s, metric %s in %s, %s\n",
 		a->wl_name, a->wl_metric, a->wl_unit, fmt_better(a));
 	if (c->by)
-		fprintf(out, "run '%s' (%s), by %s: each cell against %s=%s\n",
+		tprintf(out, "run '%s' (%s), by %s: each cell against %s=%s\n",
 			a->run_name, a->path, c->by, c->by,
 			c->nrows ? c->rows[0].ref_name : "?");
 	else
 		for (i = 0; i < c->nruns; i++)
-			fprintf(out, "%s: run '%s' (%s), host %s, kernel %s\n",
+			tprintf(out, "%s: run '%s' (%s), host %s, kernel %s\n",
 				compare_run_letter(i), c->runs[i]->run_name,
 				c->runs[i]->path,
 				c->runs[i]->hostname ? c->runs[i]->hostname
 						     : "?",
 				c->runs[i]->kernel ? c->runs[i]->kernel : "?");
-	fprintf(out, "delta > 0: slower than the reference; 95%% interval by "
+	tprintf(out, "delta > 0: slower than the reference; 95%% interval by "
 		     "Fieller; * Welch p < 0.05\n");
 	for (i = 0; i < c->nrows; i++) {
 		const struct compare_row *row = &c->rows[i];
@@ -468,21 +471,21 @@ static int text_compare(const struct compare *c, FILE *out)
 		const char *n =
 		    c->by ? row->name : compare_run_letter(row->run);
 
-		fprintf(out, "\n%s\n",
+		tprintf(out, "\n%s\n",
 			c->by ? cmp_label(row)
 			      : fmt_compare_label(kb, sizeof(kb), row));
-		fprintf(out, " cell %s",
+		tprintf(out, " cell %s",
 			row->cell ? row->cell->id : row->ref->id);
 		if (row->ref && row->cell &&
 		    (c->by || strcmp(row->ref->id, row->cell->id)))
-			fprintf(out, " vs %s", row->ref->id);
-		fprintf(out, "\n");
+			tprintf(out, " vs %s", row->ref->id);
+		tprintf(out, "\n");
 		if (row->note) {
-			fprintf(out, " %s %s -> %s: no delta: %s\n",
+			tprintf(out, " %s %s -> %s: no delta: %s\n",
 				c->by ? c->by : "run", rn, n, row->note);
 			continue;
 		}
-		fprintf(out, " %s %s %s -> %s %s %s: delta %s %s, p %s%s%s\n",
+		tprintf(out, " %s %s %s -> %s %s %s: delta %s %s, p %s%s%s\n",
 			rn, fmt_num(m1, sizeof(m1), row->ref->metric.mean),
 			a->wl_unit, n,
 			fmt_num(m2, sizeof(m2), row->cell->metric.mean),
@@ -491,13 +494,13 @@ static int text_compare(const struct compare *c, FILE *out)
 			fmt_p(p, sizeof(p), row->d.p),
 			*fmt_signif(&row->d) ? " " : "", fmt_signif(&row->d));
 		if (row->kvm.valid)
-			fprintf(out, " KVM: %s\n",
+			tprintf(out, " KVM: %s\n",
 				fmt_kvm_compare(kb, sizeof(kb), &row->kvm));
 	}
-	fprintf(out, "\ngeometric mean of (1 + delta) over %zu cells: %s\n",
+	tprintf(out, "\ngeometric mean of (1 + delta) over %zu cells: %s\n",
 		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
 	if (c->rerun)
-		fprintf(out, "%s\n", c->rerun);
+		tprintf(out, "%s\n", c->rerun);
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -17,10 +17,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "compare.h"
 #include "model.h"
+#include "util.h"
 
 struct report_format {
 	const char *name;
@@ -180,12 +182,38 @@ char *fmt_count(char *buf, size_t len, double x);
  */
 void fmt_html_begin(FILE *out, const char *title1, const char *title2);
 int fmt_html_compare(const struct compare *c, FILE *out);
-/* Write S escaped for HTML text and attributes. */
+/*
+ * Escaping (fmt-escape.c; docs/security.md, "Reports").  A results file
+ * is untrusted: every string from it reaches the output through the one
+ * escaping function of the format, and so do the strings we compose from
+ * them (labels, reasons, axis values); numbers we format need none.  JSON
+ * needs none of ours: jansson escapes every string it writes.
+ *
+ * fmt_html_escape(): < > & " ' as entities, for text and attributes alike.
+ * fmt_md_escape(): a backslash before \ < > & | and backquotes (no tag, no
+ * entity, no table cell boundary, no code span can start inside), a
+ * newline as a blank, other control characters as "\xNN".
+ * fmt_csv_field(): one RFC 4180 field, quoted when it holds , " CR or LF;
+ * a field that starts with = + - @ tab or CR gets a leading ' so that no
+ * spreadsheet takes it as a formula.  Numbers are never written through it
+ * (fmt-csv.c's num()), so "-3.5" stays a number; NULL writes nothing.
+ * fmt_text_escape(): control characters as "\xNN" (lib/untrusted.h), so a
+ * terminal never runs an escape sequence from a results file.
+ */
+typedef void (*fmt_escape_fn)(FILE *out, const char *s);
 void fmt_html_escape(FILE *out, const char *s);
-/* Write S as one CSV field (quoted when needed); NULL writes nothing. */
-void fmt_csv_field(FILE *out, const char *s);
-/* Write S with '|' escaped for a Markdown table cell. */
 void fmt_md_escape(FILE *out, const char *s);
+void fmt_csv_field(FILE *out, const char *s);
+void fmt_text_escape(FILE *out, const char *s);
+/*
+ * printf to OUT with every %s argument written through ESC (a precision
+ * cuts the string before it is escaped; a width pads what was written).
+ * The text and Markdown formats print through it, so no string argument
+ * can miss its escaping.  Supports what printf does but %n.
+ */
+void fmt_printf(FILE *out, fmt_escape_fn esc, const char *fmt, ...)
+    VMTAX_PRINTF(3, 4);
+void fmt_vprintf(FILE *out, fmt_escape_fn esc, const char *fmt, va_list ap);
 
 /*
  * Profiles (fmt-profile.c, fmt-html-flame.c): nothing at all for a run

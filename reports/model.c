@@ -7,10 +7,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "caps.h"
 #include "report.h"
+#include "run-engine.h"
+#include "runner.h"
+#include "sampling-plan.h"
 #include "util.h"
-
-#define RESULTS_MAX (256u << 20)
 
 static const char *jstr(const json_t *o, const char *key)
 {
@@ -251,6 +253,7 @@ static int load_sample(const char *path, const char *id, json_t *js,
 		       struct report_sample *s)
 {
 	json_t *counters, *quiet;
+	enum runner_status rs;
 	int k;
 
 	if (!json_is_object(js))
@@ -261,6 +264,10 @@ static int load_sample(const char *path, const char *id, json_t *js,
 	if (!s->status)
 		return err("'%s': cell '%s': sample %ld has no status", path,
 			   id, s->index);
+	if (runner_status_parse(s->status, &rs) < 0)
+		return err("'%s': cell '%s': sample %ld has an unknown status "
+			   "'%s' (ok, failed, timeout, killed)",
+			   path, id, s->index, s->status);
 	s->reason = jstr(js, "reason");
 	quiet = json_object_get(js, "host_quiet");
 	s->busy = json_is_false(json_object_get(quiet, "quiet"));
@@ -355,6 +362,8 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 	const char *busy_why = NULL;
 	struct report_cell *c = &r->cells[i];
 	json_t *env, *obs, *samples, *js;
+	enum cell_status cs;
+	enum stop_reason sr;
 	size_t k;
 	int ret;
 
@@ -380,8 +389,15 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 	c->status = jstr(jc, "status");
 	if (!c->status)
 		return err("'%s': cell '%s' has no status", r->path, c->id);
+	if (cell_status_parse(c->status, &cs) < 0)
+		return err("'%s': cell '%s' has an unknown status '%s' (ok, "
+			   "failed, skipped, pending)",
+			   r->path, c->id, c->status);
 	c->reason = jstr(jc, "reason");
 	c->stop_reason = jstr(jc, "stop_reason");
+	if (c->stop_reason && stop_reason_parse(c->stop_reason, &sr) < 0)
+		return err("'%s': cell '%s' has an unknown stop_reason '%s'",
+			   r->path, c->id, c->stop_reason);
 	c->unit_boot = jstr(jc, "sample_unit") &&
 		       !strcmp(jstr(jc, "sample_unit"), "boot");
 	obs = json_object_get(jc, "observed");
@@ -722,7 +738,7 @@ int report_load(const char *path, struct report **out)
 
 	*out = NULL;
 	r->path = xstrdup(path);
-	ret = read_file(path, RESULTS_MAX, &text, &len);
+	ret = read_file(path, RESULTS_FILE_MAX, &text, &len);
 	if (ret < 0) {
 		ret = err_code(ret, "cannot read '%s'", path);
 		goto out;

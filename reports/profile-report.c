@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FOLDED_MAX (512u << 20)
-
 void report_cell_profile(struct report *r, struct report_cell *c, json_t *obs)
 {
 	struct report_profile *rp = &c->prof;
@@ -43,10 +41,15 @@ void report_cell_profile(struct report *r, struct report_cell *c, json_t *obs)
 	}
 	dir = xstrdup(r->path);
 	path = xasprintf("%s/%s", dirname(dir), rp->folded);
-	ret = read_file(path, FOLDED_MAX, &text, &len);
+	ret = read_file(path, PROFILE_FILE_MAX, &text, &len);
 	if (ret < 0) {
-		rp->why = rp->owned_why = xasprintf("cannot read '%s': %s",
-						    rp->folded, strerror(-ret));
+		rp->why = rp->owned_why =
+		    ret == -EFBIG
+			? xasprintf("'%s' is larger than %u bytes "
+				    "(PROFILE_FILE_MAX)",
+				    rp->folded, PROFILE_FILE_MAX)
+			: xasprintf("cannot read '%s': %s", rp->folded,
+				    strerror(-ret));
 		goto out;
 	}
 	rp->p = profile_new();

@@ -13,7 +13,10 @@
  *
  * Checked, beyond the sanitizers: the decoded profile's stacks sum to its
  * samples and its folded text parses back to the same samples and stacks;
- * a folded parse that succeeds round-trips the same way; symbol tables
+ * a folded parse that succeeds round-trips the same way and holds no stack
+ * deeper than PROFILE_STACK_FRAMES_MAX and no more than PROFILE_STACKS_MAX
+ * stacks (lib/caps.h: what the flame graph's recursion relies on; the
+ * corpus has stacks at the cap and one frame past it); symbol tables
  * are sorted and every lookup of an entry's address finds a name; a
  * demangled name has no blank between template arguments.
  */
@@ -56,6 +59,20 @@ static void roundtrip(const struct profile *p)
 	profile_free(q);
 }
 
+/* The parser's caps hold for what it accepted. */
+static void capped(const struct profile *p)
+{
+	check(p->nstacks <= PROFILE_STACKS_MAX, "more stacks than the cap");
+	for (size_t i = 0; i < p->nstacks; i++) {
+		size_t frames = 1;
+
+		for (const char *s = p->stacks[i].stack; *s; s++)
+			frames += *s == ';';
+		check(frames <= PROFILE_STACK_FRAMES_MAX,
+		      "a stack deeper than the cap");
+	}
+}
+
 static void demangle(const char *name)
 {
 	char *d = symbol_demangle_new(name);
@@ -95,8 +112,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	p = profile_new();
 	if (profile_folded_parse(p, (const char *)data, size, why,
-				 sizeof(why)) == 0)
+				 sizeof(why)) == 0) {
 		roundtrip(p);
+		capped(p);
+	}
 	profile_free(p);
 
 	if (symtab_from_kallsyms(&t, (const char *)data, size, why,

@@ -223,6 +223,10 @@ put("profile", "folded",
     "randwalk;main;asm_exc_page_fault;exc_page_fault;handle_mm_fault;"
     "clear_page_erms 27\n[other stacks] 3\n")
 put("profile", "folded-bad", "a;;b 1\nc 0\n")
+# stacks at the depth cap (PROFILE_STACK_FRAMES_MAX, lib/caps.h) and one
+# frame past it
+put("profile", "folded-deep-cap", ";".join(["f"] * 1024) + " 3\na;b 1\n")
+put("profile", "folded-deep-over", "a 1\n" + ";".join(["f"] * 1025) + " 3\n")
 put("profile", "kallsyms",
     "ffffffff81000000 T clear_page_erms\n"
     "ffffffff81000100 T handle_mm_fault\n"

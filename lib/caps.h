@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * caps.h - every limit on what an untrusted peer can make the host read,
+ * hold or write: a guest's agent, the lab, a results file or run
+ * directory that vmtax did not write (docs/security.md, "Caps").
+ *
+ * One header so that each limit is defined once and can be found: the
+ * codec, the agent client, the profile parser and the reports include it.
+ * An exceeded cap is an error with the cap's name and value in the
+ * message: the call, the sample or the cell fails with it; it never ends
+ * the host process.  A cap is far above what vmtax itself ever produces,
+ * so an honest guest never meets one.
+ *
+ * How to add one: a #define here with what it bounds, why this size, and
+ * where it is checked.
+ */
+#ifndef VMTAX_CAPS_H
+#define VMTAX_CAPS_H
+
+/*
+ * One protocol frame's JSON payload (lib/proto.c refuses a larger length
+ * before reading it; docs/protocol.md).  The decoder's buffer never grows
+ * beyond it plus the 8-byte header.
+ */
+#define PROTO_MAX_FRAME (1024 * 1024)
+
+/*
+ * Messages an agent may send while one request waits for its reply
+ * (orchestrator/agent-client.c, agent_call()): replies, heartbeats, stale
+ * replies, bad frames.  A week-long run (the longest workload timeout) at
+ * the shortest heartbeat (0.5 s) sends 1.2 million heartbeats.
+ */
+#define AGENT_CALL_MSGS_MAX (4L * 1024 * 1024)
+
+/*
+ * Bytes of one agent transcript (the logs/ file every message of one guest
+ * boot is copied into; agent-client.c).  A run's replies are a few KiB per
+ * sample, a profile under PROFILE_FOLDED_MAX: a 10,000-sample cell with a
+ * heartbeat every 0.5 s for a week stays under it.
+ */
+#define AGENT_TRANSCRIPT_MAX (256LL * 1024 * 1024)
+
+/*
+ * Bytes of one file copied out of a guest by agent_get_file() (the lab's
+ * results and logs; agent-client.c).  The guest's claimed size is checked
+ * before the first byte, and the bytes received as they come.
+ */
+#define AGENT_FILE_MAX (256LL * 1024 * 1024)
+
+/*
+ * A profile's folded text as the agent sends it (lib/profile-fold.c,
+ * profile_to_json(): the smallest stacks are summed into "[other stacks]"
+ * beyond it), so a run reply stays under PROTO_MAX_FRAME.
+ */
+#define PROFILE_FOLDED_MAX (640 * 1024)
+
+/*
+ * Frames in one folded stack, checked by profile_folded_parse() (a guest's
+ * reply, a run directory's profiles/): the sampler writes at most
+ * PROFILE_MAX_DEPTH + 1 (the command and its frames), so 1024 leaves room
+ * for stacks from other tools.  The flame graph (fmt-html-flame.c)
+ * recurses once per frame: the cap bounds its depth.
+ */
+#define PROFILE_STACK_FRAMES_MAX 1024
+
+/*
+ * Distinct stacks in one profile (profile_folded_parse()).  A profile
+ * under PROFILE_FOLDED_MAX holds at most ~160,000 (4 bytes a line); the
+ * profiles of this tree's runs hold hundreds to a few thousand.
+ */
+#define PROFILE_STACKS_MAX 1000000
+
+/*
+ * Bytes of a results.json the reports read (reports/model.c): in lab mode
+ * the lab wrote it.  A week of samples with profiles stays far below.
+ */
+#define RESULTS_FILE_MAX (256u << 20)
+
+/*
+ * Bytes of a folded file the reports read from a run directory
+ * (reports/profile-report.c).
+ */
+#define PROFILE_FILE_MAX (64u << 20)
+
+#endif
