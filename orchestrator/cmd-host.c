@@ -15,6 +15,7 @@
 #include "cmds.h"
 #include "layout.h"
 #include "host.h"
+#include "identity.h"
 #include "runner.h"
 #include "util.h"
 #include "vm.h"
@@ -71,6 +72,17 @@ static json_t *probe_cpu(void)
 		    o, "why",
 		    json_string("no vmx or svm flag: no hardware "
 				"virtualization visible"));
+	return o;
+}
+
+/* What results.json's run.host records (host/identity.h). */
+static json_t *probe_identity(void)
+{
+	struct host_ident id;
+	json_t *o = json_object();
+
+	host_ident_read("", NULL, &id);
+	host_ident_json(&id, o);
 	return o;
 }
 
@@ -239,6 +251,7 @@ static json_t *probe_model(struct host_ctx *ctx, const char *uri)
 	}
 	json_object_set_new(m, "user", o);
 	json_object_set_new(m, "cpu", probe_cpu());
+	json_object_set_new(m, "host", probe_identity());
 	json_object_set_new(m, "kvm_modules", probe_modules(ctx));
 	accel = host_accel_decide("", why, sizeof(why));
 	o = json_object();
@@ -270,6 +283,7 @@ static void print_knob(const char *label, json_t *k, const char *key)
 
 static void render_text(json_t *m)
 {
+	const char *hv;
 	json_t *o, *v;
 	size_t i;
 
@@ -278,6 +292,16 @@ static void render_text(json_t *m)
 	       json_is_true(json_object_get(o, "root")) ? "yes" : "no",
 	       *str(o, "why") ? " (" : "", str(o, "why"),
 	       *str(o, "why") ? ")" : "");
+	o = json_object_get(m, "host");
+	v = json_object_get(o, "virtualized");
+	hv = str(json_object_get(o, "hypervisor"), "name");
+	if (json_is_true(v))
+		printf("%-18s a virtual machine%s%s%s\n", "host",
+		       *hv ? " (" : "", hv, *hv ? ")" : "");
+	else
+		printf("%-18s %s\n", "host",
+		       json_is_false(v) ? "physical"
+					: "physical or virtual: unknown");
 	o = json_object_get(m, "cpu");
 	printf("%-18s %s, %s\n", "cpu", str(o, "vendor"), str(o, "model"));
 	printf("%-18s %s%s%s%s\n", "virt flags",
