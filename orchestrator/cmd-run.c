@@ -275,8 +275,8 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 }
 
 /*
- * Take the host: its lock, a restore of anything a dead run left, the
- * journal in the run directory, and the signals that stop the run (the
+ * Take the host: its lock, a restore of anything a dead run left (both in
+ * the state directory, host.h), and the signals that stop the run (the
  * second restores the host from the handler).
  */
 static int run_take_host(struct run *r)
@@ -285,7 +285,6 @@ static int run_take_host(struct run *r)
 	struct sigaction sa;
 	int ret;
 
-	hopts.journal = r->host_journal = xasprintf("%s/host-journal", r->rundir);
 	hopts.list_vms = vm_list_running_str;
 	hopts.list_vms_arg = r->cfg.uri;
 	ret = host_ctx_new(&hopts, &r->host);
