@@ -239,16 +239,18 @@ int write_file_beneath(const char *root, const char *rel, const void *data,
 	return ret;
 }
 
-FILE *fopen_beneath(const char *root, const char *rel)
+FILE *fopen_beneath(const char *root, const char *rel, bool append)
 {
-	int fd = open_beneath(root, rel, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fd = open_beneath(root, rel,
+			      O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC),
+			      0644);
 	FILE *f;
 
 	if (fd < 0) {
 		err_code(fd, "cannot create '%s/%s'", root, rel);
 		return NULL;
 	}
-	f = fdopen(fd, "w");
+	f = fdopen(fd, append ? "a" : "w");
 	if (!f) {
 		err_errno("cannot open '%s/%s'", root, rel);
 		close(fd);

@@ -57,8 +57,9 @@ int write_at_atomic(int dirfd, const char *root, const char *rel,
 /* The same beneath the directory ROOT, mode 0644. */
 int write_file_beneath(const char *root, const char *rel, const void *data,
 		       size_t len);
-/* Create (or truncate) REL beneath ROOT for writing, 0644; reports. */
-FILE *fopen_beneath(const char *root, const char *rel);
+/* Create (or truncate, or with APPEND add to) REL beneath ROOT for
+ * writing, 0644; reports. */
+FILE *fopen_beneath(const char *root, const char *rel, bool append);
 
 /*
  * Whether ST (from fstat or lstat) was written by this vmtax: owned by the

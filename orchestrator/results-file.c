@@ -389,6 +389,14 @@ int results_resume_load(const char *dir, json_t **doc, const char ***sets,
 		fprintf(stderr, "%s: cannot resume: no cells\n", path);
 		goto out;
 	}
+	/* its config and sets came from the lab: lab.json has this host's */
+	if (json_object_get(j, "lab")) {
+		fprintf(stderr,
+			"%s: cannot resume: a lab run ('vmtax lab run --resume "
+			"%s')\n",
+			path, abs);
+		goto out;
+	}
 	if (json_is_string(json_object_get(run, "status")) &&
 	    !strcmp(json_string_value(json_object_get(run, "status")),
 		    "complete")) {
