@@ -106,9 +106,11 @@ int results_dir_make(const char *out, const char *name, bool resume,
 		iso8601_now(ts, sizeof(ts));
 		path = xasprintf("runs/%s-%s", name, ts);
 	}
-	parent = xstrdup(path);
-	*strrchr(parent, '/') = '\0';
-	ret = strchr(path, '/') && *parent ? mkdir_parents(parent, 0755) : 0;
+	/* the parents as before; the directory itself made by this vmtax */
+	parent = strrchr(path, '/') ? xstrdup(path) : NULL;
+	if (parent)
+		*strrchr(parent, '/') = '\0';
+	ret = parent && *parent ? mkdir_parents(parent, 0755) : 0;
 	if (ret == 0 && mkdir(path, 0755) < 0 && errno != EEXIST)
 		ret = -errno;
 	free(parent);
