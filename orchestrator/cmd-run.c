@@ -129,13 +129,19 @@ static int tiny_first_use(const struct run *r, const struct cell *c)
 	if (strcmp(c->image, "tiny") || strcmp(c->initrd, "auto") ||
 	    !layout_installed_bin(r->bindir))
 		return 0;
+	images = guest_images_dir_new(r->bindir);
 	if (!strcmp(c->kernel, "auto")) {
-		if (guest_kernel_newest(NULL, &kernel, NULL) < 0)
+		char *cache = guest_kernel_cache_new(images);
+
+		ret = guest_kernel_find(cache, &kernel, NULL);
+		free(cache);
+		if (ret < 0) {
+			free(images);
 			return 0; /* guest_files_resolve() says why */
+		}
 	} else {
 		kernel = xstrdup(c->kernel);
 	}
-	images = guest_images_dir_new(r->bindir);
 	path = guest_tiny_path_new(images, guest_kernel_version(kernel));
 	if (access(path, R_OK) < 0) {
 		struct image_opts o = {
