@@ -103,6 +103,11 @@ int lab_state_read(struct lab *l, json_t **state)
 	size_t i;
 	int ret;
 
+	if (access(path, F_OK) < 0 && errno == ENOENT) {
+		ret = err("'%s' is not a lab run directory: no '%s'", l->dir,
+			  path);
+		goto out;
+	}
 	/* Only a lab.json this host wrote: never one the lab sent. */
 	ret = results_doc_load_ours(l->dir, LAB_STATE,
 				    "not a lab run directory", state);
