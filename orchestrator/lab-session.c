@@ -547,8 +547,8 @@ int lab_sync(struct lab *l, bool quiet)
 		     120, NULL);
 	if (ret != 0)
 		return ret < 0 ? ret : -EIO;
-	ret = lab_fetch(&hsrc, "run.list", LAB_LIST_MAX, &list, &len, why,
-			sizeof(why));
+	ret = lab_fetch(&hsrc, "run.list", LAB_LIST_MAX, "LAB_LIST_MAX", &list,
+			&len, why, sizeof(why));
 	if (ret != 0) {
 		free(list);
 		return err("lab: cannot read the list of its files: %s", why);
@@ -557,7 +557,8 @@ int lab_sync(struct lab *l, bool quiet)
 	free(list);
 	if (ret < 0)
 		return ret;
-	if (lab_fetch(&hsrc, "run.log", LAB_FILE_BYTES_MAX, &list, &len, why,
+	if (lab_fetch(&hsrc, "run.log", LAB_FILE_BYTES_MAX,
+		      "LAB_FILE_BYTES_MAX", &list, &len, why,
 		      sizeof(why)) != 0)
 		warn("lab: cannot bring back the run's output: %s", why);
 	else

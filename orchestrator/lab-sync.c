@@ -138,7 +138,8 @@ static int parents_make(int labfd, const char *rel)
 }
 
 int lab_fetch(const struct lab_sync_src *src, const char *rel, long long room,
-	      char **buf, size_t *have, char *why, size_t len)
+	      const char *room_name, char **buf, size_t *have, char *why,
+	      size_t len)
 {
 	long long size = 0, got;
 	char *chunk = NULL;
@@ -162,10 +163,8 @@ int lab_fetch(const struct lab_sync_src *src, const char *rel, long long room,
 			goto fail;
 		}
 		if (got > room) {
-			snprintf(why, len,
-				 "would bring more than %lld bytes "
-				 "(LAB_RUN_BYTES_MAX in one sync)",
-				 LAB_RUN_BYTES_MAX);
+			snprintf(why, len, "would pass %s (%lld bytes)",
+				 room_name, room);
 			goto fail;
 		}
 		*buf = xrealloc(*buf, *have + n + 1);
@@ -216,8 +215,9 @@ static int sync_one(int labfd, const char *labdir, long long size,
 		refuse(st, rel, n, "a file of this host is in the way");
 		return 0;
 	}
-	ret = lab_fetch(src, rel, LAB_RUN_BYTES_MAX - st->bytes, &data, &got,
-			why, sizeof(why));
+	ret = lab_fetch(src, rel, LAB_RUN_BYTES_MAX - st->bytes,
+			"what is left of one sync's LAB_RUN_BYTES_MAX", &data,
+			&got, why, sizeof(why));
 	if (ret == -EREMOTEIO) { /* gone since the listing: the next sync */
 		warn("lab: cannot bring back '%s': %s", rel, why);
 		ret = 0;

@@ -86,11 +86,13 @@ struct lab_sync_stats {
 int lab_sync_files(const char *dir, const char *list, size_t len,
 		   const struct lab_sync_src *src, struct lab_sync_stats *st);
 /*
- * REL from SRC into *BUF (new; *N bytes), at most MAX bytes: 0, 1 when
- * over MAX (WHY says so), or a negative errno with WHY (-EREMOTEIO: the
- * lab said it has no such file).  Reports nothing.
+ * REL from SRC into *BUF (new; *N bytes), at most LAB_FILE_BYTES_MAX and
+ * ROOM bytes (ROOM_NAME names that cap in WHY): 0, 1 when over a cap (WHY
+ * says which), or a negative errno with WHY (-EREMOTEIO: the lab said it
+ * has no such file).  Reports nothing.
  */
-int lab_fetch(const struct lab_sync_src *src, const char *rel, long long max,
-	      char **buf, size_t *n, char *why, size_t len);
+int lab_fetch(const struct lab_sync_src *src, const char *rel, long long room,
+	      const char *room_name, char **buf, size_t *n, char *why,
+	      size_t len);
 
 #endif
