@@ -348,6 +348,49 @@ static void test_hostile_lab(void **state)
 	assert_int_equal(st.same, 2);
 }
 
+/*
+ * The listing as the lab makes it (lab-session.c: find -printf
+ * '%s %P\0'), of a fake lab directory holding hostile names for real.
+ */
+static void test_real_listing(void **state)
+{
+	static const char *const files[] = {
+		"results.json", ".hidden", "a\nb", "star*", "logs/ok.log",
+	};
+	char path[PATH_MAX * 2], cmd[PATH_MAX + 64], list[4096], *msg;
+	struct lab_sync_src src = { fake_read, NULL };
+	struct lab_sync_stats st;
+	size_t i, len;
+	FILE *p;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/logs", fakelab);
+	mkdir(path, 0755);
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", fakelab, files[i]);
+		put(path, "bytes\n");
+	}
+	snprintf(path, sizeof(path), "%s/sym", fakelab);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && find . -type f -printf '%%s %%P\\0'", fakelab);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	len = fread(list, 1, sizeof(list), p);
+	pclose(p);
+	capture_begin();
+	assert_int_equal(lab_sync_files(rundir, list, len, &src, &st), 0);
+	msg = capture_end();
+	assert_int_equal(st.files, 2); /* results.json, logs/ok.log */
+	assert_int_equal(st.refused, 3);
+	assert_non_null(strstr(msg, "'.hidden': starts with '.'"));
+	assert_non_null(strstr(msg, "'a\\x0ab': a control character (0x0a)"));
+	assert_non_null(strstr(msg, "'star*': a character outside"));
+	free(msg);
+	snprintf(path, sizeof(path), "%s/lab/sym", rundir);
+	assert_int_equal(access(path, F_OK), -1); /* links are not listed */
+}
+
 /* A symlink in lab/ (only root could plant one: DIR is root's) is not
  * followed: the file is refused and nothing lands where it points. */
 static void test_symlink_in_lab(void **state)
@@ -403,6 +446,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hostile_lab, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_in_lab, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_real_listing, setup,
 						teardown),
 	};
 
