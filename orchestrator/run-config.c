@@ -268,7 +268,8 @@ static const struct cfg_key run_keys[] = {
 	.help = "kvm needs vmx or svm; auto falls back to tcg"),
     KEY("guest", "kernel", CFG_STR, kernel, "auto", .shape = CFG_AXIS,
 	.check = check_file,
-	.help = "guest kernel (auto: newest /boot/vmlinuz-*)"),
+	.help = "guest kernel (auto: the newest of vmtax's kernel cache, else "
+		"of /boot)"),
     KEY("guest", "initrd", CFG_STR, initrd, "auto", .shape = CFG_AXIS,
 	.check = check_file,
 	.help = "guest initramfs (auto: the tiny image for that kernel)"),
