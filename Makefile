@@ -7,7 +7,10 @@
 #   make check      install deps, unit tests (ASan+UBSan) and integration tests
 #   make check-slow the slow tests in tests/slow (the debian image: minutes)
 #   make bench      print the runner overhead, boot-to-hello time, peak RSS
-#   make deps       install the Debian packages and start libvirtd/virtlogd
+#   make deps       install what the demo needs (printed before it is done):
+#                   packages, the guest kernel unpacked into build/kernel,
+#                   hugetlbfs mounts, libvirtd/virtlogd started if not running
+#   make deps-check that, and the test tools 'make check' uses
 #   make deps-workloads  also the packages the workloads ask for (packages =
 #                   in configs/workloads/*.ini), for their bare-metal cells
 #   make image-tiny build the tiny initramfs guest
@@ -57,7 +60,7 @@ AGENT_CFLAGS = -std=c11 -g -O2 $(WARN) -D_GNU_SOURCE -Ilib \
                -DVMTAX_VERSION='"$(VERSION)"' $(AGENT_EXTRA)
 
 .PHONY: install uninstall man FORCE
-.PHONY: all check check-unit check-integration demo bench deps deps-workloads clean \
+.PHONY: all check check-unit check-integration demo bench deps deps-check deps-workloads clean \
         image-tiny fmt san tools fuzz fuzz-build fuzz-replay check-slow
 # The tiny image (mkinitramfs-tiny.sh, and so the lab image's) carries
 # both agents: 'all' builds both, so that every command works after 'make'.
@@ -112,8 +115,13 @@ image-tiny: $(AGENTS) $(WL_BINS)
 	$(MAKE) B=build build/vmtax
 	build/vmtax image build --kind tiny >/dev/null
 
+# deps: what the demo needs (it prints what it changes first); deps-check:
+# that and the test tools.  .ci/deps.sh lists both.
 deps:
 	sh .ci/deps.sh
+
+deps-check:
+	sh .ci/deps.sh --check
 
 # ---- install layout (issue 14) ---------------------------------------------
 # Where 'make install' puts vmtax; guest-image/layout.h describes the layout.
@@ -207,7 +215,7 @@ SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 # demo, check and bench run 'deps' first, then a sub-make: on a fresh machine
 # the guest kernel (and so the tiny image) exists only after deps.
-check: deps
+check: deps-check
 	$(MAKE) tools image-tiny
 	$(MAKE) B=build/san SAN="$(SANFLAGS)" OPT=-O1 build/san/vmtax \
 		$(UNIT_BINS:$(B)/%=build/san/%) $(TEST_TOOLS:$(B)/%=build/san/%)

@@ -1,56 +1,153 @@
 #!/bin/sh
 # Install what vmtax needs from Debian and start libvirtd/virtlogd.
-# Used by 'make deps' and by .ci/run.  Idempotent; fast when all is there.
-# Arguments are more packages to install (make deps-workloads).
+#
+#   sh .ci/deps.sh            what the demo needs ('make deps')
+#   sh .ci/deps.sh --check    that, and the test tools ('make check', .ci/run)
+#   sh .ci/deps.sh PKG...     that, and more packages ('make deps-workloads')
+#
+# Idempotent; fast when all is there.  Before it changes anything it prints
+# every change it is about to make to this host (README.md, "What make deps
+# changes"):
+#   - the Debian packages it installs (only those missing);
+#   - the guest kernel: Debian's linux-image package (the one the
+#     linux-image-amd64 metapackage depends on) is downloaded with
+#     'apt-get download' and unpacked with 'dpkg-deb -x' into vmtax's kernel
+#     cache, build/kernel (guest-image/guest-kernel.h): never installed, so
+#     the host's /boot and what it boots next stay as they were;
+#   - hugetlbfs mounts at /dev/hugepages (and /dev/hugepages1G where the CPU
+#     has 1G pages), which reserve no memory; made before libvirtd starts,
+#     since libvirtd looks for them only then;
+#   - libvirtd and virtlogd, started only when not running: through systemd
+#     or the service's init script where there is one, else 'libvirtd -d'.
+#     A running daemon is never stopped or killed.
 set -e
-PKGS="build-essential pkg-config clang libvirt-daemon-system libvirt-daemon-driver-qemu
-libvirt-clients libvirt-dev qemu-system-x86 qemu-utils libkmod-dev libjansson-dev
-libiberty-dev libinih-dev libcmocka-dev libxml2-dev busybox-static linux-image-amd64
-cpio gzip linux-perf procps chromium python3 python3-jsonschema jq bc time
-libguestfs-dev debootstrap debhelper lintian dpkg-dev fakeroot $*"
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+KCACHE=${VMTAX_KERNEL_CACHE:-$TOP/build/kernel}
+
+# What the demo needs: build vmtax, run guests, build the tiny image.
+DEMO_PKGS="build-essential pkg-config libvirt-daemon-system
+libvirt-daemon-driver-qemu libvirt-clients libvirt-dev qemu-system-x86
+qemu-utils libkmod-dev libjansson-dev libiberty-dev libinih-dev libxml2-dev
+libguestfs-dev busybox-static cpio gzip procps"
+# What 'make check' adds: unit tests, fuzzing, the HTML check, the schema
+# check, the Debian package and the lab and Debian images.
+CHECK_PKGS="clang libcmocka-dev chromium python3 python3-jsonschema jq bc time
+linux-perf debootstrap debhelper lintian dpkg-dev fakeroot"
+
+PKGS=$DEMO_PKGS
+if [ "$1" = --check ]; then
+	shift
+	PKGS="$PKGS $CHECK_PKGS"
+fi
+PKGS="$PKGS $*"
+
+say() { echo "vmtax: deps: $*" >&2; }
+root() { [ "$(id -u)" = 0 ]; }
 
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done
-if [ -n "$missing" ] || [ -n "$VMTAX_APT_UPDATE" ]; then
-	if [ "$(id -u)" != 0 ]; then
-		echo "vmtax: deps: missing packages:$missing" >&2
-		echo "vmtax: deps: run: sudo apt-get update && sudo apt-get install -y$missing" >&2
-		exit 1
+# The guest kernel's package, as linux-image-amd64 names it today.
+kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
+kver=${kpkg#linux-image-}
+need_kernel=""
+[ -n "$kpkg" ] && [ -r "$KCACHE/boot/vmlinuz-$kver" ] || need_kernel=1
+mount_2m="" mount_1g=""
+grep -q ' /dev/hugepages hugetlbfs' /proc/mounts || mount_2m=1
+if grep -qw pdpe1gb /proc/cpuinfo && [ -d /sys/kernel/mm/hugepages/hugepages-1048576kB ] &&
+   ! grep -q ' /dev/hugepages1G hugetlbfs' /proc/mounts; then
+	mount_1g=1
+fi
+# How a daemon is started here: systemd, an init script, or by hand.
+start_how() {
+	if [ -d /run/systemd/system ]; then
+		echo "systemctl start $1"
+	elif [ -x "/etc/init.d/$1" ]; then
+		echo "service $1 start"
+	else
+		echo "$1 -d"
 	fi
-	echo "vmtax: deps: installing:$missing" >&2
+}
+start_lv="" start_vl=""
+pgrep -x libvirtd >/dev/null || start_lv=$(start_how libvirtd)
+pgrep -x virtlogd >/dev/null || start_vl=$(start_how virtlogd)
+
+if [ -z "$missing$need_kernel$mount_2m$mount_1g$start_lv$start_vl" ] &&
+   [ -z "$VMTAX_APT_UPDATE" ]; then
+	exit 0
+fi
+if ! root; then
+	[ -z "$missing" ] || say "missing packages:$missing"
+	[ -z "$need_kernel" ] || say "no guest kernel in '$KCACHE'"
+	[ -z "$mount_2m$mount_1g" ] || say "no hugetlbfs mount (hugetlb-backed guests need one)"
+	[ -z "$start_lv$start_vl" ] || say "libvirtd or virtlogd is not running"
+	say "as root, 'make deps' does it (and says what it changes first)"
+	[ -z "$missing$need_kernel" ] || exit 1
+	exit 0
+fi
+
+say "this changes the host as follows:"
+[ -z "$missing" ] || say "  install packages:$missing"
+[ -z "$need_kernel" ] ||
+	say "  unpack ${kpkg:-Debian's linux-image (the package linux-image-amd64 depends on)} into '$KCACHE' (apt-get download + dpkg-deb -x; /boot is not touched)"
+[ -z "$mount_2m" ] || say "  mount hugetlbfs (pagesize 2M) on /dev/hugepages (reserves no memory)"
+[ -z "$mount_1g" ] || say "  mount hugetlbfs (pagesize 1G) on /dev/hugepages1G (reserves no memory)"
+[ -z "$start_vl" ] || say "  start virtlogd: $start_vl"
+[ -z "$start_lv" ] || say "  start libvirtd: $start_lv"
+
+# Mounts first: libvirtd (whoever starts it, apt included) sees them.
+if [ -n "$mount_2m" ]; then
+	mkdir -p /dev/hugepages
+	mount -t hugetlbfs -o pagesize=2M hugetlbfs /dev/hugepages
+fi
+if [ -n "$mount_1g" ]; then
+	mkdir -p /dev/hugepages1G
+	mount -t hugetlbfs -o pagesize=1G hugetlbfs /dev/hugepages1G
+fi
+if [ -n "$missing" ] || [ -n "$VMTAX_APT_UPDATE" ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q
+	# shellcheck disable=SC2086
 	apt-get install -y -q --no-install-recommends $PKGS
 fi
 
-if [ "$(id -u)" = 0 ]; then
-	# hugetlb-backed guests need hugetlbfs mounts, and libvirtd looks for
-	# them only when it starts: mount first (no memory is reserved by it).
-	mounted=""
-	if ! grep -q ' /dev/hugepages hugetlbfs' /proc/mounts; then
-		mkdir -p /dev/hugepages
-		mount -t hugetlbfs -o pagesize=2M hugetlbfs /dev/hugepages && mounted=1
-	fi
-	if grep -qw pdpe1gb /proc/cpuinfo && [ -d /sys/kernel/mm/hugepages/hugepages-1048576kB ] &&
-	   ! grep -q ' /dev/hugepages1G hugetlbfs' /proc/mounts; then
-		mkdir -p /dev/hugepages1G
-		mount -t hugetlbfs -o pagesize=1G hugetlbfs /dev/hugepages1G && mounted=1
-	fi
-	if [ -n "$mounted" ] && pgrep -x libvirtd >/dev/null; then
-		echo "vmtax: deps: restarting libvirtd so that it sees the hugetlbfs mounts" >&2
-		pkill -x libvirtd
-		while pgrep -x libvirtd >/dev/null; do sleep 0.2; done
-	fi
-	pgrep -x virtlogd >/dev/null || virtlogd -d
-	pgrep -x libvirtd >/dev/null || libvirtd -d
-	# libvirtd answers once its socket is up.
-	i=0
-	while ! virsh -c qemu:///system version >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ $i -lt 50 ] || { echo "vmtax: deps: libvirtd does not answer" >&2; exit 1; }
-		sleep 0.2
-	done
+if [ -n "$need_kernel" ]; then
+	[ -n "$kpkg" ] || kpkg=$(apt-cache depends linux-image-amd64 |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
+	[ -n "$kpkg" ] || { say "no linux-image-amd64 in the package lists"; exit 1; }
+	kver=${kpkg#linux-image-}
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$kpkg" >&2)
+	mkdir -p "$KCACHE.new"
+	dpkg-deb -x "$tmp"/"$kpkg"_*.deb "$KCACHE.new"
+	rm -rf "$tmp"
+	[ -r "$KCACHE.new/boot/vmlinuz-$kver" ] && [ -d "$KCACHE.new/lib/modules/$kver" ] ||
+		{ say "$kpkg holds no boot/vmlinuz-$kver and lib/modules/$kver"; exit 1; }
+	# libvirt's QEMU (user libvirt-qemu) reads the kernel: world-readable.
+	chmod -R a+rX "$KCACHE.new"
+	rm -rf "$KCACHE.old"
+	[ ! -e "$KCACHE" ] || mv "$KCACHE" "$KCACHE.old"
+	mv "$KCACHE.new" "$KCACHE"
+	rm -rf "$KCACHE.old"
+	say "guest kernel $kver in '$KCACHE'"
 fi
+
+# A daemon that runs is left alone; one that does not is started.
+if [ -n "$start_vl" ] && ! pgrep -x virtlogd >/dev/null; then
+	$start_vl
+fi
+if [ -n "$start_lv" ] && ! pgrep -x libvirtd >/dev/null; then
+	$start_lv
+elif [ -n "$mount_2m$mount_1g" ] && [ -z "$start_lv" ]; then
+	say "libvirtd was running before the hugetlbfs mounts: restart it for hugetlb-backed guests (vmtax never stops a running daemon)"
+fi
+# libvirtd answers once its socket is up.
+i=0
+while ! virsh -c qemu:///system version >/dev/null 2>&1; do
+	i=$((i + 1))
+	[ $i -lt 50 ] || { say "libvirtd does not answer"; exit 1; }
+	sleep 0.2
+done

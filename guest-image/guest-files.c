@@ -153,13 +153,18 @@ static int resolve_tiny(const char *images, const char *kernel,
 			struct guest_files *f)
 {
 	if (!strcmp(kernel, "auto")) {
-		if (guest_kernel_newest(NULL, &f->kernel, NULL) < 0) {
+		char *cache = guest_kernel_cache_new(images);
+		int r = guest_kernel_find(cache, &f->kernel, NULL);
+
+		if (r < 0)
 			fprintf(stderr,
-				"%s: no guest kernel: no /boot/vmlinuz-* "
-				"(install linux-image-amd64: 'make deps')\n",
-				config_path);
+				"%s: no guest kernel: none in '%s/boot' or "
+				"/boot ('make deps' unpacks Debian's "
+				"linux-image there)\n",
+				config_path, cache);
+		free(cache);
+		if (r < 0)
 			return -EINVAL;
-		}
 	} else {
 		f->kernel = xstrdup(kernel);
 	}

@@ -5,6 +5,7 @@
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -35,6 +36,35 @@ out:
 	globfree(&gl);
 	free(pattern);
 	return ret;
+}
+
+char *guest_kernel_cache_new(const char *images)
+{
+	const char *slash = strrchr(images, '/');
+
+	if (!slash)
+		return xstrdup("kernel");
+	return xasprintf("%.*s/kernel", (int)(slash - images), images);
+}
+
+int guest_kernel_find(const char *cache, char **path, char **kver)
+{
+	if (cache && guest_kernel_newest(cache, path, kver) == 0)
+		return 0;
+	return guest_kernel_newest(NULL, path, kver);
+}
+
+char *guest_kernel_moddir_new(const char *cache, const char *kver)
+{
+	char *k, *dir = NULL;
+
+	if (!cache)
+		return NULL;
+	k = xasprintf("%s/boot/" VMLINUZ "%s", cache, kver);
+	if (access(k, R_OK) == 0)
+		dir = xasprintf("%s/lib/modules/%s", cache, kver);
+	free(k);
+	return dir;
 }
 
 const char *guest_kernel_version(const char *path)

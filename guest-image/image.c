@@ -323,15 +323,18 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	struct recipe r;
 	char key[17];
 	char *kver = NULL, *out = NULL, *rec = NULL, *link = NULL, *bin;
+	char *images = guest_images_dir_new(bindir), *moddir = NULL;
+	char *cache = guest_kernel_cache_new(images);
 	double t0 = mono_now();
 	int n = 0, i, ret;
 
 	recipe_init(&r);
 	if (o->kver) {
 		kver = xstrdup(o->kver);
-	} else if (guest_kernel_newest(NULL, NULL, &kver) < 0) {
-		ret = err("image: tiny: no /boot/vmlinuz-* (install "
-			  "linux-image-amd64)");
+	} else if (guest_kernel_find(cache, NULL, &kver) < 0) {
+		ret = err("image: tiny: no guest kernel in '%s/boot' or /boot "
+			  "('make deps' unpacks Debian's linux-image there)",
+			  cache);
 		goto out;
 	}
 	if (!is_safe_name(kver)) {
@@ -341,7 +344,11 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	ret = need_agents("tiny", bindir);
 	if (ret < 0)
 		goto out;
+	/* a kernel of the cache: its modules are in the cache too */
+	moddir = guest_kernel_moddir_new(cache, kver);
 	recipe_add(&r, "kind tiny\nkver %s\n", kver);
+	if (moddir)
+		recipe_add(&r, "moddir %s\n", moddir);
 	ret = recipe_add_file(&r, "script", script);
 	if (ret < 0)
 		goto out;
@@ -377,11 +384,14 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	if (image_exists(rec) && image_exists(out)) {
 		note("image: tiny: up to date: '%s'", out);
 	} else {
-		char *const argv[] = {"sh", (char *)script, kver,
+		char *env = xasprintf("MODDIR=%s", moddir ? moddir : "");
+		char *const argv[] = {"env", env, "sh", (char *)script, kver,
 				      out,  (char *)bindir, NULL};
 
 		note("image: tiny: %s %s (recipe %s)...", script, kver, key);
-		ret = image_step_run("tiny: mkinitramfs-tiny.sh", argv, NULL);
+		ret = image_step_run("tiny: mkinitramfs-tiny.sh",
+				     moddir ? argv : argv + 2, NULL);
+		free(env);
 		if (ret < 0)
 			goto out;
 		ret = write_text(rec, r.text);
@@ -397,6 +407,9 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 out:
 	free_ents(ents, n);
 	recipe_release(&r);
+	free(images);
+	free(cache);
+	free(moddir);
 	free(kver);
 	free(out);
 	free(rec);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "layout.h" /* STATEDIR: one definition for both layouts */
 #include "util.h"
 
@@ -28,33 +29,39 @@ static int fsync_dir(const char *dir)
 	return ret;
 }
 
-/* The directory part of PATH, as a new string. */
-static char *dir_of_new(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, slash - path);
-}
-
 static int lock_take(struct host_ctx *ctx)
 {
 	char pid[32] = "";
 	int fd, n;
 
-	/* Root-only: the journal link and the lock steer what gets written
-	 * to /sys on the next start. */
+	struct stat st;
+	char why[128];
+
+	/* Root-only: the journal and the lock steer what gets written to
+	 * /sys on the next start. */
 	if (mkdir(ctx->state_dir, 0700) < 0 && errno != EEXIST)
 		return err_errno("cannot create '%s'", ctx->state_dir);
-	if (geteuid() == 0 && chmod(ctx->state_dir, 0700) < 0)
+	if (lstat(ctx->state_dir, &st) < 0)
+		return err_errno("cannot stat '%s'", ctx->state_dir);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return err_code(-EPERM,
+				"the state directory '%s' is %s: its journal "
+				"could set any host knob; remove it (vmtax "
+				"makes it again, root-only)",
+				ctx->state_dir,
+				S_ISDIR(st.st_mode) ? "not owned by root"
+						    : "not a directory");
+	if (chmod(ctx->state_dir, 0700) < 0)
 		return err_errno("cannot make '%s' root-only", ctx->state_dir);
 	fd = open(ctx->lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-		  0644);
+		  0600);
 	if (fd < 0)
 		return err_errno("cannot open '%s'", ctx->lock_path);
+	if (fstat(fd, &st) < 0 || !stat_ours(&st, why, sizeof(why))) {
+		close(fd);
+		return err_code(-EPERM, "the lock '%s' is %s: remove it",
+				ctx->lock_path, why);
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		int e = errno;
 
@@ -80,56 +87,27 @@ static int lock_take(struct host_ctx *ctx)
 	return 0;
 }
 
-/* Create the journal and the STATE/journal link to it, both durable. */
+/* Create the journal in the state directory (0600), durably. */
 static int journal_open(struct host_ctx *ctx)
 {
-	char *abs = NULL, *tmp = NULL, *dir = NULL;
-	int ret;
+	int ret = 0;
 
 	if (ctx->journal_fd >= 0)
 		return 0;
 	ctx->journal_fd = open(ctx->journal,
 			       O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
 				   O_NOFOLLOW | O_CLOEXEC,
-			       0644);
-	if (ctx->journal_fd < 0) {
+			       0600);
+	if (ctx->journal_fd < 0)
+		return err_errno("cannot create '%s'", ctx->journal);
+	if (fchmod(ctx->journal_fd, 0600) < 0 || fsync(ctx->journal_fd) < 0)
 		ret = err_errno("cannot create '%s'", ctx->journal);
-		goto out;
-	}
-	if (fsync(ctx->journal_fd) < 0) {
-		ret = err_errno("cannot fsync '%s'", ctx->journal);
-		goto out;
-	}
-	dir = dir_of_new(ctx->journal);
-	ret = fsync_dir(dir);
-	if (ret < 0)
-		goto out;
-	abs = realpath(ctx->journal, NULL);
-	if (!abs) {
-		ret = err_errno("cannot resolve '%s'", ctx->journal);
-		goto out;
-	}
-	tmp = xasprintf("%s.tmp", ctx->link_path);
-	unlink(tmp);
-	if (symlink(abs, tmp) < 0) {
-		ret = err_errno("cannot create '%s'", tmp);
-		goto out;
-	}
-	if (rename(tmp, ctx->link_path) < 0) {
-		ret = err_errno("cannot rename '%s' to '%s'", tmp,
-				ctx->link_path);
-		unlink(tmp);
-		goto out;
-	}
-	ret = fsync_dir(ctx->state_dir);
-out:
-	if (ret < 0 && ctx->journal_fd >= 0) {
+	if (ret == 0)
+		ret = fsync_dir(ctx->state_dir);
+	if (ret < 0) {
 		close(ctx->journal_fd);
 		ctx->journal_fd = -1;
 	}
-	free(abs);
-	free(tmp);
-	free(dir);
 	return ret;
 }
 
@@ -140,8 +118,6 @@ static void journal_remove(struct host_ctx *ctx)
 	ctx->journal_fd = -1;
 	if (unlink(ctx->journal) < 0 && errno != ENOENT)
 		warn("cannot remove '%s': %s", ctx->journal, strerror(errno));
-	if (unlink(ctx->link_path) < 0 && errno != ENOENT)
-		warn("cannot remove '%s': %s", ctx->link_path, strerror(errno));
 	fsync_dir(ctx->state_dir);
 }
 
@@ -196,38 +172,70 @@ static int knob_put_back(struct host_ctx *ctx, const struct host_knob *k,
 }
 
 /*
- * Restore the journal STATE/journal points to, if any.  Called with the lock
- * held, so its writer is dead.  The journal stays when anything fails.
- * Returns the number of journal lines restored.
+ * The journal left in the state directory, opened for reading into *FD
+ * (-1: there is none), or refused: one this vmtax did not write (another
+ * owner, writable by group or others, a link) is never replayed, and nor
+ * is the STATE/journal link of an older vmtax, whose journal lived in a
+ * run directory anyone could have rewritten.
+ */
+static int journal_stale_open(struct host_ctx *ctx, int *fd)
+{
+	static const char fix[] =
+		"not replayed (whoever wrote it could set any host knob); "
+		"check the settings it lists, put back by hand any this "
+		"host needs, and remove it";
+	struct stat st;
+	char why[128];
+
+	*fd = -1;
+	if (lstat(ctx->link_path, &st) == 0)
+		return err_code(-EPERM,
+				"'%s' is an older vmtax's link to a journal "
+				"outside the state directory: %s",
+				ctx->link_path, fix);
+	*fd = open(ctx->journal, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0 && errno == ENOENT)
+		return 0;
+	if (*fd < 0)
+		return err_errno("cannot open the journal '%s' (%s)",
+				 ctx->journal, errno == ELOOP ? fix : "");
+	if (fstat(*fd, &st) < 0)
+		return err_errno("cannot stat '%s'", ctx->journal);
+	if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
+		snprintf(why, sizeof(why), "not a plain file");
+	else if (stat_ours(&st, why, sizeof(why)))
+		return 0;
+	close(*fd);
+	*fd = -1;
+	return err_code(-EPERM, "the journal '%s' is %s: %s", ctx->journal,
+			why, fix);
+}
+
+/*
+ * Restore the journal left in the state directory, if any.  Called with
+ * the lock held, so its writer is dead.  The journal stays when anything
+ * fails.  Returns the number of journal lines restored.
  */
 static int restore_stale(struct host_ctx *ctx)
 {
-	char *target = NULL, *text = NULL, *line, *save = NULL;
+	char *text = NULL, *line, *save = NULL, fdpath[64];
 	char *lines[HOST_MAX_RECORDS * 4];
 	size_t n = 0, i;
-	int ret, r;
+	int ret, r, fd;
 
-	target = realpath(ctx->link_path, NULL);
-	if (!target) {
-		struct stat st;
-
-		ret = 0;
-		if (!lstat(ctx->link_path, &st)) {
-			warn("'%s' points to a journal that is gone; removing "
-			     "the link",
-			     ctx->link_path);
-			unlink(ctx->link_path);
-		}
+	ret = journal_stale_open(ctx, &fd);
+	if (ret < 0 || fd < 0)
 		goto out;
-	}
-	ret = read_file(target, 1 << 20, &text, NULL);
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	ret = read_file(fdpath, 1 << 20, &text, NULL);
 	if (ret < 0) {
-		err_code(ret, "cannot read the stale journal '%s'", target);
+		err_code(ret, "cannot read the stale journal '%s'",
+			 ctx->journal);
 		goto out;
 	}
 	note("restoring host settings from '%s', left by a vmtax run that did "
 	     "not finish",
-	     target);
+	     ctx->journal);
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
 		if (n < ARRAY_SIZE(lines))
@@ -239,13 +247,14 @@ static int restore_stale(struct host_ctx *ctx)
 		char why[512];
 
 		if (!tab) {
-			r = err("'%s': malformed line '%s'", target, lines[i]);
+			r = err("'%s': malformed line '%s'", ctx->journal,
+				lines[i]);
 			ret = ret ? ret : r;
 			continue;
 		}
 		*tab = '\0';
 		if (host_knob_resolve(lines[i], &k, why, sizeof(why)) < 0) {
-			r = err("'%s': %s", target, why);
+			r = err("'%s': %s", ctx->journal, why);
 			ret = ret ? ret : r;
 			continue;
 		}
@@ -255,17 +264,16 @@ static int restore_stale(struct host_ctx *ctx)
 	if (ret < 0) {
 		err("the stale journal '%s' is kept; fix the above and run "
 		    "'vmtax host restore'",
-		    target);
+		    ctx->journal);
 		goto out;
 	}
-	if (unlink(target) < 0 && errno != ENOENT)
-		warn("cannot remove '%s': %s", target, strerror(errno));
-	if (unlink(ctx->link_path) < 0 && errno != ENOENT)
-		warn("cannot remove '%s': %s", ctx->link_path, strerror(errno));
+	if (unlink(ctx->journal) < 0 && errno != ENOENT)
+		warn("cannot remove '%s': %s", ctx->journal, strerror(errno));
 	fsync_dir(ctx->state_dir);
 	ret = (int)n;
 out:
-	free(target);
+	if (fd >= 0)
+		close(fd);
 	free(text);
 	return ret;
 }
@@ -285,9 +293,7 @@ static int ctx_new(const struct host_opts *o, struct host_ctx **out,
 	    xstrdup(o->state_dir ? o->state_dir : layout_dirs()->statedir);
 	ctx->lock_path = xasprintf("%s/lock", ctx->state_dir);
 	ctx->link_path = xasprintf("%s/journal", ctx->state_dir);
-	ctx->journal = o->journal
-			   ? xstrdup(o->journal)
-			   : xasprintf("%s/host-journal", ctx->state_dir);
+	ctx->journal = xasprintf("%s/host-journal", ctx->state_dir);
 	ctx->modules = o->modules ? o->modules : &host_kmod_ops;
 	ctx->modules_arg = o->modules_arg;
 	ctx->list_vms = o->list_vms;
@@ -448,7 +454,6 @@ int host_restore_async(struct host_ctx *ctx)
 		return -1;
 	/* Everything is back; a journal left now would only be replayed. */
 	unlink(ctx->journal);
-	unlink(ctx->link_path);
 	return 0;
 }
 

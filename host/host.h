@@ -36,16 +36,23 @@
  *     and holding the owner's pid.  A second vmtax fails fast with -EBUSY and
  *     "another vmtax (pid N) holds '/var/lib/vmtax/lock'".  The lock file is
  *     never unlinked (unlinking a flock file races with the next locker).
- *   - the journal: JOURNAL (RUNDIR/host-journal), created on the first change,
- *     with STATE/journal a symlink to it.  One line per knob, in the order the
- *     knobs were first changed: "KNOB<TAB>ORIGINAL\n" (KNOB registered or
- *     generic: a stale journal resolves both by name).  The line is written
- *     and fsynced BEFORE the knob is changed, so a crash at any point leaves
- *     enough on disk to put the host back.
+ *   - the journal: STATE/host-journal, created (0600) on the first change.
+ *     One line per knob, in the order the knobs were first changed:
+ *     "KNOB<TAB>ORIGINAL\n" (KNOB registered or generic: a stale journal
+ *     resolves both by name).  The line is written and fsynced BEFORE the
+ *     knob is changed, so a crash at any point leaves enough on disk to put
+ *     the host back.
+ * STATE is root's only (0700, created so, made so again on every start;
+ * one owned by someone else is refused), and so are the lock and the
+ * journal (0600): whoever can write the journal can set any knob.
  * Since the lock dies with its process, a journal found by a context that got
  * the lock belongs to a dead run: host_ctx_new() restores it first (a note on
- * stderr says so) and fails if it cannot.  host_restore_stale() does only
- * that, for 'vmtax host restore'.
+ * stderr says so) and fails if it cannot.  A journal this vmtax did not
+ * write (another owner, writable by group or others, a link, a hard link)
+ * is refused, never replayed, and so is an older vmtax's STATE/journal
+ * link to a journal in a run directory (docs/security.md): host_ctx_new()
+ * fails, naming the fix.  host_restore_stale() does only that, for
+ * 'vmtax host restore'.
  *
  * Undo.  host_restore() puts every changed knob back in reverse order, reads
  * each back, then removes the journal and the STATE/journal link.
@@ -98,7 +105,6 @@ typedef int (*host_list_vms_fn)(void *arg, char *buf, size_t len);
 struct host_opts {
 	const char *root; /* "" or NULL: the real host; a fake tree in tests */
 	const char *state_dir; /* NULL: layout.h STATEDIR (not under root) */
-	const char *journal;   /* NULL: STATE/host-journal */
 	const struct host_module_ops *modules; /* NULL: host_kmod_ops */
 	void *modules_arg;
 	host_list_vms_fn list_vms; /* NULL: paging changes are refused */

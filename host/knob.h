@@ -91,8 +91,8 @@ struct host_ctx {
 	char *root;
 	char *state_dir;
 	char *lock_path;
-	char *link_path; /* STATE/journal -> journal */
-	char *journal;
+	char *link_path; /* STATE/journal: an older vmtax's link, refused */
+	char *journal;	 /* STATE/host-journal */
 	const struct host_module_ops *modules;
 	void *modules_arg;
 	host_list_vms_fn list_vms;

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "beneath.h"
 #include "profile.h"
 #include "run-engine.h"
 #include "util.h"
@@ -50,7 +52,7 @@ void cell_profile(struct run *r, const struct cell_exec_ops *ex,
 		  struct cell_run *cr)
 {
 	struct runner_result res;
-	char why[512] = "", *dir = NULL, *path = NULL, *folded = NULL;
+	char why[512] = "", *path = NULL, *folded = NULL;
 	const struct runner_counter_value *tc;
 	double t0 = mono_now(), cpu_s;
 	json_t *pj = NULL;
@@ -67,15 +69,21 @@ void cell_profile(struct run *r, const struct cell_exec_ops *ex,
 	if (ret < 0)
 		goto fail;
 	run_save_output(r, cr->slug, "profile", 0, res.output);
-	dir = xasprintf("%s/profiles", r->rundir);
-	path = xasprintf("%s/%s.folded", dir, cr->slug);
+	path = xasprintf("profiles/%s.folded", cr->slug);
 	folded = profile_folded_new(res.profile, (size_t)-1);
-	ret = mkdir_parents(dir, 0755);
-	if (ret == 0)
-		ret = write_file_atomic(path, folded, strlen(folded));
+	{
+		int dfd = dir_open_nofollow(r->rundir);
+
+		ret = dfd < 0 ? dfd : mkdirat_beneath(dfd, "profiles", 0755);
+		if (ret == 0)
+			ret = write_at_atomic(dfd, r->rundir, path, folded,
+					      strlen(folded), 0644);
+		if (dfd >= 0)
+			close(dfd);
+	}
 	if (ret < 0) {
-		snprintf(why, sizeof(why), "cannot write '%s': %s", path,
-			 strerror(-ret));
+		snprintf(why, sizeof(why), "cannot write '%s/%s': %s",
+			 r->rundir, path, strerror(-ret));
 		goto fail;
 	}
 	pj = profile_to_json(res.profile);
@@ -107,5 +115,4 @@ out:
 	runner_result_release(&res);
 	free(folded);
 	free(path);
-	free(dir);
 }

@@ -34,11 +34,13 @@
 #include <unistd.h>
 
 #include "agent-client.h"
+#include "beneath.h"
 #include "cmds.h"
 #include "guest-files.h"
 #include "image.h"
 #include "lab.h"
 #include "lab-session.h"
+#include "lab-sync.h"
 #include "matrix.h"
 #include "profile-sample.h"
 #include "report.h"
@@ -111,23 +113,75 @@ static void host_facts_read(struct lab_host_facts *h)
 }
 
 /*
- * The lab into DIR/results.json ("lab": what the cells ran on), then the
- * reports rendered from it, every format saying so.
+ * What this host knows of the run, over what the lab says: the config path
+ * and --set list are this host's, and each profile's folded file is named
+ * under LAB_SUBDIR, or dropped when its name is not one a lab file can
+ * have (lab-sync.h).
+ */
+static void lab_doc_own(const struct lab *l, json_t *doc)
+{
+	json_t *run = json_object_get(doc, "run"), *sets = json_array(), *c;
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < l->nsets; i++)
+		json_array_append_new(sets, json_string(l->sets[i]));
+	if (json_is_object(run)) {
+		json_object_set_new(run, "config_path",
+				    json_string(l->config_path));
+		json_object_set_new(run, "sets", sets);
+	} else {
+		json_decref(sets);
+	}
+	json_array_foreach(json_object_get(doc, "cells"), i, c)
+	{
+		json_t *p = json_object_get(json_object_get(c, "observed"),
+					    "profile");
+		const char *f = json_string_value(json_object_get(p, "folded"));
+
+		if (!f)
+			continue;
+		if (lab_path_check(f, strlen(f), why, sizeof(why)) == 0) {
+			json_object_set_new(p, "folded",
+					    json_sprintf(LAB_SUBDIR "/%s", f));
+		} else {
+			warn("lab: cell %zu: its profile's file is refused: %s",
+			     i, why);
+			json_object_del(p, "folded");
+		}
+	}
+}
+
+/*
+ * The lab's results (DIR/LAB_SUBDIR/results.json) into DIR/results.json,
+ * labelled ("lab": what the cells ran on), then the reports rendered from
+ * it, every format saying so.
  */
 static int lab_label(struct lab *l)
 {
 	char *path = xasprintf("%s/results.json", l->dir), *s = NULL;
-	char lv[64] = "", qv[64] = "", hn[256] = "";
+	char lv[64] = "", qv[64] = "", hn[256] = "", *text = NULL;
 	struct utsname u;
 	json_error_t je;
-	json_t *doc, *lab;
+	json_t *doc = NULL, *lab;
+	size_t len = 0;
 	int ret;
 
-	doc = json_load_file(path, 0, &je);
-	if (!doc) {
-		ret = err("lab: no results came back: '%s': %s", path, je.text);
+	ret = read_file_beneath(l->dir, LAB_SUBDIR "/results.json",
+				(size_t)LAB_FILE_BYTES_MAX, &text, &len);
+	if (ret < 0) {
+		err_code(ret, "lab: no results came back: '%s/" LAB_SUBDIR
+			      "/results.json'",
+			 l->dir);
 		goto out;
 	}
+	doc = json_loadb(text, len, 0, &je);
+	if (!json_is_object(doc)) {
+		ret = err("lab: '%s/" LAB_SUBDIR "/results.json': %s", l->dir,
+			  doc ? "not an object" : je.text);
+		goto out;
+	}
+	lab_doc_own(l, doc);
 	uname(&u);
 	gethostname(hn, sizeof(hn) - 1);
 	vm_versions(l->cfg.uri, lv, sizeof(lv), qv, sizeof(qv));
@@ -146,11 +200,13 @@ static int lab_label(struct lab *l)
 	    "qemu", qv);
 	json_object_set_new(doc, "lab", lab);
 	s = json_dumps(doc, JSON_INDENT(2));
-	ret = s ? write_file_atomic(path, s, strlen(s)) : -ENOMEM;
+	ret = s ? write_file_beneath(l->dir, "results.json", s, strlen(s))
+		: -ENOMEM;
 	if (ret == 0)
 		report_write_rundir(l->dir, path);
-	json_decref(doc);
 out:
+	json_decref(doc);
+	free(text);
 	free(s);
 	free(path);
 	return ret;
@@ -328,8 +384,9 @@ static int lab_run(int argc, char **argv)
 		goto out;
 	ret = rc == 0 ? 0 : 1;
 out:
-	if (l.vm && ret != EXIT_USAGE && rc < 0 && l.client)
-		lab_sync(&l, false); /* whatever there is */
+	if (l.vm && ret != EXIT_USAGE && rc < 0 && l.client &&
+	    lab_sync(&l, false) == 0) /* whatever there is */
+		lab_label(&l);
 	lab_down(&l);
 	if (l.overlay) {
 		if (rc == 0) {

@@ -134,15 +134,22 @@ static int tiny_first_use(const struct run *r, const struct cell *c)
 
 	if (strcmp(c->image, "tiny") || strcmp(c->initrd, "auto"))
 		return 0;
+	images = guest_images_dir_new(r->bindir);
 	if (!strcmp(c->kernel, "auto")) {
-		if (guest_kernel_newest(NULL, &kernel, NULL) < 0)
+		char *cache = guest_kernel_cache_new(images);
+
+		ret = guest_kernel_find(cache, &kernel, NULL);
+		free(cache);
+		if (ret < 0) {
+			free(images);
 			return 0; /* guest_files_resolve() says why */
+		}
 	} else if (access(c->kernel, R_OK) < 0) {
+		free(images);
 		return 0; /* guest_files_resolve() says it is missing */
 	} else {
 		kernel = xstrdup(c->kernel);
 	}
-	images = guest_images_dir_new(r->bindir);
 	path = guest_tiny_path_new(images, guest_kernel_version(kernel));
 	if (access(path, R_OK) < 0) {
 		struct image_opts o = {
@@ -303,8 +310,8 @@ static void dry_run_print(const struct run *r)
 }
 
 /*
- * Take the host: its lock, a restore of anything a dead run left, the
- * journal in the run directory, and the signals that stop the run (the
+ * Take the host: its lock, a restore of anything a dead run left (both in
+ * the state directory, host.h), and the signals that stop the run (the
  * second restores the host from the handler).
  */
 static int run_take_host(struct run *r)
@@ -313,7 +320,6 @@ static int run_take_host(struct run *r)
 	struct sigaction sa;
 	int ret;
 
-	hopts.journal = r->host_journal = xasprintf("%s/host-journal", r->rundir);
 	hopts.list_vms = vm_list_running_str;
 	hopts.list_vms_arg = r->cfg.uri;
 	ret = host_ctx_new(&hopts, &r->host);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agent-client.h"
+#include "beneath.h"
 #include "cpuset.h"
 #include "host.h"
 #include "quiet.h"
@@ -503,14 +504,14 @@ static void guest_down(struct cell_run *cr, struct guest *g)
 static int guest_start(struct run *r, struct cell_run *cr)
 {
 	struct guest *g = xcalloc(1, sizeof(*g));
-	char *logpath = xasprintf("%s/logs/%s.agent.log", r->rundir, cr->slug);
+	char *rel = xasprintf("logs/%s.agent.log", cr->slug);
 
 	cr->priv = g;
 	/* A later guest of the cell (a round, [run] boots) goes on from the
 	 * cell's count and adds to its transcript. */
 	g->boot = (int)cr->st->boots;
-	g->log = g->boot ? fopen(logpath, "ae") : fopen_new(logpath);
-	free(logpath);
+	g->log = fopen_beneath(r->rundir, rel, g->boot > 0);
+	free(rel);
 	return guest_up(r, cr, g);
 }
 

@@ -9,8 +9,11 @@
 #include <unistd.h>
 
 #include "agent-files.h"
+#include "beneath.h"
 #include "image.h"
 #include "untrusted.h"
+#include "lab-sync.h"
+#include "results-file.h"
 #include "util.h"
 
 /* The run's files inside the lab host. */
@@ -20,6 +23,7 @@
 #define LAB_LOG LAB_HOME "/run.log"
 #define LAB_RC LAB_HOME "/run.rc"
 #define LAB_PID LAB_HOME "/run.pid"
+#define LAB_LIST LAB_HOME "/run.list" /* the run directory's files */
 
 #define LAB_BOOT_TIMEOUT_S 900.0  /* domain start to agent hello */
 #define LAB_READY_TIMEOUT_S 300.0 /* hello to libvirtd answering */
@@ -67,21 +71,26 @@ static char *sh_quote_new(const char *s)
 
 /* ---- DIR and its state ---- */
 
+/* DIR/LAB_STATE, this host's own (0600): what --resume takes back. */
 static int lab_state_write(const struct lab *l)
 {
 	json_t *sets = json_array(), *st;
-	char *path = xasprintf("%s/%s", l->dir, LAB_STATE), *s;
+	char *s;
 	size_t i;
-	int ret;
+	int ret, dfd;
 
 	for (i = 0; i < l->nsets; i++)
 		json_array_append_new(sets, json_string(l->sets[i]));
 	st = json_pack("{s:s, s:o, s:s}", "config_path", l->config_path,
 		       "sets", sets, "overlay", l->overlay);
 	s = json_dumps(st, JSON_INDENT(2));
-	ret = write_file_atomic(path, s, strlen(s));
+	dfd = dir_open_nofollow(l->dir);
+	ret = dfd < 0 ? err_code(dfd, "cannot open '%s'", l->dir)
+		      : write_at_atomic(dfd, l->dir, LAB_STATE, s, strlen(s),
+					0600);
+	if (dfd >= 0)
+		close(dfd);
 	free(s);
-	free(path);
 	json_decref(st);
 	return ret;
 }
@@ -91,17 +100,20 @@ static int lab_state_write(const struct lab *l)
 int lab_state_read(struct lab *l, json_t **state)
 {
 	char *path = xasprintf("%s/%s", l->dir, LAB_STATE);
-	json_error_t je;
 	json_t *sets, *v;
 	size_t i;
-	int ret = 0;
+	int ret;
 
-	*state = json_load_file(path, 0, &je);
-	if (!*state) {
-		ret = err("'%s' is not a lab run directory: %s: %s", l->dir,
-			  path, je.text);
+	if (access(path, F_OK) < 0 && errno == ENOENT) {
+		ret = err("'%s' is not a lab run directory: no '%s'", l->dir,
+			  path);
 		goto out;
 	}
+	/* Only a lab.json this host wrote: never one the lab sent. */
+	ret = results_doc_load_ours(l->dir, LAB_STATE,
+				    "not a lab run directory", state);
+	if (ret < 0)
+		goto out;
 	l->config_path = json_string_value(json_object_get(*state,
 							   "config_path"));
 	sets = json_object_get(*state, "sets");
@@ -182,7 +194,7 @@ int lab_image(struct lab *l)
 
 int lab_boot(struct lab *l)
 {
-	char name[64], *console, *logpath, *tag, why[512];
+	char name[64], *console, *tag, why[512];
 	struct vm_spec spec;
 	json_t *res = NULL;
 	double t0;
@@ -214,11 +226,8 @@ int lab_boot(struct lab *l)
 	ret = lab_state_write(l);
 	if (ret < 0)
 		return ret;
-	if (!l->alog) {
-		logpath = xasprintf("%s/logs/lab.agent.log", l->dir);
-		l->alog = fopen_new(logpath);
-		free(logpath);
-	}
+	if (!l->alog)
+		l->alog = fopen_beneath(l->dir, "logs/lab.agent.log", false);
 	/* Each boot its own console log: a crashed lab's stays. */
 	if (l->boots)
 		console = xasprintf("%s/logs/lab.boot%d.console.log", l->dir,
@@ -387,12 +396,14 @@ int lab_push(struct lab *l, bool *inner_resume)
 		size_t i;
 
 		for (i = 0; i < ARRAY_SIZE(files); i++) {
-			char *local = xasprintf("%s/%s", l->dir, files[i]);
+			char *local = xasprintf(LAB_SUBDIR "/%s", files[i]);
 			char *remote = xasprintf("%s/%s", LAB_RUNDIR, files[i]);
 			char *data = NULL;
 			size_t len;
 
-			ret = read_file(local, (size_t)1 << 30, &data, &len);
+			ret = read_file_beneath(l->dir, local,
+						(size_t)LAB_FILE_BYTES_MAX, &data,
+						&len);
 			if (ret == 0 && agent_put_file(&l->a, remote, data, len,
 						       0644, why,
 						       sizeof(why)) < 0)
@@ -410,7 +421,7 @@ int lab_push(struct lab *l, bool *inner_resume)
 		}
 		if (*inner_resume)
 			note("lab: the lab's disk was gone: its run goes on "
-			     "from the results in '%s'",
+			     "from the results in '%s/" LAB_SUBDIR "'",
 			     l->dir);
 	}
 	return 0;
@@ -497,72 +508,69 @@ static int lab_show_output(struct lab *l)
 	return 0;
 }
 
+/* The lab's files for lab-sync.c: PREFIX/REL through its agent. */
+struct lab_src_arg {
+	struct lab *l;
+	const char *prefix;
+};
+
+static int lab_src_read(void *arg, const char *rel, long long off,
+			size_t max, char **buf, size_t *n, long long *size,
+			char *why, size_t len)
+{
+	struct lab_src_arg *a = arg;
+	char *remote = xasprintf("%s/%s", a->prefix, rel);
+	int ret;
+
+	ret = agent_read_chunk(&a->l->a, remote, off, max, buf, n, size, why,
+			       len);
+	free(remote);
+	return ret;
+}
+
 /*
- * Copy the lab's run directory into DIR: every file whose size differs
- * here, and results.json always; the run's whole output as
- * logs/lab-run.log.
+ * Bring the lab's run directory into DIR/LAB_SUBDIR (lab-sync.h: every
+ * name checked, every file and the whole capped), and the run's output
+ * into DIR/logs/lab-run.log.
  */
 int lab_sync(struct lab *l, bool quiet)
 {
-	char *out = NULL, *line, *save = NULL, why[512];
-	long long bytes = 0, got;
-	int ret, files = 0;
+	struct lab_src_arg home = { l, LAB_HOME }, run = { l, LAB_RUNDIR };
+	struct lab_sync_src hsrc = { lab_src_read, &home };
+	struct lab_sync_src rsrc = { lab_src_read, &run };
+	struct lab_sync_stats st;
+	char *list = NULL, why[512];
+	size_t len;
+	int ret;
 
 	ret = lab_sh(l, "listing the run directory",
-		     "cd " LAB_RUNDIR " && find . -type f -printf '%s %P\\n'",
-		     120, &out);
-	if (ret != 0) {
-		free(out);
+		     "cd " LAB_RUNDIR " && find . -type f -printf '%s %P\\0' "
+		     ">" LAB_LIST,
+		     120, NULL);
+	if (ret != 0)
 		return ret < 0 ? ret : -EIO;
+	ret = lab_fetch(&hsrc, "run.list", LAB_LIST_MAX, "LAB_LIST_MAX", &list,
+			&len, why, sizeof(why));
+	if (ret != 0) {
+		free(list);
+		return err("lab: cannot read the list of its files: %s", why);
 	}
-	for (line = strtok_r(out, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		long long size;
-		char *rel = strchr(line, ' '), *local, *remote, *slash;
-		struct stat st;
-
-		if (!rel || sscanf(line, "%lld", &size) != 1 || !*++rel ||
-		    strstr(rel, "..") || rel[0] == '/')
-			continue;
-		local = xasprintf("%s/%s", l->dir, rel);
-		remote = xasprintf("%s/%s", LAB_RUNDIR, rel);
-		if (strcmp(rel, "results.json") && stat(local, &st) == 0 &&
-		    st.st_size == size) {
-			free(local);
-			free(remote);
-			continue;
-		}
-		slash = strrchr(local, '/');
-		*slash = '\0';
-		mkdir_parents(local, 0755);
-		*slash = '/';
-		ret = agent_get_file(&l->a, remote, local, &got, why,
-				     sizeof(why));
-		if (ret < 0) {
-			err("lab: cannot bring back '%s': %s", remote, why);
-		} else {
-			bytes += got;
-			files++;
-		}
-		free(local);
-		free(remote);
-		if (ret < 0)
-			break;
-	}
-	free(out);
-	if (ret == 0) {
-		char *local = xasprintf("%s/logs/lab-run.log", l->dir);
-
-		if (agent_get_file(&l->a, LAB_LOG, local, NULL, why,
-				   sizeof(why)) < 0)
-			warn("lab: cannot bring back the run's output: %s",
-			     why);
-		free(local);
-	}
-	if (!quiet && ret == 0)
-		note("lab: %d files (%lld bytes) brought back into '%s'", files,
-		     bytes, l->dir);
-	return ret;
+	ret = lab_sync_files(l->dir, list, len, &rsrc, &st);
+	free(list);
+	if (ret < 0)
+		return ret;
+	if (lab_fetch(&hsrc, "run.log", LAB_FILE_BYTES_MAX,
+		      "LAB_FILE_BYTES_MAX", &list, &len, why,
+		      sizeof(why)) != 0)
+		warn("lab: cannot bring back the run's output: %s", why);
+	else
+		write_file_beneath(l->dir, "logs/lab-run.log", list, len);
+	free(list);
+	if (!quiet)
+		note("lab: %d files (%lld bytes) brought back into '%s/%s'%s",
+		     st.files, st.bytes, l->dir, LAB_SUBDIR,
+		     st.refused ? "; some refused (above)" : "");
+	return 0;
 }
 
 /*

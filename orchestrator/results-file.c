@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "host.h"
 #include "identity.h"
 #include "report.h"
@@ -77,11 +78,30 @@ static void host_info(json_t *host, const struct run *r)
 	host_ident_json(&id, host);
 }
 
+/* DIR (a descriptor) was made by this vmtax, or refused naming the fix. */
+static int rundir_check(int fd, const char *dir)
+{
+	struct stat st;
+	char why[128];
+
+	if (fstat(fd, &st) < 0)
+		return err_errno("cannot stat '%s'", dir);
+	if (!stat_ours(&st, why, sizeof(why)))
+		return err_code(-EPERM,
+				"run directory '%s' is %s: someone else could "
+				"change what this run writes and reads there; "
+				"give a new --out (vmtax creates it), or, if "
+				"you trust it, 'chown %u %s && chmod go-w %s'",
+				dir, why, (unsigned)geteuid(), dir, dir);
+	return 0;
+}
+
 int results_dir_make(const char *out, const char *name, bool resume,
 		     const char *cmd, char **dir)
 {
-	char ts[32], *path, *logs, *results;
-	int ret;
+	char ts[32], *path, *parent;
+	struct stat st;
+	int ret, fd = -1;
 
 	*dir = NULL;
 	if (out) {
@@ -90,7 +110,14 @@ int results_dir_make(const char *out, const char *name, bool resume,
 		iso8601_now(ts, sizeof(ts));
 		path = xasprintf("runs/%s-%s", name, ts);
 	}
-	ret = mkdir_parents(path, 0755);
+	/* the parents as before; the directory itself made by this vmtax */
+	parent = strrchr(path, '/') ? xstrdup(path) : NULL;
+	if (parent)
+		*strrchr(parent, '/') = '\0';
+	ret = parent && *parent ? mkdir_parents(parent, 0755) : 0;
+	if (ret == 0 && mkdir(path, 0755) < 0 && errno != EEXIST)
+		ret = -errno;
+	free(parent);
 	if (ret < 0) {
 		ret = err_code(ret, "cannot create run directory '%s'", path);
 		free(path);
@@ -103,18 +130,82 @@ int results_dir_make(const char *out, const char *name, bool resume,
 		return ret;
 	}
 	free(path);
-	results = xasprintf("%s/results.json", *dir);
-	if (!resume && access(results, F_OK) == 0)
+	fd = dir_open_nofollow(*dir);
+	if (fd < 0) {
+		ret = err_code(fd, "cannot open run directory '%s'", *dir);
+		goto out;
+	}
+	ret = rundir_check(fd, *dir);
+	if (ret < 0)
+		goto out;
+	if (!resume && fstatat(fd, "results.json", &st,
+			       AT_SYMLINK_NOFOLLOW) == 0) {
 		ret = err("'%s' already holds a run; give another --out, or "
 			  "'%s --resume %s'",
 			  *dir, cmd, *dir);
-	free(results);
+		goto out;
+	}
+	ret = mkdirat_beneath(fd, "logs", 0755);
+	if (ret == -ENOTDIR)
+		ret = err_code(ret, "'%s/logs' is not a directory (a symbolic "
+				    "link?): remove it, or give a new --out",
+			       *dir);
+	else if (ret < 0)
+		ret = err_code(ret, "cannot create '%s/logs'", *dir);
+	else if (fstatat(fd, "logs", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		ret = err_errno("cannot stat '%s/logs'", *dir);
+	else if (!stat_ours(&st, NULL, 0))
+		ret = err_code(-EPERM, "'%s/logs' was not made by this vmtax: "
+				       "remove it, or give a new --out",
+			       *dir);
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int results_doc_load_ours(const char *dir, const char *rel, const char *what,
+			  json_t **doc)
+{
+	char why[128];
+	struct stat st;
+	json_error_t e;
+	int dfd, fd = -1, ret;
+
+	*doc = NULL;
+	dfd = dir_open_nofollow(dir);
+	if (dfd < 0)
+		return err_code(dfd, "cannot open '%s'", dir);
+	ret = rundir_check(dfd, dir);
 	if (ret < 0)
-		return ret;
-	logs = xasprintf("%s/logs", *dir);
-	if (mkdir(logs, 0755) < 0 && errno != EEXIST)
-		ret = err_errno("cannot create '%s'", logs);
-	free(logs);
+		goto out;
+	fd = openat_beneath(dfd, rel, O_RDONLY, 0);
+	if (fd < 0) {
+		ret = err_code(fd, "cannot open '%s/%s'", dir, rel);
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = err_errno("cannot stat '%s/%s'", dir, rel);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || !stat_ours(&st, why, sizeof(why))) {
+		ret = err_code(-EPERM,
+			       "'%s/%s' was not written by this vmtax (%s): "
+			       "its config path and --set list are not taken; "
+			       "if you trust it, 'chown %u %s/%s && chmod go-w "
+			       "%s/%s'",
+			       dir, rel,
+			       S_ISREG(st.st_mode) ? why : "not a regular file",
+			       (unsigned)geteuid(), dir, rel, dir, rel);
+		goto out;
+	}
+	*doc = json_loadfd(fd, 0, &e);
+	if (!*doc)
+		ret = err("%s/%s:%d: %s: %s", dir, rel, e.line, what, e.text);
+out:
+	if (fd >= 0)
+		close(fd);
+	close(dfd);
 	return ret;
 }
 
@@ -224,7 +315,7 @@ int results_save(struct run *r)
 	json_object_del(r->head, "cells");
 	if (!s)
 		return err("cannot serialise the results");
-	ret = write_file_atomic(r->results_path, s, strlen(s));
+	ret = write_file_beneath(r->rundir, "results.json", s, strlen(s));
 	free(s);
 	return ret;
 }
@@ -237,10 +328,10 @@ int results_journal_sample(struct run *r, const char *cell_id, json_t *sj)
 	off_t before;
 	int fd, ret = 0;
 
-	fd = open(r->journal_path,
-		  O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = open_beneath(r->rundir, "samples.jsonl",
+			  O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (fd < 0) {
-		ret = err_errno("cannot open '%s'", r->journal_path);
+		ret = err_code(fd, "cannot open '%s'", r->journal_path);
 		goto out;
 	}
 	if (!text) {
@@ -280,18 +371,20 @@ void results_finish(struct run *r)
 int results_resume_load(const char *dir, json_t **doc, const char ***sets,
 			size_t *nsets)
 {
-	char *path = xasprintf("%s/results.json", dir);
-	json_t *j, *s, *run;
-	json_error_t e;
+	char *abs = realpath(dir, NULL), *path = NULL;
+	json_t *j = NULL, *s, *run;
 	size_t i;
 	int ret = -EINVAL;
 
-	j = json_load_file(path, 0, &e);
-	if (!j) {
-		fprintf(stderr, "%s:%d: cannot resume: %s\n", path, e.line,
-			e.text);
+	if (!abs) {
+		err_errno("cannot resume '%s'", dir);
 		goto out;
 	}
+	path = xasprintf("%s/results.json", abs);
+	/* config_path and sets from a file someone else wrote are refused */
+	if (results_doc_load_ours(abs, "results.json", "cannot resume", &j) <
+	    0)
+		goto out;
 	run = json_object_get(j, "run");
 	if (!json_is_string(json_object_get(j, "schema")) ||
 	    strcmp(json_string_value(json_object_get(j, "schema")),
@@ -306,6 +399,14 @@ int results_resume_load(const char *dir, json_t **doc, const char ***sets,
 	}
 	if (!json_is_array(json_object_get(j, "cells"))) {
 		fprintf(stderr, "%s: cannot resume: no cells\n", path);
+		goto out;
+	}
+	/* its config and sets came from the lab: lab.json has this host's */
+	if (json_object_get(j, "lab")) {
+		fprintf(stderr,
+			"%s: cannot resume: a lab run ('vmtax lab run --resume "
+			"%s')\n",
+			path, abs);
 		goto out;
 	}
 	if (json_is_string(json_object_get(run, "status")) &&
@@ -329,6 +430,7 @@ int results_resume_load(const char *dir, json_t **doc, const char ***sets,
 out:
 	json_decref(j);
 	free(path);
+	free(abs);
 	return ret;
 }
 
@@ -399,7 +501,8 @@ static void take_late_samples(struct run *r)
 	char *text = NULL, *line, *save = NULL;
 	int i;
 
-	if (read_file(r->journal_path, 1 << 30, &text, NULL) < 0)
+	if (read_file_beneath(r->rundir, "samples.jsonl", 1 << 30, &text,
+			      NULL) < 0)
 		return;
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {

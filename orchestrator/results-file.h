@@ -28,10 +28,24 @@
  * (and any missing parents) and resolved into *DIR (owned), an absolute
  * path: libvirt opens console logs from another working directory.  One
  * that holds a run already (results.json) is refused unless RESUME, the
- * message pointing at 'CMD --resume DIR'.  0 or a negative errno, reported.
+ * message pointing at 'CMD --resume DIR'.  An existing directory (or its
+ * logs/) owned by someone else or writable by group or others is refused,
+ * the fix named (docs/security.md); so is a logs/ that is a symlink.
+ * 0 or a negative errno, reported.
  */
 int results_dir_make(const char *out, const char *name, bool resume,
 		     const char *cmd, char **dir);
+
+/*
+ * DIR/REL (a run directory's results.json, or lab.json) as a document into
+ * *DOC, only if this vmtax wrote it: DIR and REL owned by the effective
+ * user and not writable by group or others (stat_ours(), beneath.h), REL
+ * opened beneath DIR with no symlink followed.  Anything else is refused
+ * (-EPERM) with the fix named; WHAT prefixes a parse error ("cannot
+ * resume").  0 or a negative errno, reported.
+ */
+int results_doc_load_ours(const char *dir, const char *rel, const char *what,
+			  json_t **doc);
 
 /* The head of results.json (schema, run, workload, baseline), no cells. */
 json_t *results_head_new(const struct run *r);

@@ -69,6 +69,16 @@ static int check_file(const char *v, char *msg, size_t len)
 	return -EINVAL;
 }
 
+static int check_uri(const char *v, char *msg, size_t len)
+{
+	char why[256];
+
+	if (vm_uri_check(v, why, sizeof(why)) == 0)
+		return 0;
+	snprintf(msg, len, "refusing libvirt URI '%s': %s", v, why);
+	return -EINVAL;
+}
+
 static int check_pin(const char *v, char *msg, size_t len)
 {
 	return pin_value_check(v, msg, len);
@@ -322,12 +332,14 @@ static const struct cfg_key run_keys[] = {
 	.help = "kvm needs vmx or svm; auto falls back to tcg"),
     KEY("guest", "kernel", CFG_STR, kernel, "auto", .shape = CFG_AXIS,
 	.check = check_file,
-	.help = "guest kernel (auto: newest /boot/vmlinuz-*)"),
+	.help = "guest kernel (auto: the newest of vmtax's kernel cache, else "
+		"of /boot)"),
     KEY("guest", "initrd", CFG_STR, initrd, "auto", .shape = CFG_AXIS,
 	.check = check_file,
 	.help = "guest initramfs (auto: the tiny image for that kernel)"),
-    KEY("guest", "uri", CFG_STR, uri, "qemu:///system",
-	.help = "libvirt connection URI"),
+    KEY("guest", "uri", CFG_STR, uri, "qemu:///system", .check = check_uri,
+	.help = "libvirt connection URI: this host's only (qemu:///system, "
+		"qemu:///session; no +ext, no remote host, no parameters)"),
     KEY("guest", "cmdline", CFG_STR, cmdline, "", .shape = CFG_AXIS,
 	.help = "extra guest kernel command line (a comma needs quotes)"),
     KEY("guest", "cpu_features", CFG_STR, cpu_features, "",

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "host.h"
 #include "proto.h"
 #include "results-file.h"
@@ -102,17 +103,16 @@ double run_sample_timeout(const struct run *r)
 void run_save_output(struct run *r, const char *slug, const char *phase,
 		     long idx, const char *out)
 {
-	char *path = xasprintf("%s/logs/%s.%s-%ld.out", r->rundir, slug, phase,
-			       idx);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		      0644);
+	char *rel = xasprintf("logs/%s.%s-%ld.out", slug, phase, idx);
+	int fd = open_beneath(r->rundir, rel, O_WRONLY | O_CREAT | O_TRUNC,
+			      0644);
 
 	if (fd >= 0) {
 		if (out && write(fd, out, strlen(out)) < 0)
-			warn("cannot write '%s'", path);
+			warn("cannot write '%s/%s'", r->rundir, rel);
 		close(fd);
 	}
-	free(path);
+	free(rel);
 }
 
 void console_tail(const char *path)

@@ -144,8 +144,11 @@ static int conn_reopen(struct vm_conn *c, double timeout_s)
 int vm_conn_open(const char *uri, struct vm_conn **out)
 {
 	struct vm_conn *c = NULL;
+	char why[256];
 	int ret = -EIO;
 
+	if (vm_uri_check(uri, why, sizeof(why)) < 0)
+		return err("refusing libvirt URI '%s': %s", uri, why);
 	pthread_once(&event_once, event_init);
 	if (!event_ok)
 		return err("cannot start the libvirt event loop: %s", lv_err());

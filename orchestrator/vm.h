@@ -86,7 +86,21 @@ char *vm_domain_xml_new(const struct vm_spec *spec);
 /* Whether FEATURES is a vm_spec cpu_features list ("+a -b", "" too). */
 bool vm_cpu_features_valid(const char *features);
 
-/* Open URI (e.g. "qemu:///system") with an event loop thread running. */
+/*
+ * Whether vmtax opens URI (docs/security.md): this host's libvirtd only,
+ * DRIVER[+unix]:///PATH with no host, no parameters and no escapes
+ * (qemu:///system, qemu:///session, test:///default).  Every other
+ * transport (+ext runs a command; +ssh, +tcp, +tls reach another host) and
+ * every parameter (command=, socket=, netcat=, keyfile=, proxy=, ...) is
+ * refused with its reason in WHY: -EINVAL.  Pure; the config's guest.uri
+ * key and vm_conn_open() both use it, so a URI from any source (a config,
+ * --set, lab.json, results.json on resume, --uri) passes here.
+ */
+#define VM_URI_MAX 256
+int vm_uri_check(const char *uri, char *why, size_t len);
+
+/* Open URI (e.g. "qemu:///system") with an event loop thread running;
+ * one vm_uri_check() refuses is reported and not opened (-EINVAL). */
 int vm_conn_open(const char *uri, struct vm_conn **out);
 void vm_conn_close(struct vm_conn *c);
 /*

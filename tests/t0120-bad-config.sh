@@ -57,6 +57,12 @@ $w"
 bad missing-kernel '^missing-kernel.ini: guest kernel ./nonexistent. is missing$' "[guest]
 kernel = /nonexistent
 $w"
+bad uri-ext '^uri-ext.ini:2: refusing libvirt URI .qemu\+ext:///system\?command=/tmp/x.: transport .ext. makes libvirt run an external command \(as root, here\)$' "[guest]
+uri = qemu+ext:///system?command=/tmp/x
+$w"
+bad uri-socket '^uri-socket.ini:2: refusing libvirt URI .qemu\+unix:///system\?socket=/tmp/s.: parameter .socket=. points libvirt at another socket' "[guest]
+uri = qemu+unix:///system?socket=/tmp/s
+$w"
 bad unknown-param '^unknown-param.ini:4: workload .randwalk. has no parameter .NOPE.' "$w
 NOPE = 1"
 

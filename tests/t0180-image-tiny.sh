@@ -11,7 +11,9 @@
 test_prereq ROOT || skip_all "needs root (vmtax run sets host THP)"
 test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
 [ -x "$BUILD/bin/vmtax-agent" ] || skip_all "no $BUILD/bin/vmtax-agent (make tools)"
-ls /boot/vmlinuz-* >/dev/null 2>&1 || skip_all "no /boot/vmlinuz-* (make deps)"
+# The guest kernel: vmtax's cache (make deps), else /boot.
+ls "$BUILD"/kernel/boot/vmlinuz-* /boot/vmlinuz-* >/dev/null 2>&1 ||
+	skip_all "no guest kernel in $BUILD/kernel/boot or /boot (make deps)"
 
 LOCK=${VMTAX_HOST_LOCK:-}
 with_host_lock() {
@@ -30,7 +32,8 @@ trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/build" "$T/guest-image" &&
 	cp "$VMTAX" "$T/build/vmtax" &&
 	cp -a "$BUILD/bin" "$T/build/bin" &&
-	cp "$TOP/guest-image/mkinitramfs-tiny.sh" "$T/guest-image/" ||
+	cp "$TOP/guest-image/mkinitramfs-tiny.sh" "$T/guest-image/" &&
+	{ ! test -d "$BUILD/kernel" || ln -s "$BUILD/kernel" "$T/build/kernel"; } ||
 	skip_all "cannot copy the build into $T"
 V=$T/build/vmtax
 thp=$(thp_get enabled)
@@ -63,7 +66,7 @@ test_expect_success 'image path names what the build made' '
 	test "$("$V" image path initrd)" = "$(cat built)" &&
 	"$V" image path >all &&
 	grep -qx "initrd $(cat built)" all &&
-	grep -qx "kernel /boot/vmlinuz-.*" all &&
+	grep -Eqx "kernel ($T/build/kernel|)/boot/vmlinuz-.*" all &&
 	! grep -q "^disk " all
 '
 

@@ -66,7 +66,7 @@ for sig in INT TERM; do
 	"
 	test_expect_success "SIG$sig: host THP restored, journal gone" "
 		thp_back &&
-		! test -e $STATE_DIR/journal && ! test -e $sig/host-journal
+		! test -e $STATE_DIR/host-journal && ! test -e $sig/host-journal
 	"
 done
 
@@ -90,8 +90,9 @@ test_expect_success 'SIGKILL during sample 2: THP is left changed, the journal s
 	vmtax_wait $VPID KILL 30 &&
 	test "$(cat KILL.rc)" = 137 &&
 	test "$(thp_get enabled)" = "$thp_run" &&
-	test -e $STATE_DIR/journal &&
-	test -s KILL/host-journal &&
+	test -s $STATE_DIR/host-journal &&
+	test "$(stat -c %a.%u $STATE_DIR/host-journal)" = 600.0 &&
+	! test -e KILL/host-journal &&
 	res KILL ".run.status == \"running\" and (.cells[0].samples | length == 1)"
 '
 
@@ -99,7 +100,7 @@ test_expect_success 'vmtax host restore puts THP back and removes the journal' '
 	"$VMTAX" host restore >restore.out 2>&1 &&
 	cat restore.out &&
 	thp_back &&
-	! test -e $STATE_DIR/journal && ! test -e KILL/host-journal
+	! test -e $STATE_DIR/host-journal && ! test -e KILL/host-journal
 '
 
 test_expect_success 'a second vmtax host restore finds nothing to do' '
@@ -153,7 +154,7 @@ else
 			sleep 0.2 && n=$((n + 1)) || exit 1; done &&
 		! run_domains t0210-guest &&
 		test "$(thp_get enabled)" = "$thp_run" &&
-		test -e $STATE_DIR/journal &&
+		test -e $STATE_DIR/host-journal &&
 		res gKILL "(.cells[0].samples | length == 1)" &&
 		"$VMTAX" host restore &&
 		thp_back

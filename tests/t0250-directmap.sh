@@ -58,11 +58,8 @@ test_expect_success 'every cell has guest THP never, as asked; only the 4K one l
 # The 4K option's side effects, seen from inside a guest booted with it, and
 # set-thp there (docs/protocol.md), through tests/agent-drive.c.
 DRIVE=${AGENT_DRIVE:-$(dirname "$VMTAX")/tests/agent-drive}
-KVER=$(basename "$TINY" .cpio.gz)
-KVER=${KVER#tiny-}
-# tiny-KVER.cpio.gz is the stable link, tiny-KVER-HASH.cpio.gz a build
-[ -r "/boot/vmlinuz-$KVER" ] || KVER=${KVER%-*}
-KERNEL=/boot/vmlinuz-$KVER
+# the kernel the tiny image is for (vmtax's kernel cache, else /boot)
+KERNEL=$("$VMTAX" image path kernel)
 cat >"$TRASH/requests" <<'EOF2'
 {"type":"run","cmd":"grep -cw pse /proc/cpuinfo; test -d /sys/kernel/mm/transparent_hugepage && echo thp-dir || echo no-thp-dir; cat /proc/sys/kernel/tainted; echo 2 >/proc/sys/vm/nr_hugepages; cat /proc/sys/vm/nr_hugepages; grep -E '^(DirectMap|Hugepagesize)' /proc/meminfo; true","with_output":true,"counters":false}
 {"type":"set-thp","enabled":"never","defrag":"never"}

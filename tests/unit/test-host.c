@@ -251,7 +251,7 @@ static int fake_remove(void *arg, const char *name)
 	struct fake_mods *m = arg;
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/run/host-journal", fake_root);
+	snprintf(path, sizeof(path), "%s/state/host-journal", fake_root);
 	slurp(path, m->journal_at_rmmod, sizeof(m->journal_at_rmmod));
 	snprintf(m->log + strlen(m->log), sizeof(m->log) - strlen(m->log),
 		 "rmmod %s;", name);
@@ -303,11 +303,10 @@ static void fixture_init(struct fixture *f)
 {
 	memset(f, 0, sizeof(*f));
 	snprintf(f->state, sizeof(f->state), "%s/state", fake_root);
-	snprintf(f->journal, sizeof(f->journal), "%s/run/host-journal",
+	snprintf(f->journal, sizeof(f->journal), "%s/state/host-journal",
 		 fake_root);
 	f->opts.root = fake_root;
 	f->opts.state_dir = f->state;
-	f->opts.journal = f->journal;
 	f->opts.modules = &fake_module_ops;
 	f->opts.modules_arg = &f->mods;
 	f->opts.list_vms = fake_list_vms;
@@ -388,8 +387,8 @@ static void test_thp_set_restore(void **state)
 	assert_int_equal(host_set(ctx, "thp.enabled", "always"), 0);
 	get(THP_EN, buf, sizeof(buf));
 	assert_string_equal(buf, "[always] madvise never");
-	assert_true(exists("/state/journal"));
-	get("/run/host-journal", buf, sizeof(buf));
+	assert_true(exists("/state/host-journal"));
+	get("/state/host-journal", buf, sizeof(buf));
 	/* the first change of each knob only, in order */
 	assert_string_equal(buf, "thp.enabled\tmadvise\nthp.defrag\tmadvise");
 
@@ -398,8 +397,8 @@ static void test_thp_set_restore(void **state)
 	assert_string_equal(buf, "always [madvise] never");
 	get(THP_DF, buf, sizeof(buf));
 	assert_string_equal(buf, "always defer defer+madvise [madvise] never");
-	assert_false(exists("/run/host-journal"));
-	assert_false(exists("/state/journal"));
+	assert_false(exists("/state/host-journal"));
+	assert_false(exists("/state/host-journal"));
 	host_ctx_free(ctx);
 }
 
@@ -420,7 +419,7 @@ static void test_thp_bad_value(void **state)
 			 -EOPNOTSUPP);
 	assert_int_equal(host_set(ctx, "no.such.knob", "1"), -EINVAL);
 	capture_end();
-	assert_false(exists("/run/host-journal"));
+	assert_false(exists("/state/host-journal"));
 	host_ctx_free(ctx);
 }
 
@@ -441,7 +440,7 @@ static void test_journal_before_change(void **state)
 	assert_int_equal(host_set(ctx, "thp.enabled", "never"), 0);
 	assert_int_equal(fsync_journal_count, 2);
 	host_ctx_free(ctx);
-	assert_false(exists("/run/host-journal"));
+	assert_false(exists("/state/host-journal"));
 }
 
 static void test_readback_mismatch(void **state)
@@ -612,7 +611,7 @@ static void test_crash_then_restore(void **state)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	get(THP_EN, buf, sizeof(buf));
 	assert_string_equal(buf, "always madvise [never]");
-	assert_true(exists("/state/journal"));
+	assert_true(exists("/state/host-journal"));
 
 	capture_begin();
 	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
@@ -622,8 +621,8 @@ static void test_crash_then_restore(void **state)
 	assert_string_equal(buf, "always [madvise] never");
 	get(HP2M, buf, sizeof(buf));
 	assert_string_equal(buf, "0");
-	assert_false(exists("/state/journal"));
-	assert_false(exists("/run/host-journal"));
+	assert_false(exists("/state/host-journal"));
+	assert_false(exists("/state/host-journal"));
 	host_ctx_free(ctx);
 
 	/* host_restore_stale() with nothing to do is quiet and fine */
@@ -740,7 +739,7 @@ static void test_restore_async(void **state)
 	assert_string_equal(buf, "always [madvise] never");
 	get(HP2M, buf, sizeof(buf));
 	assert_string_equal(buf, "0");
-	assert_false(exists("/state/journal"));
+	assert_false(exists("/state/host-journal"));
 	host_ctx_free(ctx);
 
 	/* with paging changed the journal must stay for the next start */
@@ -750,9 +749,9 @@ static void test_restore_async(void **state)
 	assert_int_equal(host_restore_async(ctx), -1);
 	get(THP_EN, buf, sizeof(buf));
 	assert_string_equal(buf, "always [madvise] never");
-	assert_true(exists("/state/journal"));
+	assert_true(exists("/state/host-journal"));
 	host_ctx_free(ctx);
-	assert_false(exists("/state/journal"));
+	assert_false(exists("/state/host-journal"));
 	get(EPT, buf, sizeof(buf));
 	assert_string_equal(buf, "Y");
 }
@@ -808,7 +807,7 @@ static void test_generic_set_restore(void **state)
 				  buf, sizeof(buf)),
 			 0);
 	assert_string_equal(buf, "advise");
-	get("/run/host-journal", buf, sizeof(buf));
+	get("/state/host-journal", buf, sizeof(buf));
 	assert_string_equal(buf,
 			    "sysctl.vm.swappiness\t60\nmm.ksm.run\t0\n"
 			    "mm.transparent_hugepage.shmem_enabled\tnever");
@@ -821,8 +820,8 @@ static void test_generic_set_restore(void **state)
 	get(SHMEM, buf, sizeof(buf));
 	assert_string_equal(buf,
 			    "always within_size advise [never] deny force");
-	assert_false(exists("/run/host-journal"));
-	assert_false(exists("/state/journal"));
+	assert_false(exists("/state/host-journal"));
+	assert_false(exists("/state/host-journal"));
 	host_ctx_free(ctx);
 }
 
@@ -843,7 +842,7 @@ static void test_generic_fields(void **state)
 	assert_int_equal(host_set(ctx, "sysctl.kernel.printk", "3 4 1 7"), 0);
 	get(PRINTK, buf, sizeof(buf));
 	assert_string_equal(buf, "3\t4\t1\t7");
-	get("/run/host-journal", buf, sizeof(buf));
+	get("/state/host-journal", buf, sizeof(buf));
 	assert_string_equal(buf, "sysctl.kernel.printk\t4 4 1 7");
 	assert_int_equal(host_restore(ctx), 0);
 	get(PRINTK, buf, sizeof(buf));
@@ -936,7 +935,7 @@ static void test_generic_bad_names(void **state)
 	assert_string_equal(host_knob_values("paging"), "hw, shadow");
 	assert_non_null(host_knob_values("sysctl.vm.swappiness"));
 	assert_null(host_knob_values("sysctl..x"));
-	assert_false(exists("/run/host-journal"));
+	assert_false(exists("/state/host-journal"));
 	host_ctx_free(ctx);
 }
 
@@ -1002,7 +1001,7 @@ static void test_generic_unsupported(void **state)
 	assert_true(host_knob_value_check("sysctl.kernel.printk", "3 4 1 7",
 					  why, sizeof(why)));
 	/* nothing changed, nothing journalled */
-	assert_false(exists("/run/host-journal"));
+	assert_false(exists("/state/host-journal"));
 	get(SWAP, why, sizeof(why));
 	assert_string_equal(why, "60");
 	host_ctx_free(ctx);
@@ -1038,7 +1037,7 @@ static void test_generic_refused(void **state)
 	assert_non_null(strstr(msg, "'/sys/kernel/mm/ksm/run' (mm.ksm.run) "
 				    "reads back '0', expected '1'"));
 	assert_int_equal(host_restore(ctx), 0);
-	assert_false(exists("/run/host-journal"));
+	assert_false(exists("/state/host-journal"));
 	host_ctx_free(ctx);
 }
 
@@ -1081,26 +1080,137 @@ static void test_generic_crash_then_restore(void **state)
 			    "always within_size advise [never] deny force");
 	get(THP_EN, buf, sizeof(buf));
 	assert_string_equal(buf, "always [madvise] never");
-	assert_false(exists("/state/journal"));
-	assert_false(exists("/run/host-journal"));
+	assert_false(exists("/state/host-journal"));
+	assert_false(exists("/state/host-journal"));
 
 	/* a journal line whose name is no (longer a) knob: kept, with why */
-	put("/run/host-journal", "sysctl.vm.swappiness\t60\n"
+	put("/state/host-journal", "sysctl.vm.swappiness\t60\n"
 				 "mm.transparent_hugepage.enabled\tnever\n");
-	{
-		char link[PATH_MAX + 16];
-
-		snprintf(buf, sizeof(buf), "%s/run/host-journal", fake_root);
-		snprintf(link, sizeof(link), "%s/journal", f.state);
-		assert_int_equal(symlink(buf, link), 0);
-	}
+	snprintf(buf, sizeof(buf), "%s/state/host-journal", fake_root);
+	assert_int_equal(chmod(buf, 0600), 0);
 	capture_begin();
 	assert_true(host_restore_stale(&f.opts) < 0);
 	msg = capture_end();
 	assert_non_null(strstr(msg, "the file of the host knob 'thp.enabled'"));
 	assert_non_null(strstr(msg, "is kept"));
-	assert_true(exists("/state/journal"));
-	assert_true(exists("/run/host-journal"));
+	assert_true(exists("/state/host-journal"));
+	assert_true(exists("/state/host-journal"));
+}
+
+/*
+ * A journal this vmtax did not write is never replayed: another owner, one
+ * writable by others or its group, a link to a run directory's journal,
+ * an older vmtax's STATE/journal link, a hard link.  Each is refused with
+ * its own reason and the fix; the fake sysctl stays as it was.
+ */
+static void test_journal_refused(void **state)
+{
+	static const struct {
+		const char *what;
+		unsigned mode;
+		int uid; /* -1: ours */
+		int kind; /* 0 the file; 1 a symlink to /run; 2 the old link;
+			     3 a hard link */
+		const char *why;
+	} rows[] = {
+		{ "mode 0666", 0666, -1, 0, "is writable by others (mode 0666)" },
+		{ "mode 0620", 0620, -1, 0,
+		  "is writable by its group (mode 0620)" },
+		{ "nobody's", 0600, 65534, 0, "is owned by uid 65534, not by " },
+		{ "a link to a run directory", 0644, -1, 1,
+		  "cannot open the journal" },
+		{ "an older vmtax's link", 0644, -1, 2,
+		  "is an older vmtax's link to a journal outside the state "
+		  "directory" },
+		{ "a hard link", 0600, -1, 3, "is not a plain file" },
+	};
+	/* the review's journal set kernel.core_pattern to "|/tmp/x"; the fake
+	 * /proc/sys takes integers only, so: a knob it takes */
+	static const char evil[] = "sysctl.vm.swappiness\t1\n";
+	char jpath[PATH_MAX], rpath[PATH_MAX], lpath[PATH_MAX], buf[256];
+	struct host_ctx *ctx = NULL;
+	struct fixture f;
+	const char *msg;
+	size_t i;
+	int r1, r2;
+
+	(void)state;
+	fixture_init(&f);
+	snprintf(jpath, sizeof(jpath), "%s/state/host-journal", fake_root);
+	snprintf(rpath, sizeof(rpath), "%s/run/host-journal", fake_root);
+	snprintf(lpath, sizeof(lpath), "%s/state/journal", fake_root);
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		put(SWAP, "60\n");
+		unlink(jpath);
+		unlink(lpath);
+		put("/run/host-journal", evil);
+		assert_int_equal(chmod(rpath, 0644), 0);
+		if (rows[i].kind == 0) {
+			put("/state/host-journal", evil);
+			assert_int_equal(chmod(jpath, rows[i].mode), 0);
+		} else if (rows[i].kind == 1) {
+			assert_int_equal(symlink(rpath, jpath), 0);
+		} else if (rows[i].kind == 2) {
+			assert_int_equal(symlink(rpath, lpath), 0);
+		} else {
+			assert_int_equal(chmod(rpath, 0600), 0);
+			assert_int_equal(link(rpath, jpath), 0);
+		}
+		if (rows[i].uid >= 0) {
+			if (geteuid() != 0)
+				continue; /* cannot chown: not root */
+			assert_int_equal(chown(jpath, (uid_t)rows[i].uid, 0),
+					 0);
+		}
+		capture_begin();
+		r1 = host_restore_stale(&f.opts);
+		r2 = host_ctx_new(&f.opts, &ctx);
+		msg = capture_end();
+		if (r1 >= 0 || r2 >= 0 || !strstr(msg, rows[i].why) ||
+		    !strstr(msg, "not replayed"))
+			fail_msg("%s: %d %d: %s", rows[i].what, r1, r2, msg);
+		get(SWAP, buf, sizeof(buf));
+		assert_string_equal(buf, "60");
+		assert_true(exists("/run/host-journal"));
+	}
+	unlink(jpath);
+	unlink(lpath);
+	/* ours again: replayed */
+	put("/state/host-journal", evil);
+	assert_int_equal(chmod(jpath, 0600), 0);
+	capture_begin();
+	r1 = host_restore_stale(&f.opts);
+	msg = capture_end();
+	if (r1 != 1)
+		fail_msg("ours: %d: %s", r1, msg);
+	get(SWAP, buf, sizeof(buf));
+	assert_string_equal(buf, "1");
+	assert_false(exists("/state/host-journal"));
+}
+
+/* The lock and the journal are root's only, in a root-only directory. */
+static void test_state_modes(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	struct stat st;
+	char path[PATH_MAX + 32];
+
+	(void)state;
+	fixture_init(&f);
+	assert_int_equal(chmod(f.state, 0777), 0);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_int_equal(host_set(ctx, "thp.enabled", "never"), 0);
+	assert_int_equal(stat(f.state, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	snprintf(path, sizeof(path), "%s/lock", f.state);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	snprintf(path, sizeof(path), "%s/host-journal", f.state);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	host_ctx_free(ctx);
+	assert_false(exists("/state/host-journal"));
 }
 
 static void test_generic_restore_async(void **state)
@@ -1125,8 +1235,8 @@ static void test_generic_restore_async(void **state)
 			    "always within_size advise [never] deny force");
 	get(PRINTK, buf, sizeof(buf));
 	assert_string_equal(buf, "4\t4\t1\t7");
-	assert_false(exists("/state/journal"));
-	assert_false(exists("/run/host-journal"));
+	assert_false(exists("/state/host-journal"));
+	assert_false(exists("/state/host-journal"));
 	host_ctx_free(ctx);
 }
 
@@ -1134,6 +1244,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_accel, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_journal_refused, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_state_modes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_thp_set_restore, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_thp_bad_value, setup,

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/* Files beneath a directory, no symlink followed (beneath.h). */
+#include "beneath.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifdef __NR_openat2
+#include <linux/openat2.h>
+#endif
+
+#include "util.h"
+
+/* A relative path of named components: no "", ".", ".." or leading '/'. */
+static bool rel_valid(const char *rel)
+{
+	const char *p = rel;
+
+	if (!*rel || *rel == '/')
+		return false;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (!n || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += n;
+		if (*p == '/' && !*++p)
+			return false;
+	}
+	return true;
+}
+
+/* The walk: each directory on the way opened with O_NOFOLLOW. */
+static int openat_walk(int dirfd, const char *rel, int flags, mode_t mode)
+{
+	char *copy = xstrdup(rel), *p = copy, *slash;
+	int fd = dirfd, next, ret;
+
+	while ((slash = strchr(p, '/'))) {
+		*slash = '\0';
+		next = openat(fd, p,
+			      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd != dirfd)
+			close(fd);
+		if (next < 0) {
+			ret = -errno;
+			goto out;
+		}
+		fd = next;
+		p = slash + 1;
+	}
+	ret = openat(fd, p, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (ret < 0)
+		ret = -errno;
+	if (fd != dirfd)
+		close(fd);
+out:
+	free(copy);
+	return ret;
+}
+
+int openat_beneath(int dirfd, const char *rel, int flags, mode_t mode)
+{
+	if (!rel_valid(rel))
+		return -EXDEV;
+#ifdef __NR_openat2
+	{
+		struct open_how how = {
+			.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+			.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+				   RESOLVE_NO_MAGICLINKS,
+		};
+		long fd = syscall(__NR_openat2, dirfd, rel, &how, sizeof(how));
+
+		if (fd >= 0)
+			return (int)fd;
+		/* ENOSYS: an older kernel; E2BIG/EINVAL: a newer libc ABI */
+		if (errno != ENOSYS && errno != E2BIG && errno != EPERM)
+			return -errno;
+	}
+#endif
+	return openat_walk(dirfd, rel, flags, mode);
+}
+
+int dir_open_nofollow(const char *root)
+{
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int open_beneath(const char *root, const char *rel, int flags, mode_t mode)
+{
+	int dfd = dir_open_nofollow(root), fd;
+
+	if (dfd < 0)
+		return dfd;
+	fd = openat_beneath(dfd, rel, flags, mode);
+	close(dfd);
+	return fd;
+}
+
+int mkdirat_beneath(int dirfd, const char *rel, mode_t mode)
+{
+	const char *slash = strrchr(rel, '/');
+	struct stat st;
+	int pfd = dirfd, ret = 0;
+
+	if (!rel_valid(rel))
+		return -EXDEV;
+	if (slash) {
+		char *parent = xstrndup(rel, (size_t)(slash - rel));
+
+		pfd = openat_beneath(dirfd, parent, O_RDONLY | O_DIRECTORY, 0);
+		free(parent);
+		if (pfd < 0)
+			return pfd;
+		rel = slash + 1;
+	}
+	if (mkdirat(pfd, rel, mode) < 0 && errno != EEXIST)
+		ret = -errno;
+	else if (fstatat(pfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		ret = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		ret = -ENOTDIR;
+	if (pfd != dirfd)
+		close(pfd);
+	return ret;
+}
+
+int read_file_beneath(const char *root, const char *rel, size_t max,
+		      char **out, size_t *len)
+{
+	char path[64];
+	int fd, ret;
+
+	*out = NULL;
+	fd = open_beneath(root, rel, O_RDONLY, 0);
+	if (fd < 0)
+		return fd;
+	/* read_file() of our own descriptor: no second lookup by name */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ret = read_file(path, max, out, len);
+	close(fd);
+	return ret;
+}
+
+int write_at_atomic(int dirfd, const char *root, const char *rel,
+		    const void *data, size_t len, mode_t mode)
+{
+	char *tmp = xasprintf("%s.tmp", rel), *pdir = NULL;
+	const char *slash = strrchr(rel, '/'), *p = data;
+	int fd = -1, pfd = -1, ret;
+	size_t off = 0;
+
+	/* the rename and the fsync happen in REL's own directory */
+	if (slash) {
+		pdir = xstrndup(rel, (size_t)(slash - rel));
+		pfd = openat_beneath(dirfd, pdir, O_RDONLY | O_DIRECTORY, 0);
+	} else {
+		pfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+		if (pfd < 0)
+			pfd = -errno;
+	}
+	if (pfd < 0) {
+		ret = err_code(pfd, "cannot open '%s/%s'", root,
+			       pdir ? pdir : ".");
+		pfd = -1;
+		goto out;
+	}
+	{
+		const char *base = slash ? slash + 1 : rel;
+		char *btmp = xasprintf("%s.tmp", base);
+
+		unlinkat(pfd, btmp, 0);
+		fd = openat(pfd, btmp,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				O_CLOEXEC,
+			    mode);
+		if (fd < 0) {
+			ret = err_errno("cannot create '%s/%s'", root, tmp);
+			free(btmp);
+			goto out;
+		}
+		while (off < len) {
+			ssize_t w = write(fd, p + off, len - off);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				ret = err_errno("cannot write '%s/%s'", root,
+						tmp);
+				free(btmp);
+				goto out;
+			}
+			off += (size_t)w;
+		}
+		if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
+			ret = err_errno("cannot write '%s/%s'", root, tmp);
+			free(btmp);
+			goto out;
+		}
+		ret = renameat(pfd, btmp, pfd, base);
+		free(btmp);
+		if (ret < 0) {
+			ret = err_errno("cannot rename '%s/%s' to '%s/%s'",
+					root, tmp, root, rel);
+			goto out;
+		}
+	}
+	fsync(pfd);
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (pfd >= 0)
+		close(pfd);
+	free(pdir);
+	free(tmp);
+	return ret;
+}
+
+int write_file_beneath(const char *root, const char *rel, const void *data,
+		       size_t len)
+{
+	int dfd = dir_open_nofollow(root), ret;
+
+	if (dfd < 0)
+		return err_code(dfd, "cannot open '%s'", root);
+	ret = write_at_atomic(dfd, root, rel, data, len, 0644);
+	close(dfd);
+	return ret;
+}
+
+FILE *fopen_beneath(const char *root, const char *rel, bool append)
+{
+	int fd = open_beneath(root, rel,
+			      O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC),
+			      0644);
+	FILE *f;
+
+	if (fd < 0) {
+		err_code(fd, "cannot create '%s/%s'", root, rel);
+		return NULL;
+	}
+	f = fdopen(fd, append ? "a" : "w");
+	if (!f) {
+		err_errno("cannot open '%s/%s'", root, rel);
+		close(fd);
+	}
+	return f;
+}
+
+bool stat_ours(const struct stat *st, char *why, size_t len)
+{
+	uid_t me = geteuid();
+
+	if (st->st_uid != me) {
+		if (why && me == 0)
+			snprintf(why, len, "owned by uid %u, not by root",
+				 (unsigned)st->st_uid);
+		else if (why)
+			snprintf(why, len, "owned by uid %u, not by uid %u",
+				 (unsigned)st->st_uid, (unsigned)me);
+		return false;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		if (why)
+			snprintf(why, len, "writable by %s (mode %04o)",
+				 st->st_mode & S_IWOTH ? "others" : "its group",
+				 (unsigned)(st->st_mode & 07777));
+		return false;
+	}
+	return true;
+}
