@@ -128,6 +128,15 @@ void runner_probe_counters(int open_errno[RC_NR])
 	}
 }
 
+void runner_counters_hold(int fds[RC_NR])
+{
+	for (int i = 0; i < RC_NR; i++) {
+		fds[i] = counter_open(i, 0, false);
+		if (fds[i] < 0)
+			fds[i] = -1;
+	}
+}
+
 static void counter_read(int fd, struct runner_counter_value *v)
 {
 	uint64_t buf[3]; /* value, time_enabled, time_running */
