@@ -22,6 +22,7 @@
 #   EXECS     runs per boot (10)   BOOT_S  seconds a boot may take (600)
 #   WL, WL_ARGS  the workload (randwalk --size-mib 1024 --reads 1000 --seed 1)
 #   APPEND    extra kernel command line
+#   INITRD    the tiny image to boot (default: vmtax image path initrd)
 #   KEEP      a directory to keep the consoles of boots that locked up in
 # Prints one line a boot and a last line:
 #   lockups L in B boots (N runs; DRIVER ..., CPU ..., SMP .., GTHP .., ...)
@@ -44,7 +45,7 @@ WL=${WL:-randwalk}
 WL_ARGS=${WL_ARGS:---size-mib 1024 --reads 1000 --seed 1}
 APPEND=${APPEND:-}
 kernel=$("$VMTAX" image path kernel)
-initrd=$("$VMTAX" image path initrd)
+initrd=${INITRD:-$("$VMTAX" image path initrd)}
 # QEMU (libvirt-qemu) reads the scratch directory: 0755.
 W=$(mktemp -d /tmp/vmtax-lockup.XXXXXX)
 chmod 755 "$W"
@@ -116,7 +117,7 @@ EOF
 	;;
 esac
 
-conds="DRIVER $DRIVER, CPU ${CPU:-default}${FEATURES:+ $FEATURES}, SMP $SMP, MEM $MEM, guest THP $GTHP, host THP $hthp, $EXECS runs of $WL $WL_ARGS${APPEND:+, $APPEND}"
+conds="DRIVER $DRIVER, initrd $(basename "$(readlink -f "$initrd")"), CPU ${CPU:-default}${FEATURES:+ $FEATURES}, SMP $SMP, MEM $MEM, guest THP $GTHP, host THP $hthp, $EXECS runs of $WL $WL_ARGS${APPEND:+, $APPEND}"
 b=0 locked=0 failed=0 runs=0
 while [ "$b" -lt "$BOOTS" ]; do
 	con=$W/console.$b
