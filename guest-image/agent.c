@@ -649,7 +649,7 @@ static int serve(struct agent *a)
 int main(int argc, char **argv)
 {
 	struct agent a = {.fd = -1, .started_s = uptime_now()};
-	int ret = 1;
+	int ret = 1, hold[RC_NR];
 
 	signal(SIGPIPE, SIG_IGN);
 	/*
@@ -688,10 +688,16 @@ int main(int argc, char **argv)
 		err_errno("cannot open '%s'", a.port);
 		goto out;
 	}
+	/* The perf switches stay on from here: no run patches kernel text
+	 * while the other vCPUs run it (runner.h, docs/tcg-lockup.md). */
+	runner_counters_hold(hold);
 	note("waiting for the host on '%s' (uptime %.2f s)", a.port,
 	     uptime_now());
 	if (serve(&a) == 0)
 		ret = 0;
+	for (int i = 0; i < RC_NR; i++)
+		if (hold[i] >= 0)
+			close(hold[i]);
 out:
 	if (a.fd >= 0)
 		close(a.fd);

@@ -106,7 +106,9 @@ static int counter_open(enum runner_counter c, pid_t pid, bool on_exec)
 	attr.type = counter_defs[c].type;
 	attr.config = counter_defs[c].config;
 	attr.disabled = 1;
-	attr.inherit = 1;
+	/* A run's counters follow its child's whole tree; a probe's or a
+	 * held one (runner_counters_hold()) stays on the caller. */
+	attr.inherit = on_exec;
 	attr.enable_on_exec = on_exec;
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			   PERF_FORMAT_TOTAL_TIME_RUNNING;
@@ -135,6 +137,15 @@ void runner_probe_counters(int open_errno[RC_NR])
 			open_errno[i] = 0;
 			close(fd);
 		}
+	}
+}
+
+void runner_counters_hold(int fds[RC_NR])
+{
+	for (int i = 0; i < RC_NR; i++) {
+		fds[i] = counter_open(i, 0, false);
+		if (fds[i] < 0)
+			fds[i] = -1;
 	}
 }
 

@@ -138,4 +138,15 @@ int runner_status_parse(const char *s, enum runner_status *out);
  */
 void runner_probe_counters(int open_errno[RC_NR]);
 
+/*
+ * Hold the kernel's perf switches on for the caller's life: one disabled
+ * counter of each kind, on the caller itself, into FDS (-1 where the kernel
+ * refuses it; close them to let go).  A run's first counter of a kind turns
+ * static keys on and its last one off again, and each turn patches kernel
+ * text (the page-fault and context-switch paths) while the other CPUs run
+ * through it; the guest agent holds them so that its runs patch nothing
+ * (docs/tcg-lockup.md).
+ */
+void runner_counters_hold(int fds[RC_NR]);
+
 #endif

@@ -65,10 +65,13 @@ static bool console_says_lost(struct agent_client *a, double last_heard,
 		if (t > KMSG_FINE) {
 			memcpy(a->console_line, line, sizeof(line));
 			a->console_trouble = t;
+			a->console_seen_s = mono_now();
 		}
 	}
 	if (a->console_trouble == KMSG_FINE ||
-	    mono_now() - last_heard < a->console_silent_s)
+	    mono_now() - last_heard < a->console_silent_s ||
+	    mono_now() - a->console_seen_s < CONSOLE_POLL_S ||
+	    !vm_running(a->vm))
 		return false;
 	snprintf(why, len, "the guest's kernel says %s: %s (its console; "
 		 "the agent silent for %.0f s)",

@@ -29,6 +29,7 @@ struct agent_client {
 	long long console_off;
 	char console_line[256];
 	int console_trouble; /* enum kmsg_trouble of console_line */
+	double console_seen_s; /* mono_now() when the line was read */
 	long long logged;	/* bytes written to LOG */
 	/* the caps of caps.h, set by agent_client_init() (tests lower them) */
 	long max_msgs;		/* AGENT_CALL_MSGS_MAX */
@@ -45,7 +46,9 @@ void agent_client_release(struct agent_client *a);
  * stall) or that the kernel oopsed (lib/kmsg.h) fails the call with
  * -ETIMEDOUT, WHY naming the line, once the agent has said nothing for
  * SILENT_S seconds since the line (an agent that answers after it is alive,
- * and the line is forgotten).  A stuck agent cannot name the record in its
+ * and the line is forgotten), and the guest still runs a second after the
+ * line was read (a guest that panics and dies is reported as dead, by the
+ * call's -EPIPE).  A stuck agent cannot name the record in its
  * heartbeats (docs/protocol.md, kernel_stuck); its console still can, within
  * a second of the line.  Lines already in the log now do not count.
  */

@@ -7,7 +7,11 @@
  *	agent-drive KERNEL INITRD VCPUS MEMORY_MIB CMDLINE CONSOLE_LOG <REQUESTS
  *
  * The domain is "vmtax-agent-drive-PID" on qemu:///system, KVM when the host
- * has it, else TCG (host_accel_decide()).  After the hello handshake each
+ * has it, else TCG (host_accel_decide()); under TCG the environment's
+ * AGENT_DRIVE_CPU (a QEMU CPU model) and AGENT_DRIVE_CPU_FEATURES ("-erms
+ * -fsrm") make its <cpu> (tests/slow/lockup-loop.sh).  CONSOLE_LOG is
+ * watched as vmtax watches it (agent_client_watch_console(), 3 s of
+ * silence): a lockup there ends a call.  After the hello handshake each
  * line of REQUESTS is one JSON request object without v and id:
  *	{"type": "set-knob", "name": N, "value": V}   -> agent_set_knob()
  *	{"type": "observe"}                            -> agent_observe()
@@ -115,11 +119,16 @@ int main(int argc, char **argv)
 	spec.cmdline = argv[5];
 	spec.console_log = argv[6];
 	spec.backing = "thp";
+	spec.cpu_model = getenv("AGENT_DRIVE_CPU");
+	spec.cpu_features = getenv("AGENT_DRIVE_CPU_FEATURES");
+	if (spec.cpu_model && !*spec.cpu_model)
+		spec.cpu_model = NULL;
 
 	if (vm_conn_open("qemu:///system", &conn) < 0 ||
 	    vm_start(conn, &spec, &vm) < 0)
 		goto out;
 	agent_client_init(&a, vm, NULL);
+	agent_client_watch_console(&a, argv[6], 3);
 	client = true;
 	ret = agent_call(&a, "hello", NULL, BOOT_TIMEOUT_S, BOOT_TIMEOUT_S,
 			 &res, why, sizeof(why));

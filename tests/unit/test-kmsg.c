@@ -145,10 +145,10 @@ static void append(const char *path, const char *text)
 }
 
 /*
- * The console of a TCG guest whose exec looped in the page-fault handler
- * (the records of issue 21 in Debian 12's console format), replayed: the
- * first trouble is the lockup, not the user task's fault before it, and the
- * next poll goes on past it to the later one.
+ * The console of a TCG guest that locked up (tests/slow/lockup-loop.sh,
+ * docs/tcg-lockup.md: an exec looping in the page-fault handler), replayed
+ * whole: the lockup is found, with the kernel's words, past the agent's
+ * and the boot's 357 lines before it, and nothing after it.
  */
 static void test_console_replay(void **state)
 {
@@ -159,12 +159,9 @@ static void test_console_replay(void **state)
 	(void)state;
 	ret = kmsg_console_poll(FIXTURE, &off, out, sizeof(out));
 	assert_int_equal(ret, KMSG_STUCK);
-	assert_string_equal(out, LOCKUP);
-	assert_true(off > 0);
-	ret = kmsg_console_poll(FIXTURE, &off, out, sizeof(out));
-	assert_int_equal(ret, KMSG_STUCK);
 	assert_string_equal(
-	    out, "watchdog: BUG: soft lockup - CPU#1 stuck for 48s! [sh:132]");
+	    out, "watchdog: BUG: soft lockup - CPU#0 stuck for 26s! [sh:116]");
+	assert_true(off > 0);
 	assert_int_equal(kmsg_console_poll(FIXTURE, &off, out, sizeof(out)),
 			 KMSG_FINE);
 }
