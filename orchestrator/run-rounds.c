@@ -368,11 +368,11 @@ static void run_group(struct run *r, const struct rgroup *g, size_t gi,
 						       0);
 			else
 				ret = run_host_apply(r, s->ci);
-			if (ret < 0) {
-				if (i == 0)
-					goto out;
+			/* A guest the host cannot honour (skipped, failed)
+			 * leaves the group; the others, bare metal included,
+			 * go on. */
+			if (ret < 0)
 				continue;
-			}
 			s->started = run_cell_start(r, run_exec_of(r, s->ci),
 						    &s->cr) == 0;
 		}
