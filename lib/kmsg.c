@@ -81,6 +81,11 @@ enum kmsg_trouble kmsg_console_line(const char *line, size_t len, char *out,
 
 	if (len && line[len - 1] == '\r')
 		end--;
+	/* The agent's and the init's own lines on the console quote the
+	 * workload's command, which may hold any words: not the kernel's. */
+	if ((size_t)(end - p) >= strlen(KMSG_OWN_PREFIX) &&
+	    !memcmp(p, KMSG_OWN_PREFIX, strlen(KMSG_OWN_PREFIX)))
+		return KMSG_FINE;
 	if (p < end && *p == '[') {
 		const char *q = memchr(p, ']', (size_t)(end - p));
 		size_t stamp = q ? strspn(p + 1, " 0123456789.") : 0;

@@ -108,6 +108,9 @@ static const struct line_row line_rows[] = {
 	 KMSG_FINE, NULL},
 	{"vmtax-init: start, kernel 6.1.0-57-amd64, 2.01 s since boot", KMSG_FINE,
 	 NULL},
+	/* the agent's own line quoting a command that names a lockup */
+	{"vmtax-agent: #3 run 'echo \'watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [t0200:1]\'>/dev/kmsg'",
+	 KMSG_FINE, NULL},
 	{"[   48.305917] Modules linked in: virtio_console virtio_pci", KMSG_FINE,
 	 NULL},
 	{"[   48.3", KMSG_FINE, NULL},
