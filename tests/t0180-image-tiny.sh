@@ -66,7 +66,7 @@ test_expect_success 'image path names what the build made' '
 	test "$("$V" image path initrd)" = "$(cat built)" &&
 	"$V" image path >all &&
 	grep -qx "initrd $(cat built)" all &&
-	grep -Eqx "kernel ($T/build/kernel|)/boot/vmlinuz-.*" all &&
+	grep -Eqx "kernel ($T/build/kernel|$(cd "$BUILD" && pwd -P)/kernel|)/boot/vmlinuz-.*" all &&
 	! grep -q "^disk " all
 '
 

@@ -10,13 +10,15 @@ test_prereq TINY || skip_all "no tiny image (make image-tiny)"
 id libvirt-qemu >/dev/null 2>&1 || skip_all "no libvirt-qemu user"
 
 thp=$(thp_get enabled)
-# A copy of the build, as a newcomer's clone would have it, in a 0700 dir.
+# A copy of the build, as a newcomer's clone would have it, in a 0700 dir
+# (its guest kernel cache, build/kernel, a link to ours: not the subject).
 P=$TRASH/home/newcomer/vmtax
 mkdir -p "$P/build/bin" "$P/build/images" &&
 	chmod 0700 "$TRASH/home" &&
 	cp "$VMTAX" "$P/build/vmtax" &&
 	cp -a "$BUILD/bin/." "$P/build/bin/" &&
-	cp -a "$BUILD"/images/tiny-*.cpio.gz "$P/build/images/" ||
+	cp -a "$BUILD"/images/tiny-*.cpio.gz "$P/build/images/" &&
+	{ ! test -d "$BUILD/kernel" || ln -s "$BUILD/kernel" "$P/build/kernel"; } ||
 	skip_all "cannot copy the build"
 # The image links are absolute (into $BUILD): point them into the copy.
 for l in "$P"/build/images/*; do
