@@ -79,23 +79,18 @@ enum kmsg_trouble kmsg_console_line(const char *line, size_t len, char *out,
 {
 	const char *p = line, *end = line + len;
 
+	const char *q;
+
 	if (len && line[len - 1] == '\r')
 		end--;
-	/* The agent's and the init's own lines on the console quote the
-	 * workload's command, which may hold any words: not the kernel's. */
-	if ((size_t)(end - p) >= strlen(KMSG_OWN_PREFIX) &&
-	    !memcmp(p, KMSG_OWN_PREFIX, strlen(KMSG_OWN_PREFIX)))
+	/* Only the kernel's lines: user space writes to the console too (the
+	 * agent logs each command, which may quote such a message). */
+	if (p == end || *p != '[' || !(q = memchr(p, ']', (size_t)(end - p))) ||
+	    p + 1 + strspn(p + 1, " 0123456789.") != q)
 		return KMSG_FINE;
-	if (p < end && *p == '[') {
-		const char *q = memchr(p, ']', (size_t)(end - p));
-		size_t stamp = q ? strspn(p + 1, " 0123456789.") : 0;
-
-		if (q && p + 1 + stamp == q) {
-			p = q + 1;
-			if (p < end && *p == ' ')
-				p++;
-		}
-	}
+	p = q + 1;
+	if (p < end && *p == ' ')
+		p++;
 	return kmsg_trouble_message(p, (size_t)(end - p), out, outlen);
 }
 

@@ -47,12 +47,10 @@ enum kmsg_trouble kmsg_trouble_message(const char *msg, size_t n, char *out,
 
 /*
  * The same for one line of a console log (LEN bytes, without its newline):
- * an optional "[ SECONDS.MICROS] " stamp, then the message.  A line of
- * vmtax's own in the guest (KMSG_OWN_PREFIX: "vmtax-agent: ...",
- * "vmtax-init: ...") is never trouble: it may quote a workload's command.
- * Pure.
+ * a kernel line, "[ SECONDS.MICROS] MESSAGE" (printk's time stamp, on in
+ * Debian's kernels); a line without the stamp is user space's, never
+ * trouble.  Pure.
  */
-#define KMSG_OWN_PREFIX "vmtax-"
 enum kmsg_trouble kmsg_console_line(const char *line, size_t len, char *out,
 				    size_t outlen);
 

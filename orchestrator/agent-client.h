@@ -44,9 +44,9 @@ void agent_client_release(struct agent_client *a);
  * Watch the guest's console log PATH (libvirt writes it; borrowed) while a
  * call waits: a kernel line there saying a CPU is stuck (a lockup, an RCU
  * stall) or that the kernel oopsed (lib/kmsg.h) fails the call with
- * -ETIMEDOUT, WHY naming the line, once the agent has said nothing for
- * SILENT_S seconds since the line (an agent that answers after it is alive,
- * and the line is forgotten), and the guest still runs a second after the
+ * -ETIMEDOUT, WHY naming the line, when the agent has said nothing for
+ * SILENT_S seconds (an agent heard after the line is alive: the line is
+ * forgotten), and the guest still runs a second after the
  * line was read (a guest that panics and dies is reported as dead, by the
  * call's -EPIPE).  A stuck agent cannot name the record in its
  * heartbeats (docs/protocol.md, kernel_stuck); its console still can, within
