@@ -9,7 +9,9 @@ size_t untrusted_ctrl_len(const char *s, size_t n)
 
 	if (!n)
 		return 0;
-	if (c < 0x20 || c == 0x7f)
+	/* A tab moves no cursor but to the next stop: a guest's multi-field
+	 * values (printk's "4\t4\t1\t7") keep theirs. */
+	if ((c < 0x20 && c != '\t') || c == 0x7f)
 		return 1;
 	if (c == 0xc2 && n > 1 && (unsigned char)s[1] >= 0x80 &&
 	    (unsigned char)s[1] <= 0x9f)

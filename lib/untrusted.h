@@ -8,7 +8,7 @@
  * text form, error messages quoting a bad value.  Any of them can hold an
  * escape sequence that moves the cursor, rewrites the window title or
  * worse.  These helpers are the one rule for all of them: a control
- * character is every C0 byte (0x00..0x1f), DEL (0x7f) and the C1 range
+ * character is every C0 byte (0x00..0x1f) but the tab, DEL (0x7f) and the C1 range
  * U+0080..U+009F in its UTF-8 form (0xc2 0x80..0x9f; some terminals take
  * U+009B as CSI).  Everything else, UTF-8 included, passes unchanged.
  *
