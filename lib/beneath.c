@@ -155,11 +155,13 @@ int read_file_beneath(const char *root, const char *rel, size_t max,
 int write_at_atomic(int dirfd, const char *root, const char *rel,
 		    const void *data, size_t len, mode_t mode)
 {
-	char *tmp = xasprintf("%s.tmp", rel), *pdir = NULL;
+	char *tmp = xasprintf("%s.tmp", rel), *pdir = NULL, *btmp;
 	const char *slash = strrchr(rel, '/'), *p = data;
+	const char *base = slash ? slash + 1 : rel;
 	int fd = -1, pfd = -1, ret;
 	size_t off = 0;
 
+	btmp = xasprintf("%s.tmp", base);
 	/* the rename and the fsync happen in REL's own directory */
 	if (slash) {
 		pdir = xstrndup(rel, (size_t)(slash - rel));
@@ -175,54 +177,47 @@ int write_at_atomic(int dirfd, const char *root, const char *rel,
 		pfd = -1;
 		goto out;
 	}
-	{
-		const char *base = slash ? slash + 1 : rel;
-		char *btmp = xasprintf("%s.tmp", base);
-
-		unlinkat(pfd, btmp, 0);
-		fd = openat(pfd, btmp,
-			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				O_CLOEXEC,
-			    mode);
-		if (fd < 0) {
-			ret = err_errno("cannot create '%s/%s'", root, tmp);
-			free(btmp);
-			goto out;
-		}
-		while (off < len) {
-			ssize_t w = write(fd, p + off, len - off);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				ret = err_errno("cannot write '%s/%s'", root,
-						tmp);
-				free(btmp);
-				goto out;
-			}
-			off += (size_t)w;
-		}
-		if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
-			ret = err_errno("cannot write '%s/%s'", root, tmp);
-			free(btmp);
-			goto out;
-		}
-		ret = renameat(pfd, btmp, pfd, base);
-		free(btmp);
-		if (ret < 0) {
-			ret = err_errno("cannot rename '%s/%s' to '%s/%s'",
-					root, tmp, root, rel);
-			goto out;
-		}
+	unlinkat(pfd, btmp, 0);
+	fd = openat(pfd, btmp,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0) {
+		ret = err_errno("cannot create '%s/%s'", root, tmp);
+		goto out;
 	}
+	while (off < len) {
+		ssize_t w = write(fd, p + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			ret = err_errno("cannot write '%s/%s'", root, tmp);
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
+		ret = err_errno("cannot write '%s/%s'", root, tmp);
+		goto out;
+	}
+	if (renameat(pfd, btmp, pfd, base) < 0) {
+		ret = err_errno("cannot rename '%s/%s' to '%s/%s'", root, tmp,
+				root, rel);
+		goto out;
+	}
+	close(fd);
+	fd = -1;
 	fsync(pfd);
 	ret = 0;
 out:
-	if (fd >= 0)
+	if (fd >= 0) {
+		/* a write that failed (a full disk) leaves no .tmp behind */
 		close(fd);
+		unlinkat(pfd, btmp, 0);
+	}
 	if (pfd >= 0)
 		close(pfd);
 	free(pdir);
+	free(btmp);
 	free(tmp);
 	return ret;
 }
