@@ -221,6 +221,9 @@ int host_read(struct host_ctx *ctx, const char *path, char *buf, size_t len);
  * there is no such pool.
  */
 int host_hugetlbfs_mounted(const char *root, unsigned long kib);
+/* The kB of field KEY ("MemAvailable") of ROOT/proc/meminfo: 0, -ENOENT
+ * when it has none, or a read error. */
+int host_meminfo_kb(const char *root, const char *key, long *kb);
 int host_anon_huge_kb(const char *root, int pid, long *kb);
 int host_hugetlb_in_use(const char *root, unsigned long kib, long *pages);
 

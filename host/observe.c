@@ -75,17 +75,25 @@ static int kb_field(const char *text, const char *key, long *kb)
 	return -ENOENT;
 }
 
+int host_meminfo_kb(const char *root, const char *key, long *kb)
+{
+	char *path = xasprintf("%s/proc/meminfo", root ? root : ""), *text = NULL;
+	int ret = read_file(path, OBSERVE_FILE_MAX, &text, NULL);
+
+	if (ret == 0)
+		ret = kb_field(text, key, kb);
+	free(path);
+	free(text);
+	return ret;
+}
+
 /* The default huge page size (Hugepagesize of /proc/meminfo), or 2048. */
 static unsigned long default_hugepage_kib(const char *root)
 {
-	char *path = xasprintf("%s/proc/meminfo", root), *text = NULL;
 	long kb = 2048;
 
-	if (read_file(path, OBSERVE_FILE_MAX, &text, NULL) < 0 ||
-	    kb_field(text, "Hugepagesize", &kb) < 0 || kb <= 0)
+	if (host_meminfo_kb(root, "Hugepagesize", &kb) < 0 || kb <= 0)
 		kb = 2048;
-	free(path);
-	free(text);
 	return (unsigned long)kb;
 }
 

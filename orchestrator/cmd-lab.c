@@ -37,6 +37,7 @@
 #include "beneath.h"
 #include "cmds.h"
 #include "guest-files.h"
+#include "host.h"
 #include "image.h"
 #include "lab.h"
 #include "lab-session.h"
@@ -99,16 +100,11 @@ static void usage(FILE *f)
 
 static void host_facts_read(struct lab_host_facts *h)
 {
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[256];
-	unsigned long long kb;
+	long kb;
 
 	memset(h, 0, sizeof(*h));
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			h->mem_available = kb * 1024;
-	if (f)
-		fclose(f);
+	if (host_meminfo_kb("", "MemAvailable", &kb) == 0 && kb > 0)
+		h->mem_available = (uint64_t)kb * 1024;
 	h->cpus = sysconf(_SC_NPROCESSORS_ONLN);
 }
 

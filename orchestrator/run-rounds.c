@@ -103,19 +103,14 @@ static bool tolerates(const struct cell *g, const struct cell *b)
 	return strcmp(g->host_thp, "never") || !strcmp(b->host_thp, "never");
 }
 
+/* MemAvailable in bytes, 0 when unknown (no split by memory then). */
 static unsigned long long mem_available(void)
 {
-	FILE *f = fopen("/proc/meminfo", "re");
-	char line[256];
-	unsigned long long kb = 0;
+	long kb;
 
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb * 1024;
+	return host_meminfo_kb("", "MemAvailable", &kb) == 0 && kb > 0
+		       ? (unsigned long long)kb * 1024
+		       : 0;
 }
 
 /* Group the pending cells (see the top of this file); returns the count. */
