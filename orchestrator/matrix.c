@@ -488,10 +488,11 @@ out:
 
 bool matrix_is_replica_of(const char *id, const char *base, const char *rep)
 {
-	size_t n = strlen(base);
+	const char *mid = "/" MATRIX_REPLICA_AXIS "=";
+	size_t n = strlen(base), k = strlen(mid);
 
-	return !strncmp(id, base, n) && !strncmp(id + n, "/" MATRIX_REPLICA_AXIS "=", sizeof(MATRIX_REPLICA_AXIS) + 1) &&
-	       !strcmp(id + n + sizeof(MATRIX_REPLICA_AXIS) + 1, rep);
+	return !strncmp(id, base, n) && !strncmp(id + n, mid, k) &&
+	       !strcmp(id + n + k, rep);
 }
 
 void matrix_release(struct matrix *m)

@@ -801,7 +801,6 @@ void run_release(struct run *r)
 	free(r->rundir);
 	free(r->results_path);
 	free(r->journal_path);
-	free(r->host_journal);
 	for (k = 0; k < r->ngfs; k++)
 		guest_files_release(&r->gfs[k].f);
 	free(r->gfs);

@@ -96,7 +96,6 @@ struct run {
 	char *rundir;
 	char *results_path;
 	char *journal_path;	/* samples.jsonl */
-	char *host_journal;	/* host-journal: the host changes to undo */
 	struct host_ctx *host;
 	struct vm_conn *conn;
 	const char *accel;

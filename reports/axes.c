@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "host.h"
+#include "matrix.h"
 #include "run-config.h"
 #include "util.h"
 #include "workload-def.h"
@@ -17,7 +18,7 @@
 static const char *const fixed_axes[] = {
     "where",  "paging", "host-thp", "guest-thp", "backing", "image",
     "kernel", "initrd", "vcpus",    "memory",	 "cmdline",
-    "replica", /* MATRIX_REPLICA_AXIS (orchestrator/matrix.h): an A/A run */
+    MATRIX_REPLICA_AXIS, /* an A/A run ([run] replicas) */
 };
 
 long report_find_axis(const struct report *r, const char *name)

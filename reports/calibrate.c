@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "format.h"
+#include "matrix.h"
 #include "util.h"
 
-/* The literal of MATRIX_REPLICA_AXIS (orchestrator/matrix.h). */
-#define REPLICA_AXIS "replica"
+#define REPLICA_AXIS MATRIX_REPLICA_AXIS
 
 /* ID without "/replica=REP" (owned), or NULL when it is not that replica. */
 static char *strip(const char *id, const char *rep)
