@@ -86,14 +86,29 @@ test_expect_success() {
 }
 
 test_expect_failure_code() {
-	# test_expect_failure_code NAME CODE BODY  (BODY's last line must exit
-	# with CODE, every line before it must succeed)
+	# test_expect_failure_code NAME CODE BODY  (BODY's last line is the
+	# command whose exit code must be CODE; every line before it must
+	# succeed: an earlier line that fails, even with CODE, fails the test)
 	test_count=$((test_count + 1))
-	test_run_ $test_count "$3"
-	if [ "$test_rc" = "$2" ]; then
+	_tefc_body=$(printf '%s\n' "$3" | sed -e :a -e '/^[[:space:]]*$/{$d;N;ba' -e '}')
+	_tefc_last=$(printf '%s\n' "$_tefc_body" | tail -n 1)
+	_tefc_first=$(printf '%s\n' "$_tefc_body" | sed '$d' |
+		sed '$s/[[:space:]]*&&[[:space:]]*$//')
+	case $_tefc_first in
+	*\\) test_run_ $test_count "echo 'the last line continues the line before it' >&2; exit 125" ;;
+	*) test_run_ $test_count "
+		$_tefc_first
+		set +e
+		$_tefc_last
+		echo \$? >\"\$TRASH/.code.$test_count\"
+	" ;;
+	esac
+	if [ ! -f "$TRASH/.code.$test_count" ]; then
+		test_not_ok_ "$1 (an earlier line failed: exit $test_rc)"
+	elif [ "$(cat "$TRASH/.code.$test_count")" = "$2" ]; then
 		test_ok_ "$1"
 	else
-		test_not_ok_ "$1 (exit $test_rc, wanted $2)"
+		test_not_ok_ "$1 (exit $(cat "$TRASH/.code.$test_count"), wanted $2)"
 	fi
 }
 

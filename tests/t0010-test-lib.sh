@@ -34,28 +34,49 @@ child passing "test_expect_success 'passes' '
 '
 test_expect_failure_code 'exits 3' 3 '(exit 3)'
 test_expect_failure_code 'exits 4, wanted 3' 3 '(exit 4)'
+test_expect_failure_code 'an earlier line exits 3' 3 '
+	(exit 3) &&
+	true
+'
+test_expect_failure_code 'the last line exits 3 after a good line' 3 '
+	x=3 &&
+	(exit \$x)
+'
 test_skip 'skipped' 'for a reason'
 true && test_expect_success 'after a true &&' 'false
 true'
 if true; then test_expect_success 'if' 'test_expect_code 2 sh -c \"exit 2\"'; fi
 if test_expect_success 'in an if condition' 'true'; then :; fi"
-test_expect_success 'passing bodies, exit codes and skips' '
+test_expect_success 'passing bodies, exit codes (of the last line only) and skips' '
 	cat passing.out &&
 	grep -x "ok 1 - passes" passing.out &&
 	grep -x "ok 2 - exits 3" passing.out &&
 	grep -x "not ok 3 - exits 4, wanted 3 (exit 4, wanted 3)" passing.out &&
-	grep -x "ok 4 - skipped # SKIP for a reason" passing.out &&
-	grep -x "not ok 5 - after a true && (exit 1)" passing.out &&
-	grep -x "ok 6 - if" passing.out &&
-	grep -x "not ok 7 - in an if condition (exit 125)" passing.out &&
+	grep -x "not ok 4 - an earlier line exits 3 (an earlier line failed: exit 3)" passing.out &&
+	grep -x "ok 5 - the last line exits 3 after a good line" passing.out &&
+	grep -x "ok 6 - skipped # SKIP for a reason" passing.out &&
+	grep -x "not ok 7 - after a true && (exit 1)" passing.out &&
+	grep -x "ok 8 - if" passing.out &&
+	grep -x "not ok 9 - in an if condition (exit 125)" passing.out &&
 	grep "set -e would be ignored" passing.out &&
-	grep -x "# passing: 7 tests, 3 failed, 1 skipped" passing.out
+	grep -x "# passing: 9 tests, 4 failed, 1 skipped" passing.out
 '
 
 child skipall 'test_prereq NOSUCH || skip_all "no such thing here"'
 test_expect_success 'skip_all prints its reason and passes' '
 	grep -x "1..0 # SKIP skipall: no such thing here" skipall.out &&
 	test "$(cat skipall.rc)" = 0
+'
+
+test_expect_success 'the runner counts a file that skips entirely as skipped, with its reason' '
+	mkdir suite &&
+	cp "$TOP/tests/run-shell-tests.sh" "$TOP/tests/lib-test.sh" "$TOP/tests/chainlint.py" suite/ &&
+	printf "%s\n" ". \"\$(dirname \"\$0\")/lib-test.sh\"" "skip_all \"no such thing here\"" >suite/t0001-skips.sh &&
+	printf "%s\n" ". \"\$(dirname \"\$0\")/lib-test.sh\"" "test_expect_success one true" test_done >suite/t0002-passes.sh &&
+	sh suite/run-shell-tests.sh >suite.out &&
+	cat suite.out &&
+	grep -x "  t0001-skips.sh: no such thing here" suite.out &&
+	grep -x "shell-tests: 1 passed, 0 failed, 1 skipped" suite.out
 '
 
 cat >"$TRASH/t1-good.sh" <<'EOF'

@@ -85,7 +85,8 @@ test_expect_failure_code 'one run without --by (exit 2)' 2 '"$VMTAX" compare "$A
 test_expect_failure_code '--by with two runs (exit 2)' 2 '"$VMTAX" compare "$A" "$B" --by host_thp'
 test_expect_failure_code 'unknown axis (exit 2)' 2 '"$VMTAX" compare "$HW" --by colour'
 test_expect_failure_code 'a corrupt run (exit 2)' 2 '
-	printf "{" >bad.json && "$VMTAX" compare "$A" bad.json'
+	printf "{" >bad.json &&
+	"$VMTAX" compare "$A" bad.json'
 test_expect_success 'compare --help' '
 	"$VMTAX" compare --help >help && grep -q -- "--by AXIS" help
 '
