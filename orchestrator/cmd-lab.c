@@ -151,9 +151,12 @@ static void lab_doc_own(const struct lab *l, json_t *doc)
 /*
  * The lab's results (DIR/LAB_SUBDIR/results.json) into DIR/results.json,
  * labelled ("lab": what the cells ran on), then the reports rendered from
- * it, every format saying so.
+ * it, every format saying so.  CUT_OFF: the run inside was not followed to
+ * its end (the lab stopped answering, or a stopped run did not end in
+ * time): what came back was saved mid-run ("running"), and nothing runs
+ * now, so it is labelled "interrupted" (--resume continues it).
  */
-static int lab_label(struct lab *l)
+static int lab_label(struct lab *l, bool cut_off)
 {
 	char *path = xasprintf("%s/results.json", l->dir), *s = NULL;
 	char lv[64] = "", qv[64] = "", hn[256] = "", *text = NULL;
@@ -178,6 +181,8 @@ static int lab_label(struct lab *l)
 		goto out;
 	}
 	lab_doc_own(l, doc);
+	if (cut_off)
+		results_doc_cut_off(doc);
 	uname(&u);
 	gethostname(hn, sizeof(hn) - 1);
 	vm_versions(l->cfg.uri, lv, sizeof(lv), qv, sizeof(qv));
@@ -376,13 +381,13 @@ static int lab_run(int argc, char **argv)
 		l.resume = true;
 	}
 	note("lab: the run inside ended with status %d", rc);
-	if (lab_sync(&l, false) < 0 || lab_label(&l) < 0)
+	if (lab_sync(&l, false) < 0 || lab_label(&l, false) < 0)
 		goto out;
 	ret = rc == 0 ? 0 : 1;
 out:
 	if (l.vm && ret != EXIT_USAGE && rc < 0 && l.client &&
 	    lab_sync(&l, false) == 0) /* whatever there is */
-		lab_label(&l);
+		lab_label(&l, true);
 	lab_down(&l);
 	if (l.overlay) {
 		if (rc == 0) {

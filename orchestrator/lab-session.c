@@ -29,7 +29,8 @@
 #define LAB_READY_TIMEOUT_S 300.0 /* hello to libvirtd answering */
 #define LAB_POLL_S 1.0		  /* how often the run's output is read */
 #define LAB_SYNC_S 30.0		  /* how often its results come back */
-#define LAB_STOP_WAIT_S 300.0	  /* a stopped run's time to restore */
+#define LAB_STOP_WAIT_S 300.0	  /* a stopped run's time to restore, beyond
+				     its boot and sample timeouts */
 
 /*
  * The run inside, detached from the agent (whose 'run' waits for its
@@ -574,6 +575,18 @@ int lab_sync(struct lab *l, bool quiet)
 }
 
 /*
+ * How long a stopped run inside may take to end: it finishes the boot or
+ * the sample under way (up to their timeouts), then restores the lab host.
+ */
+static double lab_stop_wait_s(const struct lab *l)
+{
+	double sample_s = l->cfg.wl.timeout_s > 0 ? l->cfg.wl.timeout_s
+						  : l->cfg.timeout_s;
+
+	return l->cfg.boot_timeout_s + sample_s + LAB_STOP_WAIT_S;
+}
+
+/*
  * Follow the run inside until it ends: its output here, its results every
  * LAB_SYNC_S, and a stop signal passed on.  *RC gets its exit status.
  */
@@ -615,13 +628,24 @@ int lab_follow(struct lab *l, int *rc)
 			return 0;
 		}
 		free(chunk);
-		if (ret < 0 && ret != -EREMOTEIO)
+		/*
+		 * A stopped run inside finishes what it was doing (a boot,
+		 * a sample) and restores the lab host, which keeps it busy:
+		 * an agent slow to answer then is waited for, up to the
+		 * stop's own limit; a lab that died is not.
+		 */
+		if (ret < 0 && ret != -EREMOTEIO &&
+		    (!stop_at || !vm_running(l->vm)))
 			return err("lab: the lab host stopped answering: %s",
 				   why);
-		if (stop_at && mono_now() - stop_at > LAB_STOP_WAIT_S)
+		if (ret < 0 && ret != -EREMOTEIO)
+			warn("lab: the lab host is slow to answer while its "
+			     "run stops (%s); waiting",
+			     why);
+		if (stop_at && mono_now() - stop_at > lab_stop_wait_s(l))
 			return err("lab: the run inside did not stop within "
 				   "%.0f s",
-				   LAB_STOP_WAIT_S);
+				   lab_stop_wait_s(l));
 		if (mono_now() - last_sync >= LAB_SYNC_S) {
 			lab_sync(l, true);
 			last_sync = mono_now();

@@ -366,6 +366,20 @@ void results_finish(struct run *r)
 			    json_string(r->stopped ? "interrupted" : "complete"));
 }
 
+/*
+ * A results document saved mid-run by a run that is no longer running (its
+ * host was cut off from under it): "running" becomes "interrupted".
+ */
+void results_doc_cut_off(json_t *doc)
+{
+	json_t *run = json_object_get(doc, "run");
+
+	if (!strcmp(json_string_value(json_object_get(run, "status")) ?: "",
+		    "running"))
+		json_object_set_new(run, "status",
+				    json_string("interrupted"));
+}
+
 /* ---- resume ---- */
 
 int results_resume_load(const char *dir, json_t **doc, const char ***sets,

@@ -68,4 +68,7 @@ int results_resume_check(struct run *r, json_t *old, bool force);
 /* Take OLD into R's head and states (with samples.jsonl's late samples). */
 int results_resume_apply(struct run *r, json_t *old);
 
+/* A document saved mid-run whose run no longer runs: "interrupted". */
+void results_doc_cut_off(json_t *doc);
+
 #endif
