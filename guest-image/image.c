@@ -315,61 +315,93 @@ static int need_agents(const char *what, const char *bindir)
 	return ret;
 }
 
+/* The kernel version of the tiny image: asked for, else the cache's. */
+static int tiny_kver(const struct image_opts *o, const char *cache,
+		     char **kver)
+{
+	if (o->kver)
+		*kver = xstrdup(o->kver);
+	else if (guest_kernel_find(cache, NULL, kver) < 0)
+		return err("image: tiny: no guest kernel in '%s/boot' or /boot "
+			   "('make deps' unpacks Debian's linux-image there)",
+			   cache);
+	if (!is_safe_name(*kver))
+		return err("image: tiny: bad kernel version '%s'", *kver);
+	return 0;
+}
+
+/* The tiny image's recipe: kernel, modules, script, busybox, binaries. */
+static int tiny_recipe(struct recipe *r, const char *kver, const char *moddir,
+		       const char *script, const char *bindir)
+{
+	struct dirent **ents = NULL;
+	int n, i, ret;
+
+	recipe_add(r, "kind tiny\nkver %s\n", kver);
+	if (moddir)
+		recipe_add(r, "moddir %s\n", moddir);
+	ret = recipe_add_file(r, "script", script);
+	if (ret < 0)
+		return ret;
+	/* The script copies busybox in (BUSYBOX overrides the path). */
+	ret = recipe_add_file(r, "busybox", getenv("BUSYBOX") ?: "/bin/busybox");
+	if (ret < 0)
+		return ret;
+	n = list_binaries(bindir, &ents);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && ret == 0; i++) {
+		char *bin = xasprintf("%s/%s", bindir, ents[i]->d_name);
+
+		ret = recipe_add_file(r, "binary", bin);
+		free(bin);
+	}
+	free_ents(ents, n);
+	return ret;
+}
+
+/* mkinitramfs-tiny.sh into OUT, then the recipe R beside it at REC. */
+static int tiny_make(const char *script, const char *kver, const char *moddir,
+		     const char *bindir, const char *out, const char *rec,
+		     const struct recipe *r, const char *key)
+{
+	char *env = xasprintf("MODDIR=%s", moddir ? moddir : "");
+	char *const argv[] = {"env", env, "sh", (char *)script, (char *)kver,
+			      (char *)out, (char *)bindir, NULL};
+	int ret;
+
+	note("image: tiny: %s %s (recipe %s)...", script, kver, key);
+	ret = image_step_run("tiny: mkinitramfs-tiny.sh",
+			     moddir ? argv : argv + 2, NULL);
+	free(env);
+	if (ret < 0)
+		return ret;
+	return write_text(rec, r->text);
+}
+
 static int build_tiny(const struct image_opts *o, const char *dir,
 		      const char *bindir)
 {
 	const char *script = o->script ? o->script : layout_tiny_script(bindir);
-	struct dirent **ents = NULL;
 	struct recipe r;
 	char key[17];
-	char *kver = NULL, *out = NULL, *rec = NULL, *link = NULL, *bin;
+	char *kver = NULL, *out = NULL, *rec = NULL, *link = NULL;
 	char *images = guest_images_dir_new(bindir), *moddir = NULL;
 	char *cache = guest_kernel_cache_new(images);
 	double t0 = mono_now();
-	int n = 0, i, ret;
+	int ret;
 
 	recipe_init(&r);
-	if (o->kver) {
-		kver = xstrdup(o->kver);
-	} else if (guest_kernel_find(cache, NULL, &kver) < 0) {
-		ret = err("image: tiny: no guest kernel in '%s/boot' or /boot "
-			  "('make deps' unpacks Debian's linux-image there)",
-			  cache);
-		goto out;
-	}
-	if (!is_safe_name(kver)) {
-		ret = err("image: tiny: bad kernel version '%s'", kver);
-		goto out;
-	}
-	ret = need_agents("tiny", bindir);
+	ret = tiny_kver(o, cache, &kver);
+	if (ret == 0)
+		ret = need_agents("tiny", bindir);
 	if (ret < 0)
 		goto out;
 	/* a kernel of the cache: its modules are in the cache too */
 	moddir = guest_kernel_moddir_new(cache, kver);
-	recipe_add(&r, "kind tiny\nkver %s\n", kver);
-	if (moddir)
-		recipe_add(&r, "moddir %s\n", moddir);
-	ret = recipe_add_file(&r, "script", script);
+	ret = tiny_recipe(&r, kver, moddir, script, bindir);
 	if (ret < 0)
 		goto out;
-	/* The script copies busybox in (BUSYBOX overrides the path). */
-	ret =
-	    recipe_add_file(&r, "busybox", getenv("BUSYBOX") ?: "/bin/busybox");
-	if (ret < 0)
-		goto out;
-	n = list_binaries(bindir, &ents);
-	if (n < 0) {
-		ret = n;
-		n = 0;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		bin = xasprintf("%s/%s", bindir, ents[i]->d_name);
-		ret = recipe_add_file(&r, "binary", bin);
-		free(bin);
-		if (ret < 0)
-			goto out;
-	}
 	recipe_key(&r, key, sizeof(key));
 	out = xasprintf("%s/tiny-%s-%s.cpio.gz", dir, kver, key);
 	rec = xasprintf("%s/tiny-%s-%s.recipe", dir, kver, key);
@@ -384,17 +416,7 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	if (image_exists(rec) && image_exists(out)) {
 		note("image: tiny: up to date: '%s'", out);
 	} else {
-		char *env = xasprintf("MODDIR=%s", moddir ? moddir : "");
-		char *const argv[] = {"env", env, "sh", (char *)script, kver,
-				      out,  (char *)bindir, NULL};
-
-		note("image: tiny: %s %s (recipe %s)...", script, kver, key);
-		ret = image_step_run("tiny: mkinitramfs-tiny.sh",
-				     moddir ? argv : argv + 2, NULL);
-		free(env);
-		if (ret < 0)
-			goto out;
-		ret = write_text(rec, r.text);
+		ret = tiny_make(script, kver, moddir, bindir, out, rec, &r, key);
 		if (ret < 0)
 			goto out;
 		note("image: tiny: built '%s' in %.1f s", out, mono_now() - t0);
@@ -405,7 +427,6 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	if (!o->quiet)
 		print_abs(out);
 out:
-	free_ents(ents, n);
 	recipe_release(&r);
 	free(images);
 	free(cache);
