@@ -348,7 +348,7 @@ static bool child_exited(pid_t pid)
  * One runner_run(): the child, the pipes to it (its output, the go signal,
  * its exec errno), its counters, profile sampler and pidfd.
  */
-struct run {
+struct runner_job {
 	const struct runner_spec *spec;
 	struct runner_result *res;
 	int out[2], gopipe[2], errp[2];
@@ -373,7 +373,7 @@ static int run_check_spec(const struct runner_spec *spec)
 }
 
 /* The child forked, in its own process group, waiting for the go. */
-static int run_fork(struct run *rn)
+static int run_fork(struct runner_job *rn)
 {
 	const struct runner_spec *spec = rn->spec;
 
@@ -398,7 +398,7 @@ static int run_fork(struct run *rn)
 }
 
 /* Counters, the profile sampler and a pidfd on the child, before it runs. */
-static void run_attach(struct run *rn)
+static void run_attach(struct runner_job *rn)
 {
 	const struct runner_spec *spec = rn->spec;
 	struct runner_result *res = rn->res;
@@ -423,7 +423,7 @@ static void run_attach(struct run *rn)
 }
 
 /* Let the child exec; the errno it sends back if the exec failed. */
-static int run_start(struct run *rn)
+static int run_start(struct runner_job *rn)
 {
 	const struct runner_spec *spec = rn->spec;
 	int code = 0;
@@ -447,8 +447,8 @@ static int run_start(struct run *rn)
 }
 
 /* The poll timeout (ms, -1 none) until the deadline or the next tick. */
-static int run_poll_timeout(const struct run *rn, double now, double deadline,
-			    double next_tick)
+static int run_poll_timeout(const struct runner_job *rn, double now,
+			    double deadline, double next_tick)
 {
 	int timeout = -1;
 
@@ -463,7 +463,7 @@ static int run_poll_timeout(const struct run *rn, double now, double deadline,
 }
 
 /* One poll of the pidfd, the output and the sampler; true once exited. */
-static int run_poll_once(struct run *rn, int timeout, bool *exited)
+static int run_poll_once(struct runner_job *rn, int timeout, bool *exited)
 {
 	struct pollfd *pfd = rn->pfd;
 	int npfd = 0, nprof;
@@ -496,7 +496,7 @@ static int run_poll_once(struct run *rn, int timeout, bool *exited)
  * Until the child exits, its deadline passes or the tick callback says
  * stop (then the group is killed): the output read and the ticks called.
  */
-static int run_watch(struct run *rn)
+static int run_watch(struct runner_job *rn)
 {
 	const struct runner_spec *spec = rn->spec;
 	struct runner_result *res = rn->res;
@@ -538,7 +538,7 @@ static int run_watch(struct run *rn)
 }
 
 /* The group ended and the child reaped; the rest of its output read. */
-static int run_reap(struct run *rn, int *wstatus, struct rusage *ru)
+static int run_reap(struct runner_job *rn, int *wstatus, struct rusage *ru)
 {
 	struct runner_result *res = rn->res;
 
@@ -564,7 +564,8 @@ static int run_reap(struct run *rn, int *wstatus, struct rusage *ru)
 }
 
 /* The exit status, resource use, counters and profile into the result. */
-static void run_collect(struct run *rn, int wstatus, const struct rusage *ru)
+static void run_collect(struct runner_job *rn, int wstatus,
+			const struct rusage *ru)
 {
 	struct runner_result *res = rn->res;
 
@@ -589,7 +590,7 @@ static void run_collect(struct run *rn, int wstatus, const struct rusage *ru)
 }
 
 /* A child not yet reaped killed and reaped; every descriptor closed. */
-static void run_release(struct run *rn)
+static void run_release(struct runner_job *rn)
 {
 	if (rn->pid > 0 && !rn->reaped) {
 		kill(-rn->pid, SIGKILL);
@@ -617,7 +618,7 @@ static void run_release(struct run *rn)
 
 int runner_run(const struct runner_spec *spec, struct runner_result *res)
 {
-	struct run rn = {
+	struct runner_job rn = {
 		.spec = spec,
 		.res = res,
 		.out = { -1, -1 },
