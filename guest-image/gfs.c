@@ -85,8 +85,7 @@ static int gfs_launch_new(const struct gfs_disk_spec *s, guestfs_h **out)
 		return gfs_fail(g, "appliance settings");
 	note("image: guestfs: create qcow2 '%s' (%llu MiB, sparse)", s->qcow2,
 	     (unsigned long long)(s->size >> 20));
-	if (guestfs_disk_create(g, s->qcow2, "qcow2", (int64_t)s->size, -1) <
-	    0)
+	if (guestfs_disk_create(g, s->qcow2, "qcow2", (int64_t)s->size, -1) < 0)
 		return gfs_fail(g, "disk-create");
 	if (guestfs_add_drive_opts(g, s->qcow2, GUESTFS_ADD_DRIVE_OPTS_FORMAT,
 				   "qcow2", -1) < 0)

@@ -316,8 +316,7 @@ static int need_agents(const char *what, const char *bindir)
 }
 
 /* The kernel version of the tiny image: asked for, else the cache's. */
-static int tiny_kver(const struct image_opts *o, const char *cache,
-		     char **kver)
+static int tiny_kver(const struct image_opts *o, const char *cache, char **kver)
 {
 	if (o->kver)
 		*kver = xstrdup(o->kver);
@@ -344,7 +343,8 @@ static int tiny_recipe(struct recipe *r, const char *kver, const char *moddir,
 	if (ret < 0)
 		return ret;
 	/* The script copies busybox in (BUSYBOX overrides the path). */
-	ret = recipe_add_file(r, "busybox", getenv("BUSYBOX") ?: "/bin/busybox");
+	ret =
+	    recipe_add_file(r, "busybox", getenv("BUSYBOX") ?: "/bin/busybox");
 	if (ret < 0)
 		return ret;
 	n = list_binaries(bindir, &ents);
@@ -366,8 +366,9 @@ static int tiny_make(const char *script, const char *kver, const char *moddir,
 		     const struct recipe *r, const char *key)
 {
 	char *env = xasprintf("MODDIR=%s", moddir ? moddir : "");
-	char *const argv[] = {"env", env, "sh", (char *)script, (char *)kver,
-			      (char *)out, (char *)bindir, NULL};
+	char *const argv[] = {"env",	      env,	    "sh",
+			      (char *)script, (char *)kver, (char *)out,
+			      (char *)bindir, NULL};
 	int ret;
 
 	note("image: tiny: %s %s (recipe %s)...", script, kver, key);
@@ -416,7 +417,8 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	if (image_exists(rec) && image_exists(out)) {
 		note("image: tiny: up to date: '%s'", out);
 	} else {
-		ret = tiny_make(script, kver, moddir, bindir, out, rec, &r, key);
+		ret =
+		    tiny_make(script, kver, moddir, bindir, out, rec, &r, key);
 		if (ret < 0)
 			goto out;
 		note("image: tiny: built '%s' in %.1f s", out, mono_now() - t0);
@@ -516,7 +518,8 @@ static int disk_source(struct disk_build *b)
 	else
 		image_host_mirror(b->suite, b->mirror, sizeof(b->mirror));
 	if (strncmp(b->mirror, "http://", 7) &&
-	    strncmp(b->mirror, "https://", 8) && strncmp(b->mirror, "file:/", 6))
+	    strncmp(b->mirror, "https://", 8) &&
+	    strncmp(b->mirror, "file:/", 6))
 		return err("image: debian: mirror '%s' is not an http(s):// or "
 			   "file:/ URL",
 			   b->mirror);
@@ -534,8 +537,8 @@ static void disk_rootfs_recipe(struct disk_build *b)
 	for (i = 0; i < k->napt; i++) {
 		char *prev = b->apt;
 
-		b->apt = xasprintf("%s%s%s", prev ? prev : "",
-				   prev ? " " : "", k->apt[i]);
+		b->apt = xasprintf("%s%s%s", prev ? prev : "", prev ? " " : "",
+				   k->apt[i]);
 		free(prev);
 	}
 	if (b->apt)

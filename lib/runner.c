@@ -415,9 +415,10 @@ static void run_attach(struct runner_job *rn)
 		}
 	}
 	if (spec->profile)
-		rn->prof = profile_sampler_open(rn->pid, spec->profile_hz > 0
-							     ? spec->profile_hz
-							     : PROFILE_DEFAULT_HZ,
+		rn->prof = profile_sampler_open(rn->pid,
+						spec->profile_hz > 0
+						    ? spec->profile_hz
+						    : PROFILE_DEFAULT_HZ,
 						NULL);
 	rn->pidfd = syscall(SYS_pidfd_open, rn->pid, 0);
 }
@@ -530,7 +531,8 @@ static int run_watch(struct runner_job *rn)
 				next_tick += tick_s;
 		}
 		ret = run_poll_once(
-		    rn, run_poll_timeout(rn, now, deadline, next_tick), &exited);
+		    rn, run_poll_timeout(rn, now, deadline, next_tick),
+		    &exited);
 		if (ret < 0)
 			return ret;
 	}
@@ -554,7 +556,7 @@ static int run_reap(struct runner_job *rn, int *wstatus, struct rusage *ru)
 
 	/* Drain what the group wrote; bounded, a setsid escapee may hold it. */
 	while (rn->out[0] >= 0) {
-		struct pollfd p = { .fd = rn->out[0], .events = POLLIN };
+		struct pollfd p = {.fd = rn->out[0], .events = POLLIN};
 
 		if (poll(&p, 1, 200) <= 0 || !output_pump(rn->out[0], res))
 			break;
@@ -619,13 +621,13 @@ static void run_release(struct runner_job *rn)
 int runner_run(const struct runner_spec *spec, struct runner_result *res)
 {
 	struct runner_job rn = {
-		.spec = spec,
-		.res = res,
-		.out = { -1, -1 },
-		.gopipe = { -1, -1 },
-		.errp = { -1, -1 },
-		.pidfd = -1,
-		.pid = -1,
+	    .spec = spec,
+	    .res = res,
+	    .out = {-1, -1},
+	    .gopipe = {-1, -1},
+	    .errp = {-1, -1},
+	    .pidfd = -1,
+	    .pid = -1,
 	};
 	struct rusage ru;
 	int wstatus = 0, ret;

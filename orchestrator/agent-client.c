@@ -279,9 +279,9 @@ static int call_wait(struct call *c, char *buf, size_t size)
 			 now >= c->deadline ? c->total_s : c->idle_s);
 		return -ETIMEDOUT;
 	}
-	wait = (c->idle_deadline < c->deadline ? c->idle_deadline
-					       : c->deadline) -
-	       now;
+	wait =
+	    (c->idle_deadline < c->deadline ? c->idle_deadline : c->deadline) -
+	    now;
 	if (a->console && wait > CONSOLE_POLL_S)
 		wait = CONSOLE_POLL_S;
 	n = vm_recv(a->vm, buf, size, wait);

@@ -373,9 +373,8 @@ static struct rslot *slots_new(struct run *r, const struct rgroup *g,
  * settings (paging, a hugetlb pool: POOL and its ORIG size) are set with
  * its first cell; bare-metal cells start once, guests every epoch.
  */
-static void group_start(struct run *r, struct rslot *slots, size_t n,
-			long e, char *pool, size_t plen, char *orig,
-			size_t olen)
+static void group_start(struct run *r, struct rslot *slots, size_t n, long e,
+			char *pool, size_t plen, char *orig, size_t olen)
 {
 	size_t i;
 
@@ -386,8 +385,8 @@ static void group_start(struct run *r, struct rslot *slots, size_t n,
 		if (s->started || !slot_wants(r, s))
 			continue;
 		if (e == 0 && i == 0)
-			ret = run_host_prepare(r, s->ci, pool, plen, orig,
-					       olen);
+			ret =
+			    run_host_prepare(r, s->ci, pool, plen, orig, olen);
 		else if (e == 0)
 			ret = run_host_prepare(r, s->ci, NULL, 0, NULL, 0);
 		else

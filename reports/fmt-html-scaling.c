@@ -100,11 +100,12 @@ static double scaling_width(const struct scaling_plot *p)
 
 		for (k = 0; k < l->npoints; k++)
 			if (!scaling_y(p->r, l->points[k].cell, &y, &lo, &hi))
-				n += strlen(p->a->name) +
-				     strlen(l->points[k].value) +
-				     strlen(p->r->cells[l->points[k].cell]
-						.status) +
-				     4;
+				n +=
+				    strlen(p->a->name) +
+				    strlen(l->points[k].value) +
+				    strlen(
+					p->r->cells[l->points[k].cell].status) +
+				    4;
 		w = fmax(w, SC_LEFT + SC_W + 44 + 7.0 * n);
 	}
 	return w;
@@ -227,9 +228,8 @@ static void scaling_point(const struct scaling_plot *p,
 			"fill=\"none\" "
 			"d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1f"
 			"M%.1f %.1fH%.1f\"/>",
-			color, px - 3, plot_y(p, lo), px + 3, px,
-			plot_y(p, lo), plot_y(p, hi), px - 3, plot_y(p, hi),
-			px + 3);
+			color, px - 3, plot_y(p, lo), px + 3, px, plot_y(p, lo),
+			plot_y(p, hi), px - 3, plot_y(p, hi), px + 3);
 	fprintf(out,
 		"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
 		"fill=\"%s\"/></g>\n",

@@ -449,8 +449,7 @@ static void html_bar(const struct bar_scale *b, const struct report_cell *c,
 	esc(out, c->id);
 	fprintf(out, "\"><title>");
 	esc(out, c->label);
-	fprintf(out, ": %s %s</title>\n",
-		fmt_spct(buf, sizeof(buf), d->delta),
+	fprintf(out, ": %s %s</title>\n", fmt_spct(buf, sizeof(buf), d->delta),
 		fmt_interval(iv, sizeof(iv), d));
 	fprintf(out,
 		"<text x=\"%.1f\" y=\"%.1f\" "
@@ -511,7 +510,6 @@ static void html_bars(const struct report *r, FILE *out)
 	}
 	fprintf(out, "</svg>\n");
 }
-
 
 /* The series chart's scale: log2 x from XLO to XHI, y from 0 to YHI. */
 struct series_scale {

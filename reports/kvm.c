@@ -112,7 +112,7 @@ static const char *sample_why(json_t *js)
 struct kvm_sums {
 	double exits, etotal;
 	size_t nexits, netotal;
-	size_t *n; /* samples per delta counter */
+	size_t *n;    /* samples per delta counter */
 	json_t *last; /* the last sample's kvm: its page counts */
 };
 

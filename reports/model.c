@@ -358,8 +358,7 @@ static void cell_series(struct report_cell *c, json_t *samples)
 }
 
 /* The cell's env: where it ran (bare metal or a guest), THP, paging. */
-static int cell_load_env(struct report *r, struct report_cell *c,
-			 json_t *env)
+static int cell_load_env(struct report *r, struct report_cell *c, json_t *env)
 {
 	if (!json_is_object(env))
 		return err("'%s': cell '%s' has no env object", r->path, c->id);
@@ -378,8 +377,7 @@ static int cell_load_env(struct report *r, struct report_cell *c,
 }
 
 /* The cell's status, why, why it stopped, and its sample unit. */
-static int cell_load_status(struct report *r, struct report_cell *c,
-			    json_t *jc)
+static int cell_load_status(struct report *r, struct report_cell *c, json_t *jc)
 {
 	enum cell_status cs;
 	enum stop_reason sr;
