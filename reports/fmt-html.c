@@ -47,6 +47,34 @@ static void kv(FILE *out, const char *k, const char *v)
 	fprintf(out, "</td></tr>\n");
 }
 
+/* The host's rows of the run table: name, kernel, CPU, memory, accel. */
+static void html_meta_host(const struct report *r, FILE *out)
+{
+	char buf[FMT_BUF], *lab = fmt_lab_new(r);
+
+	kv(out, "host", r->hostname);
+	kv(out, "kernel", r->kernel);
+	kv(out, "cpu", r->cpu_model);
+	if (r->cpus < 0)
+		snprintf(buf, sizeof(buf), "n/a");
+	else
+		snprintf(buf, sizeof(buf), "%ld", r->cpus);
+	kv(out, "cpus", buf);
+	if (isnan(r->mem_bytes))
+		snprintf(buf, sizeof(buf), "n/a");
+	else
+		snprintf(buf, sizeof(buf), "%.1f GiB",
+			 r->mem_bytes / (1 << 30));
+	kv(out, "memory", buf);
+	kv(out, "accel", r->accel);
+	kv(out, "accel reason", r->accel_reason);
+	if (lab)
+		kv(out, "lab host (every cell ran inside it)", lab);
+	free(lab);
+	if (r->host_note)
+		kv(out, "host identity", r->host_note);
+}
+
 static void html_meta(const struct report *r, FILE *out)
 {
 	char buf[FMT_BUF], *axes;
@@ -76,31 +104,7 @@ static void html_meta(const struct report *r, FILE *out)
 		kv(out, "axes", axes);
 		free(axes);
 	}
-	kv(out, "host", r->hostname);
-	kv(out, "kernel", r->kernel);
-	kv(out, "cpu", r->cpu_model);
-	if (r->cpus < 0)
-		snprintf(buf, sizeof(buf), "n/a");
-	else
-		snprintf(buf, sizeof(buf), "%ld", r->cpus);
-	kv(out, "cpus", buf);
-	if (isnan(r->mem_bytes))
-		snprintf(buf, sizeof(buf), "n/a");
-	else
-		snprintf(buf, sizeof(buf), "%.1f GiB",
-			 r->mem_bytes / (1 << 30));
-	kv(out, "memory", buf);
-	kv(out, "accel", r->accel);
-	kv(out, "accel reason", r->accel_reason);
-	{
-		char *lab = fmt_lab_new(r);
-
-		if (lab)
-			kv(out, "lab host (every cell ran inside it)", lab);
-		free(lab);
-	}
-	if (r->host_note)
-		kv(out, "host identity", r->host_note);
+	html_meta_host(r, out);
 	if (r->metric_warning)
 		kv(out, "&#9888; warning", r->metric_warning);
 	kv(out, "vmtax", r->v_vmtax);
