@@ -469,19 +469,14 @@ static int get_long(const json_t *j, const char *key, long *out, char *errbuf,
 	return 0;
 }
 
-int proto_sample_parse(const json_t *j, struct runner_result *r, char *errbuf,
-		       size_t errlen)
+/* The sample's status (one of status_names) and exit status. */
+static int sample_status_parse(const json_t *j, struct runner_result *r,
+			       char *errbuf, size_t errlen)
 {
-	const json_t *v, *counters, *out;
-	const char *status, *key;
-	int ret = -EPROTO;
+	const char *status = json_string_value(json_object_get(j, "status"));
+	const json_t *v;
 	size_t i;
 
-	memset(r, 0, sizeof(*r));
-	if (!json_is_object(j))
-		return seterr(errbuf, errlen, -EPROTO,
-			      "sample is not a json object");
-	status = json_string_value(json_object_get(j, "status"));
 	if (!status)
 		return seterr(errbuf, errlen, -EPROTO,
 			      "sample: 'status' is missing or not a string");
@@ -499,16 +494,16 @@ int proto_sample_parse(const json_t *j, struct runner_result *r, char *errbuf,
 		    errbuf, errlen, -EPROTO,
 		    "sample: 'exit_status' is missing or out of range");
 	r->exit_status = (int)json_integer_value(v);
-	if ((ret = get_number(j, "elapsed_s", &r->elapsed_s, errbuf, errlen)) ||
-	    (ret = get_number(j, "user_s", &r->user_s, errbuf, errlen)) ||
-	    (ret = get_number(j, "sys_s", &r->sys_s, errbuf, errlen)) ||
-	    (ret = get_long(j, "max_rss_kb", &r->max_rss_kb, errbuf, errlen)) ||
-	    (ret = get_long(j, "minor_faults", &r->minor_faults, errbuf,
-			    errlen)) ||
-	    (ret =
-		 get_long(j, "major_faults", &r->major_faults, errbuf, errlen)))
-		return ret;
-	counters = json_object_get(j, "counters");
+	return 0;
+}
+
+/* The counters the sample has: a count, or null for not counted. */
+static int sample_counters_parse(const json_t *j, struct runner_result *r,
+				 char *errbuf, size_t errlen)
+{
+	const json_t *counters = json_object_get(j, "counters"), *v;
+	const char *key;
+
 	if (!json_is_object(counters))
 		return seterr(errbuf, errlen, -EPROTO,
 			      "sample: 'counters' is missing or not an object");
@@ -529,6 +524,34 @@ int proto_sample_parse(const json_t *j, struct runner_result *r, char *errbuf,
 		r->counters[c].counted = true;
 		r->counters[c].value = (uint64_t)json_integer_value(v);
 	}
+	return 0;
+}
+
+int proto_sample_parse(const json_t *j, struct runner_result *r, char *errbuf,
+		       size_t errlen)
+{
+	const json_t *out;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_is_object(j))
+		return seterr(errbuf, errlen, -EPROTO,
+			      "sample is not a json object");
+	ret = sample_status_parse(j, r, errbuf, errlen);
+	if (ret)
+		return ret;
+	if ((ret = get_number(j, "elapsed_s", &r->elapsed_s, errbuf, errlen)) ||
+	    (ret = get_number(j, "user_s", &r->user_s, errbuf, errlen)) ||
+	    (ret = get_number(j, "sys_s", &r->sys_s, errbuf, errlen)) ||
+	    (ret = get_long(j, "max_rss_kb", &r->max_rss_kb, errbuf, errlen)) ||
+	    (ret = get_long(j, "minor_faults", &r->minor_faults, errbuf,
+			    errlen)) ||
+	    (ret =
+		 get_long(j, "major_faults", &r->major_faults, errbuf, errlen)))
+		return ret;
+	ret = sample_counters_parse(j, r, errbuf, errlen);
+	if (ret)
+		return ret;
 	out = json_object_get(j, "output");
 	if (out && !json_is_null(out)) {
 		if (!json_is_string(out))
