@@ -201,21 +201,12 @@ static int report_drop(struct proto_decoder *d, char *errbuf, size_t errlen)
 		      "decoder full: %zu bytes dropped", dropped);
 }
 
-int proto_decoder_next(struct proto_decoder *d, json_t **msg, char *errbuf,
-		       size_t errlen)
+/* Garbage before the next magic skipped; reported once per run of it. */
+static int decoder_resync(struct proto_decoder *d, char *errbuf,
+			  size_t errlen)
 {
-	json_error_t jerr;
-	json_t *j = NULL;
-	size_t off;
-	uint32_t n;
-	int ret;
+	size_t off = skip_garbage(d);
 
-	*msg = NULL;
-	if (errbuf && errlen)
-		errbuf[0] = '\0';
-	if (d->dropped && !d->gap)
-		return report_drop(d, errbuf, errlen);
-	off = skip_garbage(d);
 	if (off || d->skipped) {
 		bool report = !d->resyncing;
 		size_t total = off + d->skipped;
@@ -227,6 +218,47 @@ int proto_decoder_next(struct proto_decoder *d, json_t **msg, char *errbuf,
 			return seterr(errbuf, errlen, -EPROTO,
 				      "bad magic: skipped %zu bytes", total);
 	}
+	return 0;
+}
+
+/* The whole frame of N payload bytes at the head of D, consumed. */
+static int frame_parse(struct proto_decoder *d, uint32_t n, json_t **msg,
+		       char *errbuf, size_t errlen)
+{
+	json_error_t jerr;
+	json_t *j;
+	int ret;
+
+	j = json_loadb((const char *)d->buf + PROTO_HDR_LEN, n,
+		       JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	consume(d, PROTO_HDR_LEN + (size_t)n);
+	if (!j)
+		return seterr(errbuf, errlen, -EPROTO,
+			      "invalid json at byte %d: %s", jerr.position,
+			      jerr.text);
+	ret = check_envelope(j, errbuf, errlen);
+	if (ret < 0) {
+		json_decref(j);
+		return ret;
+	}
+	*msg = j;
+	return 1;
+}
+
+int proto_decoder_next(struct proto_decoder *d, json_t **msg, char *errbuf,
+		       size_t errlen)
+{
+	uint32_t n;
+	int ret;
+
+	*msg = NULL;
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	if (d->dropped && !d->gap)
+		return report_drop(d, errbuf, errlen);
+	ret = decoder_resync(d, errbuf, errlen);
+	if (ret)
+		return ret;
 	if (d->len < PROTO_HDR_LEN)
 		return d->dropped && d->gap < PROTO_HDR_LEN
 			   ? report_drop(d, errbuf, errlen)
@@ -249,20 +281,7 @@ int proto_decoder_next(struct proto_decoder *d, json_t **msg, char *errbuf,
 		return report_drop(d, errbuf, errlen);
 	if (d->len < PROTO_HDR_LEN + (size_t)n)
 		return 0;
-	j = json_loadb((const char *)d->buf + PROTO_HDR_LEN, n,
-		       JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-	consume(d, PROTO_HDR_LEN + (size_t)n);
-	if (!j)
-		return seterr(errbuf, errlen, -EPROTO,
-			      "invalid json at byte %d: %s", jerr.position,
-			      jerr.text);
-	ret = check_envelope(j, errbuf, errlen);
-	if (ret < 0) {
-		json_decref(j);
-		return ret;
-	}
-	*msg = j;
-	return 1;
+	return frame_parse(d, n, msg, errbuf, errlen);
 }
 
 int proto_encode(const json_t *msg, char **frame, size_t *len)
