@@ -483,67 +483,86 @@ static void on_sample(struct decoder *d, const struct rec *r)
 	profile_add(d->p, frames, nf, 1);
 }
 
-static void on_record(struct decoder *d, const struct rec *r)
+/* PERF_RECORD_COMM: a task's name; an exec also drops its mappings. */
+static void on_comm(struct decoder *d, const struct rec *r)
+{
+	const unsigned char *b = r->at + 8;
+	size_t body = r->size - 8;
+	struct task *t;
+
+	if (body < 8 + 16)
+		return;
+	t = task_get(d, get32(b + 4));
+	str_field(b + 8, body - 8 - 16, t->comm, sizeof(t->comm));
+	if (r->misc & PERF_RECORD_MISC_COMM_EXEC) {
+		t = task_get(d, get32(b));
+		maps_clear(t);
+		str_field(b + 8, body - 8 - 16, t->comm, sizeof(t->comm));
+	}
+}
+
+/* PERF_RECORD_MMAP: a mapping of a file into a task. */
+static void on_mmap(struct decoder *d, const struct rec *r)
 {
 	const unsigned char *b = r->at + 8;
 	size_t body = r->size - 8;
 	char str[4096];
+	struct task *t;
+
+	if (body < 32 + 16)
+		return;
+	t = task_get(d, get32(b));
+	str_field(b + 32, body - 32 - 16, str, sizeof(str));
+	map_add(t, get64(b + 8), get64(b + 16), get64(b + 24), str);
+}
+
+/* PERF_RECORD_FORK: the child's name; a new process, the mappings too. */
+static void on_fork(struct decoder *d, const struct rec *r)
+{
+	const unsigned char *b = r->at + 8;
+	size_t body = r->size - 8;
+	uint32_t pid, ppid, tid, ptid;
+	struct task *child, *parent;
+
+	if (body < 24)
+		return;
+	pid = get32(b);
+	ppid = get32(b + 4);
+	tid = get32(b + 8);
+	ptid = get32(b + 12);
+	parent = task_get(d, ptid);
+	child = task_get(d, tid);
+	memcpy(child->comm, parent->comm, sizeof(child->comm));
+	if (pid != ppid && tid == pid) {
+		/* a new process: the parent's mappings */
+		parent = task_get(d, ppid);
+		child = task_get(d, pid);
+		maps_clear(child);
+		for (size_t i = 0; i < parent->nmaps; i++)
+			map_add(child, parent->maps[i].start,
+				parent->maps[i].len, parent->maps[i].pgoff,
+				parent->maps[i].path);
+	}
+}
+
+static void on_record(struct decoder *d, const struct rec *r)
+{
+	const unsigned char *b = r->at + 8;
+	size_t body = r->size - 8;
 
 	switch (r->type) {
 	case PERF_RECORD_SAMPLE:
 		on_sample(d, r);
 		break;
-	case PERF_RECORD_COMM: {
-		struct task *t;
-
-		if (body < 8 + 16)
-			return;
-		t = task_get(d, get32(b + 4));
-		str_field(b + 8, body - 8 - 16, t->comm, sizeof(t->comm));
-		if (r->misc & PERF_RECORD_MISC_COMM_EXEC) {
-			t = task_get(d, get32(b));
-			maps_clear(t);
-			str_field(b + 8, body - 8 - 16, t->comm,
-				  sizeof(t->comm));
-		}
+	case PERF_RECORD_COMM:
+		on_comm(d, r);
 		break;
-	}
-	case PERF_RECORD_MMAP: {
-		struct task *t;
-
-		if (body < 32 + 16)
-			return;
-		t = task_get(d, get32(b));
-		str_field(b + 32, body - 32 - 16, str, sizeof(str));
-		map_add(t, get64(b + 8), get64(b + 16), get64(b + 24), str);
+	case PERF_RECORD_MMAP:
+		on_mmap(d, r);
 		break;
-	}
-	case PERF_RECORD_FORK: {
-		uint32_t pid, ppid, tid, ptid;
-		struct task *child, *parent;
-
-		if (body < 24)
-			return;
-		pid = get32(b);
-		ppid = get32(b + 4);
-		tid = get32(b + 8);
-		ptid = get32(b + 12);
-		parent = task_get(d, ptid);
-		child = task_get(d, tid);
-		memcpy(child->comm, parent->comm, sizeof(child->comm));
-		if (pid != ppid && tid == pid) {
-			/* a new process: the parent's mappings */
-			parent = task_get(d, ppid);
-			child = task_get(d, pid);
-			maps_clear(child);
-			for (size_t i = 0; i < parent->nmaps; i++)
-				map_add(child, parent->maps[i].start,
-					parent->maps[i].len,
-					parent->maps[i].pgoff,
-					parent->maps[i].path);
-		}
+	case PERF_RECORD_FORK:
+		on_fork(d, r);
 		break;
-	}
 	case PERF_RECORD_LOST:
 		if (body >= 16)
 			d->p->lost += get64(b + 8);
