@@ -78,13 +78,13 @@ struct scaling_plot {
 static double plot_x(const struct scaling_plot *p, double v)
 {
 	return SC_LEFT + 20 +
-	       ((p->lg ? log2(v) : (v)) - p->xlo) / (p->xhi - p->xlo) *
+	       ((p->lg ? log2(v) : v) - p->xlo) / (p->xhi - p->xlo) *
 		   (SC_W - 40);
 }
 
 static double plot_y(const struct scaling_plot *p, double v)
 {
-	return SC_TOP + SC_H - ((v)-p->ylo) / (p->yhi - p->ylo) * SC_H;
+	return SC_TOP + SC_H - (v - p->ylo) / (p->yhi - p->ylo) * SC_H;
 }
 
 /* The key is as wide as its longest entry (~7 px a character). */

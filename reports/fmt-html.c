@@ -412,7 +412,7 @@ struct bar_scale {
 
 static double bar_x(const struct bar_scale *b, double v)
 {
-	return b->lw + ((v)-b->lo) / b->span * BAR_W;
+	return b->lw + (v - b->lo) / b->span * BAR_W;
 }
 
 /* The scale for the cells with a slowdown; how many of them. */
@@ -527,7 +527,7 @@ static double series_x(const struct series_scale *s, double v)
 
 static double series_y(const struct series_scale *s, double v)
 {
-	return SER_TOP + SER_H - (v) / s->yhi * SER_H;
+	return SER_TOP + SER_H - v / s->yhi * SER_H;
 }
 
 /* Cell C's line, the N-th, and its entry in the key. */
