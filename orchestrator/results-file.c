@@ -368,11 +368,53 @@ void results_finish(struct run *r)
 
 /* ---- resume ---- */
 
+/*
+ * Whether J (PATH, in directory ABS) is a run this vmtax can resume: its
+ * schema, a config path and cells, not a lab run, not complete.
+ */
+static bool resumable(const json_t *j, const char *path, const char *abs)
+{
+	const json_t *run = json_object_get(j, "run");
+
+	if (!json_is_string(json_object_get(j, "schema")) ||
+	    strcmp(json_string_value(json_object_get(j, "schema")),
+		   RESULTS_SCHEMA)) {
+		fprintf(stderr, "%s: cannot resume: not a %s file\n", path,
+			RESULTS_SCHEMA);
+		return false;
+	}
+	if (!json_is_string(json_object_get(run, "config_path"))) {
+		fprintf(stderr, "%s: cannot resume: no run.config_path\n",
+			path);
+		return false;
+	}
+	if (!json_is_array(json_object_get(j, "cells"))) {
+		fprintf(stderr, "%s: cannot resume: no cells\n", path);
+		return false;
+	}
+	/* its config and sets came from the lab: lab.json has this host's */
+	if (json_object_get(j, "lab")) {
+		fprintf(stderr,
+			"%s: cannot resume: a lab run ('vmtax lab run --resume "
+			"%s')\n",
+			path, abs);
+		return false;
+	}
+	if (json_is_string(json_object_get(run, "status")) &&
+	    !strcmp(json_string_value(json_object_get(run, "status")),
+		    "complete")) {
+		fprintf(stderr, "%s: the run is complete; nothing to resume\n",
+			path);
+		return false;
+	}
+	return true;
+}
+
 int results_resume_load(const char *dir, json_t **doc, const char ***sets,
 			size_t *nsets)
 {
 	char *abs = realpath(dir, NULL), *path = NULL;
-	json_t *j = NULL, *s, *run;
+	json_t *j = NULL, *s;
 	size_t i;
 	int ret = -EINVAL;
 
@@ -385,41 +427,12 @@ int results_resume_load(const char *dir, json_t **doc, const char ***sets,
 	if (results_doc_load_ours(abs, "results.json", "cannot resume", &j) <
 	    0)
 		goto out;
-	run = json_object_get(j, "run");
-	if (!json_is_string(json_object_get(j, "schema")) ||
-	    strcmp(json_string_value(json_object_get(j, "schema")),
-		   RESULTS_SCHEMA)) {
-		fprintf(stderr, "%s: cannot resume: not a %s file\n", path,
-			RESULTS_SCHEMA);
+	if (!resumable(j, path, abs))
 		goto out;
-	}
-	if (!json_is_string(json_object_get(run, "config_path"))) {
-		fprintf(stderr, "%s: cannot resume: no run.config_path\n", path);
-		goto out;
-	}
-	if (!json_is_array(json_object_get(j, "cells"))) {
-		fprintf(stderr, "%s: cannot resume: no cells\n", path);
-		goto out;
-	}
-	/* its config and sets came from the lab: lab.json has this host's */
-	if (json_object_get(j, "lab")) {
-		fprintf(stderr,
-			"%s: cannot resume: a lab run ('vmtax lab run --resume "
-			"%s')\n",
-			path, abs);
-		goto out;
-	}
-	if (json_is_string(json_object_get(run, "status")) &&
-	    !strcmp(json_string_value(json_object_get(run, "status")),
-		    "complete")) {
-		fprintf(stderr, "%s: the run is complete; nothing to resume\n",
-			path);
-		goto out;
-	}
 	free(*sets);
 	*sets = NULL;
 	*nsets = 0;
-	s = json_object_get(run, "sets");
+	s = json_object_get(json_object_get(j, "run"), "sets");
 	for (i = 0; i < json_array_size(s); i++) {
 		*sets = xrealloc(*sets, (*nsets + 1) * sizeof(**sets));
 		(*sets)[(*nsets)++] = json_string_value(json_array_get(s, i));
