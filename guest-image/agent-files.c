@@ -45,6 +45,31 @@ static bool opt_uint(const json_t *req, const char *key, long long max,
 	return true;
 }
 
+/* Up to LENGTH bytes of FD (PATH) at OFFSET into BUF: how many, or -1. */
+static ssize_t read_range(int fd, unsigned char *buf, long long length,
+			  long long offset, const char *path, char *msg,
+			  size_t mlen)
+{
+	ssize_t n = 0;
+
+	while (n < length) {
+		ssize_t k = pread(fd, buf + n, (size_t)(length - n),
+				  (off_t)(offset + n));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			snprintf(msg, mlen, "cannot read '%.200s': %s", path,
+				 strerror(errno));
+			return -1;
+		}
+		if (!k)
+			break;
+		n += k;
+	}
+	return n;
+}
+
 json_t *agent_read_file_new(const json_t *req, const char **code, char *msg,
 			    size_t mlen, char *log, size_t llen)
 {
@@ -81,21 +106,9 @@ json_t *agent_read_file_new(const json_t *req, const char **code, char *msg,
 		goto out;
 	}
 	buf = xmalloc((size_t)length + 1);
-	while (n < length) {
-		ssize_t k = pread(fd, buf + n, (size_t)(length - n),
-				  (off_t)(offset + n));
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			snprintf(msg, mlen, "cannot read '%.200s': %s", path,
-				 strerror(errno));
-			goto out;
-		}
-		if (!k)
-			break;
-		n += k;
-	}
+	n = read_range(fd, buf, length, offset, path, msg, mlen);
+	if (n < 0)
+		goto out;
 	data = base64_encode_new(buf, (size_t)n);
 	res = json_pack("{s:s%, s:I, s:I, s:b}", "data", data,
 			strlen(data), "size", (json_int_t)st.st_size, "offset",
@@ -112,46 +125,37 @@ out:
 	return res;
 }
 
-json_t *agent_write_file_new(const json_t *req, const char **code, char *msg,
-			     size_t mlen, char *log, size_t llen)
+/* A write-file request's mode, append flag and data (decoded into *BUF). */
+static bool write_request(const json_t *req, long long *mode,
+			  unsigned char **buf, size_t *len, char *msg,
+			  size_t mlen)
 {
 	const char *data = json_string_value(json_object_get(req, "data"));
 	const json_t *app = json_object_get(req, "append");
-	long long mode = 0644;
-	unsigned char *buf = NULL;
-	json_t *res = NULL;
-	const char *path;
-	struct stat st;
-	size_t len = 0, off = 0;
-	int fd = -1;
 
-	*code = "bad-request";
-	path = req_path(req, msg, mlen);
-	if (!path)
-		goto out;
-	if (!opt_uint(req, "mode", 07777, &mode) ||
+	if (!opt_uint(req, "mode", 07777, mode) ||
 	    (app && !json_is_boolean(app))) {
 		snprintf(msg, mlen,
 			 "'mode' must be an integer in 0..07777 and 'append' "
 			 "a boolean");
-		goto out;
+		return false;
 	}
-	if (!data || base64_decode_new(data, &buf, &len) < 0 ||
-	    len > AGENT_FILE_CHUNK) {
+	if (!data || base64_decode_new(data, buf, len) < 0 ||
+	    *len > AGENT_FILE_CHUNK) {
 		snprintf(msg, mlen, "'data' must be base64 of at most %d bytes",
 			 AGENT_FILE_CHUNK);
-		goto out;
+		return false;
 	}
-	*code = "io-error";
-	fd = open(path,
-		  O_WRONLY | O_CREAT | O_CLOEXEC |
-		      (json_is_true(app) ? O_APPEND : O_TRUNC),
-		  (mode_t)mode);
-	if (fd < 0) {
-		snprintf(msg, mlen, "cannot open '%.200s': %s", path,
-			 strerror(errno));
-		goto out;
-	}
+	return true;
+}
+
+/* LEN bytes of BUF into FD (PATH), synced; its size then into *ST. */
+static bool write_all_sync(int fd, const unsigned char *buf, size_t len,
+			   const char *path, struct stat *st, char *msg,
+			   size_t mlen)
+{
+	size_t off = 0;
+
 	while (off < len) {
 		ssize_t k = write(fd, buf + off, len - off);
 
@@ -160,18 +164,48 @@ json_t *agent_write_file_new(const json_t *req, const char **code, char *msg,
 		if (k < 0) {
 			snprintf(msg, mlen, "cannot write '%.200s': %s", path,
 				 strerror(errno));
-			goto out;
+			return false;
 		}
 		off += (size_t)k;
 	}
-	if (fsync(fd) < 0 || fstat(fd, &st) < 0) {
+	if (fsync(fd) < 0 || fstat(fd, st) < 0) {
 		snprintf(msg, mlen, "cannot sync '%.200s': %s", path,
+			 strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+json_t *agent_write_file_new(const json_t *req, const char **code, char *msg,
+			     size_t mlen, char *log, size_t llen)
+{
+	bool append = json_is_true(json_object_get(req, "append"));
+	long long mode = 0644;
+	unsigned char *buf = NULL;
+	json_t *res = NULL;
+	const char *path;
+	struct stat st;
+	size_t len = 0;
+	int fd = -1;
+
+	*code = "bad-request";
+	path = req_path(req, msg, mlen);
+	if (!path || !write_request(req, &mode, &buf, &len, msg, mlen))
+		goto out;
+	*code = "io-error";
+	fd = open(path,
+		  O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC),
+		  (mode_t)mode);
+	if (fd < 0) {
+		snprintf(msg, mlen, "cannot open '%.200s': %s", path,
 			 strerror(errno));
 		goto out;
 	}
+	if (!write_all_sync(fd, buf, len, path, &st, msg, mlen))
+		goto out;
 	res = json_pack("{s:I}", "size", (json_int_t)st.st_size);
 	snprintf(log, llen, "%.120s: %zu bytes%s", path, len,
-		 json_is_true(app) ? " appended" : "");
+		 append ? " appended" : "");
 out:
 	if (!res)
 		snprintf(log, llen, "%s: %s", *code, msg);

@@ -107,68 +107,83 @@ static char **env_from_json(const json_t *env, char *msg, size_t msglen)
 	return out;
 }
 
+/*
+ * A run request's fields checked into SPEC (all but the tick callback) and
+ * *WITH_OUTPUT; its environment, owned, or NULL with the reason in MSG.
+ */
+static char **run_request(const json_t *req, struct runner_spec *spec,
+			  bool *with_output, char *msg, size_t len)
+{
+	bool counters = true, profile = false;
+	double timeout_s = 0, heartbeat_s = HEARTBEAT_DEFAULT_S;
+	double profile_hz = PROFILE_DEFAULT_HZ;
+	const json_t *cwd = json_object_get(req, "cwd");
+	const char *cmd = json_string_value(json_object_get(req, "cmd"));
+	char **env = NULL;
+
+	*with_output = false;
+	if (!cmd || !*cmd) {
+		snprintf(msg, len, "'cmd' must be a non-empty string");
+	} else if (cwd && !json_is_null(cwd) && !json_is_string(cwd)) {
+		snprintf(msg, len, "'cwd' must be a string");
+	} else if (!opt_number(req, "timeout_s", &timeout_s) || timeout_s < 0) {
+		snprintf(msg, len, "'timeout_s' must be a number >= 0");
+	} else if (!opt_number(req, "heartbeat_s", &heartbeat_s) ||
+		   heartbeat_s < 0.1 || heartbeat_s > 3600) {
+		snprintf(msg, len,
+			 "'heartbeat_s' must be a number in 0.1..3600");
+	} else if (!opt_bool(req, "counters", &counters) ||
+		   !opt_bool(req, "with_output", with_output)) {
+		snprintf(msg, len,
+			 "'counters' and 'with_output' must be booleans");
+	} else if (!opt_bool(req, "profile", &profile)) {
+		snprintf(msg, len, "'profile' must be a boolean");
+	} else if (!opt_number(req, "profile_hz", &profile_hz) ||
+		   profile_hz < 10 || profile_hz > 20000) {
+		snprintf(msg, len,
+			 "'profile_hz' must be a number in 10..20000");
+	} else {
+		env = env_from_json(json_object_get(req, "env"), msg, len);
+	}
+	if (!env)
+		return NULL;
+	spec->cmd = cmd;
+	spec->env = (const char *const *)env;
+	spec->cwd = json_string_value(cwd);
+	spec->timeout_s = timeout_s;
+	spec->counters = counters;
+	spec->profile = profile; /* docs/profile.md */
+	spec->profile_hz = profile_hz;
+	spec->tick_s = heartbeat_s;
+	return env;
+}
+
 void agent_handle_run(struct agent *a, const json_t *req, struct outcome *o)
 {
 	uint64_t id = proto_id(req);
 	struct tick_ctx tick = {.a = a, .id = id, .kmsg_fd = -1};
 	struct runner_spec spec = {0};
 	struct runner_result res;
-	bool with_output = false, counters = true, profile = false;
-	double timeout_s = 0, heartbeat_s = HEARTBEAT_DEFAULT_S;
-	double profile_hz = PROFILE_DEFAULT_HZ;
-	const json_t *cwd = json_object_get(req, "cwd");
-	const char *cmd = json_string_value(json_object_get(req, "cmd"));
-	char msg[256] = "", **env = NULL;
+	bool with_output;
+	char msg[256] = "", **env;
 	size_t i;
 	int ret;
 
 	memset(&res, 0, sizeof(res));
-	if (!cmd || !*cmd) {
-		snprintf(msg, sizeof(msg), "'cmd' must be a non-empty string");
-	} else if (cwd && !json_is_null(cwd) && !json_is_string(cwd)) {
-		snprintf(msg, sizeof(msg), "'cwd' must be a string");
-	} else if (!opt_number(req, "timeout_s", &timeout_s) || timeout_s < 0) {
-		snprintf(msg, sizeof(msg), "'timeout_s' must be a number >= 0");
-	} else if (!opt_number(req, "heartbeat_s", &heartbeat_s) ||
-		   heartbeat_s < 0.1 || heartbeat_s > 3600) {
-		snprintf(msg, sizeof(msg),
-			 "'heartbeat_s' must be a number in 0.1..3600");
-	} else if (!opt_bool(req, "counters", &counters) ||
-		   !opt_bool(req, "with_output", &with_output)) {
-		snprintf(msg, sizeof(msg),
-			 "'counters' and 'with_output' must be booleans");
-	} else if (!opt_bool(req, "profile", &profile)) {
-		snprintf(msg, sizeof(msg), "'profile' must be a boolean");
-	} else if (!opt_number(req, "profile_hz", &profile_hz) ||
-		   profile_hz < 10 || profile_hz > 20000) {
-		snprintf(msg, sizeof(msg),
-			 "'profile_hz' must be a number in 10..20000");
-	} else {
-		env = env_from_json(json_object_get(req, "env"), msg,
-				    sizeof(msg));
-	}
+	env = run_request(req, &spec, &with_output, msg, sizeof(msg));
 	if (!env) {
 		o->reply = proto_reply_err_new(id, "bad-request", msg);
 		snprintf(o->log, sizeof(o->log), "bad-request: %s", msg);
 		goto out;
 	}
-
-	spec.cmd = cmd;
-	spec.env = (const char *const *)env;
-	spec.cwd = json_string_value(cwd);
-	spec.timeout_s = timeout_s;
-	spec.counters = counters;
-	spec.profile = profile; /* docs/profile.md */
-	spec.profile_hz = profile_hz;
 	spec.tick = run_tick;
 	spec.tick_arg = &tick;
-	spec.tick_s = heartbeat_s;
-	note("#%" PRIu64 " run '%.120s' starting", id, cmd);
+	note("#%" PRIu64 " run '%.120s' starting", id, spec.cmd);
 	tick.kmsg_fd = kmsg_watch_open(); /* none: no such warning, that is all */
 	ret = runner_run(&spec, &res);
 	if (ret < 0) {
-		snprintf(msg, sizeof(msg), "cannot start '%.120s': %s", cmd,
-			 strerror(-ret));
+		snprintf(msg, sizeof(msg), "cannot start '%.120s': %s",
+			 spec.cmd, strerror(-ret));
 		o->reply = proto_reply_err_new(id, "run-failed", msg);
 		snprintf(o->log, sizeof(o->log), "run-failed: %s", msg);
 		goto out;

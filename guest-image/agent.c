@@ -570,80 +570,105 @@ static int wait_host(struct agent *a)
 	}
 }
 
+/*
+ * Read what the port has into the decoder: 1 when something was fed.
+ * *DONE when a hosted agent's host went away; an agent in a guest waits
+ * for its host to come back.
+ */
+static int serve_read(struct agent *a, bool *done)
+{
+	size_t room = proto_decoder_room(&a->dec);
+	struct pollfd p = {.fd = a->fd, .events = POLLIN};
+	ssize_t r;
+	int n;
+
+	/*
+	 * A bounded wait, not a blocking read: virtio_console's poll
+	 * looks at the virtqueue itself, so a notification the
+	 * (emulated) device lost costs PORT_POLL_MS, not the session.
+	 * A guest of CI's once sat in read() with the next request
+	 * already sent.
+	 */
+	n = poll(&p, 1, PORT_POLL_MS);
+	if (n < 0 && errno != EINTR)
+		return err_errno("cannot poll '%s'", a->port);
+	if (n <= 0)
+		return 0;
+	r = read(a->fd, a->rbuf,
+		 room < sizeof(a->rbuf) ? room : sizeof(a->rbuf));
+	if (r < 0) {
+		if (errno == EINTR)
+			return 0;
+		return err_errno("cannot read '%s'", a->port);
+	}
+	if (r == 0) {
+		note("host disconnected from '%s'", a->port);
+		if (a->hosted) {
+			*done = true;
+			return 0;
+		}
+		proto_decoder_reset(&a->dec);
+		return wait_host(a);
+	}
+	proto_decoder_feed(&a->dec, a->rbuf, r);
+	return 1;
+}
+
+/*
+ * Answer every whole message decoded; *DONE after a shutdown or a panic
+ * (-EIO), which in a guest powers it off or crashes its kernel.
+ */
+static int serve_messages(struct agent *a, bool *done)
+{
+	char errbuf[256];
+	json_t *msg;
+	int ret;
+
+	while ((ret = proto_decoder_next(&a->dec, &msg, errbuf,
+					 sizeof(errbuf))) != 0) {
+		if (ret < 0) {
+			note("#0 bad frame: %s", errbuf);
+			agent_send_msg(
+			    a, proto_reply_err_new(0, "bad-frame", errbuf));
+			continue;
+		}
+		handle(a, msg);
+		json_decref(msg);
+		if (!a->shutdown && !a->panic)
+			continue;
+		*done = true;
+		if (a->hosted)
+			return a->shutdown ? 0 : -EIO;
+		if (a->shutdown) {
+			if (a->shutdown_delay_s > 0)
+				usleep((useconds_t)(a->shutdown_delay_s * 1e6));
+			power_off();
+			return 0;
+		}
+		crash_kernel();
+		return -EIO;
+	}
+	return 0;
+}
+
 /* Read, decode and answer until shutdown or a fatal port error. */
 static int serve(struct agent *a)
 {
+	bool done = false;
 	int ret;
 
 	ret = send_ready(a);
 	if (ret < 0)
 		return ret;
 	note("host connected on '%s' (uptime %.2f s)", a->port, uptime_now());
-	for (;;) {
-		size_t room = proto_decoder_room(&a->dec);
-		char errbuf[256];
-		json_t *msg;
-		ssize_t r;
-
-		struct pollfd p = {.fd = a->fd, .events = POLLIN};
-		int n;
-
-		/*
-		 * A bounded wait, not a blocking read: virtio_console's poll
-		 * looks at the virtqueue itself, so a notification the
-		 * (emulated) device lost costs PORT_POLL_MS, not the session.
-		 * A guest of CI's once sat in read() with the next request
-		 * already sent.
-		 */
-		n = poll(&p, 1, PORT_POLL_MS);
-		if (n < 0 && errno != EINTR)
-			return err_errno("cannot poll '%s'", a->port);
-		if (n <= 0)
-			continue;
-		r = read(a->fd, a->rbuf,
-			 room < sizeof(a->rbuf) ? room : sizeof(a->rbuf));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return err_errno("cannot read '%s'", a->port);
-		}
-		if (r == 0) {
-			note("host disconnected from '%s'", a->port);
-			if (a->hosted)
-				return 0;
-			proto_decoder_reset(&a->dec);
-			ret = wait_host(a);
-			if (ret < 0)
-				return ret;
-			continue;
-		}
-		proto_decoder_feed(&a->dec, a->rbuf, r);
-		while ((ret = proto_decoder_next(&a->dec, &msg, errbuf,
-						 sizeof(errbuf))) != 0) {
-			if (ret < 0) {
-				note("#0 bad frame: %s", errbuf);
-				agent_send_msg(a, proto_reply_err_new(0, "bad-frame",
-								errbuf));
-				continue;
-			}
-			handle(a, msg);
-			json_decref(msg);
-			if (a->shutdown && a->hosted)
-				return 0;
-			if (a->panic && a->hosted)
-				return -EIO;
-			if (a->shutdown) {
-				if (a->shutdown_delay_s > 0)
-					usleep((useconds_t)(a->shutdown_delay_s * 1e6));
-				power_off();
-				return 0;
-			}
-			if (a->panic) {
-				crash_kernel();
-				return -EIO;
-			}
-		}
+	while (!done) {
+		ret = serve_read(a, &done);
+		if (ret < 0 || done)
+			return ret;
+		if (ret > 0)
+			ret = serve_messages(a, &done);
 	}
+	return ret;
 }
 
 int main(int argc, char **argv)

@@ -69,108 +69,118 @@ static char *newest(guestfs_h *g, const char *pattern)
 	return best;
 }
 
-int gfs_make_disk(const struct gfs_disk_spec *s)
+/* A handle on a new, empty qcow2 disk S->qcow2, appliance launched. */
+static int gfs_launch_new(const struct gfs_disk_spec *s, guestfs_h **out)
 {
-	guestfs_h *g = NULL;
-	char *kernel = NULL, *initrd = NULL, *step = NULL;
-	double t0 = mono_now(), t;
-	size_t i;
-	int ret = -1;
+	guestfs_h *g = guestfs_create();
+	double t;
 
-	g = guestfs_create();
-	if (!g) {
-		ret = err_errno("guestfs: cannot create a libguestfs handle");
-		goto out;
-	}
+	*out = g;
+	if (!g)
+		return err_errno("guestfs: cannot create a libguestfs handle");
 	/* Errors are reported once by gfs_fail(), with the step. */
 	guestfs_set_error_handler(g, NULL, NULL);
 	if (guestfs_set_memsize(g, GFS_MEMSIZE_MIB) < 0 ||
-	    guestfs_set_smp(g, 2) < 0) {
-		ret = gfs_fail(g, "appliance settings");
-		goto out;
-	}
+	    guestfs_set_smp(g, 2) < 0)
+		return gfs_fail(g, "appliance settings");
 	note("image: guestfs: create qcow2 '%s' (%llu MiB, sparse)", s->qcow2,
 	     (unsigned long long)(s->size >> 20));
-	if (guestfs_disk_create(g, s->qcow2, "qcow2", (int64_t)s->size, -1) <
-	    0) {
-		ret = gfs_fail(g, "disk-create");
-		goto out;
-	}
+	if (guestfs_disk_create(g, s->qcow2, "qcow2", (int64_t)s->size, -1) < 0)
+		return gfs_fail(g, "disk-create");
 	if (guestfs_add_drive_opts(g, s->qcow2, GUESTFS_ADD_DRIVE_OPTS_FORMAT,
-				   "qcow2", -1) < 0) {
-		ret = gfs_fail(g, "add-drive");
-		goto out;
-	}
+				   "qcow2", -1) < 0)
+		return gfs_fail(g, "add-drive");
 	note("image: guestfs: launch the appliance (backend %s)...",
 	     getenv("LIBGUESTFS_BACKEND") ?: "default");
 	t = mono_now();
-	if (guestfs_launch(g) < 0) {
-		ret = gfs_fail(g, "launch");
-		goto out;
-	}
+	if (guestfs_launch(g) < 0)
+		return gfs_fail(g, "launch");
 	note("image: guestfs: appliance up in %.0f s", mono_now() - t);
-	if (guestfs_mkfs(g, "ext4", "/dev/sda") < 0) {
-		ret = gfs_fail(g, "mkfs ext4 /dev/sda");
-		goto out;
-	}
-	if (guestfs_mount(g, "/dev/sda", "/") < 0) {
-		ret = gfs_fail(g, "mount /dev/sda");
-		goto out;
-	}
+	return 0;
+}
+
+/* One ext4 file system on the whole disk, mounted, the tarball in it. */
+static int gfs_fill_rootfs(guestfs_h *g, const struct gfs_disk_spec *s)
+{
+	double t;
+	int ret = 0;
+
+	if (guestfs_mkfs(g, "ext4", "/dev/sda") < 0)
+		return gfs_fail(g, "mkfs ext4 /dev/sda");
+	if (guestfs_mount(g, "/dev/sda", "/") < 0)
+		return gfs_fail(g, "mount /dev/sda");
 	note("image: guestfs: tar-in the root file system (minutes under "
 	     "TCG)...");
 	t = mono_now();
 	if (guestfs_tar_in(g, s->rootfs_tar, "/") < 0) {
-		step = xasprintf("tar-in '%s'", s->rootfs_tar);
+		char *step = xasprintf("tar-in '%s'", s->rootfs_tar);
+
 		ret = gfs_fail(g, step);
-		goto out;
+		free(step);
+		return ret;
 	}
 	note("image: guestfs: tar-in done in %.0f s", mono_now() - t);
+	return 0;
+}
 
-	for (i = 0; i < s->nfiles; i++) {
-		const struct gfs_file *f = &s->files[i];
+static int gfs_add_file(guestfs_h *g, const struct gfs_file *f)
+{
+	char *step = xasprintf("upload '%s' to '%s'", f->local, f->remote);
+	int ret = mkparent(g, f->remote);
 
-		free(step);
-		step = xasprintf("upload '%s' to '%s'", f->local, f->remote);
-		ret = mkparent(g, f->remote);
-		if (ret < 0)
-			goto out;
-		if (guestfs_upload(g, f->local, f->remote) < 0 ||
-		    guestfs_chmod(g, f->mode, f->remote) < 0) {
-			ret = gfs_fail(g, step);
-			goto out;
-		}
-	}
-	for (i = 0; i < s->ntexts; i++) {
-		const struct gfs_text *x = &s->texts[i];
+	if (ret == 0 && (guestfs_upload(g, f->local, f->remote) < 0 ||
+			 guestfs_chmod(g, f->mode, f->remote) < 0))
+		ret = gfs_fail(g, step);
+	free(step);
+	return ret;
+}
 
-		free(step);
-		step = xasprintf("write '%s'", x->remote);
-		ret = mkparent(g, x->remote);
-		if (ret < 0)
-			goto out;
-		if (guestfs_write(g, x->remote, x->text, strlen(x->text)) < 0 ||
-		    guestfs_chmod(g, x->mode, x->remote) < 0) {
-			ret = gfs_fail(g, step);
-			goto out;
-		}
-	}
-	for (i = 0; i < s->nlinks; i++) {
-		const struct gfs_link *l = &s->links[i];
+static int gfs_add_text(guestfs_h *g, const struct gfs_text *x)
+{
+	char *step = xasprintf("write '%s'", x->remote);
+	int ret = mkparent(g, x->remote);
 
-		free(step);
-		step = xasprintf("symlink '%s' -> '%s'", l->remote, l->target);
-		ret = mkparent(g, l->remote);
-		if (ret < 0)
-			goto out;
-		if (guestfs_ln_sf(g, l->target, l->remote) < 0) {
-			ret = gfs_fail(g, step);
-			goto out;
-		}
-	}
+	if (ret == 0 &&
+	    (guestfs_write(g, x->remote, x->text, strlen(x->text)) < 0 ||
+	     guestfs_chmod(g, x->mode, x->remote) < 0))
+		ret = gfs_fail(g, step);
+	free(step);
+	return ret;
+}
 
-	kernel = newest(g, "/boot/vmlinuz-*");
-	initrd = newest(g, "/boot/initrd.img-*");
+static int gfs_add_link(guestfs_h *g, const struct gfs_link *l)
+{
+	char *step = xasprintf("symlink '%s' -> '%s'", l->remote, l->target);
+	int ret = mkparent(g, l->remote);
+
+	if (ret == 0 && guestfs_ln_sf(g, l->target, l->remote) < 0)
+		ret = gfs_fail(g, step);
+	free(step);
+	return ret;
+}
+
+/* S's files, texts and links, in that order. */
+static int gfs_add_all(guestfs_h *g, const struct gfs_disk_spec *s)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < s->nfiles && ret == 0; i++)
+		ret = gfs_add_file(g, &s->files[i]);
+	for (i = 0; i < s->ntexts && ret == 0; i++)
+		ret = gfs_add_text(g, &s->texts[i]);
+	for (i = 0; i < s->nlinks && ret == 0; i++)
+		ret = gfs_add_link(g, &s->links[i]);
+	return ret;
+}
+
+/* The newest kernel and its initrd out to S->kernel_out, S->initrd_out. */
+static int gfs_extract_boot(guestfs_h *g, const struct gfs_disk_spec *s)
+{
+	char *kernel = newest(g, "/boot/vmlinuz-*");
+	char *initrd = newest(g, "/boot/initrd.img-*");
+	int ret = 0;
+
 	if (!kernel || !initrd) {
 		ret = err(
 		    "guestfs: no /boot/vmlinuz-* or /boot/initrd.img-* in "
@@ -178,14 +188,31 @@ int gfs_make_disk(const struct gfs_disk_spec *s)
 		goto out;
 	}
 	note("image: guestfs: extract '%s' and '%s'", kernel, initrd);
-	if (guestfs_download(g, kernel, s->kernel_out) < 0) {
+	if (guestfs_download(g, kernel, s->kernel_out) < 0)
 		ret = gfs_fail(g, "download kernel");
-		goto out;
-	}
-	if (guestfs_download(g, initrd, s->initrd_out) < 0) {
+	else if (guestfs_download(g, initrd, s->initrd_out) < 0)
 		ret = gfs_fail(g, "download initrd");
+out:
+	free(kernel);
+	free(initrd);
+	return ret;
+}
+
+int gfs_make_disk(const struct gfs_disk_spec *s)
+{
+	guestfs_h *g = NULL;
+	double t0 = mono_now();
+	int ret;
+
+	ret = gfs_launch_new(s, &g);
+	if (ret == 0)
+		ret = gfs_fill_rootfs(g, s);
+	if (ret == 0)
+		ret = gfs_add_all(g, s);
+	if (ret == 0)
+		ret = gfs_extract_boot(g, s);
+	if (ret < 0)
 		goto out;
-	}
 	if (guestfs_umount_all(g) < 0) {
 		ret = gfs_fail(g, "umount");
 		goto out;
@@ -195,12 +222,8 @@ int gfs_make_disk(const struct gfs_disk_spec *s)
 		goto out;
 	}
 	note("image: guestfs: disk done in %.0f s", mono_now() - t0);
-	ret = 0;
 out:
 	if (g)
 		guestfs_close(g);
-	free(kernel);
-	free(initrd);
-	free(step);
 	return ret;
 }

@@ -315,61 +315,94 @@ static int need_agents(const char *what, const char *bindir)
 	return ret;
 }
 
+/* The kernel version of the tiny image: asked for, else the cache's. */
+static int tiny_kver(const struct image_opts *o, const char *cache, char **kver)
+{
+	if (o->kver)
+		*kver = xstrdup(o->kver);
+	else if (guest_kernel_find(cache, NULL, kver) < 0)
+		return err("image: tiny: no guest kernel in '%s/boot' or /boot "
+			   "('make deps' unpacks Debian's linux-image there)",
+			   cache);
+	if (!is_safe_name(*kver))
+		return err("image: tiny: bad kernel version '%s'", *kver);
+	return 0;
+}
+
+/* The tiny image's recipe: kernel, modules, script, busybox, binaries. */
+static int tiny_recipe(struct recipe *r, const char *kver, const char *moddir,
+		       const char *script, const char *bindir)
+{
+	struct dirent **ents = NULL;
+	int n, i, ret;
+
+	recipe_add(r, "kind tiny\nkver %s\n", kver);
+	if (moddir)
+		recipe_add(r, "moddir %s\n", moddir);
+	ret = recipe_add_file(r, "script", script);
+	if (ret < 0)
+		return ret;
+	/* The script copies busybox in (BUSYBOX overrides the path). */
+	ret =
+	    recipe_add_file(r, "busybox", getenv("BUSYBOX") ?: "/bin/busybox");
+	if (ret < 0)
+		return ret;
+	n = list_binaries(bindir, &ents);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && ret == 0; i++) {
+		char *bin = xasprintf("%s/%s", bindir, ents[i]->d_name);
+
+		ret = recipe_add_file(r, "binary", bin);
+		free(bin);
+	}
+	free_ents(ents, n);
+	return ret;
+}
+
+/* mkinitramfs-tiny.sh into OUT, then the recipe R beside it at REC. */
+static int tiny_make(const char *script, const char *kver, const char *moddir,
+		     const char *bindir, const char *out, const char *rec,
+		     const struct recipe *r, const char *key)
+{
+	char *env = xasprintf("MODDIR=%s", moddir ? moddir : "");
+	char *const argv[] = {"env",	      env,	    "sh",
+			      (char *)script, (char *)kver, (char *)out,
+			      (char *)bindir, NULL};
+	int ret;
+
+	note("image: tiny: %s %s (recipe %s)...", script, kver, key);
+	ret = image_step_run("tiny: mkinitramfs-tiny.sh",
+			     moddir ? argv : argv + 2, NULL);
+	free(env);
+	if (ret < 0)
+		return ret;
+	return write_text(rec, r->text);
+}
+
 static int build_tiny(const struct image_opts *o, const char *dir,
 		      const char *bindir)
 {
 	const char *script = o->script ? o->script : layout_tiny_script(bindir);
-	struct dirent **ents = NULL;
 	struct recipe r;
 	char key[17];
-	char *kver = NULL, *out = NULL, *rec = NULL, *link = NULL, *bin;
+	char *kver = NULL, *out = NULL, *rec = NULL, *link = NULL;
 	char *images = guest_images_dir_new(bindir), *moddir = NULL;
 	char *cache = guest_kernel_cache_new(images);
 	double t0 = mono_now();
-	int n = 0, i, ret;
+	int ret;
 
 	recipe_init(&r);
-	if (o->kver) {
-		kver = xstrdup(o->kver);
-	} else if (guest_kernel_find(cache, NULL, &kver) < 0) {
-		ret = err("image: tiny: no guest kernel in '%s/boot' or /boot "
-			  "('make deps' unpacks Debian's linux-image there)",
-			  cache);
-		goto out;
-	}
-	if (!is_safe_name(kver)) {
-		ret = err("image: tiny: bad kernel version '%s'", kver);
-		goto out;
-	}
-	ret = need_agents("tiny", bindir);
+	ret = tiny_kver(o, cache, &kver);
+	if (ret == 0)
+		ret = need_agents("tiny", bindir);
 	if (ret < 0)
 		goto out;
 	/* a kernel of the cache: its modules are in the cache too */
 	moddir = guest_kernel_moddir_new(cache, kver);
-	recipe_add(&r, "kind tiny\nkver %s\n", kver);
-	if (moddir)
-		recipe_add(&r, "moddir %s\n", moddir);
-	ret = recipe_add_file(&r, "script", script);
+	ret = tiny_recipe(&r, kver, moddir, script, bindir);
 	if (ret < 0)
 		goto out;
-	/* The script copies busybox in (BUSYBOX overrides the path). */
-	ret =
-	    recipe_add_file(&r, "busybox", getenv("BUSYBOX") ?: "/bin/busybox");
-	if (ret < 0)
-		goto out;
-	n = list_binaries(bindir, &ents);
-	if (n < 0) {
-		ret = n;
-		n = 0;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		bin = xasprintf("%s/%s", bindir, ents[i]->d_name);
-		ret = recipe_add_file(&r, "binary", bin);
-		free(bin);
-		if (ret < 0)
-			goto out;
-	}
 	recipe_key(&r, key, sizeof(key));
 	out = xasprintf("%s/tiny-%s-%s.cpio.gz", dir, kver, key);
 	rec = xasprintf("%s/tiny-%s-%s.recipe", dir, kver, key);
@@ -384,17 +417,8 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	if (image_exists(rec) && image_exists(out)) {
 		note("image: tiny: up to date: '%s'", out);
 	} else {
-		char *env = xasprintf("MODDIR=%s", moddir ? moddir : "");
-		char *const argv[] = {"env", env, "sh", (char *)script, kver,
-				      out,  (char *)bindir, NULL};
-
-		note("image: tiny: %s %s (recipe %s)...", script, kver, key);
-		ret = image_step_run("tiny: mkinitramfs-tiny.sh",
-				     moddir ? argv : argv + 2, NULL);
-		free(env);
-		if (ret < 0)
-			goto out;
-		ret = write_text(rec, r.text);
+		ret =
+		    tiny_make(script, kver, moddir, bindir, out, rec, &r, key);
 		if (ret < 0)
 			goto out;
 		note("image: tiny: built '%s' in %.1f s", out, mono_now() - t0);
@@ -405,7 +429,6 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	if (!o->quiet)
 		print_abs(out);
 out:
-	free_ents(ents, n);
 	recipe_release(&r);
 	free(images);
 	free(cache);
@@ -453,113 +476,144 @@ static int build_tiny_for_rootfs(const char *rootfs, const char *bindir,
 	return ret;
 }
 
-static int build_disk(const struct image_opts *o, const struct disk_kind *k,
-		      const char *dir, const char *bindir)
-{
-	struct dirent **ents = NULL;
-	struct gfs_file files[64];
+#define DISK_MAX_FILES 64
+
+/*
+ * One disk image build: its inputs (suite, mirror, packages), its two
+ * recipes (the root file system's, inside the image's), the files put into
+ * it, and the paths it writes.  disk_build_release() frees it all.
+ */
+struct disk_build {
+	const struct image_opts *o;
+	const struct disk_kind *k;
+	const char *dir, *bindir;
+	char suite[64], mirror[512], rkey[17], key[17];
+	char *packages, *apt, *rootfs;
 	struct recipe rr, r;
-	char suite[64], mirror[512], rkey[17], key[17], why[256];
-	const char *accel;
-	char *packages = NULL, *rootfs = NULL, *base = NULL, *rec = NULL;
-	char *apt = NULL, *tiny = NULL, *tiny_remote = NULL;
-	char *kver = NULL;
-	char *qcow2 = NULL, *kernel = NULL, *initrd = NULL, *tar = NULL;
-	char *tq = NULL, *tk = NULL, *ti = NULL, *link = NULL, *lbase = NULL;
-	char *lk = NULL, *li = NULL, *paths[64] = {NULL}, *remotes[64] = {NULL};
-	size_t nfiles = 0, i;
-	double t0 = mono_now(), t;
-	int n = 0, ret;
+	struct dirent **ents;
+	int nents;
+	struct gfs_file files[DISK_MAX_FILES];
+	char *paths[DISK_MAX_FILES], *remotes[DISK_MAX_FILES];
+	size_t nfiles;
+	char *tiny, *tiny_remote, *kver;
+	char *base, *rec, *qcow2, *kernel, *initrd, *tar;
+	char *tq, *tk, *ti; /* the new image under temporary names */
+	char *link, *lk, *li;
+};
 
-	recipe_init(&rr);
-	recipe_init(&r);
+/* The suite, mirror and debootstrap packages, checked. */
+static int disk_source(struct disk_build *b)
+{
+	const struct image_opts *o = b->o;
+	int ret;
+
 	if (o->suite)
-		snprintf(suite, sizeof(suite), "%s", o->suite);
-	else if ((ret = image_host_suite(suite, sizeof(suite))) < 0)
-		goto out;
-	if (!is_safe_name(suite)) {
-		ret = err("image: debian: bad suite '%s'", suite);
-		goto out;
-	}
+		snprintf(b->suite, sizeof(b->suite), "%s", o->suite);
+	else if ((ret = image_host_suite(b->suite, sizeof(b->suite))) < 0)
+		return ret;
+	if (!is_safe_name(b->suite))
+		return err("image: debian: bad suite '%s'", b->suite);
 	if (o->mirror)
-		snprintf(mirror, sizeof(mirror), "%s", o->mirror);
+		snprintf(b->mirror, sizeof(b->mirror), "%s", o->mirror);
 	else
-		image_host_mirror(suite, mirror, sizeof(mirror));
-	if (strncmp(mirror, "http://", 7) && strncmp(mirror, "https://", 8) &&
-	    strncmp(mirror, "file:/", 6)) {
-		ret = err("image: debian: mirror '%s' is not an http(s):// or "
-			  "file:/ URL",
-			  mirror);
-		goto out;
-	}
-	ret = image_package_list(o, &packages);
-	if (ret < 0)
-		goto out;
+		image_host_mirror(b->suite, b->mirror, sizeof(b->mirror));
+	if (strncmp(b->mirror, "http://", 7) &&
+	    strncmp(b->mirror, "https://", 8) &&
+	    strncmp(b->mirror, "file:/", 6))
+		return err("image: debian: mirror '%s' is not an http(s):// or "
+			   "file:/ URL",
+			   b->mirror);
+	return image_package_list(o, &b->packages);
+}
 
-	/* The root file system: only what debootstrap sees. */
-	recipe_add(&rr, "debootstrap %s\nsuite %s\nmirror %s\npackages %s\n",
-		   DEBOOTSTRAP_VARIANT, suite, mirror, packages);
+/* The root file system: only what debootstrap sees; its key names it. */
+static void disk_rootfs_recipe(struct disk_build *b)
+{
+	const struct disk_kind *k = b->k;
+	size_t i;
+
+	recipe_add(&b->rr, "debootstrap %s\nsuite %s\nmirror %s\npackages %s\n",
+		   DEBOOTSTRAP_VARIANT, b->suite, b->mirror, b->packages);
 	for (i = 0; i < k->napt; i++) {
-		char *prev = apt;
+		char *prev = b->apt;
 
-		apt = xasprintf("%s%s%s", prev ? prev : "", prev ? " " : "",
-				k->apt[i]);
+		b->apt = xasprintf("%s%s%s", prev ? prev : "", prev ? " " : "",
+				   k->apt[i]);
 		free(prev);
 	}
-	if (apt)
-		recipe_add(&rr, "apt-get install %s\n", apt);
-	recipe_key(&rr, rkey, sizeof(rkey));
-	rootfs = xasprintf("%s/rootfs-%s", dir, rkey);
+	if (b->apt)
+		recipe_add(&b->rr, "apt-get install %s\n", b->apt);
+	recipe_key(&b->rr, b->rkey, sizeof(b->rkey));
+	b->rootfs = xasprintf("%s/rootfs-%s", b->dir, b->rkey);
+}
 
-	/* The image: the root file system plus everything put into it. */
-	recipe_add(&r, "kind %s\nsize %llu\n%s", k->name,
-		   (unsigned long long)DISK_SIZE, rr.text);
-	recipe_add(&r, "unit vmtax-agent.service\n%s", agent_unit);
-	recipe_add(&r, "fstab\n%shostname %s", guest_fstab, guest_hostname);
-	for (i = 0; i < k->ntexts; i++)
-		recipe_add(&r, "text %s\n%s", k->texts[i].remote,
-			   k->texts[i].text);
-	n = list_binaries(bindir, &ents);
-	if (n < 0) {
-		ret = n;
-		n = 0;
-		goto out;
+/*
+ * The binaries of BINDIR (but the agent's test build) into the file list and
+ * the recipe: the agent to /usr/local/sbin, the rest to /opt/vmtax/bin.
+ */
+static int disk_add_binaries(struct disk_build *b)
+{
+	const char *agent = "/usr/local/sbin/vmtax-agent";
+	size_t i;
+	int ret = 0;
+
+	b->nents = list_binaries(b->bindir, &b->ents);
+	if (b->nents < 0) {
+		ret = b->nents;
+		b->nents = 0;
+		return ret;
 	}
-	for (i = 0; i < (size_t)n; i++) {
-		const char *name = ents[i]->d_name;
+	for (i = 0; i < (size_t)b->nents; i++) {
+		const char *name = b->ents[i]->d_name;
+		size_t f = b->nfiles;
 
 		if (!strcmp(name, "vmtax-agent-test"))
 			continue;
-		if (nfiles + 2 >= ARRAY_SIZE(files)) {
-			ret = err("image: %s: more than %zu binaries in '%s'",
-				  k->name, ARRAY_SIZE(files) - 2, bindir);
-			goto out;
-		}
-		paths[nfiles] = xasprintf("%s/%s", bindir, name);
-		remotes[nfiles] = !strcmp(name, "vmtax-agent")
-				      ? xstrdup("/usr/local/sbin/vmtax-agent")
-				      : xasprintf("/opt/vmtax/bin/%s", name);
-		files[nfiles].local = paths[nfiles];
-		files[nfiles].remote = remotes[nfiles];
-		files[nfiles].mode = 0755;
-		ret = recipe_add_file(&r, remotes[nfiles], paths[nfiles]);
-		nfiles++;
+		if (f + 2 >= DISK_MAX_FILES)
+			return err("image: %s: more than %d binaries in '%s'",
+				   b->k->name, DISK_MAX_FILES - 2, b->bindir);
+		b->paths[f] = xasprintf("%s/%s", b->bindir, name);
+		b->remotes[f] = !strcmp(name, "vmtax-agent")
+				    ? xstrdup(agent)
+				    : xasprintf("/opt/vmtax/bin/%s", name);
+		b->files[f].local = b->paths[f];
+		b->files[f].remote = b->remotes[f];
+		b->files[f].mode = 0755;
+		ret = recipe_add_file(&b->r, b->remotes[f], b->paths[f]);
+		b->nfiles++;
 		if (ret < 0)
-			goto out;
+			return ret;
 	}
-	for (i = 0; i < nfiles; i++)
-		if (!strcmp(remotes[i], "/usr/local/sbin/vmtax-agent"))
-			break;
-	if (i == nfiles) {
-		ret = err("image: %s: no '%s/vmtax-agent' (run 'make')",
-			  k->name, bindir);
-		goto out;
-	}
-	/* The tiny image inside carries the agent's test build too: said
-	 * now, not after the root file system's minutes. */
-	if (k->vmtax && (ret = need_agents(k->name, bindir)) < 0)
-		goto out;
+	for (i = 0; i < b->nfiles; i++)
+		if (!strcmp(b->remotes[i], agent))
+			return 0;
+	return err("image: %s: no '%s/vmtax-agent' (run 'make')", b->k->name,
+		   b->bindir);
+}
+
+/* The image: the root file system plus everything put into it. */
+static int disk_recipe(struct disk_build *b)
+{
+	const struct disk_kind *k = b->k;
+	size_t i;
+	int ret;
+
+	recipe_add(&b->r, "kind %s\nsize %llu\n%s", k->name,
+		   (unsigned long long)DISK_SIZE, b->rr.text);
+	recipe_add(&b->r, "unit vmtax-agent.service\n%s", agent_unit);
+	recipe_add(&b->r, "fstab\n%shostname %s", guest_fstab, guest_hostname);
+	for (i = 0; i < k->ntexts; i++)
+		recipe_add(&b->r, "text %s\n%s", k->texts[i].remote,
+			   k->texts[i].text);
+	ret = disk_add_binaries(b);
+	if (ret < 0)
+		return ret;
 	if (k->vmtax) {
+		/* The tiny image inside carries the agent's test build too:
+		 * said now, not after the root file system's minutes. */
+		ret = need_agents(k->name, b->bindir);
+		if (ret < 0)
+			return ret;
 		/*
 		 * The inputs of the tiny image of the image's kernel (the
 		 * kernel is the root file system's).  vmtax itself is not in
@@ -567,195 +621,266 @@ static int build_disk(const struct image_opts *o, const struct disk_kind *k,
 		 * GUEST_LAB_VMTAX each time, so a changed vmtax needs no new
 		 * image.
 		 */
-		ret = recipe_add_file(&r, "tiny script",
-				      layout_tiny_script(bindir));
+		ret = recipe_add_file(&b->r, "tiny script",
+				      layout_tiny_script(b->bindir));
 		if (ret == 0)
-			ret = recipe_add_file(&r, "tiny busybox",
+			ret = recipe_add_file(&b->r, "tiny busybox",
 					      getenv("BUSYBOX")
 						  ?: "/bin/busybox");
 		if (ret < 0)
-			goto out;
+			return ret;
 	}
-	recipe_key(&r, key, sizeof(key));
+	recipe_key(&b->r, b->key, sizeof(b->key));
+	return 0;
+}
 
-	base = xasprintf("%s/%s-%s", dir, k->name, key);
-	rec = xasprintf("%s.recipe", base);
-	qcow2 = xasprintf("%s.qcow2", base);
-	kernel = xasprintf("%s.vmlinuz", base);
-	initrd = xasprintf("%s.initrd", base);
-	link = o->link ? xstrdup(o->link)
-		       : guest_disk_path_new(dir, k->name, "qcow2");
-	lbase = link_base_new(link);
-	lk = xasprintf("%s.vmlinuz", lbase);
-	li = xasprintf("%s.initrd", lbase);
+/* The image's files (named by its key) and the links to them. */
+static void disk_name_paths(struct disk_build *b)
+{
+	char *lbase;
 
-	if (image_exists(rec) && image_exists(qcow2) && image_exists(kernel) &&
-	    image_exists(initrd)) {
-		note("image: %s: up to date: '%s' (recipe %s)", k->name, qcow2,
-		     key);
-		if (o->check)
-			goto out;
-		goto link;
-	}
-	if (o->check) {
-		note("image: %s: would be built: recipe %s, root file system "
-		     "%s (%s)",
-		     k->name, key, rkey,
-		     image_exists(rootfs) ? "cached" : "debootstrap: minutes");
-		goto out;
-	}
-	note("image: %s %s, recipe %s, root file system %s", k->name, suite,
-	     key, rkey);
-	if (image_exists(rootfs)) {
-		note("image: debootstrap: reusing '%s'", rootfs);
+	b->base = xasprintf("%s/%s-%s", b->dir, b->k->name, b->key);
+	b->rec = xasprintf("%s.recipe", b->base);
+	b->qcow2 = xasprintf("%s.qcow2", b->base);
+	b->kernel = xasprintf("%s.vmlinuz", b->base);
+	b->initrd = xasprintf("%s.initrd", b->base);
+	b->link = b->o->link ? xstrdup(b->o->link)
+			     : guest_disk_path_new(b->dir, b->k->name, "qcow2");
+	lbase = link_base_new(b->link);
+	b->lk = xasprintf("%s.vmlinuz", lbase);
+	b->li = xasprintf("%s.initrd", lbase);
+	free(lbase);
+}
+
+/*
+ * The root file system, reused or debootstrap'ed, and for the kinds with
+ * vmtax the tiny image of its kernel, added to the files.
+ */
+static int disk_rootfs(struct disk_build *b)
+{
+	struct gfs_file *f;
+	int ret;
+
+	if (image_exists(b->rootfs)) {
+		note("image: debootstrap: reusing '%s'", b->rootfs);
 	} else {
-		ret = image_debootstrap(rootfs, suite, mirror, packages, apt);
+		ret = image_debootstrap(b->rootfs, b->suite, b->mirror,
+					b->packages, b->apt);
 		if (ret < 0)
-			goto out;
+			return ret;
 	}
-	if (k->vmtax) {
-		tiny = xasprintf("%s.tiny.cpio.gz", base);
-		ret = build_tiny_for_rootfs(rootfs, bindir, tiny, &kver);
-		if (ret < 0)
-			goto out;
-		tiny_remote = guest_tiny_path_new(GUEST_LAB_IMAGES, kver);
-		files[nfiles].local = tiny;
-		files[nfiles].remote = tiny_remote;
-		files[nfiles].mode = 0644;
-		nfiles++;
-	}
+	if (!b->k->vmtax)
+		return 0;
+	b->tiny = xasprintf("%s.tiny.cpio.gz", b->base);
+	ret = build_tiny_for_rootfs(b->rootfs, b->bindir, b->tiny, &b->kver);
+	if (ret < 0)
+		return ret;
+	b->tiny_remote = guest_tiny_path_new(GUEST_LAB_IMAGES, b->kver);
+	f = &b->files[b->nfiles++];
+	f->local = b->tiny;
+	f->remote = b->tiny_remote;
+	f->mode = 0644;
+	return 0;
+}
 
-	tar = xasprintf("%s.rootfs.tar", base);
-	note("image: tar the root file system into '%s'...", tar);
+/* The root file system into one tarball, for guestfs's tar-in. */
+static int disk_tar(struct disk_build *b)
+{
+	double t;
+	int ret;
+
+	b->tar = xasprintf("%s.rootfs.tar", b->base);
+	note("image: tar the root file system into '%s'...", b->tar);
 	t = mono_now();
 	{
 		char *const argv[] = {"tar",	  "--numeric-owner",
 				      "--xattrs", "--one-file-system",
-				      "-C",	  rootfs,
-				      "-cf",	  tar,
+				      "-C",	  b->rootfs,
+				      "-cf",	  b->tar,
 				      ".",	  NULL};
 
 		ret = image_step_run("tar", argv, NULL);
 		if (ret < 0)
-			goto out;
+			return ret;
 	}
 	note("image: tar done in %.0f s", mono_now() - t);
+	return 0;
+}
 
-	{
-		static const struct gfs_text common[] = {
-		    {"/etc/systemd/system/vmtax-agent.service", agent_unit,
-		     0644},
-		    {"/etc/fstab", guest_fstab, 0644},
-		    {"/etc/hostname", guest_hostname, 0644},
-		    {"/etc/hosts", guest_hosts, 0644},
-		};
-		static const struct gfs_link links[] = {
-		    {"/etc/systemd/system/vmtax-agent.service",
-		     "/etc/systemd/system/sysinit.target.wants/"
-		     "vmtax-agent.service"},
-		    /* No prompts on the console at first boot. */
-		    {"/dev/null",
-		     "/etc/systemd/system/systemd-firstboot.service"},
-		    /* vmtax on PATH, once 'vmtax lab run' has put it there:
-		     * kinds with vmtax only (the last link) */
-		    {GUEST_LAB_VMTAX, "/usr/local/bin/vmtax"},
-		};
-		struct gfs_text texts[ARRAY_SIZE(common) + 4];
-		struct gfs_disk_spec spec = {
-		    .size = DISK_SIZE,
-		    .rootfs_tar = tar,
-		    .files = files,
-		    .nfiles = nfiles,
-		    .texts = texts,
-		    .links = links,
-		    .nlinks = ARRAY_SIZE(links) - !k->vmtax,
-		};
+/* The disk, kernel and initrd under temporary names, then renamed. */
+static int disk_assemble(struct disk_build *b)
+{
+	static const struct gfs_text common[] = {
+	    {"/etc/systemd/system/vmtax-agent.service", agent_unit, 0644},
+	    {"/etc/fstab", guest_fstab, 0644},
+	    {"/etc/hostname", guest_hostname, 0644},
+	    {"/etc/hosts", guest_hosts, 0644},
+	};
+	static const struct gfs_link links[] = {
+	    {"/etc/systemd/system/vmtax-agent.service",
+	     "/etc/systemd/system/sysinit.target.wants/"
+	     "vmtax-agent.service"},
+	    /* No prompts on the console at first boot. */
+	    {"/dev/null", "/etc/systemd/system/systemd-firstboot.service"},
+	    /* vmtax on PATH, once 'vmtax lab run' has put it there:
+	     * kinds with vmtax only (the last link) */
+	    {GUEST_LAB_VMTAX, "/usr/local/bin/vmtax"},
+	};
+	const struct disk_kind *k = b->k;
+	struct gfs_text texts[ARRAY_SIZE(common) + 4];
+	struct gfs_disk_spec spec = {
+	    .size = DISK_SIZE,
+	    .rootfs_tar = b->tar,
+	    .files = b->files,
+	    .nfiles = b->nfiles,
+	    .texts = texts,
+	    .links = links,
+	    .nlinks = ARRAY_SIZE(links) - !k->vmtax,
+	};
+	char why[256];
+	const char *accel;
+	int ret;
 
-		if (k->ntexts > ARRAY_SIZE(texts) - ARRAY_SIZE(common)) {
-			ret = err("image: %s: too many texts", k->name);
-			goto out;
-		}
-		memcpy(texts, common, sizeof(common));
-		memcpy(texts + ARRAY_SIZE(common), k->texts,
-		       k->ntexts * sizeof(*texts));
-		spec.ntexts = ARRAY_SIZE(common) + k->ntexts;
+	if (k->ntexts > ARRAY_SIZE(texts) - ARRAY_SIZE(common))
+		return err("image: %s: too many texts", k->name);
+	memcpy(texts, common, sizeof(common));
+	memcpy(texts + ARRAY_SIZE(common), k->texts,
+	       k->ntexts * sizeof(*texts));
+	spec.ntexts = ARRAY_SIZE(common) + k->ntexts;
 
-		tq = xasprintf("%s.tmp", qcow2);
-		tk = xasprintf("%s.tmp", kernel);
-		ti = xasprintf("%s.tmp", initrd);
-		spec.qcow2 = tq;
-		spec.kernel_out = tk;
-		spec.initrd_out = ti;
-		accel = host_accel_decide("", why, sizeof(why));
-		gfs_env_for_accel(accel, why);
-		ret = gfs_make_disk(&spec);
-		if (ret < 0)
-			goto out;
+	b->tq = xasprintf("%s.tmp", b->qcow2);
+	b->tk = xasprintf("%s.tmp", b->kernel);
+	b->ti = xasprintf("%s.tmp", b->initrd);
+	spec.qcow2 = b->tq;
+	spec.kernel_out = b->tk;
+	spec.initrd_out = b->ti;
+	accel = host_accel_decide("", why, sizeof(why));
+	gfs_env_for_accel(accel, why);
+	ret = gfs_make_disk(&spec);
+	if (ret < 0)
+		return ret;
+	if (rename(b->tq, b->qcow2) < 0 || rename(b->tk, b->kernel) < 0 ||
+	    rename(b->ti, b->initrd) < 0)
+		return err_errno("image: %s: cannot rename the new image "
+				 "into '%s.*'",
+				 k->name, b->base);
+	return 0;
+}
+
+/* The links to the image's three files; their paths to stdout. */
+static int disk_link(const struct disk_build *b)
+{
+	int ret = relink(b->qcow2, b->link);
+
+	if (ret == 0)
+		ret = relink(b->kernel, b->lk);
+	if (ret == 0)
+		ret = relink(b->initrd, b->li);
+	if (ret < 0)
+		return ret;
+	if (!b->o->quiet) {
+		print_abs(b->qcow2);
+		print_abs(b->kernel);
+		print_abs(b->initrd);
 	}
-	if (rename(tq, qcow2) < 0 || rename(tk, kernel) < 0 ||
-	    rename(ti, initrd) < 0) {
-		ret = err_errno("image: %s: cannot rename the new image "
-				"into '%s.*'",
-				k->name, base);
-		goto out;
+	return 0;
+}
+
+static void unlink_if(const char *path)
+{
+	if (path)
+		unlink(path);
+}
+
+/* B's temporary files gone (the new image's too if FAILED), B freed. */
+static void disk_build_release(struct disk_build *b, bool failed)
+{
+	size_t i;
+
+	unlink_if(b->tar);
+	unlink_if(b->tiny);
+	if (failed) {
+		unlink_if(b->tq);
+		unlink_if(b->tk);
+		unlink_if(b->ti);
 	}
-	ret = write_text(rec, r.text);
+	for (i = 0; i < b->nfiles; i++) {
+		free(b->paths[i]);
+		free(b->remotes[i]);
+	}
+	free(b->apt);
+	free(b->tiny);
+	free(b->tiny_remote);
+	free(b->kver);
+	free_ents(b->ents, b->nents);
+	recipe_release(&b->rr);
+	recipe_release(&b->r);
+	free(b->packages);
+	free(b->rootfs);
+	free(b->base);
+	free(b->rec);
+	free(b->qcow2);
+	free(b->kernel);
+	free(b->initrd);
+	free(b->tar);
+	free(b->tq);
+	free(b->tk);
+	free(b->ti);
+	free(b->link);
+	free(b->lk);
+	free(b->li);
+}
+
+static int build_disk(const struct image_opts *o, const struct disk_kind *k,
+		      const char *dir, const char *bindir)
+{
+	struct disk_build b = {.o = o, .k = k, .dir = dir, .bindir = bindir};
+	double t0 = mono_now();
+	int ret;
+
+	recipe_init(&b.rr);
+	recipe_init(&b.r);
+	ret = disk_source(&b);
 	if (ret < 0)
 		goto out;
-	note("image: %s: built '%s' in %.0f s", k->name, qcow2,
+	disk_rootfs_recipe(&b);
+	ret = disk_recipe(&b);
+	if (ret < 0)
+		goto out;
+	disk_name_paths(&b);
+
+	if (image_exists(b.rec) && image_exists(b.qcow2) &&
+	    image_exists(b.kernel) && image_exists(b.initrd)) {
+		note("image: %s: up to date: '%s' (recipe %s)", k->name,
+		     b.qcow2, b.key);
+		if (!o->check)
+			ret = disk_link(&b);
+		goto out;
+	}
+	if (o->check) {
+		note("image: %s: would be built: recipe %s, root file system "
+		     "%s (%s)",
+		     k->name, b.key, b.rkey,
+		     image_exists(b.rootfs) ? "cached"
+					    : "debootstrap: minutes");
+		goto out;
+	}
+	note("image: %s %s, recipe %s, root file system %s", k->name, b.suite,
+	     b.key, b.rkey);
+	ret = disk_rootfs(&b);
+	if (ret == 0)
+		ret = disk_tar(&b);
+	if (ret == 0)
+		ret = disk_assemble(&b);
+	if (ret == 0)
+		ret = write_text(b.rec, b.r.text);
+	if (ret < 0)
+		goto out;
+	note("image: %s: built '%s' in %.0f s", k->name, b.qcow2,
 	     mono_now() - t0);
-link:
-	ret = relink(qcow2, link);
-	if (ret == 0)
-		ret = relink(kernel, lk);
-	if (ret == 0)
-		ret = relink(initrd, li);
-	if (ret < 0)
-		goto out;
-	if (!o->quiet) {
-		print_abs(qcow2);
-		print_abs(kernel);
-		print_abs(initrd);
-	}
+	ret = disk_link(&b);
 out:
-	if (tar)
-		unlink(tar);
-	if (tiny)
-		unlink(tiny);
-	if (ret < 0) {
-		if (tq)
-			unlink(tq);
-		if (tk)
-			unlink(tk);
-		if (ti)
-			unlink(ti);
-	}
-	for (i = 0; i < nfiles; i++) {
-		free(paths[i]);
-		free(remotes[i]);
-	}
-	free(apt);
-	free(tiny);
-	free(tiny_remote);
-	free(kver);
-	free_ents(ents, n);
-	recipe_release(&rr);
-	recipe_release(&r);
-	free(packages);
-	free(rootfs);
-	free(base);
-	free(rec);
-	free(qcow2);
-	free(kernel);
-	free(initrd);
-	free(tar);
-	free(tq);
-	free(tk);
-	free(ti);
-	free(link);
-	free(lbase);
-	free(lk);
-	free(li);
+	disk_build_release(&b, ret < 0);
 	return ret;
 }
 

@@ -216,6 +216,21 @@ static int journal_stale_open(struct host_ctx *ctx, int *fd)
  * the lock held, so its writer is dead.  The journal stays when anything
  * fails.  Returns the number of journal lines restored.
  */
+/* One journal line LINE ("KNOB<tab>VALUE") put back on the host. */
+static int put_back_line(struct host_ctx *ctx, char *line)
+{
+	struct host_knob k;
+	char *tab = strchr(line, '\t');
+	char why[512];
+
+	if (!tab)
+		return err("'%s': malformed line '%s'", ctx->journal, line);
+	*tab = '\0';
+	if (host_knob_resolve(line, &k, why, sizeof(why)) < 0)
+		return err("'%s': %s", ctx->journal, why);
+	return knob_put_back(ctx, &k, tab + 1);
+}
+
 static int restore_stale(struct host_ctx *ctx)
 {
 	char *text = NULL, *line, *save = NULL, fdpath[64];
@@ -242,23 +257,7 @@ static int restore_stale(struct host_ctx *ctx)
 			lines[n++] = line;
 	ret = 0;
 	for (i = n; i-- > 0;) {
-		struct host_knob k;
-		char *tab = strchr(lines[i], '\t');
-		char why[512];
-
-		if (!tab) {
-			r = err("'%s': malformed line '%s'", ctx->journal,
-				lines[i]);
-			ret = ret ? ret : r;
-			continue;
-		}
-		*tab = '\0';
-		if (host_knob_resolve(lines[i], &k, why, sizeof(why)) < 0) {
-			r = err("'%s': %s", ctx->journal, why);
-			ret = ret ? ret : r;
-			continue;
-		}
-		r = knob_put_back(ctx, &k, tab + 1);
+		r = put_back_line(ctx, lines[i]);
 		ret = ret ? ret : r;
 	}
 	if (ret < 0) {

@@ -134,14 +134,77 @@ static bool paging_supported(const struct host_knob *k, struct host_ctx *ctx,
 	return true;
 }
 
+/* No VM runs (HW's module is about to be reloaded with OPT). */
+static int paging_no_vms(struct host_ctx *ctx, const struct paging_hw *hw,
+			 const char *opt)
+{
+	char vms[1024];
+	int n;
+
+	if (!ctx->list_vms)
+		return err_code(-EBUSY,
+				"refusing to reload '%s' with %s: cannot "
+				"tell whether any VM is running",
+				hw->module, opt);
+	vms[0] = '\0';
+	n = ctx->list_vms(ctx->list_vms_arg, vms, sizeof(vms));
+	if (n < 0)
+		return err_code(n,
+				"refusing to reload '%s' with %s: cannot "
+				"list the running domains",
+				hw->module, opt);
+	if (n > 0)
+		return err_code(-EBUSY,
+				"refusing to reload '%s' with %s while "
+				"%d domain%s run%s: %s",
+				hw->module, opt, n, n == 1 ? "" : "s",
+				n == 1 ? "s" : "", vms);
+	return 0;
+}
+
+/* HW's module removed and inserted with OPT; with BACK if that fails. */
+static int paging_reload(struct host_ctx *ctx, const struct paging_hw *hw,
+			 const char *opt, const char *back)
+{
+	char refcnt[32];
+	int ret, r;
+
+	ret = ctx->modules->remove(ctx->modules_arg, hw->module);
+	if (ret < 0) {
+		char *rc = xasprintf("/sys/module/%s/refcnt", hw->module);
+
+		if (host_read(ctx, rc, refcnt, sizeof(refcnt)) < 0)
+			snprintf(refcnt, sizeof(refcnt), "?");
+		free(rc);
+		err_code(ret,
+			 "cannot remove module '%s' (refcnt %s; is "
+			 "something else using /dev/kvm?)",
+			 hw->module, refcnt);
+		return ret;
+	}
+	ret = ctx->modules->insert(ctx->modules_arg, hw->module, opt);
+	if (ret < 0) {
+		err_code(ret, "cannot insert module '%s' with %s", hw->module,
+			 opt);
+		/* Do not leave the host without kvm: load it as it was. */
+		r = ctx->modules->insert(ctx->modules_arg, hw->module, back);
+		if (r < 0)
+			err_code(r,
+				 "cannot insert module '%s' with %s either: "
+				 "the host has no %s now",
+				 hw->module, back, hw->module);
+	}
+	return ret < 0 ? ret : 0;
+}
+
 static int paging_apply(const struct host_knob *k, struct host_ctx *ctx,
 			const char *value)
 {
 	const char *bit = strcmp(value, "hw") ? "0" : "1";
 	char *opt = NULL, *back = NULL;
-	char why[256], vms[1024], got[HOST_VALUE_MAX], refcnt[32];
+	char why[256], got[HOST_VALUE_MAX];
 	struct paging_hw hw;
-	int ret, n, r;
+	int ret;
 
 	if (!paging_hw(ctx, &hw, why, sizeof(why))) {
 		ret =
@@ -150,57 +213,11 @@ static int paging_apply(const struct host_knob *k, struct host_ctx *ctx,
 	}
 	opt = xasprintf("%s=%s", hw.param, bit);
 	back = xasprintf("%s=%s", hw.param, bit[0] == '1' ? "0" : "1");
-	if (!ctx->list_vms) {
-		ret = err_code(-EBUSY,
-			       "refusing to reload '%s' with %s: cannot "
-			       "tell whether any VM is running",
-			       hw.module, opt);
-		goto out;
-	}
-	vms[0] = '\0';
-	n = ctx->list_vms(ctx->list_vms_arg, vms, sizeof(vms));
-	if (n < 0) {
-		ret = err_code(n,
-			       "refusing to reload '%s' with %s: cannot "
-			       "list the running domains",
-			       hw.module, opt);
-		goto out;
-	}
-	if (n > 0) {
-		ret = err_code(-EBUSY,
-			       "refusing to reload '%s' with %s while "
-			       "%d domain%s run%s: %s",
-			       hw.module, opt, n, n == 1 ? "" : "s",
-			       n == 1 ? "s" : "", vms);
-		goto out;
-	}
-	ret = ctx->modules->remove(ctx->modules_arg, hw.module);
-	if (ret < 0) {
-		char *rc = xasprintf("/sys/module/%s/refcnt", hw.module);
-
-		if (host_read(ctx, rc, refcnt, sizeof(refcnt)) < 0)
-			snprintf(refcnt, sizeof(refcnt), "?");
-		free(rc);
-		err_code(ret,
-			 "cannot remove module '%s' (refcnt %s; is "
-			 "something else using /dev/kvm?)",
-			 hw.module, refcnt);
-		goto out;
-	}
-	ret = ctx->modules->insert(ctx->modules_arg, hw.module, opt);
-	if (ret < 0) {
-		err_code(ret, "cannot insert module '%s' with %s", hw.module,
-			 opt);
-		/* Do not leave the host without kvm: load it as it was. */
-		r = ctx->modules->insert(ctx->modules_arg, hw.module, back);
-		if (r < 0)
-			err_code(r,
-				 "cannot insert module '%s' with %s either: "
-				 "the host has no %s now",
-				 hw.module, back, hw.module);
-		goto out;
-	}
-	ret = paging_read(k, ctx, got, sizeof(got));
+	ret = paging_no_vms(ctx, &hw, opt);
+	if (ret == 0)
+		ret = paging_reload(ctx, &hw, opt, back);
+	if (ret == 0)
+		ret = paging_read(k, ctx, got, sizeof(got));
 	if (ret < 0)
 		goto out;
 	if (strcmp(got, value)) {

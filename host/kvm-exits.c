@@ -223,16 +223,20 @@ static const char *hist_line(const char *p, const char *end, bool *totals,
 	return "unexpected line";
 }
 
-int kvm_exits_parse(const char *text, const char *filter, struct kvm_exits *x)
+/* Where the scan of a hist file is: before, in or past our table. */
+struct hist_scan {
+	enum { BEFORE, IN_OURS, DONE } state;
+	bool totals;   /* the table's Totals were seen */
+	uint64_t hits; /* and said this many hits */
+};
+
+/* The lines of our table (the one keyed as FILTER says) of TEXT into X. */
+static int hist_scan(const char *text, const char *filter,
+		     struct kvm_exits *x, struct hist_scan *sc)
 {
-	enum { BEFORE, IN_OURS, DONE } state = BEFORE;
 	const char *l = text, *end;
 	unsigned lineno = 0;
-	bool totals = false;
-	uint64_t hits = 0;
-	int ret = 0;
 
-	kvm_exits_release(x);
 	for (; *l; l = *end ? end + 1 : end) {
 		const char *p, *bad;
 
@@ -244,23 +248,33 @@ int kvm_exits_parse(const char *text, const char *filter, struct kvm_exits *x)
 		while (p < end && (*p == ' ' || *p == '\t'))
 			p++;
 		if (starts(p, end, "# trigger info:")) {
-			if (state == IN_OURS)
-				state = DONE;
-			else if (state == BEFORE &&
+			if (sc->state == IN_OURS)
+				sc->state = DONE;
+			else if (sc->state == BEFORE &&
 				 trigger_is_ours(p, (size_t)(end - p), filter))
-				state = IN_OURS;
+				sc->state = IN_OURS;
 			continue;
 		}
-		if (state != IN_OURS || p == end || *p == '#')
+		if (sc->state != IN_OURS || p == end || *p == '#')
 			continue;
-		bad = hist_line(p, end, &totals, &hits, x);
-		if (bad) {
-			ret = err("kvm_exit hist: line %u: %s: '%.*s'", lineno,
-				  bad, (int)(end - p > 80 ? 80 : end - p), p);
-			goto out;
-		}
+		bad = hist_line(p, end, &sc->totals, &sc->hits, x);
+		if (bad)
+			return err("kvm_exit hist: line %u: %s: '%.*s'", lineno,
+				   bad, (int)(end - p > 80 ? 80 : end - p), p);
 	}
-	if (state == BEFORE) {
+	return 0;
+}
+
+int kvm_exits_parse(const char *text, const char *filter, struct kvm_exits *x)
+{
+	struct hist_scan sc = {.state = BEFORE};
+	int ret;
+
+	kvm_exits_release(x);
+	ret = hist_scan(text, filter, x, &sc);
+	if (ret < 0)
+		goto out;
+	if (sc.state == BEFORE) {
 		kvm_exits_release(x);
 		snprintf(x->why, sizeof(x->why),
 			 "no kvm_exit hist table keyed on exit_reason%s%s",
@@ -272,12 +286,12 @@ int kvm_exits_parse(const char *text, const char *filter, struct kvm_exits *x)
 	 * Hits after the entries: on a running guest Hits can be ahead of
 	 * their sum, never behind.
 	 */
-	if (!totals || hits < x->total) {
+	if (!sc.totals || sc.hits < x->total) {
 		ret = err("kvm_exit hist: %s (entries sum to %" PRIu64
 			  ", Hits: %" PRIu64 ")",
-			  totals ? "entries sum to more than the hits"
-				 : "table has no Totals",
-			  x->total, hits);
+			  sc.totals ? "entries sum to more than the hits"
+				    : "table has no Totals",
+			  x->total, sc.hits);
 		goto out;
 	}
 	if (x->n)

@@ -409,27 +409,11 @@ static void kvm_null(json_t *observed, const char *why)
 	json_object_set_new(observed, "kvm_why", json_string(why));
 }
 
-int kvm_sample_json(const struct kvm_snap *a, const struct kvm_snap *b,
-		    const struct kvm_exits *ea, const struct kvm_exits *eb,
-		    json_t *observed)
+/* The page counters and the other gauges of B (at the end) into KVM. */
+static void kvm_gauges_json(const struct kvm_snap *b, json_t *kvm)
 {
-	struct kvm_snap d;
-	struct kvm_exits dx;
-	json_t *kvm = NULL, *at_end, *delta;
-	int ret;
+	json_t *at_end = json_object();
 
-	kvm_snap_init(&d);
-	kvm_exits_init(&dx);
-	json_object_del(observed, "kvm_why");
-	if (!a->available || !b->available) {
-		kvm_null(observed, !b->available ? b->why : a->why);
-		return 0;
-	}
-	ret = kvm_snap_delta(a, b, &d);
-	if (ret < 0)
-		goto out;
-	kvm = json_object();
-	json_object_set_new(kvm, "vms", json_integer((json_int_t)b->ndirs));
 	for (size_t i = 0; i < ARRAY_SIZE(page_counters); i++) {
 		uint64_t v;
 
@@ -438,7 +422,6 @@ int kvm_sample_json(const struct kvm_snap *a, const struct kvm_snap *b,
 					? json_null()
 					: uint_json(v));
 	}
-	at_end = json_object();
 	for (size_t i = 0; i < b->n; i++) {
 		bool page = false;
 
@@ -449,11 +432,14 @@ int kvm_sample_json(const struct kvm_snap *a, const struct kvm_snap *b,
 					    uint_json(b->c[i].value));
 	}
 	json_object_set_new(kvm, "at_end", at_end);
-	delta = json_object();
-	for (size_t i = 0; i < d.n; i++)
-		json_object_set_new(delta, d.c[i].name,
-				    uint_json(d.c[i].value));
-	json_object_set_new(kvm, "delta", delta);
+}
+
+/* The exits by reason from EA to EB into KVM, or null and why not. */
+static int kvm_exits_json(const struct kvm_exits *ea,
+			  const struct kvm_exits *eb, json_t *kvm)
+{
+	struct kvm_exits dx;
+	int ret;
 
 	if (!ea || !eb || !ea->available || !eb->available) {
 		const char *why = !eb || !ea ? "exits by reason not collected"
@@ -463,10 +449,11 @@ int kvm_sample_json(const struct kvm_snap *a, const struct kvm_snap *b,
 		json_object_set_new(kvm, "exits_by_reason", json_null());
 		json_object_set_new(kvm, "exits_by_reason_why",
 				    json_string(why));
-	} else {
-		ret = kvm_exits_delta(ea, eb, &dx);
-		if (ret < 0)
-			goto out;
+		return 0;
+	}
+	kvm_exits_init(&dx);
+	ret = kvm_exits_delta(ea, eb, &dx);
+	if (ret == 0) {
 		json_object_set_new(kvm, "exits_vendor",
 				    json_string(kvm_vendor_name(dx.vendor)));
 		json_object_set_new(kvm, "exits_total", uint_json(dx.total));
@@ -474,12 +461,43 @@ int kvm_sample_json(const struct kvm_snap *a, const struct kvm_snap *b,
 				    uint_json(dx.dropped));
 		json_object_set_new(kvm, "exits_by_reason", exits_json(&dx));
 	}
+	kvm_exits_release(&dx);
+	return ret;
+}
+
+int kvm_sample_json(const struct kvm_snap *a, const struct kvm_snap *b,
+		    const struct kvm_exits *ea, const struct kvm_exits *eb,
+		    json_t *observed)
+{
+	struct kvm_snap d;
+	json_t *kvm = NULL, *delta;
+	int ret;
+
+	kvm_snap_init(&d);
+	json_object_del(observed, "kvm_why");
+	if (!a->available || !b->available) {
+		kvm_null(observed, !b->available ? b->why : a->why);
+		return 0;
+	}
+	ret = kvm_snap_delta(a, b, &d);
+	if (ret < 0)
+		goto out;
+	kvm = json_object();
+	json_object_set_new(kvm, "vms", json_integer((json_int_t)b->ndirs));
+	kvm_gauges_json(b, kvm);
+	delta = json_object();
+	for (size_t i = 0; i < d.n; i++)
+		json_object_set_new(delta, d.c[i].name,
+				    uint_json(d.c[i].value));
+	json_object_set_new(kvm, "delta", delta);
+	ret = kvm_exits_json(ea, eb, kvm);
+	if (ret < 0)
+		goto out;
 	json_object_set_new(observed, "kvm", kvm);
 	kvm = NULL;
 out:
 	json_decref(kvm);
 	kvm_snap_release(&d);
-	kvm_exits_release(&dx);
 	return ret;
 }
 

@@ -152,17 +152,13 @@ int read_file_beneath(const char *root, const char *rel, size_t max,
 	return ret;
 }
 
-int write_at_atomic(int dirfd, const char *root, const char *rel,
-		    const void *data, size_t len, mode_t mode)
+/* REL's own directory under DIRFD (ROOT in messages), opened. */
+static int parent_open(int dirfd, const char *root, const char *rel)
 {
-	char *tmp = xasprintf("%s.tmp", rel), *pdir = NULL, *btmp;
-	const char *slash = strrchr(rel, '/'), *p = data;
-	const char *base = slash ? slash + 1 : rel;
-	int fd = -1, pfd = -1, ret;
-	size_t off = 0;
+	const char *slash = strrchr(rel, '/');
+	char *pdir = NULL;
+	int pfd;
 
-	btmp = xasprintf("%s.tmp", base);
-	/* the rename and the fsync happen in REL's own directory */
 	if (slash) {
 		pdir = xstrndup(rel, (size_t)(slash - rel));
 		pfd = openat_beneath(dirfd, pdir, O_RDONLY | O_DIRECTORY, 0);
@@ -171,10 +167,47 @@ int write_at_atomic(int dirfd, const char *root, const char *rel,
 		if (pfd < 0)
 			pfd = -errno;
 	}
-	if (pfd < 0) {
-		ret = err_code(pfd, "cannot open '%s/%s'", root,
+	if (pfd < 0)
+		pfd = err_code(pfd, "cannot open '%s/%s'", root,
 			       pdir ? pdir : ".");
-		pfd = -1;
+	free(pdir);
+	return pfd;
+}
+
+/* LEN bytes of DATA into FD, its MODE set, synced (TMP in messages). */
+static int write_all_sync(int fd, const void *data, size_t len, mode_t mode,
+			  const char *root, const char *tmp)
+{
+	const char *p = data;
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t w = write(fd, p + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return err_errno("cannot write '%s/%s'", root, tmp);
+		off += (size_t)w;
+	}
+	if (fchmod(fd, mode) < 0 || fsync(fd) < 0)
+		return err_errno("cannot write '%s/%s'", root, tmp);
+	return 0;
+}
+
+int write_at_atomic(int dirfd, const char *root, const char *rel,
+		    const void *data, size_t len, mode_t mode)
+{
+	char *tmp = xasprintf("%s.tmp", rel), *btmp;
+	const char *slash = strrchr(rel, '/');
+	const char *base = slash ? slash + 1 : rel;
+	int fd = -1, pfd, ret;
+
+	btmp = xasprintf("%s.tmp", base);
+	/* the rename and the fsync happen in REL's own directory */
+	pfd = parent_open(dirfd, root, rel);
+	if (pfd < 0) {
+		ret = pfd;
 		goto out;
 	}
 	unlinkat(pfd, btmp, 0);
@@ -184,21 +217,9 @@ int write_at_atomic(int dirfd, const char *root, const char *rel,
 		ret = err_errno("cannot create '%s/%s'", root, tmp);
 		goto out;
 	}
-	while (off < len) {
-		ssize_t w = write(fd, p + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			ret = err_errno("cannot write '%s/%s'", root, tmp);
-			goto out;
-		}
-		off += (size_t)w;
-	}
-	if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
-		ret = err_errno("cannot write '%s/%s'", root, tmp);
+	ret = write_all_sync(fd, data, len, mode, root, tmp);
+	if (ret < 0)
 		goto out;
-	}
 	if (renameat(pfd, btmp, pfd, base) < 0) {
 		ret = err_errno("cannot rename '%s/%s' to '%s/%s'", root, tmp,
 				root, rel);
@@ -216,7 +237,6 @@ out:
 	}
 	if (pfd >= 0)
 		close(pfd);
-	free(pdir);
 	free(btmp);
 	free(tmp);
 	return ret;

@@ -199,66 +199,71 @@ static bool string_or_null(const json_t *v)
 	return json_is_null(v) || json_is_string(v);
 }
 
+/*
+ * KEYS of OBJ (the member IN of the observation, or NULL for its top) are
+ * each an integer >= 0 or null (INTS), else a string or null.
+ */
+static int check_keys(const json_t *obj, const char *in,
+		      const char *const *keys, size_t n, bool ints, char *why,
+		      size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const json_t *v = json_object_get(obj, keys[i]);
+
+		if (v && (ints ? nonneg_int_or_null(v) : string_or_null(v)))
+			continue;
+		snprintf(why, len, "'%s%s%s' is not %s", in ? in : "",
+			 in ? "." : "", keys[i],
+			 ints ? "an integer >= 0 or null" : "a string or null");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* OBJ's member NAME: an object. */
+static const json_t *member_object(const json_t *obj, const char *name,
+				   char *why, size_t len)
+{
+	const json_t *m = json_object_get(obj, name);
+
+	if (!json_is_object(m)) {
+		snprintf(why, len, "'%s' is not an object", name);
+		return NULL;
+	}
+	return m;
+}
+
 int guest_obs_check(const json_t *obj, char *why, size_t len)
 {
 	static const char *const ints[] = {"cpus_online", "mem_total_kb"};
 	static const char *const strs[] = {"cmdline", "userland"};
 	const json_t *dm, *tools;
-	size_t i;
+	int ret;
 
 	if (!json_is_object(obj)) {
 		snprintf(why, len, "the observation is not an object");
 		return -EPROTO;
 	}
-	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		const json_t *v = json_object_get(obj, ints[i]);
-
-		if (!v || !nonneg_int_or_null(v)) {
-			snprintf(why, len,
-				 "'%s' is not an integer >= 0 or null",
-				 ints[i]);
-			return -EPROTO;
-		}
-	}
-	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
-		const json_t *v = json_object_get(obj, strs[i]);
-
-		if (!v || !string_or_null(v)) {
-			snprintf(why, len, "'%s' is not a string or null",
-				 strs[i]);
-			return -EPROTO;
-		}
-	}
-	dm = json_object_get(obj, "directmap_kb");
-	if (!json_is_object(dm)) {
-		snprintf(why, len, "'directmap_kb' is not an object");
+	ret = check_keys(obj, NULL, ints, sizeof(ints) / sizeof(ints[0]), true,
+			 why, len);
+	if (ret == 0)
+		ret =
+		    check_keys(obj, NULL, strs, sizeof(strs) / sizeof(strs[0]),
+			       false, why, len);
+	if (ret < 0)
+		return ret;
+	dm = member_object(obj, "directmap_kb", why, len);
+	if (!dm)
 		return -EPROTO;
-	}
-	for (i = 0; i < GUEST_DM_N; i++) {
-		const json_t *v = json_object_get(dm, guest_directmap_key[i]);
-
-		if (!v || !nonneg_int_or_null(v)) {
-			snprintf(why, len,
-				 "'directmap_kb.%s' is not an integer >= 0 or "
-				 "null",
-				 guest_directmap_key[i]);
-			return -EPROTO;
-		}
-	}
-	tools = json_object_get(obj, "userland_tools");
-	if (!json_is_object(tools)) {
-		snprintf(why, len, "'userland_tools' is not an object");
+	ret = check_keys(dm, "directmap_kb", guest_directmap_key, GUEST_DM_N,
+			 true, why, len);
+	if (ret < 0)
+		return ret;
+	tools = member_object(obj, "userland_tools", why, len);
+	if (!tools)
 		return -EPROTO;
-	}
-	for (i = 0; i < GUEST_TOOL_N; i++) {
-		const json_t *v = json_object_get(tools, guest_tool_name[i]);
-
-		if (!v || !string_or_null(v)) {
-			snprintf(why, len,
-				 "'userland_tools.%s' is not a string or null",
-				 guest_tool_name[i]);
-			return -EPROTO;
-		}
-	}
-	return 0;
+	return check_keys(tools, "userland_tools", guest_tool_name,
+			  GUEST_TOOL_N, false, why, len);
 }

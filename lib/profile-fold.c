@@ -182,17 +182,80 @@ char *profile_folded_new(const struct profile *p, size_t max)
 	return out;
 }
 
+/*
+ * The count at the end of folded line L (N bytes, number LINE) into
+ * *COUNT, and where it starts into *SP; -EINVAL with why in ERRBUF.
+ */
+static int folded_count(const char *l, size_t n, long line, size_t *sp,
+			uint64_t *count, char *errbuf, size_t errlen)
+{
+	size_t s;
+
+	for (s = n; s > 0 && l[s - 1] != ' '; s--)
+		;
+	if (!s || s == n) {
+		snprintf(errbuf, errlen, "line %ld: no count", line);
+		return -EINVAL;
+	}
+	*count = 0;
+	for (size_t k = s; k < n; k++) {
+		if (!isdigit((unsigned char)l[k]) ||
+		    *count > (UINT64_MAX - 9) / 10) {
+			snprintf(errbuf, errlen, "line %ld: bad count '%.*s'",
+				 line, (int)(n - s > 32 ? 32 : n - s), l + s);
+			return -EINVAL;
+		}
+		*count = *count * 10 + (uint64_t)(l[k] - '0');
+	}
+	if (!*count) {
+		snprintf(errbuf, errlen, "line %ld: count 0", line);
+		return -EINVAL;
+	}
+	*sp = s;
+	return 0;
+}
+
+/* The stack L (SLEN bytes): frames neither empty nor too many, no NUL. */
+static int folded_stack_check(const char *l, size_t slen, long line,
+			      char *errbuf, size_t errlen)
+{
+	if (!slen) {
+		snprintf(errbuf, errlen, "line %ld: empty stack", line);
+		return -EINVAL;
+	}
+	for (size_t k = 0, frames = 1; k < slen; k++) {
+		bool first = k == 0, last = k + 1 == slen;
+
+		if (l[k] == ';' && ++frames > PROFILE_STACK_FRAMES_MAX) {
+			snprintf(errbuf, errlen,
+				 "line %ld: a stack deeper than %d "
+				 "frames (PROFILE_STACK_FRAMES_MAX)",
+				 line, PROFILE_STACK_FRAMES_MAX);
+			return -EINVAL;
+		}
+
+		if (l[k] == '\0' ||
+		    (l[k] == ';' && (first || last || l[k + 1] == ';'))) {
+			snprintf(errbuf, errlen, "line %ld: empty frame or NUL",
+				 line);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int profile_folded_parse(struct profile *p, const char *text, size_t len,
 			 char *errbuf, size_t errlen)
 {
 	size_t pos = 0;
 	long line = 0;
+	int ret;
 
 	while (pos < len) {
 		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - l) : len - pos;
 		size_t sp, slen;
-		uint64_t count = 0;
+		uint64_t count;
 
 		pos += n + (nl ? 1 : 0);
 		line++;
@@ -200,51 +263,13 @@ int profile_folded_parse(struct profile *p, const char *text, size_t len,
 			n--;
 		if (!n)
 			continue;
-		for (sp = n; sp > 0 && l[sp - 1] != ' '; sp--)
-			;
-		if (!sp || sp == n) {
-			snprintf(errbuf, errlen, "line %ld: no count", line);
-			return -EINVAL;
-		}
-		for (size_t k = sp; k < n; k++) {
-			if (!isdigit((unsigned char)l[k]) ||
-			    count > (UINT64_MAX - 9) / 10) {
-				snprintf(errbuf, errlen,
-					 "line %ld: bad count '%.*s'", line,
-					 (int)(n - sp > 32 ? 32 : n - sp),
-					 l + sp);
-				return -EINVAL;
-			}
-			count = count * 10 + (uint64_t)(l[k] - '0');
-		}
-		if (!count) {
-			snprintf(errbuf, errlen, "line %ld: count 0", line);
-			return -EINVAL;
-		}
+		ret = folded_count(l, n, line, &sp, &count, errbuf, errlen);
+		if (ret < 0)
+			return ret;
 		slen = sp - 1;
-		if (!slen) {
-			snprintf(errbuf, errlen, "line %ld: empty stack", line);
-			return -EINVAL;
-		}
-		for (size_t k = 0, frames = 1; k < slen; k++) {
-			bool first = k == 0, last = k + 1 == slen;
-
-			if (l[k] == ';' && ++frames > PROFILE_STACK_FRAMES_MAX) {
-				snprintf(errbuf, errlen,
-					 "line %ld: a stack deeper than %d "
-					 "frames (PROFILE_STACK_FRAMES_MAX)",
-					 line, PROFILE_STACK_FRAMES_MAX);
-				return -EINVAL;
-			}
-
-			if (l[k] == '\0' ||
-			    (l[k] == ';' &&
-			     (first || last || l[k + 1] == ';'))) {
-				snprintf(errbuf, errlen,
-					 "line %ld: empty frame or NUL", line);
-				return -EINVAL;
-			}
-		}
+		ret = folded_stack_check(l, slen, line, errbuf, errlen);
+		if (ret < 0)
+			return ret;
 		profile_add_folded(p, l, slen, count);
 		if (p->nstacks > PROFILE_STACKS_MAX) {
 			snprintf(errbuf, errlen,

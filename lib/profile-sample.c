@@ -392,6 +392,57 @@ static void str_field(const unsigned char *p, size_t n, char *out, size_t len)
 	out[k] = '\0';
 }
 
+/* The function at address A, in the kernel or in PROC's mappings. */
+static const char *symbolize(struct decoder *d, struct task *proc,
+			     bool kernel_ctx, uint64_t a)
+{
+	const struct map *m;
+
+	if (kernel_ctx)
+		return symbolizer_kernel(d->sym, d->p, a);
+	m = map_find(proc, a);
+	if (m)
+		return symbolizer_user(d->sym, d->p, m->path,
+				       a - m->start + m->pgoff);
+	profile_note_missing(d->p, "user addresses outside any mapping seen");
+	return PROFILE_UNKNOWN;
+}
+
+/*
+ * The NR addresses of the call chain at CHAIN, leaf first, into LEAF
+ * (PROFILE_MAX_DEPTH at most); how many.  *KERNEL_CTX follows the chain's
+ * context markers; *UNKNOWN when a frame has no name.
+ */
+static size_t sample_chain(struct decoder *d, struct task *proc,
+			   const unsigned char *chain, uint64_t nr,
+			   bool *kernel_ctx, const char **leaf, bool *unknown)
+{
+	size_t nleaf = 0;
+
+	for (uint64_t i = 0; i < nr && nleaf < PROFILE_MAX_DEPTH; i++) {
+		uint64_t a = get64(chain + i * 8);
+		const char *name;
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			*kernel_ctx = a == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		/* return addresses point after the call: look up the call */
+		if (nleaf)
+			a--;
+		name = symbolize(d, proc, *kernel_ctx, a);
+		*unknown |= !strcmp(name, PROFILE_UNKNOWN);
+		leaf[nleaf++] = name;
+		/* glibc's start code has no frame pointers: what the kernel
+		 * found above it is not a caller (only _start is) */
+		if (!*kernel_ctx &&
+		    (!strcmp(name, "__libc_start_call_main") ||
+		     !strcmp(name, "__libc_start_main")))
+			break;
+	}
+	return nleaf;
+}
+
 static void on_sample(struct decoder *d, const struct rec *r)
 {
 	const unsigned char *b = r->at + 8;
@@ -399,7 +450,7 @@ static void on_sample(struct decoder *d, const struct rec *r)
 	uint64_t ip, nr;
 	const char *frames[PROFILE_MAX_DEPTH + 1];
 	const char *leaf[PROFILE_MAX_DEPTH];
-	size_t nleaf = 0, nf = 0;
+	size_t nleaf, nf = 0;
 	bool kernel_ctx = (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 			  PERF_RECORD_MISC_KERNEL;
 	bool unknown = false;
@@ -416,50 +467,9 @@ static void on_sample(struct decoder *d, const struct rec *r)
 	nr = get64(b + 24);
 	if (nr > (body - 32) / 8)
 		nr = (body - 32) / 8;
-	for (uint64_t i = 0; i < nr && nleaf < PROFILE_MAX_DEPTH; i++) {
-		uint64_t a = get64(b + 32 + i * 8);
-		const char *name;
-
-		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
-			kernel_ctx = a == (uint64_t)PERF_CONTEXT_KERNEL;
-			continue;
-		}
-		/* return addresses point after the call: look up the call */
-		if (nleaf)
-			a--;
-		if (kernel_ctx) {
-			name = symbolizer_kernel(d->sym, d->p, a);
-		} else {
-			const struct map *m = map_find(proc, a);
-
-			if (m) {
-				name = symbolizer_user(d->sym, d->p, m->path,
-						       a - m->start + m->pgoff);
-			} else {
-				profile_note_missing(d->p,
-						     "user addresses outside "
-						     "any mapping seen");
-				name = PROFILE_UNKNOWN;
-			}
-		}
-		unknown |= !strcmp(name, PROFILE_UNKNOWN);
-		leaf[nleaf++] = name;
-		/* glibc's start code has no frame pointers: what the kernel
-		 * found above it is not a caller (only _start is) */
-		if (!kernel_ctx && (!strcmp(name, "__libc_start_call_main") ||
-				    !strcmp(name, "__libc_start_main")))
-			break;
-	}
+	nleaf = sample_chain(d, proc, b + 32, nr, &kernel_ctx, leaf, &unknown);
 	if (!nleaf) { /* no call chain: the ip alone */
-		const struct map *m = kernel_ctx ? NULL : map_find(proc, ip);
-
-		leaf[nleaf] = kernel_ctx ? symbolizer_kernel(d->sym, d->p, ip)
-			      : m ? symbolizer_user(d->sym, d->p, m->path,
-						    ip - m->start + m->pgoff)
-				  : PROFILE_UNKNOWN;
-		if (!kernel_ctx && !m)
-			profile_note_missing(d->p, "user addresses outside "
-						   "any mapping seen");
+		leaf[nleaf] = symbolize(d, proc, kernel_ctx, ip);
 		unknown |= !strcmp(leaf[nleaf], PROFILE_UNKNOWN);
 		nleaf++;
 	}
@@ -473,67 +483,86 @@ static void on_sample(struct decoder *d, const struct rec *r)
 	profile_add(d->p, frames, nf, 1);
 }
 
-static void on_record(struct decoder *d, const struct rec *r)
+/* PERF_RECORD_COMM: a task's name; an exec also drops its mappings. */
+static void on_comm(struct decoder *d, const struct rec *r)
+{
+	const unsigned char *b = r->at + 8;
+	size_t body = r->size - 8;
+	struct task *t;
+
+	if (body < 8 + 16)
+		return;
+	t = task_get(d, get32(b + 4));
+	str_field(b + 8, body - 8 - 16, t->comm, sizeof(t->comm));
+	if (r->misc & PERF_RECORD_MISC_COMM_EXEC) {
+		t = task_get(d, get32(b));
+		maps_clear(t);
+		str_field(b + 8, body - 8 - 16, t->comm, sizeof(t->comm));
+	}
+}
+
+/* PERF_RECORD_MMAP: a mapping of a file into a task. */
+static void on_mmap(struct decoder *d, const struct rec *r)
 {
 	const unsigned char *b = r->at + 8;
 	size_t body = r->size - 8;
 	char str[4096];
+	struct task *t;
+
+	if (body < 32 + 16)
+		return;
+	t = task_get(d, get32(b));
+	str_field(b + 32, body - 32 - 16, str, sizeof(str));
+	map_add(t, get64(b + 8), get64(b + 16), get64(b + 24), str);
+}
+
+/* PERF_RECORD_FORK: the child's name; a new process, the mappings too. */
+static void on_fork(struct decoder *d, const struct rec *r)
+{
+	const unsigned char *b = r->at + 8;
+	size_t body = r->size - 8;
+	uint32_t pid, ppid, tid, ptid;
+	struct task *child, *parent;
+
+	if (body < 24)
+		return;
+	pid = get32(b);
+	ppid = get32(b + 4);
+	tid = get32(b + 8);
+	ptid = get32(b + 12);
+	parent = task_get(d, ptid);
+	child = task_get(d, tid);
+	memcpy(child->comm, parent->comm, sizeof(child->comm));
+	if (pid != ppid && tid == pid) {
+		/* a new process: the parent's mappings */
+		parent = task_get(d, ppid);
+		child = task_get(d, pid);
+		maps_clear(child);
+		for (size_t i = 0; i < parent->nmaps; i++)
+			map_add(child, parent->maps[i].start,
+				parent->maps[i].len, parent->maps[i].pgoff,
+				parent->maps[i].path);
+	}
+}
+
+static void on_record(struct decoder *d, const struct rec *r)
+{
+	const unsigned char *b = r->at + 8;
+	size_t body = r->size - 8;
 
 	switch (r->type) {
 	case PERF_RECORD_SAMPLE:
 		on_sample(d, r);
 		break;
-	case PERF_RECORD_COMM: {
-		struct task *t;
-
-		if (body < 8 + 16)
-			return;
-		t = task_get(d, get32(b + 4));
-		str_field(b + 8, body - 8 - 16, t->comm, sizeof(t->comm));
-		if (r->misc & PERF_RECORD_MISC_COMM_EXEC) {
-			t = task_get(d, get32(b));
-			maps_clear(t);
-			str_field(b + 8, body - 8 - 16, t->comm,
-				  sizeof(t->comm));
-		}
+	case PERF_RECORD_COMM:
+		on_comm(d, r);
 		break;
-	}
-	case PERF_RECORD_MMAP: {
-		struct task *t;
-
-		if (body < 32 + 16)
-			return;
-		t = task_get(d, get32(b));
-		str_field(b + 32, body - 32 - 16, str, sizeof(str));
-		map_add(t, get64(b + 8), get64(b + 16), get64(b + 24), str);
+	case PERF_RECORD_MMAP:
+		on_mmap(d, r);
 		break;
-	}
-	case PERF_RECORD_FORK: {
-		uint32_t pid, ppid, tid, ptid;
-		struct task *child, *parent;
-
-		if (body < 24)
-			return;
-		pid = get32(b);
-		ppid = get32(b + 4);
-		tid = get32(b + 8);
-		ptid = get32(b + 12);
-		parent = task_get(d, ptid);
-		child = task_get(d, tid);
-		memcpy(child->comm, parent->comm, sizeof(child->comm));
-		if (pid != ppid && tid == pid) {
-			/* a new process: the parent's mappings */
-			parent = task_get(d, ppid);
-			child = task_get(d, pid);
-			maps_clear(child);
-			for (size_t i = 0; i < parent->nmaps; i++)
-				map_add(child, parent->maps[i].start,
-					parent->maps[i].len,
-					parent->maps[i].pgoff,
-					parent->maps[i].path);
-		}
+	case PERF_RECORD_FORK:
+		on_fork(d, r);
 		break;
-	}
 	case PERF_RECORD_LOST:
 		if (body >= 16)
 			d->p->lost += get64(b + 8);

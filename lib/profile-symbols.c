@@ -115,16 +115,12 @@ static bool in_file(size_t len, uint64_t off, uint64_t size)
 	return off <= len && size <= len - off;
 }
 
-int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
-		    size_t wlen)
+/* The ELF header checked, and the PT_LOAD segments of D into T. */
+static int elf_loads(struct symtab *t, const unsigned char *d, size_t len,
+		     char *why, size_t wlen)
 {
-	const unsigned char *d = data;
-	const Elf64_Ehdr *eh = data;
-	const Elf64_Shdr *sh, *symsec = NULL, *strsec;
-	size_t cap = 0, nlen = 0, *offs = NULL, nsyms;
-	int ret = -ENOEXEC;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)d;
 
-	memset(t, 0, sizeof(*t));
 	if (len < sizeof(*eh) || memcmp(d, ELFMAG, SELFMAG) ||
 	    d[EI_CLASS] != ELFCLASS64 || d[EI_DATA] != ELFDATA2LSB) {
 		snprintf(why, wlen, "not a 64-bit little-endian ELF file");
@@ -148,44 +144,67 @@ int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
 		t->loads[t->nloads++] =
 		    (struct symtab_load){ph.p_offset, ph.p_vaddr, ph.p_filesz};
 	}
+	return 0;
+}
+
+/*
+ * D's symbol table (.symtab, else .dynsym) and its string table, checked
+ * to lie in the file: -ENOEXEC when malformed, -ENOENT when stripped.
+ */
+static int elf_symtab_sections(const unsigned char *d, size_t len,
+			       const Elf64_Shdr **symsec,
+			       const Elf64_Shdr **strsec, char *why,
+			       size_t wlen)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)d;
+	const Elf64_Shdr *sh, *sym = NULL;
+
 	if (eh->e_shnum &&
 	    (eh->e_shentsize != sizeof(Elf64_Shdr) ||
 	     !in_file(len, eh->e_shoff,
 		      (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)) ||
 	     eh->e_shoff % 8)) {
 		snprintf(why, wlen, "bad section headers");
-		goto out;
+		return -ENOEXEC;
 	}
 	if (!eh->e_shnum) {
 		snprintf(why, wlen, "no symbol table (stripped)");
-		ret = -ENOENT;
-		goto out;
+		return -ENOENT;
 	}
 	sh = (const Elf64_Shdr *)(d + eh->e_shoff);
 	for (size_t i = 0; i < eh->e_shnum; i++)
 		if (sh[i].sh_type == SHT_SYMTAB)
-			symsec = &sh[i];
-	for (size_t i = 0; !symsec && i < eh->e_shnum; i++)
+			sym = &sh[i];
+	for (size_t i = 0; !sym && i < eh->e_shnum; i++)
 		if (sh[i].sh_type == SHT_DYNSYM)
-			symsec = &sh[i];
-	if (!symsec) {
+			sym = &sh[i];
+	if (!sym) {
 		snprintf(why, wlen, "no symbol table (stripped)");
-		ret = -ENOENT;
-		goto out;
+		return -ENOENT;
 	}
-	t->dynamic_only = symsec->sh_type == SHT_DYNSYM;
-	if (symsec->sh_link >= eh->e_shnum ||
-	    symsec->sh_entsize != sizeof(Elf64_Sym) ||
-	    !in_file(len, symsec->sh_offset, symsec->sh_size)) {
+	*symsec = sym;
+	if (sym->sh_link >= eh->e_shnum ||
+	    sym->sh_entsize != sizeof(Elf64_Sym) ||
+	    !in_file(len, sym->sh_offset, sym->sh_size)) {
 		snprintf(why, wlen, "bad symbol table");
-		goto out;
+		return -ENOEXEC;
 	}
-	strsec = &sh[symsec->sh_link];
-	if (!in_file(len, strsec->sh_offset, strsec->sh_size)) {
+	*strsec = &sh[sym->sh_link];
+	if (!in_file(len, (*strsec)->sh_offset, (*strsec)->sh_size)) {
 		snprintf(why, wlen, "bad string table");
-		goto out;
+		return -ENOEXEC;
 	}
-	nsyms = symsec->sh_size / sizeof(Elf64_Sym);
+	return 0;
+}
+
+/* The named, defined function symbols of SYMSEC into T; their names'
+ * offsets into T->names into *OFFS. */
+static void elf_add_funcs(struct symtab *t, const unsigned char *d,
+			  const Elf64_Shdr *symsec, const Elf64_Shdr *strsec,
+			  size_t **offs)
+{
+	size_t cap = 0, nlen = 0, nsyms = symsec->sh_size / sizeof(Elf64_Sym);
+
 	for (size_t i = 0; i < nsyms; i++) {
 		Elf64_Sym s;
 		const char *name, *end;
@@ -205,15 +224,34 @@ int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
 		if (t->n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			t->v = xrealloc(t->v, cap * sizeof(*t->v));
-			offs = xrealloc(offs, cap * sizeof(*offs));
+			*offs = xrealloc(*offs, cap * sizeof(**offs));
 		}
 		t->names = xrealloc(t->names, nlen + n);
 		memcpy(t->names + nlen, name, n);
 		t->v[t->n].addr = s.st_value;
 		t->v[t->n].size = s.st_size;
-		offs[t->n++] = nlen;
+		(*offs)[t->n++] = nlen;
 		nlen += n;
 	}
+}
+
+int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
+		    size_t wlen)
+{
+	const unsigned char *d = data;
+	const Elf64_Shdr *symsec = NULL, *strsec = NULL;
+	size_t *offs = NULL;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	ret = elf_loads(t, d, len, why, wlen);
+	if (ret < 0)
+		goto out;
+	ret = elf_symtab_sections(d, len, &symsec, &strsec, why, wlen);
+	if (ret < 0)
+		goto out;
+	t->dynamic_only = symsec->sh_type == SHT_DYNSYM;
+	elf_add_funcs(t, d, symsec, strsec, &offs);
 	if (!t->n) {
 		snprintf(why, wlen, "no function symbols (stripped)");
 		ret = -ENOENT;

@@ -201,21 +201,12 @@ static int report_drop(struct proto_decoder *d, char *errbuf, size_t errlen)
 		      "decoder full: %zu bytes dropped", dropped);
 }
 
-int proto_decoder_next(struct proto_decoder *d, json_t **msg, char *errbuf,
-		       size_t errlen)
+/* Garbage before the next magic skipped; reported once per run of it. */
+static int decoder_resync(struct proto_decoder *d, char *errbuf,
+			  size_t errlen)
 {
-	json_error_t jerr;
-	json_t *j = NULL;
-	size_t off;
-	uint32_t n;
-	int ret;
+	size_t off = skip_garbage(d);
 
-	*msg = NULL;
-	if (errbuf && errlen)
-		errbuf[0] = '\0';
-	if (d->dropped && !d->gap)
-		return report_drop(d, errbuf, errlen);
-	off = skip_garbage(d);
 	if (off || d->skipped) {
 		bool report = !d->resyncing;
 		size_t total = off + d->skipped;
@@ -227,6 +218,47 @@ int proto_decoder_next(struct proto_decoder *d, json_t **msg, char *errbuf,
 			return seterr(errbuf, errlen, -EPROTO,
 				      "bad magic: skipped %zu bytes", total);
 	}
+	return 0;
+}
+
+/* The whole frame of N payload bytes at the head of D, consumed. */
+static int frame_parse(struct proto_decoder *d, uint32_t n, json_t **msg,
+		       char *errbuf, size_t errlen)
+{
+	json_error_t jerr;
+	json_t *j;
+	int ret;
+
+	j = json_loadb((const char *)d->buf + PROTO_HDR_LEN, n,
+		       JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	consume(d, PROTO_HDR_LEN + (size_t)n);
+	if (!j)
+		return seterr(errbuf, errlen, -EPROTO,
+			      "invalid json at byte %d: %s", jerr.position,
+			      jerr.text);
+	ret = check_envelope(j, errbuf, errlen);
+	if (ret < 0) {
+		json_decref(j);
+		return ret;
+	}
+	*msg = j;
+	return 1;
+}
+
+int proto_decoder_next(struct proto_decoder *d, json_t **msg, char *errbuf,
+		       size_t errlen)
+{
+	uint32_t n;
+	int ret;
+
+	*msg = NULL;
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	if (d->dropped && !d->gap)
+		return report_drop(d, errbuf, errlen);
+	ret = decoder_resync(d, errbuf, errlen);
+	if (ret)
+		return ret;
 	if (d->len < PROTO_HDR_LEN)
 		return d->dropped && d->gap < PROTO_HDR_LEN
 			   ? report_drop(d, errbuf, errlen)
@@ -249,20 +281,7 @@ int proto_decoder_next(struct proto_decoder *d, json_t **msg, char *errbuf,
 		return report_drop(d, errbuf, errlen);
 	if (d->len < PROTO_HDR_LEN + (size_t)n)
 		return 0;
-	j = json_loadb((const char *)d->buf + PROTO_HDR_LEN, n,
-		       JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-	consume(d, PROTO_HDR_LEN + (size_t)n);
-	if (!j)
-		return seterr(errbuf, errlen, -EPROTO,
-			      "invalid json at byte %d: %s", jerr.position,
-			      jerr.text);
-	ret = check_envelope(j, errbuf, errlen);
-	if (ret < 0) {
-		json_decref(j);
-		return ret;
-	}
-	*msg = j;
-	return 1;
+	return frame_parse(d, n, msg, errbuf, errlen);
 }
 
 int proto_encode(const json_t *msg, char **frame, size_t *len)
@@ -469,19 +488,14 @@ static int get_long(const json_t *j, const char *key, long *out, char *errbuf,
 	return 0;
 }
 
-int proto_sample_parse(const json_t *j, struct runner_result *r, char *errbuf,
-		       size_t errlen)
+/* The sample's status (one of status_names) and exit status. */
+static int sample_status_parse(const json_t *j, struct runner_result *r,
+			       char *errbuf, size_t errlen)
 {
-	const json_t *v, *counters, *out;
-	const char *status, *key;
-	int ret = -EPROTO;
+	const char *status = json_string_value(json_object_get(j, "status"));
+	const json_t *v;
 	size_t i;
 
-	memset(r, 0, sizeof(*r));
-	if (!json_is_object(j))
-		return seterr(errbuf, errlen, -EPROTO,
-			      "sample is not a json object");
-	status = json_string_value(json_object_get(j, "status"));
 	if (!status)
 		return seterr(errbuf, errlen, -EPROTO,
 			      "sample: 'status' is missing or not a string");
@@ -499,16 +513,16 @@ int proto_sample_parse(const json_t *j, struct runner_result *r, char *errbuf,
 		    errbuf, errlen, -EPROTO,
 		    "sample: 'exit_status' is missing or out of range");
 	r->exit_status = (int)json_integer_value(v);
-	if ((ret = get_number(j, "elapsed_s", &r->elapsed_s, errbuf, errlen)) ||
-	    (ret = get_number(j, "user_s", &r->user_s, errbuf, errlen)) ||
-	    (ret = get_number(j, "sys_s", &r->sys_s, errbuf, errlen)) ||
-	    (ret = get_long(j, "max_rss_kb", &r->max_rss_kb, errbuf, errlen)) ||
-	    (ret = get_long(j, "minor_faults", &r->minor_faults, errbuf,
-			    errlen)) ||
-	    (ret =
-		 get_long(j, "major_faults", &r->major_faults, errbuf, errlen)))
-		return ret;
-	counters = json_object_get(j, "counters");
+	return 0;
+}
+
+/* The counters the sample has: a count, or null for not counted. */
+static int sample_counters_parse(const json_t *j, struct runner_result *r,
+				 char *errbuf, size_t errlen)
+{
+	const json_t *counters = json_object_get(j, "counters"), *v;
+	const char *key;
+
 	if (!json_is_object(counters))
 		return seterr(errbuf, errlen, -EPROTO,
 			      "sample: 'counters' is missing or not an object");
@@ -529,6 +543,34 @@ int proto_sample_parse(const json_t *j, struct runner_result *r, char *errbuf,
 		r->counters[c].counted = true;
 		r->counters[c].value = (uint64_t)json_integer_value(v);
 	}
+	return 0;
+}
+
+int proto_sample_parse(const json_t *j, struct runner_result *r, char *errbuf,
+		       size_t errlen)
+{
+	const json_t *out;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_is_object(j))
+		return seterr(errbuf, errlen, -EPROTO,
+			      "sample is not a json object");
+	ret = sample_status_parse(j, r, errbuf, errlen);
+	if (ret)
+		return ret;
+	if ((ret = get_number(j, "elapsed_s", &r->elapsed_s, errbuf, errlen)) ||
+	    (ret = get_number(j, "user_s", &r->user_s, errbuf, errlen)) ||
+	    (ret = get_number(j, "sys_s", &r->sys_s, errbuf, errlen)) ||
+	    (ret = get_long(j, "max_rss_kb", &r->max_rss_kb, errbuf, errlen)) ||
+	    (ret = get_long(j, "minor_faults", &r->minor_faults, errbuf,
+			    errlen)) ||
+	    (ret =
+		 get_long(j, "major_faults", &r->major_faults, errbuf, errlen)))
+		return ret;
+	ret = sample_counters_parse(j, r, errbuf, errlen);
+	if (ret)
+		return ret;
 	out = json_object_get(j, "output");
 	if (out && !json_is_null(out)) {
 		if (!json_is_string(out))

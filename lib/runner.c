@@ -344,174 +344,232 @@ static bool child_exited(pid_t pid)
 	return si.si_pid == pid;
 }
 
-int runner_run(const struct runner_spec *spec, struct runner_result *res)
-{
-	int out[2] = { -1, -1 }, gopipe[2] = { -1, -1 }, errp[2] = { -1, -1 };
+/*
+ * One runner_run(): the child, the pipes to it (its output, the go signal,
+ * its exec errno), its counters, profile sampler and pidfd.
+ */
+struct runner_job {
+	const struct runner_spec *spec;
+	struct runner_result *res;
+	int out[2], gopipe[2], errp[2];
 	int fds[RC_NR];
-	int pidfd = -1, code = 0, ret = -1, wstatus = 0;
-	char **envp = NULL;
-	struct profile_sampler *prof = NULL;
-	struct pollfd *pfd = NULL;
-	pid_t pid = -1;
-	bool exited = false, reaped = false;
-	double t0, deadline = 0, next_tick = 0, tick_s;
-	struct rusage ru;
-	ssize_t r;
+	int pidfd;
+	struct profile_sampler *prof;
+	struct pollfd *pfd;
+	char **envp;
+	pid_t pid;
+	bool reaped;
+	double t0;
+};
 
-	for (int i = 0; i < RC_NR; i++)
-		fds[i] = -1;
-	memset(res, 0, sizeof(*res));
-	res->output = xmalloc(RUNNER_OUTPUT_MAX + 1);
-	res->output[0] = '\0';
-	if (!spec->cmd) {
-		ret = err("runner: no command");
-		goto out;
-	}
-	for (const char *const *x = spec->env; x && *x; x++) {
-		if (!strchr(*x, '=') || **x == '=') {
-			ret = err("runner: bad environment entry '%s'", *x);
-			goto out;
-		}
-	}
-	envp = env_build(spec->env);
+static int run_check_spec(const struct runner_spec *spec)
+{
+	if (!spec->cmd)
+		return err("runner: no command");
+	for (const char *const *x = spec->env; x && *x; x++)
+		if (!strchr(*x, '=') || **x == '=')
+			return err("runner: bad environment entry '%s'", *x);
+	return 0;
+}
 
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(gopipe, O_CLOEXEC) < 0 ||
-	    pipe2(errp, O_CLOEXEC) < 0) {
-		ret = err_errno("runner: cannot create pipe");
-		goto out;
-	}
-	pid = fork();
-	if (pid < 0) {
-		ret = err_errno("runner: cannot fork for '%s'", spec->cmd);
-		goto out;
-	}
-	if (pid == 0)
-		child_run(spec, envp, out[1], gopipe[0], errp[1]);
+/* The child forked, in its own process group, waiting for the go. */
+static int run_fork(struct runner_job *rn)
+{
+	const struct runner_spec *spec = rn->spec;
+
+	if (pipe2(rn->out, O_CLOEXEC) < 0 || pipe2(rn->gopipe, O_CLOEXEC) < 0 ||
+	    pipe2(rn->errp, O_CLOEXEC) < 0)
+		return err_errno("runner: cannot create pipe");
+	rn->pid = fork();
+	if (rn->pid < 0)
+		return err_errno("runner: cannot fork for '%s'", spec->cmd);
+	if (rn->pid == 0)
+		child_run(spec, rn->envp, rn->out[1], rn->gopipe[0],
+			  rn->errp[1]);
 
 	/* Both sides set the group, so kill(-pid) works whoever runs first. */
-	setpgid(pid, pid);
-	close(out[1]);
-	close(gopipe[0]);
-	close(errp[1]);
-	out[1] = gopipe[0] = errp[1] = -1;
-	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	setpgid(rn->pid, rn->pid);
+	close(rn->out[1]);
+	close(rn->gopipe[0]);
+	close(rn->errp[1]);
+	rn->out[1] = rn->gopipe[0] = rn->errp[1] = -1;
+	fcntl(rn->out[0], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+/* Counters, the profile sampler and a pidfd on the child, before it runs. */
+static void run_attach(struct runner_job *rn)
+{
+	const struct runner_spec *spec = rn->spec;
+	struct runner_result *res = rn->res;
 
 	for (int i = 0; i < RC_NR; i++) {
 		if (!spec->counters)
 			continue;
-		fds[i] = counter_open(i, pid, true);
-		if (fds[i] < 0) {
-			res->counters[i].open_errno = -fds[i];
-			fds[i] = -1;
+		rn->fds[i] = counter_open(i, rn->pid, true);
+		if (rn->fds[i] < 0) {
+			res->counters[i].open_errno = -rn->fds[i];
+			rn->fds[i] = -1;
 		} else {
 			res->counters[i].supported = true;
 		}
 	}
 	if (spec->profile)
-		prof = profile_sampler_open(pid, spec->profile_hz > 0
-							? spec->profile_hz
-							: PROFILE_DEFAULT_HZ,
-					    NULL);
-	pidfd = syscall(SYS_pidfd_open, pid, 0);
+		rn->prof = profile_sampler_open(rn->pid,
+						spec->profile_hz > 0
+						    ? spec->profile_hz
+						    : PROFILE_DEFAULT_HZ,
+						NULL);
+	rn->pidfd = syscall(SYS_pidfd_open, rn->pid, 0);
+}
 
-	t0 = mono_now();
-	if (release_child(gopipe[1]) < 0) {
-		ret = err_errno("runner: cannot start '%s'", spec->cmd);
-		goto out;
-	}
-	close(gopipe[1]);
-	gopipe[1] = -1;
+/* Let the child exec; the errno it sends back if the exec failed. */
+static int run_start(struct runner_job *rn)
+{
+	const struct runner_spec *spec = rn->spec;
+	int code = 0;
+	ssize_t r;
+
+	rn->t0 = mono_now();
+	if (release_child(rn->gopipe[1]) < 0)
+		return err_errno("runner: cannot start '%s'", spec->cmd);
+	close(rn->gopipe[1]);
+	rn->gopipe[1] = -1;
 	/* EOF: exec succeeded (the pipe is close-on-exec); else an errno. */
 	do
-		r = read(errp[0], &code, sizeof(code));
+		r = read(rn->errp[0], &code, sizeof(code));
 	while (r < 0 && errno == EINTR);
-	if (r == (ssize_t)sizeof(code)) {
-		if (spec->cwd)
-			ret = err_code(-code, "runner: cannot start '%s' in '%s'",
-				       spec->cmd, spec->cwd);
-		else
-			ret = err_code(-code, "runner: cannot start '%s'",
-				       spec->cmd);
-		goto out;
+	if (r != (ssize_t)sizeof(code))
+		return 0;
+	if (spec->cwd)
+		return err_code(-code, "runner: cannot start '%s' in '%s'",
+				spec->cmd, spec->cwd);
+	return err_code(-code, "runner: cannot start '%s'", spec->cmd);
+}
+
+/* The poll timeout (ms, -1 none) until the deadline or the next tick. */
+static int run_poll_timeout(const struct runner_job *rn, double now,
+			    double deadline, double next_tick)
+{
+	int timeout = -1;
+
+	if (deadline > 0)
+		timeout = ms_until(now, deadline);
+	if (rn->spec->tick &&
+	    (timeout < 0 || ms_until(now, next_tick) < timeout))
+		timeout = ms_until(now, next_tick);
+	if (rn->pidfd < 0 && (timeout < 0 || timeout > 20))
+		timeout = 20; /* no pidfd: poll for the exit */
+	return timeout;
+}
+
+/* One poll of the pidfd, the output and the sampler; true once exited. */
+static int run_poll_once(struct runner_job *rn, int timeout, bool *exited)
+{
+	struct pollfd *pfd = rn->pfd;
+	int npfd = 0, nprof;
+
+	if (rn->pidfd >= 0) {
+		pfd[npfd].fd = rn->pidfd;
+		pfd[npfd++].events = POLLIN;
 	}
+	if (rn->out[0] >= 0) {
+		pfd[npfd].fd = rn->out[0];
+		pfd[npfd++].events = POLLIN;
+	}
+	nprof = (int)profile_sampler_pollfds(rn->prof, pfd + npfd,
+					     profile_sampler_nfds(rn->prof));
+	if (poll(pfd, npfd + nprof, timeout) < 0 && errno != EINTR)
+		return err_errno("runner: poll");
+	profile_sampler_drain(rn->prof, pfd + npfd, nprof);
+	if (rn->out[0] >= 0 && !output_pump(rn->out[0], rn->res)) {
+		close(rn->out[0]);
+		rn->out[0] = -1;
+	}
+	if (rn->pidfd >= 0)
+		*exited = pfd[0].revents & POLLIN;
+	else
+		*exited = child_exited(rn->pid);
+	return 0;
+}
+
+/*
+ * Until the child exits, its deadline passes or the tick callback says
+ * stop (then the group is killed): the output read and the ticks called.
+ */
+static int run_watch(struct runner_job *rn)
+{
+	const struct runner_spec *spec = rn->spec;
+	struct runner_result *res = rn->res;
+	double deadline = 0, next_tick = 0, tick_s;
+	bool exited = false;
+	int ret;
 
 	if (spec->timeout_s > 0)
-		deadline = t0 + spec->timeout_s;
+		deadline = rn->t0 + spec->timeout_s;
 	tick_s = spec->tick_s > 0 ? spec->tick_s : 1.0;
 	if (spec->tick)
-		next_tick = t0 + tick_s;
+		next_tick = rn->t0 + tick_s;
 	res->status = RUNNER_OK;
 	/* the pidfd, the output, then the sampler's rings */
-	pfd = xcalloc(2 + profile_sampler_nfds(prof), sizeof(*pfd));
+	rn->pfd = xcalloc(2 + profile_sampler_nfds(rn->prof), sizeof(*rn->pfd));
 	while (!exited) {
-		int npfd = 0, nprof, timeout = -1;
 		double now = mono_now();
 
 		if (deadline > 0 && now >= deadline) {
-			kill(-pid, SIGKILL);
+			kill(-rn->pid, SIGKILL);
 			res->status = RUNNER_TIMEOUT;
 			break;
 		}
 		if (spec->tick && now >= next_tick) {
-			if (spec->tick(spec->tick_arg, now - t0)) {
-				kill(-pid, SIGKILL);
+			if (spec->tick(spec->tick_arg, now - rn->t0)) {
+				kill(-rn->pid, SIGKILL);
 				res->status = RUNNER_KILLED;
 				break;
 			}
 			while (next_tick <= now)
 				next_tick += tick_s;
 		}
-		if (deadline > 0)
-			timeout = ms_until(now, deadline);
-		if (spec->tick && (timeout < 0 || ms_until(now, next_tick) <
-							  timeout))
-			timeout = ms_until(now, next_tick);
-		if (pidfd < 0 && (timeout < 0 || timeout > 20))
-			timeout = 20; /* no pidfd: poll for the exit */
-		if (pidfd >= 0) {
-			pfd[npfd].fd = pidfd;
-			pfd[npfd++].events = POLLIN;
-		}
-		if (out[0] >= 0) {
-			pfd[npfd].fd = out[0];
-			pfd[npfd++].events = POLLIN;
-		}
-		nprof = (int)profile_sampler_pollfds(
-		    prof, pfd + npfd, profile_sampler_nfds(prof));
-		if (poll(pfd, npfd + nprof, timeout) < 0 && errno != EINTR) {
-			ret = err_errno("runner: poll");
-			goto out;
-		}
-		profile_sampler_drain(prof, pfd + npfd, nprof);
-		if (out[0] >= 0 && !output_pump(out[0], res)) {
-			close(out[0]);
-			out[0] = -1;
-		}
-		if (pidfd >= 0)
-			exited = pfd[0].revents & POLLIN;
-		else
-			exited = child_exited(pid);
+		ret = run_poll_once(
+		    rn, run_poll_timeout(rn, now, deadline, next_tick),
+		    &exited);
+		if (ret < 0)
+			return ret;
 	}
+	return 0;
+}
+
+/* The group ended and the child reaped; the rest of its output read. */
+static int run_reap(struct runner_job *rn, int *wstatus, struct rusage *ru)
+{
+	struct runner_result *res = rn->res;
+
 	/* The shell is gone or dying and still unreaped: end its group. */
-	kill(-pid, SIGKILL);
-	while (wait4(pid, &wstatus, 0, &ru) < 0) {
-		if (errno != EINTR) {
-			ret = err_errno("runner: cannot wait for '%s'",
-					spec->cmd);
-			goto out;
-		}
+	kill(-rn->pid, SIGKILL);
+	while (wait4(rn->pid, wstatus, 0, ru) < 0) {
+		if (errno != EINTR)
+			return err_errno("runner: cannot wait for '%s'",
+					 rn->spec->cmd);
 	}
-	reaped = true;
-	res->elapsed_s = mono_now() - t0;
+	rn->reaped = true;
+	res->elapsed_s = mono_now() - rn->t0;
 
 	/* Drain what the group wrote; bounded, a setsid escapee may hold it. */
-	while (out[0] >= 0) {
-		struct pollfd p = { .fd = out[0], .events = POLLIN };
+	while (rn->out[0] >= 0) {
+		struct pollfd p = {.fd = rn->out[0], .events = POLLIN};
 
-		if (poll(&p, 1, 200) <= 0 || !output_pump(out[0], res))
+		if (poll(&p, 1, 200) <= 0 || !output_pump(rn->out[0], res))
 			break;
 	}
 	res->output[res->output_len] = '\0';
+	return 0;
+}
+
+/* The exit status, resource use, counters and profile into the result. */
+static void run_collect(struct runner_job *rn, int wstatus,
+			const struct rusage *ru)
+{
+	struct runner_result *res = rn->res;
 
 	if (WIFEXITED(wstatus))
 		res->exit_status = WEXITSTATUS(wstatus);
@@ -519,42 +577,84 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 		res->exit_status = 128 + WTERMSIG(wstatus);
 	if (res->status == RUNNER_OK && res->exit_status != 0)
 		res->status = RUNNER_FAILED;
-	res->user_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
-	res->sys_s = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-	res->max_rss_kb = ru.ru_maxrss;
-	res->minor_faults = ru.ru_minflt;
-	res->major_faults = ru.ru_majflt;
+	res->user_s = ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6;
+	res->sys_s = ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+	res->max_rss_kb = ru->ru_maxrss;
+	res->minor_faults = ru->ru_minflt;
+	res->major_faults = ru->ru_majflt;
 	for (int i = 0; i < RC_NR; i++)
-		if (fds[i] >= 0)
-			counter_read(fds[i], &res->counters[i]);
-	if (prof) {
-		res->profile = profile_sampler_finish(prof);
-		prof = NULL;
+		if (rn->fds[i] >= 0)
+			counter_read(rn->fds[i], &res->counters[i]);
+	if (rn->prof) {
+		res->profile = profile_sampler_finish(rn->prof);
+		rn->prof = NULL;
 	}
-	ret = 0;
-out:
-	if (pid > 0 && !reaped) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+}
+
+/* A child not yet reaped killed and reaped; every descriptor closed. */
+static void run_release(struct runner_job *rn)
+{
+	if (rn->pid > 0 && !rn->reaped) {
+		kill(-rn->pid, SIGKILL);
+		kill(rn->pid, SIGKILL);
+		while (waitpid(rn->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
 	for (int i = 0; i < RC_NR; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+		if (rn->fds[i] >= 0)
+			close(rn->fds[i]);
 	for (int i = 0; i < 2; i++) {
-		if (out[i] >= 0)
-			close(out[i]);
-		if (gopipe[i] >= 0)
-			close(gopipe[i]);
-		if (errp[i] >= 0)
-			close(errp[i]);
+		if (rn->out[i] >= 0)
+			close(rn->out[i]);
+		if (rn->gopipe[i] >= 0)
+			close(rn->gopipe[i]);
+		if (rn->errp[i] >= 0)
+			close(rn->errp[i]);
 	}
-	if (pidfd >= 0)
-		close(pidfd);
-	profile_sampler_free(prof);
-	free(pfd);
-	free(envp);
+	if (rn->pidfd >= 0)
+		close(rn->pidfd);
+	profile_sampler_free(rn->prof);
+	free(rn->pfd);
+	free(rn->envp);
+}
+
+int runner_run(const struct runner_spec *spec, struct runner_result *res)
+{
+	struct runner_job rn = {
+	    .spec = spec,
+	    .res = res,
+	    .out = {-1, -1},
+	    .gopipe = {-1, -1},
+	    .errp = {-1, -1},
+	    .pidfd = -1,
+	    .pid = -1,
+	};
+	struct rusage ru;
+	int wstatus = 0, ret;
+
+	for (int i = 0; i < RC_NR; i++)
+		rn.fds[i] = -1;
+	memset(res, 0, sizeof(*res));
+	res->output = xmalloc(RUNNER_OUTPUT_MAX + 1);
+	res->output[0] = '\0';
+	ret = run_check_spec(spec);
+	if (ret < 0)
+		goto out;
+	rn.envp = env_build(spec->env);
+	ret = run_fork(&rn);
+	if (ret < 0)
+		goto out;
+	run_attach(&rn);
+	ret = run_start(&rn);
+	if (ret == 0)
+		ret = run_watch(&rn);
+	if (ret == 0)
+		ret = run_reap(&rn, &wstatus, &ru);
+	if (ret < 0)
+		goto out;
+	run_collect(&rn, wstatus, &ru);
+out:
+	run_release(&rn);
 	if (ret < 0)
 		runner_result_release(res);
 	return ret;

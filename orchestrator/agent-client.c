@@ -180,112 +180,161 @@ static int handle(struct agent_client *a, json_t *msg, unsigned long long id,
 	return -EREMOTEIO;
 }
 
+/* One agent_call(): the request's id, its deadlines and where it reports. */
+struct call {
+	struct agent_client *a;
+	const char *type;
+	unsigned long long id;
+	double idle_s, total_s;
+	double idle_deadline, deadline, last_heard;
+	long nmsgs;
+	json_t **result;
+	char *why;
+	size_t len;
+};
+
+/* The request REQ encoded, logged and sent. */
+static int call_send(struct call *c, json_t *req)
+{
+	struct agent_client *a = c->a;
+	char *frame = NULL;
+	size_t flen;
+	int ret;
+
+	ret = proto_encode(req, &frame, &flen);
+	if (ret < 0) {
+		snprintf(c->why, c->len, "cannot encode '%s' request", c->type);
+		goto out;
+	}
+	ret = log_msg(a, ">", req);
+	if (ret < 0) {
+		snprintf(c->why, c->len,
+			 "the agent's transcript passed %lld bytes "
+			 "(AGENT_TRANSCRIPT_MAX)",
+			 a->max_log);
+		goto out;
+	}
+	ret = vm_send(a->vm, frame, flen,
+		      c->idle_s < c->total_s ? c->idle_s : c->total_s);
+	if (ret < 0)
+		snprintf(c->why, c->len, "cannot send '%s' to the agent: %s",
+			 c->type,
+			 ret == -EPIPE ? vm_stop_reason(a->vm) : "timed out");
+out:
+	free(frame);
+	return ret;
+}
+
+/*
+ * Every whole message received so far handled: 0 to wait on, 1 when the
+ * call is answered, or a negative errno.
+ */
+static int call_drain(struct call *c)
+{
+	struct agent_client *a = c->a;
+	json_t *msg = NULL;
+	char perr[256];
+	int n, ret;
+
+	for (;;) {
+		n = proto_decoder_next(&a->dec, &msg, perr, sizeof(perr));
+		if (n == 0)
+			return 0;
+		if (++c->nmsgs > a->max_msgs) {
+			json_decref(msg);
+			snprintf(c->why, c->len,
+				 "the agent sent more than %ld "
+				 "messages while '%s' waited for its "
+				 "reply (AGENT_CALL_MSGS_MAX)",
+				 a->max_msgs, c->type);
+			log_line(a, "%s\n", c->why);
+			return -EMSGSIZE;
+		}
+		if (n < 0) {
+			log_line(a, "bad frame: %s\n", perr);
+			continue;
+		}
+		ret = handle(a, msg, c->id, &c->idle_deadline, c->idle_s,
+			     c->result, c->why, c->len);
+		json_decref(msg);
+		msg = NULL;
+		if (ret != 0)
+			return ret > 0 ? 1 : ret;
+	}
+}
+
+/* Wait for more from the agent, up to a deadline; -errno past it. */
+static int call_wait(struct call *c, char *buf, size_t size)
+{
+	struct agent_client *a = c->a;
+	double now, wait;
+	int n;
+
+	if (console_says_lost(a, c->last_heard, c->why, c->len))
+		return -ETIMEDOUT;
+	now = mono_now();
+	if (now >= c->idle_deadline || now >= c->deadline) {
+		snprintf(c->why, c->len,
+			 "no answer from the agent to '%s' for %.0f s", c->type,
+			 now >= c->deadline ? c->total_s : c->idle_s);
+		return -ETIMEDOUT;
+	}
+	wait =
+	    (c->idle_deadline < c->deadline ? c->idle_deadline : c->deadline) -
+	    now;
+	if (a->console && wait > CONSOLE_POLL_S)
+		wait = CONSOLE_POLL_S;
+	n = vm_recv(a->vm, buf, size, wait);
+	if (n < 0) {
+		snprintf(c->why, c->len, "%s while waiting for '%s'",
+			 vm_stop_reason(a->vm), c->type);
+		return -EPIPE;
+	}
+	if (n > 0) {
+		proto_decoder_feed(&a->dec, buf, n);
+		/* The agent is alive: a line seen before is past. */
+		c->last_heard = mono_now();
+		a->console_trouble = KMSG_FINE;
+	}
+	return 0;
+}
+
 int agent_call(struct agent_client *a, const char *type, json_t *args,
 	       double idle_s, double total_s, json_t **result, char *why,
 	       size_t len)
 {
-	unsigned long long id = a->next_id++;
-	double now = mono_now(), idle_deadline = now + idle_s;
-	double deadline = now + total_s, last_heard = now;
-	json_t *req = proto_request_new(id, type), *msg = NULL;
-	char *frame = NULL, buf[65536], perr[256];
-	size_t flen;
-	long nmsgs = 0;
+	double now = mono_now();
+	struct call c = {
+	    .a = a,
+	    .type = type,
+	    .id = a->next_id++,
+	    .idle_s = idle_s,
+	    .total_s = total_s,
+	    .idle_deadline = now + idle_s,
+	    .deadline = now + total_s,
+	    .last_heard = now,
+	    .result = result,
+	    .why = why,
+	    .len = len,
+	};
+	json_t *req = proto_request_new(c.id, type);
+	char buf[65536];
 	int ret;
 
 	*result = NULL;
 	why[0] = '\0';
 	if (args)
 		json_object_update(req, args);
-	ret = proto_encode(req, &frame, &flen);
-	if (ret < 0) {
-		snprintf(why, len, "cannot encode '%s' request", type);
-		goto out;
+	ret = call_send(&c, req);
+	while (ret == 0) {
+		ret = call_drain(&c);
+		if (ret == 0)
+			ret = call_wait(&c, buf, sizeof(buf));
 	}
-	ret = log_msg(a, ">", req);
-	if (ret < 0) {
-		snprintf(why, len,
-			 "the agent's transcript passed %lld bytes "
-			 "(AGENT_TRANSCRIPT_MAX)",
-			 a->max_log);
-		goto out;
-	}
-	ret = vm_send(a->vm, frame, flen, idle_s < total_s ? idle_s : total_s);
-	if (ret < 0) {
-		snprintf(why, len, "cannot send '%s' to the agent: %s", type,
-			 ret == -EPIPE ? vm_stop_reason(a->vm)
-				       : "timed out");
-		goto out;
-	}
-	for (;;) {
-		double wait;
-		int n;
-
-		for (;;) {
-			n = proto_decoder_next(&a->dec, &msg, perr,
-					       sizeof(perr));
-			if (n == 0)
-				break;
-			if (++nmsgs > a->max_msgs) {
-				json_decref(msg);
-				msg = NULL;
-				snprintf(why, len,
-					 "the agent sent more than %ld "
-					 "messages while '%s' waited for its "
-					 "reply (AGENT_CALL_MSGS_MAX)",
-					 a->max_msgs, type);
-				log_line(a, "%s\n", why);
-				ret = -EMSGSIZE;
-				goto out;
-			}
-			if (n < 0) {
-				log_line(a, "bad frame: %s\n", perr);
-				continue;
-			}
-			ret = handle(a, msg, id, &idle_deadline, idle_s,
-				     result, why, len);
-			json_decref(msg);
-			msg = NULL;
-			if (ret != 0) {
-				if (ret > 0)
-					ret = 0;
-				goto out;
-			}
-		}
-		if (console_says_lost(a, last_heard, why, len)) {
-			ret = -ETIMEDOUT;
-			goto out;
-		}
-		now = mono_now();
-		if (now >= idle_deadline || now >= deadline) {
-			snprintf(why, len,
-				 "no answer from the agent to '%s' for %.0f s",
-				 type, now >= deadline ? total_s : idle_s);
-			ret = -ETIMEDOUT;
-			goto out;
-		}
-		wait = (idle_deadline < deadline ? idle_deadline : deadline) -
-		       now;
-		if (a->console && wait > CONSOLE_POLL_S)
-			wait = CONSOLE_POLL_S;
-		n = vm_recv(a->vm, buf, sizeof(buf), wait);
-		if (n < 0) {
-			snprintf(why, len, "%s while waiting for '%s'",
-				 vm_stop_reason(a->vm), type);
-			ret = -EPIPE;
-			goto out;
-		}
-		if (n > 0) {
-			proto_decoder_feed(&a->dec, buf, n);
-			/* The agent is alive: a line seen before is past. */
-			last_heard = mono_now();
-			a->console_trouble = KMSG_FINE;
-		}
-	}
-out:
+	if (ret > 0)
+		ret = 0;
 	untrusted_scrub(why, false); /* it may quote the guest */
 	json_decref(req);
-	free(frame);
 	return ret;
 }
 

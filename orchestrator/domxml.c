@@ -125,55 +125,43 @@ static int cputune_elem(xmlTextWriterPtr w, const struct pin_plan *p)
 	return end(w);
 }
 
-char *vm_domain_xml_new(const struct vm_spec *s)
+/*
+ * S checked before any XML: a safe name, a known type, CPU model and
+ * features, the pin plan's vCPUs; the huge page size of its backing into
+ * *PAGE_KIB (NULL for thp or none).  -1 once reported.
+ */
+static int domain_check(const struct vm_spec *s, const char **page_kib)
 {
-	xmlTextWriterPtr w = NULL;
-	xmlBufferPtr buf = NULL;
-	char num[32], *ret = NULL;
-	const char *page_kib = NULL;
-
-	if (!is_safe_name(s->name)) {
-		err("unsafe domain name '%s'", s->name);
-		return NULL;
-	}
-	if (strcmp(s->type, "kvm") && strcmp(s->type, "qemu")) {
-		err("unknown domain type '%s'", s->type);
-		return NULL;
-	}
-	if (s->cpu_features && !vm_cpu_features_valid(s->cpu_features)) {
-		err("bad CPU features '%s' (want +name or -name, e.g. +pdpe1gb)",
-		    s->cpu_features);
-		return NULL;
-	}
-	if (s->cpu_model && !is_safe_name(s->cpu_model)) {
-		err("bad CPU model '%s'", s->cpu_model);
-		return NULL;
-	}
-	if (s->pin && s->pin->pinned && s->pin->nvcpus != s->vcpus) {
-		err("a pin plan for %u vCPUs given to a guest with %u",
-		    s->pin->nvcpus, s->vcpus);
-		return NULL;
-	}
+	*page_kib = NULL;
+	if (!is_safe_name(s->name))
+		return err("unsafe domain name '%s'", s->name);
+	if (strcmp(s->type, "kvm") && strcmp(s->type, "qemu"))
+		return err("unknown domain type '%s'", s->type);
+	if (s->cpu_features && !vm_cpu_features_valid(s->cpu_features))
+		return err("bad CPU features '%s' (want +name or -name, e.g. "
+			   "+pdpe1gb)",
+			   s->cpu_features);
+	if (s->cpu_model && !is_safe_name(s->cpu_model))
+		return err("bad CPU model '%s'", s->cpu_model);
+	if (s->pin && s->pin->pinned && s->pin->nvcpus != s->vcpus)
+		return err("a pin plan for %u vCPUs given to a guest with %u",
+			   s->pin->nvcpus, s->vcpus);
 	if (s->backing && !strcmp(s->backing, "hugetlb-2M"))
-		page_kib = "2048";
+		*page_kib = "2048";
 	else if (s->backing && !strcmp(s->backing, "hugetlb-1G"))
-		page_kib = "1048576";
-	else if (s->backing && strcmp(s->backing, "thp")) {
-		err("unknown memory backing '%s'", s->backing);
-		return NULL;
-	}
+		*page_kib = "1048576";
+	else if (s->backing && strcmp(s->backing, "thp"))
+		return err("unknown memory backing '%s'", s->backing);
+	return 0;
+}
 
-	buf = xmlBufferCreate();
-	if (!buf)
-		goto out;
-	w = xmlNewTextWriterMemory(buf, 0);
-	if (!w)
-		goto out;
-	W(xmlTextWriterSetIndent(w, 1));
-	W(xmlTextWriterStartDocument(w, NULL, NULL, NULL));
-	W(start(w, "domain"));
-	W(attr(w, "type", s->type));
-	W(elem_text(w, "name", s->name));
+/* <memory>, <vcpu>, <cputune> and, for huge pages, <memoryBacking>. */
+static int memory_elems(xmlTextWriterPtr w, const struct vm_spec *s,
+			const char *page_kib)
+{
+	char num[32];
+	int ret = -1;
+
 	W(start(w, "memory"));
 	W(attr(w, "unit", "KiB"));
 	snprintf(num, sizeof(num), "%llu", s->memory_bytes / 1024);
@@ -192,6 +180,16 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 		W(end(w));
 		W(end(w));
 	}
+	ret = 0;
+out:
+	return ret;
+}
+
+/* <os> for direct kernel boot, and <features>. */
+static int os_elems(xmlTextWriterPtr w, const struct vm_spec *s)
+{
+	int ret = -1;
+
 	W(start(w, "os"));
 	W(start(w, "type"));
 	W(attr(w, "arch", "x86_64"));
@@ -209,34 +207,41 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	W(start(w, "acpi"));
 	W(end(w));
 	W(end(w));
-	W(cpu_elem(w, s));
-	W(elem_text(w, "on_poweroff", "destroy"));
-	W(elem_text(w, "on_reboot", "destroy"));
-	W(elem_text(w, "on_crash", "destroy"));
-	W(start(w, "devices"));
-	/* No USB controller (libvirt's default on q35 is a qemu-xhci behind
-	 * its own root port): plain QEMU has none and no guest uses one. */
-	W(start(w, "controller"));
-	W(attr(w, "type", "usb"));
-	W(attr(w, "model", "none"));
+	ret = 0;
+out:
+	return ret;
+}
+
+/* The qcow2 DISK as virtio vda. */
+static int disk_elem(xmlTextWriterPtr w, const char *disk)
+{
+	int ret = -1;
+
+	W(start(w, "disk"));
+	W(attr(w, "type", "file"));
+	W(attr(w, "device", "disk"));
+	W(start(w, "driver"));
+	W(attr(w, "name", "qemu"));
+	W(attr(w, "type", "qcow2"));
 	W(end(w));
-	if (s->disk) {
-		W(start(w, "disk"));
-		W(attr(w, "type", "file"));
-		W(attr(w, "device", "disk"));
-		W(start(w, "driver"));
-		W(attr(w, "name", "qemu"));
-		W(attr(w, "type", "qcow2"));
-		W(end(w));
-		W(start(w, "source"));
-		W(attr(w, "file", s->disk));
-		W(end(w));
-		W(start(w, "target"));
-		W(attr(w, "dev", "vda"));
-		W(attr(w, "bus", "virtio"));
-		W(end(w));
-		W(end(w));
-	}
+	W(start(w, "source"));
+	W(attr(w, "file", disk));
+	W(end(w));
+	W(start(w, "target"));
+	W(attr(w, "dev", "vda"));
+	W(attr(w, "bus", "virtio"));
+	W(end(w));
+	W(end(w));
+	ret = 0;
+out:
+	return ret;
+}
+
+/* The console into CONSOLE_LOG, and the agent's virtio-serial channel. */
+static int serial_elems(xmlTextWriterPtr w, const char *console_log)
+{
+	int ret = -1;
+
 	/* The agent channel's controller on the root bus, as plain QEMU
 	 * places devices, rather than behind a pcie-root-port. */
 	W(start(w, "controller"));
@@ -253,7 +258,7 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	W(start(w, "serial"));
 	W(attr(w, "type", "file"));
 	W(start(w, "source"));
-	W(attr(w, "path", s->console_log));
+	W(attr(w, "path", console_log));
 	W(attr(w, "append", "on"));
 	W(end(w));
 	W(start(w, "target"));
@@ -267,6 +272,25 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	W(attr(w, "name", "org.vmtax.agent.0"));
 	W(end(w));
 	W(end(w));
+	ret = 0;
+out:
+	return ret;
+}
+
+static int devices_elem(xmlTextWriterPtr w, const struct vm_spec *s)
+{
+	int ret = -1;
+
+	W(start(w, "devices"));
+	/* No USB controller (libvirt's default on q35 is a qemu-xhci behind
+	 * its own root port): plain QEMU has none and no guest uses one. */
+	W(start(w, "controller"));
+	W(attr(w, "type", "usb"));
+	W(attr(w, "model", "none"));
+	W(end(w));
+	if (s->disk)
+		W(disk_elem(w, s->disk));
+	W(serial_elems(w, s->console_log));
 	/* A guest panic is reported (pvpanic) instead of waited out. */
 	W(start(w, "panic"));
 	W(attr(w, "model", "isa"));
@@ -275,6 +299,38 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	W(attr(w, "model", "none"));
 	W(end(w));
 	W(end(w)); /* devices */
+	ret = 0;
+out:
+	return ret;
+}
+
+char *vm_domain_xml_new(const struct vm_spec *s)
+{
+	xmlTextWriterPtr w = NULL;
+	xmlBufferPtr buf = NULL;
+	char *ret = NULL;
+	const char *page_kib;
+
+	if (domain_check(s, &page_kib) < 0)
+		return NULL;
+	buf = xmlBufferCreate();
+	if (!buf)
+		goto out;
+	w = xmlNewTextWriterMemory(buf, 0);
+	if (!w)
+		goto out;
+	W(xmlTextWriterSetIndent(w, 1));
+	W(xmlTextWriterStartDocument(w, NULL, NULL, NULL));
+	W(start(w, "domain"));
+	W(attr(w, "type", s->type));
+	W(elem_text(w, "name", s->name));
+	W(memory_elems(w, s, page_kib));
+	W(os_elems(w, s));
+	W(cpu_elem(w, s));
+	W(elem_text(w, "on_poweroff", "destroy"));
+	W(elem_text(w, "on_reboot", "destroy"));
+	W(elem_text(w, "on_crash", "destroy"));
+	W(devices_elem(w, s));
 	W(end(w)); /* domain */
 	W(xmlTextWriterEndDocument(w));
 	xmlFreeTextWriter(w);

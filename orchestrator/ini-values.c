@@ -139,55 +139,73 @@ void cfg_list_push(struct cfg_list *l, const char *s, size_t n)
 	l->v[l->n++] = xstrndup(s, n);
 }
 
+static const char *skip_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* A quoted element at *P (of list S) into L; *P past it and its blanks. */
+static int list_quoted(struct cfg_list *l, const char **pp, const char *s,
+		       char *why, size_t wlen)
+{
+	const char *p = *pp, *e = strchr(p + 1, '"');
+
+	if (!e) {
+		snprintf(why, wlen, "unterminated quote in '%s'", s);
+		return -EINVAL;
+	}
+	cfg_list_push(l, p + 1, e - p - 1);
+	p = skip_blanks(e + 1);
+	if (*p && *p != ',') {
+		snprintf(why, wlen,
+			 "text after the closing quote of \"%s\" in '%s'",
+			 l->v[l->n - 1], s);
+		return -EINVAL;
+	}
+	*pp = p;
+	return 0;
+}
+
+/* A plain element at *P (of list S) into L, trimmed; *P past it. */
+static int list_plain(struct cfg_list *l, const char **pp, const char *s,
+		      char *why, size_t wlen)
+{
+	const char *p = *pp, *e = strchr(p, ',');
+	size_t n = e ? (size_t)(e - p) : strlen(p);
+
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	if (!n) {
+		snprintf(why, wlen,
+			 "empty element in list '%s' (an empty "
+			 "value is written \"\")",
+			 s);
+		return -EINVAL;
+	}
+	cfg_list_push(l, p, n);
+	*pp = skip_blanks(p + n);
+	return 0;
+}
+
 int cfg_list_parse(const char *s, struct cfg_list *out, char *why,
 		   size_t wlen)
 {
-	struct cfg_list l = { 0 };
-	const char *p = s, *e;
+	struct cfg_list l = {0};
+	const char *p = s;
+	int ret;
 
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (!*p)
+	if (!*skip_blanks(s))
 		goto done;
+	/* after a comma an element must follow: "a," is refused */
 	for (;;) {
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '"') {
-			e = strchr(p + 1, '"');
-			if (!e) {
-				snprintf(why, wlen,
-					 "unterminated quote in '%s'", s);
-				goto bad;
-			}
-			cfg_list_push(&l, p + 1, e - p - 1);
-			p = e + 1;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (*p && *p != ',') {
-				snprintf(why, wlen,
-					 "text after the closing quote of "
-					 "\"%s\" in '%s'",
-					 l.v[l.n - 1], s);
-				goto bad;
-			}
-		} else {
-			size_t n;
-
-			e = strchr(p, ',');
-			n = e ? (size_t)(e - p) : strlen(p);
-			while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-				n--;
-			if (!n) {
-				snprintf(why, wlen,
-					 "empty element in list '%s' (an empty "
-					 "value is written \"\")",
-					 s);
-				goto bad;
-			}
-			cfg_list_push(&l, p, n);
-			p += n;
-			while (*p == ' ' || *p == '\t')
-				p++;
+		p = skip_blanks(p);
+		ret = *p == '"' ? list_quoted(&l, &p, s, why, wlen)
+				: list_plain(&l, &p, s, why, wlen);
+		if (ret < 0) {
+			cfg_list_free(&l);
+			return ret;
 		}
 		if (!*p)
 			break;
@@ -196,9 +214,6 @@ int cfg_list_parse(const char *s, struct cfg_list *out, char *why,
 done:
 	*out = l;
 	return 0;
-bad:
-	cfg_list_free(&l);
-	return -EINVAL;
 }
 
 bool cfg_number(const char *v, double *out)

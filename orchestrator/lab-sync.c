@@ -238,6 +238,36 @@ static int sync_one(int labfd, const char *labdir, long long size,
 	return ret;
 }
 
+/*
+ * One listing record REC (RN bytes, "SIZE PATH"): the file synced into
+ * LABFD, or refused when the record is malformed.
+ */
+static int sync_record(int labfd, const char *labdir, const char *rec,
+		       size_t rn, const struct lab_sync_src *src,
+		       struct lab_sync_stats *st)
+{
+	const char *sp = memchr(rec, ' ', rn);
+	char *rel, *num;
+	long long size;
+	int ret;
+
+	num = sp ? xstrndup(rec, (size_t)(sp - rec)) : NULL;
+	if (!num || !*num || strlen(num) > 15 ||
+	    strspn(num, "0123456789") != strlen(num)) {
+		refuse(st, rec, rn, "a malformed listing record");
+		free(num);
+		return 0;
+	}
+	size = atoll(num);
+	free(num);
+	rel = xstrndup(sp + 1, rn - (size_t)(sp + 1 - rec));
+	/* a NUL inside cannot happen: records end at NUL */
+	ret = sync_one(labfd, labdir, size, rel, rn - (size_t)(sp + 1 - rec),
+		       src, st);
+	free(rel);
+	return ret;
+}
+
 int lab_sync_files(const char *dir, const char *list, size_t len,
 		   const struct lab_sync_src *src, struct lab_sync_stats *st)
 {
@@ -264,9 +294,6 @@ int lab_sync_files(const char *dir, const char *list, size_t len,
 	while (ret == 0 && at < len) {
 		const char *rec = list + at, *end = memchr(rec, '\0', len - at);
 		size_t rn = end ? (size_t)(end - rec) : len - at;
-		const char *sp = memchr(rec, ' ', rn);
-		char *rel, *num;
-		long long size;
 
 		at += rn + 1;
 		if (++records > LAB_FILES_MAX) {
@@ -276,20 +303,7 @@ int lab_sync_files(const char *dir, const char *list, size_t len,
 			st->refused += 1;
 			break;
 		}
-		num = sp ? xstrndup(rec, (size_t)(sp - rec)) : NULL;
-		if (!num || !*num || strlen(num) > 15 ||
-		    strspn(num, "0123456789") != strlen(num)) {
-			refuse(st, rec, rn, "a malformed listing record");
-			free(num);
-			continue;
-		}
-		size = atoll(num);
-		free(num);
-		rel = xstrndup(sp + 1, rn - (size_t)(sp + 1 - rec));
-		/* a NUL inside cannot happen: records end at NUL */
-		ret = sync_one(labfd, labdir, size, rel,
-			       rn - (size_t)(sp + 1 - rec), src, st);
-		free(rel);
+		ret = sync_record(labfd, labdir, rec, rn, src, st);
 	}
 out:
 	if (labfd >= 0)

@@ -47,20 +47,12 @@ static double gib(uint64_t b)
 	return (double)b / (1ULL << 30);
 }
 
-int lab_config_check(const struct config *c, const struct matrix *m,
-		     const struct lab_host_facts *h)
+/* The lab CPU's features: a KVM host (svm, npt), and no Intel ept axis. */
+static int lab_cpu_check(const struct config *c,
+			 const struct lab_cpu_model *cpu)
 {
-	const struct lab_cpu_model *cpu = lab_cpu_model_find(c->lab_cpu);
-	const struct cell *big_mem = NULL, *big_cpu = NULL, *one_g = NULL;
-	bool pdpe1gb;
 	int bad = 0;
-	size_t i;
 
-	if (!cpu) {
-		config_error(c, "lab", "cpu", "'%s' is not a lab CPU model",
-			     c->lab_cpu);
-		return -EINVAL;
-	}
 	if (lab_feature(c->lab_cpu_features, "svm") != 1 ||
 	    lab_feature(c->lab_cpu_features, "npt") != 1) {
 		config_error(c, "lab", "cpu_features",
@@ -77,9 +69,20 @@ int lab_config_check(const struct config *c, const struct matrix *m,
 			     cpu->name);
 		bad = 1;
 	}
-	pdpe1gb = lab_feature(c->lab_cpu_features, "pdpe1gb") == 1 ||
-		  (cpu->pdpe1gb &&
-		   lab_feature(c->lab_cpu_features, "pdpe1gb") != -1);
+	return bad;
+}
+
+/* The biggest guest cells (memory, vCPUs) and one with 1G pages fit. */
+static int lab_cells_check(const struct config *c, const struct matrix *m,
+			   const struct lab_cpu_model *cpu)
+{
+	const struct cell *big_mem = NULL, *big_cpu = NULL, *one_g = NULL;
+	bool pdpe1gb = lab_feature(c->lab_cpu_features, "pdpe1gb") == 1 ||
+		       (cpu->pdpe1gb &&
+			lab_feature(c->lab_cpu_features, "pdpe1gb") != -1);
+	int bad = 0;
+	size_t i;
+
 	for (i = 0; i < m->ncells; i++) {
 		const struct cell *x = &m->cells[i];
 
@@ -118,6 +121,15 @@ int lab_config_check(const struct config *c, const struct matrix *m,
 			     big_cpu->id, big_cpu->vcpus, c->lab_vcpus);
 		bad = 1;
 	}
+	return bad;
+}
+
+/* The lab host itself fits in this host's memory and CPUs. */
+static int lab_host_check(const struct config *c,
+			  const struct lab_host_facts *h)
+{
+	int bad = 0;
+
 	if (h->mem_available &&
 	    c->lab_memory + LAB_HOST_RESERVE_BYTES > h->mem_available) {
 		config_error(c, "lab", "memory",
@@ -134,5 +146,22 @@ int lab_config_check(const struct config *c, const struct matrix *m,
 			     c->lab_vcpus, h->cpus);
 		bad = 1;
 	}
+	return bad;
+}
+
+int lab_config_check(const struct config *c, const struct matrix *m,
+		     const struct lab_host_facts *h)
+{
+	const struct lab_cpu_model *cpu = lab_cpu_model_find(c->lab_cpu);
+	int bad;
+
+	if (!cpu) {
+		config_error(c, "lab", "cpu", "'%s' is not a lab CPU model",
+			     c->lab_cpu);
+		return -EINVAL;
+	}
+	bad = lab_cpu_check(c, cpu);
+	bad |= lab_cells_check(c, m, cpu);
+	bad |= lab_host_check(c, h);
 	return bad ? -EINVAL : 0;
 }

@@ -96,14 +96,15 @@ static int rundir_check(int fd, const char *dir)
 	return 0;
 }
 
-int results_dir_make(const char *out, const char *name, bool resume,
-		     const char *cmd, char **dir)
+/*
+ * The run directory OUT (else runs/NAME-TIMESTAMP) made if need be, its
+ * parents too; its absolute path into *DIR.
+ */
+static int rundir_create(const char *out, const char *name, char **dir)
 {
 	char ts[32], *path, *parent;
-	struct stat st;
-	int ret, fd = -1;
+	int ret;
 
-	*dir = NULL;
 	if (out) {
 		path = xstrdup(out);
 	} else {
@@ -120,16 +121,48 @@ int results_dir_make(const char *out, const char *name, bool resume,
 	free(parent);
 	if (ret < 0) {
 		ret = err_code(ret, "cannot create run directory '%s'", path);
-		free(path);
-		return ret;
-	}
-	*dir = realpath(path, NULL);
-	if (!*dir) {
-		ret = err_errno("cannot resolve '%s'", path);
-		free(path);
-		return ret;
+	} else {
+		*dir = realpath(path, NULL);
+		if (!*dir)
+			ret = err_errno("cannot resolve '%s'", path);
 	}
 	free(path);
+	return ret;
+}
+
+/* DIR's logs/ (FD is DIR) made, a directory this vmtax made. */
+static int logs_dir_make(int fd, const char *dir)
+{
+	struct stat st;
+	int ret = mkdirat_beneath(fd, "logs", 0755);
+
+	if (ret == -ENOTDIR)
+		return err_code(ret,
+				"'%s/logs' is not a directory (a symbolic "
+				"link?): remove it, or give a new --out",
+				dir);
+	if (ret < 0)
+		return err_code(ret, "cannot create '%s/logs'", dir);
+	if (fstatat(fd, "logs", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return err_errno("cannot stat '%s/logs'", dir);
+	if (!stat_ours(&st, NULL, 0))
+		return err_code(-EPERM,
+				"'%s/logs' was not made by this vmtax: "
+				"remove it, or give a new --out",
+				dir);
+	return ret;
+}
+
+int results_dir_make(const char *out, const char *name, bool resume,
+		     const char *cmd, char **dir)
+{
+	struct stat st;
+	int ret, fd = -1;
+
+	*dir = NULL;
+	ret = rundir_create(out, name, dir);
+	if (ret < 0)
+		return ret;
 	fd = dir_open_nofollow(*dir);
 	if (fd < 0) {
 		ret = err_code(fd, "cannot open run directory '%s'", *dir);
@@ -138,26 +171,14 @@ int results_dir_make(const char *out, const char *name, bool resume,
 	ret = rundir_check(fd, *dir);
 	if (ret < 0)
 		goto out;
-	if (!resume && fstatat(fd, "results.json", &st,
-			       AT_SYMLINK_NOFOLLOW) == 0) {
+	if (!resume &&
+	    fstatat(fd, "results.json", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		ret = err("'%s' already holds a run; give another --out, or "
 			  "'%s --resume %s'",
 			  *dir, cmd, *dir);
 		goto out;
 	}
-	ret = mkdirat_beneath(fd, "logs", 0755);
-	if (ret == -ENOTDIR)
-		ret = err_code(ret, "'%s/logs' is not a directory (a symbolic "
-				    "link?): remove it, or give a new --out",
-			       *dir);
-	else if (ret < 0)
-		ret = err_code(ret, "cannot create '%s/logs'", *dir);
-	else if (fstatat(fd, "logs", &st, AT_SYMLINK_NOFOLLOW) < 0)
-		ret = err_errno("cannot stat '%s/logs'", *dir);
-	else if (!stat_ours(&st, NULL, 0))
-		ret = err_code(-EPERM, "'%s/logs' was not made by this vmtax: "
-				       "remove it, or give a new --out",
-			       *dir);
+	ret = logs_dir_make(fd, *dir);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -382,11 +403,53 @@ void results_doc_cut_off(json_t *doc)
 
 /* ---- resume ---- */
 
+/*
+ * Whether J (PATH, in directory ABS) is a run this vmtax can resume: its
+ * schema, a config path and cells, not a lab run, not complete.
+ */
+static bool resumable(const json_t *j, const char *path, const char *abs)
+{
+	const json_t *run = json_object_get(j, "run");
+
+	if (!json_is_string(json_object_get(j, "schema")) ||
+	    strcmp(json_string_value(json_object_get(j, "schema")),
+		   RESULTS_SCHEMA)) {
+		fprintf(stderr, "%s: cannot resume: not a %s file\n", path,
+			RESULTS_SCHEMA);
+		return false;
+	}
+	if (!json_is_string(json_object_get(run, "config_path"))) {
+		fprintf(stderr, "%s: cannot resume: no run.config_path\n",
+			path);
+		return false;
+	}
+	if (!json_is_array(json_object_get(j, "cells"))) {
+		fprintf(stderr, "%s: cannot resume: no cells\n", path);
+		return false;
+	}
+	/* its config and sets came from the lab: lab.json has this host's */
+	if (json_object_get(j, "lab")) {
+		fprintf(stderr,
+			"%s: cannot resume: a lab run ('vmtax lab run --resume "
+			"%s')\n",
+			path, abs);
+		return false;
+	}
+	if (json_is_string(json_object_get(run, "status")) &&
+	    !strcmp(json_string_value(json_object_get(run, "status")),
+		    "complete")) {
+		fprintf(stderr, "%s: the run is complete; nothing to resume\n",
+			path);
+		return false;
+	}
+	return true;
+}
+
 int results_resume_load(const char *dir, json_t **doc, const char ***sets,
 			size_t *nsets)
 {
 	char *abs = realpath(dir, NULL), *path = NULL;
-	json_t *j = NULL, *s, *run;
+	json_t *j = NULL, *s;
 	size_t i;
 	int ret = -EINVAL;
 
@@ -399,41 +462,12 @@ int results_resume_load(const char *dir, json_t **doc, const char ***sets,
 	if (results_doc_load_ours(abs, "results.json", "cannot resume", &j) <
 	    0)
 		goto out;
-	run = json_object_get(j, "run");
-	if (!json_is_string(json_object_get(j, "schema")) ||
-	    strcmp(json_string_value(json_object_get(j, "schema")),
-		   RESULTS_SCHEMA)) {
-		fprintf(stderr, "%s: cannot resume: not a %s file\n", path,
-			RESULTS_SCHEMA);
+	if (!resumable(j, path, abs))
 		goto out;
-	}
-	if (!json_is_string(json_object_get(run, "config_path"))) {
-		fprintf(stderr, "%s: cannot resume: no run.config_path\n", path);
-		goto out;
-	}
-	if (!json_is_array(json_object_get(j, "cells"))) {
-		fprintf(stderr, "%s: cannot resume: no cells\n", path);
-		goto out;
-	}
-	/* its config and sets came from the lab: lab.json has this host's */
-	if (json_object_get(j, "lab")) {
-		fprintf(stderr,
-			"%s: cannot resume: a lab run ('vmtax lab run --resume "
-			"%s')\n",
-			path, abs);
-		goto out;
-	}
-	if (json_is_string(json_object_get(run, "status")) &&
-	    !strcmp(json_string_value(json_object_get(run, "status")),
-		    "complete")) {
-		fprintf(stderr, "%s: the run is complete; nothing to resume\n",
-			path);
-		goto out;
-	}
 	free(*sets);
 	*sets = NULL;
 	*nsets = 0;
-	s = json_object_get(run, "sets");
+	s = json_object_get(json_object_get(j, "run"), "sets");
 	for (i = 0; i < json_array_size(s); i++) {
 		*sets = xrealloc(*sets, (*nsets + 1) * sizeof(**sets));
 		(*sets)[(*nsets)++] = json_string_value(json_array_get(s, i));

@@ -114,21 +114,29 @@ static unsigned long long mem_available(void)
 }
 
 /* Group the pending cells (see the top of this file); returns the count. */
-static size_t make_groups(struct run *r, struct rgroup **out)
+/* Whether cell CI still waits for its samples. */
+static bool cell_waiting(const struct run *r, int ci)
+{
+	return r->states[ci].status == CELL_PENDING &&
+	       r->states[ci].stop == STOP_NONE;
+}
+
+/*
+ * The waiting guest cells into groups of one host setting each, as many
+ * in a group as fit in the memory budget; the groups' count.
+ */
+static size_t group_guests(struct run *r, struct rgroup **out)
 {
 	struct rgroup *gs = NULL;
-	size_t ng = 0, k, j;
+	size_t ng = 0, k;
 	unsigned long long budget = mem_available() * ROUNDS_MEM_SHARE;
 	unsigned long long *used = NULL;
-	bool *placed = xcalloc((size_t)r->ncells, sizeof(*placed));
 	int ci;
 
 	for (ci = 0; ci < r->ncells; ci++) {
 		const struct cell *c = &r->cells[ci];
 
-		if (c->where != WHERE_GUEST ||
-		    r->states[ci].status != CELL_PENDING ||
-		    r->states[ci].stop != STOP_NONE)
+		if (c->where != WHERE_GUEST || !cell_waiting(r, ci))
 			continue;
 		for (k = 0; k < ng; k++)
 			if (same_host(&r->cells[gs[k].cells[0]], c) &&
@@ -144,13 +152,28 @@ static size_t make_groups(struct run *r, struct rgroup **out)
 		gs[k].nguests++;
 		used[k] += c->memory;
 	}
+	free(used);
+	*out = gs;
+	return ng;
+}
+
+/*
+ * The waiting bare-metal cells into every guest group whose host setting
+ * they tolerate; those no group takes into a group of their own.
+ */
+static size_t group_bare(struct run *r, struct rgroup **gsp, size_t ng)
+{
+	bool *placed = xcalloc((size_t)r->ncells, sizeof(*placed));
+	struct rgroup *gs = *gsp;
+	size_t k;
+	int ci;
+
 	for (k = 0; k < ng; k++) {
 		const struct cell *lead = &r->cells[gs[k].cells[0]];
 
 		for (ci = 0; ci < r->ncells; ci++)
 			if (r->cells[ci].where == WHERE_BARE &&
-			    r->states[ci].status == CELL_PENDING &&
-			    r->states[ci].stop == STOP_NONE &&
+			    cell_waiting(r, ci) &&
 			    tolerates(lead, &r->cells[ci])) {
 				group_add(&gs[k], ci);
 				placed[ci] = true;
@@ -158,8 +181,7 @@ static size_t make_groups(struct run *r, struct rgroup **out)
 	}
 	for (ci = 0; ci < r->ncells; ci++) {
 		if (r->cells[ci].where != WHERE_BARE || placed[ci] ||
-		    r->states[ci].status != CELL_PENDING ||
-		    r->states[ci].stop != STOP_NONE)
+		    !cell_waiting(r, ci))
 			continue;
 		for (k = 0; k < ng && gs[k].nguests; k++)
 			;
@@ -169,33 +191,45 @@ static size_t make_groups(struct run *r, struct rgroup **out)
 		}
 		group_add(&gs[k], ci);
 	}
-	for (k = 0; k < ng; k++) {
-		const struct cell *lead = &r->cells[gs[k].cells[0]];
-		char *s;
-
-		if (!gs[k].nguests) {
-			gs[k].why = xstrdup("bare-metal cells that no guest "
-					    "group can take");
-			continue;
-		}
-		s = xasprintf("guests with host THP %s%s%s%s", lead->host_thp,
-			      lead->paging > PAGING_AUTO ? ", paging " : "",
-			      lead->paging > PAGING_AUTO
-				      ? paging_name(lead->paging)
-				      : "",
-			      lead->backing != BACKING_THP ? ", hugetlb" : "");
-		for (j = 0; j < lead->nhost_knobs; j++) {
-			char *t = xasprintf("%s, %s=%s", s,
-					    lead->host_knobs[j].name,
-					    lead->host_knobs[j].value);
-
-			free(s);
-			s = t;
-		}
-		gs[k].why = s;
-	}
 	free(placed);
-	free(used);
+	*gsp = gs;
+	return ng;
+}
+
+/* What group G shares, said in the log. */
+static char *group_why_new(const struct run *r, const struct rgroup *g)
+{
+	const struct cell *lead = &r->cells[g->cells[0]];
+	char *s;
+	size_t j;
+
+	if (!g->nguests)
+		return xstrdup("bare-metal cells that no guest "
+			       "group can take");
+	s = xasprintf("guests with host THP %s%s%s%s", lead->host_thp,
+		      lead->paging > PAGING_AUTO ? ", paging " : "",
+		      lead->paging > PAGING_AUTO ? paging_name(lead->paging)
+						 : "",
+		      lead->backing != BACKING_THP ? ", hugetlb" : "");
+	for (j = 0; j < lead->nhost_knobs; j++) {
+		char *t = xasprintf("%s, %s=%s", s, lead->host_knobs[j].name,
+				    lead->host_knobs[j].value);
+
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+static size_t make_groups(struct run *r, struct rgroup **out)
+{
+	struct rgroup *gs = NULL;
+	size_t ng, k;
+
+	ng = group_guests(r, &gs);
+	ng = group_bare(r, &gs, ng);
+	for (k = 0; k < ng; k++)
+		gs[k].why = group_why_new(r, &gs[k]);
 	*out = gs;
 	return ng;
 }
@@ -307,15 +341,14 @@ static bool group_wants(const struct run *r, const struct rslot *slots,
  * Group G's rounds (gi of ng), in epochs of fresh guests.  A hugetlb-backed
  * guest is alone in its group; its pool is given back at the end.
  */
-static void run_group(struct run *r, const struct rgroup *g, size_t gi,
-		      size_t ng, const struct rphase *ph, bool *profiled)
+/* The slots of group G's cells; the most rounds any wants into *ROUNDS. */
+static struct rslot *slots_new(struct run *r, const struct rgroup *g,
+			       const struct rphase *ph, long *rounds)
 {
 	struct rslot *slots = xcalloc(g->ncells, sizeof(*slots));
-	long epochs = g->nguests ? ph->epochs : 1, e, k, rounds = 0,
-	     per_epoch;
-	char pool[16] = "", orig[32] = "";
 	size_t i;
 
+	*rounds = 0;
 	for (i = 0; i < g->ncells; i++) {
 		struct rslot *s = &slots[i];
 		const struct cell_state *st = &r->states[g->cells[i]];
@@ -329,9 +362,68 @@ static void run_group(struct run *r, const struct rgroup *g, size_t gi,
 		s->quota = st->planned - st->nsamples;
 		if (s->quota > ph->rounds)
 			s->quota = ph->rounds;
-		if (s->quota > rounds)
-			rounds = s->quota;
+		if (s->quota > *rounds)
+			*rounds = s->quota;
 	}
+	return slots;
+}
+
+/*
+ * Epoch E's start of the group's cells not running yet.  The group's host
+ * settings (paging, a hugetlb pool: POOL and its ORIG size) are set with
+ * its first cell; bare-metal cells start once, guests every epoch.
+ */
+static void group_start(struct run *r, struct rslot *slots, size_t n, long e,
+			char *pool, size_t plen, char *orig, size_t olen)
+{
+	size_t i;
+
+	for (i = 0; i < n && !run_should_stop(r); i++) {
+		struct rslot *s = &slots[i];
+		int ret;
+
+		if (s->started || !slot_wants(r, s))
+			continue;
+		if (e == 0 && i == 0)
+			ret =
+			    run_host_prepare(r, s->ci, pool, plen, orig, olen);
+		else if (e == 0)
+			ret = run_host_prepare(r, s->ci, NULL, 0, NULL, 0);
+		else
+			ret = run_host_apply(r, s->ci);
+		/* A guest the host cannot honour (skipped, failed) leaves
+		 * the group; the others, bare metal included, go on. */
+		if (ret < 0)
+			continue;
+		s->started =
+		    run_cell_start(r, run_exec_of(r, s->ci), &s->cr) == 0;
+	}
+}
+
+/* Profile runs of the started cells, a bare-metal cell in two groups
+ * once (PROFILED); never recorded as samples. */
+static void group_profile(struct run *r, struct rslot *slots, size_t n,
+			  bool *profiled)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (slots[i].started && !profiled[slots[i].ci] &&
+		    run_host_apply(r, slots[i].ci) == 0) {
+			cell_profile(r, run_exec_of(r, slots[i].ci),
+				     &slots[i].cr);
+			profiled[slots[i].ci] = true;
+		}
+}
+
+static void run_group(struct run *r, const struct rgroup *g, size_t gi,
+		      size_t ng, const struct rphase *ph, bool *profiled)
+{
+	long epochs = g->nguests ? ph->epochs : 1, e, k, rounds, per_epoch;
+	struct rslot *slots = slots_new(r, g, ph, &rounds);
+	char pool[16] = "", orig[32] = "";
+	size_t i;
+
 	if (!rounds)
 		goto out;
 	per_epoch = (rounds + epochs - 1) / epochs;
@@ -343,49 +435,19 @@ static void run_group(struct run *r, const struct rgroup *g, size_t gi,
 	else
 		note("%sgroup %zu of %zu (%s): %zu cells, %ld rounds", ph->what,
 		     gi + 1, ng, g->why, g->ncells, rounds);
-	/* The group's host settings (paging, a hugetlb pool) are set with
-	 * its first cell; bare-metal cells start once, guests every epoch. */
 	for (e = 0; e < epochs && !run_should_stop(r) &&
 		    group_wants(r, slots, g->ncells);
 	     e++) {
-		for (i = 0; i < g->ncells && !run_should_stop(r); i++) {
-			struct rslot *s = &slots[i];
-			int ret;
-
-			if (s->started || !slot_wants(r, s))
-				continue;
-			if (e == 0 && i == 0)
-				ret = run_host_prepare(r, s->ci, pool,
-						       sizeof(pool), orig,
-						       sizeof(orig));
-			else if (e == 0)
-				ret = run_host_prepare(r, s->ci, NULL, 0, NULL,
-						       0);
-			else
-				ret = run_host_apply(r, s->ci);
-			/* A guest the host cannot honour (skipped, failed)
-			 * leaves the group; the others, bare metal included,
-			 * go on. */
-			if (ret < 0)
-				continue;
-			s->started = run_cell_start(r, run_exec_of(r, s->ci),
-						    &s->cr) == 0;
-		}
+		group_start(r, slots, g->ncells, e, pool, sizeof(pool), orig,
+			    sizeof(orig));
 		for (k = 0; k < per_epoch && !run_should_stop(r) &&
 			    group_wants(r, slots, g->ncells);
 		     k++)
 			one_round(r, slots, g->ncells);
-		/* Profile runs after the last round, never recorded as
-		 * samples; a bare-metal cell in two groups once. */
+		/* Profile runs after the last round. */
 		if ((e == epochs - 1 || !group_wants(r, slots, g->ncells)) &&
 		    ph->last && r->cfg.profile && !run_should_stop(r))
-			for (i = 0; i < g->ncells; i++)
-				if (slots[i].started && !profiled[slots[i].ci] &&
-				    run_host_apply(r, slots[i].ci) == 0) {
-					cell_profile(r, run_exec_of(r, slots[i].ci),
-						     &slots[i].cr);
-					profiled[slots[i].ci] = true;
-				}
+			group_profile(r, slots, g->ncells, profiled);
 		/* Guests go down after every epoch, bare metal at the end. */
 		for (i = 0; i < g->nguests; i++)
 			slot_stop(r, &slots[i]);

@@ -86,11 +86,10 @@ static int uri_check_query(const char *q, char *why, size_t len)
 		       name);
 }
 
-int vm_uri_check(const char *uri, char *why, size_t len)
+/* URI's characters: some, not too many, no space, control or escape. */
+static int uri_check_chars(const char *uri, char *why, size_t len)
 {
-	const char *sep, *plus, *rest, *path, *q;
-	char driver[32], transport[32];
-	size_t i, n, dn;
+	size_t i;
 
 	if (!*uri)
 		return why_set(why, len, "an empty URI");
@@ -105,6 +104,38 @@ int vm_uri_check(const char *uri, char *why, size_t len)
 		return why_set(why, len,
 			       "a '%%' escape (libvirt would decode it): "
 			       "write the URI plainly");
+	return 0;
+}
+
+/* The transport after DRIVER+ (TN bytes at T): known and local. */
+static int uri_check_transport(const char *t, size_t tn, char *why,
+			       size_t len)
+{
+	char transport[32];
+	size_t i;
+
+	snprintf(transport, sizeof(transport), "%.*s",
+		 (int)(tn < 31 ? tn : 31), t);
+	for (i = 0; i < ARRAY_SIZE(uri_transports); i++)
+		if (!strcmp(transport, uri_transports[i].name))
+			break;
+	if (i == ARRAY_SIZE(uri_transports))
+		return why_set(why, len, "unknown transport '%s'", transport);
+	if (uri_transports[i].why)
+		return why_set(why, len, "%s", uri_transports[i].why);
+	return 0;
+}
+
+int vm_uri_check(const char *uri, char *why, size_t len)
+{
+	const char *sep, *plus, *rest, *path, *q;
+	char driver[32];
+	size_t i, n, dn;
+	int ret;
+
+	ret = uri_check_chars(uri, why, len);
+	if (ret)
+		return ret;
 	sep = strstr(uri, "://");
 	if (!sep)
 		return why_set(why, len,
@@ -115,18 +146,10 @@ int vm_uri_check(const char *uri, char *why, size_t len)
 	snprintf(driver, sizeof(driver), "%.*s", (int)(dn < 31 ? dn : 31),
 		 uri);
 	if (plus) {
-		size_t tn = n - (size_t)(plus + 1 - uri);
-
-		snprintf(transport, sizeof(transport), "%.*s",
-			 (int)(tn < 31 ? tn : 31), plus + 1);
-		for (i = 0; i < ARRAY_SIZE(uri_transports); i++)
-			if (!strcmp(transport, uri_transports[i].name))
-				break;
-		if (i == ARRAY_SIZE(uri_transports))
-			return why_set(why, len, "unknown transport '%s'",
-				       transport);
-		if (uri_transports[i].why)
-			return why_set(why, len, "%s", uri_transports[i].why);
+		ret = uri_check_transport(
+		    plus + 1, n - (size_t)(plus + 1 - uri), why, len);
+		if (ret)
+			return ret;
 	}
 	rest = sep + 3;
 	path = strchr(rest, '/');

@@ -101,12 +101,61 @@ static bool known_name(const struct report *r, json_t *cells, const char *name)
 	return wl_param_name_valid(name) && is_param(r, cells, name);
 }
 
+/* Axis A's values: distinct strings, at least one. */
+static int load_axis_values(struct report *r, struct report_axis *a,
+			    json_t *values)
+{
+	json_t *v;
+	size_t k, j;
+
+	if (!json_is_array(values) || !json_array_size(values))
+		return err("'%s': axis '%s' has no values", r->path, a->name);
+	a->values = xcalloc(json_array_size(values), sizeof(*a->values));
+	json_array_foreach(values, k, v)
+	{
+		if (!json_is_string(v))
+			return err("'%s': axis '%s': values[%zu] is not a "
+				   "string",
+				   r->path, a->name, k);
+		a->values[k] = json_string_value(v);
+		for (j = 0; j < k; j++)
+			if (!strcmp(a->values[j], a->values[k]))
+				return err("'%s': axis '%s' lists value '%s' "
+					   "twice",
+					   r->path, a->name, a->values[k]);
+		a->nvalues++;
+	}
+	return 0;
+}
+
+/* A numeric axis's numbers: one finite number per value. */
+static int load_axis_numbers(struct report *r, struct report_axis *a,
+			     json_t *numbers)
+{
+	json_t *v;
+	size_t k;
+
+	if (json_array_size(numbers) != a->nvalues)
+		return err("'%s': axis '%s' is numeric but has not one number "
+			   "per value",
+			   r->path, a->name);
+	a->numbers = xcalloc(a->nvalues, sizeof(*a->numbers));
+	json_array_foreach(numbers, k, v)
+	{
+		if (!json_is_number(v) || !isfinite(json_number_value(v)))
+			return err("'%s': axis '%s': numbers[%zu] is not a "
+				   "number",
+				   r->path, a->name, k);
+		a->numbers[k] = json_number_value(v);
+	}
+	return 0;
+}
+
 static int load_axis(struct report *r, json_t *cells, json_t *ja, size_t i)
 {
 	struct report_axis *a = &r->axes[i];
-	json_t *values, *numbers, *v;
 	const char *applies;
-	size_t k, j;
+	int ret;
 
 	if (!json_is_object(ja))
 		return err("'%s': axes[%zu] is not an object", r->path, i);
@@ -128,42 +177,13 @@ static int load_axis(struct report *r, json_t *cells, json_t *ja, size_t i)
 			   "'guest'",
 			   r->path, a->name, applies ? applies : "");
 	a->guest_only = !strcmp(applies, "guest");
-	values = json_object_get(ja, "values");
-	if (!json_is_array(values) || !json_array_size(values))
-		return err("'%s': axis '%s' has no values", r->path, a->name);
-	a->values = xcalloc(json_array_size(values), sizeof(*a->values));
-	json_array_foreach(values, k, v)
-	{
-		if (!json_is_string(v))
-			return err("'%s': axis '%s': values[%zu] is not a "
-				   "string",
-				   r->path, a->name, k);
-		a->values[k] = json_string_value(v);
-		for (j = 0; j < k; j++)
-			if (!strcmp(a->values[j], a->values[k]))
-				return err("'%s': axis '%s' lists value '%s' "
-					   "twice",
-					   r->path, a->name, a->values[k]);
-		a->nvalues++;
-	}
+	ret = load_axis_values(r, a, json_object_get(ja, "values"));
+	if (ret < 0)
+		return ret;
 	a->numeric = json_is_true(json_object_get(ja, "numeric"));
 	if (!a->numeric)
 		return 0;
-	numbers = json_object_get(ja, "numbers");
-	if (json_array_size(numbers) != a->nvalues)
-		return err("'%s': axis '%s' is numeric but has not one number "
-			   "per value",
-			   r->path, a->name);
-	a->numbers = xcalloc(a->nvalues, sizeof(*a->numbers));
-	json_array_foreach(numbers, k, v)
-	{
-		if (!json_is_number(v) || !isfinite(json_number_value(v)))
-			return err("'%s': axis '%s': numbers[%zu] is not a "
-				   "number",
-				   r->path, a->name, k);
-		a->numbers[k] = json_number_value(v);
-	}
-	return 0;
+	return load_axis_numbers(r, a, json_object_get(ja, "numbers"));
 }
 
 int report_load_axes(struct report *r, json_t *cells)

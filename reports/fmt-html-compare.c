@@ -143,10 +143,41 @@ static int html_effect(const struct compare *c, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* One row of the table: the two means and their delta, or its note. */
+static void html_compare_row(const struct compare *c,
+			     const struct compare_row *row, FILE *out)
+{
+	char m1[FMT_BUF], m2[FMT_BUF], d[FMT_BUF], iv[FMT_BUF], p[FMT_BUF];
+	char lb[1024];
+
+	fprintf(out, "<tr><td>");
+	esc(out, c->by ? (row->cell ? row->cell->label : row->ref->label)
+		       : fmt_compare_label(lb, sizeof(lb), row));
+	fprintf(out, "</td><td>");
+	esc(out, c->by ? row->ref_name : compare_run_letter(row->ref_run));
+	fprintf(out, "</td>");
+	if (row->note) {
+		fprintf(out, "<td colspan=\"7\" class=\"skip\">");
+		esc(out, row->note);
+		fprintf(out, "</td></tr>\n");
+		return;
+	}
+	fprintf(out, "<td>%s</td><td>",
+		fmt_num(m1, sizeof(m1), row->ref->metric.mean));
+	esc(out, c->by ? row->name : compare_run_letter(row->run));
+	fprintf(out,
+		"</td><td>%s</td><td>%s</td><td>%s</td><td>%s"
+		"</td><td>%s</td></tr>\n",
+		fmt_num(m2, sizeof(m2), row->cell->metric.mean),
+		fmt_spct(d, sizeof(d), row->d.delta),
+		fmt_interval(iv, sizeof(iv), &row->d),
+		fmt_p(p, sizeof(p), row->d.p), fmt_signif(&row->d));
+}
+
 int fmt_html_compare(const struct compare *c, FILE *out)
 {
 	const struct report *a = c->runs[0];
-	char m1[FMT_BUF], m2[FMT_BUF], d[FMT_BUF], iv[FMT_BUF], p[FMT_BUF];
+	char d[FMT_BUF];
 	size_t i;
 
 	if (c->effect)
@@ -165,35 +196,8 @@ int fmt_html_compare(const struct compare *c, FILE *out)
 	fprintf(out, "</ul>\n<table>\n<tr><th>cell</th><th>ref</th>"
 		     "<th>ref mean</th><th>vs</th><th>mean</th><th>delta</th>"
 		     "<th>95%% interval</th><th>p</th><th></th></tr>\n");
-	for (i = 0; i < c->nrows; i++) {
-		const struct compare_row *row = &c->rows[i];
-		char lb[1024];
-
-		fprintf(out, "<tr><td>");
-		esc(out, c->by
-			     ? (row->cell ? row->cell->label : row->ref->label)
-			     : fmt_compare_label(lb, sizeof(lb), row));
-		fprintf(out, "</td><td>");
-		esc(out,
-		    c->by ? row->ref_name : compare_run_letter(row->ref_run));
-		fprintf(out, "</td>");
-		if (row->note) {
-			fprintf(out, "<td colspan=\"7\" class=\"skip\">");
-			esc(out, row->note);
-			fprintf(out, "</td></tr>\n");
-			continue;
-		}
-		fprintf(out, "<td>%s</td><td>",
-			fmt_num(m1, sizeof(m1), row->ref->metric.mean));
-		esc(out, c->by ? row->name : compare_run_letter(row->run));
-		fprintf(out,
-			"</td><td>%s</td><td>%s</td><td>%s</td><td>%s"
-			"</td><td>%s</td></tr>\n",
-			fmt_num(m2, sizeof(m2), row->cell->metric.mean),
-			fmt_spct(d, sizeof(d), row->d.delta),
-			fmt_interval(iv, sizeof(iv), &row->d),
-			fmt_p(p, sizeof(p), row->d.p), fmt_signif(&row->d));
-	}
+	for (i = 0; i < c->nrows; i++)
+		html_compare_row(c, &c->rows[i], out);
 	fprintf(out,
 		"</table>\n<p>Geometric mean of (1 + delta) over %zu "
 		"cells: <b>%s</b></p>\n",

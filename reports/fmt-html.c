@@ -47,6 +47,34 @@ static void kv(FILE *out, const char *k, const char *v)
 	fprintf(out, "</td></tr>\n");
 }
 
+/* The host's rows of the run table: name, kernel, CPU, memory, accel. */
+static void html_meta_host(const struct report *r, FILE *out)
+{
+	char buf[FMT_BUF], *lab = fmt_lab_new(r);
+
+	kv(out, "host", r->hostname);
+	kv(out, "kernel", r->kernel);
+	kv(out, "cpu", r->cpu_model);
+	if (r->cpus < 0)
+		snprintf(buf, sizeof(buf), "n/a");
+	else
+		snprintf(buf, sizeof(buf), "%ld", r->cpus);
+	kv(out, "cpus", buf);
+	if (isnan(r->mem_bytes))
+		snprintf(buf, sizeof(buf), "n/a");
+	else
+		snprintf(buf, sizeof(buf), "%.1f GiB",
+			 r->mem_bytes / (1 << 30));
+	kv(out, "memory", buf);
+	kv(out, "accel", r->accel);
+	kv(out, "accel reason", r->accel_reason);
+	if (lab)
+		kv(out, "lab host (every cell ran inside it)", lab);
+	free(lab);
+	if (r->host_note)
+		kv(out, "host identity", r->host_note);
+}
+
 static void html_meta(const struct report *r, FILE *out)
 {
 	char buf[FMT_BUF], *axes;
@@ -76,31 +104,7 @@ static void html_meta(const struct report *r, FILE *out)
 		kv(out, "axes", axes);
 		free(axes);
 	}
-	kv(out, "host", r->hostname);
-	kv(out, "kernel", r->kernel);
-	kv(out, "cpu", r->cpu_model);
-	if (r->cpus < 0)
-		snprintf(buf, sizeof(buf), "n/a");
-	else
-		snprintf(buf, sizeof(buf), "%ld", r->cpus);
-	kv(out, "cpus", buf);
-	if (isnan(r->mem_bytes))
-		snprintf(buf, sizeof(buf), "n/a");
-	else
-		snprintf(buf, sizeof(buf), "%.1f GiB",
-			 r->mem_bytes / (1 << 30));
-	kv(out, "memory", buf);
-	kv(out, "accel", r->accel);
-	kv(out, "accel reason", r->accel_reason);
-	{
-		char *lab = fmt_lab_new(r);
-
-		if (lab)
-			kv(out, "lab host (every cell ran inside it)", lab);
-		free(lab);
-	}
-	if (r->host_note)
-		kv(out, "host identity", r->host_note);
+	html_meta_host(r, out);
 	if (r->metric_warning)
 		kv(out, "&#9888; warning", r->metric_warning);
 	kv(out, "vmtax", r->v_vmtax);
@@ -401,12 +405,23 @@ static void html_heatmap(const struct report *r, FILE *out)
 	fprintf(out, "</svg>\n");
 }
 
-static void html_bars(const struct report *r, FILE *out)
-{
-	double lo = 0, hi = 0, x0, span, lw = BAR_LABEL_W;
-	size_t i, n = 0, k = 0;
-	char buf[FMT_BUF], iv[FMT_BUF];
+/* The bar chart's x scale: label width LW, then LO..LO+SPAN over BAR_W. */
+struct bar_scale {
+	double lw, lo, span;
+};
 
+static double bar_x(const struct bar_scale *b, double v)
+{
+	return b->lw + (v - b->lo) / b->span * BAR_W;
+}
+
+/* The scale for the cells with a slowdown; how many of them. */
+static size_t bars_scale(const struct report *r, struct bar_scale *b)
+{
+	double lo = 0, hi = 0, span;
+	size_t i, n = 0;
+
+	b->lw = BAR_LABEL_W;
 	for (i = 0; i < r->ncells; i++) {
 		const struct stats_delta *d = &r->cells[i].vs_base;
 
@@ -414,21 +429,70 @@ static void html_bars(const struct report *r, FILE *out)
 			continue;
 		n++;
 		/* Labels with more axes need more room (~6.8 px a character). */
-		lw = fmax(lw, 6.8 * strlen(r->cells[i].label) + 12);
+		b->lw = fmax(b->lw, 6.8 * strlen(r->cells[i].label) + 12);
 		lo = fmin(lo, d->bounded ? d->lo : d->delta);
 		hi = fmax(hi, d->bounded ? d->hi : d->delta);
 	}
+	span = hi - lo > 0 ? hi - lo : 1;
+	lo -= span * 0.05;
+	hi += span * 0.05;
+	b->lo = lo;
+	b->span = hi - lo;
+	return n;
+}
+
+/* Cell C's bar in row Y: its label, bar, whisker and value. */
+static void html_bar(const struct bar_scale *b, const struct report_cell *c,
+		     double y, FILE *out)
+{
+	const struct stats_delta *d = &c->vs_base;
+	double x0 = bar_x(b, 0), xv = bar_x(b, d->delta), lw = b->lw;
+	char buf[FMT_BUF], iv[FMT_BUF];
+
+	fprintf(out, "<g class=\"bar\" data-id=\"");
+	esc(out, c->id);
+	fprintf(out, "\"><title>");
+	esc(out, c->label);
+	fprintf(out, ": %s %s</title>\n", fmt_spct(buf, sizeof(buf), d->delta),
+		fmt_interval(iv, sizeof(iv), d));
+	fprintf(out,
+		"<text x=\"%.1f\" y=\"%.1f\" "
+		"text-anchor=\"end\">",
+		lw - 6, y + 16);
+	esc(out, c->label);
+	fprintf(out,
+		"</text>\n<rect x=\"%.1f\" y=\"%.1f\" "
+		"width=\"%.1f\" height=\"%.1f\" class=\"%s\"/>\n",
+		fmin(x0, xv), y + 5, fabs(xv - x0), BAR_H - 10,
+		d->delta >= 0 ? "slow" : "fast");
+	if (d->bounded)
+		fprintf(out,
+			"<path class=\"whisker\" d=\"M%.1f %.1fV"
+			"%.1fM%.1f %.1fH%.1fM%.1f %.1fV%.1f\"/>\n",
+			bar_x(b, d->lo), y + 7, y + BAR_H - 7, bar_x(b, d->lo),
+			y + BAR_H / 2, bar_x(b, d->hi), bar_x(b, d->hi), y + 7,
+			y + BAR_H - 7);
+	fprintf(out,
+		"<text x=\"%.1f\" y=\"%.1f\">%s%s%s</text>"
+		"</g>\n",
+		lw + BAR_W + 6, y + 16, buf, d->significant ? "*" : "",
+		d->bounded ? "" : " (unbounded)");
+}
+
+static void html_bars(const struct report *r, FILE *out)
+{
+	struct bar_scale b;
+	double x0, lw;
+	size_t i, n, k = 0;
+
+	n = bars_scale(r, &b);
+	lw = b.lw;
 	fprintf(out, "<h2>Slowdown with 95%% interval (Fieller)</h2>\n");
 	if (!n) {
 		fprintf(out, "<p>no cell has a slowdown</p>\n");
 		return;
 	}
-	span = hi - lo > 0 ? hi - lo : 1;
-	lo -= span * 0.05;
-	hi += span * 0.05;
-	span = hi - lo;
-#define BX(v) (lw + ((v)-lo) / span * BAR_W)
-	x0 = BX(0);
+	x0 = bar_x(&b, 0);
 	fprintf(out,
 		"<svg class=\"bars\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
@@ -443,55 +507,61 @@ static void html_bars(const struct report *r, FILE *out)
 		"</text>\n",
 		x0, n * BAR_H + 22);
 	for (i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-		const struct stats_delta *d = &c->vs_base;
-		double y = k * BAR_H, xv;
-
-		if (!d->valid)
+		if (!r->cells[i].vs_base.valid)
 			continue;
+		html_bar(&b, &r->cells[i], k * BAR_H, out);
 		k++;
-		xv = BX(d->delta);
-		fprintf(out, "<g class=\"bar\" data-id=\"");
-		esc(out, c->id);
-		fprintf(out, "\"><title>");
-		esc(out, c->label);
-		fprintf(out, ": %s %s</title>\n",
-			fmt_spct(buf, sizeof(buf), d->delta),
-			fmt_interval(iv, sizeof(iv), d));
-		fprintf(out,
-			"<text x=\"%.1f\" y=\"%.1f\" "
-			"text-anchor=\"end\">",
-			lw - 6, y + 16);
-		esc(out, c->label);
-		fprintf(out,
-			"</text>\n<rect x=\"%.1f\" y=\"%.1f\" "
-			"width=\"%.1f\" height=\"%.1f\" class=\"%s\"/>\n",
-			fmin(x0, xv), y + 5, fabs(xv - x0), BAR_H - 10,
-			d->delta >= 0 ? "slow" : "fast");
-		if (d->bounded)
-			fprintf(out,
-				"<path class=\"whisker\" d=\"M%.1f %.1fV"
-				"%.1fM%.1f %.1fH%.1fM%.1f %.1fV%.1f\"/>\n",
-				BX(d->lo), y + 7, y + BAR_H - 7, BX(d->lo),
-				y + BAR_H / 2, BX(d->hi), BX(d->hi), y + 7,
-				y + BAR_H - 7);
-		fprintf(out,
-			"<text x=\"%.1f\" y=\"%.1f\">%s%s%s</text>"
-			"</g>\n",
-			lw + BAR_W + 6, y + 16, buf,
-			d->significant ? "*" : "",
-			d->bounded ? "" : " (unbounded)");
 	}
-#undef BX
 	fprintf(out, "</svg>\n");
 }
 
+/* The series chart's scale: log2 x from XLO to XHI, y from 0 to YHI. */
+struct series_scale {
+	double xlo, xhi, yhi;
+};
+
+static double series_x(const struct series_scale *s, double v)
+{
+	return SER_LEFT + (log2(v) - s->xlo) / (s->xhi - s->xlo) * SER_W;
+}
+
+static double series_y(const struct series_scale *s, double v)
+{
+	return SER_TOP + SER_H - v / s->yhi * SER_H;
+}
+
+/* Cell C's line, the N-th, and its entry in the key. */
+static void series_line(const struct series_scale *sc,
+			const struct report_cell *c, size_t n, FILE *out)
+{
+	const char *color = fmt_colors[n % fmt_ncolors];
+	const char *sep;
+	size_t k;
+
+	fprintf(out, "<g data-id=\"");
+	esc(out, c->id);
+	fprintf(out, "\"><title>");
+	esc(out, c->label);
+	fprintf(out, "</title>\n<polyline class=\"series\" data-id=\"");
+	esc(out, c->id);
+	fprintf(out, "\" fill=\"none\" stroke=\"%s\" points=\"", color);
+	for (k = 0, sep = ""; k < c->series.npoints; k++) {
+		if (c->series.x[k] <= 0 || isnan(c->series.y[k]))
+			continue;
+		fprintf(out, "%s%.1f,%.1f", sep, series_x(sc, c->series.x[k]),
+			series_y(sc, c->series.y[k]));
+		sep = " ";
+	}
+	fprintf(out, "\"/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">",
+		SER_LEFT + SER_W + 10, SER_TOP + 12 + 16.0 * n, color);
+	esc(out, c->label);
+	fprintf(out, "</text></g>\n");
+}
 
 /* One line per cell with a series: log2 x, linear y from 0. */
 static void html_series(const struct report *r, FILE *out)
 {
-	double xlo = INFINITY, xhi = -INFINITY, yhi = 0;
-	const char *sep;
+	struct series_scale sc = {INFINITY, -INFINITY, 0};
 	size_t i, k, n = 0;
 
 	if (!r->has_series)
@@ -502,22 +572,20 @@ static void html_series(const struct report *r, FILE *out)
 		for (k = 0; k < s->npoints; k++) {
 			if (s->x[k] <= 0 || isnan(s->y[k]))
 				continue;
-			xlo = fmin(xlo, log2(s->x[k]));
-			xhi = fmax(xhi, log2(s->x[k]));
-			yhi = fmax(yhi, s->y[k]);
+			sc.xlo = fmin(sc.xlo, log2(s->x[k]));
+			sc.xhi = fmax(sc.xhi, log2(s->x[k]));
+			sc.yhi = fmax(sc.yhi, s->y[k]);
 		}
 	}
 	fprintf(out, "<h2>Series (x on a log2 scale, mean y)</h2>\n");
-	if (xlo > xhi) {
+	if (sc.xlo > sc.xhi) {
 		fprintf(out, "<p>no series point has x &gt; 0</p>\n");
 		return;
 	}
-	if (xhi - xlo <= 0)
-		xhi = xlo + 1;
-	if (yhi <= 0)
-		yhi = 1;
-#define SX(v) (SER_LEFT + (log2(v) - xlo) / (xhi - xlo) * SER_W)
-#define SY(v) (SER_TOP + SER_H - (v) / yhi * SER_H)
+	if (sc.xhi - sc.xlo <= 0)
+		sc.xhi = sc.xlo + 1;
+	if (sc.yhi <= 0)
+		sc.yhi = 1;
 	fprintf(out,
 		"<svg class=\"series\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
@@ -531,42 +599,20 @@ static void html_series(const struct report *r, FILE *out)
 	fprintf(out,
 		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n"
 		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">0</text>\n",
-		SER_LEFT - 4, SER_TOP + 10, yhi, SER_LEFT - 4, SER_TOP + SER_H);
+		SER_LEFT - 4, SER_TOP + 10, sc.yhi, SER_LEFT - 4,
+		SER_TOP + SER_H);
 	fprintf(
 	    out,
 	    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n"
 	    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
-	    SER_LEFT, SER_TOP + SER_H + 16, exp2(xlo), SER_LEFT + SER_W,
-	    SER_TOP + SER_H + 16, exp2(xhi));
+	    SER_LEFT, SER_TOP + SER_H + 16, exp2(sc.xlo), SER_LEFT + SER_W,
+	    SER_TOP + SER_H + 16, exp2(sc.xhi));
 	for (i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-		const char *color =
-		    fmt_colors[n % fmt_ncolors];
-
-		if (!c->series.npoints)
+		if (!r->cells[i].series.npoints)
 			continue;
-		fprintf(out, "<g data-id=\"");
-		esc(out, c->id);
-		fprintf(out, "\"><title>");
-		esc(out, c->label);
-		fprintf(out, "</title>\n<polyline class=\"series\" data-id=\"");
-		esc(out, c->id);
-		fprintf(out, "\" fill=\"none\" stroke=\"%s\" points=\"", color);
-		for (k = 0, sep = ""; k < c->series.npoints; k++) {
-			if (c->series.x[k] <= 0 || isnan(c->series.y[k]))
-				continue;
-			fprintf(out, "%s%.1f,%.1f", sep, SX(c->series.x[k]),
-				SY(c->series.y[k]));
-			sep = " ";
-		}
-		fprintf(out, "\"/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">",
-			SER_LEFT + SER_W + 10, SER_TOP + 12 + 16.0 * n, color);
-		esc(out, c->label);
-		fprintf(out, "</text></g>\n");
+		series_line(&sc, &r->cells[i], n, out);
 		n++;
 	}
-#undef SX
-#undef SY
 	fprintf(out, "</svg>\n");
 }
 

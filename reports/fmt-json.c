@@ -156,6 +156,50 @@ static json_t *jsampling(const struct report_cell *c)
 			 "significant", c->trend.significant, "boots", boots);
 }
 
+/*
+ * The keys of cell C that only some runs have (busy samples, interleaved
+ * intervals, series, KVM, profiles, named axes): older reports stay as-is.
+ */
+static void jcell_extras(const struct report *r, const struct report_cell *c,
+			 json_t *jc)
+{
+	int k;
+
+	/* Only cells with busy samples have the keys: older reports stay. */
+	if (c->nbusy) {
+		json_object_set_new(jc, "busy_samples",
+				    json_integer((json_int_t)c->nbusy));
+		json_object_set_new(jc, "busy", json_string(c->busy_text));
+	}
+	json_object_set_new(jc, "sampling", jsampling(c));
+	/* Only cells measured in interleaved rounds: older reports as-is. */
+	if (c->iv != REPORT_IV_FIELLER)
+		json_object_set_new(jc, "interval", jinterval(r, c));
+	/* Only cells with a series have the key: older reports stay as-is. */
+	if (c->series.npoints)
+		json_object_set_new(jc, "series", jseries(&c->series));
+	/* Only when the run has KVM evidence: older reports stay as-is. */
+	if (fmt_kvm_shown(r, c)) {
+		json_object_set_new(
+		    jc, "kvm", c->kvm.present ? jkvm(&c->kvm) : json_null());
+		if (!c->kvm.present)
+			json_object_set_new(jc, "kvm_why",
+					    json_string(c->kvm.why));
+	}
+	/* Only when the run has profiles: older reports stay as-is. */
+	if (r->has_profile)
+		json_object_set_new(jc, "profile", fmt_profile_json(c));
+	if (!r->axes_derived) {
+		json_t *ax = json_object();
+
+		for (k = 0; k < (int)r->naxes; k++)
+			if (c->axv[k])
+				json_object_set_new(ax, r->axes[k].name,
+						    json_string(c->axv[k]));
+		json_object_set_new(jc, "axes", ax);
+	}
+}
+
 static json_t *jcell(const struct report *r, const struct report_cell *c)
 {
 	json_t *counters = json_object(), *jc;
@@ -183,40 +227,8 @@ static json_t *jcell(const struct report *r, const struct report_cell *c)
 	    c->dtlb_miss_rate.valid ? jreal(c->dtlb_miss_rate.value)
 				    : json_null(),
 	    "slowdown", jdelta(&c->vs_base));
-	/* Only cells with busy samples have the keys: older reports stay. */
-	if (jc && c->nbusy) {
-		json_object_set_new(jc, "busy_samples",
-				    json_integer((json_int_t)c->nbusy));
-		json_object_set_new(jc, "busy", json_string(c->busy_text));
-	}
 	if (jc)
-		json_object_set_new(jc, "sampling", jsampling(c));
-	/* Only cells measured in interleaved rounds: older reports as-is. */
-	if (jc && c->iv != REPORT_IV_FIELLER)
-		json_object_set_new(jc, "interval", jinterval(r, c));
-	/* Only cells with a series have the key: older reports stay as-is. */
-	if (jc && c->series.npoints)
-		json_object_set_new(jc, "series", jseries(&c->series));
-	/* Only when the run has KVM evidence: older reports stay as-is. */
-	if (jc && fmt_kvm_shown(r, c)) {
-		json_object_set_new(
-		    jc, "kvm", c->kvm.present ? jkvm(&c->kvm) : json_null());
-		if (!c->kvm.present)
-			json_object_set_new(jc, "kvm_why",
-					    json_string(c->kvm.why));
-	}
-	/* Only when the run has profiles: older reports stay as-is. */
-	if (jc && r->has_profile)
-		json_object_set_new(jc, "profile", fmt_profile_json(c));
-	if (jc && !r->axes_derived) {
-		json_t *ax = json_object();
-
-		for (k = 0; k < (int)r->naxes; k++)
-			if (c->axv[k])
-				json_object_set_new(ax, r->axes[k].name,
-						    json_string(c->axv[k]));
-		json_object_set_new(jc, "axes", ax);
-	}
+		jcell_extras(r, c, jc);
 	return jc;
 }
 

@@ -429,59 +429,58 @@ static int md_effect(const struct compare *c, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-static int md_compare(const struct compare *c, FILE *out)
+/* The heading and the runs compared (or the axis compared by). */
+static void md_compare_head(const struct compare *c, FILE *out)
 {
 	const struct report *a = c->runs[0];
-	char m1[FMT_BUF], m2[FMT_BUF], d[FMT_BUF], iv[FMT_BUF], p[FMT_BUF];
 	size_t i;
 
-	if (c->effect)
-		return md_effect(c, out);
 	mdprintf(out, "# vmtax compare: %s, %s in %s, %s\n\n", a->wl_name,
-		a->wl_metric, a->wl_unit, fmt_better(a));
+		 a->wl_metric, a->wl_unit, fmt_better(a));
 	if (c->by)
 		mdprintf(out, "- run '%s', by `%s`\n", a->run_name, c->by);
 	else
 		for (i = 0; i < c->nruns; i++)
 			mdprintf(out, "- %s: run '%s', host %s, kernel %s\n",
-				compare_run_letter(i), c->runs[i]->run_name,
-				c->runs[i]->hostname ? c->runs[i]->hostname
-						     : "?",
-				c->runs[i]->kernel ? c->runs[i]->kernel : "?");
-	mdprintf(out, "\n| cell | ref | ref mean | vs | mean | delta | "
-		     "95%% interval | p | |\n"
-		     "|---|---|---:|---|---:|---:|---|---:|---|\n");
-	for (i = 0; i < c->nrows; i++) {
-		const struct compare_row *row = &c->rows[i];
-		const char *rn =
-		    c->by ? row->ref_name : compare_run_letter(row->ref_run);
-		const char *n =
-		    c->by ? row->name : compare_run_letter(row->run);
-		char lb[1024];
+				 compare_run_letter(i), c->runs[i]->run_name,
+				 c->runs[i]->hostname ? c->runs[i]->hostname
+						      : "?",
+				 c->runs[i]->kernel ? c->runs[i]->kernel : "?");
+}
 
-		mdprintf(out, "| %s | %s | ",
-			c->by ? (row->cell ? row->cell->label : row->ref->label)
-			      : fmt_compare_label(lb, sizeof(lb), row),
-			rn);
-		if (row->note) {
-			mdprintf(out, " | %s |  |  |  |  | ", n);
-			fmt_md_escape(out, row->note);
-			mdprintf(out, " |\n");
-			continue;
-		}
-		mdprintf(out, "%s | %s | %s | %s | %s | %s | %s |\n",
-			fmt_num(m1, sizeof(m1), row->ref->metric.mean), n,
-			fmt_num(m2, sizeof(m2), row->cell->metric.mean),
-			fmt_spct(d, sizeof(d), row->d.delta),
-			fmt_interval(iv, sizeof(iv), &row->d),
-			fmt_p(p, sizeof(p), row->d.p), fmt_signif(&row->d));
+/* One row of the table: the two means and their delta, or its note. */
+static void md_compare_row(const struct compare *c,
+			   const struct compare_row *row, FILE *out)
+{
+	char m1[FMT_BUF], m2[FMT_BUF], d[FMT_BUF], iv[FMT_BUF], p[FMT_BUF];
+	const char *rn =
+	    c->by ? row->ref_name : compare_run_letter(row->ref_run);
+	const char *n = c->by ? row->name : compare_run_letter(row->run);
+	char lb[1024];
+
+	mdprintf(out, "| %s | %s | ",
+		 c->by ? (row->cell ? row->cell->label : row->ref->label)
+		       : fmt_compare_label(lb, sizeof(lb), row),
+		 rn);
+	if (row->note) {
+		mdprintf(out, " | %s |  |  |  |  | ", n);
+		fmt_md_escape(out, row->note);
+		mdprintf(out, " |\n");
+		return;
 	}
-	mdprintf(out, "\nGeometric mean of (1 + delta) over %zu cells: **%s**\n",
-		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
-	if (c->rerun)
-		mdprintf(out, "\n%s\n", c->rerun);
-	if (!c->has_kvm)
-		return ferror(out) ? -EIO : 0;
+	mdprintf(out, "%s | %s | %s | %s | %s | %s | %s |\n",
+		 fmt_num(m1, sizeof(m1), row->ref->metric.mean), n,
+		 fmt_num(m2, sizeof(m2), row->cell->metric.mean),
+		 fmt_spct(d, sizeof(d), row->d.delta),
+		 fmt_interval(iv, sizeof(iv), &row->d),
+		 fmt_p(p, sizeof(p), row->d.p), fmt_signif(&row->d));
+}
+
+/* What KVM saw change, per row that has it. */
+static void md_compare_kvm(const struct compare *c, FILE *out)
+{
+	size_t i;
+
 	mdprintf(out, "\n## KVM\n\n");
 	for (i = 0; i < c->nrows; i++) {
 		const struct compare_row *row = &c->rows[i];
@@ -490,12 +489,33 @@ static int md_compare(const struct compare *c, FILE *out)
 		if (!row->kvm.valid)
 			continue;
 		mdprintf(out, "- %s (%s -> %s): ", row->cell->label,
-			c->by ? row->ref_name
-			      : compare_run_letter(row->ref_run),
-			c->by ? row->name : compare_run_letter(row->run));
+			 c->by ? row->ref_name
+			       : compare_run_letter(row->ref_run),
+			 c->by ? row->name : compare_run_letter(row->run));
 		fmt_md_escape(out, fmt_kvm_compare(kb, sizeof(kb), &row->kvm));
 		mdprintf(out, "\n");
 	}
+}
+
+static int md_compare(const struct compare *c, FILE *out)
+{
+	char d[FMT_BUF];
+	size_t i;
+
+	if (c->effect)
+		return md_effect(c, out);
+	md_compare_head(c, out);
+	mdprintf(out, "\n| cell | ref | ref mean | vs | mean | delta | "
+		      "95%% interval | p | |\n"
+		      "|---|---|---:|---|---:|---:|---|---:|---|\n");
+	for (i = 0; i < c->nrows; i++)
+		md_compare_row(c, &c->rows[i], out);
+	mdprintf(out, "\nGeometric mean of (1 + delta) over %zu cells: **%s**\n",
+		 c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
+	if (c->rerun)
+		mdprintf(out, "\n%s\n", c->rerun);
+	if (c->has_kvm)
+		md_compare_kvm(c, out);
 	return ferror(out) ? -EIO : 0;
 }
 

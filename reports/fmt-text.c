@@ -12,6 +12,32 @@
 /* Every string argument through the text escape (format.h). */
 #define tprintf(out, ...) fmt_printf(out, fmt_text_escape, __VA_ARGS__)
 
+/* The host line: name, kernel, CPU, memory, accel, the lab, identity. */
+static void text_host(const struct report *r, FILE *out)
+{
+	char *lab = fmt_lab_new(r);
+
+	tprintf(out, "host: %s, kernel %s, %s, ",
+		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
+		r->cpu_model ? r->cpu_model : "?");
+	if (r->cpus < 0)
+		tprintf(out, "cpus n/a, ");
+	else
+		tprintf(out, "%ld cpus, ", r->cpus);
+	if (isnan(r->mem_bytes))
+		tprintf(out, "memory n/a, ");
+	else
+		tprintf(out, "%.1f GiB, ", r->mem_bytes / (1 << 30));
+	tprintf(out, "accel %s", r->accel ? r->accel : "n/a");
+	if (r->accel_reason)
+		tprintf(out, " (%s)", r->accel_reason);
+	if (lab)
+		tprintf(out, "\nlab host: every cell ran inside it: %s", lab);
+	free(lab);
+	if (r->host_note)
+		tprintf(out, "\nhost identity: %s", r->host_note);
+}
+
 static void text_header(const struct report *r, FILE *out)
 {
 	char *axes;
@@ -40,30 +66,7 @@ static void text_header(const struct report *r, FILE *out)
 		tprintf(out, "axes: %s\n", axes);
 		free(axes);
 	}
-	tprintf(out, "host: %s, kernel %s, %s, ",
-		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
-		r->cpu_model ? r->cpu_model : "?");
-	if (r->cpus < 0)
-		tprintf(out, "cpus n/a, ");
-	else
-		tprintf(out, "%ld cpus, ", r->cpus);
-	if (isnan(r->mem_bytes))
-		tprintf(out, "memory n/a, ");
-	else
-		tprintf(out, "%.1f GiB, ", r->mem_bytes / (1 << 30));
-	tprintf(out, "accel %s", r->accel ? r->accel : "n/a");
-	if (r->accel_reason)
-		tprintf(out, " (%s)", r->accel_reason);
-	{
-		char *lab = fmt_lab_new(r);
-
-		if (lab)
-			tprintf(out, "\nlab host: every cell ran inside it: %s",
-				lab);
-		free(lab);
-	}
-	if (r->host_note)
-		tprintf(out, "\nhost identity: %s", r->host_note);
+	text_host(r, out);
 	tprintf(out, "\nversions: vmtax %s, libvirt %s, qemu %s\n",
 		r->v_vmtax ? r->v_vmtax : "n/a",
 		r->v_libvirt ? r->v_libvirt : "n/a",
@@ -439,15 +442,12 @@ static int text_effect(const struct compare *c, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-static int text_compare(const struct compare *c, FILE *out)
+/* The heading: the runs compared, or the axis compared by. */
+static void text_compare_head(const struct compare *c, FILE *out)
 {
 	const struct report *a = c->runs[0];
-	char kb[1024];
-	char m1[FMT_BUF], m2[FMT_BUF], d[FMT_BUF], iv[FMT_BUF], p[FMT_BUF];
 	size_t i;
 
-	if (c->effect)
-		return text_effect(c, out);
 	tprintf(out, "vmtax compare: workload %s, metric %s in %s, %s\n",
 		a->wl_name, a->wl_metric, a->wl_unit, fmt_better(a));
 	if (c->by)
@@ -464,39 +464,53 @@ static int text_compare(const struct compare *c, FILE *out)
 				c->runs[i]->kernel ? c->runs[i]->kernel : "?");
 	tprintf(out, "delta > 0: slower than the reference; 95%% interval by "
 		     "Fieller; * Welch p < 0.05\n");
-	for (i = 0; i < c->nrows; i++) {
-		const struct compare_row *row = &c->rows[i];
-		const char *rn =
-		    c->by ? row->ref_name : compare_run_letter(row->ref_run);
-		const char *n =
-		    c->by ? row->name : compare_run_letter(row->run);
+}
 
-		tprintf(out, "\n%s\n",
-			c->by ? cmp_label(row)
-			      : fmt_compare_label(kb, sizeof(kb), row));
-		tprintf(out, " cell %s",
-			row->cell ? row->cell->id : row->ref->id);
-		if (row->ref && row->cell &&
-		    (c->by || strcmp(row->ref->id, row->cell->id)))
-			tprintf(out, " vs %s", row->ref->id);
-		tprintf(out, "\n");
-		if (row->note) {
-			tprintf(out, " %s %s -> %s: no delta: %s\n",
-				c->by ? c->by : "run", rn, n, row->note);
-			continue;
-		}
-		tprintf(out, " %s %s %s -> %s %s %s: delta %s %s, p %s%s%s\n",
-			rn, fmt_num(m1, sizeof(m1), row->ref->metric.mean),
-			a->wl_unit, n,
-			fmt_num(m2, sizeof(m2), row->cell->metric.mean),
-			a->wl_unit, fmt_spct(d, sizeof(d), row->d.delta),
-			fmt_interval(iv, sizeof(iv), &row->d),
-			fmt_p(p, sizeof(p), row->d.p),
-			*fmt_signif(&row->d) ? " " : "", fmt_signif(&row->d));
-		if (row->kvm.valid)
-			tprintf(out, " KVM: %s\n",
-				fmt_kvm_compare(kb, sizeof(kb), &row->kvm));
+/* One row: its cells, the two means and their delta (or its note). */
+static void text_compare_row(const struct compare *c,
+			     const struct compare_row *row, FILE *out)
+{
+	const struct report *a = c->runs[0];
+	char kb[1024];
+	char m1[FMT_BUF], m2[FMT_BUF], d[FMT_BUF], iv[FMT_BUF], p[FMT_BUF];
+	const char *rn =
+	    c->by ? row->ref_name : compare_run_letter(row->ref_run);
+	const char *n = c->by ? row->name : compare_run_letter(row->run);
+
+	tprintf(out, "\n%s\n",
+		c->by ? cmp_label(row) : fmt_compare_label(kb, sizeof(kb), row));
+	tprintf(out, " cell %s", row->cell ? row->cell->id : row->ref->id);
+	if (row->ref && row->cell &&
+	    (c->by || strcmp(row->ref->id, row->cell->id)))
+		tprintf(out, " vs %s", row->ref->id);
+	tprintf(out, "\n");
+	if (row->note) {
+		tprintf(out, " %s %s -> %s: no delta: %s\n",
+			c->by ? c->by : "run", rn, n, row->note);
+		return;
 	}
+	tprintf(out, " %s %s %s -> %s %s %s: delta %s %s, p %s%s%s\n", rn,
+		fmt_num(m1, sizeof(m1), row->ref->metric.mean), a->wl_unit, n,
+		fmt_num(m2, sizeof(m2), row->cell->metric.mean), a->wl_unit,
+		fmt_spct(d, sizeof(d), row->d.delta),
+		fmt_interval(iv, sizeof(iv), &row->d),
+		fmt_p(p, sizeof(p), row->d.p), *fmt_signif(&row->d) ? " " : "",
+		fmt_signif(&row->d));
+	if (row->kvm.valid)
+		tprintf(out, " KVM: %s\n",
+			fmt_kvm_compare(kb, sizeof(kb), &row->kvm));
+}
+
+static int text_compare(const struct compare *c, FILE *out)
+{
+	char d[FMT_BUF];
+	size_t i;
+
+	if (c->effect)
+		return text_effect(c, out);
+	text_compare_head(c, out);
+	for (i = 0; i < c->nrows; i++)
+		text_compare_row(c, &c->rows[i], out);
 	tprintf(out, "\ngeometric mean of (1 + delta) over %zu cells: %s\n",
 		c->ngeo, fmt_spct(d, sizeof(d), c->geomean));
 	if (c->rerun)

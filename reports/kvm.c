@@ -108,13 +108,100 @@ static const char *sample_why(json_t *js)
 	return "kvm is null and no kvm_why given";
 }
 
+/* The sums over a cell's samples that become its means. */
+struct kvm_sums {
+	double exits, etotal;
+	size_t nexits, netotal;
+	size_t *n;    /* samples per delta counter */
+	json_t *last; /* the last sample's kvm: its page counts */
+};
+
+/* Sample S's kvm object KVM into K and the sums. */
+static int kvm_add_sample(const struct report *r, struct report_cell *c,
+			  const struct report_sample *s, json_t *kvm,
+			  struct kvm_sums *sum)
+{
+	struct report_kvm *k = &c->kvm;
+	json_t *delta = json_object_get(kvm, "delta"), *byr;
+	int ret;
+
+	k->nsamples++;
+	sum->last = kvm;
+	if (!k->vendor)
+		k->vendor =
+		    json_string_value(json_object_get(kvm, "exits_vendor"));
+	add_delta(k, delta, &sum->n);
+	if (json_is_number(json_object_get(delta, "exits"))) {
+		sum->exits +=
+		    json_number_value(json_object_get(delta, "exits"));
+		sum->nexits++;
+	}
+	if (json_is_number(json_object_get(kvm, "exits_total"))) {
+		sum->etotal +=
+		    json_number_value(json_object_get(kvm, "exits_total"));
+		sum->netotal++;
+	}
+	byr = json_object_get(kvm, "exits_by_reason");
+	if (json_is_array(byr)) {
+		ret = add_reasons(r, c, s->index, k, byr);
+		if (ret < 0)
+			return ret;
+		k->nreason_samples++;
+	} else if (!k->reasons_why) {
+		k->reasons_why = json_string_value(
+		    json_object_get(kvm, "exits_by_reason_why"));
+		if (!k->reasons_why)
+			k->reasons_why = "no exits by reason recorded";
+	}
+	return 0;
+}
+
+/* The means, the exit reasons sorted with their shares. */
+static void kvm_means(struct report_kvm *k, const struct kvm_sums *sum)
+{
+	double rsum = 0;
+	size_t i;
+
+	for (i = 0; i < k->ndelta; i++)
+		k->delta[i].mean /= sum->n[i];
+	k->exits_per_sample = sum->nexits ? sum->exits / sum->nexits : NAN;
+	k->exits_total_mean = sum->netotal ? sum->etotal / sum->netotal : NAN;
+	if (k->nreasons)
+		qsort(k->reasons, k->nreasons, sizeof(*k->reasons), cmp_reason);
+	for (i = 0; i < k->nreasons; i++)
+		rsum += k->reasons[i].total;
+	for (i = 0; i < k->nreasons; i++) {
+		k->reasons[i].per_sample =
+		    k->reasons[i].total / k->nreason_samples;
+		k->reasons[i].share =
+		    rsum > 0 ? k->reasons[i].total / rsum : NAN;
+	}
+}
+
+/* The guest memory's page sizes, from the last sample (LAST). */
+static void kvm_pages(struct report_kvm *k, json_t *last)
+{
+	k->pages_4k = num_or_nan(json_object_get(last, "pages_4k"));
+	k->pages_2m = num_or_nan(json_object_get(last, "pages_2m"));
+	k->pages_1g = num_or_nan(json_object_get(last, "pages_1g"));
+	if (!isnan(k->pages_4k) && !isnan(k->pages_2m) && !isnan(k->pages_1g)) {
+		double bytes = k->pages_4k * PAGE_4K + k->pages_2m * PAGE_2M +
+			       k->pages_1g * PAGE_1G;
+
+		if (bytes > 0) {
+			k->share_2m = k->pages_2m * PAGE_2M / bytes;
+			k->share_1g = k->pages_1g * PAGE_1G / bytes;
+		}
+	}
+}
+
 int report_cell_kvm(const struct report *r, struct report_cell *c,
 		    json_t *samples)
 {
 	struct report_kvm *k = &c->kvm;
-	double exits = 0, etotal = 0, rsum = 0;
-	size_t nexits = 0, netotal = 0, *n = NULL, i;
-	json_t *js, *last = NULL;
+	struct kvm_sums sum = {0};
+	json_t *js;
+	size_t i;
 	int ret = 0;
 
 	memset(k, 0, sizeof(*k));
@@ -128,7 +215,7 @@ int report_cell_kvm(const struct report *r, struct report_cell *c,
 	json_array_foreach(samples, i, js)
 	{
 		const struct report_sample *s = &c->samples[i];
-		json_t *kvm = json_object_get(js, "kvm"), *byr;
+		json_t *kvm = json_object_get(js, "kvm");
 
 		if (c->bare_metal || strcmp(s->status, "ok"))
 			continue;
@@ -143,35 +230,9 @@ int report_cell_kvm(const struct report *r, struct report_cell *c,
 				k->why = sample_why(js);
 			continue;
 		}
-		k->nsamples++;
-		last = kvm;
-		if (!k->vendor)
-			k->vendor = json_string_value(
-			    json_object_get(kvm, "exits_vendor"));
-		add_delta(k, json_object_get(kvm, "delta"), &n);
-		if (json_is_number(json_object_get(
-			json_object_get(kvm, "delta"), "exits"))) {
-			exits += json_number_value(json_object_get(
-			    json_object_get(kvm, "delta"), "exits"));
-			nexits++;
-		}
-		if (json_is_number(json_object_get(kvm, "exits_total"))) {
-			etotal += json_number_value(
-			    json_object_get(kvm, "exits_total"));
-			netotal++;
-		}
-		byr = json_object_get(kvm, "exits_by_reason");
-		if (json_is_array(byr)) {
-			ret = add_reasons(r, c, s->index, k, byr);
-			if (ret < 0)
-				goto out;
-			k->nreason_samples++;
-		} else if (!k->reasons_why) {
-			k->reasons_why = json_string_value(
-			    json_object_get(kvm, "exits_by_reason_why"));
-			if (!k->reasons_why)
-				k->reasons_why = "no exits by reason recorded";
-		}
+		ret = kvm_add_sample(r, c, s, kvm, &sum);
+		if (ret < 0)
+			goto out;
 	}
 	if (!k->nsamples)
 		goto out;
@@ -179,34 +240,10 @@ int report_cell_kvm(const struct report *r, struct report_cell *c,
 	k->why = NULL;
 	if (k->nreason_samples)
 		k->reasons_why = NULL;
-	for (i = 0; i < k->ndelta; i++)
-		k->delta[i].mean /= n[i];
-	k->exits_per_sample = nexits ? exits / nexits : NAN;
-	k->exits_total_mean = netotal ? etotal / netotal : NAN;
-	if (k->nreasons)
-		qsort(k->reasons, k->nreasons, sizeof(*k->reasons), cmp_reason);
-	for (i = 0; i < k->nreasons; i++)
-		rsum += k->reasons[i].total;
-	for (i = 0; i < k->nreasons; i++) {
-		k->reasons[i].per_sample =
-		    k->reasons[i].total / k->nreason_samples;
-		k->reasons[i].share =
-		    rsum > 0 ? k->reasons[i].total / rsum : NAN;
-	}
-	k->pages_4k = num_or_nan(json_object_get(last, "pages_4k"));
-	k->pages_2m = num_or_nan(json_object_get(last, "pages_2m"));
-	k->pages_1g = num_or_nan(json_object_get(last, "pages_1g"));
-	if (!isnan(k->pages_4k) && !isnan(k->pages_2m) && !isnan(k->pages_1g)) {
-		double bytes = k->pages_4k * PAGE_4K + k->pages_2m * PAGE_2M +
-			       k->pages_1g * PAGE_1G;
-
-		if (bytes > 0) {
-			k->share_2m = k->pages_2m * PAGE_2M / bytes;
-			k->share_1g = k->pages_1g * PAGE_1G / bytes;
-		}
-	}
+	kvm_means(k, &sum);
+	kvm_pages(k, sum.last);
 out:
-	free(n);
+	free(sum.n);
 	return ret;
 }
 

@@ -256,26 +256,30 @@ static void default_columns(const struct report *r, struct report_matrix *m)
 	}
 }
 
-int report_set_matrix(struct report *r, const char *rows, const char *cols)
+/*
+ * M's row and column axes: as asked (ROWS, COLS), else guest-thp and
+ * host-thp as rows; then every other axis that varies and is not a column
+ * folded into the row label.
+ */
+static int matrix_axes(const struct report *r, struct report_matrix *m,
+		       const char *rows, const char *cols)
 {
-	struct report_matrix m = {0};
-	long *rkeys = NULL, *ckeys = NULL, *ck = NULL, *rk = NULL;
-	size_t i, k, row, col, nr = 0, nc = 0;
+	size_t k;
 	int ret;
 
-	m.row_axes = xcalloc(r->naxes + 1, sizeof(*m.row_axes));
-	m.col_axes = xcalloc(r->naxes + 1, sizeof(*m.col_axes));
-	m.default_cols = !cols;
+	m->row_axes = xcalloc(r->naxes + 1, sizeof(*m->row_axes));
+	m->col_axes = xcalloc(r->naxes + 1, sizeof(*m->col_axes));
+	m->default_cols = !cols;
 	if (cols) {
-		ret = parse_dims(r, cols, m.col_axes, &m.ncol_axes, NULL, 0);
+		ret = parse_dims(r, cols, m->col_axes, &m->ncol_axes, NULL, 0);
 		if (ret < 0)
-			goto out;
+			return ret;
 	}
 	if (rows) {
-		ret = parse_dims(r, rows, m.row_axes, &m.nrow_axes, m.col_axes,
-				 m.ncol_axes);
+		ret = parse_dims(r, rows, m->row_axes, &m->nrow_axes,
+				 m->col_axes, m->ncol_axes);
 		if (ret < 0)
-			goto out;
+			return ret;
 	} else {
 		static const char *const defaults[] = {"guest-thp", "host-thp"};
 
@@ -283,67 +287,105 @@ int report_set_matrix(struct report *r, const char *rows, const char *cols)
 			long a = report_find_axis(r, defaults[k]);
 
 			if (a >= 0 &&
-			    !has_dim(m.col_axes, m.ncol_axes, (size_t)a))
-				m.row_axes[m.nrow_axes++] = (size_t)a;
+			    !has_dim(m->col_axes, m->ncol_axes, (size_t)a))
+				m->row_axes[m->nrow_axes++] = (size_t)a;
 		}
 	}
 	/* The other axes that vary are folded into the row label. */
 	for (k = 0; k < r->naxes; k++)
 		if (r->axes[k].nvalues > 1 &&
-		    !has_dim(m.row_axes, m.nrow_axes, k) &&
-		    !has_dim(m.col_axes, m.ncol_axes, k) &&
-		    !(m.default_cols && column_axis(&r->axes[k])))
-			m.row_axes[m.nrow_axes++] = k;
+		    !has_dim(m->row_axes, m->nrow_axes, k) &&
+		    !has_dim(m->col_axes, m->ncol_axes, k) &&
+		    !(m->default_cols && column_axis(&r->axes[k])))
+			m->row_axes[m->nrow_axes++] = k;
+	return 0;
+}
 
-	nr = collect_keys(r, m.row_axes, m.nrow_axes, &rkeys);
-	m.nrows = nr;
-	m.row_val = xcalloc(nr * m.nrow_axes + 1, sizeof(*m.row_val));
+/* The rows: one per combination of the row axes' values (*RKEYS). */
+static void matrix_rows(const struct report *r, struct report_matrix *m,
+			long **rkeys)
+{
+	size_t row, k, nr = collect_keys(r, m->row_axes, m->nrow_axes, rkeys);
+
+	m->nrows = nr;
+	m->row_val = xcalloc(nr * m->nrow_axes + 1, sizeof(*m->row_val));
 	for (row = 0; row < nr; row++)
-		for (k = 0; k < m.nrow_axes; k++) {
-			long v = rkeys[row * m.nrow_axes + k];
+		for (k = 0; k < m->nrow_axes; k++) {
+			long v = (*rkeys)[row * m->nrow_axes + k];
 
-			m.row_val[row * m.nrow_axes + k] =
-			    v < 0 ? "" : r->axes[m.row_axes[k]].values[v];
+			m->row_val[row * m->nrow_axes + k] =
+			    v < 0 ? "" : r->axes[m->row_axes[k]].values[v];
 		}
-	if (m.default_cols) {
-		default_columns(r, &m);
-	} else {
-		nc = collect_keys(r, m.col_axes, m.ncol_axes, &ckeys);
-		m.ncols = nc;
-		m.cols = xcalloc(nc + 1, sizeof(*m.cols));
-		for (col = 0; col < nc; col++)
-			m.cols[col] = combo_label(r, m.col_axes, m.ncol_axes,
-						  &ckeys[col * m.ncol_axes]);
-	}
+}
 
-	m.slot = xcalloc(m.nrows * m.ncols + 1, sizeof(*m.slot));
-	for (i = 0; i < m.nrows * m.ncols; i++)
-		m.slot[i] = -1;
-	rk = xcalloc(m.nrow_axes + 1, sizeof(*rk));
-	ck = xcalloc(m.ncol_axes + 1, sizeof(*ck));
+/* The columns: the default ones, else one per combination (*CKEYS). */
+static void matrix_cols(const struct report *r, struct report_matrix *m,
+			long **ckeys)
+{
+	size_t col, nc;
+
+	if (m->default_cols) {
+		default_columns(r, m);
+		return;
+	}
+	nc = collect_keys(r, m->col_axes, m->ncol_axes, ckeys);
+	m->ncols = nc;
+	m->cols = xcalloc(nc + 1, sizeof(*m->cols));
+	for (col = 0; col < nc; col++)
+		m->cols[col] = combo_label(r, m->col_axes, m->ncol_axes,
+					   &(*ckeys)[col * m->ncol_axes]);
+}
+
+/* Each slot of M: the first cell of its row and column, else -1. */
+static void matrix_place(const struct report *r, struct report_matrix *m,
+			 const long *rkeys, const long *ckeys)
+{
+	long *rk = xcalloc(m->nrow_axes + 1, sizeof(*rk));
+	long *ck = xcalloc(m->ncol_axes + 1, sizeof(*ck));
+	size_t i, row, col;
+
+	m->slot = xcalloc(m->nrows * m->ncols + 1, sizeof(*m->slot));
+	for (i = 0; i < m->nrows * m->ncols; i++)
+		m->slot[i] = -1;
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 
-		cell_key(r, c, m.row_axes, m.nrow_axes, rk);
-		cell_key(r, c, m.col_axes, m.ncol_axes, ck);
-		for (row = 0; row < m.nrows; row++) {
-			if (!key_match(rk, &rkeys[row * m.nrow_axes],
-				       m.nrow_axes))
+		cell_key(r, c, m->row_axes, m->nrow_axes, rk);
+		cell_key(r, c, m->col_axes, m->ncol_axes, ck);
+		for (row = 0; row < m->nrows; row++) {
+			if (!key_match(rk, &rkeys[row * m->nrow_axes],
+				       m->nrow_axes))
 				continue;
-			for (col = 0; col < m.ncols; col++) {
-				long *slot = &m.slot[row * m.ncols + col];
+			for (col = 0; col < m->ncols; col++) {
+				long *slot = &m->slot[row * m->ncols + col];
 
-				if (m.default_cols
-					? strcmp(m.cols[col], c->column)
+				if (m->default_cols
+					? strcmp(m->cols[col], c->column)
 					: !key_match(ck,
-						     &ckeys[col * m.ncol_axes],
-						     m.ncol_axes))
+						     &ckeys[col * m->ncol_axes],
+						     m->ncol_axes))
 					continue;
 				if (*slot < 0)
 					*slot = (long)i;
 			}
 		}
 	}
+	free(rk);
+	free(ck);
+}
+
+int report_set_matrix(struct report *r, const char *rows, const char *cols)
+{
+	struct report_matrix m = {0};
+	long *rkeys = NULL, *ckeys = NULL;
+	int ret;
+
+	ret = matrix_axes(r, &m, rows, cols);
+	if (ret < 0)
+		goto out;
+	matrix_rows(r, &m, &rkeys);
+	matrix_cols(r, &m, &ckeys);
+	matrix_place(r, &m, rkeys, ckeys);
 	report_matrix_release(&r->matrix);
 	r->matrix = m;
 	memset(&m, 0, sizeof(m));
@@ -352,8 +394,6 @@ out:
 	report_matrix_release(&m);
 	free(rkeys);
 	free(ckeys);
-	free(rk);
-	free(ck);
 	return ret;
 }
 

@@ -357,22 +357,9 @@ static void cell_series(struct report_cell *c, json_t *samples)
 	free(n);
 }
 
-static int load_cell(struct report *r, json_t *jc, size_t i)
+/* The cell's env: where it ran (bare metal or a guest), THP, paging. */
+static int cell_load_env(struct report *r, struct report_cell *c, json_t *env)
 {
-	const char *busy_why = NULL;
-	struct report_cell *c = &r->cells[i];
-	json_t *env, *obs, *samples, *js;
-	enum cell_status cs;
-	enum stop_reason sr;
-	size_t k;
-	int ret;
-
-	if (!json_is_object(jc))
-		return err("'%s': cells[%zu] is not an object", r->path, i);
-	c->id = jstr(jc, "id");
-	if (!c->id)
-		return err("'%s': cells[%zu] has no id", r->path, i);
-	env = json_object_get(jc, "env");
 	if (!json_is_object(env))
 		return err("'%s': cell '%s' has no env object", r->path, c->id);
 	c->where = jstr(env, "where");
@@ -386,6 +373,15 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 	c->guest_thp = jstr(env, "guest_thp");
 	c->paging = jstr(env, "paging");
 	c->backing = jstr(env, "backing");
+	return 0;
+}
+
+/* The cell's status, why, why it stopped, and its sample unit. */
+static int cell_load_status(struct report *r, struct report_cell *c, json_t *jc)
+{
+	enum cell_status cs;
+	enum stop_reason sr;
+
 	c->status = jstr(jc, "status");
 	if (!c->status)
 		return err("'%s': cell '%s' has no status", r->path, c->id);
@@ -400,17 +396,18 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 			   r->path, c->id, c->stop_reason);
 	c->unit_boot = jstr(jc, "sample_unit") &&
 		       !strcmp(jstr(jc, "sample_unit"), "boot");
-	obs = json_object_get(jc, "observed");
-	c->obs_host_thp = jstr(obs, "host_thp");
-	c->obs_guest_thp = jstr(obs, "guest_thp");
-	c->guest_kernel = jstr(obs, "guest_kernel");
-	if (report_find_cell(r, c->id) != (long)i)
-		return err("'%s': cell id '%s' appears twice", r->path, c->id);
-	ret = report_cell_axes(r, c, jc);
-	if (ret < 0)
-		return ret;
+	return 0;
+}
 
-	samples = json_object_get(jc, "samples");
+/* The cell's samples, the ok ones counted, the busy ones said. */
+static int cell_load_samples(struct report *r, struct report_cell *c,
+			     json_t *samples)
+{
+	const char *busy_why = NULL;
+	json_t *js;
+	size_t k;
+	int ret;
+
 	if (samples && !json_is_array(samples))
 		return err("'%s': cell '%s': samples is not an array", r->path,
 			   c->id);
@@ -431,6 +428,40 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 		c->busy_text = xasprintf(
 		    "%zu of %zu samples taken on a busy host (%s)", c->nbusy,
 		    c->nsamples, busy_why ? busy_why : "no reason given");
+	return 0;
+}
+
+static int load_cell(struct report *r, json_t *jc, size_t i)
+{
+	struct report_cell *c = &r->cells[i];
+	json_t *env, *obs, *samples;
+	int ret;
+
+	if (!json_is_object(jc))
+		return err("'%s': cells[%zu] is not an object", r->path, i);
+	c->id = jstr(jc, "id");
+	if (!c->id)
+		return err("'%s': cells[%zu] has no id", r->path, i);
+	env = json_object_get(jc, "env");
+	ret = cell_load_env(r, c, env);
+	if (ret == 0)
+		ret = cell_load_status(r, c, jc);
+	if (ret < 0)
+		return ret;
+	obs = json_object_get(jc, "observed");
+	c->obs_host_thp = jstr(obs, "host_thp");
+	c->obs_guest_thp = jstr(obs, "guest_thp");
+	c->guest_kernel = jstr(obs, "guest_kernel");
+	if (report_find_cell(r, c->id) != (long)i)
+		return err("'%s': cell id '%s' appears twice", r->path, c->id);
+	ret = report_cell_axes(r, c, jc);
+	if (ret < 0)
+		return ret;
+
+	samples = json_object_get(jc, "samples");
+	ret = cell_load_samples(r, c, samples);
+	if (ret < 0)
+		return ret;
 	cell_series(c, samples);
 	if (c->series.npoints)
 		r->has_series = true;
@@ -618,26 +649,13 @@ int report_set_baseline(struct report *r, const char *id)
 	return 0;
 }
 
-static int load_doc(struct report *r)
+/* The run's own facts: name, status, times, config, host and versions. */
+static void load_run(struct report *r)
 {
-	json_t *run, *host, *ver, *wl, *cells, *jc;
-	const char *schema;
-	size_t i, measured = 0, failed = 0;
-	int ret;
+	json_t *run = json_object_get(r->doc, "run");
+	json_t *host = json_object_get(run, "host");
+	json_t *ver = json_object_get(run, "versions");
 
-	if (!json_is_object(r->doc))
-		return err("'%s': not a JSON object", r->path);
-	schema = jstr(r->doc, "schema");
-	if (!schema)
-		return err("'%s': no 'schema' string; not a vmtax results file",
-			   r->path);
-	if (strcmp(schema, RESULTS_SCHEMA))
-		return err("'%s': unknown schema '%s' (this vmtax reads '%s')",
-			   r->path, schema, RESULTS_SCHEMA);
-
-	run = json_object_get(r->doc, "run");
-	host = json_object_get(run, "host");
-	ver = json_object_get(run, "versions");
 	r->run_name = nz(jstr(run, "name"));
 	r->run_status = nz(jstr(run, "status"));
 	r->started = jstr(run, "started");
@@ -666,8 +684,13 @@ static int load_doc(struct report *r)
 	r->v_libvirt = jstr(ver, "libvirt");
 	r->v_qemu = jstr(ver, "qemu");
 	r->amd = r->cpu_model && strstr(r->cpu_model, "AMD");
+}
 
-	wl = json_object_get(r->doc, "workload");
+/* The workload: a name, a metric, and which way is better. */
+static int load_workload(struct report *r)
+{
+	json_t *wl = json_object_get(r->doc, "workload");
+
 	if (!json_is_object(wl))
 		return err("'%s': no 'workload' object", r->path);
 	r->wl_name = jstr(wl, "name");
@@ -686,8 +709,19 @@ static int load_doc(struct report *r)
 			   r->path, nz(r->wl_better));
 	r->higher_better = !strcmp(r->wl_better, "higher");
 	r->metric_is_elapsed = !strcmp(r->wl_metric, "elapsed");
+	return 0;
+}
 
-	cells = json_object_get(r->doc, "cells");
+/*
+ * The axes and every cell; how many cells were measured (an ok sample)
+ * and how many failed into *MEASURED and *FAILED.
+ */
+static int load_cells(struct report *r, size_t *measured, size_t *failed)
+{
+	json_t *cells = json_object_get(r->doc, "cells"), *jc;
+	size_t i;
+	int ret;
+
 	if (!json_is_array(cells))
 		return err("'%s': no 'cells' array", r->path);
 	if (!json_array_size(cells))
@@ -705,11 +739,35 @@ static int load_doc(struct report *r)
 			return ret;
 		}
 		if (r->cells[i].nok)
-			measured++;
+			(*measured)++;
 		if (!strcmp(r->cells[i].status, "failed"))
-			failed++;
+			(*failed)++;
 	}
 	report_derive_axes(r);
+	return 0;
+}
+
+static int load_doc(struct report *r)
+{
+	const char *schema;
+	size_t measured = 0, failed = 0;
+	int ret;
+
+	if (!json_is_object(r->doc))
+		return err("'%s': not a JSON object", r->path);
+	schema = jstr(r->doc, "schema");
+	if (!schema)
+		return err("'%s': no 'schema' string; not a vmtax results file",
+			   r->path);
+	if (strcmp(schema, RESULTS_SCHEMA))
+		return err("'%s': unknown schema '%s' (this vmtax reads '%s')",
+			   r->path, schema, RESULTS_SCHEMA);
+	load_run(r);
+	ret = load_workload(r);
+	if (ret == 0)
+		ret = load_cells(r, &measured, &failed);
+	if (ret < 0)
+		return ret;
 
 	r->baseline_id = jstr(r->doc, "baseline");
 	if (!r->baseline_id)

@@ -9,37 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-void report_cell_profile(struct report *r, struct report_cell *c, json_t *obs)
+/* The folded file beside the run's results.json, read and parsed. */
+static void cell_profile_load(const struct report *r, struct report_profile *rp)
 {
-	struct report_profile *rp = &c->prof;
-	json_t *pj = json_object_get(obs, "profile");
-	const char *err_s = json_string_value(json_object_get(pj, "error"));
-	char *dir = NULL, *path = NULL, *text = NULL, errbuf[160];
+	char *dir = xstrdup(r->path), *path, *text = NULL, errbuf[160];
 	size_t len;
 	int ret;
 
-	rp->overhead = NAN;
-	if (!pj) {
-		rp->why = "not profiled";
-		return;
-	}
-	r->has_profile = true;
-	if (!json_is_object(pj) || err_s) {
-		rp->why = err_s ? err_s : "observed.profile is not an object";
-		return;
-	}
-	rp->event = json_string_value(json_object_get(pj, "event"));
-	rp->folded = json_string_value(json_object_get(pj, "folded"));
-	rp->missing = json_object_get(pj, "missing");
-	if (json_is_number(json_object_get(pj, "overhead")))
-		rp->overhead =
-		    json_number_value(json_object_get(pj, "overhead"));
-	if (!rp->folded || strstr(rp->folded, "..") || rp->folded[0] == '/') {
-		rp->why = "observed.profile names no folded file in the run "
-			  "directory";
-		return;
-	}
-	dir = xstrdup(r->path);
 	path = xasprintf("%s/%s", dirname(dir), rp->folded);
 	ret = read_file(path, PROFILE_FILE_MAX, &text, &len);
 	if (ret < 0) {
@@ -70,6 +46,36 @@ out:
 	free(text);
 	free(path);
 	free(dir);
+}
+
+void report_cell_profile(struct report *r, struct report_cell *c, json_t *obs)
+{
+	struct report_profile *rp = &c->prof;
+	json_t *pj = json_object_get(obs, "profile");
+	const char *err_s = json_string_value(json_object_get(pj, "error"));
+
+	rp->overhead = NAN;
+	if (!pj) {
+		rp->why = "not profiled";
+		return;
+	}
+	r->has_profile = true;
+	if (!json_is_object(pj) || err_s) {
+		rp->why = err_s ? err_s : "observed.profile is not an object";
+		return;
+	}
+	rp->event = json_string_value(json_object_get(pj, "event"));
+	rp->folded = json_string_value(json_object_get(pj, "folded"));
+	rp->missing = json_object_get(pj, "missing");
+	if (json_is_number(json_object_get(pj, "overhead")))
+		rp->overhead =
+		    json_number_value(json_object_get(pj, "overhead"));
+	if (!rp->folded || strstr(rp->folded, "..") || rp->folded[0] == '/') {
+		rp->why = "observed.profile names no folded file in the run "
+			  "directory";
+		return;
+	}
+	cell_profile_load(r, rp);
 }
 
 void report_profiles_diff(struct report *r)

@@ -35,6 +35,49 @@ static uint64_t walk(const uint64_t *mem, uint64_t nwords, uint64_t n,
 	return sum;
 }
 
+/* LEN bytes of MEM filled from SEED. */
+static void fill(uint64_t *mem, size_t len, uint64_t seed)
+{
+	uint64_t s = seed;
+
+	for (size_t i = 0; i < len / sizeof(*mem); i++)
+		mem[i] = wl_splitmix64(&s);
+}
+
+/*
+ * The timed walks, MIN_KIB doubling to MAX_MIB, each size's latency
+ * printed; the number of sizes.  *SUM folds every walk, *LAST_NS is the
+ * largest size's latency.
+ */
+static uint64_t sweep(const uint64_t *mem, uint64_t min_kib, uint64_t max_mib,
+		      uint64_t accesses, uint64_t seed, uint64_t *sum,
+		      double *last_ns)
+{
+	uint64_t state = seed ^ 0x2545F4914F6CDD1Dull, nsizes = 0;
+
+	for (uint64_t kib = min_kib;; kib *= 2) {
+		uint64_t nwords;
+		double t;
+
+		if (kib > max_mib * 1024)
+			kib = max_mib * 1024;
+		nwords = kib * 1024 / sizeof(*mem);
+		/* Warm the caches and TLB for this size, untimed. */
+		*sum ^= walk(mem, nwords, accesses / 4, &state);
+		t = wl_now();
+		*sum ^= walk(mem, nwords, accesses, &state);
+		t = wl_now() - t;
+		*last_ns = t * 1e9 / accesses;
+		printf("wss_kib=%llu ns_per_access=%.3f\n",
+		       (unsigned long long)kib, *last_ns);
+		fflush(stdout);
+		nsizes++;
+		if (kib == max_mib * 1024)
+			break;
+	}
+	return nsizes;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t min_kib = 16, max_mib = 1024, accesses = 1000000, seed = 1;
@@ -47,7 +90,7 @@ int main(int argc, char **argv)
 		  "timed dependent accesses per size" },
 		{ "seed", "S", &seed, 0, UINT64_MAX, "seed of the fill" },
 	};
-	uint64_t *mem, s, state, sum = 0, nsizes = 0;
+	uint64_t *mem, sum = 0, nsizes;
 	double last_ns = 0;
 	size_t len;
 	double t0 = wl_now();
@@ -68,31 +111,8 @@ int main(int argc, char **argv)
 		perror("wss-sweep: error: cannot map memory");
 		return 1;
 	}
-	s = seed;
-	for (size_t i = 0; i < len / sizeof(*mem); i++)
-		mem[i] = wl_splitmix64(&s);
-
-	state = seed ^ 0x2545F4914F6CDD1Dull;
-	for (uint64_t kib = min_kib;; kib *= 2) {
-		uint64_t nwords;
-		double t;
-
-		if (kib > max_mib * 1024)
-			kib = max_mib * 1024;
-		nwords = kib * 1024 / sizeof(*mem);
-		/* Warm the caches and TLB for this size, untimed. */
-		sum ^= walk(mem, nwords, accesses / 4, &state);
-		t = wl_now();
-		sum ^= walk(mem, nwords, accesses, &state);
-		t = wl_now() - t;
-		last_ns = t * 1e9 / accesses;
-		printf("wss_kib=%llu ns_per_access=%.3f\n",
-		       (unsigned long long)kib, last_ns);
-		fflush(stdout);
-		nsizes++;
-		if (kib == max_mib * 1024)
-			break;
-	}
+	fill(mem, len, seed);
+	nsizes = sweep(mem, min_kib, max_mib, accesses, seed, &sum, &last_ns);
 	printf("wss-sweep: sizes=%llu max_mib=%llu accesses=%llu"
 	       " largest_ns_per_access=%.3f elapsed_s=%.6f checksum=%016llx\n",
 	       (unsigned long long)nsizes, (unsigned long long)max_mib,
