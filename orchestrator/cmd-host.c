@@ -67,7 +67,7 @@ static json_t *probe_cpu(void)
 	json_object_set_new(o, "vendor", json_string(cpu.vendor));
 	json_object_set_new(o, "model", json_string(cpu.model));
 	json_object_set_new(o, "virt_flags", json_string(cpu.virt_flags));
-	if (!host_cpu_has(&cpu, "vmx") && !host_cpu_has(&cpu, "svm"))
+	if (!host_virt_usable(&cpu))
 		json_object_set_new(
 		    o, "why",
 		    json_string("no vmx or svm flag: no hardware "
@@ -88,12 +88,14 @@ static json_t *probe_identity(void)
 
 static json_t *probe_modules(struct host_ctx *ctx)
 {
-	static const struct {
+	const struct virt_hw *intel = host_virt_hw(VIRT_VENDOR_INTEL);
+	const struct virt_hw *amd = host_virt_hw(VIRT_VENDOR_AMD);
+	const struct {
 		const char *name, *param;
 	} mods[] = {
 	    {"kvm", NULL},
-	    {"kvm_intel", "ept"},
-	    {"kvm_amd", "npt"},
+	    {intel->module, intel->paging},
+	    {amd->module, amd->paging},
 	    {"kvm_pvm", NULL},
 	};
 	json_t *a = json_array();
