@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto.h"
 #include "util.h"
 #include "vm.h"
 
@@ -264,7 +265,7 @@ char *vm_domain_xml_new(const struct vm_spec *s)
 	W(attr(w, "type", "unix"));
 	W(start(w, "target"));
 	W(attr(w, "type", "virtio"));
-	W(attr(w, "name", "org.vmtax.agent.0"));
+	W(attr(w, "name", PROTO_PORT_NAME));
 	W(end(w));
 	W(end(w));
 	/* A guest panic is reported (pvpanic) instead of waited out. */

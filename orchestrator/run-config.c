@@ -13,6 +13,7 @@
 #include "host.h"
 #include "quiet.h"
 #include "knob-path.h"
+#include "lab.h"
 #include "matrix.h"
 #include "util.h"
 #include "vm.h"
@@ -30,8 +31,6 @@ static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
 /* [run] order: sampling.md; run_rounds() is "interleaved". */
 static const char *const orders[] = {"interleaved", "cells", NULL};
 static const char *const plans[] = {"fixed", "auto", NULL};
-/* The lab host's CPU models: lab.h knows what each offers. */
-static const char *const lab_cpus[] = {"EPYC", NULL};
 static const char *const thp_modes[] = {"always", "madvise", "never", NULL};
 static const char *const onoff[] = {"on", "off", NULL};
 
@@ -351,7 +350,8 @@ static const struct cfg_key run_keys[] = {
 	.help = "pin vCPUs and emulator threads: none, auto (vCPU i on online "
 		"CPU i mod n, emulator on the last), or a CPU list (same rule "
 		"over it)"),
-    KEY("lab", "cpu", CFG_ENUM, lab_cpu, "EPYC", .choices = lab_cpus,
+    KEY("lab", "cpu", CFG_ENUM, lab_cpu, LAB_CPU_DEFAULT,
+	.choices = lab_cpu_names,
 	.help = "vmtax lab: QEMU CPU model of the lab host (TCG-emulated "
 		"AMD with SVM)"),
     KEY("lab", "cpu_features", CFG_STR, lab_cpu_features, "+svm +npt",
