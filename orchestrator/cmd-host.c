@@ -17,6 +17,7 @@
 #include "host.h"
 #include "identity.h"
 #include "runner.h"
+#include "thp.h"
 #include "util.h"
 #include "vm.h"
 
@@ -146,7 +147,7 @@ static json_t *probe_thp(struct host_ctx *ctx)
 	json_object_set_new(
 	    o, "khugepaged_defrag",
 	    host_read(ctx,
-		      "/sys/kernel/mm/transparent_hugepage/khugepaged/defrag",
+		      THP_DIR "/khugepaged/defrag",
 		      val, sizeof(val)) == 0
 		? json_string(val)
 		: json_null());

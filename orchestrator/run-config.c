@@ -15,6 +15,7 @@
 #include "knob-path.h"
 #include "lab.h"
 #include "matrix.h"
+#include "thp.h"
 #include "util.h"
 #include "vm.h"
 
@@ -31,7 +32,6 @@ static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
 /* [run] order: sampling.md; run_rounds() is "interleaved". */
 static const char *const orders[] = {"interleaved", "cells", NULL};
 static const char *const plans[] = {"fixed", "auto", NULL};
-static const char *const thp_modes[] = {"always", "madvise", "never", NULL};
 static const char *const onoff[] = {"on", "off", NULL};
 
 static int check_run_name(const char *v, char *msg, size_t len)
@@ -365,9 +365,9 @@ static const struct cfg_key run_keys[] = {
     KEY("matrix", "where", CFG_ENUM, where, "bare-metal, guest",
 	.shape = CFG_LIST, .choices = where_names, .help = "where cells run"),
     KEY("matrix", "host_thp", CFG_ENUM, host_thp, "always, never",
-	.shape = CFG_LIST, .choices = thp_modes, .help = "host THP modes"),
+	.shape = CFG_LIST, .choices = thp_enabled_modes, .help = "host THP modes"),
     KEY("matrix", "guest_thp", CFG_ENUM, guest_thp, "always, never",
-	.shape = CFG_LIST, .choices = thp_modes, .help = "guest THP modes"),
+	.shape = CFG_LIST, .choices = thp_enabled_modes, .help = "guest THP modes"),
     KEY("matrix", "paging", CFG_ENUM, paging, "auto", .shape = CFG_LIST,
 	.choices = paging_names + 1,
 	.help =
