@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "caps.h"
+#include "sample-unit.h"
 #include "report.h"
 #include "run-engine.h"
 #include "runner.h"
@@ -398,8 +399,7 @@ static int load_cell(struct report *r, json_t *jc, size_t i)
 	if (c->stop_reason && stop_reason_parse(c->stop_reason, &sr) < 0)
 		return err("'%s': cell '%s' has an unknown stop_reason '%s'",
 			   r->path, c->id, c->stop_reason);
-	c->unit_boot = jstr(jc, "sample_unit") &&
-		       !strcmp(jstr(jc, "sample_unit"), "boot");
+	c->unit_boot = sample_unit_is_boot(jstr(jc, "sample_unit"));
 	obs = json_object_get(jc, "observed");
 	c->obs_host_thp = jstr(obs, "host_thp");
 	c->obs_guest_thp = jstr(obs, "guest_thp");
