@@ -287,6 +287,7 @@ static void print_knob(const char *label, json_t *k, const char *key)
 static void render_text(json_t *m)
 {
 	const char *hv;
+	enum virt_vendor k;
 	json_t *o, *v;
 	size_t i;
 
@@ -317,16 +318,16 @@ static void render_text(json_t *m)
 
 		snprintf(label, sizeof(label), "module %s", str(v, "name"));
 		printf("%-18s %s", label, str(v, "state"));
-		if (json_object_get(v, "ept"))
-			printf(", ept=%s",
-			       json_is_null(json_object_get(v, "ept"))
-				   ? "?"
-				   : str(v, "ept"));
-		if (json_object_get(v, "npt"))
-			printf(", npt=%s",
-			       json_is_null(json_object_get(v, "npt"))
-				   ? "?"
-				   : str(v, "npt"));
+		/* each paging parameter (ept, npt) its module has */
+		for (k = VIRT_VENDOR_INTEL; k <= VIRT_VENDOR_AMD; k++) {
+			const char *p = host_virt_hw(k)->paging;
+
+			if (json_object_get(v, p))
+				printf(", %s=%s", p,
+				       json_is_null(json_object_get(v, p))
+					   ? "?"
+					   : str(v, p));
+		}
 		printf("\n");
 	}
 	o = json_object_get(m, "accel");

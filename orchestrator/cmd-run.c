@@ -277,9 +277,11 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 	virt = host_cpu_read("", &cpu) == 0
 		   ? host_virt_hw(host_virt_vendor(&cpu))
 		   : NULL;
-	/* A CPU of no known vendor has no hw paging; its cells say "ept". */
+	/* A CPU of no known vendor has no hw paging: its cells say Intel's. */
+	if (!virt)
+		virt = host_virt_hw(VIRT_VENDOR_INTEL);
 	snprintf(r->vendor_paging, sizeof(r->vendor_paging), "%s",
-		 virt ? virt->paging : "ept");
+		 virt->paging);
 	if (resolve_guest_files(r) < 0)
 		return -EINVAL;
 	if (dry)
