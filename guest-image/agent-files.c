@@ -10,6 +10,7 @@
 
 #include "agent-files.h"
 #include "base64.h"
+#include "proto.h"
 #include "util.h"
 
 /* An absolute path of printable characters, no "..", or NULL. */

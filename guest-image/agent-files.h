@@ -2,7 +2,7 @@
 /*
  * agent-files.h - the agent's read-file and write-file requests
  * (docs/protocol.md): bytes of files in the guest, base64 in JSON, in
- * chunks of at most AGENT_FILE_CHUNK bytes.  `vmtax lab` uses them to put a
+ * chunks of at most AGENT_FILE_CHUNK bytes (proto.h).  `vmtax lab` uses them to put a
  * config into the lab host and to bring a run directory back.
  *
  * Each handler checks REQ and returns the result object (new reference), or
@@ -14,9 +14,6 @@
 
 #include <jansson.h>
 #include <stddef.h>
-
-/* Bytes per read-file reply, or per write-file request, at most. */
-#define AGENT_FILE_CHUNK (256 * 1024)
 
 json_t *agent_read_file_new(const json_t *req, const char **code, char *msg,
 			    size_t mlen, char *log, size_t llen);

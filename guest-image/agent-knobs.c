@@ -8,29 +8,11 @@
 #include <string.h>
 
 #include "knob-path.h"
+#include "thp.h"
 #include "util.h"
 
 /* A knob's file: its directory and a name shorter than KNOB_NAME_MAX. */
 #define KNOB_PATH_MAX (KNOB_NAME_MAX + 32)
-/* "always [madvise] never" -> is word one of the choices? */
-bool agent_thp_choice_valid(const char *line, const char *word)
-{
-	size_t wl = strlen(word);
-	const char *p = line;
-
-	while (*p) {
-		size_t n;
-
-		while (*p == ' ' || *p == '[' || *p == ']')
-			p++;
-		n = strcspn(p, " []");
-		if (n && n == wl && !strncmp(p, word, n))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
 /* The file of generic knob NAME into PATH, or "bad-knob" with MSG. */
 static const char *knob_file(const char *name, char *path, char *msg,
 			     size_t msglen)
@@ -111,7 +93,7 @@ json_t *agent_thp_current(const char *knob)
 {
 	char name[64], word[KNOB_VALUE_MAX], msg[256];
 
-	snprintf(name, sizeof(name), THP_KNOB "%s", knob);
+	snprintf(name, sizeof(name), THP_KNOB_PREFIX "%s", knob);
 	if (agent_knob_get(name, word, sizeof(word), msg, sizeof(msg)))
 		return json_null();
 	return json_string(word);

@@ -12,10 +12,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define THP_KNOB "mm.transparent_hugepage."
-
-/* "always [madvise] never": is WORD one of LINE's choices? */
-bool agent_thp_choice_valid(const char *line, const char *word);
 /* The current value of generic knob NAME into OUT. */
 const char *agent_knob_get(const char *name, char *out, size_t len,
 			   char *msg, size_t msglen);

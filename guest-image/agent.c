@@ -51,13 +51,13 @@
 #include "profile-sample.h"
 #include "proto.h"
 #include "runner.h"
+#include "thp.h"
 #include "util.h"
 
 #define PORT_DIR "/sys/class/virtio-ports"
 #define PORT_WAIT_S 30.0
 /* The longest the agent waits on its port without looking again. */
 #define PORT_POLL_MS 1000
-#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 
 #ifdef VMTAX_AGENT_TEST
 #define AGENT_FLAVOUR "test"
@@ -216,7 +216,7 @@ static const char *thp_check_one(const char *knob, const char *value,
 			 strerror(-ret));
 		return "io-error";
 	}
-	if (!agent_thp_choice_valid(line, value)) {
+	if (!thp_mode_listed(line, value)) {
 		snprintf(msg, msglen, "'%s' is not one of '%s' for '%s'", value,
 			 line, knob);
 		return "bad-value";
@@ -230,7 +230,7 @@ static const char *thp_set_one(const char *knob, const char *value, char *msg,
 {
 	char name[64], got[KNOB_VALUE_MAX];
 
-	snprintf(name, sizeof(name), THP_KNOB "%s", knob);
+	snprintf(name, sizeof(name), THP_KNOB_PREFIX "%s", knob);
 	return agent_knob_set(name, value, got, sizeof(got), msg, msglen);
 }
 
@@ -311,7 +311,7 @@ static void thp_set_absent(const json_t *req, uint64_t id, struct outcome *o)
 		const char *v =
 		    json_string_value(json_object_get(req, knobs[i]));
 
-		if (v && strcmp(v, "never")) {
+		if (v && strcmp(v, THP_MODE_NEVER)) {
 			snprintf(msg, sizeof(msg),
 				 "cannot set THP %s to '%s': this guest has no "
 				 "THP ('%s' does not exist: a kernel without "
@@ -325,8 +325,8 @@ static void thp_set_absent(const json_t *req, uint64_t id, struct outcome *o)
 		}
 	}
 	o->reply = proto_reply_ok_new(
-	    id, json_pack("{s:s, s:s, s:b}", "enabled", "never", "defrag",
-			  "never", "available", 0));
+	    id, json_pack("{s:s, s:s, s:b}", "enabled", THP_MODE_NEVER, "defrag",
+			  THP_MODE_NEVER, "available", 0));
 	snprintf(o->log, sizeof(o->log),
 		 "enabled=never defrag=never (no THP in this guest)");
 }

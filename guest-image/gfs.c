@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gfs.h"
+#include "guest-kernel.h"
 #include "util.h"
 
 #define GFS_MEMSIZE_MIB 1024
@@ -49,24 +50,36 @@ static int mkparent(guestfs_h *g, const char *remote)
 	return ret;
 }
 
-/* The newest of the files matching PATTERN (version sort), or NULL. */
-static char *newest(guestfs_h *g, const char *pattern)
+/*
+ * The image's newest kernel (guest_kernel_pick(), the rule vmtax boots by)
+ * and its initramfs into *KERNEL and *INITRD; -ENOENT after reporting when
+ * either is missing.
+ */
+static int image_kernel(guestfs_h *g, char **kernel, char **initrd)
 {
-	char **list = guestfs_glob_expand(g, pattern);
-	char *best = NULL;
-	size_t i;
+	char **list = guestfs_glob_expand(g, "/boot/" GUEST_KERNEL_PREFIX "*");
+	const char *best;
+	size_t i, n = 0;
+	int ret = -ENOENT;
 
-	if (!list)
-		return NULL;
-	for (i = 0; list[i]; i++) {
-		if (!best || strverscmp(list[i], best) > 0)
-			best = list[i];
+	while (list && list[n])
+		n++;
+	best = list ? guest_kernel_pick(list, n) : NULL;
+	if (best) {
+		*kernel = xstrdup(best);
+		*initrd = xasprintf("/boot/" GUEST_INITRD_PREFIX "%s",
+				    guest_kernel_version(best));
+		if (guestfs_is_file(g, *initrd) > 0)
+			ret = 0;
 	}
-	best = best ? xstrdup(best) : NULL;
-	for (i = 0; list[i]; i++)
+	for (i = 0; i < n; i++)
 		free(list[i]);
 	free(list);
-	return best;
+	if (ret < 0)
+		err("guestfs: no /boot/" GUEST_KERNEL_PREFIX "* with its "
+		    "/boot/" GUEST_INITRD_PREFIX "* in the image (is "
+		    "linux-image-amd64 in the package list?)");
+	return ret;
 }
 
 /* A handle on a new, empty qcow2 disk S->qcow2, appliance launched. */
@@ -177,16 +190,12 @@ static int gfs_add_all(guestfs_h *g, const struct gfs_disk_spec *s)
 /* The newest kernel and its initrd out to S->kernel_out, S->initrd_out. */
 static int gfs_extract_boot(guestfs_h *g, const struct gfs_disk_spec *s)
 {
-	char *kernel = newest(g, "/boot/vmlinuz-*");
-	char *initrd = newest(g, "/boot/initrd.img-*");
-	int ret = 0;
+	char *kernel = NULL, *initrd = NULL;
+	int ret;
 
-	if (!kernel || !initrd) {
-		ret = err(
-		    "guestfs: no /boot/vmlinuz-* or /boot/initrd.img-* in "
-		    "the image (is linux-image-amd64 in the package list?)");
+	ret = image_kernel(g, &kernel, &initrd);
+	if (ret < 0)
 		goto out;
-	}
 	note("image: guestfs: extract '%s' and '%s'", kernel, initrd);
 	if (guestfs_download(g, kernel, s->kernel_out) < 0)
 		ret = gfs_fail(g, "download kernel");

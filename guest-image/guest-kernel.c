@@ -9,24 +9,30 @@
 
 #include "util.h"
 
-#define VMLINUZ "vmlinuz-"
+const char *guest_kernel_pick(char *const *paths, size_t n)
+{
+	const char *best = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!best || strverscmp(guest_kernel_version(paths[i]),
+					guest_kernel_version(best)) > 0)
+			best = paths[i];
+	return best;
+}
 
 int guest_kernel_newest(const char *root, char **path, char **kver)
 {
 	char *pattern =
-	    xasprintf("%s/boot/" VMLINUZ "*",
+	    xasprintf("%s/boot/" GUEST_KERNEL_PREFIX "*",
 		      root && *root && strcmp(root, "/") ? root : "");
-	const char *best = NULL;
+	const char *best;
 	glob_t gl = {0};
-	size_t i;
 	int ret = -ENOENT;
 
 	if (glob(pattern, 0, NULL, &gl) != 0 || !gl.gl_pathc)
 		goto out;
-	for (i = 0; i < gl.gl_pathc; i++)
-		if (!best || strverscmp(guest_kernel_version(gl.gl_pathv[i]),
-					guest_kernel_version(best)) > 0)
-			best = gl.gl_pathv[i];
+	best = guest_kernel_pick(gl.gl_pathv, gl.gl_pathc);
 	if (path)
 		*path = xstrdup(best);
 	if (kver)
@@ -60,7 +66,7 @@ char *guest_kernel_moddir_new(const char *cache, const char *kver)
 
 	if (!cache)
 		return NULL;
-	k = xasprintf("%s/boot/" VMLINUZ "%s", cache, kver);
+	k = xasprintf("%s/boot/" GUEST_KERNEL_PREFIX "%s", cache, kver);
 	if (access(k, R_OK) == 0)
 		dir = xasprintf("%s/lib/modules/%s", cache, kver);
 	free(k);
@@ -72,7 +78,7 @@ const char *guest_kernel_version(const char *path)
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
-	if (!strncmp(base, VMLINUZ, strlen(VMLINUZ)))
-		base += strlen(VMLINUZ);
+	if (!strncmp(base, GUEST_KERNEL_PREFIX, strlen(GUEST_KERNEL_PREFIX)))
+		base += strlen(GUEST_KERNEL_PREFIX);
 	return base;
 }

@@ -21,6 +21,20 @@
 #ifndef VMTAX_GUEST_KERNEL_H
 #define VMTAX_GUEST_KERNEL_H
 
+#include <stddef.h>
+
+/* A kernel image is boot/vmlinuz-KVER, its initramfs boot/initrd.img-KVER. */
+#define GUEST_KERNEL_PREFIX "vmlinuz-"
+#define GUEST_INITRD_PREFIX "initrd.img-"
+
+/*
+ * The newest of the N kernel image paths PATHS, by the version of each
+ * (guest_kernel_version()), or NULL when N is 0.  Borrowed from PATHS.
+ * Every search for a guest kernel picks through it (here, and gfs.c in an
+ * image through libguestfs).
+ */
+const char *guest_kernel_pick(char *const *paths, size_t n);
+
 /*
  * The newest ROOT/boot/vmlinuz-* (ROOT NULL or "" is "/").  *PATH gets its
  * path ("/boot/vmlinuz-KVER"), *KVER its version ("KVER"); either may be

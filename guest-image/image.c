@@ -25,6 +25,7 @@
 #include "image-rootfs.h"
 #include "image-step.h"
 #include "layout.h"
+#include "proto.h"
 #include "util.h"
 
 #define DEFAULT_BINDIR "build/bin"
@@ -39,10 +40,11 @@
  */
 static const char agent_unit[] =
     "[Unit]\n"
-    "Description=vmtax guest agent (virtio-serial org.vmtax.agent.0)\n"
+    "Description=vmtax guest agent (virtio-serial " PROTO_PORT_NAME ")\n"
     "DefaultDependencies=no\n"
     "After=systemd-udevd.service systemd-modules-load.service "
-    "dev-virtio\\x2dports-org.vmtax.agent.0.device\n"
+    /* systemd-escape --path /dev/virtio-ports/PORT: only the '-' needs it */
+    "dev-virtio\\x2dports-" PROTO_PORT_NAME ".device\n"
     "Before=sysinit.target shutdown.target\n"
     "Conflicts=shutdown.target\n"
     "\n"

@@ -13,38 +13,11 @@
 
 #include "util.h"
 
-/* true if the first "flags" line of CPUINFO has the word FLAG. */
-static bool flags_have(const char *cpuinfo, const char *flag)
-{
-	const char *line = strstr(cpuinfo, "\nflags");
-	size_t n = strlen(flag);
-	const char *p, *end;
-
-	if (!strncmp(cpuinfo, "flags", 5))
-		line = cpuinfo;
-	else if (line)
-		line++;
-	else
-		return false;
-	end = strchrnul(line, '\n');
-	p = memchr(line, ':', end - line);
-	while (p && p < end) {
-		const char *w;
-
-		p += strspn(p, ": \t");
-		w = p;
-		p += strcspn(p, " \t\n");
-		if (p > end)
-			p = end;
-		if ((size_t)(p - w) == n && !strncmp(w, flag, n))
-			return true;
-	}
-	return false;
-}
-
 const char *host_accel_decide(const char *root, char *why, size_t len)
 {
 	char *path = NULL, *cpuinfo = NULL;
+	const struct virt_hw *virt;
+	struct host_cpu cpu;
 	const char *ret = "tcg";
 	const char *pvm = "";
 	struct stat st;
@@ -73,11 +46,11 @@ const char *host_accel_decide(const char *root, char *why, size_t len)
 		goto out;
 	}
 	close(fd);
-	if (flags_have(cpuinfo, "vmx")) {
-		snprintf(why, len, "/dev/kvm is usable and the cpu has vmx");
-		ret = "kvm";
-	} else if (flags_have(cpuinfo, "svm")) {
-		snprintf(why, len, "/dev/kvm is usable and the cpu has svm");
+	host_cpu_parse(cpuinfo, &cpu);
+	virt = host_virt_usable(&cpu);
+	if (virt) {
+		snprintf(why, len, "/dev/kvm is usable and the cpu has %s",
+			 virt->flag);
 		ret = "kvm";
 	} else {
 		snprintf(why, len, "no vmx or svm flag in /proc/cpuinfo%s",

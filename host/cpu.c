@@ -41,19 +41,11 @@ void host_cpuinfo_value(const char *text, const char *key, char *out,
 	}
 }
 
-int host_cpu_read(const char *root, struct host_cpu *cpu)
+void host_cpu_parse(const char *text, struct host_cpu *cpu)
 {
-	char *path = xasprintf("%s/proc/cpuinfo", root ? root : "");
-	char *text = NULL;
 	size_t i, n = 0;
-	int ret;
 
 	memset(cpu, 0, sizeof(*cpu));
-	ret = read_file(path, 16 << 20, &text, NULL);
-	if (ret < 0) {
-		err_code(ret, "cannot read '/proc/cpuinfo'");
-		goto out;
-	}
 	host_cpuinfo_value(text, "vendor_id", cpu->vendor, sizeof(cpu->vendor));
 	host_cpuinfo_value(text, "model name", cpu->model, sizeof(cpu->model));
 	host_cpuinfo_value(text, "flags", cpu->flags, sizeof(cpu->flags));
@@ -63,6 +55,21 @@ int host_cpu_read(const char *root, struct host_cpu *cpu)
 		n += snprintf(cpu->virt_flags + n, sizeof(cpu->virt_flags) - n,
 			      "%s%s", n ? " " : "", virt_flags[i]);
 	}
+}
+
+int host_cpu_read(const char *root, struct host_cpu *cpu)
+{
+	char *path = xasprintf("%s/proc/cpuinfo", root ? root : "");
+	char *text = NULL;
+	int ret;
+
+	memset(cpu, 0, sizeof(*cpu));
+	ret = read_file(path, 16 << 20, &text, NULL);
+	if (ret < 0) {
+		err_code(ret, "cannot read '/proc/cpuinfo'");
+		goto out;
+	}
+	host_cpu_parse(text, cpu);
 	ret = 0;
 out:
 	free(text);
@@ -85,6 +92,53 @@ bool host_cpu_has(const struct host_cpu *cpu, const char *flag)
 		p += w;
 	}
 	return false;
+}
+
+static const struct virt_hw virt_intel = {"vmx", "kvm_intel", "ept"};
+static const struct virt_hw virt_amd = {"svm", "kvm_amd", "npt"};
+
+/* See host.h. */
+enum virt_vendor host_virt_vendor(const struct host_cpu *cpu)
+{
+	static const struct {
+		const char *vendor_id;
+		enum virt_vendor v;
+	} vendors[] = {
+	    {"GenuineIntel", VIRT_VENDOR_INTEL},
+	    {"AuthenticAMD", VIRT_VENDOR_AMD},
+	    {"HygonGenuine", VIRT_VENDOR_HYGON},
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(vendors); i++)
+		if (!strcmp(cpu->vendor, vendors[i].vendor_id))
+			return vendors[i].v;
+	if (host_cpu_has(cpu, virt_intel.flag))
+		return VIRT_VENDOR_INTEL;
+	if (host_cpu_has(cpu, virt_amd.flag))
+		return VIRT_VENDOR_AMD;
+	return VIRT_VENDOR_NONE;
+}
+
+const struct virt_hw *host_virt_hw(enum virt_vendor v)
+{
+	switch (v) {
+	case VIRT_VENDOR_INTEL:
+		return &virt_intel;
+	case VIRT_VENDOR_AMD:
+	case VIRT_VENDOR_HYGON:
+		return &virt_amd;
+	case VIRT_VENDOR_NONE:
+		break;
+	}
+	return NULL;
+}
+
+const struct virt_hw *host_virt_usable(const struct host_cpu *cpu)
+{
+	const struct virt_hw *hv = host_virt_hw(host_virt_vendor(cpu));
+
+	return hv && host_cpu_has(cpu, hv->flag) ? hv : NULL;
 }
 
 /*

@@ -11,6 +11,7 @@
 
 #include "cpuset.h"
 #include "host.h"
+#include "thp.h"
 #include "util.h"
 
 /* The kernel log is at most a few MiB (log_buf_len); this bounds it. */
@@ -267,12 +268,12 @@ static void read_fingerprint(const char *root, struct host_ident *id)
 
 	read_one(root, "/proc/sys/kernel/version", id->kernel_build,
 		 sizeof(id->kernel_build));
-	read_one(root, "/sys/kernel/mm/transparent_hugepage/enabled", line,
+	read_one(root, THP_ENABLED_FILE, line,
 		 sizeof(line));
 	if (thp_parse_selected(line, id->thp_enabled, sizeof(id->thp_enabled)) <
 	    0)
 		id->thp_enabled[0] = '\0';
-	read_one(root, "/sys/kernel/mm/transparent_hugepage/defrag", line,
+	read_one(root, THP_DEFRAG_FILE, line,
 		 sizeof(line));
 	if (thp_parse_selected(line, id->thp_defrag, sizeof(id->thp_defrag)) <
 	    0)

@@ -2,7 +2,8 @@
 /*
  * paging: hardware two-dimensional paging ("hw": Intel EPT, AMD NPT) or
  * shadow page tables ("shadow").  The vendor in /proc/cpuinfo picks the
- * module and parameter: kvm_intel ept or kvm_amd npt, read from
+ * module and parameter (host_virt_usable() of host.h): kvm_intel ept or
+ * kvm_amd npt, read from
  * /sys/module/MOD/parameters/PARAM ("Y"/"N", or "1"/"0" on old kernels).
  * Both parameters are read-only at run time, so a change removes the module
  * and inserts it again with PARAM=0 or PARAM=1 through the module ops.  That
@@ -30,6 +31,7 @@ struct paging_hw {
 static bool paging_hw(struct host_ctx *ctx, struct paging_hw *hw, char *why,
 		      size_t len)
 {
+	const struct virt_hw *virt;
 	struct host_cpu cpu;
 	char *pvm;
 	struct stat st;
@@ -42,19 +44,16 @@ static bool paging_hw(struct host_ctx *ctx, struct paging_hw *hw, char *why,
 	pvm = host_path_new(ctx, "/sys/module/kvm_pvm");
 	is_pvm = !stat(pvm, &st);
 	free(pvm);
-	if (host_cpu_has(&cpu, "vmx")) {
-		hw->module = "kvm_intel";
-		hw->param = "ept";
-	} else if (host_cpu_has(&cpu, "svm")) {
-		hw->module = "kvm_amd";
-		hw->param = "npt";
-	} else {
+	virt = host_virt_usable(&cpu);
+	if (!virt) {
 		snprintf(why, len, "no vmx or svm flag in /proc/cpuinfo%s",
 			 is_pvm ? " (/dev/kvm is kvm_pvm, which has no ept or "
 				  "npt to toggle)"
 				: "");
 		return false;
 	}
+	hw->module = virt->module;
+	hw->param = virt->paging;
 	if (is_pvm) {
 		snprintf(why, len,
 			 "/dev/kvm is kvm_pvm (PVM), which has no %s "

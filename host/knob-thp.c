@@ -3,7 +3,7 @@
  * thp.enabled and thp.defrag: /sys/kernel/mm/transparent_hugepage/{enabled,
  * defrag}.  The file lists the modes with the selected one in brackets
  * ("always [madvise] never"); the value is the bracketed word, and only the
- * words the file lists are accepted.
+ * words the file lists are accepted (lib/thp.h: the files, modes, parser).
  */
 #include "knob.h"
 
@@ -11,25 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "thp.h"
 #include "util.h"
-
-/* true if VALUE is one of the words of LINE, brackets ignored. */
-static bool thp_lists(const char *line, const char *value)
-{
-	size_t n = strlen(value);
-	const char *p = line;
-
-	while (*p) {
-		size_t w;
-
-		p += strspn(p, " []");
-		w = strcspn(p, " []");
-		if (w && w == n && !strncmp(p, value, n))
-			return true;
-		p += w;
-	}
-	return false;
-}
 
 static int thp_read(const struct host_knob *k, struct host_ctx *ctx, char *buf,
 		    size_t len)
@@ -57,7 +40,7 @@ static bool thp_supported(const struct host_knob *k, struct host_ctx *ctx,
 			 strerror(-ret));
 		return false;
 	}
-	if (value && !thp_lists(line, value)) {
+	if (value && !thp_mode_listed(line, value)) {
 		snprintf(why, len, "'%s' is not one of the modes of '%s' (%s)",
 			 value, k->file, line);
 		return false;
@@ -85,8 +68,8 @@ static int thp_apply(const struct host_knob *k, struct host_ctx *ctx,
 
 const struct host_knob_ops host_knob_thp_enabled = {
     .name = "thp.enabled",
-    .values = "always, madvise, never",
-    .file = "/sys/kernel/mm/transparent_hugepage/enabled",
+    .values = THP_ENABLED_MODES,
+    .file = THP_ENABLED_FILE,
     .read = thp_read,
     .supported = thp_supported,
     .apply = thp_apply,
@@ -94,8 +77,8 @@ const struct host_knob_ops host_knob_thp_enabled = {
 
 const struct host_knob_ops host_knob_thp_defrag = {
     .name = "thp.defrag",
-    .values = "always, defer, defer+madvise, madvise, never",
-    .file = "/sys/kernel/mm/transparent_hugepage/defrag",
+    .values = THP_DEFRAG_MODES,
+    .file = THP_DEFRAG_FILE,
     .read = thp_read,
     .supported = thp_supported,
     .apply = thp_apply,

@@ -20,6 +20,7 @@
 #include <asm/svm.h>
 #include <asm/vmx.h>
 
+#include "host.h"
 #include "kvm-stats.h"
 #include "util.h"
 
@@ -48,33 +49,43 @@ static const char *const level_counters[] = {
 static const char *const page_counters[] = {"pages_4k", "pages_2m", "pages_1g"};
 
 
+/* The CPU vendor whose KVM module and flag stand for V (host.h). */
+static enum virt_vendor kvm_vendor_virt(enum kvm_vendor v)
+{
+	switch (v) {
+	case KVM_VENDOR_SVM:
+		return VIRT_VENDOR_AMD;
+	case KVM_VENDOR_VMX:
+		return VIRT_VENDOR_INTEL;
+	case KVM_VENDOR_NONE:
+		break;
+	}
+	return VIRT_VENDOR_NONE;
+}
+
 enum kvm_vendor kvm_vendor_detect(const char *root)
 {
+	static const enum kvm_vendor order[] = {KVM_VENDOR_SVM,
+						KVM_VENDOR_VMX};
 	char path[PATH_MAX];
 	struct stat st;
+	size_t i;
 
-	snprintf(path, sizeof(path), "%s/sys/module/kvm_amd",
-		 kvm_root(root));
-	if (stat(path, &st) == 0)
-		return KVM_VENDOR_SVM;
-	snprintf(path, sizeof(path), "%s/sys/module/kvm_intel",
-		 kvm_root(root));
-	if (stat(path, &st) == 0)
-		return KVM_VENDOR_VMX;
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		snprintf(path, sizeof(path), "%s/sys/module/%s",
+			 kvm_root(root),
+			 host_virt_hw(kvm_vendor_virt(order[i]))->module);
+		if (stat(path, &st) == 0)
+			return order[i];
+	}
 	return KVM_VENDOR_NONE;
 }
 
 const char *kvm_vendor_name(enum kvm_vendor v)
 {
-	switch (v) {
-	case KVM_VENDOR_SVM:
-		return "svm";
-	case KVM_VENDOR_VMX:
-		return "vmx";
-	case KVM_VENDOR_NONE:
-		break;
-	}
-	return "none";
+	const struct virt_hw *hv = host_virt_hw(kvm_vendor_virt(v));
+
+	return hv ? hv->flag : "none";
 }
 
 static const char *lookup(const struct exit_reason *t, size_t n, uint32_t code)

@@ -76,15 +76,17 @@ static inline const char *kvm_root(const char *root)
 	return root ? root : "";
 }
 
+/* Which exit-reason table applies: the loaded KVM module's (the modules and
+ * flags are host_virt_hw()'s, host.h; Hygon's is AMD's). */
 enum kvm_vendor {
 	KVM_VENDOR_NONE, /* neither kvm_amd nor kvm_intel is loaded */
-	KVM_VENDOR_SVM,	 /* AMD: kvm_amd */
+	KVM_VENDOR_SVM,	 /* AMD, Hygon: kvm_amd */
 	KVM_VENDOR_VMX,	 /* Intel: kvm_intel */
 };
 
 /* From ROOT/sys/module/kvm_amd and kvm_intel ("" ROOT: the real host). */
 enum kvm_vendor kvm_vendor_detect(const char *root);
-/* "svm", "vmx" or "none". */
+/* The vendor's cpuinfo flag, "svm" or "vmx", or "none". */
 const char *kvm_vendor_name(enum kvm_vendor v);
 /*
  * The kernel's name of exit reason CODE ("npf", "EPT_VIOLATION"), or NULL

@@ -34,7 +34,13 @@
 #define PROTO_VERSION 1
 #define PROTO_MAGIC "VMTX"
 #define PROTO_HDR_LEN 8
+/* The virtio-serial channel the agent listens on: the domain XML's
+ * channel target, the guest's /dev/virtio-ports/ name, the unit's device. */
 #define PROTO_PORT_NAME "org.vmtax.agent.0"
+/* Bytes per read-file reply, or per write-file request, at most
+ * (docs/protocol.md): the agent's limit (agent-files.c) and the host's
+ * request size (agent-client.c, lab-sync.c, lab-session.c). */
+#define AGENT_FILE_CHUNK (256 * 1024)
 
 struct proto_decoder {
 	unsigned char *buf;

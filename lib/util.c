@@ -375,20 +375,6 @@ FILE *fopen_new(const char *path)
 	return f;
 }
 
-int thp_parse_selected(const char *line, char *out, size_t len)
-{
-	const char *a = strchr(line, '['), *b;
-
-	if (!a)
-		return -EINVAL;
-	b = strchr(a, ']');
-	if (!b || (size_t)(b - a - 1) >= len || b == a + 1)
-		return -EINVAL;
-	memcpy(out, a + 1, b - a - 1);
-	out[b - a - 1] = '\0';
-	return 0;
-}
-
 char *strstrip(char *s)
 {
 	char *e;

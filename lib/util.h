@@ -97,12 +97,6 @@ bool debian_package_name(const char *s, size_t n);
  */
 FILE *fopen_new(const char *path);
 
-/*
- * THP modes as the kernel shows them: "always [madvise] never" -> "madvise".
- * Returns 0 and copies the bracketed word, or -EINVAL.
- */
-int thp_parse_selected(const char *line, char *out, size_t len);
-
 /* Strip leading and trailing white space in place; returns s. */
 char *strstrip(char *s);
 /* true if s is a valid, bounded identifier: [A-Za-z0-9_.-]+, 1..64 chars. */

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include "agent-client.h"
-#include "agent-files.h"
 #include "base64.h"
 
 #include <errno.h>
@@ -10,6 +9,7 @@
 #include "caps.h"
 #include "guest-obs.h"
 #include "kmsg.h"
+#include "proto.h"
 #include "untrusted.h"
 #include "util.h"
 

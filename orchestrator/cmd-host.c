@@ -17,6 +17,7 @@
 #include "host.h"
 #include "identity.h"
 #include "runner.h"
+#include "thp.h"
 #include "util.h"
 #include "vm.h"
 
@@ -67,7 +68,7 @@ static json_t *probe_cpu(void)
 	json_object_set_new(o, "vendor", json_string(cpu.vendor));
 	json_object_set_new(o, "model", json_string(cpu.model));
 	json_object_set_new(o, "virt_flags", json_string(cpu.virt_flags));
-	if (!host_cpu_has(&cpu, "vmx") && !host_cpu_has(&cpu, "svm"))
+	if (!host_virt_usable(&cpu))
 		json_object_set_new(
 		    o, "why",
 		    json_string("no vmx or svm flag: no hardware "
@@ -88,12 +89,14 @@ static json_t *probe_identity(void)
 
 static json_t *probe_modules(struct host_ctx *ctx)
 {
-	static const struct {
+	const struct virt_hw *intel = host_virt_hw(VIRT_VENDOR_INTEL);
+	const struct virt_hw *amd = host_virt_hw(VIRT_VENDOR_AMD);
+	const struct {
 		const char *name, *param;
 	} mods[] = {
 	    {"kvm", NULL},
-	    {"kvm_intel", "ept"},
-	    {"kvm_amd", "npt"},
+	    {intel->module, intel->paging},
+	    {amd->module, amd->paging},
 	    {"kvm_pvm", NULL},
 	};
 	json_t *a = json_array();
@@ -144,7 +147,7 @@ static json_t *probe_thp(struct host_ctx *ctx)
 	json_object_set_new(
 	    o, "khugepaged_defrag",
 	    host_read(ctx,
-		      "/sys/kernel/mm/transparent_hugepage/khugepaged/defrag",
+		      THP_DIR "/khugepaged/defrag",
 		      val, sizeof(val)) == 0
 		? json_string(val)
 		: json_null());
@@ -284,6 +287,7 @@ static void print_knob(const char *label, json_t *k, const char *key)
 static void render_text(json_t *m)
 {
 	const char *hv;
+	enum virt_vendor k;
 	json_t *o, *v;
 	size_t i;
 
@@ -314,16 +318,16 @@ static void render_text(json_t *m)
 
 		snprintf(label, sizeof(label), "module %s", str(v, "name"));
 		printf("%-18s %s", label, str(v, "state"));
-		if (json_object_get(v, "ept"))
-			printf(", ept=%s",
-			       json_is_null(json_object_get(v, "ept"))
-				   ? "?"
-				   : str(v, "ept"));
-		if (json_object_get(v, "npt"))
-			printf(", npt=%s",
-			       json_is_null(json_object_get(v, "npt"))
-				   ? "?"
-				   : str(v, "npt"));
+		/* each paging parameter (ept, npt) its module has */
+		for (k = VIRT_VENDOR_INTEL; k <= VIRT_VENDOR_AMD; k++) {
+			const char *p = host_virt_hw(k)->paging;
+
+			if (json_object_get(v, p))
+				printf(", %s=%s", p,
+				       json_is_null(json_object_get(v, p))
+					   ? "?"
+					   : str(v, p));
+		}
 		printf("\n");
 	}
 	o = json_object_get(m, "accel");

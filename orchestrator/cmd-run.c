@@ -242,6 +242,7 @@ static int resolve_guest_files(struct run *r)
 static int run_prepare(struct run *r, const char *config_path, json_t *old,
 		       bool force, const char *out, bool dry)
 {
+	const struct virt_hw *virt;
 	struct host_cpu cpu;
 	bool need_bare = false;
 	int i;
@@ -273,11 +274,14 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 		snprintf(r->accel_why, sizeof(r->accel_why),
 			 "accel = tcg in the config");
 	}
+	virt = host_cpu_read("", &cpu) == 0
+		   ? host_virt_hw(host_virt_vendor(&cpu))
+		   : NULL;
+	/* A CPU of no known vendor has no hw paging: its cells say Intel's. */
+	if (!virt)
+		virt = host_virt_hw(VIRT_VENDOR_INTEL);
 	snprintf(r->vendor_paging, sizeof(r->vendor_paging), "%s",
-		 host_cpu_read("", &cpu) == 0 &&
-				 !strcmp(cpu.vendor, "AuthenticAMD")
-			 ? "npt"
-			 : "ept");
+		 virt->paging);
 	if (resolve_guest_files(r) < 0)
 		return -EINVAL;
 	if (dry)

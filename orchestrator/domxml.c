@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto.h"
 #include "util.h"
 #include "vm.h"
 
@@ -269,7 +270,7 @@ static int serial_elems(xmlTextWriterPtr w, const char *console_log)
 	W(attr(w, "type", "unix"));
 	W(start(w, "target"));
 	W(attr(w, "type", "virtio"));
-	W(attr(w, "name", "org.vmtax.agent.0"));
+	W(attr(w, "name", PROTO_PORT_NAME));
 	W(end(w));
 	W(end(w));
 	ret = 0;

@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent-files.h"
 #include "beneath.h"
 #include "image.h"
 #include "untrusted.h"
 #include "lab-sync.h"
+#include "proto.h"
 #include "results-file.h"
 #include "util.h"
 

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent-files.h"
 #include "beneath.h"
 #include "lab-session.h"
+#include "proto.h"
 #include "util.h"
 
 /* Names this host writes itself: the lab cannot send one, at any depth. */

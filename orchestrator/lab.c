@@ -7,20 +7,23 @@
 #include "util.h"
 
 /*
- * The models [lab] cpu offers (run-config.c lists the same names).  EPYC is
- * the one TCG emulates with svm and npt here (QEMU 7.2, docs/lab.md); its
- * CPUID has pdpe1gb.
+ * The models [lab] cpu offers.  EPYC is the one TCG emulates with svm and
+ * npt here (QEMU 7.2, docs/lab.md); its CPUID has pdpe1gb.
  */
+const char *const lab_cpu_names[] = {LAB_CPU_DEFAULT, NULL};
+/* What each of lab_cpu_names offers, in that order. */
 static const struct lab_cpu_model lab_cpu_models[] = {
-	{ .name = "EPYC", .vendor_paging = "npt", .pdpe1gb = true },
+	{ .vendor = VIRT_VENDOR_AMD, .pdpe1gb = true }, /* EPYC */
 };
+_Static_assert(ARRAY_SIZE(lab_cpu_models) + 1 == ARRAY_SIZE(lab_cpu_names),
+	       "one lab_cpu_models row per lab_cpu_names name");
 
 const struct lab_cpu_model *lab_cpu_model_find(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(lab_cpu_models); i++)
-		if (!strcmp(name, lab_cpu_models[i].name))
+	for (i = 0; lab_cpu_names[i]; i++)
+		if (!strcmp(name, lab_cpu_names[i]))
 			return &lab_cpu_models[i];
 	return NULL;
 }
@@ -48,8 +51,7 @@ static double gib(uint64_t b)
 }
 
 /* The lab CPU's features: a KVM host (svm, npt), and no Intel ept axis. */
-static int lab_cpu_check(const struct config *c,
-			 const struct lab_cpu_model *cpu)
+static int lab_cpu_check(const struct config *c)
 {
 	int bad = 0;
 
@@ -66,7 +68,7 @@ static int lab_cpu_check(const struct config *c,
 			     "ept is Intel's kvm_intel parameter, and a lab "
 			     "host is AMD (%s with svm): use 'npt = on, off' "
 			     "or 'paging = hw, shadow'",
-			     cpu->name);
+			     c->lab_cpu);
 		bad = 1;
 	}
 	return bad;
@@ -100,7 +102,7 @@ static int lab_cells_check(const struct config *c, const struct matrix *m,
 			     "cell '%s' asks for 1G hugetlb backing, but the "
 			     "lab CPU (%s %s) has no pdpe1gb: the lab kernel "
 			     "cannot have 1G pages",
-			     one_g->id, cpu->name, c->lab_cpu_features);
+			     one_g->id, c->lab_cpu, c->lab_cpu_features);
 		bad = 1;
 	}
 	if (big_mem && big_mem->memory + LAB_RESERVE_BYTES > c->lab_memory) {
@@ -160,7 +162,7 @@ int lab_config_check(const struct config *c, const struct matrix *m,
 			     c->lab_cpu);
 		return -EINVAL;
 	}
-	bad = lab_cpu_check(c, cpu);
+	bad = lab_cpu_check(c);
 	bad |= lab_cells_check(c, m, cpu);
 	bad |= lab_host_check(c, h);
 	return bad ? -EINVAL : 0;

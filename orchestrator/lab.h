@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "host.h"
 #include "matrix.h"
 #include "run-config.h"
 
@@ -32,11 +33,18 @@
  * translation cache, libvirtd). */
 #define LAB_HOST_RESERVE_BYTES (1ULL << 30)
 
-/* A lab CPU model: QEMU's name and what it offers. */
+/*
+ * The lab CPU models: lab_cpu_names, NULL-terminated, are QEMU's names and
+ * [lab] cpu's choices (run-config.c); lab.c says what each offers.  How to
+ * add one: its name in lab_cpu_names, its row in lab.c's lab_cpu_models.
+ */
+#define LAB_CPU_DEFAULT "EPYC"
+extern const char *const lab_cpu_names[];
+
+/* What a lab CPU model offers. */
 struct lab_cpu_model {
-	const char *name;	   /* [lab] cpu: "EPYC" */
-	const char *vendor_paging; /* "npt" (AMD) */
-	bool pdpe1gb;		   /* 1G pages without +pdpe1gb */
+	enum virt_vendor vendor; /* its paging: host_virt_hw() of host.h */
+	bool pdpe1gb;		 /* 1G pages without +pdpe1gb */
 };
 
 /* The model named NAME, or NULL. */

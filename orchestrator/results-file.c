@@ -14,6 +14,7 @@
 #include "host.h"
 #include "identity.h"
 #include "report.h"
+#include "sample-unit.h"
 #include "util.h"
 #include "vm.h"
 
@@ -310,8 +311,7 @@ static json_t *cell_json_new(const struct run *r, int i)
 				? json_string(stop_reason_name(st->stop))
 				: json_null());
 	json_object_set_new(j, "sample_unit",
-			    json_string(run_unit_is_boot(r, i) ? "boot"
-							       : "sample"));
+			    json_string(sample_unit_name(run_unit_is_boot(r, i))));
 	if (st->plan)
 		json_object_set(j, "plan", st->plan);
 	if ((v = run_cell_variance_new(r, i)))

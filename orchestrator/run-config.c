@@ -13,7 +13,9 @@
 #include "host.h"
 #include "quiet.h"
 #include "knob-path.h"
+#include "lab.h"
 #include "matrix.h"
+#include "thp.h"
 #include "util.h"
 #include "vm.h"
 
@@ -30,9 +32,6 @@ static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
 /* [run] order: sampling.md; run_rounds() is "interleaved". */
 static const char *const orders[] = {"interleaved", "cells", NULL};
 static const char *const plans[] = {"fixed", "auto", NULL};
-/* The lab host's CPU models: lab.h knows what each offers. */
-static const char *const lab_cpus[] = {"EPYC", NULL};
-static const char *const thp_modes[] = {"always", "madvise", "never", NULL};
 static const char *const onoff[] = {"on", "off", NULL};
 
 static int check_run_name(const char *v, char *msg, size_t len)
@@ -351,7 +350,8 @@ static const struct cfg_key run_keys[] = {
 	.help = "pin vCPUs and emulator threads: none, auto (vCPU i on online "
 		"CPU i mod n, emulator on the last), or a CPU list (same rule "
 		"over it)"),
-    KEY("lab", "cpu", CFG_ENUM, lab_cpu, "EPYC", .choices = lab_cpus,
+    KEY("lab", "cpu", CFG_ENUM, lab_cpu, LAB_CPU_DEFAULT,
+	.choices = lab_cpu_names,
 	.help = "vmtax lab: QEMU CPU model of the lab host (TCG-emulated "
 		"AMD with SVM)"),
     KEY("lab", "cpu_features", CFG_STR, lab_cpu_features, "+svm +npt",
@@ -365,9 +365,9 @@ static const struct cfg_key run_keys[] = {
     KEY("matrix", "where", CFG_ENUM, where, "bare-metal, guest",
 	.shape = CFG_LIST, .choices = where_names, .help = "where cells run"),
     KEY("matrix", "host_thp", CFG_ENUM, host_thp, "always, never",
-	.shape = CFG_LIST, .choices = thp_modes, .help = "host THP modes"),
+	.shape = CFG_LIST, .choices = thp_enabled_modes, .help = "host THP modes"),
     KEY("matrix", "guest_thp", CFG_ENUM, guest_thp, "always, never",
-	.shape = CFG_LIST, .choices = thp_modes, .help = "guest THP modes"),
+	.shape = CFG_LIST, .choices = thp_enabled_modes, .help = "guest THP modes"),
     KEY("matrix", "paging", CFG_ENUM, paging, "auto", .shape = CFG_LIST,
 	.choices = paging_names + 1,
 	.help =

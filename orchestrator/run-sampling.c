@@ -9,15 +9,15 @@
 #include <string.h>
 
 #include "run-engine.h"
+#include "sample-unit.h"
 #include "stats-paired.h"
 #include "stats-robust.h"
 #include "util.h"
 
 long run_per_boot(const struct run *r, int ci)
 {
-	if (r->cfg.boots <= 1 || r->cells[ci].where != WHERE_GUEST)
-		return 0;
-	return (r->cfg.repeat + r->cfg.boots - 1) / r->cfg.boots;
+	return sample_unit_per_boot(r->cells[ci].where == WHERE_GUEST,
+				    r->cfg.repeat, r->cfg.boots);
 }
 
 bool run_unit_is_boot(const struct run *r, int ci)
@@ -31,9 +31,7 @@ static void cell_units(const struct cell_state *st, bool by_boot,
 {
 	size_t n = json_array_size(st->samples), i, k = 0;
 	double *x = xcalloc(n ? n : 1, sizeof(*x));
-	double *means = xcalloc(n ? n : 1, sizeof(*means));
 	long *boot = xcalloc(n ? n : 1, sizeof(*boot));
-	struct stats_groups g;
 
 	for (i = 0; i < n; i++) {
 		json_t *sj = json_array_get(st->samples, i);
@@ -47,14 +45,8 @@ static void cell_units(const struct cell_state *st, bool by_boot,
 		boot[k++] =
 		    (long)json_integer_value(json_object_get(sj, "boot"));
 	}
-	if (by_boot) {
-		stats_groups(x, boot, k, &g, means);
-		stats_summarize(means, g.ngroups, s);
-	} else {
-		stats_summarize(x, k, s);
-	}
+	sample_units_summarize(by_boot, x, boot, k, s);
 	free(x);
-	free(means);
 	free(boot);
 }
 

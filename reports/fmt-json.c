@@ -5,6 +5,7 @@
  * Reals are printed with 12 significant digits so the output is stable.
  */
 #include "format.h"
+#include "sample-unit.h"
 
 #include <errno.h>
 #include <math.h>
@@ -147,7 +148,7 @@ static json_t *jsampling(const struct report_cell *c)
 				  jreal(c->boots.between_var));
 	return json_pack("{s:o, s:s, s:I, s:o, s:{s:o, s:o, s:s, s:b}, s:o}",
 			 "stop_reason", jstrn(c->stop_reason), "unit",
-			 c->unit_boot ? "boot" : "sample", "units",
+			 sample_unit_name(c->unit_boot), "units",
 			 (json_int_t)c->units.n, "outliers", out, "trend", "z",
 			 jreal(c->trend.z), "p", jreal(c->trend.p), "direction",
 			 c->trend.direction > 0	  ? "rising"

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "caps.h"
+#include "sample-unit.h"
 #include "report.h"
 #include "run-engine.h"
 #include "runner.h"
@@ -394,8 +395,7 @@ static int cell_load_status(struct report *r, struct report_cell *c, json_t *jc)
 	if (c->stop_reason && stop_reason_parse(c->stop_reason, &sr) < 0)
 		return err("'%s': cell '%s' has an unknown stop_reason '%s'",
 			   r->path, c->id, c->stop_reason);
-	c->unit_boot = jstr(jc, "sample_unit") &&
-		       !strcmp(jstr(jc, "sample_unit"), "boot");
+	c->unit_boot = sample_unit_is_boot(jstr(jc, "sample_unit"));
 	return 0;
 }
 

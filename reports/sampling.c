@@ -9,12 +9,13 @@
 #include <string.h>
 
 #include "model.h"
+#include "sample-unit.h"
 #include "util.h"
 
 void report_cell_sampling(struct report_cell *c)
 {
 	size_t n = c->nsamples ? c->nsamples : 1, i, k = 0, nboot = 0;
-	double *x = xcalloc(n, sizeof(*x)), *means = xcalloc(n, sizeof(*means));
+	double *x = xcalloc(n, sizeof(*x));
 	long *boot = xcalloc(n, sizeof(*boot));
 	size_t *idx = xcalloc(n, sizeof(*idx));
 	bool *flag = xcalloc(n, sizeof(*flag));
@@ -36,13 +37,9 @@ void report_cell_sampling(struct report_cell *c)
 	memset(&c->boots, 0, sizeof(c->boots));
 	c->boots.within_var = c->boots.between_var = NAN;
 	if (nboot == k && k)
-		stats_groups(x, boot, k, &c->boots, means);
-	if (c->unit_boot && nboot == k)
-		stats_summarize(means, c->boots.ngroups, &c->units);
-	else
-		c->units = c->metric;
+		stats_groups(x, boot, k, &c->boots, NULL);
+	sample_units_summarize(c->unit_boot, x, boot, k, &c->units);
 	free(x);
-	free(means);
 	free(boot);
 	free(idx);
 	free(flag);

@@ -41,7 +41,7 @@ static void test_models(void **state)
 
 	(void)state;
 	assert_non_null(m);
-	assert_string_equal(m->vendor_paging, "npt");
+	assert_string_equal(host_virt_hw(m->vendor)->paging, "npt");
 	assert_true(m->pdpe1gb);
 	assert_null(lab_cpu_model_find("Skylake-Server"));
 	assert_null(lab_cpu_model_find("epyc"));
