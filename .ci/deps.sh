@@ -12,7 +12,7 @@
 #   - the guest kernel: Debian's linux-image package (the one the
 #     linux-image-amd64 metapackage depends on) is downloaded with
 #     'apt-get download' and unpacked with 'dpkg-deb -x' into vmtax's kernel
-#     cache, build/kernel (guest-image/guest-kernel.h): never installed, so
+#     cache, build/kernel (image/guest-kernel.h): never installed, so
 #     the host's /boot and what it boots next stay as they were;
 #   - hugetlbfs mounts at /dev/hugepages (and /dev/hugepages1G where the CPU
 #     has 1G pages), which reserve no memory; made before libvirtd starts,

@@ -21,7 +21,7 @@
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${BUILD:-$TOP/build}
 VMTAX=${VMTAX:-$BUILD/vmtax}
-# The tiny image 'vmtax run' boots (guest-image/guest-files.h), if built.
+# The tiny image 'vmtax run' boots (image/guest-files.h), if built.
 TINY=${TINY:-$("$VMTAX" image path initrd 2>/dev/null)}
 export TOP BUILD VMTAX TINY
 test_name=$(basename "$0" .sh)

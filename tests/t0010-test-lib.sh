@@ -73,7 +73,7 @@ test_expect_success 'the runner counts a file that skips entirely as skipped, wi
 	cp "$TOP/tests/run-shell-tests.sh" "$TOP/tests/lib-test.sh" "$TOP/tests/chainlint.py" suite/ &&
 	printf "%s\n" ". \"\$(dirname \"\$0\")/lib-test.sh\"" "skip_all \"no such thing here\"" >suite/t0001-skips.sh &&
 	printf "%s\n" ". \"\$(dirname \"\$0\")/lib-test.sh\"" "test_expect_success one true" test_done >suite/t0002-passes.sh &&
-	sh suite/run-shell-tests.sh >suite.out &&
+	T= sh suite/run-shell-tests.sh >suite.out &&
 	cat suite.out &&
 	grep -x "  t0001-skips.sh: no such thing here" suite.out &&
 	grep -x "shell-tests: 1 passed, 0 failed, 1 skipped" suite.out

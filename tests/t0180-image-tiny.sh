@@ -29,10 +29,10 @@ with_host_lock() {
 T=$(mktemp -d /tmp/vmtax-t0180-tree.XXXXXX) && chmod 0755 "$T" ||
 	skip_all "cannot make a scratch tree"
 trap 'rm -rf "$T"' EXIT
-mkdir -p "$T/build" "$T/guest-image" &&
+mkdir -p "$T/build" "$T/image" &&
 	cp "$VMTAX" "$T/build/vmtax" &&
 	cp -a "$BUILD/bin" "$T/build/bin" &&
-	cp "$TOP/guest-image/mkinitramfs-tiny.sh" "$T/guest-image/" &&
+	cp "$TOP/image/mkinitramfs-tiny.sh" "$T/image/" &&
 	{ ! test -d "$BUILD/kernel" || ln -s "$BUILD/kernel" "$T/build/kernel"; } ||
 	skip_all "cannot copy the build into $T"
 V=$T/build/vmtax

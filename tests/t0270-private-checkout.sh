@@ -1,7 +1,7 @@
 #!/bin/sh
 # A build in a directory QEMU (libvirt-qemu) cannot traverse -- a checkout
 # in root's 0700 home -- still boots: the guest files are staged in
-# /var/lib/libvirt/images/vmtax (guest-image/guest-reach.h); where staging
+# /var/lib/libvirt/images/vmtax (image/guest-reach.h); where staging
 # cannot help, the run is refused before booting, with the path and the fix.
 . "$(dirname "$0")/lib-test.sh"
 test_prereq ROOT || skip_all "needs root (QEMU runs as another user)"

@@ -65,7 +65,7 @@ static const char agent_unit[] =
  * The lab host: libvirt and QEMU with their daemons started by their own
  * systemd units (libvirt-daemon-system enables them; systemd mounts
  * hugetlbfs on /dev/hugepages in sysinit, before they start), and the
- * run-time libraries of vmtax.  vmtax links libguestfs (guest-image/gfs.c),
+ * run-time libraries of vmtax.  vmtax links libguestfs (image/gfs.c),
  * so libguestfs0 is here for the loader only.  These are installed with
  * apt-get in the debootstrap'ed tree: debootstrap's own resolver fails on
  * libvirt-daemon-system's dbus/logind alternatives.

@@ -15,7 +15,7 @@
 
 /* The build tree's data, relative to its top (tree_path()). */
 #define TREE_WORKLOADS "configs/workloads"
-#define TREE_TINY_SCRIPT "guest-image/mkinitramfs-tiny.sh"
+#define TREE_TINY_SCRIPT "image/mkinitramfs-tiny.sh"
 
 static const struct layout_dirs installed = {
     .bindir = VMTAX_BINDIR,

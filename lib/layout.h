@@ -11,7 +11,7 @@
  *                                                    (/var/cache/vmtax/images)
  *   workload INIs        T/configs/workloads         DATADIR/configs/workloads
  *   configs              ./configs                   DATADIR/configs
- *   tiny script          T/guest-image/mkinitramfs-tiny.sh
+ *   tiny script          T/image/mkinitramfs-tiny.sh
  *                                                    DATADIR/mkinitramfs-tiny.sh
  *   host lock, journal   STATEDIR (/var/lib/vmtax), both
  *

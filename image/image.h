@@ -11,7 +11,7 @@
  * beside the old ones.
  *
  * Kinds.
- *   tiny    guest-image/mkinitramfs-tiny.sh KVER (the newest guest kernel,
+ *   tiny    image/mkinitramfs-tiny.sh KVER (the newest guest kernel,
  *           guest-kernel.h), with the agent and the workloads of BINDIR:
  *           DIR/tiny-KVER-HASH.cpio.gz
  *   debian  debootstrap (cached separately in DIR/rootfs-RHASH/, keyed by
@@ -63,7 +63,7 @@ struct image_opts {
 	enum image_kind kind;
 	const char *dir;    /* NULL: the images dir of BINDIR (build/images) */
 	const char *bindir; /* NULL: build/bin (agent and workloads) */
-	const char *script; /* NULL: guest-image/mkinitramfs-tiny.sh */
+	const char *script; /* NULL: image/mkinitramfs-tiny.sh */
 	const char *link;   /* NULL: DIR/tiny-KVER.cpio.gz, DIR/KIND.qcow2 */
 	const char *kver;   /* tiny: NULL = newest /boot/vmlinuz-* */
 	const char *mirror; /* debian: NULL = from the host's apt sources */
