@@ -9,17 +9,42 @@
  * stdout and DIR/calibration.txt, the figures to DIR/calibration.json.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "calibrate.h"
+#include "cmd-opts.h"
 #include "cmds.h"
 #include "model.h"
 #include "report.h"
 #include "util.h"
+
+/* The command line, and the 'vmtax run' one it makes (argv of cmd_run). */
+struct calibrate_args {
+	const char *out;
+	char **rargv;
+	int rargc;
+};
+
+static int take_set(void *args, char *arg)
+{
+	struct calibrate_args *a = args;
+
+	a->rargv[a->rargc++] = "--set";
+	a->rargv[a->rargc++] = arg;
+	return 0;
+}
+
+static const struct opt calibrate_opts[] = {
+	{ 'o', "out", OPT_STRING, offsetof(struct calibrate_args, out), NULL,
+	  "DIR", "the run directory (required)", NULL },
+	{ 's', "set", OPT_CALLBACK, 0, take_set, "S.K=V",
+	  "override a config key, as for vmtax run", NULL },
+	OPT_ROW_END,
+};
 
 static void usage(FILE *f)
 {
@@ -35,10 +60,9 @@ static void usage(FILE *f)
 		"DIR gets the combined run (results.json, logs/), a/ and b/ (each an\n"
 		"ordinary run directory for vmtax report and compare), and\n"
 		"calibration.txt and calibration.json.\n"
-		"\n"
-		"  -o, --out DIR        the run directory (required)\n"
-		"  -s, --set S.K=V      override a config key, as for vmtax run\n"
-		"  -h, --help           this text\n"
+		"\n");
+	opts_help(f, calibrate_opts, 2, 23);
+	fprintf(f,
 		"\n"
 		"Exit status: 0 when the runs are consistent, 1 when they are not or\n"
 		"the run failed, 2 for bad usage.\n");
@@ -117,72 +141,50 @@ out:
 
 int cmd_calibrate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "set", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *out = NULL;
-	char **rargv = NULL, *path = NULL;
-	int rargc = 0, opt, ret = EXIT_USAGE, i;
+	struct calibrate_args a = { 0 };
+	char *path = NULL;
+	int first, ret = EXIT_USAGE, i;
 	json_t *doc = NULL;
 	json_error_t jerr;
 
-	rargv = xcalloc((size_t)argc * 2 + 8, sizeof(*rargv));
-	rargv[rargc++] = "run";
-	while ((opt = getopt_long(argc, argv, "o:s:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'o':
-			out = optarg;
-			break;
-		case 's':
-			rargv[rargc++] = "--set";
-			rargv[rargc++] = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			free(rargv);
-			return 0;
-		default:
-			usage(stderr);
-			free(rargv);
-			return EXIT_USAGE;
-		}
+	a.rargv = xcalloc((size_t)argc * 2 + 8, sizeof(*a.rargv));
+	a.rargv[a.rargc++] = "run";
+	first = opts_parse(calibrate_opts, usage, &a, argc, argv);
+	if (first < 0) {
+		ret = opts_status(first);
+		goto out;
 	}
-	if (optind != argc - 1 || !out) {
-		usage(stderr);
-		free(rargv);
-		return EXIT_USAGE;
+	if (first != argc - 1 || !a.out) {
+		ret = opts_usage_error(usage);
+		goto out;
 	}
 	/* The replicas last, so that no --set undoes them. */
-	rargv[rargc++] = argv[optind];
-	rargv[rargc++] = "--out";
-	rargv[rargc++] = (char *)out;
-	rargv[rargc++] = "--set";
-	rargv[rargc++] = "run.replicas=2";
-	rargv[rargc++] = "--set";
-	rargv[rargc++] = "run.order=interleaved";
-	optind = 1;
-	ret = cmd_run(rargc, rargv);
+	a.rargv[a.rargc++] = argv[first];
+	a.rargv[a.rargc++] = "--out";
+	a.rargv[a.rargc++] = (char *)a.out;
+	a.rargv[a.rargc++] = "--set";
+	a.rargv[a.rargc++] = "run.replicas=2";
+	a.rargv[a.rargc++] = "--set";
+	a.rargv[a.rargc++] = "run.order=interleaved";
+	ret = cmd_run(a.rargc, a.rargv);
 	if (ret == EXIT_USAGE)
 		goto out;
-	path = xasprintf("%s/results.json", out);
+	path = xasprintf("%s/results.json", a.out);
 	doc = json_load_file(path, 0, &jerr);
 	if (!doc) {
 		err("%s: %s", path, jerr.text);
 		ret = 1;
 		goto out;
 	}
-	if (split_one(out, doc, "a") < 0 || split_one(out, doc, "b") < 0) {
+	if (split_one(a.out, doc, "a") < 0 || split_one(a.out, doc, "b") < 0) {
 		ret = 1;
 		goto out;
 	}
-	i = judge(out);
+	i = judge(a.out);
 	ret = ret ? ret : (i < 0 ? 1 : i);
 out:
 	json_decref(doc);
 	free(path);
-	free(rargv);
+	free(a.rargv);
 	return ret;
 }

@@ -1,16 +1,78 @@
 /* SPDX-License-Identifier: MIT */
 /* vmtax compare: runs cell by cell, their effects, or one axis of one run. */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd-opts.h"
 #include "cmds.h"
 #include "compare.h"
 #include "format.h"
 #include "model.h"
 #include "report.h"
 #include "util.h"
+
+struct compare_args {
+	const char *format, *output;
+	struct compare_opts o;
+	struct compare_pair *pairs;	/* o.pairs, owned */
+	struct compare_baseline *bases; /* o.baselines, owned */
+};
+
+static int take_pair(void *args, char *arg)
+{
+	struct compare_args *a = args;
+
+	a->pairs = xrealloc(a->pairs, (a->o.npairs + 1) * sizeof(*a->pairs));
+	if (compare_parse_pair(arg, &a->pairs[a->o.npairs]) < 0)
+		return -EINVAL;
+	a->o.pairs = a->pairs;
+	a->o.npairs++;
+	return 0;
+}
+
+static int take_baseline(void *args, char *arg)
+{
+	struct compare_args *a = args;
+
+	a->bases = xrealloc(a->bases,
+			    (a->o.nbaselines + 1) * sizeof(*a->bases));
+	if (compare_parse_baseline(arg, &a->bases[a->o.nbaselines]) < 0)
+		return -EINVAL;
+	a->o.baselines = a->bases;
+	a->o.nbaselines++;
+	return 0;
+}
+
+static const struct opt compare_opts[] = {
+	{ 0, "effect", OPT_FLAG, offsetof(struct compare_args, o.effect), NULL,
+	  NULL,
+	  "each run's slowdowns against its own baseline (as\n"
+	  "'vmtax report' prints them, positive = slower), side\n"
+	  "by side, and their difference in points: runs of any\n"
+	  "workload, metric and unit",
+	  NULL },
+	{ 0, "pair", OPT_CALLBACK, 0, take_pair, "REF_ID,ID",
+	  "align run A's cell REF_ID with cell ID of the later\n"
+	  "runs (repeatable); other cells align by id",
+	  NULL },
+	{ 0, "baseline", OPT_CALLBACK, 0, take_baseline, "RUN=ID",
+	  "with --effect: run RUN's (A, B, ...) slowdowns against\n"
+	  "its cell ID instead of its baseline (repeatable)",
+	  NULL },
+	{ 'b', "by", OPT_STRING, offsetof(struct compare_args, o.by), NULL,
+	  "AXIS",
+	  "any axis of the run, named as in its cell ids\n"
+	  "(docs/axes.md): %s,\n"
+	  "vcpus, host.KNOB, ...",
+	  compare_axes },
+	{ 'f', "format", OPT_STRING, offsetof(struct compare_args, format),
+	  NULL, "FMT", "%s (default text)", report_format_names },
+	{ 'o', "output", OPT_STRING, offsetof(struct compare_args, output),
+	  NULL, "FILE", "write FILE (atomically) instead of stdout", NULL },
+	OPT_ROW_END,
+};
 
 static void usage(FILE *f)
 {
@@ -32,132 +94,67 @@ static void usage(FILE *f)
 		"differs only in AXIS and has the baseline's value of it.  "
 		"Runs of different\n"
 		"workloads or metrics are refused unless --effect is "
-		"given.\n\n"
-		"   --effect           each run's slowdowns against its own "
-		"baseline (as\n"
-		"                      'vmtax report' prints them, positive = "
-		"slower), side\n"
-		"                      by side, and their difference in "
-		"points: runs of any\n"
-		"                      workload, metric and unit\n"
-		"   --pair REF_ID,ID   align run A's cell REF_ID with cell ID "
-		"of the later\n"
-		"                      runs (repeatable); other cells align "
-		"by id\n"
-		"   --baseline RUN=ID  with --effect: run RUN's (A, B, ...) "
-		"slowdowns against\n"
-		"                      its cell ID instead of its baseline "
-		"(repeatable)\n"
-		"   --by AXIS          any axis of the run, named as in its "
-		"cell ids\n"
-		"                      (docs/axes.md): %s,\n"
-		"                      vcpus, host.KNOB, ...\n"
-		"   -f, --format FMT   %s (default text)\n"
-		"   -o, --output FILE  write FILE (atomically) instead of "
-		"stdout\n"
-		"   -h, --help         this text\n\n"
-		"exit status: 0 ok, 1 failure, 2 bad usage or bad input\n",
-		compare_axes(), report_format_names());
+		"given.\n\n");
+	opts_help(f, compare_opts, 3, 22);
+	fprintf(f, "\nexit status: 0 ok, 1 failure, 2 bad usage or bad input\n");
+}
+
+/* The comparison of the runs at PATHS into *BUF: 0, or the exit status. */
+static int compare_render(const struct compare_args *a, char **paths,
+			  size_t n, char **buf, size_t *len)
+{
+	FILE *mem = open_memstream(buf, len);
+	int rc;
+
+	if (!mem) {
+		err_errno("cannot allocate the comparison");
+		return 1;
+	}
+	rc = report_compare_write((const char *const *)paths, n, &a->o,
+				  a->format, mem);
+	if (fclose(mem) && !rc)
+		rc = -EIO;
+	if (rc < 0)
+		return rc == -EINVAL || rc == -ENOENT ? EXIT_USAGE : 1;
+	return 0;
 }
 
 int cmd_compare(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"by", required_argument, NULL, 'b'},
-	    {"effect", no_argument, NULL, 'e'},
-	    {"pair", required_argument, NULL, 'p'},
-	    {"baseline", required_argument, NULL, 'B'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *format = "text", *output = NULL;
-	struct compare_opts o = {0};
-	struct compare_pair *pairs = NULL;
-	struct compare_baseline *bases = NULL;
+	struct compare_args a = { .format = "text" };
 	char **paths = NULL, *buf = NULL;
 	size_t len = 0, n = 0, i;
-	FILE *mem = NULL;
-	int c, ret = EXIT_USAGE, rc;
+	int first, ret, rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:f:o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			o.by = optarg;
-			break;
-		case 'e':
-			o.effect = true;
-			break;
-		case 'p':
-			pairs =
-			    xrealloc(pairs, (o.npairs + 1) * sizeof(*pairs));
-			if (compare_parse_pair(optarg, &pairs[o.npairs]) < 0)
-				goto out;
-			o.npairs++;
-			break;
-		case 'B':
-			bases = xrealloc(bases,
-					 (o.nbaselines + 1) * sizeof(*bases));
-			if (compare_parse_baseline(optarg,
-						   &bases[o.nbaselines]) < 0)
-				goto out;
-			o.nbaselines++;
-			break;
-		case 'f':
-			format = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			ret = 0;
-			goto out;
-		default:
-			usage(stderr);
-			goto out;
-		}
+	first = opts_parse(compare_opts, usage, &a, argc, argv);
+	if (first < 0) {
+		ret = opts_status(first);
+		goto out;
 	}
-	o.pairs = pairs;
-	o.baselines = bases;
-	n = argc - optind;
-	if (n < 1 || (!o.by && n < 2)) {
-		usage(stderr);
+	n = argc - first;
+	if (n < 1 || (!a.o.by && n < 2)) {
+		ret = opts_usage_error(usage);
 		goto out;
 	}
 	paths = xcalloc(n, sizeof(*paths));
 	for (i = 0; i < n; i++)
-		paths[i] = report_results_path_new(argv[optind + i]);
-	mem = open_memstream(&buf, &len);
-	if (!mem) {
-		err_errno("cannot allocate the comparison");
-		ret = 1;
+		paths[i] = report_results_path_new(argv[first + i]);
+	ret = compare_render(&a, paths, n, &buf, &len);
+	if (ret)
 		goto out;
-	}
-	rc = report_compare_write((const char *const *)paths, n, &o, format,
-				  mem);
-	if (fclose(mem) && !rc)
-		rc = -EIO;
-	mem = NULL;
-	if (rc < 0) {
-		ret = rc == -EINVAL || rc == -ENOENT ? EXIT_USAGE : 1;
-		goto out;
-	}
-	if (output)
-		rc = write_file_atomic(output, buf, len);
+	if (a.output)
+		rc = write_file_atomic(a.output, buf, len);
 	else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout))
 		rc = err_errno("cannot write the comparison");
+	else
+		rc = 0;
 	ret = rc < 0 ? 1 : 0;
 out:
-	if (mem)
-		fclose(mem);
 	for (i = 0; paths && i < n; i++)
 		free(paths[i]);
 	free(paths);
-	free(pairs);
-	free(bases);
+	free(a.pairs);
+	free(a.bases);
 	free(buf);
 	return ret;
 }

@@ -5,13 +5,14 @@
  * JSON model and renders it as JSON or text; every "no" carries a why.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd-opts.h"
 #include "cmds.h"
 #include "layout.h"
 #include "host.h"
@@ -22,6 +23,27 @@
 #include "vm.h"
 
 #define DEFAULT_URI "qemu:///system"
+
+struct host_args {
+	const char *uri;
+	const char *state_dir;
+	bool as_json;
+};
+
+static const char *statedir(void)
+{
+	return layout_dirs()->statedir;
+}
+
+static const struct opt host_opts[] = {
+	{ 0, "json", OPT_FLAG, offsetof(struct host_args, as_json), NULL, NULL,
+	  "probe: print JSON instead of text", NULL },
+	{ 0, "uri", OPT_STRING, offsetof(struct host_args, uri), NULL, "URI",
+	  "libvirt URI (default " DEFAULT_URI ")", NULL },
+	{ 0, "state-dir", OPT_STRING, offsetof(struct host_args, state_dir),
+	  NULL, "DIR", "lock and journal link (default %s)", statedir },
+	OPT_ROW_END,
+};
 
 static void usage(FILE *f)
 {
@@ -36,12 +58,8 @@ static void usage(FILE *f)
 	    "         and qemu versions; every \"no\" says why\n"
 	    "restore  put back host settings a vmtax run changed and did not\n"
 	    "         restore (it was killed, or the machine went down)\n"
-	    "\n"
-	    "   --json            probe: print JSON instead of text\n"
-	    "   --uri URI         libvirt URI (default %s)\n"
-	    "   --state-dir DIR   lock and journal link (default %s)\n"
-	    "   -h, --help        this text\n",
-	    DEFAULT_URI, layout_dirs()->statedir);
+	    "\n");
+	opts_help(f, host_opts, 3, 21);
 }
 
 /* {"supported": false, "why": WHY} or {"supported": true}. */
@@ -425,68 +443,21 @@ static int restore(const char *state_dir, const char *uri)
 	return 0;
 }
 
-struct host_args {
-	const char *uri;
-	const char *state_dir;
-	bool as_json;
-};
-
-/* getopt_long with SHORTOPTS; -1 to go on, else the exit status. */
-static int parse(int argc, char **argv, const char *shortopts,
-		 struct host_args *a)
-{
-	static const struct option opts[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"uri", required_argument, NULL, 'u'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int opt;
-
-	while ((opt = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			a->as_json = true;
-			break;
-		case 'u':
-			a->uri = optarg;
-			break;
-		case 's':
-			a->state_dir = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	return -1;
-}
-
 int cmd_host(int argc, char **argv)
 {
 	struct host_args a = {.uri = DEFAULT_URI};
 	const char *sub;
 	int ret;
 
-	/* Options before the subcommand ("+": stop there), then after it. */
-	optind = 1;
-	ret = parse(argc, argv, "+h", &a);
-	if (ret >= 0)
-		return ret;
-	if (optind >= argc) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	sub = argv[optind++];
-	ret = parse(argc, argv, "h", &a);
-	if (ret >= 0)
-		return ret;
-	if (optind != argc) {
-		err("unexpected argument '%s'", argv[optind]);
+	/* Options before the subcommand and after it, alike. */
+	ret = opts_parse(host_opts, usage, &a, argc, argv);
+	if (ret < 0)
+		return opts_status(ret);
+	if (ret >= argc)
+		return opts_usage_error(usage);
+	sub = argv[ret];
+	if (ret + 1 != argc) {
+		err("unexpected argument '%s'", argv[ret + 1]);
 		return EXIT_USAGE;
 	}
 	if (!strcmp(sub, "probe")) {

@@ -5,12 +5,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd-opts.h"
 #include "cmds.h"
 #include "guest-files.h"
 #include "workload-def.h"
@@ -120,43 +121,68 @@ static int workload_packages(const char *dir, char **list, size_t *n)
 	return ret;
 }
 
+/*
+ * The options of image build and image path.  Their --help is written out
+ * in usage() (it describes --kind value by value), so the rows carry none.
+ */
+struct image_args {
+	struct image_opts o;
+	const char *kind; /* as given (image path) */
+};
+
+static int take_kind(void *args, char *arg)
+{
+	struct image_args *a = args;
+
+	if (image_kind_parse(arg, &a->o.kind) < 0)
+		return err("unknown image kind '%s' (tiny, debian or lab)", arg);
+	a->kind = arg;
+	return 0;
+}
+
+static int take_check(void *args, char *arg)
+{
+	struct image_args *a = args;
+
+	(void)arg;
+	a->o.check = true;
+	a->o.quiet = true;
+	return 0;
+}
+
+static const struct opt path_opts[] = {
+	{ 'k', "kind", OPT_CALLBACK, 0, take_kind, "KIND", NULL, NULL },
+	OPT_ROW_END,
+};
+
+static const struct opt build_opts[] = {
+	{ 'k', "kind", OPT_CALLBACK, 0, take_kind, "KIND", NULL, NULL },
+	{ 'o', "output", OPT_STRING, offsetof(struct image_args, o.link), NULL,
+	  "PATH", NULL, NULL },
+	{ 'm', "mirror", OPT_STRING, offsetof(struct image_args, o.mirror),
+	  NULL, "URL", NULL, NULL },
+	{ 's', "suite", OPT_STRING, offsetof(struct image_args, o.suite), NULL,
+	  "NAME", NULL, NULL },
+	{ 'n', "check", OPT_CALLBACK, 0, take_check, NULL, NULL, NULL },
+	OPT_ROW_END,
+};
+
 /* vmtax image path [--kind K] [WHAT] */
 static int image_path(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"kind", required_argument, NULL, 'k'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
+	struct image_args a = { .kind = "tiny" };
 	struct guest_files f = {0};
-	const char *kind = "tiny", *what = NULL;
+	const char *what = NULL;
 	char bindir[PATH_MAX];
-	enum image_kind k;
-	int opt, ret = EXIT_USAGE;
+	int first, ret;
 
-	while ((opt = getopt_long(argc, argv, "k:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'k':
-			if (image_kind_parse(optarg, &k) < 0) {
-				err("unknown image kind '%s' (tiny, debian or "
-				    "lab)",
-				    optarg);
-				return EXIT_USAGE;
-			}
-			kind = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		what = argv[optind++];
-	if (optind != argc) {
-		err("unexpected argument '%s'", argv[optind]);
+	first = opts_parse(path_opts, usage, &a, argc, argv);
+	if (first < 0)
+		return opts_status(first);
+	if (first < argc)
+		what = argv[first++];
+	if (first != argc) {
+		err("unexpected argument '%s'", argv[first]);
 		return EXIT_USAGE;
 	}
 	if (what && strcmp(what, "kernel") && strcmp(what, "initrd") &&
@@ -166,11 +192,11 @@ static int image_path(int argc, char **argv)
 	}
 	ret = 1;
 	if (guest_bindir_find(bindir, sizeof(bindir)) < 0 ||
-	    guest_files_resolve(kind, "auto", "auto", bindir,
+	    guest_files_resolve(a.kind, "auto", "auto", bindir,
 				"vmtax image path", &f) < 0)
 		goto out;
 	if (what && !strcmp(what, "disk") && !f.disk) {
-		err("image %s has no disk", kind);
+		err("image %s has no disk", a.kind);
 		goto out;
 	}
 	if (!what) {
@@ -190,19 +216,10 @@ out:
 
 int cmd_image(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"kind", required_argument, NULL, 'k'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"mirror", required_argument, NULL, 'm'},
-	    {"suite", required_argument, NULL, 's'},
-	    {"check", no_argument, NULL, 'n'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	struct image_opts o = {.kind = IMAGE_TINY};
+	struct image_args a = { .o.kind = IMAGE_TINY };
 	char *packages[MAX_PACKAGES], bindir[PATH_MAX];
 	size_t npackages = 0, i;
-	int opt, ret = EXIT_USAGE;
+	int first, ret = EXIT_USAGE;
 
 	if (argc >= 2 && !strcmp(argv[1], "path"))
 		return image_path(argc - 1, argv + 1);
@@ -212,44 +229,13 @@ int cmd_image(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
-		usage(stderr);
-		return EXIT_USAGE;
+		return opts_usage_error(usage);
 	}
-	argc--;
-	argv++;
-	while ((opt = getopt_long(argc, argv, "k:o:m:s:nh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'k':
-			if (image_kind_parse(optarg, &o.kind) < 0) {
-				err("unknown image kind '%s' (tiny, debian or "
-				    "lab)",
-				    optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'o':
-			o.link = optarg;
-			break;
-		case 'm':
-			o.mirror = optarg;
-			break;
-		case 's':
-			o.suite = optarg;
-			break;
-		case 'n':
-			o.check = true;
-			o.quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc) {
-		err("unexpected argument '%s'", argv[optind]);
+	first = opts_parse(build_opts, usage, &a, argc - 1, argv + 1);
+	if (first < 0)
+		return opts_status(first);
+	if (first != argc - 1) {
+		err("unexpected argument '%s'", argv[1 + first]);
 		return EXIT_USAGE;
 	}
 	/* The bin directory beside vmtax: where 'vmtax run' looks. */
@@ -257,15 +243,15 @@ int cmd_image(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	o.bindir = bindir;
-	if (o.kind != IMAGE_TINY) {
+	a.o.bindir = bindir;
+	if (a.o.kind != IMAGE_TINY) {
 		if (workload_packages(layout_workloads_dir(bindir), packages,
 				      &npackages) < 0)
 			goto out;
-		o.packages = (const char *const *)packages;
-		o.npackages = npackages;
+		a.o.packages = (const char *const *)packages;
+		a.o.npackages = npackages;
 	}
-	ret = image_build(&o) < 0 ? 1 : 0;
+	ret = image_build(&a.o) < 0 ? 1 : 0;
 out:
 	for (i = 0; i < npackages; i++)
 		free(packages[i]);

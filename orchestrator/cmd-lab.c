@@ -23,9 +23,8 @@
  * hangs, and the labels of the results; lab-session.c talks to the lab.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
-#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +34,7 @@
 
 #include "agent-client.h"
 #include "beneath.h"
+#include "cmd-opts.h"
 #include "cmds.h"
 #include "guest-files.h"
 #include "host.h"
@@ -46,25 +46,27 @@
 #include "profile-sample.h"
 #include "report.h"
 #include "results-file.h"
+#include "run-args.h"
 #include "run-config.h"
+#include "stop-signals.h"
 #include "util.h"
 #include "vm.h"
 
-static volatile sig_atomic_t stop_signals;
+static const struct opt lab_opts[] = {
+	{ 'o', "out", OPT_STRING, offsetof(struct run_args, out), NULL, "DIR",
+	  "run directory (default: runs/NAME-lab-TIMESTAMP)", NULL },
+	{ 's', "set", OPT_STRINGS, offsetof(struct run_args, sets), NULL,
+	  "S.K=V", "override a config key (as vmtax run --set)", NULL },
+	{ 'r', "resume", OPT_STRING, offsetof(struct run_args, resume), NULL,
+	  "DIR", "boot DIR's lab disk again and resume its run", NULL },
+	{ 'n', "dry-run", OPT_FLAG, offsetof(struct run_args, dry), NULL, NULL,
+	  "check CONFIG and what the lab image needs,\n"
+	  "say whether the image is up to date or\n"
+	  "would be built, and stop: nothing boots",
+	  NULL },
+	OPT_ROW_END,
+};
 
-static void on_signal(int sig)
-{
-	static const char msg[] = "vmtax: lab: second signal: stopping now; "
-				  "the lab's disk is kept for --resume\n";
-
-	if (++stop_signals >= 2) {
-		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
-			/* nothing to do */
-		}
-		/* The lab dies with the libvirt connection (AUTODESTROY). */
-		_exit(128 + sig);
-	}
-}
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -83,14 +85,9 @@ static void usage(FILE *f)
 		"measured on emulated hardware.  This host's settings are never\n"
 		"changed.  Ctrl-C stops the run inside (it keeps its samples);\n"
 		"'--resume DIR' goes on after an interruption or a crash.\n"
-		"\n"
-		"  -o, --out DIR        run directory (default: runs/NAME-lab-TIMESTAMP)\n"
-		"  -s, --set S.K=V      override a config key (as vmtax run --set)\n"
-		"  -r, --resume DIR     boot DIR's lab disk again and resume its run\n"
-		"  -n, --dry-run        check CONFIG and what the lab image needs,\n"
-		"                       say whether the image is up to date or\n"
-		"                       would be built, and stop: nothing boots\n"
-		"  -h, --help           this text\n"
+		"\n");
+	opts_help(f, lab_opts, 2, 23);
+	fprintf(f,
 		"\n"
 		"[lab] keys (see 'vmtax run --help'): cpu, cpu_features, vcpus,\n"
 		"memory.  Refused before anything boots: ept (the lab is AMD), 1G\n"
@@ -213,202 +210,200 @@ out:
 	return ret;
 }
 
-static int lab_run(int argc, char **argv)
+/*
+ * The lab's directory and config as the command line names them: with
+ * --resume, what DIR's lab state says (*STATE keeps it); else CONFIG,
+ * resolved into *ABS (owned), the path it has in the lab too.
+ */
+static int lab_open(struct lab *l, const struct run_args *a, json_t **state,
+		    char **abs)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "set", required_argument, NULL, 's' },
-		{ "resume", required_argument, NULL, 'r' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *out = NULL, *resume = NULL;
+	if (a->resume) {
+		l->resume = true;
+		l->dir = realpath(a->resume, NULL);
+		if (!l->dir)
+			return err_errno("cannot resolve '%s'", a->resume);
+		if (lab_state_read(l, state) < 0)
+			return -EINVAL;
+		l->config_arg = l->config_path;
+		return 0;
+	}
+	*abs = realpath(a->config, NULL);
+	if (!*abs)
+		return err_errno("cannot read config '%s'", a->config);
+	l->config_path = *abs;
+	l->config_arg = a->config;
+	return 0;
+}
+
+/*
+ * Everything that can be refused is refused before anything boots.  Every
+ * cell of a lab run runs on TCG-emulated hardware, the lab's own "bare
+ * metal" and its KVM guests alike, where a sample costs 10 to 20 times
+ * what it costs a real CPU (docs/profile.md, Cost): a new run's profile
+ * samples at PROFILE_TCG_HZ unless told otherwise (*TCG_HZ, owned, its
+ * --set).
+ */
+static int lab_check(struct lab *l, char **tcg_hz)
+{
 	struct lab_host_facts facts;
-	struct sigaction sa;
-	struct lab l;
-	json_t *state = NULL;
-	bool inner_resume = false, dry = false;
-	char *abs = NULL, *tcg_hz = NULL;
-	int ret = EXIT_USAGE, opt, rc = -1;
 
-	memset(&l, 0, sizeof(l));
-	l.stop_signals = &stop_signals;
-	while ((opt = getopt_long(argc, argv, "o:s:r:nh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'r':
-			resume = optarg;
-			break;
-		case 'n':
-			dry = true;
-			break;
-		case 's':
-			l.sets = xrealloc(l.sets, (l.nsets + 1) * sizeof(*l.sets));
-			l.sets[l.nsets++] = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			free(l.sets);
-			return 0;
-		default:
-			usage(stderr);
-			free(l.sets);
-			return EXIT_USAGE;
-		}
-	}
-	if (resume ? (optind != argc || out || l.nsets || dry)
-		   : optind != argc - 1 || (dry && out)) {
-		usage(stderr);
-		free(l.sets);
-		return EXIT_USAGE;
-	}
-	if (resume) {
-		l.resume = true;
-		l.dir = realpath(resume, NULL);
-		if (!l.dir) {
-			err_errno("cannot resolve '%s'", resume);
-			goto out;
-		}
-		if (lab_state_read(&l, &state) < 0)
-			goto out;
-		l.config_arg = l.config_path;
-	} else {
-		abs = realpath(argv[optind], NULL);
-		if (!abs) {
-			err_errno("cannot read config '%s'", argv[optind]);
-			goto out;
-		}
-		l.config_path = abs;
-		l.config_arg = argv[optind];
-	}
-
-	/* Everything that can be refused is refused before anything boots. */
-	if (config_load(l.config_arg, l.sets, l.nsets, &l.cfg) < 0 ||
-	    matrix_expand(&l.cfg, &l.m) < 0)
-		goto out;
+	if (config_load(l->config_arg, l->sets, l->nsets, &l->cfg) < 0 ||
+	    matrix_expand(&l->cfg, &l->m) < 0)
+		return -EINVAL;
 	host_facts_read(&facts);
-	if (lab_config_check(&l.cfg, &l.m, &facts) < 0)
-		goto out;
-	/*
-	 * Every cell of a lab run runs on TCG-emulated hardware, the lab's
-	 * own "bare metal" and its KVM guests alike, where a sample costs 10
-	 * to 20 times what it costs a real CPU (docs/profile.md, Cost).
-	 */
-	if (!resume && l.cfg.profile &&
-	    !config_is_set(&l.cfg, "run", "profile_hz")) {
-		tcg_hz = xasprintf("run.profile_hz=%g", PROFILE_TCG_HZ);
-		l.sets = xrealloc(l.sets, (l.nsets + 1) * sizeof(*l.sets));
-		l.sets[l.nsets++] = tcg_hz;
+	if (lab_config_check(&l->cfg, &l->m, &facts) < 0)
+		return -EINVAL;
+	if (!l->resume && l->cfg.profile &&
+	    !config_is_set(&l->cfg, "run", "profile_hz")) {
+		*tcg_hz = xasprintf("run.profile_hz=%g", PROFILE_TCG_HZ);
+		l->sets = xrealloc(l->sets, (l->nsets + 1) * sizeof(*l->sets));
+		l->sets[l->nsets++] = *tcg_hz;
 		note("lab: every cell runs on emulated hardware: the profile "
 		     "samples at %g Hz unless run.profile_hz is set",
 		     PROFILE_TCG_HZ);
 	}
-	if (guest_bindir_find(l.bindir, sizeof(l.bindir)) < 0)
-		goto out;
-	if (dry) {
-		struct image_opts o = {
-		    .kind = IMAGE_LAB, .bindir = l.bindir, .check = true};
+	return guest_bindir_find(l->bindir, sizeof(l->bindir));
+}
 
-		ret = image_build(&o) < 0 ? 1 : 0;
-		if (ret == 0)
-			printf("lab run '%s': %zu cells of '%s' inside a lab "
-			       "host (%s %s, %ld vCPUs)\n",
-			       l.cfg.name, l.m.ncells, l.cfg.wl.name,
-			       l.cfg.lab_cpu, l.cfg.lab_cpu_features,
-			       l.cfg.lab_vcpus);
-		goto out;
-	}
-	if (!resume) {
-		char *name = xasprintf("%s-lab", l.cfg.name);
-		int made = results_dir_make(out, name, false, "vmtax lab run",
-					    &l.dir);
+/* --dry-run: is the lab image up to date, and what would run.  Status. */
+static int lab_dry_run(const struct lab *l)
+{
+	struct image_opts o = {
+	    .kind = IMAGE_LAB, .bindir = l->bindir, .check = true};
 
-		free(name);
-		if (made < 0)
-			goto out;
-	}
+	if (image_build(&o) < 0)
+		return 1;
+	printf("lab run '%s': %zu cells of '%s' inside a lab host (%s %s, "
+	       "%ld vCPUs)\n",
+	       l->cfg.name, l->m.ncells, l->cfg.wl.name, l->cfg.lab_cpu,
+	       l->cfg.lab_cpu_features, l->cfg.lab_vcpus);
+	return 0;
+}
 
-	ret = 1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	/* A signal must not break a call to the lab's agent in the middle. */
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	note("lab run '%s': %zu cells of '%s' inside a lab host; run "
-	     "directory %s",
-	     l.cfg.name, l.m.ncells, l.cfg.wl.name, l.dir);
-	if (lab_image(&l) < 0)
-		goto out;
+/*
+ * Boot the lab and follow the run inside to its end (*RC, its status).
+ * The lab itself can die (emulated nested virtualization is not bug-free:
+ * its kernel can crash in KVM's vCPU thread), or hang: still running, its
+ * agent silent.  Its disk holds the run: boot it again and resume, a
+ * bounded number of times.  A lab whose agent still answers failed for a
+ * reason of its own, reported: that ends the run.
+ */
+static int lab_drive(struct lab *l, int *rc)
+{
+	bool inner_resume = false, hung;
+
 	for (;;) {
-		bool hung;
-
-		if (lab_boot(&l) == 0 && lab_push(&l, &inner_resume) == 0 &&
-		    lab_start_run(&l, inner_resume) == 0 &&
-		    lab_follow(&l, &rc) == 0)
-			break;
-		/*
-		 * The lab itself died (emulated nested virtualization is not
-		 * bug-free: its kernel can crash in KVM's vCPU thread), or it
-		 * hung: still running, its agent silent.  Its disk holds the
-		 * run: boot it again and resume, a bounded number of times.
-		 * A lab whose agent still answers failed for a reason of its
-		 * own, reported above: that ends the run.
-		 */
-		if (!l.vm || stop_signals || l.boots > LAB_RESTARTS)
-			goto out;
-		hung = vm_running(l.vm);
-		if (hung && lab_answers(&l))
-			goto out;
+		if (lab_boot(l) == 0 && lab_push(l, &inner_resume) == 0 &&
+		    lab_start_run(l, inner_resume) == 0 &&
+		    lab_follow(l, rc) == 0)
+			return 0;
+		if (!l->vm || *l->stop_signals || l->boots > LAB_RESTARTS)
+			return -EINTR;
+		hung = vm_running(l->vm);
+		if (hung && lab_answers(l))
+			return -EIO;
 		if (hung)
 			warn("lab: the lab host hung (running, but its agent "
 			     "did not answer for %.0f s; its console is in "
 			     "'%s/logs'): destroying it, booting it again on "
 			     "the same disk and resuming the run (%d of %d)",
-			     LAB_PROBE_S, l.dir, l.boots, LAB_RESTARTS);
+			     LAB_PROBE_S, l->dir, l->boots, LAB_RESTARTS);
 		else
 			warn("lab: the lab host died (%s; its console is in "
 			     "'%s/logs'): booting it again on the same disk "
 			     "and resuming the run (%d of %d)",
-			     vm_stop_reason(l.vm), l.dir, l.boots,
+			     vm_stop_reason(l->vm), l->dir, l->boots,
 			     LAB_RESTARTS);
-		lab_down(&l);
-		l.resume = true;
+		lab_down(l);
+		l->resume = true;
 	}
-	note("lab: the run inside ended with status %d", rc);
-	if (lab_sync(&l, false) < 0 || lab_label(&l, false) < 0)
-		goto out;
-	ret = rc == 0 ? 0 : 1;
-out:
-	if (l.vm && ret != EXIT_USAGE && rc < 0 && l.client &&
-	    lab_sync(&l, false) == 0) /* whatever there is */
-		lab_label(&l, true);
-	lab_down(&l);
-	if (l.overlay) {
+}
+
+/*
+ * The lab run proper, once checked: its run directory, the signals, the
+ * lab image, the run inside, its results back and labelled.  The exit
+ * status; *RC is the run inside's (-1 until it ended).
+ */
+static int lab_go(struct lab *l, const char *out, int *rc)
+{
+	if (!l->resume) {
+		char *name = xasprintf("%s-lab", l->cfg.name);
+		int made = results_dir_make(out, name, false, "vmtax lab run",
+					    &l->dir);
+
+		free(name);
+		if (made < 0)
+			return EXIT_USAGE;
+	}
+	/* The lab dies with the libvirt connection (AUTODESTROY). */
+	stop_signals_take("vmtax: lab: second signal: stopping now; the "
+			  "lab's disk is kept for --resume\n",
+			  true);
+	note("lab run '%s': %zu cells of '%s' inside a lab host; run "
+	     "directory %s",
+	     l->cfg.name, l->m.ncells, l->cfg.wl.name, l->dir);
+	if (lab_image(l) < 0 || lab_drive(l, rc) < 0)
+		return 1;
+	note("lab: the run inside ended with status %d", *rc);
+	if (lab_sync(l, false) < 0 || lab_label(l, false) < 0)
+		return 1;
+	return *rc == 0 ? 0 : 1;
+}
+
+/* After a lab run that ended with status RET (*RC inside): put it away. */
+static void lab_end(struct lab *l, int ret, int rc)
+{
+	if (l->vm && ret != EXIT_USAGE && rc < 0 && l->client &&
+	    lab_sync(l, false) == 0) /* whatever there is */
+		lab_label(l, true);
+	lab_down(l);
+	if (l->overlay) {
 		if (rc == 0) {
-			unlink(l.overlay);
+			unlink(l->overlay);
 		} else if (ret != EXIT_USAGE) {
 			note("lab: the lab's disk is kept for 'vmtax lab run "
 			     "--resume %s'",
-			     l.dir);
+			     l->dir);
 		}
 	}
-	if (l.alog)
-		fclose(l.alog);
-	vm_conn_close(l.conn);
-	json_decref(l.hello);
-	guest_files_release(&l.gf);
-	matrix_release(&l.m);
-	config_release(&l.cfg);
-	free(l.overlay);
-	free(l.dir);
+	if (l->alog)
+		fclose(l->alog);
+	vm_conn_close(l->conn);
+	json_decref(l->hello);
+	guest_files_release(&l->gf);
+	matrix_release(&l->m);
+	config_release(&l->cfg);
+	free(l->overlay);
+	free(l->dir);
+	free(l->sets);
+}
+
+static int lab_run(int argc, char **argv)
+{
+	struct run_args a;
+	struct lab l;
+	json_t *state = NULL;
+	char *abs = NULL, *tcg_hz = NULL;
+	int ret, rc = -1;
+
+	ret = run_args_parse(lab_opts, usage, argc, argv, &a);
+	if (ret < 0)
+		return opts_status(ret);
+	memset(&l, 0, sizeof(l));
+	l.stop_signals = stop_signals_flag();
+	l.sets = a.sets.v; /* l owns them now */
+	l.nsets = a.sets.n;
+	ret = EXIT_USAGE;
+	if (lab_open(&l, &a, &state, &abs) < 0 || lab_check(&l, &tcg_hz) < 0)
+		goto out;
+	if (a.dry)
+		ret = lab_dry_run(&l);
+	else
+		ret = lab_go(&l, a.out, &rc);
+out:
+	lab_end(&l, ret, rc);
 	free(abs);
-	free(l.sets);
 	free(tcg_hz);
 	json_decref(state);
 	return ret;

@@ -7,15 +7,15 @@
  * and writes the reports.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
-#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd-opts.h"
 #include "cmds.h"
 #include "guest-files.h"
 #include "guest-kernel.h"
@@ -27,31 +27,37 @@
 #include "host.h"
 #include "report.h"
 #include "results-file.h"
+#include "run-args.h"
 #include "run-engine.h"
+#include "stop-signals.h"
 #include "util.h"
 #include "vm.h"
 
-/*
- * The signal state: the one flag (how many stop signals arrived) and the
- * host context the second signal must restore from its handler.
- */
-static volatile sig_atomic_t stop_signals;
-static struct host_ctx *volatile signal_host;
-
-static void on_signal(int sig)
-{
-	static const char msg[] =
-		"vmtax: second signal: host settings restored, stopping now\n";
-
-	if (++stop_signals >= 2) {
-		if (signal_host)
-			host_restore_async(signal_host);
-		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
-			/* nothing to do */
-		}
-		_exit(128 + sig);
-	}
-}
+static const struct opt run_opts[] = {
+	{ 'o', "out", OPT_STRING, offsetof(struct run_args, out), NULL, "DIR",
+	  "run directory (default: runs/NAME-TIMESTAMP)", NULL },
+	{ 's', "set", OPT_STRINGS, offsetof(struct run_args, sets), NULL,
+	  "S.K=V",
+	  "override a config key, or a workload\n"
+	  "parameter as workload.NAME=VALUE; a list\n"
+	  "(V1,V2) makes an axis",
+	  NULL },
+	{ 'r', "resume", OPT_STRING, offsetof(struct run_args, resume), NULL,
+	  "DIR",
+	  "continue an interrupted run in DIR: completed\n"
+	  "samples are kept, never repeated",
+	  NULL },
+	{ 'f', "force", OPT_FLAG, offsetof(struct run_args, force), NULL, NULL,
+	  "resume even if the config file has changed", NULL },
+	{ 'n', "dry-run", OPT_FLAG, offsetof(struct run_args, dry), NULL, NULL,
+	  "check CONFIG as a run does before it changes\n"
+	  "anything (config, matrix, packages, accel,\n"
+	  "guest files; the tiny image is built on\n"
+	  "first use), print its cells and stop: no\n"
+	  "run directory, no host change, no guest",
+	  NULL },
+	OPT_ROW_END,
+};
 
 static void usage(FILE *f)
 {
@@ -68,22 +74,10 @@ static void usage(FILE *f)
 		"Every sample lands in DIR/results.json as soon as it is measured;\n"
 		"logs and guest consoles go to DIR/logs/.  The host is restored at the\n"
 		"end and on SIGINT/SIGTERM/SIGHUP (press Ctrl-C twice to stop at once).\n"
-		"\n"
-		"  -o, --out DIR        run directory (default: runs/NAME-TIMESTAMP)\n"
-		"  -s, --set S.K=V      override a config key, or a workload\n"
-		"                       parameter as workload.NAME=VALUE; a list\n"
-		"                       (V1,V2) makes an axis\n"
-		"  -r, --resume DIR     continue an interrupted run in DIR: completed\n"
-		"                       samples are kept, never repeated\n"
-		"  -f, --force          resume even if the config file has changed\n"
-		"  -n, --dry-run        check CONFIG as a run does before it changes\n"
-		"                       anything (config, matrix, packages, accel,\n"
-		"                       guest files; the tiny image is built on\n"
-		"                       first use), print its cells and stop: no\n"
-		"                       run directory, no host change, no guest\n"
-		"  -h, --help           this text\n"
-		"\n"
-		"Config keys:\n");
+		"\n");
+	opts_help(f, run_opts, 2, 23);
+	fprintf(f, "\n"
+		   "Config keys:\n");
 	config_print_help(f);
 }
 
@@ -316,12 +310,11 @@ static void dry_run_print(const struct run *r)
 /*
  * Take the host: its lock, a restore of anything a dead run left (both in
  * the state directory, host.h), and the signals that stop the run (the
- * second restores the host from the handler).
+ * second restores the host from the handler, stop-signals.h).
  */
 static int run_take_host(struct run *r)
 {
 	struct host_opts hopts = { 0 };
-	struct sigaction sa;
 	int ret;
 
 	hopts.list_vms = vm_list_running_str;
@@ -329,13 +322,10 @@ static int run_take_host(struct run *r)
 	ret = host_ctx_new(&hopts, &r->host);
 	if (ret < 0)
 		return ret;
-	signal_host = r->host;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	stop_signals_host(r->host);
+	stop_signals_take("vmtax: second signal: host settings restored, "
+			  "stopping now\n",
+			  false);
 	return 0;
 }
 
@@ -356,125 +346,107 @@ static void report_unwritable(const struct run *r)
 	    r->rundir, kept, r->rundir);
 }
 
+/*
+ * The run as the command line asks for it, checked (run_prepare()): with
+ * --resume, its directory's results into *OLD and the --set list it ran
+ * with into A.
+ */
+static int run_open(struct run *r, struct run_args *a, json_t **old)
+{
+	const char *config_path = a->config, *out = a->out;
+
+	if (a->resume) {
+		if (results_resume_load(a->resume, old, &a->sets.v,
+					&a->sets.n) < 0)
+			return -EINVAL;
+		config_path = json_string_value(json_object_get(
+			json_object_get(*old, "run"), "config_path"));
+		out = a->resume;
+		r->resume = true;
+	}
+	r->sets = a->sets.v;
+	r->nsets = a->sets.n;
+	return run_prepare(r, config_path, *old, a->force, out, a->dry);
+}
+
+/* Take the host and write the run's first results.json (OLD's, resumed). */
+static int run_start(struct run *r, json_t *old)
+{
+	if (run_take_host(r) < 0)
+		return -EINVAL;
+	if (r->need_guest && vm_conn_open(r->cfg.uri, &r->conn) < 0)
+		return -EINVAL;
+	note("run '%s': %d cells x %ld samples of '%s', guests under %s (%s)",
+	     r->cfg.name, r->ncells, r->cfg.repeat, r->cfg.wl.name, r->accel,
+	     r->accel_why);
+	note("run directory: %s", r->rundir);
+	if (old) {
+		if (results_resume_apply(r, old) < 0)
+			return -EINVAL;
+	} else {
+		r->head = results_head_new(r);
+		results_states_init(r);
+	}
+	return results_save(r);
+}
+
+/*
+ * After the engine: the last results.json, the host put back (before
+ * rendering: nothing below needs it), the reports.  The exit status.
+ */
+static int run_finish(struct run *r)
+{
+	int i, failed = 0;
+
+	results_finish(r);
+	for (i = 0; i < r->ncells; i++)
+		failed += r->states[i].status == CELL_FAILED;
+	if (r->save_failed || results_save(r) < 0) {
+		report_unwritable(r);
+		return 1;
+	}
+	stop_signals_host(NULL);
+	if (host_restore(r->host) < 0)
+		return 1;
+	report_write_rundir(r->rundir, r->results_path);
+	time_summary(r);
+	if (r->failures)
+		warn("%ld samples failed; see the reasons in results.json",
+		     r->failures);
+	return (failed || r->failures || r->stopped) ? 1 : 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "set", required_argument, NULL, 's' },
-		{ "resume", required_argument, NULL, 'r' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char **sets = NULL;
+	struct run_args a;
 	struct run r;
-	size_t nsets = 0;
-	const char *out = NULL, *resume = NULL, *config_path;
 	json_t *old = NULL;
-	bool force = false, dry = false;
-	int ret = EXIT_USAGE, opt, i, failed = 0;
+	int ret;
 
+	ret = run_args_parse(run_opts, usage, argc, argv, &a);
+	if (ret < 0)
+		return opts_status(ret);
 	memset(&r, 0, sizeof(r));
-	r.stop_signals = &stop_signals;
-	while ((opt = getopt_long(argc, argv, "o:s:r:fnh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'r':
-			resume = optarg;
-			break;
-		case 'f':
-			force = true;
-			break;
-		case 'n':
-			dry = true;
-			break;
-		case 's':
-			sets = xrealloc(sets, (nsets + 1) * sizeof(*sets));
-			sets[nsets++] = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			free(sets);
-			return 0;
-		default:
-			usage(stderr);
-			free(sets);
-			return EXIT_USAGE;
-		}
-	}
-	if (resume ? (optind != argc || out || nsets || dry)
-		   : optind != argc - 1 || (dry && out)) {
-		usage(stderr);
-		free(sets);
-		return EXIT_USAGE;
-	}
-
-	if (resume) {
-		if (results_resume_load(resume, &old, &sets, &nsets) < 0)
-			goto out;
-		config_path = json_string_value(json_object_get(
-			json_object_get(old, "run"), "config_path"));
-		out = resume;
-		r.resume = true;
-	} else {
-		config_path = argv[optind];
-	}
-	r.sets = sets;
-	r.nsets = nsets;
-	if (run_prepare(&r, config_path, old, force, out, dry) < 0)
+	r.stop_signals = stop_signals_flag();
+	ret = EXIT_USAGE;
+	if (run_open(&r, &a, &old) < 0)
 		goto out;
-	if (dry) {
+	if (a.dry) {
 		dry_run_print(&r);
 		ret = 0;
 		goto out;
 	}
-
 	ret = 1;
-	if (run_take_host(&r) < 0)
-		goto out;
-	if (r.need_guest && vm_conn_open(r.cfg.uri, &r.conn) < 0)
-		goto out;
-	note("run '%s': %d cells x %ld samples of '%s', guests under %s (%s)",
-	     r.cfg.name, r.ncells, r.cfg.repeat, r.cfg.wl.name, r.accel,
-	     r.accel_why);
-	note("run directory: %s", r.rundir);
-	if (old) {
-		if (results_resume_apply(&r, old) < 0)
-			goto out;
-	} else {
-		r.head = results_head_new(&r);
-		results_states_init(&r);
-	}
-	if (results_save(&r) < 0)
+	if (run_start(&r, old) < 0)
 		goto out;
 	run_engine(&r);
-
-	results_finish(&r);
-	for (i = 0; i < r.ncells; i++)
-		failed += r.states[i].status == CELL_FAILED;
-	if (r.save_failed || results_save(&r) < 0) {
-		report_unwritable(&r);
-		goto out;
-	}
-	/* Put the host back before rendering: nothing below needs it. */
-	signal_host = NULL;
-	if (host_restore(r.host) < 0)
-		goto out;
-	report_write_rundir(r.rundir, r.results_path);
-	time_summary(&r);
-	if (r.failures)
-		warn("%ld samples failed; see the reasons in results.json",
-		     r.failures);
-	ret = (failed || r.failures || r.stopped) ? 1 : 0;
+	ret = run_finish(&r);
 out:
-	signal_host = NULL;
+	stop_signals_host(NULL);
 	host_ctx_free(r.host);
 	vm_conn_close(r.conn);
 	json_decref(old);
-	free(sets);
+	run_args_release(&a);
 	run_release(&r);
 	return ret;
 }

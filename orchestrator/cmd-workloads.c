@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* vmtax workloads [DIR]: list the workload definitions and parameters. */
 #include <dirent.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd-opts.h"
 #include "cmds.h"
 #include "layout.h"
 #include "workload-def.h"
@@ -24,28 +24,35 @@ static int ini_only(const struct dirent *d)
 	return n > 4 && !strcmp(d->d_name + n - 4, ".ini");
 }
 
+/* No options but --help (its text written out: the table is empty). */
+static const struct opt workloads_opts[] = {
+	OPT_ROW_END,
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: vmtax workloads [DIR]\n\n"
+		   "Lists the workloads in DIR (default configs/workloads, or\n"
+		   "PREFIX/share/vmtax/configs/workloads when installed):\n"
+		   "name, description, metric and parameters with defaults.\n"
+		   "A workload is one INI file; see docs/adding-a-workload.md.\n");
+}
+
 int cmd_workloads(int argc, char **argv)
 {
 	char bin[PATH_MAX], exe[PATH_MAX];
 	const char *dir = "configs/workloads";
 	struct dirent **ents = NULL;
-	int n, i, ret = 0;
+	int first, n, i, ret = 0;
 	size_t p;
 
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: vmtax workloads [DIR]\n\n"
-		       "Lists the workloads in DIR (default configs/workloads, or\n"
-		       "PREFIX/share/vmtax/configs/workloads when installed):\n"
-		       "name, description, metric and parameters with defaults.\n"
-		       "A workload is one INI file; see docs/adding-a-workload.md.\n");
-		return 0;
-	}
-	if (argc > 2) {
-		err("usage: vmtax workloads [DIR]");
-		return EXIT_USAGE;
-	}
-	if (argc == 2)
-		dir = argv[1];
+	first = opts_parse(workloads_opts, usage, NULL, argc, argv);
+	if (first < 0)
+		return opts_status(first);
+	if (argc - first > 1)
+		return opts_usage_error(usage);
+	if (argc - first == 1)
+		dir = argv[first];
 	else if (layout_bin_find(bin, sizeof(bin), exe, sizeof(exe)) == 0)
 		dir = layout_workloads_dir(bin);
 	n = scandir(dir, &ents, ini_only, by_name);

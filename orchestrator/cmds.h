@@ -4,14 +4,16 @@
  *
  * Each subcommand lives in its own file, orchestrator/cmd-NAME.c, and is
  * listed once in the table in orchestrator/main.c.  A command gets argv with
- * argv[0] = its own name, parses its own options (getopt_long, with --help),
+ * argv[0] = its own name, declares its options in a table that
+ * opts_parse() parses (cmd-opts.h: --help and bad usage alike for all),
  * and returns the process exit status:
  *	0  success
  *	1  the work failed (a report says why)
  *	2  bad usage or bad input (config errors as file:line:), nothing touched
  *
- * How to add one: write cmd-NAME.c with int cmd_NAME(int, char **), declare it
- * here, add { "NAME", cmd_NAME, "one-line summary" } to main.c's table.
+ * How to add one: write cmd-NAME.c with int cmd_NAME(int, char **) and its
+ * option table, declare it here, add { "NAME", cmd_NAME, "one-line
+ * summary" } to main.c's table.
  */
 #ifndef VMTAX_CMDS_H
 #define VMTAX_CMDS_H
