@@ -281,7 +281,7 @@ static int lab_run(int argc, char **argv)
 	}
 
 	/* Everything that can be refused is refused before anything boots. */
-	if (config_load(l.config_arg, l.sets, l.nsets, &l.cfg) < 0 ||
+	if (run_config_load(l.config_arg, l.sets, l.nsets, &l.cfg) < 0 ||
 	    matrix_expand(&l.cfg, &l.m) < 0)
 		goto out;
 	host_facts_read(&facts);
@@ -293,7 +293,7 @@ static int lab_run(int argc, char **argv)
 	 * to 20 times what it costs a real CPU (docs/profile.md, Cost).
 	 */
 	if (!resume && l.cfg.profile &&
-	    !config_is_set(&l.cfg, "run", "profile_hz")) {
+	    !run_config_is_set(&l.cfg, "run", "profile_hz")) {
 		tcg_hz = xasprintf("run.profile_hz=%g", PROFILE_TCG_HZ);
 		l.sets = xrealloc(l.sets, (l.nsets + 1) * sizeof(*l.sets));
 		l.sets[l.nsets++] = tcg_hz;
@@ -399,7 +399,7 @@ out:
 	json_decref(l.hello);
 	guest_files_release(&l.gf);
 	matrix_release(&l.m);
-	config_release(&l.cfg);
+	run_config_release(&l.cfg);
 	free(l.overlay);
 	free(l.dir);
 	free(abs);

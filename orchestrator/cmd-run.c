@@ -84,7 +84,7 @@ static void usage(FILE *f)
 		"  -h, --help           this text\n"
 		"\n"
 		"Config keys:\n");
-	config_print_help(f);
+	run_config_print_help(f);
 }
 
 /* ---- set-up ---- */
@@ -246,7 +246,7 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 	bool need_bare = false;
 	int i;
 
-	if (config_load(config_path, r->sets, r->nsets, &r->cfg) < 0)
+	if (run_config_load(config_path, r->sets, r->nsets, &r->cfg) < 0)
 		return -EINVAL;
 	if (matrix_expand(&r->cfg, &r->matrix) < 0)
 		return -EINVAL;

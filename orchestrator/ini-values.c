@@ -16,7 +16,7 @@
 
 #include "util.h"
 
-bool cfg_utf8_valid(const char *str, size_t len)
+bool ini_utf8_valid(const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
@@ -54,7 +54,7 @@ bool cfg_utf8_valid(const char *str, size_t len)
 	return true;
 }
 
-unsigned cfg_edit_distance(const char *a, const char *b)
+unsigned ini_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j;
 	unsigned d[65][65];
@@ -80,7 +80,7 @@ unsigned cfg_edit_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
-int cfg_parse_size(const char *s, uint64_t *out)
+int ini_parse_size(const char *s, uint64_t *out)
 {
 	char *end;
 	double v;
@@ -112,7 +112,7 @@ int cfg_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-void cfg_list_free(struct cfg_list *l)
+void ini_list_free(struct ini_list *l)
 {
 	size_t i;
 
@@ -123,7 +123,7 @@ void cfg_list_free(struct cfg_list *l)
 	l->n = 0;
 }
 
-void cfg_list_copy(struct cfg_list *dst, const struct cfg_list *src)
+void ini_list_copy(struct ini_list *dst, const struct ini_list *src)
 {
 	size_t i;
 
@@ -133,16 +133,16 @@ void cfg_list_copy(struct cfg_list *dst, const struct cfg_list *src)
 		dst->v[i] = xstrdup(src->v[i]);
 }
 
-void cfg_list_push(struct cfg_list *l, const char *s, size_t n)
+void ini_list_push(struct ini_list *l, const char *s, size_t n)
 {
 	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
 	l->v[l->n++] = xstrndup(s, n);
 }
 
-int cfg_list_parse(const char *s, struct cfg_list *out, char *why,
+int ini_list_parse(const char *s, struct ini_list *out, char *why,
 		   size_t wlen)
 {
-	struct cfg_list l = { 0 };
+	struct ini_list l = { 0 };
 	const char *p = s, *e;
 
 	while (*p == ' ' || *p == '\t')
@@ -159,7 +159,7 @@ int cfg_list_parse(const char *s, struct cfg_list *out, char *why,
 					 "unterminated quote in '%s'", s);
 				goto bad;
 			}
-			cfg_list_push(&l, p + 1, e - p - 1);
+			ini_list_push(&l, p + 1, e - p - 1);
 			p = e + 1;
 			while (*p == ' ' || *p == '\t')
 				p++;
@@ -184,7 +184,7 @@ int cfg_list_parse(const char *s, struct cfg_list *out, char *why,
 					 s);
 				goto bad;
 			}
-			cfg_list_push(&l, p, n);
+			ini_list_push(&l, p, n);
 			p += n;
 			while (*p == ' ' || *p == '\t')
 				p++;
@@ -197,11 +197,11 @@ done:
 	*out = l;
 	return 0;
 bad:
-	cfg_list_free(&l);
+	ini_list_free(&l);
 	return -EINVAL;
 }
 
-bool cfg_number(const char *v, double *out)
+bool ini_number(const char *v, double *out)
 {
 	uint64_t sz;
 	char *end;
@@ -214,7 +214,7 @@ bool cfg_number(const char *v, double *out)
 		*out = d;
 		return true;
 	}
-	if (isdigit((unsigned char)*v) && cfg_parse_size(v, &sz) == 0) {
+	if (isdigit((unsigned char)*v) && ini_parse_size(v, &sz) == 0) {
 		*out = (double)sz;
 		return true;
 	}

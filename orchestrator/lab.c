@@ -47,7 +47,7 @@ static double gib(uint64_t b)
 	return (double)b / (1ULL << 30);
 }
 
-int lab_config_check(const struct config *c, const struct matrix *m,
+int lab_config_check(const struct run_config *c, const struct matrix *m,
 		     const struct lab_host_facts *h)
 {
 	const struct lab_cpu_model *cpu = lab_cpu_model_find(c->lab_cpu);
@@ -57,20 +57,20 @@ int lab_config_check(const struct config *c, const struct matrix *m,
 	size_t i;
 
 	if (!cpu) {
-		config_error(c, "lab", "cpu", "'%s' is not a lab CPU model",
+		run_config_error(c, "lab", "cpu", "'%s' is not a lab CPU model",
 			     c->lab_cpu);
 		return -EINVAL;
 	}
 	if (lab_feature(c->lab_cpu_features, "svm") != 1 ||
 	    lab_feature(c->lab_cpu_features, "npt") != 1) {
-		config_error(c, "lab", "cpu_features",
+		run_config_error(c, "lab", "cpu_features",
 			     "a lab host needs '+svm +npt' (AMD-V with nested "
 			     "paging) to be a KVM host; got '%s'",
 			     c->lab_cpu_features);
 		bad = 1;
 	}
-	if (config_is_set(c, "matrix", "ept")) {
-		config_error(c, "matrix", "ept",
+	if (run_config_is_set(c, "matrix", "ept")) {
+		run_config_error(c, "matrix", "ept",
 			     "ept is Intel's kvm_intel parameter, and a lab "
 			     "host is AMD (%s with svm): use 'npt = on, off' "
 			     "or 'paging = hw, shadow'",
@@ -93,7 +93,7 @@ int lab_config_check(const struct config *c, const struct matrix *m,
 			one_g = x;
 	}
 	if (one_g && !pdpe1gb) {
-		config_error(c, "matrix", "backing",
+		run_config_error(c, "matrix", "backing",
 			     "cell '%s' asks for 1G hugetlb backing, but the "
 			     "lab CPU (%s %s) has no pdpe1gb: the lab kernel "
 			     "cannot have 1G pages",
@@ -101,7 +101,7 @@ int lab_config_check(const struct config *c, const struct matrix *m,
 		bad = 1;
 	}
 	if (big_mem && big_mem->memory + LAB_RESERVE_BYTES > c->lab_memory) {
-		config_error(c, "guest", "memory",
+		run_config_error(c, "guest", "memory",
 			     "cell '%s' asks for a %.1f GiB guest, which does "
 			     "not fit in a %.1f GiB lab host (it keeps %.1f "
 			     "GiB for itself): raise [lab] memory or lower "
@@ -111,7 +111,7 @@ int lab_config_check(const struct config *c, const struct matrix *m,
 		bad = 1;
 	}
 	if (big_cpu && big_cpu->vcpus > c->lab_vcpus) {
-		config_error(c, "guest", "vcpus",
+		run_config_error(c, "guest", "vcpus",
 			     "cell '%s' asks for %ld vCPUs, more than the lab "
 			     "host's %ld: raise [lab] vcpus or lower [guest] "
 			     "vcpus",
@@ -120,7 +120,7 @@ int lab_config_check(const struct config *c, const struct matrix *m,
 	}
 	if (h->mem_available &&
 	    c->lab_memory + LAB_HOST_RESERVE_BYTES > h->mem_available) {
-		config_error(c, "lab", "memory",
+		run_config_error(c, "lab", "memory",
 			     "a %.1f GiB lab host does not fit in this host's "
 			     "%.1f GiB of available memory (%.1f GiB kept for "
 			     "the lab's QEMU)",
@@ -129,7 +129,7 @@ int lab_config_check(const struct config *c, const struct matrix *m,
 		bad = 1;
 	}
 	if (h->cpus > 0 && c->lab_vcpus > h->cpus) {
-		config_error(c, "lab", "vcpus",
+		run_config_error(c, "lab", "vcpus",
 			     "%ld lab vCPUs, but this host has %ld CPUs online",
 			     c->lab_vcpus, h->cpus);
 		bad = 1;

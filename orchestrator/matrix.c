@@ -101,16 +101,16 @@ enum field {
 
 /* What the expansion needs beside each struct axis. */
 struct source {
-	const struct cfg_list *raw; /* the values as the config gives them */
+	const struct ini_list *raw; /* the values as the config gives them */
 	enum field field;
 	size_t index; /* of the knob or parameter */
 };
 
 struct build {
-	const struct config *c;
+	const struct run_config *c;
 	struct matrix *m;
 	struct source *src;
-	struct cfg_list where; /* bare-metal first, as ever */
+	struct ini_list where; /* bare-metal first, as ever */
 };
 
 static char *id_value(enum field f, const char *v)
@@ -129,7 +129,7 @@ static char *id_value(enum field f, const char *v)
 
 static void add_axis(struct build *b, const char *name, const char *key,
 		     enum axis_kind kind, enum axis_applies applies, bool in_id,
-		     const struct cfg_list *raw, enum field f, size_t index)
+		     const struct ini_list *raw, enum field f, size_t index)
 {
 	struct matrix *m = b->m;
 	struct axis *a;
@@ -152,7 +152,7 @@ static void add_axis(struct build *b, const char *name, const char *key,
 	for (i = 0; i < raw->n; i++) {
 		a->values[i] = id_value(f, raw->v[i]);
 		a->numeric =
-		    a->numeric && cfg_number(a->values[i], &a->numbers[i]);
+		    a->numeric && ini_number(a->values[i], &a->numbers[i]);
 	}
 	if (!a->numeric) {
 		free(a->numbers);
@@ -161,7 +161,7 @@ static void add_axis(struct build *b, const char *name, const char *key,
 }
 
 static char *replica_v[] = {"a", "b"};
-static const struct cfg_list replica_values = {replica_v, 2};
+static const struct ini_list replica_values = {replica_v, 2};
 
 static void add_axes(struct build *b)
 {
@@ -170,14 +170,14 @@ static void add_axes(struct build *b)
 		size_t off;
 		enum field f;
 	} guest_keys[] = {
-	    {"image", offsetof(struct config, image), F_IMAGE},
-	    {"kernel", offsetof(struct config, kernel), F_KERNEL},
-	    {"initrd", offsetof(struct config, initrd), F_INITRD},
-	    {"vcpus", offsetof(struct config, vcpus), F_VCPUS},
-	    {"memory", offsetof(struct config, memory), F_MEMORY},
-	    {"cmdline", offsetof(struct config, cmdline), F_CMDLINE},
+	    {"image", offsetof(struct run_config, image), F_IMAGE},
+	    {"kernel", offsetof(struct run_config, kernel), F_KERNEL},
+	    {"initrd", offsetof(struct run_config, initrd), F_INITRD},
+	    {"vcpus", offsetof(struct run_config, vcpus), F_VCPUS},
+	    {"memory", offsetof(struct run_config, memory), F_MEMORY},
+	    {"cmdline", offsetof(struct run_config, cmdline), F_CMDLINE},
 	};
-	const struct config *c = b->c;
+	const struct run_config *c = b->c;
 	const char *paging_key = "matrix.paging";
 	char name[256], key[256];
 	size_t i;
@@ -190,14 +190,14 @@ static void add_axes(struct build *b)
 			b->where.v[b->where.n++] = c->where.v[i];
 	add_axis(b, "where", "matrix.where", AXIS_WHERE, APPLIES_ALL, true,
 		 &b->where, F_WHERE, 0);
-	if (config_is_set(c, "matrix", "ept"))
+	if (run_config_is_set(c, "matrix", "ept"))
 		paging_key = "matrix.ept";
-	else if (config_is_set(c, "matrix", "npt"))
+	else if (run_config_is_set(c, "matrix", "npt"))
 		paging_key = "matrix.npt";
 	add_axis(b, "paging", paging_key, AXIS_CLASSIC, APPLIES_GUEST,
-		 config_is_set(c, "matrix", "paging") ||
-		     config_is_set(c, "matrix", "ept") ||
-		     config_is_set(c, "matrix", "npt"),
+		 run_config_is_set(c, "matrix", "paging") ||
+		     run_config_is_set(c, "matrix", "ept") ||
+		     run_config_is_set(c, "matrix", "npt"),
 		 &c->paging, F_PAGING, 0);
 	for (i = 0; i < c->nhost_knobs; i++) {
 		snprintf(name, sizeof(name), "host.%s", c->host_knobs[i].name);
@@ -210,11 +210,11 @@ static void add_axes(struct build *b)
 	add_axis(b, "guest-thp", "matrix.guest_thp", AXIS_CLASSIC,
 		 APPLIES_GUEST, true, &c->guest_thp, F_GUEST_THP, 0);
 	add_axis(b, "backing", "matrix.backing", AXIS_CLASSIC, APPLIES_GUEST,
-		 config_is_set(c, "matrix", "backing"), &c->backing, F_BACKING,
+		 run_config_is_set(c, "matrix", "backing"), &c->backing, F_BACKING,
 		 0);
 	for (i = 0; i < ARRAY_SIZE(guest_keys); i++) {
-		const struct cfg_list *l =
-		    (const struct cfg_list *)((const char *)c +
+		const struct ini_list *l =
+		    (const struct ini_list *)((const char *)c +
 					      guest_keys[i].off);
 
 		snprintf(key, sizeof(key), "guest.%s", guest_keys[i].name);
@@ -260,7 +260,7 @@ static void cell_free(struct cell *x)
 static void make_cell(const struct build *b, enum where w, const size_t *idx,
 		      struct cell *x)
 {
-	const struct config *c = b->c;
+	const struct run_config *c = b->c;
 	const struct matrix *m = b->m;
 	size_t a, len = 0, cap = 64;
 	char *id = xmalloc(cap);
@@ -319,7 +319,7 @@ static void make_cell(const struct build *b, enum where w, const size_t *idx,
 			x->vcpus = strtol(v, NULL, 0);
 			break;
 		case F_MEMORY:
-			cfg_parse_size(v, &sz);
+			ini_parse_size(v, &sz);
 			x->memory = sz;
 			break;
 		case F_CMDLINE:
@@ -380,7 +380,7 @@ static int by_id(const void *a, const void *b)
 		      (*(const struct cell *const *)b)->id);
 }
 
-static bool excluded(const struct config *c, const char *id)
+static bool excluded(const struct run_config *c, const char *id)
 {
 	size_t i;
 
@@ -390,7 +390,7 @@ static bool excluded(const struct config *c, const char *id)
 	return false;
 }
 
-int matrix_expand(const struct config *c, struct matrix *m)
+int matrix_expand(const struct run_config *c, struct matrix *m)
 {
 	struct build b = {.c = c, .m = m};
 	struct cell *all = NULL, **sorted = NULL;
@@ -452,7 +452,7 @@ int matrix_expand(const struct config *c, struct matrix *m)
 	}
 	n = 0; /* the cells are the matrix's now */
 	if (!m->ncells) {
-		config_error(c, "matrix", "exclude", "the matrix has no cells");
+		run_config_error(c, "matrix", "exclude", "the matrix has no cells");
 		goto out;
 	}
 	m->baseline = m->ncells;
@@ -464,7 +464,7 @@ int matrix_expand(const struct config *c, struct matrix *m)
 		     matrix_is_replica_of(m->cells[i].id, c->baseline, "a")))
 			m->baseline = i;
 	if (m->baseline == m->ncells) {
-		config_error(c, "run", "baseline",
+		run_config_error(c, "run", "baseline",
 			     "baseline '%s' is not a cell of this matrix (name "
 			     "one, or set it empty for the first); cells are:",
 			     c->baseline);

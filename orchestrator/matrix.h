@@ -21,7 +21,7 @@
  *
  * struct matrix holds every axis (also single-valued settings, in_id false)
  * in id order, and the cells.  Strings in cells are borrowed from the
- * struct config, which must outlive the matrix; axis names, keys, values
+ * struct run_config, which must outlive the matrix; axis names, keys, values
  * and ids are owned by the matrix (matrix_release()).
  *
  * Pure code: no I/O but the error messages.
@@ -147,7 +147,7 @@ struct matrix {
  * Expand C into M (see above).  0, or -EINVAL after reporting; M is then
  * empty (matrix_release() is still safe).
  */
-int matrix_expand(const struct config *c, struct matrix *m);
+int matrix_expand(const struct run_config *c, struct matrix *m);
 void matrix_release(struct matrix *m);
 /* Whether ID is cell BASE's replica REP ("BASE/replica=REP"). */
 bool matrix_is_replica_of(const char *id, const char *base, const char *rep);
