@@ -292,8 +292,7 @@ static int lab_run(int argc, char **argv)
 	 * own "bare metal" and its KVM guests alike, where a sample costs 10
 	 * to 20 times what it costs a real CPU (docs/profile.md, Cost).
 	 */
-	if (!resume && l.cfg.profile &&
-	    !run_config_is_set(&l.cfg, "run", "profile_hz")) {
+	if (!resume && l.cfg.profile && !l.cfg.profile_hz_set) {
 		tcg_hz = xasprintf("run.profile_hz=%g", PROFILE_TCG_HZ);
 		l.sets = xrealloc(l.sets, (l.nsets + 1) * sizeof(*l.sets));
 		l.sets[l.nsets++] = tcg_hz;

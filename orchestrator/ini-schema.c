@@ -29,15 +29,19 @@ struct parse_state {
 	int errors;
 };
 
-
-
-static bool in_choices(const char *const *choices, const char *v)
+/* Whether V is one of CHOICES (any value without choices); *IDX: which. */
+static bool in_choices(const char *const *choices, const char *v, long *idx)
 {
+	long i;
+
+	*idx = 0;
 	if (!choices)
 		return true;
-	for (; *choices; choices++)
-		if (!strcmp(*choices, v))
+	for (i = 0; choices[i]; i++)
+		if (!strcmp(choices[i], v)) {
+			*idx = i;
 			return true;
+		}
 	return false;
 }
 
@@ -67,6 +71,12 @@ static const struct ini_key *find_key(const struct ini_schema *s,
 	return NULL;
 }
 
+static void mark_set(const struct ini_key *k, void *obj)
+{
+	if (k->set_flag)
+		*FIELD(obj, k->set_flag - 1, bool) = true;
+}
+
 static void free_value(const struct ini_key *k, void *obj)
 {
 	if (k->shape != INI_ONE) {
@@ -84,16 +94,9 @@ static void free_value(const struct ini_key *k, void *obj)
 	}
 }
 
-union value {
-	long n;
-	double d;
-	uint64_t sz;
-	bool b;
-};
-
 /* Check one VALUE as K's type and rule; on a bad one the reason goes to WHY. */
 static int parse_one(const struct ini_key *k, const char *value,
-		     union value *out, char *why, size_t wlen)
+		     union ini_value *out, char *why, size_t wlen)
 {
 	char cs[512], *end;
 
@@ -101,7 +104,7 @@ static int parse_one(const struct ini_key *k, const char *value,
 	case INI_STR:
 		break;
 	case INI_ENUM:
-		if (!in_choices(k->choices, value)) {
+		if (!in_choices(k->choices, value, &out->n)) {
 			choices_str(k->choices, cs, sizeof(cs));
 			snprintf(why, wlen, "'%s' is not one of: %s", value, cs);
 			return -EINVAL;
@@ -174,7 +177,7 @@ static int store(const struct ini_key *k, void *obj, const char *value,
 		 char *why, size_t wlen, bool *whole)
 {
 	struct ini_list l = { 0 };
-	union value v;
+	union ini_value v;
 	size_t i, j;
 	int ret;
 
@@ -208,8 +211,9 @@ static int store(const struct ini_key *k, void *obj, const char *value,
 		snprintf(why, wlen, "empty value (give at least one)");
 		return -EINVAL;
 	}
+	l.val = xcalloc(l.n, sizeof(*l.val));
 	for (i = 0; i < l.n; i++) {
-		ret = parse_one(k, l.v[i], &v, why, wlen);
+		ret = parse_one(k, l.v[i], &l.val[i], why, wlen);
 		if (ret >= 0 && k->check && (ret = k->check(l.v[i], why, wlen)) < 0)
 			*whole = true;
 		if (ret < 0)
@@ -332,6 +336,7 @@ static int handler(void *user, const char *section, const char *name,
 		if (ret < 0)
 			return 1;
 		st->o->line[idx] = st->line;
+		mark_set(k, st->obj);
 		return 1;
 	}
 	if (section_is_extra(st->s, section, &open_keys) && st->extra) {
@@ -439,8 +444,8 @@ int ini_read_file(const char *path, char **text)
 }
 
 int ini_parse_text(const struct ini_schema *s, void *obj, struct ini_origin *o,
-	      const char *path, const char *text, ini_extra_fn extra,
-	      void *extra_arg)
+		   const char *path, const char *text, ini_extra_fn extra,
+		   void *extra_arg)
 {
 	struct parse_state st = {
 		.s = s, .obj = obj, .o = o, .path = path, .text = text,
@@ -509,6 +514,7 @@ int ini_set(const struct ini_schema *s, void *obj, struct ini_origin *o,
 	}
 	if (!o->line[idx])
 		o->line[idx] = -1;
+	mark_set(k, obj);
 	return 0;
 }
 
@@ -532,22 +538,15 @@ int ini_finish(const struct ini_schema *s, void *obj,
 	return 0;
 }
 
-bool ini_is_set(const struct ini_schema *s, const struct ini_origin *o,
-		const char *section, const char *name)
+int ini_line_at(const struct ini_schema *s, const struct ini_origin *o,
+		size_t offset)
 {
-	size_t idx;
+	size_t i;
 
-	return find_key(s, section, name, &idx) && o->line[idx] != 0;
-}
-
-int ini_line(const struct ini_schema *s, const struct ini_origin *o,
-	     const char *section, const char *name)
-{
-	size_t idx;
-
-	return find_key(s, section, name, &idx) && o->line[idx] > 0
-		       ? o->line[idx]
-		       : 0;
+	for (i = 0; i < s->nkeys; i++)
+		if (s->keys[i].offset == offset)
+			return o->line[i] > 0 ? o->line[i] : 0;
+	return 0;
 }
 
 void ini_release(const struct ini_schema *s, void *obj)
@@ -665,13 +664,10 @@ void ini_print_man(const struct ini_schema *s, FILE *f)
 	}
 }
 
-static json_t *value_json(const struct ini_key *k, const char *text)
+/* One element of a list: its typed value V, as parsed when stored. */
+static json_t *value_json(const struct ini_key *k, const char *text,
+			  union ini_value v)
 {
-	union value v;
-	char why[600];
-
-	if (parse_one(k, text, &v, why, sizeof(why)) < 0)
-		return json_string(text);
 	switch (k->type) {
 	case INI_INT: return json_integer(v.n);
 	case INI_DOUBLE: return json_real(v.d);
@@ -699,12 +695,13 @@ json_t *ini_to_json(const struct ini_schema *s, const void *obj)
 		if (k->shape != INI_ONE) {
 			l = FIELD((void *)obj, k->offset, struct ini_list);
 			if (k->shape == INI_AXIS && l->n == 1) {
-				v = value_json(k, l->v[0]);
+				v = value_json(k, l->v[0], l->val[0]);
 			} else {
 				v = json_array();
 				for (j = 0; j < l->n; j++)
 					json_array_append_new(
-						v, value_json(k, l->v[j]));
+						v, value_json(k, l->v[j],
+							      l->val[j]));
 			}
 			json_object_set_new(sec, k->name, v);
 			continue;

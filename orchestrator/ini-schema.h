@@ -9,7 +9,9 @@
  * allowed values, its own rule (check, finish) and help text.  The same table
  * drives parsing, defaults, bounds checks, 'vmtax run --help' and the
  * resolved config echoed into results.json.  Whether a key was set in the
- * file is tracked explicitly (ini_is_set()), never inferred from a value.
+ * file is tracked explicitly (set_flag, ini_line_at()), never inferred from a
+ * value.  Values are parsed once, as they are stored: a list keeps each
+ * element as written and as its typed value (struct ini_list .val).
  *
  * Lists.  A list is comma-separated; blanks around an element are dropped.
  * An element that starts with '"' runs to the next '"' and may hold commas or
@@ -60,9 +62,21 @@ enum ini_shape {
 		   * echoed as the typed value when there is one */
 };
 
+/* A value parsed as its key's type, once, when it is stored. */
+union ini_value {
+	long n;	     /* INI_INT; INI_ENUM: the index in choices */
+	double d;    /* INI_DOUBLE */
+	uint64_t sz; /* INI_SIZE, in bytes */
+	bool b;	     /* INI_BOOL */
+};
+
 struct ini_list {
-	char **v;
+	char **v; /* the elements as written (unquoted) */
 	size_t n;
+	/* each element parsed as the key's type (INI_STR: unused), for a
+	 * list stored by the table; NULL for a list built by hand (knob and
+	 * parameter values are text) */
+	union ini_value *val;
 };
 
 struct ini_key;
@@ -90,7 +104,15 @@ struct ini_key {
 	ini_check_fn check;		 /* NULL: the type's rules only */
 	ini_finish_fn finish;		 /* NULL: none */
 	const char *help;
+	/* INI_FLAG(offsetof a bool in the caller's struct): set true when
+	 * the key is set (file or --set); 0: none.  "Was set" as a field. */
+	size_t set_flag;
+	/* The caller's own facts about the key, opaque here (run-config.c:
+	 * a struct axis_spec of matrix.h, the cell field an axis fills);
+	 * NULL: none. */
+	const void *ext;
 };
+#define INI_FLAG(offset) ((offset) + 1)
 
 struct ini_schema {
 	const struct ini_key *keys;
@@ -123,8 +145,8 @@ typedef int (*ini_extra_fn)(void *arg, const char *path, int line,
  * Returns 0 or -EINVAL after reporting.
  */
 int ini_parse_text(const struct ini_schema *s, void *obj, struct ini_origin *o,
-	      const char *path, const char *text, ini_extra_fn extra,
-	      void *extra_arg);
+		   const char *path, const char *text, ini_extra_fn extra,
+		   void *extra_arg);
 /* Read PATH (bounded) and check it is UTF-8 text; -EINVAL/-errno reported. */
 int ini_read_file(const char *path, char **text);
 /*
@@ -137,11 +159,10 @@ int ini_finish(const struct ini_schema *s, void *obj,
 int ini_set(const struct ini_schema *s, void *obj, struct ini_origin *o,
 	    const char *section, const char *name, const char *value,
 	    const char *where);
-/* The line SECTION.NAME was set on, 0 when it was not (or was --set). */
-int ini_line(const struct ini_schema *s, const struct ini_origin *o,
-	     const char *section, const char *name);
-bool ini_is_set(const struct ini_schema *s, const struct ini_origin *o,
-		const char *section, const char *name);
+/* The line the key stored at OFFSET (its field names it) was set on; 0
+ * when it was not (or was --set). */
+int ini_line_at(const struct ini_schema *s, const struct ini_origin *o,
+		size_t offset);
 void ini_release(const struct ini_schema *s, void *obj);
 /* Print the keys, types, defaults and help (for --help); a list key's type
  * reads "TYPE,..". */
@@ -165,7 +186,7 @@ bool ini_utf8_valid(const char *s, size_t len);
 unsigned ini_edit_distance(const char *a, const char *b);
 void ini_list_free(struct ini_list *l);
 void ini_list_copy(struct ini_list *dst, const struct ini_list *src);
-/* Append the N bytes at S to L as an element. */
+/* Append the N bytes at S to L as an element (a text list: no .val). */
 void ini_list_push(struct ini_list *l, const char *s, size_t n);
 /*
  * Split S into elements by the list rules above.  An unquoted empty element

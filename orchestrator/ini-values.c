@@ -119,7 +119,9 @@ void ini_list_free(struct ini_list *l)
 	for (i = 0; i < l->n; i++)
 		free(l->v[i]);
 	free(l->v);
+	free(l->val);
 	l->v = NULL;
+	l->val = NULL;
 	l->n = 0;
 }
 
@@ -131,6 +133,11 @@ void ini_list_copy(struct ini_list *dst, const struct ini_list *src)
 	dst->v = xcalloc(src->n ? src->n : 1, sizeof(char *));
 	for (i = 0; i < src->n; i++)
 		dst->v[i] = xstrdup(src->v[i]);
+	dst->val = NULL;
+	if (src->val) {
+		dst->val = xcalloc(src->n ? src->n : 1, sizeof(*dst->val));
+		memcpy(dst->val, src->val, src->n * sizeof(*dst->val));
+	}
 }
 
 void ini_list_push(struct ini_list *l, const char *s, size_t n)

@@ -57,24 +57,26 @@ int lab_config_check(const struct run_config *c, const struct matrix *m,
 	size_t i;
 
 	if (!cpu) {
-		run_config_error(c, "lab", "cpu", "'%s' is not a lab CPU model",
-			     c->lab_cpu);
+		run_config_error(c, RUN_CONFIG_KEY(lab_cpu),
+				 "'%s' is not a lab CPU model", c->lab_cpu);
 		return -EINVAL;
 	}
 	if (lab_feature(c->lab_cpu_features, "svm") != 1 ||
 	    lab_feature(c->lab_cpu_features, "npt") != 1) {
-		run_config_error(c, "lab", "cpu_features",
-			     "a lab host needs '+svm +npt' (AMD-V with nested "
-			     "paging) to be a KVM host; got '%s'",
-			     c->lab_cpu_features);
+		run_config_error(
+		    c, RUN_CONFIG_KEY(lab_cpu_features),
+		    "a lab host needs '+svm +npt' (AMD-V with nested "
+		    "paging) to be a KVM host; got '%s'",
+		    c->lab_cpu_features);
 		bad = 1;
 	}
-	if (run_config_is_set(c, "matrix", "ept")) {
-		run_config_error(c, "matrix", "ept",
-			     "ept is Intel's kvm_intel parameter, and a lab "
-			     "host is AMD (%s with svm): use 'npt = on, off' "
-			     "or 'paging = hw, shadow'",
-			     cpu->name);
+	if (c->ept_set) {
+		run_config_error(
+		    c, RUN_CONFIG_KEY(ept),
+		    "ept is Intel's kvm_intel parameter, and a lab "
+		    "host is AMD (%s with svm): use 'npt = on, off' "
+		    "or 'paging = hw, shadow'",
+		    cpu->name);
 		bad = 1;
 	}
 	pdpe1gb = lab_feature(c->lab_cpu_features, "pdpe1gb") == 1 ||
@@ -93,45 +95,50 @@ int lab_config_check(const struct run_config *c, const struct matrix *m,
 			one_g = x;
 	}
 	if (one_g && !pdpe1gb) {
-		run_config_error(c, "matrix", "backing",
-			     "cell '%s' asks for 1G hugetlb backing, but the "
-			     "lab CPU (%s %s) has no pdpe1gb: the lab kernel "
-			     "cannot have 1G pages",
-			     one_g->id, cpu->name, c->lab_cpu_features);
+		run_config_error(
+		    c, RUN_CONFIG_KEY(backing),
+		    "cell '%s' asks for 1G hugetlb backing, but the "
+		    "lab CPU (%s %s) has no pdpe1gb: the lab kernel "
+		    "cannot have 1G pages",
+		    one_g->id, cpu->name, c->lab_cpu_features);
 		bad = 1;
 	}
 	if (big_mem && big_mem->memory + LAB_RESERVE_BYTES > c->lab_memory) {
-		run_config_error(c, "guest", "memory",
-			     "cell '%s' asks for a %.1f GiB guest, which does "
-			     "not fit in a %.1f GiB lab host (it keeps %.1f "
-			     "GiB for itself): raise [lab] memory or lower "
-			     "[guest] memory",
-			     big_mem->id, gib(big_mem->memory),
-			     gib(c->lab_memory), gib(LAB_RESERVE_BYTES));
+		run_config_error(
+		    c, RUN_CONFIG_KEY(memory),
+		    "cell '%s' asks for a %.1f GiB guest, which does "
+		    "not fit in a %.1f GiB lab host (it keeps %.1f "
+		    "GiB for itself): raise [lab] memory or lower "
+		    "[guest] memory",
+		    big_mem->id, gib(big_mem->memory), gib(c->lab_memory),
+		    gib(LAB_RESERVE_BYTES));
 		bad = 1;
 	}
 	if (big_cpu && big_cpu->vcpus > c->lab_vcpus) {
-		run_config_error(c, "guest", "vcpus",
-			     "cell '%s' asks for %ld vCPUs, more than the lab "
-			     "host's %ld: raise [lab] vcpus or lower [guest] "
-			     "vcpus",
-			     big_cpu->id, big_cpu->vcpus, c->lab_vcpus);
+		run_config_error(
+		    c, RUN_CONFIG_KEY(vcpus),
+		    "cell '%s' asks for %ld vCPUs, more than the lab "
+		    "host's %ld: raise [lab] vcpus or lower [guest] "
+		    "vcpus",
+		    big_cpu->id, big_cpu->vcpus, c->lab_vcpus);
 		bad = 1;
 	}
 	if (h->mem_available &&
 	    c->lab_memory + LAB_HOST_RESERVE_BYTES > h->mem_available) {
-		run_config_error(c, "lab", "memory",
-			     "a %.1f GiB lab host does not fit in this host's "
-			     "%.1f GiB of available memory (%.1f GiB kept for "
-			     "the lab's QEMU)",
-			     gib(c->lab_memory), gib(h->mem_available),
-			     gib(LAB_HOST_RESERVE_BYTES));
+		run_config_error(
+		    c, RUN_CONFIG_KEY(lab_memory),
+		    "a %.1f GiB lab host does not fit in this host's "
+		    "%.1f GiB of available memory (%.1f GiB kept for "
+		    "the lab's QEMU)",
+		    gib(c->lab_memory), gib(h->mem_available),
+		    gib(LAB_HOST_RESERVE_BYTES));
 		bad = 1;
 	}
 	if (h->cpus > 0 && c->lab_vcpus > h->cpus) {
-		run_config_error(c, "lab", "vcpus",
-			     "%ld lab vCPUs, but this host has %ld CPUs online",
-			     c->lab_vcpus, h->cpus);
+		run_config_error(
+		    c, RUN_CONFIG_KEY(lab_vcpus),
+		    "%ld lab vCPUs, but this host has %ld CPUs online",
+		    c->lab_vcpus, h->cpus);
 		bad = 1;
 	}
 	return bad ? -EINVAL : 0;

@@ -19,6 +19,11 @@
 
 #define C(f) offsetof(struct run_config, f)
 #define GIB (1024.0 * 1024 * 1024)
+/* The key was set: the bool field F says so. */
+#define WAS_SET(f) .set_flag = INI_FLAG(C(f))
+/* The key is an axis (matrix.h struct axis_spec). */
+#define AXIS(...) .ext = &(const struct axis_spec){__VA_ARGS__}
+#define CELL(f, how) .cell = offsetof(struct cell, f), .as = how
 #define KEY(sec, nm, ty, field, dflt, ...)                                     \
 	{                                                                      \
 		.section = sec, .name = nm, .type = ty, .offset = C(field),    \
@@ -34,6 +39,7 @@ static const char *const plans[] = {"fixed", "auto", NULL};
 static const char *const lab_cpus[] = {"EPYC", NULL};
 static const char *const thp_modes[] = {"always", "madvise", "never", NULL};
 static const char *const onoff[] = {"on", "off", NULL};
+enum { ONOFF_ON }; /* the index of "on" in onoff */
 
 static int check_run_name(const char *v, char *msg, size_t len)
 {
@@ -151,7 +157,9 @@ static int finish_max_repeat(const struct ini_key *k, void *obj,
 	c->target = 0;
 	if (*c->target_text)
 		parse_target(c->target_text, &c->target);
-	if (!ini_is_set(o->s, o, "run", k->name)) {
+	(void)k;
+	(void)o;
+	if (!c->max_repeat_set) {
 		c->max_repeat = c->repeat;
 		return 0;
 	}
@@ -234,25 +242,46 @@ static int finish_paging_spelling(const struct ini_key *k, void *obj,
 	struct run_config *c = obj;
 	const struct ini_list *l =
 	    (const struct ini_list *)((char *)obj + k->offset);
+	bool npt = l == &c->npt;
+	enum paging p;
 	size_t i;
 
-	if (!ini_is_set(o->s, o, "matrix", k->name))
+	(void)o;
+	if (!(npt ? c->npt_set : c->ept_set))
 		return 0;
-	if (ini_is_set(o->s, o, "matrix", "paging")) {
+	if (c->paging_set) {
 		snprintf(msg, len,
 			 "give the paging axis once: 'paging', 'ept' or 'npt'");
 		return -EINVAL;
 	}
-	if (!strcmp(k->name, "npt") && ini_is_set(o->s, o, "matrix", "ept")) {
+	if (npt && c->ept_set) {
 		snprintf(msg, len, "give either 'ept' or 'npt', not both");
 		return -EINVAL;
 	}
 	ini_list_free(&c->paging);
 	c->paging.v = xcalloc(l->n, sizeof(char *));
-	for (i = 0; i < l->n; i++)
-		c->paging.v[i] = xstrdup(paging_name(
-		    !strcmp(l->v[i], "on") ? PAGING_HW : PAGING_SHADOW));
+	c->paging.val = xcalloc(l->n, sizeof(*c->paging.val));
+	for (i = 0; i < l->n; i++) {
+		p = l->val[i].n == ONOFF_ON ? PAGING_HW : PAGING_SHADOW;
+		c->paging.v[i] = xstrdup(paging_name(p));
+		c->paging.val[i].n = p - 1; /* choices are paging_names + 1 */
+	}
 	c->paging.n = l->n;
+	c->paging_by = k;
+	return 0;
+}
+
+/* Paging is in cell ids when the config gives it, in any spelling. */
+static int finish_paging(const struct ini_key *k, void *obj,
+			 const struct ini_origin *o, char *msg, size_t len)
+{
+	struct run_config *c = obj;
+
+	(void)k;
+	(void)o;
+	(void)msg;
+	(void)len;
+	c->paging_axis = c->paging_set || c->ept_set || c->npt_set;
 	return 0;
 }
 
@@ -264,8 +293,8 @@ static const struct ini_key run_keys[] = {
     KEY("run", "target", INI_STR, target_text, "", .check = check_target,
 	.help = "stop a cell when the half-width of its 95% slowdown "
 		"interval is at most this, e.g. 2% (empty: repeat samples)"),
-    KEY("run", "max_repeat", INI_INT, max_repeat, NULL, .min = 1,
-	.max = 10000, .finish = finish_max_repeat,
+    KEY("run", "max_repeat", INI_INT, max_repeat, NULL, .min = 1, .max = 10000,
+	.finish = finish_max_repeat, WAS_SET(max_repeat_set),
 	.help = "samples a cell may take with a target (default: repeat)"),
     KEY("run", "order", INI_ENUM, order, "interleaved", .choices = orders,
 	.help = "interleaved: every round samples each cell once, shuffled, "
@@ -318,30 +347,45 @@ static const struct ini_key run_keys[] = {
 		"stacks in profiles/, a differential profile in the report "
 		"(docs/profile.md)"),
     KEY("run", "profile_hz", INI_DOUBLE, profile_hz, "997", .min = 10,
-	.max = 20000, .help = "samples per second of the profile run (a TCG "
-			      "guest's default is 127: a sample costs 100 us "
-			      "or more there)"),
+	.max = 20000, WAS_SET(profile_hz_set),
+	.help = "samples per second of the profile run (a TCG "
+		"guest's default is 127: a sample costs 100 us "
+		"or more there)"),
     KEY("guest", "image", INI_ENUM, image, "tiny", .shape = INI_AXIS,
-	.choices = images, .help = "guest image kind"),
+	.choices = images, .help = "guest image kind",
+	AXIS(.slot = SLOT_IMAGE, .kind = AXIS_GUEST_KEY,
+	     .applies = APPLIES_GUEST, CELL(image, CELL_TEXT))),
     KEY("guest", "vcpus", INI_INT, vcpus, "2", .shape = INI_AXIS, .min = 1,
-	.max = 512, .help = "virtual CPUs"),
+	.max = 512, .help = "virtual CPUs",
+	AXIS(.slot = SLOT_VCPUS, .kind = AXIS_GUEST_KEY,
+	     .applies = APPLIES_GUEST, CELL(vcpus, CELL_LONG))),
     KEY("guest", "memory", INI_SIZE, memory, "2G", .shape = INI_AXIS,
 	.min = 512.0 * 1024 * 1024, .max = 4096 * GIB,
-	.help = "guest memory (guests under 512M start with THP off)"),
+	.help = "guest memory (guests under 512M start with THP off)",
+	AXIS(.slot = SLOT_MEMORY, .kind = AXIS_GUEST_KEY,
+	     .applies = APPLIES_GUEST, CELL(memory, CELL_U64))),
     KEY("guest", "accel", INI_ENUM, accel, "auto", .choices = accels,
 	.help = "kvm needs vmx or svm; auto falls back to tcg"),
     KEY("guest", "kernel", INI_STR, kernel, "auto", .shape = INI_AXIS,
 	.check = check_file,
 	.help = "guest kernel (auto: the newest of vmtax's kernel cache, else "
-		"of /boot)"),
+		"of /boot)",
+	AXIS(.slot = SLOT_KERNEL, .kind = AXIS_GUEST_KEY,
+	     .applies = APPLIES_GUEST, CELL(kernel, CELL_TEXT),
+	     .base_name = true)),
     KEY("guest", "initrd", INI_STR, initrd, "auto", .shape = INI_AXIS,
 	.check = check_file,
-	.help = "guest initramfs (auto: the tiny image for that kernel)"),
+	.help = "guest initramfs (auto: the tiny image for that kernel)",
+	AXIS(.slot = SLOT_INITRD, .kind = AXIS_GUEST_KEY,
+	     .applies = APPLIES_GUEST, CELL(initrd, CELL_TEXT),
+	     .base_name = true)),
     KEY("guest", "uri", INI_STR, uri, "qemu:///system", .check = check_uri,
 	.help = "libvirt connection URI: this host's only (qemu:///system, "
 		"qemu:///session; no +ext, no remote host, no parameters)"),
     KEY("guest", "cmdline", INI_STR, cmdline, "", .shape = INI_AXIS,
-	.help = "extra guest kernel command line (a comma needs quotes)"),
+	.help = "extra guest kernel command line (a comma needs quotes)",
+	AXIS(.slot = SLOT_CMDLINE, .kind = AXIS_GUEST_KEY,
+	     .applies = APPLIES_GUEST, CELL(cmdline, CELL_TEXT))),
     KEY("guest", "cpu_features", INI_STR, cpu_features, "",
 	.check = check_cpu_features,
 	.help = "CPU features to add or remove, e.g. '+pdpe1gb' (1G pages "
@@ -363,23 +407,37 @@ static const struct ini_key run_keys[] = {
     KEY("lab", "memory", INI_SIZE, lab_memory, "4G", .min = 1ULL << 30,
 	.max = 1ULL << 40, .help = "vmtax lab: the lab host's memory"),
     KEY("matrix", "where", INI_ENUM, where, "bare-metal, guest",
-	.shape = INI_LIST, .choices = where_names, .help = "where cells run"),
+	.shape = INI_LIST, .choices = where_names, .help = "where cells run",
+	AXIS(.slot = SLOT_WHERE, .kind = AXIS_WHERE, .applies = APPLIES_ALL,
+	     .as = CELL_SET_BY_MATRIX)),
     KEY("matrix", "host_thp", INI_ENUM, host_thp, "always, never",
-	.shape = INI_LIST, .choices = thp_modes, .help = "host THP modes"),
+	.shape = INI_LIST, .choices = thp_modes, .help = "host THP modes",
+	AXIS(.slot = SLOT_HOST_THP, .name = "host-thp", .kind = AXIS_CLASSIC,
+	     .applies = APPLIES_ALL, CELL(host_thp, CELL_TEXT))),
     KEY("matrix", "guest_thp", INI_ENUM, guest_thp, "always, never",
-	.shape = INI_LIST, .choices = thp_modes, .help = "guest THP modes"),
+	.shape = INI_LIST, .choices = thp_modes, .help = "guest THP modes",
+	AXIS(.slot = SLOT_GUEST_THP, .name = "guest-thp", .kind = AXIS_CLASSIC,
+	     .applies = APPLIES_GUEST, CELL(guest_thp, CELL_TEXT))),
     KEY("matrix", "paging", INI_ENUM, paging, "auto", .shape = INI_LIST,
-	.choices = paging_names + 1,
+	.choices = paging_names + 1, WAS_SET(paging_set),
+	.finish = finish_paging,
 	.help =
-	    "guest paging: hw (EPT/NPT), shadow, tcg, auto (what accel gives)"),
+	    "guest paging: hw (EPT/NPT), shadow, tcg, auto (what accel gives)",
+	AXIS(.slot = SLOT_PAGING, .kind = AXIS_CLASSIC,
+	     .applies = APPLIES_GUEST, CELL(paging, CELL_ENUM),
+	     .in_id = INI_FLAG(C(paging_axis)))),
     KEY("matrix", "ept", INI_ENUM, ept, NULL, .shape = INI_LIST,
-	.choices = onoff, .finish = finish_paging_spelling,
+	.choices = onoff, .finish = finish_paging_spelling, WAS_SET(ept_set),
 	.help = "Intel spelling of paging: on = hw, off = shadow"),
     KEY("matrix", "npt", INI_ENUM, npt, NULL, .shape = INI_LIST,
-	.choices = onoff, .finish = finish_paging_spelling,
+	.choices = onoff, .finish = finish_paging_spelling, WAS_SET(npt_set),
 	.help = "AMD spelling of paging: on = hw, off = shadow"),
     KEY("matrix", "backing", INI_ENUM, backing, "thp", .shape = INI_LIST,
-	.choices = backing_names + 1, .help = "guest RAM backing"),
+	.choices = backing_names + 1, WAS_SET(backing_set),
+	.help = "guest RAM backing",
+	AXIS(.slot = SLOT_BACKING, .kind = AXIS_CLASSIC,
+	     .applies = APPLIES_GUEST, CELL(backing, CELL_ENUM),
+	     .in_id = INI_FLAG(C(backing_set)))),
     KEY("matrix", "exclude", INI_STR, exclude, NULL, .shape = INI_LIST,
 	.help = "cell ids to leave out (fnmatch patterns)"),
     KEY("workload", "name", INI_STR, workload_name, NULL,
@@ -619,16 +677,10 @@ static int run_extra_key(void *arg, const char *path, int line,
 	return ret;
 }
 
-bool run_config_is_set(const struct run_config *c, const char *section,
-		   const char *name)
+void run_config_error(const struct run_config *c, size_t key, const char *fmt,
+		      ...)
 {
-	return ini_is_set(&run_schema, &c->origin, section, name);
-}
-
-void run_config_error(const struct run_config *c, const char *section, const char *name,
-		  const char *fmt, ...)
-{
-	int line = ini_line(&run_schema, &c->origin, section, name);
+	int line = ini_line_at(&run_schema, &c->origin, key);
 	char msg[1024];
 	va_list ap;
 
@@ -688,9 +740,9 @@ static int resolve_workload(struct run_config *c)
 		path = xasprintf("%s/%s/%s.ini", dir, c->workload_dir,
 				 c->workload_name);
 	if (access(path, R_OK) < 0) {
-		run_config_error(c, "workload", "name",
-			     "unknown workload '%s' (no '%s')",
-			     c->workload_name, path);
+		run_config_error(c, RUN_CONFIG_KEY(workload_name),
+				 "unknown workload '%s' (no '%s')",
+				 c->workload_name, path);
 		goto out;
 	}
 	if (workload_load(path, &c->wl) < 0)
@@ -727,7 +779,7 @@ out:
 }
 
 int run_config_load(const char *path, const char *const *sets, size_t nsets,
-		struct run_config *c)
+		    struct run_config *c)
 {
 	size_t i;
 	int ret;
@@ -738,7 +790,7 @@ int run_config_load(const char *path, const char *const *sets, size_t nsets,
 	if (ret < 0)
 		return ret;
 	ret = ini_parse_text(&run_schema, c, &c->origin, c->path, c->text,
-			run_extra_key, c);
+			     run_extra_key, c);
 	if (ret < 0)
 		return ret;
 	for (i = 0; i < nsets; i++)

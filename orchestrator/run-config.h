@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run-config.h - a run config (configs/NAME.ini): its keys, --set, loading.
+ * run-config.h - vmtax's run config (configs/NAME.ini): its key table,
+ * --set, loading.  The generic INI engine under it is ini-schema.h.
  *
  * Every key is declared once, in run_keys[] in run-config.c, with its own
  * rule (check/finish, see ini-schema.h); 'vmtax run --help' prints them.
@@ -29,14 +30,20 @@
  * "workload.JOBS=2,4", "host.thp.defrag=always,never",
  * "guest.sysctl.vm.swappiness=10,60") and replaces what the file says.
  *
- * Ownership: run_config_load() fills a struct run_config that run_config_release()
- * frees (also after a failed load); matrices and cells borrow from it.
+ * Each axis key names, in its table entry, the cell field it fills (struct
+ * axis_spec, matrix.h); its values are parsed once, at load.  Whether a key
+ * was set is a bool field (paging_set ...), not a lookup by name.
+ *
+ * Ownership: run_config_load() fills a struct run_config that
+ * run_config_release() frees (also after a failed load); matrices and cells
+ * borrow from it.
  */
 #ifndef VMTAX_RUN_CONFIG_H
 #define VMTAX_RUN_CONFIG_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -102,6 +109,13 @@ struct run_config {
 	char *lab_cpu_features;
 	long lab_vcpus;
 	uint64_t lab_memory;
+	/* "was set" (file or --set), for the rules and axes that ask */
+	bool max_repeat_set;
+	bool profile_hz_set; /* else a TCG guest's profile_hz is lower */
+	bool paging_set, ept_set, npt_set;
+	bool backing_set; /* backing is in cell ids */
+	bool paging_axis; /* paging, ept or npt: paging is in cell ids */
+	const struct ini_key *paging_by; /* ept or npt when it gave paging */
 	/* [workload] */
 	char *workload_name;
 	char *workload_dir;
@@ -123,7 +137,7 @@ struct run_config {
 
 /* Load PATH and its workload; apply SETS ("section.key=value", --set). */
 int run_config_load(const char *path, const char *const *sets, size_t nsets,
-		struct run_config *c);
+		    struct run_config *c);
 void run_config_release(struct run_config *c);
 /* The keys for 'vmtax run --help': the table, then the knob and parameter
  * forms, and how lists make axes. */
@@ -138,13 +152,12 @@ const struct ini_schema *run_config_schema(void);
  * knobs inside "guest". */
 json_t *run_config_to_json(const struct run_config *c);
 
-/* Whether SECTION.NAME of the table was set (file or --set). */
-bool run_config_is_set(const struct run_config *c, const char *section,
-		   const char *name);
-/* Report "path:line: msg" at the line of SECTION.NAME ("path: msg" if it
- * has none). */
-void run_config_error(const struct run_config *c, const char *section, const char *name,
-		  const char *fmt, ...) VMTAX_PRINTF(4, 5);
+/* A key of the table named by the field it fills: RUN_CONFIG_KEY(vcpus). */
+#define RUN_CONFIG_KEY(field) offsetof(struct run_config, field)
+/* Report "path:line: msg" at the line of KEY (RUN_CONFIG_KEY()); "path:
+ * msg" if it has none. */
+void run_config_error(const struct run_config *c, size_t key, const char *fmt,
+		      ...) VMTAX_PRINTF(3, 4);
 
 /*
  * Whether NAME may be a [host] key: a registered host knob the matrix does

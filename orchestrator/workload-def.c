@@ -234,7 +234,7 @@ static int workload_extra_key(void *arg, const char *path, int line,
 	}
 	if (!strcmp(name, "default")) {
 		/* a default is one value, commas and all */
-		struct ini_list l = {xcalloc(1, sizeof(char *)), 1};
+		struct ini_list l = {xcalloc(1, sizeof(char *)), 1, NULL};
 
 		l.v[0] = xstrdup(value);
 		wl_param_set(p, &l);
@@ -263,7 +263,7 @@ int workload_load(const char *path, struct workload *w)
 	if (ret < 0)
 		goto out;
 	ret = ini_parse_text(&workload_schema, w, &w->origin, w->path, text,
-			workload_extra_key, w);
+			     workload_extra_key, w);
 	if (ret < 0)
 		goto out;
 	ret = ini_finish(&workload_schema, w, &w->origin);

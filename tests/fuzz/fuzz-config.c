@@ -6,8 +6,8 @@
  * workload resolution, the matrix expansion (axes, ids, their JSON) and the
  * config echoed into results.json.
  *
- * run_config_load() reads a path and the workload file next to it, so each input
- * is written into a private directory (made once per process):
+ * run_config_load() reads a path and the workload file next to it, so each
+ * input is written into a private directory (made once per process):
  *
  *	DIR/run.ini                   the input up to the first "\n%%\n"
  *	DIR/workloads/fuzz.ini        the input after it, up to the next one

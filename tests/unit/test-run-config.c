@@ -197,8 +197,52 @@ static void test_paging_axis(void **state)
 	assert_string_equal(m.cells[1].id,
 			    "guest/paging=shadow/host-thp=always/guest-thp=never");
 	assert_int_equal(m.cells[1].paging, PAGING_SHADOW);
+	/* the flags say which keys were set; ept gave the axis its key */
+	assert_true(c.ept_set && c.paging_axis);
+	assert_false(c.paging_set || c.npt_set || c.backing_set);
+	assert_string_equal(m.axes[1].key, "matrix.ept");
 	matrix_release(&m);
 	run_config_release(&c);
+}
+
+/* An axis key's values are parsed once, at load, into typed values that
+ * the cells take as they are (no second parse in matrix.c). */
+static void test_typed_axes(void **state)
+{
+	const char *sets[] = {"run.profile_hz=100",
+			      "matrix.backing=hugetlb-1G,thp"};
+	char *p = xasprintf("%s/run.ini", tmpdir);
+	struct run_config c;
+	struct matrix m;
+
+	(void)state;
+	put("run.ini", "[guest]\nvcpus = 1, 0x4\nmemory = 1G, 1536M\n"
+		       "[matrix]\nwhere = guest, bare-metal\n"
+		       "paging = tcg\nhost_thp = never\nguest_thp = never\n"
+		       "[workload]\nname = walk\n");
+	assert_int_equal(run_config_load(p, sets, 2, &c), 0);
+	assert_true(c.profile_hz_set && c.backing_set && c.paging_axis);
+	assert_false(c.max_repeat_set);
+	assert_int_equal(c.vcpus.val[1].n, 4);
+	assert_true(c.memory.val[1].sz == 1536ULL << 20);
+	assert_int_equal(c.where.val[0].n, WHERE_GUEST);
+	assert_int_equal(matrix_expand(&c, &m), 0);
+	assert_int_equal(m.ncells, 9);
+	assert_string_equal(m.cells[0].id, "bare-metal/host-thp=never");
+	assert_int_equal(m.cells[0].where, WHERE_BARE);
+	assert_string_equal(m.cells[8].id,
+			    "guest/paging=tcg/host-thp=never/guest-thp=never/"
+			    "backing=thp/vcpus=0x4/memory=1536M");
+	assert_int_equal(m.cells[8].vcpus, 4);
+	assert_true(m.cells[8].memory == 1536ULL << 20);
+	assert_int_equal(m.cells[8].paging, PAGING_TCG);
+	assert_int_equal(m.cells[8].backing, BACKING_THP);
+	assert_int_equal(m.cells[1].backing, BACKING_HUGETLB_1G);
+	assert_string_equal(m.cells[8].host_thp, "never");
+	assert_string_equal(m.cells[8].image, "tiny");
+	matrix_release(&m);
+	run_config_release(&c);
+	free(p);
 }
 
 /* Load TEXT with stderr in ERRBUF; then expand when it loaded. */
@@ -460,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_sampling_keys),
 		cmocka_unit_test(test_set_override),
 		cmocka_unit_test(test_paging_axis),
+		cmocka_unit_test(test_typed_axes),
 		cmocka_unit_test(test_bad_configs),
 		cmocka_unit_test(test_bad_workloads),
 		cmocka_unit_test(test_big_file),
