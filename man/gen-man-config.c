@@ -85,7 +85,7 @@ static const char tail[] =
 int main(void)
 {
 	fputs(head, stdout);
-	config_print_man(stdout);
+	run_config_print_man(stdout);
 	fputs(middle, stdout);
 	workload_print_man(stdout);
 	fputs(tail, stdout);

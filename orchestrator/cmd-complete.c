@@ -54,8 +54,8 @@ static void list_inis(const char *dir, bool paths)
 /* --set keys: the table's, the [host] knobs, CONFIG's workload parameters. */
 static void keys(const char *config_path)
 {
-	const struct cfg_schema *s = config_schema();
-	struct config c;
+	const struct ini_schema *s = run_config_schema();
+	struct run_config c;
 	const char *k;
 	size_t i;
 
@@ -64,20 +64,20 @@ static void keys(const char *config_path)
 	for (i = 0; (k = host_knob_name(i)); i++) {
 		char why[256];
 
-		if (config_host_knob_check(k, why, sizeof(why)) == 0)
+		if (run_config_host_knob_check(k, why, sizeof(why)) == 0)
 			printf("host.%s\n", k);
 	}
-	if (!config_path || config_load(config_path, NULL, 0, &c) < 0)
+	if (!config_path || run_config_load(config_path, NULL, 0, &c) < 0)
 		return;
 	for (i = 0; i < c.wl.nparams; i++)
 		printf("workload.%s\n", c.wl.params[i].name);
-	config_release(&c);
+	run_config_release(&c);
 }
 
 /* The values SECTION.KEY takes, when the table or the knob lists them. */
 static void values(const char *key)
 {
-	const struct cfg_schema *s = config_schema();
+	const struct ini_schema *s = run_config_schema();
 	const char *dot = strchr(key, '.'), *v;
 	const char *const *ch;
 	size_t i;
@@ -100,7 +100,7 @@ static void values(const char *key)
 		return;
 	}
 	for (i = 0; i < s->nkeys; i++) {
-		const struct cfg_key *k = &s->keys[i];
+		const struct ini_key *k = &s->keys[i];
 
 		if (strlen(k->section) != (size_t)(dot - key) ||
 		    strncmp(k->section, key, dot - key) ||
@@ -108,7 +108,7 @@ static void values(const char *key)
 			continue;
 		for (ch = k->choices; ch && *ch; ch++)
 			printf("%s\n", *ch);
-		if (k->type == CFG_BOOL)
+		if (k->type == INI_BOOL)
 			printf("yes\nno\n");
 	}
 }

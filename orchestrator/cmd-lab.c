@@ -248,14 +248,14 @@ static int lab_check(struct lab *l, char **tcg_hz)
 {
 	struct lab_host_facts facts;
 
-	if (config_load(l->config_arg, l->sets, l->nsets, &l->cfg) < 0 ||
+	if (run_config_load(l->config_arg, l->sets, l->nsets, &l->cfg) < 0 ||
 	    matrix_expand(&l->cfg, &l->m) < 0)
 		return -EINVAL;
 	host_facts_read(&facts);
 	if (lab_config_check(&l->cfg, &l->m, &facts) < 0)
 		return -EINVAL;
 	if (!l->resume && l->cfg.profile &&
-	    !config_is_set(&l->cfg, "run", "profile_hz")) {
+	    !l->cfg.profile_hz_set) {
 		*tcg_hz = xasprintf("run.profile_hz=%g", PROFILE_TCG_HZ);
 		l->sets = xrealloc(l->sets, (l->nsets + 1) * sizeof(*l->sets));
 		l->sets[l->nsets++] = *tcg_hz;
@@ -373,7 +373,7 @@ static void lab_end(struct lab *l, int ret, int rc)
 	json_decref(l->hello);
 	guest_files_release(&l->gf);
 	matrix_release(&l->m);
-	config_release(&l->cfg);
+	run_config_release(&l->cfg);
 	free(l->overlay);
 	free(l->dir);
 	free(l->sets);

@@ -78,7 +78,7 @@ static void usage(FILE *f)
 	opts_help(f, run_opts, 2, 23);
 	fprintf(f, "\n"
 		   "Config keys:\n");
-	config_print_help(f);
+	run_config_print_help(f);
 }
 
 /* ---- set-up ---- */
@@ -241,7 +241,7 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 	bool need_bare = false;
 	int i;
 
-	if (config_load(config_path, r->sets, r->nsets, &r->cfg) < 0)
+	if (run_config_load(config_path, r->sets, r->nsets, &r->cfg) < 0)
 		return -EINVAL;
 	if (matrix_expand(&r->cfg, &r->matrix) < 0)
 		return -EINVAL;

@@ -576,7 +576,7 @@ static int guest_profile(struct run *r, struct cell_run *cr,
 	 * at PROFILE_TCG_HZ. */
 	json_object_set_new(
 		args, "profile_hz",
-		json_real(!config_is_set(&r->cfg, "run", "profile_hz") &&
+		json_real(!r->cfg.profile_hz_set &&
 				  (cr->cell->paging == PAGING_TCG ||
 				   !strcmp(r->accel, "tcg"))
 			  ? PROFILE_TCG_HZ

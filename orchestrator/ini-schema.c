@@ -16,28 +16,32 @@
 #define FIELD(obj, off, type) ((type *)((char *)(obj) + (off)))
 
 struct parse_state {
-	const struct cfg_schema *s;
+	const struct ini_schema *s;
 	void *obj;
-	struct cfg_origin *o;
+	struct ini_origin *o;
 	const char *path;
 	const char *text; /* cursor for the reader */
 	int line;	  /* line the reader handed out last */
 	char **seen;	  /* sections seen so far */
 	size_t nseen;
-	cfg_extra_fn extra;
+	ini_extra_fn extra;
 	void *extra_arg;
 	int errors;
 };
 
-
-
-static bool in_choices(const char *const *choices, const char *v)
+/* Whether V is one of CHOICES (any value without choices); *IDX: which. */
+static bool in_choices(const char *const *choices, const char *v, long *idx)
 {
+	long i;
+
+	*idx = 0;
 	if (!choices)
 		return true;
-	for (; *choices; choices++)
-		if (!strcmp(*choices, v))
+	for (i = 0; choices[i]; i++)
+		if (!strcmp(choices[i], v)) {
+			*idx = i;
 			return true;
+		}
 	return false;
 }
 
@@ -51,7 +55,7 @@ static void choices_str(const char *const *choices, char *buf, size_t len)
 				*choices);
 }
 
-static const struct cfg_key *find_key(const struct cfg_schema *s,
+static const struct ini_key *find_key(const struct ini_schema *s,
 				      const char *section, const char *name,
 				      size_t *idx)
 {
@@ -67,15 +71,21 @@ static const struct cfg_key *find_key(const struct cfg_schema *s,
 	return NULL;
 }
 
-static void free_value(const struct cfg_key *k, void *obj)
+static void mark_set(const struct ini_key *k, void *obj)
 {
-	if (k->shape != CFG_ONE) {
-		cfg_list_free(FIELD(obj, k->offset, struct cfg_list));
+	if (k->set_flag)
+		*FIELD(obj, k->set_flag - 1, bool) = true;
+}
+
+static void free_value(const struct ini_key *k, void *obj)
+{
+	if (k->shape != INI_ONE) {
+		ini_list_free(FIELD(obj, k->offset, struct ini_list));
 		return;
 	}
 	switch (k->type) {
-	case CFG_STR:
-	case CFG_ENUM:
+	case INI_STR:
+	case INI_ENUM:
 		free(*FIELD(obj, k->offset, char *));
 		*FIELD(obj, k->offset, char *) = NULL;
 		break;
@@ -84,30 +94,23 @@ static void free_value(const struct cfg_key *k, void *obj)
 	}
 }
 
-union value {
-	long n;
-	double d;
-	uint64_t sz;
-	bool b;
-};
-
 /* Check one VALUE as K's type and rule; on a bad one the reason goes to WHY. */
-static int parse_one(const struct cfg_key *k, const char *value,
-		     union value *out, char *why, size_t wlen)
+static int parse_one(const struct ini_key *k, const char *value,
+		     union ini_value *out, char *why, size_t wlen)
 {
 	char cs[512], *end;
 
 	switch (k->type) {
-	case CFG_STR:
+	case INI_STR:
 		break;
-	case CFG_ENUM:
-		if (!in_choices(k->choices, value)) {
+	case INI_ENUM:
+		if (!in_choices(k->choices, value, &out->n)) {
 			choices_str(k->choices, cs, sizeof(cs));
 			snprintf(why, wlen, "'%s' is not one of: %s", value, cs);
 			return -EINVAL;
 		}
 		break;
-	case CFG_INT:
+	case INI_INT:
 		errno = 0;
 		out->n = strtol(value, &end, 0);
 		if (end == value || *end || errno) {
@@ -120,7 +123,7 @@ static int parse_one(const struct cfg_key *k, const char *value,
 			return -ERANGE;
 		}
 		break;
-	case CFG_DOUBLE:
+	case INI_DOUBLE:
 		errno = 0;
 		out->d = strtod(value, &end);
 		if (end == value || *end || errno || !isfinite(out->d)) {
@@ -133,8 +136,8 @@ static int parse_one(const struct cfg_key *k, const char *value,
 			return -ERANGE;
 		}
 		break;
-	case CFG_SIZE:
-		if (cfg_parse_size(value, &out->sz) < 0) {
+	case INI_SIZE:
+		if (ini_parse_size(value, &out->sz) < 0) {
 			snprintf(why, wlen,
 				 "'%s' is not a size (like 512M, 2G, 4096)",
 				 value);
@@ -147,7 +150,7 @@ static int parse_one(const struct cfg_key *k, const char *value,
 			return -ERANGE;
 		}
 		break;
-	case CFG_BOOL:
+	case INI_BOOL:
 		if (!strcasecmp(value, "yes") || !strcasecmp(value, "true") ||
 		    !strcmp(value, "1") || !strcasecmp(value, "on"))
 			out->b = true;
@@ -170,16 +173,16 @@ static int parse_one(const struct cfg_key *k, const char *value,
  * says WHY is the whole message (a check() refused), not a reason to follow
  * "bad value for 'KEY': ".
  */
-static int store(const struct cfg_key *k, void *obj, const char *value,
+static int store(const struct ini_key *k, void *obj, const char *value,
 		 char *why, size_t wlen, bool *whole)
 {
-	struct cfg_list l = { 0 };
-	union value v;
+	struct ini_list l = { 0 };
+	union ini_value v;
 	size_t i, j;
 	int ret;
 
 	*whole = false;
-	if (k->shape == CFG_ONE) {
+	if (k->shape == INI_ONE) {
 		ret = parse_one(k, value, &v, why, wlen);
 		if (ret < 0)
 			return ret;
@@ -188,28 +191,29 @@ static int store(const struct cfg_key *k, void *obj, const char *value,
 			return ret;
 		}
 		switch (k->type) {
-		case CFG_STR:
-		case CFG_ENUM:
+		case INI_STR:
+		case INI_ENUM:
 			free_value(k, obj);
 			*FIELD(obj, k->offset, char *) = xstrdup(value);
 			break;
-		case CFG_INT: *FIELD(obj, k->offset, long) = v.n; break;
-		case CFG_DOUBLE: *FIELD(obj, k->offset, double) = v.d; break;
-		case CFG_SIZE: *FIELD(obj, k->offset, uint64_t) = v.sz; break;
-		case CFG_BOOL: *FIELD(obj, k->offset, bool) = v.b; break;
+		case INI_INT: *FIELD(obj, k->offset, long) = v.n; break;
+		case INI_DOUBLE: *FIELD(obj, k->offset, double) = v.d; break;
+		case INI_SIZE: *FIELD(obj, k->offset, uint64_t) = v.sz; break;
+		case INI_BOOL: *FIELD(obj, k->offset, bool) = v.b; break;
 		}
 		return 0;
 	}
-	if (cfg_list_parse(value, &l, why, wlen) < 0)
+	if (ini_list_parse(value, &l, why, wlen) < 0)
 		return -EINVAL;
-	if (!l.n && k->shape == CFG_AXIS && k->type == CFG_STR)
-		cfg_list_push(&l, "", 0);
+	if (!l.n && k->shape == INI_AXIS && k->type == INI_STR)
+		ini_list_push(&l, "", 0);
 	if (!l.n) {
 		snprintf(why, wlen, "empty value (give at least one)");
 		return -EINVAL;
 	}
+	l.val = xcalloc(l.n, sizeof(*l.val));
 	for (i = 0; i < l.n; i++) {
-		ret = parse_one(k, l.v[i], &v, why, wlen);
+		ret = parse_one(k, l.v[i], &l.val[i], why, wlen);
 		if (ret >= 0 && k->check && (ret = k->check(l.v[i], why, wlen)) < 0)
 			*whole = true;
 		if (ret < 0)
@@ -223,14 +227,14 @@ static int store(const struct cfg_key *k, void *obj, const char *value,
 			}
 	}
 	free_value(k, obj);
-	*FIELD(obj, k->offset, struct cfg_list) = l;
+	*FIELD(obj, k->offset, struct ini_list) = l;
 	return 0;
 bad:
-	cfg_list_free(&l);
+	ini_list_free(&l);
 	return ret;
 }
 
-static bool section_is_extra(const struct cfg_schema *s, const char *section,
+static bool section_is_extra(const struct ini_schema *s, const char *section,
 			     bool *open_keys)
 {
 	const char *const *e;
@@ -252,7 +256,7 @@ static bool section_is_extra(const struct cfg_schema *s, const char *section,
 	return false;
 }
 
-static bool section_known(const struct cfg_schema *s, const char *section)
+static bool section_known(const struct ini_schema *s, const char *section)
 {
 	bool open_keys;
 	size_t i;
@@ -263,7 +267,7 @@ static bool section_known(const struct cfg_schema *s, const char *section)
 	return section_is_extra(s, section, &open_keys);
 }
 
-static void suggest(const struct cfg_schema *s, const char *section,
+static void suggest(const struct ini_schema *s, const char *section,
 		    const char *name, char *buf, size_t len)
 {
 	unsigned best = 3, d;
@@ -273,7 +277,7 @@ static void suggest(const struct cfg_schema *s, const char *section,
 	for (i = 0; i < s->nkeys; i++) {
 		if (section && strcmp(s->keys[i].section, section))
 			continue;
-		d = cfg_edit_distance(name, section ? s->keys[i].name
+		d = ini_edit_distance(name, section ? s->keys[i].name
 						    : s->keys[i].section);
 		if (d < best) {
 			best = d;
@@ -302,7 +306,7 @@ static int handler(void *user, const char *section, const char *name,
 		   const char *value)
 {
 	struct parse_state *st = user;
-	const struct cfg_key *k;
+	const struct ini_key *k;
 	char why[600], sug[128];
 	bool open_keys, whole;
 	size_t idx;
@@ -332,6 +336,7 @@ static int handler(void *user, const char *section, const char *name,
 		if (ret < 0)
 			return 1;
 		st->o->line[idx] = st->line;
+		mark_set(k, st->obj);
 		return 1;
 	}
 	if (section_is_extra(st->s, section, &open_keys) && st->extra) {
@@ -356,7 +361,7 @@ static int handler(void *user, const char *section, const char *name,
 static void note_section(struct parse_state *st, const char *line)
 {
 	const char *p = line, *e;
-	char name[CFG_MAX_LINE];
+	char name[INI_LINE_MAX];
 	size_t i;
 
 	while (*p == ' ' || *p == '\t')
@@ -403,9 +408,9 @@ static int check_lines(const char *path, const char *text)
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 
-		if (n >= CFG_MAX_LINE - 1) {
+		if (n >= INI_LINE_MAX - 1) {
 			fprintf(stderr, "%s:%d: line is too long (%zu characters, at most %d)\n",
-				path, line, n, CFG_MAX_LINE - 2);
+				path, line, n, INI_LINE_MAX - 2);
 			return -EINVAL;
 		}
 		if (!nl)
@@ -416,20 +421,20 @@ static int check_lines(const char *path, const char *text)
 	return 0;
 }
 
-int cfg_read_file(const char *path, char **text)
+int ini_read_file(const char *path, char **text)
 {
 	size_t len;
 	int ret;
 
-	ret = read_file(path, CFG_MAX_FILE, text, &len);
+	ret = read_file(path, INI_FILE_MAX, text, &len);
 	if (ret == -EFBIG) {
 		fprintf(stderr, "%s: file is too large (more than %d bytes)\n",
-			path, CFG_MAX_FILE);
+			path, INI_FILE_MAX);
 		return -EINVAL;
 	}
 	if (ret < 0)
 		return err_code(ret, "cannot read '%s'", path);
-	if (!cfg_utf8_valid(*text, len)) {
+	if (!ini_utf8_valid(*text, len)) {
 		fprintf(stderr, "%s: not UTF-8 text\n", path);
 		free(*text);
 		*text = NULL;
@@ -438,9 +443,9 @@ int cfg_read_file(const char *path, char **text)
 	return 0;
 }
 
-int cfg_parse(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
-	      const char *path, const char *text, cfg_extra_fn extra,
-	      void *extra_arg)
+int ini_parse_text(const struct ini_schema *s, void *obj, struct ini_origin *o,
+		   const char *path, const char *text, ini_extra_fn extra,
+		   void *extra_arg)
 {
 	struct parse_state st = {
 		.s = s, .obj = obj, .o = o, .path = path, .text = text,
@@ -454,7 +459,7 @@ int cfg_parse(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
 	memset(o, 0, sizeof(*o));
 	o->s = s;
 	o->path = path;
-	if (s->nkeys > CFG_MAX_KEYS)
+	if (s->nkeys > INI_KEYS_MAX)
 		return err("config schema has too many keys");
 	for (i = 0; i < s->nkeys; i++) {
 		if (!s->keys[i].def)
@@ -483,11 +488,11 @@ out:
 	return ret;
 }
 
-int cfg_set(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
+int ini_set(const struct ini_schema *s, void *obj, struct ini_origin *o,
 	    const char *section, const char *name, const char *value,
 	    const char *where)
 {
-	const struct cfg_key *k;
+	const struct ini_key *k;
 	char why[600], sug[128];
 	bool whole;
 	size_t idx;
@@ -509,17 +514,18 @@ int cfg_set(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
 	}
 	if (!o->line[idx])
 		o->line[idx] = -1;
+	mark_set(k, obj);
 	return 0;
 }
 
-int cfg_finish(const struct cfg_schema *s, void *obj,
-	       const struct cfg_origin *o)
+int ini_finish(const struct ini_schema *s, void *obj,
+	       const struct ini_origin *o)
 {
 	char msg[1024];
 	size_t i;
 
 	for (i = 0; i < s->nkeys; i++) {
-		const struct cfg_key *k = &s->keys[i];
+		const struct ini_key *k = &s->keys[i];
 
 		if (!k->finish || k->finish(k, obj, o, msg, sizeof(msg)) == 0)
 			continue;
@@ -532,25 +538,18 @@ int cfg_finish(const struct cfg_schema *s, void *obj,
 	return 0;
 }
 
-bool cfg_is_set(const struct cfg_schema *s, const struct cfg_origin *o,
-		const char *section, const char *name)
+int ini_line_at(const struct ini_schema *s, const struct ini_origin *o,
+		size_t offset)
 {
-	size_t idx;
+	size_t i;
 
-	return find_key(s, section, name, &idx) && o->line[idx] != 0;
+	for (i = 0; i < s->nkeys; i++)
+		if (s->keys[i].offset == offset)
+			return o->line[i] > 0 ? o->line[i] : 0;
+	return 0;
 }
 
-int cfg_line(const struct cfg_schema *s, const struct cfg_origin *o,
-	     const char *section, const char *name)
-{
-	size_t idx;
-
-	return find_key(s, section, name, &idx) && o->line[idx] > 0
-		       ? o->line[idx]
-		       : 0;
-}
-
-void cfg_release(const struct cfg_schema *s, void *obj)
+void ini_release(const struct ini_schema *s, void *obj)
 {
 	size_t i;
 
@@ -558,29 +557,29 @@ void cfg_release(const struct cfg_schema *s, void *obj)
 		free_value(&s->keys[i], obj);
 }
 
-static const char *type_name(const struct cfg_key *k)
+static const char *type_name(const struct ini_key *k)
 {
 	static const char *const one[] = {
-		[CFG_STR] = "string", [CFG_INT] = "integer",
-		[CFG_DOUBLE] = "number", [CFG_SIZE] = "size",
-		[CFG_BOOL] = "yes|no", [CFG_ENUM] = "choice",
+		[INI_STR] = "string", [INI_INT] = "integer",
+		[INI_DOUBLE] = "number", [INI_SIZE] = "size",
+		[INI_BOOL] = "yes|no", [INI_ENUM] = "choice",
 	};
 	static const char *const list[] = {
-		[CFG_STR] = "string,..", [CFG_INT] = "integer,..",
-		[CFG_DOUBLE] = "number,..", [CFG_SIZE] = "size,..",
-		[CFG_BOOL] = "yes|no,..", [CFG_ENUM] = "choice,..",
+		[INI_STR] = "string,..", [INI_INT] = "integer,..",
+		[INI_DOUBLE] = "number,..", [INI_SIZE] = "size,..",
+		[INI_BOOL] = "yes|no,..", [INI_ENUM] = "choice,..",
 	};
-	return k->shape == CFG_ONE ? one[k->type] : list[k->type];
+	return k->shape == INI_ONE ? one[k->type] : list[k->type];
 }
 
-void cfg_print_help(const struct cfg_schema *s, FILE *f)
+void ini_print_help(const struct ini_schema *s, FILE *f)
 {
 	const char *section = "";
 	char cs[512];
 	size_t i;
 
 	for (i = 0; i < s->nkeys; i++) {
-		const struct cfg_key *k = &s->keys[i];
+		const struct ini_key *k = &s->keys[i];
 
 		if (strcmp(section, k->section)) {
 			section = k->section;
@@ -597,7 +596,7 @@ void cfg_print_help(const struct cfg_schema *s, FILE *f)
 	}
 }
 
-void cfg_man_text(FILE *f, const char *s)
+void ini_man_text(FILE *f, const char *s)
 {
 	bool bol = true;
 
@@ -615,35 +614,35 @@ void cfg_man_text(FILE *f, const char *s)
 }
 
 /* One .TP entry of the man page for key K. */
-static void man_key(const struct cfg_key *k, FILE *f)
+static void man_key(const struct ini_key *k, FILE *f)
 {
 	char cs[512];
 
 	fputs(".TP\n.B ", f);
-	cfg_man_text(f, k->name);
+	ini_man_text(f, k->name);
 	fputs("\n\\fI", f);
-	cfg_man_text(f, type_name(k));
+	ini_man_text(f, type_name(k));
 	fputs("\\fR: ", f);
-	cfg_man_text(f, k->help);
+	ini_man_text(f, k->help);
 	fputs(".\n", f);
 	if (k->choices) {
 		choices_str(k->choices, cs, sizeof(cs));
 		fputs("One of: ", f);
-		cfg_man_text(f, cs);
+		ini_man_text(f, cs);
 		fputs(".\n", f);
 	}
-	if ((k->type == CFG_INT || k->type == CFG_DOUBLE) && k->max > 0)
+	if ((k->type == INI_INT || k->type == INI_DOUBLE) && k->max > 0)
 		fprintf(f, "From %g to %g.\n", k->min, k->max);
 	if (k->def && *k->def) {
 		fputs("Default: \\fB", f);
-		cfg_man_text(f, k->def);
+		ini_man_text(f, k->def);
 		fputs("\\fR.\n", f);
 	}
 }
 
 /* Sections in the order they first appear, each with all its keys (a table
  * may list a section's keys in more than one run). */
-void cfg_print_man(const struct cfg_schema *s, FILE *f)
+void ini_print_man(const struct ini_schema *s, FILE *f)
 {
 	size_t i, j;
 
@@ -656,7 +655,7 @@ void cfg_print_man(const struct cfg_schema *s, FILE *f)
 			continue; /* printed with its first key */
 		if (*section) {
 			fputs(".SS [", f);
-			cfg_man_text(f, section);
+			ini_man_text(f, section);
 			fputs("]\n", f);
 		}
 		for (j = i; j < s->nkeys; j++)
@@ -665,30 +664,27 @@ void cfg_print_man(const struct cfg_schema *s, FILE *f)
 	}
 }
 
-static json_t *value_json(const struct cfg_key *k, const char *text)
+/* One element of a list: its typed value V, as parsed when stored. */
+static json_t *value_json(const struct ini_key *k, const char *text,
+			  union ini_value v)
 {
-	union value v;
-	char why[600];
-
-	if (parse_one(k, text, &v, why, sizeof(why)) < 0)
-		return json_string(text);
 	switch (k->type) {
-	case CFG_INT: return json_integer(v.n);
-	case CFG_DOUBLE: return json_real(v.d);
-	case CFG_SIZE: return json_integer(v.sz);
-	case CFG_BOOL: return json_boolean(v.b);
+	case INI_INT: return json_integer(v.n);
+	case INI_DOUBLE: return json_real(v.d);
+	case INI_SIZE: return json_integer(v.sz);
+	case INI_BOOL: return json_boolean(v.b);
 	default: return json_string(text);
 	}
 }
 
-json_t *cfg_to_json(const struct cfg_schema *s, const void *obj)
+json_t *ini_to_json(const struct ini_schema *s, const void *obj)
 {
 	json_t *root = json_object(), *sec, *v = NULL;
 	size_t i, j;
 
 	for (i = 0; i < s->nkeys; i++) {
-		const struct cfg_key *k = &s->keys[i];
-		const struct cfg_list *l;
+		const struct ini_key *k = &s->keys[i];
+		const struct ini_list *l;
 		const char *str;
 
 		sec = json_object_get(root, k->section);
@@ -696,36 +692,37 @@ json_t *cfg_to_json(const struct cfg_schema *s, const void *obj)
 			sec = json_object();
 			json_object_set_new(root, k->section, sec);
 		}
-		if (k->shape != CFG_ONE) {
-			l = FIELD((void *)obj, k->offset, struct cfg_list);
-			if (k->shape == CFG_AXIS && l->n == 1) {
-				v = value_json(k, l->v[0]);
+		if (k->shape != INI_ONE) {
+			l = FIELD((void *)obj, k->offset, struct ini_list);
+			if (k->shape == INI_AXIS && l->n == 1) {
+				v = value_json(k, l->v[0], l->val[0]);
 			} else {
 				v = json_array();
 				for (j = 0; j < l->n; j++)
 					json_array_append_new(
-						v, value_json(k, l->v[j]));
+						v, value_json(k, l->v[j],
+							      l->val[j]));
 			}
 			json_object_set_new(sec, k->name, v);
 			continue;
 		}
 		switch (k->type) {
-		case CFG_STR:
-		case CFG_ENUM:
+		case INI_STR:
+		case INI_ENUM:
 			str = *FIELD((void *)obj, k->offset, char *);
 			v = str ? json_string(str) : json_null();
 			break;
-		case CFG_INT:
+		case INI_INT:
 			v = json_integer(*FIELD((void *)obj, k->offset, long));
 			break;
-		case CFG_DOUBLE:
+		case INI_DOUBLE:
 			v = json_real(*FIELD((void *)obj, k->offset, double));
 			break;
-		case CFG_SIZE:
+		case INI_SIZE:
 			v = json_integer(
 				*FIELD((void *)obj, k->offset, uint64_t));
 			break;
-		case CFG_BOOL:
+		case INI_BOOL:
 			v = json_boolean(*FIELD((void *)obj, k->offset, bool));
 			break;
 		}

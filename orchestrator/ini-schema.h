@@ -3,13 +3,15 @@
  * ini-schema.h - the generic, table-driven INI engine (inih underneath).
  * It knows nothing of vmtax: run-config.c and workload-def.c hold the tables.
  *
- * Every key of a config file is declared once, in a const struct cfg_key
+ * Every key of a config file is declared once, in a const struct ini_key
  * table: its section, name, type, shape (one value, a list, or an axis),
  * where it is stored (offsetof into the caller's struct), default, bounds,
  * allowed values, its own rule (check, finish) and help text.  The same table
  * drives parsing, defaults, bounds checks, 'vmtax run --help' and the
  * resolved config echoed into results.json.  Whether a key was set in the
- * file is tracked explicitly (cfg_is_set()), never inferred from a value.
+ * file is tracked explicitly (set_flag, ini_line_at()), never inferred from a
+ * value.  Values are parsed once, as they are stored: a list keeps each
+ * element as written and as its typed value (struct ini_list .val).
  *
  * Lists.  A list is comma-separated; blanks around an element are dropped.
  * An element that starts with '"' runs to the next '"' and may hold commas or
@@ -20,15 +22,15 @@
  *
  * Rules.  A key's check() sees each value (each element of a list) and
  * writes the whole message when it refuses one; finish() runs once after the
- * file and the --set overrides (cfg_finish()), for rules across keys.
+ * file and the --set overrides (ini_finish()), for rules across keys.
  *
  * Errors are compiler-style, "FILE:LINE: message", reported once, and make
- * cfg_parse() return -EINVAL.  Files must be UTF-8, at most CFG_MAX_FILE
- * bytes, with lines shorter than CFG_MAX_LINE characters; a section may not
+ * ini_parse_text() return -EINVAL.  Files must be UTF-8, at most INI_FILE_MAX
+ * bytes, with lines shorter than INI_LINE_MAX characters; a section may not
  * appear twice; an unknown key gets a did-you-mean suggestion.
  *
  * Ownership: strings and lists stored into the caller's struct are owned by
- * it; free them with cfg_release().
+ * it; free them with ini_release().
  */
 #ifndef VMTAX_INI_SCHEMA_H
 #define VMTAX_INI_SCHEMA_H
@@ -38,62 +40,82 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CFG_MAX_FILE (1024 * 1024)
-#define CFG_MAX_LINE 200
-#define CFG_MAX_KEYS 64
+#define INI_FILE_MAX (1024 * 1024)
+#define INI_LINE_MAX 200
+#define INI_KEYS_MAX 64
 
 /* The type of a value, or of each element of a list. */
-enum cfg_type {
-	CFG_STR,    /* char * */
-	CFG_INT,    /* long, within [min, max] */
-	CFG_DOUBLE, /* double, within [min, max] */
-	CFG_SIZE,   /* uint64_t bytes; "512M", "2G", "1024" (bytes), within [min, max] */
-	CFG_BOOL,   /* bool; yes/no/true/false/1/0/on/off */
-	CFG_ENUM,   /* char *, one of choices */
+enum ini_type {
+	INI_STR,    /* char * */
+	INI_INT,    /* long, within [min, max] */
+	INI_DOUBLE, /* double, within [min, max] */
+	INI_SIZE,   /* uint64_t bytes; "512M", "2G", "1024" (bytes), within [min, max] */
+	INI_BOOL,   /* bool; yes/no/true/false/1/0/on/off */
+	INI_ENUM,   /* char *, one of choices */
 };
 
-enum cfg_shape {
-	CFG_ONE,  /* one value, stored as its type says */
-	CFG_LIST, /* a struct cfg_list of elements as written (unquoted);
+enum ini_shape {
+	INI_ONE,  /* one value, stored as its type says */
+	INI_LIST, /* a struct ini_list of elements as written (unquoted);
 		   * echoed as a JSON array */
-	CFG_AXIS, /* the same, but one value is a setting and a list an axis;
+	INI_AXIS, /* the same, but one value is a setting and a list an axis;
 		   * echoed as the typed value when there is one */
 };
 
-struct cfg_list {
-	char **v;
-	size_t n;
+/* A value parsed as its key's type, once, when it is stored. */
+union ini_value {
+	long n;	     /* INI_INT; INI_ENUM: the index in choices */
+	double d;    /* INI_DOUBLE */
+	uint64_t sz; /* INI_SIZE, in bytes */
+	bool b;	     /* INI_BOOL */
 };
 
-struct cfg_key;
-struct cfg_origin;
+struct ini_list {
+	char **v; /* the elements as written (unquoted) */
+	size_t n;
+	/* each element parsed as the key's type (INI_STR: unused), for a
+	 * list stored by the table; NULL for a list built by hand (knob and
+	 * parameter values are text) */
+	union ini_value *val;
+};
+
+struct ini_key;
+struct ini_origin;
 
 /* A value's own rule: 0, or -EINVAL with the whole message in MSG. */
-typedef int (*cfg_check_fn)(const char *value, char *msg, size_t len);
+typedef int (*ini_check_fn)(const char *value, char *msg, size_t len);
 /*
- * A rule across keys, run by cfg_finish() for every key that has one (set or
+ * A rule across keys, run by ini_finish() for every key that has one (set or
  * not): 0, or -EINVAL with the message in MSG (reported at K's line).  It
  * may rewrite OBJ (ept = on becomes paging = hw).
  */
-typedef int (*cfg_finish_fn)(const struct cfg_key *k, void *obj,
-			     const struct cfg_origin *o, char *msg, size_t len);
+typedef int (*ini_finish_fn)(const struct ini_key *k, void *obj,
+			     const struct ini_origin *o, char *msg, size_t len);
 
-struct cfg_key {
+struct ini_key {
 	const char *section;
 	const char *name;
-	enum cfg_type type;
-	enum cfg_shape shape;
+	enum ini_type type;
+	enum ini_shape shape;
 	size_t offset;
 	const char *def;		 /* default as text; NULL: none */
 	double min, max;		 /* for INT, DOUBLE, SIZE (max 0: unbounded) */
 	const char *const *choices;	 /* NULL-terminated, for ENUM */
-	cfg_check_fn check;		 /* NULL: the type's rules only */
-	cfg_finish_fn finish;		 /* NULL: none */
+	ini_check_fn check;		 /* NULL: the type's rules only */
+	ini_finish_fn finish;		 /* NULL: none */
 	const char *help;
+	/* INI_FLAG(offsetof a bool in the caller's struct): set true when
+	 * the key is set (file or --set); 0: none.  "Was set" as a field. */
+	size_t set_flag;
+	/* The caller's own facts about the key, opaque here (run-config.c:
+	 * a struct axis_spec of matrix.h, the cell field an axis fills);
+	 * NULL: none. */
+	const void *ext;
 };
+#define INI_FLAG(offset) ((offset) + 1)
 
-struct cfg_schema {
-	const struct cfg_key *keys;
+struct ini_schema {
+	const struct ini_key *keys;
 	size_t nkeys;
 	/* Sections accepted besides those named by keys; "param.*" style
 	 * prefixes end in '*'.  NULL-terminated; may be NULL. */
@@ -101,10 +123,10 @@ struct cfg_schema {
 };
 
 /* Where each key was set: line numbers, 0 when not set, -1 by --set. */
-struct cfg_origin {
-	const struct cfg_schema *s;
+struct ini_origin {
+	const struct ini_schema *s;
 	const char *path;
-	int line[CFG_MAX_KEYS];
+	int line[INI_KEYS_MAX];
 };
 
 /*
@@ -114,7 +136,7 @@ struct cfg_origin {
  * (the parser reports it with a suggestion), or another negative errno after
  * reporting "path:line: ..." itself.
  */
-typedef int (*cfg_extra_fn)(void *arg, const char *path, int line,
+typedef int (*ini_extra_fn)(void *arg, const char *path, int line,
 			    const char *section, const char *name,
 			    const char *value);
 
@@ -122,60 +144,59 @@ typedef int (*cfg_extra_fn)(void *arg, const char *path, int line,
  * Parse TEXT (the contents of PATH) into OBJ: defaults first, then the file.
  * Returns 0 or -EINVAL after reporting.
  */
-int cfg_parse(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
-	      const char *path, const char *text, cfg_extra_fn extra,
-	      void *extra_arg);
+int ini_parse_text(const struct ini_schema *s, void *obj, struct ini_origin *o,
+		   const char *path, const char *text, ini_extra_fn extra,
+		   void *extra_arg);
 /* Read PATH (bounded) and check it is UTF-8 text; -EINVAL/-errno reported. */
-int cfg_read_file(const char *path, char **text);
+int ini_read_file(const char *path, char **text);
 /*
- * Run every key's finish() (table order), after cfg_parse() and cfg_set();
+ * Run every key's finish() (table order), after ini_parse_text() and ini_set();
  * the first refusal is reported as "path:line: msg" and gives -EINVAL.
  */
-int cfg_finish(const struct cfg_schema *s, void *obj,
-	       const struct cfg_origin *o);
+int ini_finish(const struct ini_schema *s, void *obj,
+	       const struct ini_origin *o);
 /* Set one key from "section.name=value" style overrides (--set). */
-int cfg_set(const struct cfg_schema *s, void *obj, struct cfg_origin *o,
+int ini_set(const struct ini_schema *s, void *obj, struct ini_origin *o,
 	    const char *section, const char *name, const char *value,
 	    const char *where);
-/* The line SECTION.NAME was set on, 0 when it was not (or was --set). */
-int cfg_line(const struct cfg_schema *s, const struct cfg_origin *o,
-	     const char *section, const char *name);
-bool cfg_is_set(const struct cfg_schema *s, const struct cfg_origin *o,
-		const char *section, const char *name);
-void cfg_release(const struct cfg_schema *s, void *obj);
+/* The line the key stored at OFFSET (its field names it) was set on; 0
+ * when it was not (or was --set). */
+int ini_line_at(const struct ini_schema *s, const struct ini_origin *o,
+		size_t offset);
+void ini_release(const struct ini_schema *s, void *obj);
 /* Print the keys, types, defaults and help (for --help); a list key's type
  * reads "TYPE,..". */
-void cfg_print_help(const struct cfg_schema *s, FILE *f);
+void ini_print_help(const struct ini_schema *s, FILE *f);
 /*
  * The same keys as roff for a man page: one ".SS [section]" per section, in
  * the order sections first appear (none for the empty section), with all
  * its keys as ".TP" entries: type, help, choices, bounds and default
  * (vmtax-config(5) is built from this).
  */
-void cfg_print_man(const struct cfg_schema *s, FILE *f);
+void ini_print_man(const struct ini_schema *s, FILE *f);
 /* S as roff text: backslashes, '-' and a leading '.' or '\'' escaped. */
-void cfg_man_text(FILE *f, const char *s);
+void ini_man_text(FILE *f, const char *s);
 /* The resolved values as a JSON object {section: {name: value}}. */
-json_t *cfg_to_json(const struct cfg_schema *s, const void *obj);
+json_t *ini_to_json(const struct ini_schema *s, const void *obj);
 
 /* Helpers also used for workload files and --set (ini-values.c). */
-int cfg_parse_size(const char *s, uint64_t *out);
-bool cfg_utf8_valid(const char *s, size_t len);
+int ini_parse_size(const char *s, uint64_t *out);
+bool ini_utf8_valid(const char *s, size_t len);
 /* Levenshtein distance, capped; for did-you-mean. */
-unsigned cfg_edit_distance(const char *a, const char *b);
-void cfg_list_free(struct cfg_list *l);
-void cfg_list_copy(struct cfg_list *dst, const struct cfg_list *src);
-/* Append the N bytes at S to L as an element. */
-void cfg_list_push(struct cfg_list *l, const char *s, size_t n);
+unsigned ini_edit_distance(const char *a, const char *b);
+void ini_list_free(struct ini_list *l);
+void ini_list_copy(struct ini_list *dst, const struct ini_list *src);
+/* Append the N bytes at S to L as an element (a text list: no .val). */
+void ini_list_push(struct ini_list *l, const char *s, size_t n);
 /*
  * Split S into elements by the list rules above.  An unquoted empty element
  * ("a,,b"), an unterminated quote and text after a closing quote are errors:
  * -EINVAL with the reason in WHY.  An all-blank S is a list of no elements.
  */
-int cfg_list_parse(const char *s, struct cfg_list *out, char *why,
+int ini_list_parse(const char *s, struct ini_list *out, char *why,
 		   size_t wlen);
 /* Whether V is a number as a value of some type: a plain number, or a size
  * ("2G", in bytes).  *OUT gets it. */
-bool cfg_number(const char *v, double *out);
+bool ini_number(const char *v, double *out);
 
 #endif

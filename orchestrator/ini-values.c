@@ -16,7 +16,7 @@
 
 #include "util.h"
 
-bool cfg_utf8_valid(const char *str, size_t len)
+bool ini_utf8_valid(const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
@@ -54,7 +54,7 @@ bool cfg_utf8_valid(const char *str, size_t len)
 	return true;
 }
 
-unsigned cfg_edit_distance(const char *a, const char *b)
+unsigned ini_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j;
 	unsigned d[65][65];
@@ -80,7 +80,7 @@ unsigned cfg_edit_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
-int cfg_parse_size(const char *s, uint64_t *out)
+int ini_parse_size(const char *s, uint64_t *out)
 {
 	char *end;
 	double v;
@@ -112,18 +112,20 @@ int cfg_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-void cfg_list_free(struct cfg_list *l)
+void ini_list_free(struct ini_list *l)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
 		free(l->v[i]);
 	free(l->v);
+	free(l->val);
 	l->v = NULL;
+	l->val = NULL;
 	l->n = 0;
 }
 
-void cfg_list_copy(struct cfg_list *dst, const struct cfg_list *src)
+void ini_list_copy(struct ini_list *dst, const struct ini_list *src)
 {
 	size_t i;
 
@@ -131,9 +133,14 @@ void cfg_list_copy(struct cfg_list *dst, const struct cfg_list *src)
 	dst->v = xcalloc(src->n ? src->n : 1, sizeof(char *));
 	for (i = 0; i < src->n; i++)
 		dst->v[i] = xstrdup(src->v[i]);
+	dst->val = NULL;
+	if (src->val) {
+		dst->val = xcalloc(src->n ? src->n : 1, sizeof(*dst->val));
+		memcpy(dst->val, src->val, src->n * sizeof(*dst->val));
+	}
 }
 
-void cfg_list_push(struct cfg_list *l, const char *s, size_t n)
+void ini_list_push(struct ini_list *l, const char *s, size_t n)
 {
 	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
 	l->v[l->n++] = xstrndup(s, n);
@@ -147,7 +154,7 @@ static const char *skip_blanks(const char *p)
 }
 
 /* A quoted element at *P (of list S) into L; *P past it and its blanks. */
-static int list_quoted(struct cfg_list *l, const char **pp, const char *s,
+static int list_quoted(struct ini_list *l, const char **pp, const char *s,
 		       char *why, size_t wlen)
 {
 	const char *p = *pp, *e = strchr(p + 1, '"');
@@ -156,7 +163,7 @@ static int list_quoted(struct cfg_list *l, const char **pp, const char *s,
 		snprintf(why, wlen, "unterminated quote in '%s'", s);
 		return -EINVAL;
 	}
-	cfg_list_push(l, p + 1, e - p - 1);
+	ini_list_push(l, p + 1, e - p - 1);
 	p = skip_blanks(e + 1);
 	if (*p && *p != ',') {
 		snprintf(why, wlen,
@@ -169,7 +176,7 @@ static int list_quoted(struct cfg_list *l, const char **pp, const char *s,
 }
 
 /* A plain element at *P (of list S) into L, trimmed; *P past it. */
-static int list_plain(struct cfg_list *l, const char **pp, const char *s,
+static int list_plain(struct ini_list *l, const char **pp, const char *s,
 		      char *why, size_t wlen)
 {
 	const char *p = *pp, *e = strchr(p, ',');
@@ -184,15 +191,15 @@ static int list_plain(struct cfg_list *l, const char **pp, const char *s,
 			 s);
 		return -EINVAL;
 	}
-	cfg_list_push(l, p, n);
+	ini_list_push(l, p, n);
 	*pp = skip_blanks(p + n);
 	return 0;
 }
 
-int cfg_list_parse(const char *s, struct cfg_list *out, char *why,
+int ini_list_parse(const char *s, struct ini_list *out, char *why,
 		   size_t wlen)
 {
-	struct cfg_list l = {0};
+	struct ini_list l = {0};
 	const char *p = s;
 	int ret;
 
@@ -204,7 +211,7 @@ int cfg_list_parse(const char *s, struct cfg_list *out, char *why,
 		ret = *p == '"' ? list_quoted(&l, &p, s, why, wlen)
 				: list_plain(&l, &p, s, why, wlen);
 		if (ret < 0) {
-			cfg_list_free(&l);
+			ini_list_free(&l);
 			return ret;
 		}
 		if (!*p)
@@ -216,7 +223,7 @@ done:
 	return 0;
 }
 
-bool cfg_number(const char *v, double *out)
+bool ini_number(const char *v, double *out)
 {
 	uint64_t sz;
 	char *end;
@@ -229,7 +236,7 @@ bool cfg_number(const char *v, double *out)
 		*out = d;
 		return true;
 	}
-	if (isdigit((unsigned char)*v) && cfg_parse_size(v, &sz) == 0) {
+	if (isdigit((unsigned char)*v) && ini_parse_size(v, &sz) == 0) {
 		*out = (double)sz;
 		return true;
 	}

@@ -327,7 +327,7 @@ static int lab_put_same_path(struct lab *l, const char *path, int mode)
 		free(local);
 		return ret < 0 ? ret : -EIO;
 	}
-	ret = read_file(local, CFG_MAX_FILE, &data, &len);
+	ret = read_file(local, INI_FILE_MAX, &data, &len);
 	if (ret < 0) {
 		err_code(ret, "cannot read '%s'", local);
 		goto out;

@@ -33,7 +33,7 @@
 #define LAB_PROBE_S 120.0	  /* a failed lab's time to answer 'hello' */
 
 struct lab {
-	struct config cfg;
+	struct run_config cfg;
 	struct matrix m;
 	const char *config_arg;	 /* as given: config messages name it */
 	const char *config_path; /* absolute: the path in the lab too */

@@ -51,20 +51,21 @@ static double gib(uint64_t b)
 }
 
 /* The lab CPU's features: a KVM host (svm, npt), and no Intel ept axis. */
-static int lab_cpu_check(const struct config *c)
+static int lab_cpu_check(const struct run_config *c)
 {
 	int bad = 0;
 
 	if (lab_feature(c->lab_cpu_features, "svm") != 1 ||
 	    lab_feature(c->lab_cpu_features, "npt") != 1) {
-		config_error(c, "lab", "cpu_features",
-			     "a lab host needs '+svm +npt' (AMD-V with nested "
-			     "paging) to be a KVM host; got '%s'",
-			     c->lab_cpu_features);
+		run_config_error(
+		    c, RUN_CONFIG_KEY(lab_cpu_features),
+		    "a lab host needs '+svm +npt' (AMD-V with nested "
+		    "paging) to be a KVM host; got '%s'",
+		    c->lab_cpu_features);
 		bad = 1;
 	}
-	if (config_is_set(c, "matrix", "ept")) {
-		config_error(c, "matrix", "ept",
+	if (c->ept_set) {
+		run_config_error(c, RUN_CONFIG_KEY(ept),
 			     "ept is Intel's kvm_intel parameter, and a lab "
 			     "host is AMD (%s with svm): use 'npt = on, off' "
 			     "or 'paging = hw, shadow'",
@@ -75,7 +76,7 @@ static int lab_cpu_check(const struct config *c)
 }
 
 /* The biggest guest cells (memory, vCPUs) and one with 1G pages fit. */
-static int lab_cells_check(const struct config *c, const struct matrix *m,
+static int lab_cells_check(const struct run_config *c, const struct matrix *m,
 			   const struct lab_cpu_model *cpu)
 {
 	const struct cell *big_mem = NULL, *big_cpu = NULL, *one_g = NULL;
@@ -98,7 +99,7 @@ static int lab_cells_check(const struct config *c, const struct matrix *m,
 			one_g = x;
 	}
 	if (one_g && !pdpe1gb) {
-		config_error(c, "matrix", "backing",
+		run_config_error(c, RUN_CONFIG_KEY(backing),
 			     "cell '%s' asks for 1G hugetlb backing, but the "
 			     "lab CPU (%s %s) has no pdpe1gb: the lab kernel "
 			     "cannot have 1G pages",
@@ -106,59 +107,63 @@ static int lab_cells_check(const struct config *c, const struct matrix *m,
 		bad = 1;
 	}
 	if (big_mem && big_mem->memory + LAB_RESERVE_BYTES > c->lab_memory) {
-		config_error(c, "guest", "memory",
-			     "cell '%s' asks for a %.1f GiB guest, which does "
-			     "not fit in a %.1f GiB lab host (it keeps %.1f "
-			     "GiB for itself): raise [lab] memory or lower "
-			     "[guest] memory",
-			     big_mem->id, gib(big_mem->memory),
-			     gib(c->lab_memory), gib(LAB_RESERVE_BYTES));
+		run_config_error(
+		    c, RUN_CONFIG_KEY(memory),
+		    "cell '%s' asks for a %.1f GiB guest, which does "
+		    "not fit in a %.1f GiB lab host (it keeps %.1f "
+		    "GiB for itself): raise [lab] memory or lower "
+		    "[guest] memory",
+		    big_mem->id, gib(big_mem->memory), gib(c->lab_memory),
+		    gib(LAB_RESERVE_BYTES));
 		bad = 1;
 	}
 	if (big_cpu && big_cpu->vcpus > c->lab_vcpus) {
-		config_error(c, "guest", "vcpus",
-			     "cell '%s' asks for %ld vCPUs, more than the lab "
-			     "host's %ld: raise [lab] vcpus or lower [guest] "
-			     "vcpus",
-			     big_cpu->id, big_cpu->vcpus, c->lab_vcpus);
+		run_config_error(
+		    c, RUN_CONFIG_KEY(vcpus),
+		    "cell '%s' asks for %ld vCPUs, more than the lab "
+		    "host's %ld: raise [lab] vcpus or lower [guest] "
+		    "vcpus",
+		    big_cpu->id, big_cpu->vcpus, c->lab_vcpus);
 		bad = 1;
 	}
 	return bad;
 }
 
 /* The lab host itself fits in this host's memory and CPUs. */
-static int lab_host_check(const struct config *c,
+static int lab_host_check(const struct run_config *c,
 			  const struct lab_host_facts *h)
 {
 	int bad = 0;
 
 	if (h->mem_available &&
 	    c->lab_memory + LAB_HOST_RESERVE_BYTES > h->mem_available) {
-		config_error(c, "lab", "memory",
-			     "a %.1f GiB lab host does not fit in this host's "
-			     "%.1f GiB of available memory (%.1f GiB kept for "
-			     "the lab's QEMU)",
-			     gib(c->lab_memory), gib(h->mem_available),
-			     gib(LAB_HOST_RESERVE_BYTES));
+		run_config_error(
+		    c, RUN_CONFIG_KEY(lab_memory),
+		    "a %.1f GiB lab host does not fit in this host's "
+		    "%.1f GiB of available memory (%.1f GiB kept for "
+		    "the lab's QEMU)",
+		    gib(c->lab_memory), gib(h->mem_available),
+		    gib(LAB_HOST_RESERVE_BYTES));
 		bad = 1;
 	}
 	if (h->cpus > 0 && c->lab_vcpus > h->cpus) {
-		config_error(c, "lab", "vcpus",
-			     "%ld lab vCPUs, but this host has %ld CPUs online",
-			     c->lab_vcpus, h->cpus);
+		run_config_error(
+		    c, RUN_CONFIG_KEY(lab_vcpus),
+		    "%ld lab vCPUs, but this host has %ld CPUs online",
+		    c->lab_vcpus, h->cpus);
 		bad = 1;
 	}
 	return bad;
 }
 
-int lab_config_check(const struct config *c, const struct matrix *m,
+int lab_config_check(const struct run_config *c, const struct matrix *m,
 		     const struct lab_host_facts *h)
 {
 	const struct lab_cpu_model *cpu = lab_cpu_model_find(c->lab_cpu);
 	int bad;
 
 	if (!cpu) {
-		config_error(c, "lab", "cpu", "'%s' is not a lab CPU model",
+		run_config_error(c, RUN_CONFIG_KEY(lab_cpu), "'%s' is not a lab CPU model",
 			     c->lab_cpu);
 		return -EINVAL;
 	}

@@ -65,9 +65,9 @@ struct lab_host_facts {
 /*
  * Refuse what the lab of C cannot run of M on a host with H: each reason is
  * reported as "file:line: message" at the key that asks for it
- * (config_error()).  Returns 0, or -EINVAL after reporting every reason.
+ * (run_config_error()).  Returns 0, or -EINVAL after reporting every reason.
  */
-int lab_config_check(const struct config *c, const struct matrix *m,
+int lab_config_check(const struct run_config *c, const struct matrix *m,
 		     const struct lab_host_facts *h);
 
 #endif

@@ -80,45 +80,36 @@ int backing_parse(const char *s, enum backing *out)
 	return ret;
 }
 
-/* Which cell field an axis sets. */
-enum field {
-	F_WHERE,
-	F_PAGING,
-	F_HOST_KNOB,
-	F_HOST_THP,
-	F_GUEST_THP,
-	F_BACKING,
-	F_IMAGE,
-	F_KERNEL,
-	F_INITRD,
-	F_VCPUS,
-	F_MEMORY,
-	F_CMDLINE,
-	F_GUEST_KNOB,
-	F_PARAM,
-	F_REPLICA,
+/* Where an axis's values go in a cell. */
+enum source_kind {
+	S_KEY, /* a key of the table: its struct axis_spec says */
+	S_HOST_KNOB,
+	S_GUEST_KNOB,
+	S_PARAM,
+	S_REPLICA,
 };
 
 /* What the expansion needs beside each struct axis. */
 struct source {
-	const struct cfg_list *raw; /* the values as the config gives them */
-	enum field field;
-	size_t index; /* of the knob or parameter */
+	const struct ini_list *raw; /* the values: as written, and typed */
+	enum source_kind kind;
+	const struct axis_spec *spec; /* S_KEY */
+	size_t index;		      /* of the knob or parameter */
 };
 
 struct build {
-	const struct config *c;
+	const struct run_config *c;
 	struct matrix *m;
 	struct source *src;
-	struct cfg_list where; /* bare-metal first, as ever */
+	struct ini_list where; /* bare-metal first (order_where()) */
 };
 
-static char *id_value(enum field f, const char *v)
+static char *id_value(bool base_name, const char *v)
 {
 	const char *slash = strrchr(v, '/');
 	char *s, *p;
 
-	if ((f == F_KERNEL || f == F_INITRD) && slash)
+	if (base_name && slash)
 		return xstrdup(slash[1] ? slash + 1 : v);
 	s = xstrdup(v);
 	for (p = s; *p; p++)
@@ -129,15 +120,16 @@ static char *id_value(enum field f, const char *v)
 
 static void add_axis(struct build *b, const char *name, const char *key,
 		     enum axis_kind kind, enum axis_applies applies, bool in_id,
-		     const struct cfg_list *raw, enum field f, size_t index)
+		     struct source src)
 {
+	const struct ini_list *raw = src.raw;
 	struct matrix *m = b->m;
 	struct axis *a;
 	size_t i;
 
 	m->axes = xrealloc(m->axes, (m->naxes + 1) * sizeof(*m->axes));
 	b->src = xrealloc(b->src, (m->naxes + 1) * sizeof(*b->src));
-	b->src[m->naxes] = (struct source){raw, f, index};
+	b->src[m->naxes] = src;
 	a = &m->axes[m->naxes++];
 	memset(a, 0, sizeof(*a));
 	a->name = xstrdup(name);
@@ -150,9 +142,10 @@ static void add_axis(struct build *b, const char *name, const char *key,
 	a->numbers = xcalloc(raw->n ? raw->n : 1, sizeof(double));
 	a->numeric = raw->n > 0;
 	for (i = 0; i < raw->n; i++) {
-		a->values[i] = id_value(f, raw->v[i]);
+		a->values[i] =
+		    id_value(src.spec && src.spec->base_name, raw->v[i]);
 		a->numeric =
-		    a->numeric && cfg_number(a->values[i], &a->numbers[i]);
+		    a->numeric && ini_number(a->values[i], &a->numbers[i]);
 	}
 	if (!a->numeric) {
 		free(a->numbers);
@@ -161,85 +154,108 @@ static void add_axis(struct build *b, const char *name, const char *key,
 }
 
 static char *replica_v[] = {"a", "b"};
-static const struct cfg_list replica_values = {replica_v, 2};
+static const struct ini_list replica_values = {replica_v, 2, NULL};
 
+/* The axis of table key K (its .ext a struct axis_spec). */
+static void add_key_axis(struct build *b, const struct ini_key *k)
+{
+	const struct axis_spec *sp = k->ext;
+	const struct run_config *c = b->c;
+	const struct ini_list *l =
+	    (const struct ini_list *)((const char *)c + k->offset);
+	const struct ini_key *kk = k;
+	char key[256];
+	bool in_id = k->shape == INI_LIST || l->n > 1;
+
+	if (sp->slot == SLOT_WHERE)
+		l = &b->where;
+	if (sp->in_id)
+		in_id = *(const bool *)((const char *)c + sp->in_id - 1);
+	if (sp->slot == SLOT_PAGING && c->paging_by)
+		kk = c->paging_by;
+	snprintf(key, sizeof(key), "%s.%s", kk->section, kk->name);
+	add_axis(b, sp->name ? sp->name : k->name, key, sp->kind, sp->applies,
+		 in_id, (struct source){l, S_KEY, sp, 0});
+}
+
+/* The [host] (HOST) or [guest] knobs' axes, config order. */
+static void add_knob_axes(struct build *b, bool host)
+{
+	const struct run_config *c = b->c;
+	const struct knob_setting *ks = host ? c->host_knobs : c->guest_knobs;
+	size_t i, n = host ? c->nhost_knobs : c->nguest_knobs;
+	char name[256];
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s.%s", host ? "host" : "guest",
+			 ks[i].name);
+		add_axis(b, name, name, host ? AXIS_HOST_KNOB : AXIS_GUEST_KNOB,
+			 host ? APPLIES_ALL : APPLIES_GUEST, ks[i].values.n > 1,
+			 (struct source){&ks[i].values,
+					 host ? S_HOST_KNOB : S_GUEST_KNOB,
+					 NULL, i});
+	}
+}
+
+/* The workload parameters' axes, in the workload file's order. */
+static void add_param_axes(struct build *b)
+{
+	const struct wl_param *p = b->c->wl.params;
+	size_t i;
+	char key[256];
+
+	for (i = 0; i < b->c->wl.nparams; i++) {
+		snprintf(key, sizeof(key), "workload.%s", p[i].name);
+		add_axis(b, p[i].name, key, AXIS_PARAM, APPLIES_ALL,
+			 p[i].values.n > 1,
+			 (struct source){&p[i].values, S_PARAM, NULL, i});
+	}
+}
+
+/* The where values, bare-metal first, as ever. */
+static void order_where(struct build *b)
+{
+	const struct ini_list *w = &b->c->where;
+	int pass[] = {WHERE_BARE, WHERE_GUEST};
+	size_t i, p;
+
+	for (p = 0; p < ARRAY_SIZE(pass); p++)
+		for (i = 0; i < w->n; i++)
+			if (w->val[i].n == pass[p]) {
+				b->where.v[b->where.n] = w->v[i];
+				b->where.val[b->where.n++] = w->val[i];
+			}
+}
+
+/* Every axis, slot by slot: the keys the table marks, then the knobs,
+ * parameters and replicas. */
 static void add_axes(struct build *b)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-		enum field f;
-	} guest_keys[] = {
-	    {"image", offsetof(struct config, image), F_IMAGE},
-	    {"kernel", offsetof(struct config, kernel), F_KERNEL},
-	    {"initrd", offsetof(struct config, initrd), F_INITRD},
-	    {"vcpus", offsetof(struct config, vcpus), F_VCPUS},
-	    {"memory", offsetof(struct config, memory), F_MEMORY},
-	    {"cmdline", offsetof(struct config, cmdline), F_CMDLINE},
-	};
-	const struct config *c = b->c;
-	const char *paging_key = "matrix.paging";
-	char name[256], key[256];
+	const struct ini_schema *s = run_config_schema();
+	const struct run_config *c = b->c;
+	enum axis_slot slot;
 	size_t i;
 
-	for (i = 0; i < c->where.n; i++)
-		if (!strcmp(c->where.v[i], where_name(WHERE_BARE)))
-			b->where.v[b->where.n++] = c->where.v[i];
-	for (i = 0; i < c->where.n; i++)
-		if (!strcmp(c->where.v[i], where_name(WHERE_GUEST)))
-			b->where.v[b->where.n++] = c->where.v[i];
-	add_axis(b, "where", "matrix.where", AXIS_WHERE, APPLIES_ALL, true,
-		 &b->where, F_WHERE, 0);
-	if (config_is_set(c, "matrix", "ept"))
-		paging_key = "matrix.ept";
-	else if (config_is_set(c, "matrix", "npt"))
-		paging_key = "matrix.npt";
-	add_axis(b, "paging", paging_key, AXIS_CLASSIC, APPLIES_GUEST,
-		 config_is_set(c, "matrix", "paging") ||
-		     config_is_set(c, "matrix", "ept") ||
-		     config_is_set(c, "matrix", "npt"),
-		 &c->paging, F_PAGING, 0);
-	for (i = 0; i < c->nhost_knobs; i++) {
-		snprintf(name, sizeof(name), "host.%s", c->host_knobs[i].name);
-		add_axis(b, name, name, AXIS_HOST_KNOB, APPLIES_ALL,
-			 c->host_knobs[i].values.n > 1,
-			 &c->host_knobs[i].values, F_HOST_KNOB, i);
+	order_where(b);
+	for (slot = SLOT_WHERE; slot < SLOT_END; slot++) {
+		for (i = 0; i < s->nkeys; i++)
+			if (s->keys[i].ext &&
+			    ((const struct axis_spec *)s->keys[i].ext)->slot ==
+				slot)
+				add_key_axis(b, &s->keys[i]);
+		if (slot == SLOT_HOST_KNOBS || slot == SLOT_GUEST_KNOBS)
+			add_knob_axes(b, slot == SLOT_HOST_KNOBS);
+		if (slot == SLOT_PARAMS)
+			add_param_axes(b);
+		/* An A/A run ([run] replicas = 2, vmtax calibrate): every
+		 * cell twice, last in the id, so that a replica's ids are the
+		 * run's plus "/replica=a". */
+		if (slot == SLOT_REPLICA && c->replicas > 1)
+			add_axis(b, MATRIX_REPLICA_AXIS, "run.replicas",
+				 AXIS_REPLICA, APPLIES_ALL, true,
+				 (struct source){&replica_values, S_REPLICA,
+						 NULL, 0});
 	}
-	add_axis(b, "host-thp", "matrix.host_thp", AXIS_CLASSIC, APPLIES_ALL,
-		 true, &c->host_thp, F_HOST_THP, 0);
-	add_axis(b, "guest-thp", "matrix.guest_thp", AXIS_CLASSIC,
-		 APPLIES_GUEST, true, &c->guest_thp, F_GUEST_THP, 0);
-	add_axis(b, "backing", "matrix.backing", AXIS_CLASSIC, APPLIES_GUEST,
-		 config_is_set(c, "matrix", "backing"), &c->backing, F_BACKING,
-		 0);
-	for (i = 0; i < ARRAY_SIZE(guest_keys); i++) {
-		const struct cfg_list *l =
-		    (const struct cfg_list *)((const char *)c +
-					      guest_keys[i].off);
-
-		snprintf(key, sizeof(key), "guest.%s", guest_keys[i].name);
-		add_axis(b, guest_keys[i].name, key, AXIS_GUEST_KEY,
-			 APPLIES_GUEST, l->n > 1, l, guest_keys[i].f, 0);
-	}
-	for (i = 0; i < c->nguest_knobs; i++) {
-		snprintf(name, sizeof(name), "guest.%s",
-			 c->guest_knobs[i].name);
-		add_axis(b, name, name, AXIS_GUEST_KNOB, APPLIES_GUEST,
-			 c->guest_knobs[i].values.n > 1,
-			 &c->guest_knobs[i].values, F_GUEST_KNOB, i);
-	}
-	for (i = 0; i < c->wl.nparams; i++) {
-		snprintf(key, sizeof(key), "workload.%s", c->wl.params[i].name);
-		add_axis(b, c->wl.params[i].name, key, AXIS_PARAM, APPLIES_ALL,
-			 c->wl.params[i].values.n > 1, &c->wl.params[i].values,
-			 F_PARAM, i);
-	}
-	/* An A/A run ([run] replicas = 2, vmtax calibrate): every cell twice,
-	 * last in the id, so that a replica's ids are the run's plus
-	 * "/replica=a". */
-	if (c->replicas > 1)
-		add_axis(b, MATRIX_REPLICA_AXIS, "run.replicas", AXIS_REPLICA,
-			 APPLIES_ALL, true, &replica_values, F_REPLICA, 0);
 }
 
 static bool applies(const struct axis *a, enum where w)
@@ -256,11 +272,35 @@ static void cell_free(struct cell *x)
 	free(x->axis_values);
 }
 
+/* Value V (typed: VAL) of a table key's axis into its cell field. */
+static void set_field(struct cell *x, const struct axis_spec *sp, const char *v,
+		      const union ini_value *val)
+{
+	char *f = (char *)x + sp->cell;
+
+	switch (sp->as) {
+	case CELL_SET_BY_MATRIX:
+		break;
+	case CELL_TEXT:
+		*(const char **)f = v;
+		break;
+	case CELL_LONG:
+		*(long *)f = val->n;
+		break;
+	case CELL_U64:
+		*(uint64_t *)f = val->sz;
+		break;
+	case CELL_ENUM: /* the choices are the enum's names + 1 */
+		*(int *)f = (int)val->n + 1;
+		break;
+	}
+}
+
 /* The cell of where value W at value indexes IDX (one per axis). */
 static void make_cell(const struct build *b, enum where w, const size_t *idx,
 		      struct cell *x)
 {
-	const struct config *c = b->c;
+	const struct run_config *c = b->c;
 	const struct matrix *m = b->m;
 	size_t a, len = 0, cap = 64;
 	char *id = xmalloc(cap);
@@ -277,65 +317,22 @@ static void make_cell(const struct build *b, enum where w, const size_t *idx,
 	for (a = 0; a < m->naxes; a++) {
 		const struct source *s = &b->src[a];
 		const char *v;
-		enum paging p = PAGING_NONE;
-		enum backing bk = BACKING_NONE;
-		uint64_t sz = 0;
 
 		if (!applies(&m->axes[a], w))
 			continue;
 		v = s->raw->v[idx[a]];
 		x->axis_values[a] = m->axes[a].values[idx[a]];
-		switch (s->field) {
-		case F_WHERE:
-			break;
-		case F_PAGING:
-			paging_parse(v, &p);
-			x->paging = p;
-			break;
-		case F_HOST_KNOB:
+		if (s->kind == S_KEY)
+			set_field(x, s->spec, v, &s->raw->val[idx[a]]);
+		else if (s->kind == S_HOST_KNOB)
 			x->host_knobs[s->index] =
 			    (struct cell_kv){c->host_knobs[s->index].name, v};
-			break;
-		case F_HOST_THP:
-			x->host_thp = v;
-			break;
-		case F_GUEST_THP:
-			x->guest_thp = v;
-			break;
-		case F_BACKING:
-			backing_parse(v, &bk);
-			x->backing = bk;
-			break;
-		case F_IMAGE:
-			x->image = v;
-			break;
-		case F_KERNEL:
-			x->kernel = v;
-			break;
-		case F_INITRD:
-			x->initrd = v;
-			break;
-		case F_VCPUS:
-			x->vcpus = strtol(v, NULL, 0);
-			break;
-		case F_MEMORY:
-			cfg_parse_size(v, &sz);
-			x->memory = sz;
-			break;
-		case F_CMDLINE:
-			x->cmdline = v;
-			break;
-		case F_GUEST_KNOB:
+		else if (s->kind == S_GUEST_KNOB)
 			x->guest_knobs[s->index] =
 			    (struct cell_kv){c->guest_knobs[s->index].name, v};
-			break;
-		case F_PARAM:
+		else if (s->kind == S_PARAM)
 			x->params[s->index] =
 			    (struct cell_kv){c->wl.params[s->index].name, v};
-			break;
-		case F_REPLICA:
-			break;
-		}
 		if (a && !m->axes[a].in_id)
 			continue;
 		while (len + strlen(m->axes[a].name) +
@@ -359,7 +356,7 @@ static size_t count_cells(const struct build *b)
 	enum where wh;
 
 	for (w = 0; w < b->where.n; w++) {
-		where_parse(b->where.v[w], &wh);
+		wh = b->where.val[w].n;
 		n = 1;
 		for (a = 1; a < m->naxes; a++)
 			if (applies(&m->axes[a], wh)) {
@@ -380,7 +377,7 @@ static int by_id(const void *a, const void *b)
 		      (*(const struct cell *const *)b)->id);
 }
 
-static bool excluded(const struct config *c, const char *id)
+static bool excluded(const struct run_config *c, const char *id)
 {
 	size_t i;
 
@@ -390,7 +387,7 @@ static bool excluded(const struct config *c, const char *id)
 	return false;
 }
 
-int matrix_expand(const struct config *c, struct matrix *m)
+int matrix_expand(const struct run_config *c, struct matrix *m)
 {
 	struct build b = {.c = c, .m = m};
 	struct cell *all = NULL, **sorted = NULL;
@@ -399,6 +396,7 @@ int matrix_expand(const struct config *c, struct matrix *m)
 
 	memset(m, 0, sizeof(*m));
 	b.where.v = xcalloc(c->where.n + 1, sizeof(char *));
+	b.where.val = xcalloc(c->where.n + 1, sizeof(*b.where.val));
 	add_axes(&b);
 	total = count_cells(&b);
 	if (total > MATRIX_MAX_CELLS) {
@@ -409,10 +407,9 @@ int matrix_expand(const struct config *c, struct matrix *m)
 	all = xcalloc(total + 1, sizeof(*all));
 	idx = xcalloc(m->naxes, sizeof(*idx));
 	for (w = 0; w < b.where.n; w++) {
-		enum where wh = WHERE_BARE;
+		enum where wh = b.where.val[w].n;
 		bool done = false;
 
-		where_parse(b.where.v[w], &wh);
 		memset(idx, 0, m->naxes * sizeof(*idx));
 		idx[0] = w;
 		while (!done) {
@@ -452,7 +449,8 @@ int matrix_expand(const struct config *c, struct matrix *m)
 	}
 	n = 0; /* the cells are the matrix's now */
 	if (!m->ncells) {
-		config_error(c, "matrix", "exclude", "the matrix has no cells");
+		run_config_error(c, RUN_CONFIG_KEY(exclude),
+				 "the matrix has no cells");
 		goto out;
 	}
 	m->baseline = m->ncells;
@@ -464,10 +462,11 @@ int matrix_expand(const struct config *c, struct matrix *m)
 		     matrix_is_replica_of(m->cells[i].id, c->baseline, "a")))
 			m->baseline = i;
 	if (m->baseline == m->ncells) {
-		config_error(c, "run", "baseline",
-			     "baseline '%s' is not a cell of this matrix (name "
-			     "one, or set it empty for the first); cells are:",
-			     c->baseline);
+		run_config_error(
+		    c, RUN_CONFIG_KEY(baseline),
+		    "baseline '%s' is not a cell of this matrix (name "
+		    "one, or set it empty for the first); cells are:",
+		    c->baseline);
 		for (i = 0; i < m->ncells; i++)
 			fprintf(stderr, "    %s\n", m->cells[i].id);
 		goto out;
@@ -481,6 +480,7 @@ out:
 	free(idx);
 	free(b.src);
 	free(b.where.v);
+	free(b.where.val);
 	if (ret < 0)
 		matrix_release(m);
 	return ret;

@@ -21,7 +21,7 @@
  *
  * struct matrix holds every axis (also single-valued settings, in_id false)
  * in id order, and the cells.  Strings in cells are borrowed from the
- * struct config, which must outlive the matrix; axis names, keys, values
+ * struct run_config, which must outlive the matrix; axis names, keys, values
  * and ids are owned by the matrix (matrix_release()).
  *
  * Pure code: no I/O but the error messages.
@@ -85,6 +85,56 @@ enum axis_kind {
 
 enum axis_applies { APPLIES_ALL, APPLIES_GUEST };
 
+/* The nesting (id) order above, outermost first: an axis's slot. */
+enum axis_slot {
+	SLOT_WHERE = 1,
+	SLOT_PAGING,
+	SLOT_HOST_KNOBS, /* [host] KNOB, config order */
+	SLOT_HOST_THP,
+	SLOT_GUEST_THP,
+	SLOT_BACKING,
+	SLOT_IMAGE,
+	SLOT_KERNEL,
+	SLOT_INITRD,
+	SLOT_VCPUS,
+	SLOT_MEMORY,
+	SLOT_CMDLINE,
+	SLOT_GUEST_KNOBS, /* [guest] sysctl.X, mm.X, config order */
+	SLOT_PARAMS,	  /* workload parameters */
+	SLOT_REPLICA,
+	SLOT_END,
+};
+
+/* How each value of a key's axis goes into its cell field. */
+enum cell_as {
+	CELL_SET_BY_MATRIX, /* where: the expansion sets it */
+	CELL_TEXT,	    /* const char *: the value as written (borrowed) */
+	CELL_LONG,	    /* long: an INI_INT value */
+	CELL_U64,	    /* uint64_t: an INI_SIZE value */
+	CELL_ENUM,	    /* an enum whose 0 is none (PAGING_NONE ...): an
+			     * INI_ENUM value with choices = NAMES + 1 */
+};
+
+/*
+ * A run config key that is an axis, declared beside the key in the one key
+ * table (run-config.c, struct ini_key .ext): the cell field it fills and
+ * how.  Its id key is "SECTION.NAME"; its values are the key's, parsed once
+ * at load (struct ini_list .val).
+ */
+struct axis_spec {
+	enum axis_slot slot;
+	const char *name; /* in ids; NULL: the key's name */
+	enum axis_kind kind;
+	enum axis_applies applies;
+	size_t cell; /* offsetof(struct cell, FIELD) */
+	enum cell_as as;
+	bool base_name; /* a path: ids show its base name */
+	/* INI_FLAG(offsetof a bool of struct run_config) that puts the axis
+	 * in ids; 0: a list always is, an axis key when it has more than one
+	 * value */
+	size_t in_id;
+};
+
 struct axis {
 	char *name; /* in ids: "paging", "host.thp.defrag", "vcpus",
 		     * "guest.sysctl.vm.swappiness", "JOBS" */
@@ -147,7 +197,7 @@ struct matrix {
  * Expand C into M (see above).  0, or -EINVAL after reporting; M is then
  * empty (matrix_release() is still safe).
  */
-int matrix_expand(const struct config *c, struct matrix *m);
+int matrix_expand(const struct run_config *c, struct matrix *m);
 void matrix_release(struct matrix *m);
 /* Whether ID is cell BASE's replica REP ("BASE/replica=REP"). */
 bool matrix_is_replica_of(const char *id, const char *base, const char *rep);

@@ -242,7 +242,7 @@ json_t *results_head_new(const struct run *r)
 	json_object_set_new(run, "name", json_string(r->cfg.name));
 	json_object_set_new(run, "config_path", json_string(r->cfg.path));
 	json_object_set_new(run, "config_text", json_string(r->cfg.text));
-	json_object_set_new(run, "config", config_to_json(&r->cfg));
+	json_object_set_new(run, "config", run_config_to_json(&r->cfg));
 	sets = json_array();
 	for (i = 0; i < r->nsets; i++)
 		json_array_append_new(sets, json_string(r->sets[i]));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * run-config-doc.c - the config's keys described, for 'vmtax run --help'
- * and vmtax-config(5): the key table (config_schema()), then the keys that
+ * and vmtax-config(5): the key table (run_config_schema()), then the keys that
  * are not in it (knobs and workload parameters), from one table here.
  */
 #include <stdio.h>
@@ -47,13 +47,13 @@ static const char *host_knob(size_t *i)
 
 	while ((k = host_knob_name(*i))) {
 		(*i)++;
-		if (config_host_knob_check(k, why, sizeof(why)) == 0)
+		if (run_config_host_knob_check(k, why, sizeof(why)) == 0)
 			return k;
 	}
 	return NULL;
 }
 
-void config_print_help(FILE *f)
+void run_config_print_help(FILE *f)
 {
 	const char *heading = NULL, *k, *v;
 	size_t i, h;
@@ -65,7 +65,7 @@ void config_print_help(FILE *f)
 	    "for\n"
 	    "  a [guest] key, a [host] or guest knob or a workload parameter\n"
 	    "  makes that setting an axis of the matrix (docs/axes.md).\n");
-	cfg_print_help(config_schema(), f);
+	ini_print_help(run_config_schema(), f);
 	for (i = 0; i < ARRAY_SIZE(extra_keys); i++) {
 		if (!heading || strcmp(heading, extra_keys[i].heading))
 			fprintf(f, "  %s\n", extra_keys[i].heading);
@@ -89,30 +89,30 @@ static void man_entry(FILE *f, const char *name, const char *help,
 		      const char *see, const char *values)
 {
 	fputs(".TP\n.B ", f);
-	cfg_man_text(f, name);
+	ini_man_text(f, name);
 	fputs("\n\\fI", f);
-	cfg_man_text(f, "string,..");
+	ini_man_text(f, "string,..");
 	fputs("\\fR: ", f);
-	cfg_man_text(f, help);
+	ini_man_text(f, help);
 	if (see) {
 		fputs(" (see ", f);
-		cfg_man_text(f, see);
+		ini_man_text(f, see);
 		fputs(")", f);
 	}
 	fputs(".\n", f);
 	if (values) {
 		fputs("One of: ", f);
-		cfg_man_text(f, values);
+		ini_man_text(f, values);
 		fputs(".\n", f);
 	}
 }
 
-void config_print_man(FILE *f)
+void run_config_print_man(FILE *f)
 {
 	const char *heading = NULL, *k;
 	size_t i, h;
 
-	cfg_print_man(config_schema(), f);
+	ini_print_man(run_config_schema(), f);
 	for (i = 0; i < ARRAY_SIZE(extra_keys); i++) {
 		if (!heading || strcmp(heading, extra_keys[i].heading))
 			fprintf(f, ".SS %s\n", extra_keys[i].heading);

@@ -19,8 +19,13 @@
 #include "util.h"
 #include "vm.h"
 
-#define C(f) offsetof(struct config, f)
+#define C(f) offsetof(struct run_config, f)
 #define GIB (1024.0 * 1024 * 1024)
+/* The key was set: the bool field F says so. */
+#define WAS_SET(f) .set_flag = INI_FLAG(C(f))
+/* The key is an axis (matrix.h struct axis_spec). */
+#define AXIS(...) .ext = &(const struct axis_spec){__VA_ARGS__}
+#define CELL(f, how) .cell = offsetof(struct cell, f), .as = how
 #define KEY(sec, nm, ty, field, dflt, ...)                                     \
 	{                                                                      \
 		.section = sec, .name = nm, .type = ty, .offset = C(field),    \
@@ -33,6 +38,7 @@ static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
 static const char *const orders[] = {"interleaved", "cells", NULL};
 static const char *const plans[] = {"fixed", "auto", NULL};
 static const char *const onoff[] = {"on", "off", NULL};
+enum { ONOFF_ON }; /* the index of "on" in onoff */
 
 static int check_run_name(const char *v, char *msg, size_t len)
 {
@@ -85,10 +91,10 @@ static int check_pin(const char *v, char *msg, size_t len)
 
 /* A pin list naming a CPU this host does not have online is refused here,
  * at its line, before anything boots. */
-static int finish_pin(const struct cfg_key *k, void *obj,
-		      const struct cfg_origin *o, char *msg, size_t len)
+static int finish_pin(const struct ini_key *k, void *obj,
+		      const struct ini_origin *o, char *msg, size_t len)
 {
-	struct config *c = obj;
+	struct run_config *c = obj;
 	struct cpuset online;
 	struct pin_plan *plan;
 	int ret;
@@ -142,15 +148,17 @@ static int check_target(const char *v, char *msg, size_t len)
  * as a fraction, max_repeat defaulting to repeat (a fixed number of
  * samples, as without a target) and never below it.
  */
-static int finish_max_repeat(const struct cfg_key *k, void *obj,
-			     const struct cfg_origin *o, char *msg, size_t len)
+static int finish_max_repeat(const struct ini_key *k, void *obj,
+			     const struct ini_origin *o, char *msg, size_t len)
 {
-	struct config *c = obj;
+	struct run_config *c = obj;
 
 	c->target = 0;
 	if (*c->target_text)
 		parse_target(c->target_text, &c->target);
-	if (!cfg_is_set(o->s, o, "run", k->name)) {
+	(void)k;
+	(void)o;
+	if (!c->max_repeat_set) {
 		c->max_repeat = c->repeat;
 		return 0;
 	}
@@ -163,10 +171,10 @@ static int finish_max_repeat(const struct cfg_key *k, void *obj,
 }
 
 /* Replicas (an A/A run) are compared round by round. */
-static int finish_replicas(const struct cfg_key *k, void *obj,
-			   const struct cfg_origin *o, char *msg, size_t len)
+static int finish_replicas(const struct ini_key *k, void *obj,
+			   const struct ini_origin *o, char *msg, size_t len)
 {
-	struct config *c = obj;
+	struct run_config *c = obj;
 
 	(void)k;
 	(void)o;
@@ -185,10 +193,10 @@ static int finish_replicas(const struct cfg_key *k, void *obj,
  * of the repetition model), 1 for order = cells.  More boots than samples,
  * or replicas (an A/A run) outside interleaved rounds, are refused.
  */
-static int finish_boots(const struct cfg_key *k, void *obj,
-			const struct cfg_origin *o, char *msg, size_t len)
+static int finish_boots(const struct ini_key *k, void *obj,
+			const struct ini_origin *o, char *msg, size_t len)
 {
-	struct config *c = obj;
+	struct run_config *c = obj;
 	bool cells = !strcmp(c->order, "cells");
 
 	(void)k;
@@ -226,171 +234,221 @@ static int finish_boots(const struct cfg_key *k, void *obj,
  * ept/npt are the vendors' spellings of the paging axis: on = hw, off =
  * shadow.  Given once, they become [matrix] paging.
  */
-static int finish_paging_spelling(const struct cfg_key *k, void *obj,
-				  const struct cfg_origin *o, char *msg,
+static int finish_paging_spelling(const struct ini_key *k, void *obj,
+				  const struct ini_origin *o, char *msg,
 				  size_t len)
 {
-	struct config *c = obj;
-	const struct cfg_list *l =
-	    (const struct cfg_list *)((char *)obj + k->offset);
+	struct run_config *c = obj;
+	const struct ini_list *l =
+	    (const struct ini_list *)((char *)obj + k->offset);
+	bool npt = l == &c->npt;
+	enum paging p;
 	size_t i;
 
-	if (!cfg_is_set(o->s, o, "matrix", k->name))
+	(void)o;
+	if (!(npt ? c->npt_set : c->ept_set))
 		return 0;
-	if (cfg_is_set(o->s, o, "matrix", "paging")) {
+	if (c->paging_set) {
 		snprintf(msg, len,
 			 "give the paging axis once: 'paging', 'ept' or 'npt'");
 		return -EINVAL;
 	}
-	if (!strcmp(k->name, "npt") && cfg_is_set(o->s, o, "matrix", "ept")) {
+	if (npt && c->ept_set) {
 		snprintf(msg, len, "give either 'ept' or 'npt', not both");
 		return -EINVAL;
 	}
-	cfg_list_free(&c->paging);
+	ini_list_free(&c->paging);
 	c->paging.v = xcalloc(l->n, sizeof(char *));
-	for (i = 0; i < l->n; i++)
-		c->paging.v[i] = xstrdup(paging_name(
-		    !strcmp(l->v[i], "on") ? PAGING_HW : PAGING_SHADOW));
+	c->paging.val = xcalloc(l->n, sizeof(*c->paging.val));
+	for (i = 0; i < l->n; i++) {
+		p = l->val[i].n == ONOFF_ON ? PAGING_HW : PAGING_SHADOW;
+		c->paging.v[i] = xstrdup(paging_name(p));
+		c->paging.val[i].n = p - 1; /* choices are paging_names + 1 */
+	}
 	c->paging.n = l->n;
+	c->paging_by = k;
 	return 0;
 }
 
-static const struct cfg_key run_keys[] = {
-    KEY("run", "name", CFG_STR, name, "run", .check = check_run_name,
+/* Paging is in cell ids when the config gives it, in any spelling. */
+static int finish_paging(const struct ini_key *k, void *obj,
+			 const struct ini_origin *o, char *msg, size_t len)
+{
+	struct run_config *c = obj;
+
+	(void)k;
+	(void)o;
+	(void)msg;
+	(void)len;
+	c->paging_axis = c->paging_set || c->ept_set || c->npt_set;
+	return 0;
+}
+
+static const struct ini_key run_keys[] = {
+    KEY("run", "name", INI_STR, name, "run", .check = check_run_name,
 	.help = "run name (letters, digits, '.', '_', '-')"),
-    KEY("run", "repeat", CFG_INT, repeat, "3", .min = 1, .max = 1000,
+    KEY("run", "repeat", INI_INT, repeat, "3", .min = 1, .max = 1000,
 	.help = "measured samples per cell"),
-    KEY("run", "target", CFG_STR, target_text, "", .check = check_target,
+    KEY("run", "target", INI_STR, target_text, "", .check = check_target,
 	.help = "stop a cell when the half-width of its 95% slowdown "
 		"interval is at most this, e.g. 2% (empty: repeat samples)"),
-    KEY("run", "max_repeat", CFG_INT, max_repeat, NULL, .min = 1,
-	.max = 10000, .finish = finish_max_repeat,
+    KEY("run", "max_repeat", INI_INT, max_repeat, NULL, .min = 1, .max = 10000,
+	.finish = finish_max_repeat, WAS_SET(max_repeat_set),
 	.help = "samples a cell may take with a target (default: repeat)"),
-    KEY("run", "order", CFG_ENUM, order, "interleaved", .choices = orders,
+    KEY("run", "order", INI_ENUM, order, "interleaved", .choices = orders,
 	.help = "interleaved: every round samples each cell once, shuffled, "
 		"guests kept up (groups where host settings differ); cells: "
 		"one cell after the other"),
-    KEY("run", "seed", CFG_INT, seed, "0", .min = 0, .max = 2147483647L,
+    KEY("run", "seed", INI_INT, seed, "0", .min = 0, .max = 2147483647L,
 	.help = "seed of the rounds' shuffle and the bootstrap (0: from the "
 		"clock; the one used is recorded)"),
-    KEY("run", "replicas", CFG_INT, replicas, "1", .min = 1, .max = 2,
+    KEY("run", "replicas", INI_INT, replicas, "1", .min = 1, .max = 2,
 	.finish = finish_replicas,
 	.help = "copies of every cell in the same rounds (2: an A/A run; "
 		"vmtax calibrate sets it)"),
-    KEY("run", "plan", CFG_ENUM, plan, "fixed", .choices = plans,
+    KEY("run", "plan", INI_ENUM, plan, "fixed", .choices = plans,
 	.help = "auto: a sizing pass (2 boots x 2 samples) measures each "
 		"level's cost and variance, then picks samples per boot and "
 		"boots (Kalibera-Jones) within max_repeat and max_boots"),
-    KEY("run", "max_boots", CFG_INT, max_boots, "8", .min = 1, .max = 1000,
+    KEY("run", "max_boots", INI_INT, max_boots, "8", .min = 1, .max = 1000,
 	.help = "the most boots plan = auto may give a guest cell"),
-    KEY("run", "boots", CFG_INT, boots, "0", .min = 0, .max = 1000,
+    KEY("run", "boots", INI_INT, boots, "0", .min = 0, .max = 1000,
 	.finish = finish_boots,
 	.help = "fresh guests a guest cell's samples are spread over (0: "
 		"auto, 2 with order = interleaved; > 1: boot means are the "
 		"units of its interval)"),
-    KEY("run", "warmup", CFG_INT, warmup, "0", .min = 0, .max = 100,
+    KEY("run", "warmup", INI_INT, warmup, "0", .min = 0, .max = 100,
 	.help =
 	    "unrecorded runs per cell before the samples (fault-in, caches)"),
-    KEY("run", "baseline", CFG_STR, baseline, "",
+    KEY("run", "baseline", INI_STR, baseline, "",
 	.help = "cell id slowdowns are relative to (default: first cell)"),
-    KEY("run", "timeout", CFG_DOUBLE, timeout_s, "3600", .min = 1,
+    KEY("run", "timeout", INI_DOUBLE, timeout_s, "3600", .min = 1,
 	.max = 7 * 86400, .help = "seconds one sample may take"),
-    KEY("run", "boot_timeout", CFG_DOUBLE, boot_timeout_s, "300", .min = 1,
+    KEY("run", "boot_timeout", INI_DOUBLE, boot_timeout_s, "300", .min = 1,
 	.max = 3600, .help = "seconds from domain start to the agent's hello"),
-    KEY("run", "heartbeat", CFG_DOUBLE, heartbeat_s, "5", .min = 0.5,
+    KEY("run", "heartbeat", INI_DOUBLE, heartbeat_s, "5", .min = 0.5,
 	.max = 600, .help = "seconds between agent heartbeats during a sample"),
-    KEY("run", "retries", CFG_INT, retries, "0", .min = 0, .max = 10,
+    KEY("run", "retries", INI_INT, retries, "0", .min = 0, .max = 10,
 	.help = "extra attempts for a failed sample (a dead or hung guest is "
 		"replaced by a fresh one)"),
-    KEY("run", "max_failures", CFG_INT, max_failures, "10", .min = 1,
+    KEY("run", "max_failures", INI_INT, max_failures, "10", .min = 1,
 	.max = 10000, .help = "failed samples after which the run stops"),
-    KEY("run", "quiet_wait", CFG_DOUBLE, quiet_wait_s, "0", .min = 0,
+    KEY("run", "quiet_wait", INI_DOUBLE, quiet_wait_s, "0", .min = 0,
 	.max = 3600,
 	.help = "seconds to wait before a sample for a quiet host (0: do "
 		"not wait); past it the sample is taken and flagged busy"),
-    KEY("run", "quiet_others", CFG_INT, quiet_others, "0", .min = 0,
+    KEY("run", "quiet_others", INI_INT, quiet_others, "0", .min = 0,
 	.max = 4096,
 	.help = "other runnable tasks a quiet host may have (busy: more in "
 		"each of 5 reads 20 ms apart)"),
-    KEY("run", "profile", CFG_BOOL, profile, "off",
+    KEY("run", "profile", INI_BOOL, profile, "off",
 	.help = "one more, unrecorded run per cell under sampling: folded "
 		"stacks in profiles/, a differential profile in the report "
 		"(docs/profile.md)"),
-    KEY("run", "profile_hz", CFG_DOUBLE, profile_hz, "997", .min = 10,
-	.max = 20000, .help = "samples per second of the profile run (a TCG "
-			      "guest's default is 127: a sample costs 100 us "
-			      "or more there)"),
-    KEY("guest", "image", CFG_ENUM, image, "tiny", .shape = CFG_AXIS,
-	.choices = images, .help = "guest image kind"),
-    KEY("guest", "vcpus", CFG_INT, vcpus, "2", .shape = CFG_AXIS, .min = 1,
-	.max = 512, .help = "virtual CPUs"),
-    KEY("guest", "memory", CFG_SIZE, memory, "2G", .shape = CFG_AXIS,
+    KEY("run", "profile_hz", INI_DOUBLE, profile_hz, "997", .min = 10,
+	.max = 20000, WAS_SET(profile_hz_set),
+	.help = "samples per second of the profile run (a TCG "
+		"guest's default is 127: a sample costs 100 us "
+		"or more there)"),
+    KEY("guest", "image", INI_ENUM, image, "tiny", .shape = INI_AXIS,
+	.choices = images, .help = "guest image kind",
+	AXIS(.slot = SLOT_IMAGE, .kind = AXIS_GUEST_KEY,
+	     .applies = APPLIES_GUEST, CELL(image, CELL_TEXT))),
+    KEY("guest", "vcpus", INI_INT, vcpus, "2", .shape = INI_AXIS, .min = 1,
+	.max = 512, .help = "virtual CPUs",
+	AXIS(.slot = SLOT_VCPUS, .kind = AXIS_GUEST_KEY,
+	     .applies = APPLIES_GUEST, CELL(vcpus, CELL_LONG))),
+    KEY("guest", "memory", INI_SIZE, memory, "2G", .shape = INI_AXIS,
 	.min = 512.0 * 1024 * 1024, .max = 4096 * GIB,
-	.help = "guest memory (guests under 512M start with THP off)"),
-    KEY("guest", "accel", CFG_ENUM, accel, "auto", .choices = accels,
+	.help = "guest memory (guests under 512M start with THP off)",
+	AXIS(.slot = SLOT_MEMORY, .kind = AXIS_GUEST_KEY,
+	     .applies = APPLIES_GUEST, CELL(memory, CELL_U64))),
+    KEY("guest", "accel", INI_ENUM, accel, "auto", .choices = accels,
 	.help = "kvm needs vmx or svm; auto falls back to tcg"),
-    KEY("guest", "kernel", CFG_STR, kernel, "auto", .shape = CFG_AXIS,
+    KEY("guest", "kernel", INI_STR, kernel, "auto", .shape = INI_AXIS,
 	.check = check_file,
 	.help = "guest kernel (auto: the newest of vmtax's kernel cache, else "
-		"of /boot)"),
-    KEY("guest", "initrd", CFG_STR, initrd, "auto", .shape = CFG_AXIS,
+		"of /boot)",
+	AXIS(.slot = SLOT_KERNEL, .kind = AXIS_GUEST_KEY,
+	     .applies = APPLIES_GUEST, CELL(kernel, CELL_TEXT),
+	     .base_name = true)),
+    KEY("guest", "initrd", INI_STR, initrd, "auto", .shape = INI_AXIS,
 	.check = check_file,
-	.help = "guest initramfs (auto: the tiny image for that kernel)"),
-    KEY("guest", "uri", CFG_STR, uri, "qemu:///system", .check = check_uri,
+	.help = "guest initramfs (auto: the tiny image for that kernel)",
+	AXIS(.slot = SLOT_INITRD, .kind = AXIS_GUEST_KEY,
+	     .applies = APPLIES_GUEST, CELL(initrd, CELL_TEXT),
+	     .base_name = true)),
+    KEY("guest", "uri", INI_STR, uri, "qemu:///system", .check = check_uri,
 	.help = "libvirt connection URI: this host's only (qemu:///system, "
 		"qemu:///session; no +ext, no remote host, no parameters)"),
-    KEY("guest", "cmdline", CFG_STR, cmdline, "", .shape = CFG_AXIS,
-	.help = "extra guest kernel command line (a comma needs quotes)"),
-    KEY("guest", "cpu_features", CFG_STR, cpu_features, "",
+    KEY("guest", "cmdline", INI_STR, cmdline, "", .shape = INI_AXIS,
+	.help = "extra guest kernel command line (a comma needs quotes)",
+	AXIS(.slot = SLOT_CMDLINE, .kind = AXIS_GUEST_KEY,
+	     .applies = APPLIES_GUEST, CELL(cmdline, CELL_TEXT))),
+    KEY("guest", "cpu_features", INI_STR, cpu_features, "",
 	.check = check_cpu_features,
 	.help = "CPU features to add or remove, e.g. '+pdpe1gb' (1G pages "
 		"under TCG) or '-la57'"),
-    KEY("guest", "pin", CFG_STR, pin, "none", .check = check_pin,
+    KEY("guest", "pin", INI_STR, pin, "none", .check = check_pin,
 	.finish = finish_pin,
 	.help = "pin vCPUs and emulator threads: none, auto (vCPU i on online "
 		"CPU i mod n, emulator on the last), or a CPU list (same rule "
 		"over it)"),
-    KEY("lab", "cpu", CFG_ENUM, lab_cpu, LAB_CPU_DEFAULT,
+    KEY("lab", "cpu", INI_ENUM, lab_cpu, LAB_CPU_DEFAULT,
 	.choices = lab_cpu_names,
 	.help = "vmtax lab: QEMU CPU model of the lab host (TCG-emulated "
 		"AMD with SVM)"),
-    KEY("lab", "cpu_features", CFG_STR, lab_cpu_features, "+svm +npt",
+    KEY("lab", "cpu_features", INI_STR, lab_cpu_features, "+svm +npt",
 	.check = check_cpu_features,
 	.help = "vmtax lab: the lab host's CPU features (svm and npt are "
 		"required)"),
-    KEY("lab", "vcpus", CFG_INT, lab_vcpus, "2", .min = 1, .max = 64,
+    KEY("lab", "vcpus", INI_INT, lab_vcpus, "2", .min = 1, .max = 64,
 	.help = "vmtax lab: the lab host's vCPUs"),
-    KEY("lab", "memory", CFG_SIZE, lab_memory, "4G", .min = 1ULL << 30,
+    KEY("lab", "memory", INI_SIZE, lab_memory, "4G", .min = 1ULL << 30,
 	.max = 1ULL << 40, .help = "vmtax lab: the lab host's memory"),
-    KEY("matrix", "where", CFG_ENUM, where, "bare-metal, guest",
-	.shape = CFG_LIST, .choices = where_names, .help = "where cells run"),
-    KEY("matrix", "host_thp", CFG_ENUM, host_thp, "always, never",
-	.shape = CFG_LIST, .choices = thp_enabled_modes, .help = "host THP modes"),
-    KEY("matrix", "guest_thp", CFG_ENUM, guest_thp, "always, never",
-	.shape = CFG_LIST, .choices = thp_enabled_modes, .help = "guest THP modes"),
-    KEY("matrix", "paging", CFG_ENUM, paging, "auto", .shape = CFG_LIST,
-	.choices = paging_names + 1,
+    KEY("matrix", "where", INI_ENUM, where, "bare-metal, guest",
+	.shape = INI_LIST, .choices = where_names, .help = "where cells run",
+	AXIS(.slot = SLOT_WHERE, .kind = AXIS_WHERE, .applies = APPLIES_ALL,
+	     .as = CELL_SET_BY_MATRIX)),
+    KEY("matrix", "host_thp", INI_ENUM, host_thp, "always, never",
+	.shape = INI_LIST, .choices = thp_enabled_modes, .help = "host THP modes",
+	AXIS(.slot = SLOT_HOST_THP, .name = "host-thp", .kind = AXIS_CLASSIC,
+	     .applies = APPLIES_ALL, CELL(host_thp, CELL_TEXT))),
+    KEY("matrix", "guest_thp", INI_ENUM, guest_thp, "always, never",
+	.shape = INI_LIST, .choices = thp_enabled_modes, .help = "guest THP modes",
+	AXIS(.slot = SLOT_GUEST_THP, .name = "guest-thp", .kind = AXIS_CLASSIC,
+	     .applies = APPLIES_GUEST, CELL(guest_thp, CELL_TEXT))),
+    KEY("matrix", "paging", INI_ENUM, paging, "auto", .shape = INI_LIST,
+	.choices = paging_names + 1, WAS_SET(paging_set),
+	.finish = finish_paging,
 	.help =
-	    "guest paging: hw (EPT/NPT), shadow, tcg, auto (what accel gives)"),
-    KEY("matrix", "ept", CFG_ENUM, ept, NULL, .shape = CFG_LIST,
-	.choices = onoff, .finish = finish_paging_spelling,
+	    "guest paging: hw (EPT/NPT), shadow, tcg, auto (what accel gives)",
+	AXIS(.slot = SLOT_PAGING, .kind = AXIS_CLASSIC,
+	     .applies = APPLIES_GUEST, CELL(paging, CELL_ENUM),
+	     .in_id = INI_FLAG(C(paging_axis)))),
+    KEY("matrix", "ept", INI_ENUM, ept, NULL, .shape = INI_LIST,
+	.choices = onoff, .finish = finish_paging_spelling, WAS_SET(ept_set),
 	.help = "Intel spelling of paging: on = hw, off = shadow"),
-    KEY("matrix", "npt", CFG_ENUM, npt, NULL, .shape = CFG_LIST,
-	.choices = onoff, .finish = finish_paging_spelling,
+    KEY("matrix", "npt", INI_ENUM, npt, NULL, .shape = INI_LIST,
+	.choices = onoff, .finish = finish_paging_spelling, WAS_SET(npt_set),
 	.help = "AMD spelling of paging: on = hw, off = shadow"),
-    KEY("matrix", "backing", CFG_ENUM, backing, "thp", .shape = CFG_LIST,
-	.choices = backing_names + 1, .help = "guest RAM backing"),
-    KEY("matrix", "exclude", CFG_STR, exclude, NULL, .shape = CFG_LIST,
+    KEY("matrix", "backing", INI_ENUM, backing, "thp", .shape = INI_LIST,
+	.choices = backing_names + 1, WAS_SET(backing_set),
+	.help = "guest RAM backing",
+	AXIS(.slot = SLOT_BACKING, .kind = AXIS_CLASSIC,
+	     .applies = APPLIES_GUEST, CELL(backing, CELL_ENUM),
+	     .in_id = INI_FLAG(C(backing_set)))),
+    KEY("matrix", "exclude", INI_STR, exclude, NULL, .shape = INI_LIST,
 	.help = "cell ids to leave out (fnmatch patterns)"),
-    KEY("workload", "name", CFG_STR, workload_name, NULL,
+    KEY("workload", "name", INI_STR, workload_name, NULL,
 	.check = check_workload_name,
 	.help = "workload (configs/workloads/NAME.ini)"),
-    KEY("workload", "dir", CFG_STR, workload_dir, "workloads",
+    KEY("workload", "dir", INI_STR, workload_dir, "workloads",
 	.help = "workload directory, relative to the config file"),
 };
 
 static const char *const run_extra[] = {"workload+", "guest+", "host+", NULL};
-static const struct cfg_schema run_schema = {
+static const struct ini_schema run_schema = {
     run_keys,
     ARRAY_SIZE(run_keys),
     run_extra,
@@ -406,7 +464,7 @@ static const struct {
     {"hugetlb.1G", "[matrix] backing"},
 };
 
-int config_host_knob_check(const char *name, char *msg, size_t len)
+int run_config_host_knob_check(const char *name, char *msg, size_t len)
 {
 	const char *k, *best = NULL;
 	unsigned d, bestd = 3;
@@ -422,7 +480,7 @@ int config_host_knob_check(const char *name, char *msg, size_t len)
 	for (i = 0; (k = host_knob_name(i)); i++) {
 		if (!strcmp(name, k))
 			return 0;
-		d = cfg_edit_distance(name, k);
+		d = ini_edit_distance(name, k);
 		if (d < bestd)
 			bestd = d, best = k;
 	}
@@ -441,7 +499,7 @@ int config_host_knob_check(const char *name, char *msg, size_t len)
 	return -EINVAL;
 }
 
-bool config_guest_knob_name(const char *name)
+bool run_config_guest_knob_name(const char *name)
 {
 	return (!strncmp(name, KNOB_PREFIX_SYSCTL,
 			 strlen(KNOB_PREFIX_SYSCTL)) ||
@@ -453,12 +511,12 @@ bool config_guest_knob_name(const char *name)
  * VALUE as the values of a knob or parameter: a list, no element twice; an
  * empty value is one empty element for a parameter, an error for a knob.
  */
-static int parse_values(const char *value, bool knob, struct cfg_list *out,
+static int parse_values(const char *value, bool knob, struct ini_list *out,
 			char *why, size_t len)
 {
 	size_t i, j;
 
-	if (cfg_list_parse(value, out, why, len) < 0)
+	if (ini_list_parse(value, out, why, len) < 0)
 		return -EINVAL;
 	if (!out->n && !knob) {
 		out->v = xcalloc(1, sizeof(char *));
@@ -488,7 +546,7 @@ static int parse_values(const char *value, bool knob, struct cfg_list *out,
 	}
 	return 0;
 bad:
-	cfg_list_free(out);
+	ini_list_free(out);
 	return -EINVAL;
 }
 
@@ -509,7 +567,7 @@ static void knobs_free(struct knob_setting *k, size_t n)
 
 	for (i = 0; i < n; i++) {
 		free(k[i].name);
-		cfg_list_free(&k[i].values);
+		ini_list_free(&k[i].values);
 	}
 	free(k);
 }
@@ -519,17 +577,17 @@ static void knobs_free(struct knob_setting *k, size_t n)
  * --set, which replaces the file's values).  WHERE prefixes messages
  * ("path:line" or "--set '...'").
  */
-static int set_knob(struct config *c, const char *where, int line,
+static int set_knob(struct run_config *c, const char *where, int line,
 		    const char *section, const char *name, const char *value)
 {
 	bool host = !strcmp(section, "host");
 	struct knob_setting **ks = host ? &c->host_knobs : &c->guest_knobs;
 	size_t *n = host ? &c->nhost_knobs : &c->nguest_knobs;
 	struct knob_setting *k;
-	struct cfg_list l;
+	struct ini_list l;
 	char why[600];
 
-	if (host && config_host_knob_check(name, why, sizeof(why)) < 0) {
+	if (host && run_config_host_knob_check(name, why, sizeof(why)) < 0) {
 		fprintf(stderr, "%s: %s\n", where, why);
 		return -EINVAL;
 	}
@@ -550,7 +608,7 @@ static int set_knob(struct config *c, const char *where, int line,
 		k = &(*ks)[(*n)++];
 		k->name = xstrdup(name);
 	} else {
-		cfg_list_free(&k->values);
+		ini_list_free(&k->values);
 	}
 	k->values = l;
 	k->line = line;
@@ -558,11 +616,11 @@ static int set_knob(struct config *c, const char *where, int line,
 }
 
 /* Override workload parameter NAME with VALUE from LINE (-1: --set). */
-static int set_param(struct config *c, const char *where, int line,
+static int set_param(struct run_config *c, const char *where, int line,
 		     const char *name, const char *value)
 {
 	struct wl_param *p = wl_param_find(c->overrides, c->noverrides, name);
-	struct cfg_list l;
+	struct ini_list l;
 	char why[600];
 
 	if (p && line > 0) {
@@ -591,7 +649,7 @@ static int run_extra_key(void *arg, const char *path, int line,
 			 const char *section, const char *name,
 			 const char *value)
 {
-	struct config *c = arg;
+	struct run_config *c = arg;
 	char *where = xasprintf("%s:%d", path, line);
 	int ret = -ENOENT;
 
@@ -601,7 +659,7 @@ static int run_extra_key(void *arg, const char *path, int line,
 	} else if (!strcmp(section, "host")) {
 		ret = set_knob(c, where, line, section, name, value);
 	} else if (!strcmp(section, "guest")) {
-		if (config_guest_knob_name(name)) {
+		if (run_config_guest_knob_name(name)) {
 			ret = set_knob(c, where, line, section, name, value);
 		} else if (!strncmp(name, KNOB_PREFIX_SYSCTL,
 				    strlen(KNOB_PREFIX_SYSCTL)) ||
@@ -619,16 +677,10 @@ static int run_extra_key(void *arg, const char *path, int line,
 	return ret;
 }
 
-bool config_is_set(const struct config *c, const char *section,
-		   const char *name)
+void run_config_error(const struct run_config *c, size_t key, const char *fmt,
+		      ...)
 {
-	return cfg_is_set(&run_schema, &c->origin, section, name);
-}
-
-void config_error(const struct config *c, const char *section, const char *name,
-		  const char *fmt, ...)
-{
-	int line = cfg_line(&run_schema, &c->origin, section, name);
+	int line = ini_line_at(&run_schema, &c->origin, key);
 	char msg[1024];
 	va_list ap;
 
@@ -641,7 +693,7 @@ void config_error(const struct config *c, const char *section, const char *name,
 		fprintf(stderr, "%s: %s\n", c->path, msg);
 }
 
-static int apply_set(struct config *c, const char *set)
+static int apply_set(struct run_config *c, const char *set)
 {
 	char *copy = xstrdup(set), *eq, *dot, *where, *name;
 	int ret = -EINVAL;
@@ -659,10 +711,10 @@ static int apply_set(struct config *c, const char *set)
 	if (!strcmp(copy, "workload") && wl_param_name_valid(name))
 		ret = set_param(c, where, -1, name, eq + 1);
 	else if (!strcmp(copy, "host") ||
-		 (!strcmp(copy, "guest") && config_guest_knob_name(name)))
+		 (!strcmp(copy, "guest") && run_config_guest_knob_name(name)))
 		ret = set_knob(c, where, -1, copy, name, eq + 1);
 	else
-		ret = cfg_set(&run_schema, c, &c->origin, copy, name, eq + 1,
+		ret = ini_set(&run_schema, c, &c->origin, copy, name, eq + 1,
 			      where);
 out:
 	free(where);
@@ -670,7 +722,7 @@ out:
 	return ret;
 }
 
-static int resolve_workload(struct config *c)
+static int resolve_workload(struct run_config *c)
 {
 	char *dircopy = xstrdup(c->path), *dir, *path = NULL;
 	size_t i;
@@ -688,9 +740,9 @@ static int resolve_workload(struct config *c)
 		path = xasprintf("%s/%s/%s.ini", dir, c->workload_dir,
 				 c->workload_name);
 	if (access(path, R_OK) < 0) {
-		config_error(c, "workload", "name",
-			     "unknown workload '%s' (no '%s')",
-			     c->workload_name, path);
+		run_config_error(c, RUN_CONFIG_KEY(workload_name),
+				 "unknown workload '%s' (no '%s')",
+				 c->workload_name, path);
 		goto out;
 	}
 	if (workload_load(path, &c->wl) < 0)
@@ -699,7 +751,7 @@ static int resolve_workload(struct config *c)
 		struct wl_param *o = &c->overrides[i];
 		struct wl_param *p =
 		    wl_param_find(c->wl.params, c->wl.nparams, o->name);
-		struct cfg_list l;
+		struct ini_list l;
 
 		if (!p) {
 			if (o->override_line > 0)
@@ -715,7 +767,7 @@ static int resolve_workload(struct config *c)
 					c->workload_name, o->name);
 			goto out;
 		}
-		cfg_list_copy(&l, &o->values);
+		ini_list_copy(&l, &o->values);
 		wl_param_set(p, &l);
 		p->override_line = o->override_line;
 	}
@@ -726,32 +778,32 @@ out:
 	return ret;
 }
 
-int config_load(const char *path, const char *const *sets, size_t nsets,
-		struct config *c)
+int run_config_load(const char *path, const char *const *sets, size_t nsets,
+		    struct run_config *c)
 {
 	size_t i;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
 	c->path = xstrdup(path);
-	ret = cfg_read_file(path, &c->text);
+	ret = ini_read_file(path, &c->text);
 	if (ret < 0)
 		return ret;
-	ret = cfg_parse(&run_schema, c, &c->origin, c->path, c->text,
-			run_extra_key, c);
+	ret = ini_parse_text(&run_schema, c, &c->origin, c->path, c->text,
+			     run_extra_key, c);
 	if (ret < 0)
 		return ret;
 	for (i = 0; i < nsets; i++)
 		if (apply_set(c, sets[i]) < 0)
 			return -EINVAL;
-	if (cfg_finish(&run_schema, c, &c->origin) < 0)
+	if (ini_finish(&run_schema, c, &c->origin) < 0)
 		return -EINVAL;
 	return resolve_workload(c);
 }
 
-void config_release(struct config *c)
+void run_config_release(struct run_config *c)
 {
-	cfg_release(&run_schema, c);
+	ini_release(&run_schema, c);
 	wl_params_free(c->overrides, c->noverrides);
 	knobs_free(c->host_knobs, c->nhost_knobs);
 	knobs_free(c->guest_knobs, c->nguest_knobs);
@@ -761,13 +813,13 @@ void config_release(struct config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-const struct cfg_schema *config_schema(void)
+const struct ini_schema *run_config_schema(void)
 {
 	return &run_schema;
 }
 
 /* One value as itself, a list as an array. */
-static json_t *values_json(const struct cfg_list *l)
+static json_t *values_json(const struct ini_list *l)
 {
 	json_t *a;
 	size_t i;
@@ -780,9 +832,9 @@ static json_t *values_json(const struct cfg_list *l)
 	return a;
 }
 
-json_t *config_to_json(const struct config *c)
+json_t *run_config_to_json(const struct run_config *c)
 {
-	json_t *j = cfg_to_json(&run_schema, c), *params = json_object();
+	json_t *j = ini_to_json(&run_schema, c), *params = json_object();
 	json_t *host = json_object(), *guest = json_object_get(j, "guest");
 	size_t i;
 

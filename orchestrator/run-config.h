@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run-config.h - a run config (configs/NAME.ini): its keys, --set, loading.
+ * run-config.h - vmtax's run config (configs/NAME.ini): its key table,
+ * --set, loading.  The generic INI engine under it is ini-schema.h.
  *
  * Every key is declared once, in run_keys[] in run-config.c, with its own
  * rule (check/finish, see ini-schema.h); 'vmtax run --help' prints them.
@@ -29,14 +30,20 @@
  * "workload.JOBS=2,4", "host.thp.defrag=always,never",
  * "guest.sysctl.vm.swappiness=10,60") and replaces what the file says.
  *
- * Ownership: config_load() fills a struct config that config_release()
- * frees (also after a failed load); matrices and cells borrow from it.
+ * Each axis key names, in its table entry, the cell field it fills (struct
+ * axis_spec, matrix.h); its values are parsed once, at load.  Whether a key
+ * was set is a bool field (paging_set ...), not a lookup by name.
+ *
+ * Ownership: run_config_load() fills a struct run_config that
+ * run_config_release() frees (also after a failed load); matrices and cells
+ * borrow from it.
  */
 #ifndef VMTAX_RUN_CONFIG_H
 #define VMTAX_RUN_CONFIG_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -47,11 +54,11 @@
 /* A [host] or [guest] knob: its values in config order. */
 struct knob_setting {
 	char *name;		/* "thp.defrag", "sysctl.vm.swappiness" */
-	struct cfg_list values; /* one, or a list (an axis) */
+	struct ini_list values; /* one, or a list (an axis) */
 	int line;		/* -1: from --set */
 };
 
-struct config {
+struct run_config {
 	/* [run] */
 	char *name;
 	long repeat;
@@ -78,30 +85,37 @@ struct config {
 	bool profile; /* docs/profile.md */
 	double profile_hz;
 	/* [guest]: elements as written, checked as the key's type */
-	struct cfg_list image;	 /* tiny | debian */
-	struct cfg_list vcpus;	 /* integers */
-	struct cfg_list memory;	 /* sizes */
-	struct cfg_list kernel;	 /* paths, or auto */
-	struct cfg_list initrd;	 /* paths, or auto */
-	struct cfg_list cmdline; /* may be "" */
+	struct ini_list image;	 /* tiny | debian */
+	struct ini_list vcpus;	 /* integers */
+	struct ini_list memory;	 /* sizes */
+	struct ini_list kernel;	 /* paths, or auto */
+	struct ini_list initrd;	 /* paths, or auto */
+	struct ini_list cmdline; /* may be "" */
 	char *cpu_features;	 /* "+pdpe1gb -la57", or "" */
 	char *accel;
 	char *uri;
 	char *pin;		 /* none | auto | a CPU list (lib/cpuset.h) */
 	/* [matrix] */
-	struct cfg_list where;
-	struct cfg_list host_thp;
-	struct cfg_list guest_thp;
-	struct cfg_list paging; /* ept/npt rewritten into hw/shadow */
-	struct cfg_list ept;
-	struct cfg_list npt;
-	struct cfg_list backing;
-	struct cfg_list exclude;
+	struct ini_list where;
+	struct ini_list host_thp;
+	struct ini_list guest_thp;
+	struct ini_list paging; /* ept/npt rewritten into hw/shadow */
+	struct ini_list ept;
+	struct ini_list npt;
+	struct ini_list backing;
+	struct ini_list exclude;
 	/* [lab]: the lab host of 'vmtax lab run' (lab.h); 'vmtax run' ignores it */
 	char *lab_cpu;
 	char *lab_cpu_features;
 	long lab_vcpus;
 	uint64_t lab_memory;
+	/* "was set" (file or --set), for the rules and axes that ask */
+	bool max_repeat_set;
+	bool profile_hz_set; /* else a TCG guest's profile_hz is lower */
+	bool paging_set, ept_set, npt_set;
+	bool backing_set; /* backing is in cell ids */
+	bool paging_axis; /* paging, ept or npt: paging is in cell ids */
+	const struct ini_key *paging_by; /* ept or npt when it gave paging */
 	/* [workload] */
 	char *workload_name;
 	char *workload_dir;
@@ -114,7 +128,7 @@ struct config {
 	/* provenance */
 	char *path;
 	char *text;
-	struct cfg_origin origin;
+	struct ini_origin origin;
 	/* parameter overrides from [workload], until the workload is loaded */
 	struct wl_param *overrides;
 	size_t noverrides;
@@ -122,37 +136,36 @@ struct config {
 };
 
 /* Load PATH and its workload; apply SETS ("section.key=value", --set). */
-int config_load(const char *path, const char *const *sets, size_t nsets,
-		struct config *c);
-void config_release(struct config *c);
+int run_config_load(const char *path, const char *const *sets, size_t nsets,
+		    struct run_config *c);
+void run_config_release(struct run_config *c);
 /* The keys for 'vmtax run --help': the table, then the knob and parameter
  * forms, and how lists make axes. */
-void config_print_help(FILE *f);
+void run_config_print_help(FILE *f);
 /* The same keys as roff, for vmtax-config(5) (man/gen-man-config.c). */
-void config_print_man(FILE *f);
+void run_config_print_man(FILE *f);
 /* The run config's key table (for the man page, completion and tests). */
-const struct cfg_schema *config_schema(void);
+const struct ini_schema *run_config_schema(void);
 /* The resolved config for results.json: {section: {key: value}}; a list
  * given for an axis key is an array, one value is the value as before;
  * workload.params {NAME: value or [values]}, host {KNOB: ...}, and guest
  * knobs inside "guest". */
-json_t *config_to_json(const struct config *c);
+json_t *run_config_to_json(const struct run_config *c);
 
-/* Whether SECTION.NAME of the table was set (file or --set). */
-bool config_is_set(const struct config *c, const char *section,
-		   const char *name);
-/* Report "path:line: msg" at the line of SECTION.NAME ("path: msg" if it
- * has none). */
-void config_error(const struct config *c, const char *section, const char *name,
-		  const char *fmt, ...) VMTAX_PRINTF(4, 5);
+/* A key of the table named by the field it fills: RUN_CONFIG_KEY(vcpus). */
+#define RUN_CONFIG_KEY(field) offsetof(struct run_config, field)
+/* Report "path:line: msg" at the line of KEY (RUN_CONFIG_KEY()); "path:
+ * msg" if it has none. */
+void run_config_error(const struct run_config *c, size_t key, const char *fmt,
+		      ...) VMTAX_PRINTF(3, 4);
 
 /*
  * Whether NAME may be a [host] key: a registered host knob the matrix does
  * not set itself, or a generic knob (knob_name_valid()).  0, or -EINVAL with
  * the message (naming the matrix key to use, or a did-you-mean) in MSG.
  */
-int config_host_knob_check(const char *name, char *msg, size_t len);
+int run_config_host_knob_check(const char *name, char *msg, size_t len);
 /* Whether NAME is a guest knob key: sysctl.A.B or mm.A.B, well formed. */
-bool config_guest_knob_name(const char *name);
+bool run_config_guest_knob_name(const char *name);
 
 #endif

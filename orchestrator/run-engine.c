@@ -804,5 +804,5 @@ void run_release(struct run *r)
 	for (k = 0; k < r->ngfs; k++)
 		guest_files_release(&r->gfs[k].f);
 	free(r->gfs);
-	config_release(&r->cfg);
+	run_config_release(&r->cfg);
 }

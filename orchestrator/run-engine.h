@@ -87,7 +87,7 @@ struct run_guest_files {
 };
 
 struct run {
-	struct config cfg;
+	struct run_config cfg;
 	struct matrix matrix;
 	struct cell *cells;	/* matrix.cells */
 	int ncells;		/* matrix.ncells */

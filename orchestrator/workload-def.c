@@ -71,8 +71,8 @@ static int check_packages(const char *v, char *msg, size_t len)
 	return 0;
 }
 
-static int finish_run(const struct cfg_key *k, void *obj,
-		      const struct cfg_origin *o, char *msg, size_t len)
+static int finish_run(const struct ini_key *k, void *obj,
+		      const struct ini_origin *o, char *msg, size_t len)
 {
 	const struct workload *w = obj;
 
@@ -84,8 +84,8 @@ static int finish_run(const struct cfg_key *k, void *obj,
 	return -EINVAL;
 }
 
-static int finish_metric(const struct cfg_key *k, void *obj,
-			 const struct cfg_origin *o, char *msg, size_t len)
+static int finish_metric(const struct ini_key *k, void *obj,
+			 const struct ini_origin *o, char *msg, size_t len)
 {
 	const struct workload *w = obj;
 
@@ -97,47 +97,47 @@ static int finish_metric(const struct cfg_key *k, void *obj,
 	return -EINVAL;
 }
 
-static const struct cfg_key workload_keys[] = {
-    KEY("description", CFG_STR, description, "", .help = "one line"),
-    KEY("setup", CFG_STR, setup, "",
+static const struct ini_key workload_keys[] = {
+    KEY("description", INI_STR, description, "", .help = "one line"),
+    KEY("setup", INI_STR, setup, "",
 	.help = "shell command run once per cell before the samples (not "
 		"measured)"),
-    KEY("run", CFG_STR, run, NULL, .finish = finish_run,
+    KEY("run", INI_STR, run, NULL, .finish = finish_run,
 	.help = "the measured shell command"),
-    KEY("clean", CFG_STR, clean, "",
+    KEY("clean", INI_STR, clean, "",
 	.help = "shell command run once per cell after the samples"),
-    KEY("metric", CFG_ENUM, metric, "elapsed", .choices = metrics,
+    KEY("metric", INI_ENUM, metric, "elapsed", .choices = metrics,
 	.finish = finish_metric,
 	.help = "elapsed time, or a regex over the output"),
-    KEY("metric_regex", CFG_STR, metric_regex, "", .check = check_metric_regex,
+    KEY("metric_regex", INI_STR, metric_regex, "", .check = check_metric_regex,
 	.help = "POSIX ERE; the first group is the value"),
-    KEY("series_regex", CFG_STR, series_regex, "", .check = check_series_regex,
+    KEY("series_regex", INI_STR, series_regex, "", .check = check_series_regex,
 	.help =
 	    "POSIX ERE applied to every output line; groups 1 and 2 are x, y"),
-    KEY("unit", CFG_STR, unit, "s", .help = "unit of the metric"),
-    KEY("better", CFG_ENUM, better, "lower", .choices = betters,
+    KEY("unit", INI_STR, unit, "s", .help = "unit of the metric"),
+    KEY("better", INI_ENUM, better, "lower", .choices = betters,
 	.help = "which way is better"),
-    KEY("packages", CFG_STR, packages, "", .check = check_packages,
+    KEY("packages", INI_STR, packages, "", .check = check_packages,
 	.help = "Debian packages the guest image needs"),
-    KEY("timeout", CFG_DOUBLE, timeout_s, "0", .min = 0, .max = 7 * 86400,
+    KEY("timeout", INI_DOUBLE, timeout_s, "0", .min = 0, .max = 7 * 86400,
 	.help = "seconds one sample may take (0: the run's timeout)"),
 };
 
 static const char *const workload_extra[] = {"param.*", NULL};
-static const struct cfg_schema workload_schema = {
+static const struct ini_schema workload_schema = {
     workload_keys,
     ARRAY_SIZE(workload_keys),
     workload_extra,
 };
 
-const struct cfg_schema *workload_def_schema(void)
+const struct ini_schema *workload_def_schema(void)
 {
 	return &workload_schema;
 }
 
 void workload_print_man(FILE *f)
 {
-	cfg_print_man(&workload_schema, f);
+	ini_print_man(&workload_schema, f);
 	fputs(".SS [param.NAME]\n"
 	      "One section per parameter; NAME is [A\\-Z][A\\-Z0\\-9_]* and "
 	      "reaches the commands as the environment variable NAME.\n"
@@ -191,9 +191,9 @@ struct wl_param *wl_param_add(struct wl_param **p, size_t *n, const char *name)
 	return q;
 }
 
-void wl_param_set(struct wl_param *p, struct cfg_list *l)
+void wl_param_set(struct wl_param *p, struct ini_list *l)
 {
-	cfg_list_free(&p->values);
+	ini_list_free(&p->values);
 	p->values = *l;
 	p->value = l->n ? l->v[0] : NULL;
 	l->v = NULL;
@@ -206,7 +206,7 @@ void wl_params_free(struct wl_param *p, size_t n)
 
 	for (i = 0; i < n; i++) {
 		free(p[i].name);
-		cfg_list_free(&p[i].values);
+		ini_list_free(&p[i].values);
 		free(p[i].description);
 	}
 	free(p);
@@ -234,7 +234,7 @@ static int workload_extra_key(void *arg, const char *path, int line,
 	}
 	if (!strcmp(name, "default")) {
 		/* a default is one value, commas and all */
-		struct cfg_list l = {xcalloc(1, sizeof(char *)), 1};
+		struct ini_list l = {xcalloc(1, sizeof(char *)), 1, NULL};
 
 		l.v[0] = xstrdup(value);
 		wl_param_set(p, &l);
@@ -259,14 +259,14 @@ int workload_load(const char *path, struct workload *w)
 	if (strlen(base) > 4 && !strcmp(base + strlen(base) - 4, ".ini"))
 		base[strlen(base) - 4] = '\0';
 	w->name = base;
-	ret = cfg_read_file(path, &text);
+	ret = ini_read_file(path, &text);
 	if (ret < 0)
 		goto out;
-	ret = cfg_parse(&workload_schema, w, &w->origin, w->path, text,
-			workload_extra_key, w);
+	ret = ini_parse_text(&workload_schema, w, &w->origin, w->path, text,
+			     workload_extra_key, w);
 	if (ret < 0)
 		goto out;
-	ret = cfg_finish(&workload_schema, w, &w->origin);
+	ret = ini_finish(&workload_schema, w, &w->origin);
 	if (ret < 0)
 		goto out;
 	ret = -EINVAL;
@@ -286,7 +286,7 @@ out:
 
 void workload_release(struct workload *w)
 {
-	cfg_release(&workload_schema, w);
+	ini_release(&workload_schema, w);
 	wl_params_free(w->params, w->nparams);
 	free(w->name);
 	free(w->path);

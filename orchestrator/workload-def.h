@@ -30,7 +30,7 @@ struct wl_param {
 	char *name;
 	/* The default, then the run config's override: one value, or a list
 	 * (an axis).  Elements as written, unquoted. */
-	struct cfg_list values;
+	struct ini_list values;
 	/* values.v[0]: the value when the parameter is not an axis (borrowed)
 	 */
 	const char *value;
@@ -55,14 +55,14 @@ struct workload {
 	double timeout_s; /* 0: use the run's */
 	struct wl_param *params;
 	size_t nparams;
-	struct cfg_origin origin;
+	struct ini_origin origin;
 };
 
 /* The workload file's key table, and its keys as roff for vmtax-config(5). */
-const struct cfg_schema *workload_def_schema(void);
+const struct ini_schema *workload_def_schema(void);
 void workload_print_man(FILE *f);
 
-/* Load one workload file (used by config_load and 'vmtax workloads'). */
+/* Load one workload file (used by run_config_load and 'vmtax workloads'). */
 int workload_load(const char *path, struct workload *w);
 void workload_release(struct workload *w);
 /*
@@ -79,7 +79,7 @@ struct wl_param *wl_param_find(struct wl_param *p, size_t n, const char *name);
 /* Append a parameter NAME with no values to *P (*N entries). */
 struct wl_param *wl_param_add(struct wl_param **p, size_t *n, const char *name);
 /* Replace P's values with L (taken: *L is emptied). */
-void wl_param_set(struct wl_param *p, struct cfg_list *l);
+void wl_param_set(struct wl_param *p, struct ini_list *l);
 void wl_params_free(struct wl_param *p, size_t n);
 
 #endif

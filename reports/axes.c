@@ -96,7 +96,7 @@ static bool known_name(const struct report *r, json_t *cells, const char *name)
 	if (!strncmp(name, "host.", 5))
 		return host_knob_name_known(name + 5) || knob_shaped(name + 5);
 	if (!strncmp(name, "guest.", 6))
-		return config_guest_knob_name(name + 6) ||
+		return run_config_guest_knob_name(name + 6) ||
 		       knob_shaped(name + 6);
 	return wl_param_name_valid(name) && is_param(r, cells, name);
 }

@@ -6,8 +6,8 @@
  * workload resolution, the matrix expansion (axes, ids, their JSON) and the
  * config echoed into results.json.
  *
- * config_load() reads a path and the workload file next to it, so each input
- * is written into a private directory (made once per process):
+ * run_config_load() reads a path and the workload file next to it, so each
+ * input is written into a private directory (made once per process):
  *
  *	DIR/run.ini                   the input up to the first "\n%%\n"
  *	DIR/workloads/fuzz.ini        the input after it, up to the next one
@@ -145,7 +145,7 @@ static size_t split_sets(char *text, const char **sets)
 	return n;
 }
 
-static void exercise(struct config *c)
+static void exercise(struct run_config *c)
 {
 	struct matrix m;
 	char **env, *s;
@@ -177,7 +177,7 @@ static void exercise(struct config *c)
 		json_decref(j);
 		matrix_release(&m);
 	}
-	j = config_to_json(c);
+	j = run_config_to_json(c);
 	s = json_dumps(j, JSON_COMPACT);
 	if (!s)
 		abort();
@@ -191,7 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *p = data, *end = data + size, *part;
 	const char *sets[MAX_SETS];
-	struct config c;
+	struct run_config c;
 	struct workload w;
 	char *set_text;
 	size_t n, nsets;
@@ -211,9 +211,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (workload_load(wl_path, &w) == 0)
 		workload_release(&w);
-	if (config_load(run_path, sets, nsets, &c) == 0)
+	if (run_config_load(run_path, sets, nsets, &c) == 0)
 		exercise(&c);
-	config_release(&c);
+	run_config_release(&c);
 	free(set_text);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests: vmtax-config(5) is printed from the key tables
- * (config_print_man, workload_print_man): every key of every table appears
+ * (run_config_print_man, workload_print_man): every key of every table appears
  * in its section, with its type; roff escaping.
  */
 #include <setjmp.h>
@@ -37,7 +37,7 @@ static char *escaped(const char *s)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	cfg_man_text(f, s);
+	ini_man_text(f, s);
 	fclose(f);
 	return buf;
 }
@@ -69,8 +69,8 @@ static bool listed(const char *page, const char *heading, const char *name)
 
 static void test_every_run_key(void **state)
 {
-	const struct cfg_schema *s = config_schema();
-	char *page = render(config_print_man), *h;
+	const struct ini_schema *s = run_config_schema();
+	char *page = render(run_config_print_man), *h;
 	const char *k;
 	size_t i, n = 0;
 
@@ -87,7 +87,7 @@ static void test_every_run_key(void **state)
 	for (i = 0; (k = host_knob_name(i)); i++) {
 		char why[256];
 
-		if (config_host_knob_check(k, why, sizeof(why)) == 0 &&
+		if (run_config_host_knob_check(k, why, sizeof(why)) == 0 &&
 		    !listed(page, "[host]", k))
 			fail_msg("host knob %s is not in vmtax-config(5)", k);
 	}
@@ -104,7 +104,7 @@ static void test_every_run_key(void **state)
 
 static void test_every_workload_key(void **state)
 {
-	const struct cfg_schema *s = workload_def_schema();
+	const struct ini_schema *s = workload_def_schema();
 	char *page = render(workload_print_man), *h;
 	size_t i;
 

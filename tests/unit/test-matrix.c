@@ -63,10 +63,10 @@ static int teardown(void **state)
 
 /*
  * Load TEXT (plus "[workload]\nname = jobs" unless it has a [workload])
- * with SETS; stderr goes to ERRBUF.  Returns config_load()'s result.
+ * with SETS; stderr goes to ERRBUF.  Returns run_config_load()'s result.
  */
 static int load_sets(const char *text, const char *const *sets, size_t nsets,
-		     struct config *c, char *errbuf, size_t errlen)
+		     struct run_config *c, char *errbuf, size_t errlen)
 {
 	char *p = xasprintf("%s/run.ini", tmpdir);
 	char *e = xasprintf("%s/stderr", tmpdir);
@@ -82,7 +82,7 @@ static int load_sets(const char *text, const char *const *sets, size_t nsets,
 	fd = open(e, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	assert_true(fd >= 0 && saved >= 0);
 	dup2(fd, 2);
-	ret = config_load(p, sets, nsets, c);
+	ret = run_config_load(p, sets, nsets, c);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -95,7 +95,7 @@ static int load_sets(const char *text, const char *const *sets, size_t nsets,
 	return ret;
 }
 
-static int load(const char *text, struct config *c)
+static int load(const char *text, struct run_config *c)
 {
 	char errbuf[4096];
 	int ret = load_sets(text, NULL, 0, c, errbuf, sizeof(errbuf));
@@ -106,7 +106,7 @@ static int load(const char *text, struct config *c)
 }
 
 /* Expand with stderr in ERRBUF. */
-static int expand(const struct config *c, struct matrix *m, char *errbuf,
+static int expand(const struct run_config *c, struct matrix *m, char *errbuf,
 		  size_t errlen)
 {
 	char *e = xasprintf("%s/stderr", tmpdir);
@@ -132,7 +132,7 @@ static int expand(const struct config *c, struct matrix *m, char *errbuf,
 /* Load and expand TEXT; check the ids are exactly IDS (NULL-terminated). */
 static void expect_ids(const char *text, const char *const *ids)
 {
-	struct config c;
+	struct run_config c;
 	struct matrix m;
 	char errbuf[4096];
 	size_t i;
@@ -145,7 +145,7 @@ static void expect_ids(const char *text, const char *const *ids)
 	assert_null(ids[i]);
 	assert_int_equal(m.ncells, i);
 	matrix_release(&m);
-	config_release(&c);
+	run_config_release(&c);
 }
 
 static void test_list_parse(void **state)
@@ -175,23 +175,23 @@ static void test_list_parse(void **state)
 	    {"a, \"b", "unterminated quote"},
 	    {"\"a\"b", "text after the closing quote of \"a\""},
 	};
-	struct cfg_list l;
+	struct ini_list l;
 	char why[256];
 	size_t i, j;
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		assert_int_equal(
-		    cfg_list_parse(good[i].in, &l, why, sizeof(why)), 0);
+		    ini_list_parse(good[i].in, &l, why, sizeof(why)), 0);
 		assert_int_equal(l.n, good[i].n);
 		for (j = 0; j < l.n; j++)
 			assert_string_equal(l.v[j], good[i].v[j]);
-		cfg_list_free(&l);
+		ini_list_free(&l);
 	}
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		why[0] = '\0';
 		assert_int_equal(
-		    cfg_list_parse(bad[i].in, &l, why, sizeof(why)), -EINVAL);
+		    ini_list_parse(bad[i].in, &l, why, sizeof(why)), -EINVAL);
 		if (!strstr(why, bad[i].why))
 			fail_msg("'%s': got '%s', wanted '%s'", bad[i].in, why,
 				 bad[i].why);
@@ -278,7 +278,7 @@ static void test_bad_lists(void **state)
 	    {"[matrix]\nept = on\nnpt = off\n", NULL,
 	     "run.ini:3: give either 'ept' or 'npt', not both"},
 	};
-	struct config c;
+	struct run_config c;
 	char errbuf[4096];
 	size_t i;
 
@@ -293,7 +293,7 @@ static void test_bad_lists(void **state)
 		if (!strstr(errbuf, bad[i].msg))
 			fail_msg("row %zu: got '%s', wanted '%s'", i, errbuf,
 				 bad[i].msg);
-		config_release(&c);
+		run_config_release(&c);
 	}
 }
 
@@ -398,7 +398,7 @@ static void test_nesting_order(void **state)
 	    "JOBS",
 	    "TARGET",
 	};
-	struct config c;
+	struct run_config c;
 	struct matrix m;
 	char errbuf[4096];
 	const struct cell *x;
@@ -506,7 +506,7 @@ static void test_nesting_order(void **state)
 		free_strv(env);
 	}
 	matrix_release(&m);
-	config_release(&c);
+	run_config_release(&c);
 }
 
 static char *dump(json_t *j)
@@ -519,7 +519,7 @@ static char *dump(json_t *j)
 
 static void test_numeric_and_json(void **state)
 {
-	struct config c;
+	struct run_config c;
 	struct matrix m;
 	char errbuf[4096], *s;
 	size_t i;
@@ -559,7 +559,7 @@ static void test_numeric_and_json(void **state)
 	    s, "{\"where\":\"bare-metal\",\"host-thp\":\"always\"}");
 	free(s);
 	matrix_release(&m);
-	config_release(&c);
+	run_config_release(&c);
 
 	/* sizes count as numbers (in bytes); mixed or words do not */
 	assert_int_equal(
@@ -606,7 +606,7 @@ static void test_numeric_and_json(void **state)
 	assert_null(strstr(s, "\"vcpus\""));
 	free(s);
 	matrix_release(&m);
-	config_release(&c);
+	run_config_release(&c);
 }
 
 static void test_exclude_baseline(void **state)
@@ -617,7 +617,7 @@ static void test_exclude_baseline(void **state)
 	    "guest/host-thp=always/guest-thp=always/vcpus=2/JOBS=4",
 	    NULL,
 	};
-	struct config c;
+	struct run_config c;
 	struct matrix m;
 	char errbuf[4096];
 
@@ -638,14 +638,14 @@ static void test_exclude_baseline(void **state)
 	assert_int_equal(expand(&c, &m, errbuf, sizeof(errbuf)), 0);
 	assert_int_equal(m.baseline, 3);
 	matrix_release(&m);
-	config_release(&c);
+	run_config_release(&c);
 	/* empty: the first cell */
 	assert_int_equal(load("[run]\nbaseline =\n[guest]\nvcpus = 1, 2\n", &c),
 			 0);
 	assert_int_equal(expand(&c, &m, errbuf, sizeof(errbuf)), 0);
 	assert_int_equal(m.baseline, 0);
 	matrix_release(&m);
-	config_release(&c);
+	run_config_release(&c);
 	/* an excluded baseline is not a cell */
 	assert_int_equal(load("[run]\nbaseline = "
 			      "guest/host-thp=always/guest-thp=always/vcpus=2\n"
@@ -661,13 +661,13 @@ static void test_exclude_baseline(void **state)
 	assert_non_null(strstr(
 	    errbuf, "    guest/host-thp=always/guest-thp=always/vcpus=1\n"));
 	assert_int_equal(m.ncells, 0);
-	config_release(&c);
+	run_config_release(&c);
 	/* excluding everything */
 	assert_int_equal(
 	    load("[guest]\nvcpus = 1, 2\n[matrix]\nexclude = *\n", &c), 0);
 	assert_int_equal(expand(&c, &m, errbuf, sizeof(errbuf)), -EINVAL);
 	assert_non_null(strstr(errbuf, "run.ini:4: the matrix has no cells"));
-	config_release(&c);
+	run_config_release(&c);
 }
 
 static void test_duplicate_ids(void **state)
@@ -682,7 +682,7 @@ static void test_duplicate_ids(void **state)
 	     "[workload]\nname = jobs\nTARGET = a/b, a_b\n",
 	     "bare-metal/host-thp=never/TARGET=a_b"},
 	};
-	struct config c;
+	struct run_config c;
 	struct matrix m;
 	char errbuf[4096], *want;
 	size_t i;
@@ -698,7 +698,7 @@ static void test_duplicate_ids(void **state)
 			fail_msg("row %zu: got '%s', wanted '%s'", i, errbuf,
 				 want);
 		free(want);
-		config_release(&c);
+		run_config_release(&c);
 	}
 	/* too many cells */
 	assert_int_equal(load("[guest]\nvcpus = 1,2,3,4,5,6,7,8,9,10\n"
@@ -709,7 +709,7 @@ static void test_duplicate_ids(void **state)
 			 0);
 	assert_int_equal(expand(&c, &m, errbuf, sizeof(errbuf)), -EINVAL);
 	assert_non_null(strstr(errbuf, "the matrix has more than 10000 cells"));
-	config_release(&c);
+	run_config_release(&c);
 }
 
 static void test_set_lists(void **state)
@@ -721,7 +721,7 @@ static void test_set_lists(void **state)
 	    "guest.sysctl.vm.swappiness=10,60",
 	    "guest.cmdline=\"a,b\"",
 	};
-	struct config c;
+	struct run_config c;
 	struct matrix m;
 	char errbuf[4096], *s;
 
@@ -747,8 +747,8 @@ static void test_set_lists(void **state)
 			    "guest.sysctl.vm.swappiness=60/JOBS=4");
 	assert_string_equal(m.cells[15].cmdline, "a,b");
 	matrix_release(&m);
-	/* config_to_json echoes lists; one value stays as before */
-	s = dump(config_to_json(&c));
+	/* run_config_to_json echoes lists; one value stays as before */
+	s = dump(run_config_to_json(&c));
 	assert_non_null(strstr(s, "\"vcpus\":[1,2]"));
 	assert_non_null(strstr(s, "\"memory\":2147483648"));
 	assert_non_null(strstr(s, "\"cmdline\":\"a,b\""));
@@ -759,7 +759,7 @@ static void test_set_lists(void **state)
 	    s, "\"params\":{\"JOBS\":[\"2\",\"4\"],\"TARGET\":\"all\"}"));
 	assert_non_null(strstr(s, "\"host_thp\":[\"always\"]"));
 	free(s);
-	config_release(&c);
+	run_config_release(&c);
 }
 
 /* The configs in configs/ expand to the ids they always had. */
@@ -820,7 +820,7 @@ static void test_pinned_configs(void **state)
 	    {"configs/directmap-sparse.ini", directmap,
 	     "guest/host-thp=always/guest-thp=never/cmdline="},
 	};
-	struct config c;
+	struct run_config c;
 	struct matrix m;
 	char errbuf[4096];
 	size_t i, k;
@@ -831,7 +831,7 @@ static void test_pinned_configs(void **state)
 		 */
 		const char *path = pins[k].path;
 
-		assert_int_equal(config_load(path, NULL, 0, &c), 0);
+		assert_int_equal(run_config_load(path, NULL, 0, &c), 0);
 		assert_int_equal(expand(&c, &m, errbuf, sizeof(errbuf)), 0);
 		for (i = 0; pins[k].ids[i] && i < m.ncells; i++)
 			assert_string_equal(m.cells[i].id, pins[k].ids[i]);
@@ -839,7 +839,7 @@ static void test_pinned_configs(void **state)
 		assert_int_equal(m.ncells, i);
 		assert_string_equal(m.cells[m.baseline].id, pins[k].baseline);
 		matrix_release(&m);
-		config_release(&c);
+		run_config_release(&c);
 	}
 }
 

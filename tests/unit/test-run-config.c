@@ -64,21 +64,21 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Load TEXT as a config; return config_load()'s result. */
-static int load(const char *text, struct config *c)
+/* Load TEXT as a config; return run_config_load()'s result. */
+static int load(const char *text, struct run_config *c)
 {
 	char *p = xasprintf("%s/run.ini", tmpdir);
 	int ret;
 
 	put("run.ini", text);
-	ret = config_load(p, NULL, 0, c);
+	ret = run_config_load(p, NULL, 0, c);
 	free(p);
 	return ret;
 }
 
 static void test_good_config(void **state)
 {
-	struct config c;
+	struct run_config c;
 	struct matrix m;
 	struct cell *cells;
 
@@ -118,7 +118,7 @@ static void test_good_config(void **state)
 	assert_int_equal(cells[0].paging, PAGING_NONE);
 	assert_int_equal(cells[0].vcpus, 0);
 	matrix_release(&m);
-	config_release(&c);
+	run_config_release(&c);
 
 	/* order = cells keeps one boot; replicas = 2 doubles every cell,
 	 * the baseline being replica a of the one named. */
@@ -126,7 +126,7 @@ static void test_good_config(void **state)
 			      &c),
 			 0);
 	assert_int_equal(c.boots, 1);
-	config_release(&c);
+	run_config_release(&c);
 	assert_int_equal(load("[run]\nreplicas = 2\nbaseline = bare-metal/"
 			      "host-thp=never\n[workload]\nname = walk\n",
 			      &c),
@@ -138,12 +138,12 @@ static void test_good_config(void **state)
 	assert_string_equal(m.cells[m.baseline + 1].id,
 			    "bare-metal/host-thp=never/replica=b");
 	matrix_release(&m);
-	config_release(&c);
+	run_config_release(&c);
 }
 
 static void test_sampling_keys(void **state)
 {
-	struct config c;
+	struct run_config c;
 
 	(void)state;
 	assert_int_equal(load("[run]\nrepeat = 3\ntarget = 2.5 %\n"
@@ -154,31 +154,31 @@ static void test_sampling_keys(void **state)
 	assert_true(fabs(c.target - 0.025) < 1e-15);
 	assert_int_equal(c.max_repeat, 20);
 	assert_int_equal(c.boots, 3);
-	config_release(&c);
+	run_config_release(&c);
 }
 
 static void test_set_override(void **state)
 {
 	const char *sets[] = { "run.repeat=7", "workload.SIZE_MIB=32" };
 	char *p = xasprintf("%s/run.ini", tmpdir);
-	struct config c;
+	struct run_config c;
 
 	(void)state;
 	put("run.ini", "[workload]\nname = walk\n");
-	assert_int_equal(config_load(p, sets, 2, &c), 0);
+	assert_int_equal(run_config_load(p, sets, 2, &c), 0);
 	assert_int_equal(c.repeat, 7);
 	assert_string_equal(c.wl.params[0].value, "32");
-	config_release(&c);
+	run_config_release(&c);
 	put("run.ini", "[workload]\nname = walk\n");
 	sets[0] = "run.repat=7";
-	assert_int_equal(config_load(p, sets, 1, &c), -EINVAL);
-	config_release(&c);
+	assert_int_equal(run_config_load(p, sets, 1, &c), -EINVAL);
+	run_config_release(&c);
 	free(p);
 }
 
 static void test_paging_axis(void **state)
 {
-	struct config c;
+	struct run_config c;
 	struct matrix m;
 
 	(void)state;
@@ -197,12 +197,56 @@ static void test_paging_axis(void **state)
 	assert_string_equal(m.cells[1].id,
 			    "guest/paging=shadow/host-thp=always/guest-thp=never");
 	assert_int_equal(m.cells[1].paging, PAGING_SHADOW);
+	/* the flags say which keys were set; ept gave the axis its key */
+	assert_true(c.ept_set && c.paging_axis);
+	assert_false(c.paging_set || c.npt_set || c.backing_set);
+	assert_string_equal(m.axes[1].key, "matrix.ept");
 	matrix_release(&m);
-	config_release(&c);
+	run_config_release(&c);
+}
+
+/* An axis key's values are parsed once, at load, into typed values that
+ * the cells take as they are (no second parse in matrix.c). */
+static void test_typed_axes(void **state)
+{
+	const char *sets[] = {"run.profile_hz=100",
+			      "matrix.backing=hugetlb-1G,thp"};
+	char *p = xasprintf("%s/run.ini", tmpdir);
+	struct run_config c;
+	struct matrix m;
+
+	(void)state;
+	put("run.ini", "[guest]\nvcpus = 1, 0x4\nmemory = 1G, 1536M\n"
+		       "[matrix]\nwhere = guest, bare-metal\n"
+		       "paging = tcg\nhost_thp = never\nguest_thp = never\n"
+		       "[workload]\nname = walk\n");
+	assert_int_equal(run_config_load(p, sets, 2, &c), 0);
+	assert_true(c.profile_hz_set && c.backing_set && c.paging_axis);
+	assert_false(c.max_repeat_set);
+	assert_int_equal(c.vcpus.val[1].n, 4);
+	assert_true(c.memory.val[1].sz == 1536ULL << 20);
+	assert_int_equal(c.where.val[0].n, WHERE_GUEST);
+	assert_int_equal(matrix_expand(&c, &m), 0);
+	assert_int_equal(m.ncells, 9);
+	assert_string_equal(m.cells[0].id, "bare-metal/host-thp=never");
+	assert_int_equal(m.cells[0].where, WHERE_BARE);
+	assert_string_equal(m.cells[8].id,
+			    "guest/paging=tcg/host-thp=never/guest-thp=never/"
+			    "backing=thp/vcpus=0x4/memory=1536M");
+	assert_int_equal(m.cells[8].vcpus, 4);
+	assert_true(m.cells[8].memory == 1536ULL << 20);
+	assert_int_equal(m.cells[8].paging, PAGING_TCG);
+	assert_int_equal(m.cells[8].backing, BACKING_THP);
+	assert_int_equal(m.cells[1].backing, BACKING_HUGETLB_1G);
+	assert_string_equal(m.cells[8].host_thp, "never");
+	assert_string_equal(m.cells[8].image, "tiny");
+	matrix_release(&m);
+	run_config_release(&c);
+	free(p);
 }
 
 /* Load TEXT with stderr in ERRBUF; then expand when it loaded. */
-static int load_expand(const char *text, struct config *c, char *errbuf,
+static int load_expand(const char *text, struct run_config *c, char *errbuf,
 		       size_t errlen)
 {
 	char *e = xasprintf("%s/stderr", tmpdir);
@@ -295,7 +339,7 @@ static void test_bad_configs(void **state)
 		{ "[run]\nname = \xff\xfe\n", "run.ini: not UTF-8 text" },
 	};
 	char errbuf[4096];
-	struct config c;
+	struct run_config c;
 	size_t i;
 
 	(void)state;
@@ -309,7 +353,7 @@ static void test_bad_configs(void **state)
 			fail_msg("config %zu: got '%s', wanted '%s'", i, errbuf,
 				 want);
 		free(want);
-		config_release(&c);
+		run_config_release(&c);
 	}
 }
 
@@ -374,7 +418,7 @@ static void test_big_file(void **state)
 {
 	char *p = xasprintf("%s/big.ini", tmpdir);
 	FILE *f = fopen(p, "w");
-	struct config c;
+	struct run_config c;
 	int i;
 
 	(void)state;
@@ -382,35 +426,35 @@ static void test_big_file(void **state)
 	for (i = 0; i < 200000; i++)
 		fputs("; padding padding padding padding padding\n", f);
 	fclose(f);
-	assert_int_equal(config_load(p, NULL, 0, &c), -EINVAL);
-	config_release(&c);
+	assert_int_equal(run_config_load(p, NULL, 0, &c), -EINVAL);
+	run_config_release(&c);
 	free(p);
 }
 
 static void test_helpers(void **state)
 {
-	struct cfg_list l;
+	struct ini_list l;
 	char why[256];
 	uint64_t sz;
 
 	(void)state;
-	assert_int_equal(cfg_parse_size("2G", &sz), 0);
+	assert_int_equal(ini_parse_size("2G", &sz), 0);
 	assert_true(sz == 2ULL << 30);
-	assert_int_equal(cfg_parse_size("512MiB", &sz), 0);
+	assert_int_equal(ini_parse_size("512MiB", &sz), 0);
 	assert_true(sz == 512ULL << 20);
-	assert_int_equal(cfg_parse_size("1.5k", &sz), 0);
+	assert_int_equal(ini_parse_size("1.5k", &sz), 0);
 	assert_true(sz == 1536);
-	assert_int_equal(cfg_parse_size("-1G", &sz), -EINVAL);
-	assert_int_equal(cfg_parse_size("3X", &sz), -EINVAL);
-	assert_int_equal(cfg_edit_distance("repat", "repeat"), 1);
-	assert_int_equal(cfg_edit_distance("abc", "abc"), 0);
-	assert_true(cfg_utf8_valid("h\xc3\xa9", 3));
-	assert_false(cfg_utf8_valid("\xc3", 1));
-	assert_false(cfg_utf8_valid("\xed\xa0\x80", 3)); /* surrogate */
-	assert_int_equal(cfg_list_parse(" a , b,c ", &l, why, sizeof(why)), 0);
+	assert_int_equal(ini_parse_size("-1G", &sz), -EINVAL);
+	assert_int_equal(ini_parse_size("3X", &sz), -EINVAL);
+	assert_int_equal(ini_edit_distance("repat", "repeat"), 1);
+	assert_int_equal(ini_edit_distance("abc", "abc"), 0);
+	assert_true(ini_utf8_valid("h\xc3\xa9", 3));
+	assert_false(ini_utf8_valid("\xc3", 1));
+	assert_false(ini_utf8_valid("\xed\xa0\x80", 3)); /* surrogate */
+	assert_int_equal(ini_list_parse(" a , b,c ", &l, why, sizeof(why)), 0);
 	assert_int_equal(l.n, 3);
 	assert_string_equal(l.v[1], "b");
-	cfg_list_free(&l);
+	ini_list_free(&l);
 	assert_true(is_safe_name("vmtax-demo-1"));
 	assert_false(is_safe_name(".."));
 	assert_false(is_safe_name("a/b"));
@@ -460,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_sampling_keys),
 		cmocka_unit_test(test_set_override),
 		cmocka_unit_test(test_paging_axis),
+		cmocka_unit_test(test_typed_axes),
 		cmocka_unit_test(test_bad_configs),
 		cmocka_unit_test(test_bad_workloads),
 		cmocka_unit_test(test_big_file),
