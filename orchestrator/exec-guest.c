@@ -651,6 +651,8 @@ static void guest_stop(struct run *r, struct cell_run *cr)
 
 const struct cell_exec_ops cell_exec_guest = {
 	.name = "guest",
+	.flags = EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS |
+		 EXEC_HAS_KVM_STATS | EXEC_CAN_PROFILE,
 	.start = guest_start,
 	.sample = guest_sample,
 	.restart = guest_restart,

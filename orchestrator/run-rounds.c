@@ -19,7 +19,9 @@
  * knobs; THP anything but a guest-at-never group's switch to a THP mode),
  * so a bare-metal cell sampled in two groups bridges them (the reports pair
  * through it: reports/stats-paired.h).  Bare-metal cells no group takes
- * form a group of their own.
+ * form a group of their own.  (Guest cells are those whose executor has
+ * EXEC_NEEDS_GUEST, cell-exec.h; every other cell is placed as a
+ * bare-metal one.)
  *
  * Boots.  A guest group's rounds are split into [run] boots epochs; every
  * guest of the group is replaced (a fresh boot, setup and warm-up) between
@@ -126,7 +128,7 @@ static size_t make_groups(struct run *r, struct rgroup **out)
 	for (ci = 0; ci < r->ncells; ci++) {
 		const struct cell *c = &r->cells[ci];
 
-		if (c->where != WHERE_GUEST ||
+		if (!run_exec_has(r, ci, EXEC_NEEDS_GUEST) ||
 		    r->states[ci].status != CELL_PENDING ||
 		    r->states[ci].stop != STOP_NONE)
 			continue;
@@ -148,7 +150,7 @@ static size_t make_groups(struct run *r, struct rgroup **out)
 		const struct cell *lead = &r->cells[gs[k].cells[0]];
 
 		for (ci = 0; ci < r->ncells; ci++)
-			if (r->cells[ci].where == WHERE_BARE &&
+			if (!run_exec_has(r, ci, EXEC_NEEDS_GUEST) &&
 			    r->states[ci].status == CELL_PENDING &&
 			    r->states[ci].stop == STOP_NONE &&
 			    tolerates(lead, &r->cells[ci])) {
@@ -157,7 +159,7 @@ static size_t make_groups(struct run *r, struct rgroup **out)
 			}
 	}
 	for (ci = 0; ci < r->ncells; ci++) {
-		if (r->cells[ci].where != WHERE_BARE || placed[ci] ||
+		if (run_exec_has(r, ci, EXEC_NEEDS_GUEST) || placed[ci] ||
 		    r->states[ci].status != CELL_PENDING ||
 		    r->states[ci].stop != STOP_NONE)
 			continue;
