@@ -28,8 +28,7 @@ bool cell_exec_has(const struct cell_exec_ops *ex, unsigned flags)
 	return (ex->flags & flags) == flags;
 }
 
-bool cell_exec_consistent(const struct cell_exec_ops *ex, char *why,
-			  size_t len)
+bool cell_exec_consistent(const struct cell_exec_ops *ex, char *why, size_t len)
 {
 	const char *bad = NULL;
 
@@ -50,9 +49,9 @@ bool cell_exec_consistent(const struct cell_exec_ops *ex, char *why,
 		 !cell_exec_has(ex, EXEC_CHANGES_HOST_KNOBS))
 		bad = "a local executor whose cells this host's settings "
 		      "would not reach";
-	else if (ex->flags & ~(EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS |
-			       EXEC_HAS_KVM_STATS | EXEC_CAN_PROFILE |
-			       EXEC_REMOTE))
+	else if (ex->flags &
+		 ~(EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS |
+		   EXEC_HAS_KVM_STATS | EXEC_CAN_PROFILE | EXEC_REMOTE))
 		bad = "an unknown flag";
 	if (bad)
 		snprintf(why, len, "%s: %s", ex->name ? ex->name : "?", bad);

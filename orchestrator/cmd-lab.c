@@ -355,9 +355,9 @@ static int lab_run(int argc, char **argv)
 		 * A lab whose agent still answers failed for a reason of its
 		 * own, reported above: that ends the run.
 		 */
-		if (!l.vm || stop_signals || l.boots > LAB_RESTARTS)
+		if (!l.life.vm || stop_signals || l.boots > LAB_RESTARTS)
 			goto out;
-		hung = vm_running(l.vm);
+		hung = vm_running(l.life.vm);
 		if (hung && lab_answers(&l))
 			goto out;
 		if (hung)
@@ -370,7 +370,7 @@ static int lab_run(int argc, char **argv)
 			warn("lab: the lab host died (%s; its console is in "
 			     "'%s/logs'): booting it again on the same disk "
 			     "and resuming the run (%d of %d)",
-			     vm_stop_reason(l.vm), l.dir, l.boots,
+			     vm_stop_reason(l.life.vm), l.dir, l.boots,
 			     LAB_RESTARTS);
 		lab_down(&l);
 		l.resume = true;
@@ -380,7 +380,7 @@ static int lab_run(int argc, char **argv)
 		goto out;
 	ret = rc == 0 ? 0 : 1;
 out:
-	if (l.vm && ret != EXIT_USAGE && rc < 0 && l.client &&
+	if (l.life.vm && ret != EXIT_USAGE && rc < 0 && l.life.client &&
 	    lab_sync(&l, false) == 0) /* whatever there is */
 		lab_label(&l);
 	lab_down(&l);

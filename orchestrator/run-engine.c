@@ -497,8 +497,9 @@ static bool cell_skip(struct run *r, int ci, char *why, size_t len)
 	const struct cell *c = &r->cells[ci];
 	size_t i;
 
-	for (i = 0; run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS) &&
-		    i < c->nhost_knobs; i++)
+	if (!run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS))
+		return false; /* this host's settings are not the cell's */
+	for (i = 0; i < c->nhost_knobs; i++)
 		if (!host_supported(r->host, c->host_knobs[i].name,
 				    c->host_knobs[i].value, why, len))
 			return true;

@@ -36,16 +36,15 @@ static void test_flags(void **state)
 	assert_ptr_equal(cell_exec_for(WHERE_BARE), &cell_exec_bare);
 	assert_ptr_equal(cell_exec_for(WHERE_GUEST), &cell_exec_guest);
 	assert_false(cell_exec_has(&cell_exec_bare, EXEC_NEEDS_GUEST));
-	assert_true(cell_exec_has(&cell_exec_bare, EXEC_CHANGES_HOST_KNOBS |
-							   EXEC_CAN_PROFILE));
+	assert_true(cell_exec_has(&cell_exec_bare,
+				  EXEC_CHANGES_HOST_KNOBS | EXEC_CAN_PROFILE));
 	assert_false(cell_exec_has(&cell_exec_bare, EXEC_HAS_KVM_STATS));
 	assert_true(cell_exec_has(&cell_exec_guest,
 				  EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS |
-					  EXEC_HAS_KVM_STATS |
-					  EXEC_CAN_PROFILE));
+				      EXEC_HAS_KVM_STATS | EXEC_CAN_PROFILE));
 	assert_false(cell_exec_has(&cell_exec_guest, EXEC_REMOTE));
-	assert_false(cell_exec_has(&cell_exec_guest,
-				   EXEC_NEEDS_GUEST | EXEC_REMOTE));
+	assert_false(
+	    cell_exec_has(&cell_exec_guest, EXEC_NEEDS_GUEST | EXEC_REMOTE));
 }
 
 static int fake_start(struct run *r, struct cell_run *cr)
@@ -102,24 +101,24 @@ static void test_rules(void **state)
 		bool restart, profile;
 		const char *want; /* NULL: consistent */
 	} t[] = {
-		{ EXEC_CHANGES_HOST_KNOBS, false, false, NULL },
-		{ EXEC_CHANGES_HOST_KNOBS | EXEC_CAN_PROFILE, false, true, NULL },
-		{ EXEC_NEEDS_GUEST | EXEC_REMOTE | EXEC_CAN_PROFILE, true, true,
-		  NULL },
-		{ EXEC_CHANGES_HOST_KNOBS, false, true, "EXEC_CAN_PROFILE" },
-		{ EXEC_CHANGES_HOST_KNOBS | EXEC_CAN_PROFILE, false, false,
-		  "EXEC_CAN_PROFILE" },
-		{ EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS, false, false,
-		  "without restart()" },
-		{ EXEC_HAS_KVM_STATS | EXEC_CHANGES_HOST_KNOBS, false, false,
-		  "EXEC_HAS_KVM_STATS without" },
-		{ EXEC_REMOTE | EXEC_CHANGES_HOST_KNOBS, false, false,
-		  "EXEC_REMOTE with" },
-		{ EXEC_NEEDS_GUEST | EXEC_REMOTE | EXEC_HAS_KVM_STATS, true,
-		  false, "EXEC_REMOTE with" },
-		{ EXEC_NEEDS_GUEST, true, false, "a local executor" },
-		{ EXEC_CHANGES_HOST_KNOBS | (1u << 20), false, false,
-		  "an unknown flag" },
+	    {EXEC_CHANGES_HOST_KNOBS, false, false, NULL},
+	    {EXEC_CHANGES_HOST_KNOBS | EXEC_CAN_PROFILE, false, true, NULL},
+	    {EXEC_NEEDS_GUEST | EXEC_REMOTE | EXEC_CAN_PROFILE, true, true,
+	     NULL},
+	    {EXEC_CHANGES_HOST_KNOBS, false, true, "EXEC_CAN_PROFILE"},
+	    {EXEC_CHANGES_HOST_KNOBS | EXEC_CAN_PROFILE, false, false,
+	     "EXEC_CAN_PROFILE"},
+	    {EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS, false, false,
+	     "without restart()"},
+	    {EXEC_HAS_KVM_STATS | EXEC_CHANGES_HOST_KNOBS, false, false,
+	     "EXEC_HAS_KVM_STATS without"},
+	    {EXEC_REMOTE | EXEC_CHANGES_HOST_KNOBS, false, false,
+	     "EXEC_REMOTE with"},
+	    {EXEC_NEEDS_GUEST | EXEC_REMOTE | EXEC_HAS_KVM_STATS, true, false,
+	     "EXEC_REMOTE with"},
+	    {EXEC_NEEDS_GUEST, true, false, "a local executor"},
+	    {EXEC_CHANGES_HOST_KNOBS | (1u << 20), false, false,
+	     "an unknown flag"},
 	};
 	char why[256];
 	size_t i;
@@ -127,13 +126,13 @@ static void test_rules(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct cell_exec_ops ex = {
-			.name = "fake",
-			.flags = t[i].flags,
-			.start = fake_start,
-			.sample = fake_sample,
-			.restart = t[i].restart ? fake_restart : NULL,
-			.profile = t[i].profile ? fake_profile : NULL,
-			.stop = fake_stop,
+		    .name = "fake",
+		    .flags = t[i].flags,
+		    .start = fake_start,
+		    .sample = fake_sample,
+		    .restart = t[i].restart ? fake_restart : NULL,
+		    .profile = t[i].profile ? fake_profile : NULL,
+		    .stop = fake_stop,
 		};
 		bool ok;
 
@@ -152,9 +151,9 @@ static void test_rules(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_registry),
-		cmocka_unit_test(test_flags),
-		cmocka_unit_test(test_rules),
+	    cmocka_unit_test(test_registry),
+	    cmocka_unit_test(test_flags),
+	    cmocka_unit_test(test_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
