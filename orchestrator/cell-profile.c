@@ -59,7 +59,7 @@ void cell_profile(struct run *r, const struct cell_exec_ops *ex,
 	int ret;
 
 	memset(&res, 0, sizeof(res));
-	if (!ex->profile) {
+	if (!cell_exec_has(ex, EXEC_CAN_PROFILE)) {
 		snprintf(why, sizeof(why), "the %s executor cannot profile",
 			 ex->name);
 		goto fail;

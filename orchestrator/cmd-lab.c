@@ -298,9 +298,9 @@ static int lab_drive(struct lab *l, int *rc)
 		    lab_start_run(l, inner_resume) == 0 &&
 		    lab_follow(l, rc) == 0)
 			return 0;
-		if (!l->vm || *l->stop_signals || l->boots > LAB_RESTARTS)
+		if (!l->life.vm || *l->stop_signals || l->boots > LAB_RESTARTS)
 			return -EINTR;
-		hung = vm_running(l->vm);
+		hung = vm_running(l->life.vm);
 		if (hung && lab_answers(l))
 			return -EIO;
 		if (hung)
@@ -313,7 +313,7 @@ static int lab_drive(struct lab *l, int *rc)
 			warn("lab: the lab host died (%s; its console is in "
 			     "'%s/logs'): booting it again on the same disk "
 			     "and resuming the run (%d of %d)",
-			     vm_stop_reason(l->vm), l->dir, l->boots,
+			     vm_stop_reason(l->life.vm), l->dir, l->boots,
 			     LAB_RESTARTS);
 		lab_down(l);
 		l->resume = true;
@@ -354,7 +354,7 @@ static int lab_go(struct lab *l, const char *out, int *rc)
 /* After a lab run that ended with status RET (*RC inside): put it away. */
 static void lab_end(struct lab *l, int ret, int rc)
 {
-	if (l->vm && ret != EXIT_USAGE && rc < 0 && l->client &&
+	if (l->life.vm && ret != EXIT_USAGE && rc < 0 && l->life.client &&
 	    lab_sync(l, false) == 0) /* whatever there is */
 		lab_label(l, true);
 	lab_down(l);

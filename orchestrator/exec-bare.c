@@ -159,6 +159,7 @@ static void bare_stop(struct run *r, struct cell_run *cr)
 
 const struct cell_exec_ops cell_exec_bare = {
 	.name = "bare-metal",
+	.flags = EXEC_CHANGES_HOST_KNOBS | EXEC_CAN_PROFILE,
 	.start = bare_start,
 	.sample = bare_sample,
 	.restart = NULL,

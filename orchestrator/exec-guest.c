@@ -20,14 +20,12 @@
 #include "proto.h"
 #include "run-engine.h"
 #include "util.h"
+#include "vm-life.h"
 #include "vm.h"
 
 /* One booted guest of a cell: its domain, agent client and disk overlay. */
 struct guest {
-	struct vm *vm;
-	struct agent_client a;
-	bool client;	 /* a is initialized */
-	bool agent_dead; /* no request may be sent any more */
+	struct vm_life life; /* its domain and agent client */
 	char *overlay;
 	char *console;
 	FILE *log;	 /* the cell's agent transcript, across boots */
@@ -194,7 +192,7 @@ static int guest_knobs_set(struct cell_run *cr, struct guest *g,
 	for (i = 0; i < c->nguest_knobs && ret == 0; i++) {
 		const struct cell_kv *k = &c->guest_knobs[i];
 
-		if (agent_set_knob(&g->a, k->name, k->value, val, sizeof(val),
+		if (agent_set_knob(&g->life.a, k->name, k->value, val, sizeof(val),
 				   why, sizeof(why)) < 0) {
 			*reason = xasprintf("cannot set guest knob '%s' to '%s': %s",
 					    k->name, k->value, why);
@@ -221,7 +219,7 @@ static int guest_settings(struct cell_run *cr, struct guest *g, char **reason)
 	char why[512];
 	int ret;
 
-	ret = agent_call(&g->a, "set-thp", args, 30, 60, &res, why, sizeof(why));
+	ret = agent_call(&g->life.a, "set-thp", args, 30, 60, &res, why, sizeof(why));
 	json_decref(args);
 	if (ret < 0) {
 		*reason = xasprintf("cannot set guest THP to '%s': %s",
@@ -253,7 +251,7 @@ static int guest_setup(struct run *r, struct cell_run *cr, struct guest *g,
 
 	if (*r->cfg.wl.setup) {
 		run_progress(r, cr->ci, "setup");
-		ret = guest_call_run(r, c, &g->a, r->cfg.wl.setup, false, &res,
+		ret = guest_call_run(r, c, &g->life.a, r->cfg.wl.setup, false, &res,
 				     why, sizeof(why));
 		if (ret == 0 && json_is_string(json_object_get(res, "status")) &&
 		    strcmp(json_string_value(json_object_get(res, "status")),
@@ -275,7 +273,7 @@ static int guest_setup(struct run *r, struct cell_run *cr, struct guest *g,
 	}
 	for (i = 0; i < r->cfg.warmup && !run_should_stop(r); i++) {
 		run_progress(r, cr->ci, "warm-up run");
-		ret = guest_call_run(r, c, &g->a, r->cfg.wl.run, false, &res, why,
+		ret = guest_call_run(r, c, &g->life.a, r->cfg.wl.run, false, &res, why,
 				     sizeof(why));
 		if (ret < 0) {
 			*reason = xasprintf("warm-up run: %s", why);
@@ -316,53 +314,46 @@ static json_t *boot_breakdown(json_t *res, double libvirt_s, double hello_s)
 }
 
 /*
- * Boot guest number G->boot of the cell (a fresh guest after one died gets
- * its own console log, so the dead one's is kept), say hello, set the guest
- * THP, run the setup and the warm-up runs.  On failure the cell is failed
- * with the reason and -1 is returned; guest_down() cleans up either way.
+ * The spec of guest number G->boot of the cell (a fresh guest after one
+ * died gets its own name and console log, so the dead one's is kept):
+ * NAME, *CMDLINE (owned) and its disk overlay.  -1 with the cell failed or
+ * with *REASON (owned).
  */
-static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
+static int guest_spec(struct run *r, struct cell_run *cr, struct guest *g,
+		      struct vm_spec *spec, char *name, size_t nlen,
+		      char **cmdline, char **reason)
 {
 	const struct cell *c = cr->cell;
 	const struct guest_files *gf = run_guest_files(r, c);
-	json_t *res = NULL, *obs = cr->st->observed;
-	char name[128], why[512], sfx[16] = "", *cmdline;
-	char *reason = NULL;
-	const char *rel;
-	struct vm_spec spec;
-	double t_start, libvirt_s;
 	int boot = g->boot;
-	int ret = -1;
+	char sfx[16] = "";
 
-	/* Every guest of the cell, across rounds and replacements, counts. */
-	cr->st->boots = boot + 1;
 	/* A replaced guest may linger a moment while libvirt tears it down:
 	 * every boot has a name (and a console log) of its own. */
 	if (boot)
 		snprintf(sfx, sizeof(sfx), "%d", boot);
-	snprintf(name, sizeof(name), "vmtax-%s-%d-%d%s%s", r->cfg.name, cr->ci,
+	snprintf(name, nlen, "vmtax-%s-%d-%d%s%s", r->cfg.name, cr->ci,
 		 (int)getpid(), boot ? "-" : "", sfx);
 	g->console = xasprintf("%s/logs/%s%s%s.console.log", r->rundir,
 			       cr->slug, boot ? ".boot" : "", sfx);
-	rel = g->console + strlen(r->rundir) + 1;
-	cmdline = xasprintf("console=ttyS0 panic=-1 %s%s",
-			    gf->disk ? "root=/dev/vda rw " : "", c->cmdline);
-	memset(&spec, 0, sizeof(spec));
-	spec.name = name;
-	spec.type = c->paging == PAGING_TCG || !strcmp(r->accel, "tcg")
-			    ? "qemu"
-			    : "kvm";
-	spec.vcpus = (unsigned)c->vcpus;
-	spec.memory_bytes = c->memory;
-	spec.kernel = gf->kernel;
-	spec.initrd = gf->initrd;
-	spec.cmdline = cmdline;
-	spec.console_log = g->console;
-	spec.backing = backing_name(c->backing);
-	spec.cpu_features = r->cfg.cpu_features;
-	if (guest_pin(r, cr, g, &reason) < 0)
-		goto out;
-	spec.pin = &g->pin;
+	*cmdline = xasprintf("console=ttyS0 panic=-1 %s%s",
+			     gf->disk ? "root=/dev/vda rw " : "", c->cmdline);
+	memset(spec, 0, sizeof(*spec));
+	spec->name = name;
+	spec->type = c->paging == PAGING_TCG || !strcmp(r->accel, "tcg")
+			     ? "qemu"
+			     : "kvm";
+	spec->vcpus = (unsigned)c->vcpus;
+	spec->memory_bytes = c->memory;
+	spec->kernel = gf->kernel;
+	spec->initrd = gf->initrd;
+	spec->cmdline = *cmdline;
+	spec->console_log = g->console;
+	spec->backing = backing_name(c->backing);
+	spec->cpu_features = r->cfg.cpu_features;
+	if (guest_pin(r, cr, g, reason) < 0)
+		return -1;
+	spec->pin = &g->pin;
 	if (gf->disk) {
 		/* Each guest boots a fresh overlay: the cached image stays
 		 * clean, and one cell's build tree cannot leak into the next.
@@ -371,49 +362,27 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 		 * sit under a private one. */
 		if (guest_overlay_create(gf, cr->slug, &g->overlay) < 0) {
 			cell_fail(cr->st, "cannot create the disk overlay");
-			goto out;
+			return -1;
 		}
-		spec.disk = g->overlay;
+		spec->disk = g->overlay;
 	}
+	return 0;
+}
 
-	run_progress(r, cr->ci, boot ? "booting a fresh guest" : "booting guest");
-	t_start = mono_now();
-	if (vm_start(r->conn, &spec, &g->vm) < 0) {
-		cell_fail(cr->st, "cannot start the guest (see above)");
-		goto out;
-	}
-	libvirt_s = mono_now() - t_start;
-	cr->own_pid = vm_qemu_pid(g->vm);
-	agent_client_init(&g->a, g->vm, g->log);
-	/* Silent for two heartbeats beside a kernel line in the console: the
-	 * guest is lost, whatever its heartbeats could have said. */
-	agent_client_watch_console(&g->a, g->console,
-				   2 * r->cfg.heartbeat_s + 1);
-	g->client = true;
-	ret = agent_call(&g->a, "hello", NULL, r->cfg.boot_timeout_s,
-			 r->cfg.boot_timeout_s, &res, why, sizeof(why));
-	if (ret < 0) {
-		reason = ret == -EPIPE
-				 ? xasprintf("the guest ended %.0f s after its "
-					     "start, before its agent said "
-					     "hello: %s; console: %s",
-					     mono_now() - t_start, why, rel)
-			 : g->a.console_trouble
-			     ? xasprintf("no hello from the guest agent: %s; "
-					 "console: %s",
-					 why, rel)
-				 : xasprintf("no hello from the guest agent "
-					     "within %.0f s: %s; console: %s",
-					     r->cfg.boot_timeout_s, why, rel);
-		g->agent_dead = true;
-		console_tail(g->console);
-		goto out;
-	}
+/* What the agent's hello RES says of the guest, into observed. */
+static void hello_observed(struct run *r, struct cell_run *cr,
+			   struct guest *g, json_t *res)
+{
+	const struct guest_files *gf = run_guest_files(r, cr->cell);
+	json_t *obs = cr->st->observed;
+	double t_start = g->life.t_start;
+
 	json_object_set_new(obs, "boot_to_hello_s",
 			    json_real(mono_now() - t_start));
 	json_object_set_new(obs, "boot_breakdown",
-			    boot_breakdown(res, libvirt_s, mono_now() - t_start));
-	json_object_set_new(obs, "guest_boots", json_integer(boot + 1));
+			    boot_breakdown(res, g->life.libvirt_s,
+					   mono_now() - t_start));
+	json_object_set_new(obs, "guest_boots", json_integer(g->boot + 1));
 	json_object_set(obs, "guest_kernel", json_object_get(res, "kernel"));
 	/* Which cached image (its recipe hash is in the name) booted. */
 	if (gf->disk)
@@ -426,72 +395,109 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	json_object_set(obs, "guest_mem_bytes", json_object_get(res, "mem_bytes"));
 	guest_observed(obs, res, "");
 	note_userland(r, res);
-	json_decref(res);
-	res = NULL;
+}
 
-	if (guest_settings(cr, g, &reason) < 0 ||
-	    guest_setup(r, cr, g, &reason) < 0) {
-		ret = -1;
+/*
+ * The agent's hello, within [guest] boot_timeout: 0 with what it says in
+ * observed, or -1 with *REASON (owned) and the console's last lines shown.
+ */
+static int guest_hello(struct run *r, struct cell_run *cr, struct guest *g,
+		       char **reason)
+{
+	const char *rel = g->console + strlen(r->rundir) + 1;
+	json_t *res = NULL;
+	char why[512];
+	int ret;
+
+	ret = vm_life_hello(&g->life, r->cfg.boot_timeout_s, &res, why,
+			    sizeof(why));
+	if (ret < 0) {
+		*reason = ret == -EPIPE
+				  ? xasprintf("the guest ended %.0f s after its "
+					      "start, before its agent said "
+					      "hello: %s; console: %s",
+					      mono_now() - g->life.t_start, why,
+					      rel)
+			  : g->life.a.console_trouble
+			      ? xasprintf("no hello from the guest agent: %s; "
+					  "console: %s",
+					  why, rel)
+				  : xasprintf("no hello from the guest agent "
+					      "within %.0f s: %s; console: %s",
+					      r->cfg.boot_timeout_s, why, rel);
+		g->life.agent_dead = true;
+		console_tail(g->console);
+		json_decref(res);
+		return -1;
+	}
+	hello_observed(r, cr, g, res);
+	json_decref(res);
+	return 0;
+}
+
+/*
+ * Boot guest number G->boot of the cell, say hello, set the guest THP and
+ * knobs, run the setup and the warm-up runs.  On failure the cell is failed
+ * with the reason and -1 is returned; guest_down() cleans up either way.
+ */
+static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
+{
+	char name[128], *cmdline = NULL, *reason = NULL;
+	struct vm_spec spec;
+	int ret = -1;
+
+	/* Every guest of the cell, across rounds and replacements, counts. */
+	cr->st->boots = g->boot + 1;
+	if (guest_spec(r, cr, g, &spec, name, sizeof(name), &cmdline,
+		       &reason) < 0)
+		goto out;
+	run_progress(r, cr->ci,
+		     g->boot ? "booting a fresh guest" : "booting guest");
+	/* Silent for two heartbeats beside a kernel line in the console: the
+	 * guest is lost, whatever its heartbeats could have said. */
+	if (vm_life_boot(&g->life, r->conn, &spec, g->log,
+			 2 * r->cfg.heartbeat_s + 1) < 0) {
+		cell_fail(cr->st, "cannot start the guest (see above)");
 		goto out;
 	}
+	cr->own_pid = vm_qemu_pid(g->life.vm);
+	if (guest_hello(r, cr, g, &reason) < 0 ||
+	    guest_settings(cr, g, &reason) < 0 ||
+	    guest_setup(r, cr, g, &reason) < 0)
+		goto out;
 	/* What KVM sees of this guest, per sample (unavailable under TCG:
 	 * each sample then says why). */
-	if (kvm_sampler_new("", vm_qemu_pid(g->vm), &g->kvm) < 0) {
+	if (kvm_sampler_new("", vm_qemu_pid(g->life.vm), &g->kvm) < 0) {
 		warn("%s: cannot follow the guest's KVM stats; its samples "
 		     "record none",
-		     c->id);
+		     cr->cell->id);
 		g->kvm = NULL;
 	}
 	ret = 0;
 out:
 	if (reason) {
-		err("%s: %s", c->id, reason);
+		err("%s: %s", cr->cell->id, reason);
 		cell_fail(cr->st, reason);
 		free(reason);
 	}
 	free(cmdline);
-	return ret < 0 ? -1 : 0;
+	return ret;
 }
 
 /* Power the guest off (politely when its agent still answers) and free it. */
 static void guest_down(struct cell_run *cr, struct guest *g)
 {
-	char why[512];
-	json_t *res = NULL;
+	json_t *bye = NULL;
 
 	kvm_sampler_free(g->kvm);
 	g->kvm = NULL;
-	if (g->vm) {
-		if (vm_running(g->vm)) {
-			/* Without a shutdown reply, nothing will power it off;
-			 * a hung or gone agent gets no shutdown request. */
-			json_t *sargs = json_pack("{s:f}", "delay_s", 0.5);
-
-			/* The channel is closed before the guest powers off
-			 * (see vm_close_channel()); hence the agent's delay. */
-			if (g->client && !g->agent_dead &&
-			    agent_call(&g->a, "shutdown", sargs, 5, 5, &res,
-				       why, sizeof(why)) == 0) {
-				json_object_set(cr->st->observed,
-						"agent_max_rss_kb",
-						json_object_get(res,
-								"agent_max_rss_kb"));
-				json_decref(res);
-				vm_close_channel(g->vm);
-				vm_stop(g->vm, 20);
-			} else {
-				vm_close_channel(g->vm);
-				vm_stop(g->vm, 0);
-			}
-			json_decref(sargs);
-		}
-		vm_free(g->vm);
-		g->vm = NULL;
-	}
-	if (g->client)
-		agent_client_release(&g->a);
-	g->client = false;
-	g->agent_dead = false;
+	/* The agent powers off half a second after its reply: the channel
+	 * is closed first (see vm_close_channel()). */
+	vm_life_down(&g->life, 0.5, 20, &bye);
+	if (bye)
+		json_object_set(cr->st->observed, "agent_max_rss_kb",
+				json_object_get(bye, "agent_max_rss_kb"));
+	json_decref(bye);
 	if (g->overlay) {
 		unlink(g->overlay);
 		free(g->overlay);
@@ -528,14 +534,14 @@ static int guest_sample(struct run *r, struct cell_run *cr, long idx,
 	(void)idx;
 	/* The guest's backing as the sample begins: a guest kept up across
 	 * interleaved rounds must keep what its boot gave it (run-rounds.c). */
-	if (host_anon_huge_kb("", vm_qemu_pid(g->vm), &anon_kb) < 0)
+	if (host_anon_huge_kb("", vm_qemu_pid(g->life.vm), &anon_kb) < 0)
 		anon_kb = -1;
 	kvm_begun = g->kvm && kvm_sampler_begin(g->kvm) == 0;
-	ret = guest_call_run(r, cr->cell, &g->a, r->cfg.wl.run, true, &j, why, len);
+	ret = guest_call_run(r, cr->cell, &g->life.a, r->cfg.wl.run, true, &j, why, len);
 	if (ret < 0) {
 		if (ret == -EPIPE || ret == -ETIMEDOUT) {
 			console_tail(g->console);
-			g->agent_dead = true;
+			g->life.agent_dead = true;
 		}
 		return ret;
 	}
@@ -566,7 +572,7 @@ static int guest_profile(struct run *r, struct cell_run *cr,
 	json_t *j = NULL, *pj;
 	int ret;
 
-	if (g->agent_dead) {
+	if (g->life.agent_dead) {
 		snprintf(why, len, "the guest's agent is gone");
 		return -EPIPE;
 	}
@@ -581,12 +587,12 @@ static int guest_profile(struct run *r, struct cell_run *cr,
 				   !strcmp(r->accel, "tcg"))
 			  ? PROFILE_TCG_HZ
 			  : r->cfg.profile_hz));
-	ret = agent_call(&g->a, "run", args, r->cfg.heartbeat_s * 4 + 30,
+	ret = agent_call(&g->life.a, "run", args, r->cfg.heartbeat_s * 4 + 30,
 			 run_sample_timeout(r) + 120, &j, why, len);
 	json_decref(args);
 	if (ret < 0) {
 		if (ret == -EPIPE || ret == -ETIMEDOUT)
-			g->agent_dead = true;
+			g->life.agent_dead = true;
 		return ret;
 	}
 	ret = proto_sample_parse(j, res, why, len);
@@ -630,15 +636,15 @@ static void guest_stop(struct run *r, struct cell_run *cr)
 
 	if (!g)
 		return;
-	if (g->vm && cr->st->status == CELL_PENDING && !g->agent_dead) {
-		observe_qemu(g->vm, cr->cell, cr->st->observed);
-		if (agent_observe(&g->a, &res, why, sizeof(why)) == 0) {
+	if (g->life.vm && cr->st->status == CELL_PENDING && !g->life.agent_dead) {
+		observe_qemu(g->life.vm, cr->cell, cr->st->observed);
+		if (agent_observe(&g->life.a, &res, why, sizeof(why)) == 0) {
 			guest_observed(cr->st->observed, res, "_end");
 			json_decref(res);
 			res = NULL;
 		}
 		if (*r->cfg.wl.clean &&
-		    guest_call_run(r, cr->cell, &g->a, r->cfg.wl.clean, false, &res, why,
+		    guest_call_run(r, cr->cell, &g->life.a, r->cfg.wl.clean, false, &res, why,
 				   sizeof(why)) == 0)
 			json_decref(res);
 	}
@@ -651,6 +657,8 @@ static void guest_stop(struct run *r, struct cell_run *cr)
 
 const struct cell_exec_ops cell_exec_guest = {
 	.name = "guest",
+	.flags = EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS |
+		 EXEC_HAS_KVM_STATS | EXEC_CAN_PROFILE,
 	.start = guest_start,
 	.sample = guest_sample,
 	.restart = guest_restart,

@@ -157,7 +157,7 @@ static int lab_sh(struct lab *l, const char *what, const char *cmd,
 
 	if (out)
 		*out = NULL;
-	ret = agent_call(&l->a, "run", args, 60, timeout_s + 60, &res, why,
+	ret = agent_call(&l->life.a, "run", args, 60, timeout_s + 60, &res, why,
 			 sizeof(why));
 	json_decref(args);
 	if (ret < 0)
@@ -193,12 +193,13 @@ int lab_image(struct lab *l)
 				   l->config_path, &l->gf);
 }
 
-int lab_boot(struct lab *l)
+/*
+ * The lab's disk for this run directory (kept across boots and resumed
+ * runs), recorded in LAB_STATE.
+ */
+static int lab_disk(struct lab *l)
 {
-	char name[64], *console, *tag, why[512];
-	struct vm_spec spec;
-	json_t *res = NULL;
-	double t0;
+	char *tag;
 	int ret;
 
 	{
@@ -224,7 +225,37 @@ int lab_boot(struct lab *l)
 	free(tag);
 	if (ret < 0)
 		return ret;
-	ret = lab_state_write(l);
+	return lab_state_write(l);
+}
+
+/* After the lab's hello: wait for libvirtd inside (CONSOLE: its log). */
+static int lab_wait_libvirtd(struct lab *l, const char *console)
+{
+	char *cmd = xasprintf(
+	    "n=0; until virsh -q -c qemu:///system version "
+	    ">/dev/null 2>&1; do n=$((n+1)); [ $n -lt %d ] || exit 1; "
+	    "sleep 1; done",
+	    (int)LAB_READY_TIMEOUT_S);
+	int ret = lab_sh(l, "waiting for libvirtd", cmd,
+			 LAB_READY_TIMEOUT_S + 30, NULL);
+
+	free(cmd);
+	if (ret > 0)
+		ret = err("lab: libvirtd did not answer inside the lab "
+			  "within %.0f s; console: %s",
+			  LAB_READY_TIMEOUT_S, console);
+	return ret;
+}
+
+int lab_boot(struct lab *l)
+{
+	char name[64], *console, why[512];
+	struct vm_spec spec;
+	json_t *res = NULL;
+	double t0;
+	int ret;
+
+	ret = lab_disk(l);
 	if (ret < 0)
 		return ret;
 	if (!l->alog)
@@ -260,14 +291,12 @@ int lab_boot(struct lab *l)
 	     l->cfg.lab_cpu, l->cfg.lab_cpu_features, l->cfg.lab_vcpus,
 	     (double)l->cfg.lab_memory / (1 << 30),
 	     l->overlay_reused ? ", its disk from the interrupted run" : "");
-	t0 = mono_now();
-	ret = vm_start(l->conn, &spec, &l->vm);
+	ret = vm_life_boot(&l->life, l->conn, &spec, l->alog, 0);
 	if (ret < 0)
 		goto out;
-	agent_client_init(&l->a, l->vm, l->alog);
-	l->client = true;
-	ret = agent_call(&l->a, "hello", NULL, LAB_BOOT_TIMEOUT_S,
-			 LAB_BOOT_TIMEOUT_S, &res, why, sizeof(why));
+	t0 = l->life.t_start;
+	ret = vm_life_hello(&l->life, LAB_BOOT_TIMEOUT_S, &res, why,
+			    sizeof(why));
 	if (ret < 0) {
 		ret = err("lab: no hello from the lab host's agent: %s; "
 			  "console: %s",
@@ -281,21 +310,7 @@ int lab_boot(struct lab *l)
 	     "libvirtd inside",
 	     l->boot_to_hello_s,
 	     json_string_value(json_object_get(res, "kernel")) ?: "?");
-	{
-		char *cmd = xasprintf(
-		    "n=0; until virsh -q -c qemu:///system version "
-		    ">/dev/null 2>&1; do n=$((n+1)); [ $n -lt %d ] || exit 1; "
-		    "sleep 1; done",
-		    (int)LAB_READY_TIMEOUT_S);
-
-		ret = lab_sh(l, "waiting for libvirtd", cmd,
-			     LAB_READY_TIMEOUT_S + 30, NULL);
-		free(cmd);
-	}
-	if (ret > 0)
-		ret = err("lab: libvirtd did not answer inside the lab "
-			  "within %.0f s; console: %s",
-			  LAB_READY_TIMEOUT_S, console);
+	ret = lab_wait_libvirtd(l, console);
 	if (ret < 0)
 		goto out;
 	l->boot_to_ready_s = mono_now() - t0;
@@ -332,7 +347,7 @@ static int lab_put_same_path(struct lab *l, const char *path, int mode)
 		err_code(ret, "cannot read '%s'", local);
 		goto out;
 	}
-	ret = agent_put_file(&l->a, local, data, len, mode, why, sizeof(why));
+	ret = agent_put_file(&l->life.a, local, data, len, mode, why, sizeof(why));
 	if (ret < 0)
 		ret = err("lab: cannot put '%s' into the lab: %s", local, why);
 out:
@@ -363,7 +378,7 @@ int lab_push(struct lab *l, bool *inner_resume)
 		if (ret < 0)
 			return err_code(ret, "cannot read this vmtax "
 					     "(/proc/self/exe)");
-		ret = agent_put_file(&l->a, GUEST_LAB_VMTAX, data, len, 0755,
+		ret = agent_put_file(&l->life.a, GUEST_LAB_VMTAX, data, len, 0755,
 				     why, sizeof(why));
 		free(data);
 		if (ret < 0)
@@ -373,7 +388,7 @@ int lab_push(struct lab *l, bool *inner_resume)
 	ret = lab_put_same_path(l, l->config_path, 0644);
 	if (ret == 0)
 		ret = lab_put_same_path(l, l->cfg.wl.path, 0644);
-	if (ret == 0 && agent_put_file(&l->a, LAB_SCRIPT, lab_script,
+	if (ret == 0 && agent_put_file(&l->life.a, LAB_SCRIPT, lab_script,
 				       strlen(lab_script), 0755, why,
 				       sizeof(why)) < 0)
 		ret = err("lab: cannot put '%s': %s", LAB_SCRIPT, why);
@@ -405,7 +420,7 @@ int lab_push(struct lab *l, bool *inner_resume)
 			ret = read_file_beneath(l->dir, local,
 						(size_t)LAB_FILE_BYTES_MAX, &data,
 						&len);
-			if (ret == 0 && agent_put_file(&l->a, remote, data, len,
+			if (ret == 0 && agent_put_file(&l->life.a, remote, data, len,
 						       0644, why,
 						       sizeof(why)) < 0)
 				ret = err("lab: cannot put '%s': %s", remote,
@@ -453,7 +468,7 @@ int lab_start_run(struct lab *l, bool inner_resume)
 	}
 	/* Show only what this run writes to the log. */
 	l->npartial = 0;
-	if (agent_read_chunk(&l->a, LAB_LOG, 0, 0, &chunk, &n, &size, why,
+	if (agent_read_chunk(&l->life.a, LAB_LOG, 0, 0, &chunk, &n, &size, why,
 			     sizeof(why)) == 0)
 		l->log_off = size;
 	free(chunk);
@@ -481,7 +496,7 @@ static int lab_show_output(struct lab *l)
 	int ret;
 
 	do {
-		ret = agent_read_chunk(&l->a, LAB_LOG, l->log_off,
+		ret = agent_read_chunk(&l->life.a, LAB_LOG, l->log_off,
 				       AGENT_FILE_CHUNK, &chunk, &n, &size,
 				       why, sizeof(why));
 		if (ret == -EREMOTEIO) /* no log yet */
@@ -523,7 +538,7 @@ static int lab_src_read(void *arg, const char *rel, long long off,
 	char *remote = xasprintf("%s/%s", a->prefix, rel);
 	int ret;
 
-	ret = agent_read_chunk(&a->l->a, remote, off, max, buf, n, size, why,
+	ret = agent_read_chunk(&a->l->life.a, remote, off, max, buf, n, size, why,
 			       len);
 	free(remote);
 	return ret;
@@ -613,7 +628,7 @@ int lab_follow(struct lab *l, int *rc)
 		ret = lab_show_output(l);
 		if (ret < 0)
 			return ret;
-		ret = agent_read_chunk(&l->a, LAB_RC, 0, 64, &chunk, &n, &size,
+		ret = agent_read_chunk(&l->life.a, LAB_RC, 0, 64, &chunk, &n, &size,
 				       why, sizeof(why));
 		if (ret == 0 && n) {
 			*rc = atoi(chunk);
@@ -635,7 +650,7 @@ int lab_follow(struct lab *l, int *rc)
 		 * stop's own limit; a lab that died is not.
 		 */
 		if (ret < 0 && ret != -EREMOTEIO &&
-		    (!stop_at || !vm_running(l->vm)))
+		    (!stop_at || !vm_running(l->life.vm)))
 			return err("lab: the lab host stopped answering: %s",
 				   why);
 		if (ret < 0 && ret != -EREMOTEIO)
@@ -654,50 +669,24 @@ int lab_follow(struct lab *l, int *rc)
 	}
 }
 
-/* Power the lab off, politely when its agent still answers. */
 /*
  * Whether the lab's agent answers a 'hello' within LAB_PROBE_S: a lab that
  * runs but does not has hung.
  */
 bool lab_answers(struct lab *l)
 {
-	json_t *res = NULL;
-	char why[256];
-	int ret;
-
-	if (!l->client)
+	if (!l->life.client)
 		return false;
 	note("lab: the lab host still runs: is its agent there? (up to "
 	     "%.0f s)",
 	     LAB_PROBE_S);
-	ret = agent_call(&l->a, "hello", NULL, LAB_PROBE_S, LAB_PROBE_S, &res,
-			 why, sizeof(why));
-	json_decref(res);
-	return ret == 0;
+	return vm_life_answers(&l->life, LAB_PROBE_S);
 }
 
+/* Power the lab off, politely when its agent still answers. */
 void lab_down(struct lab *l)
 {
-	char why[256];
-	json_t *res = NULL, *args;
-
-	if (l->vm && vm_running(l->vm)) {
-		args = json_pack("{s:f}", "delay_s", 2.0);
-		if (l->client &&
-		    agent_call(&l->a, "shutdown", args, 5, 5, &res, why,
-			       sizeof(why)) == 0) {
-			vm_close_channel(l->vm);
-			vm_stop(l->vm, 60);
-		} else {
-			vm_close_channel(l->vm);
-			vm_stop(l->vm, 0);
-		}
-		json_decref(args);
-		json_decref(res);
-	}
-	vm_free(l->vm);
-	l->vm = NULL;
-	if (l->client)
-		agent_client_release(&l->a);
-	l->client = false;
+	/* The agent powers off two seconds after its reply; the lab gets a
+	 * minute to do so. */
+	vm_life_down(&l->life, 2.0, 60, NULL);
 }

@@ -25,6 +25,7 @@
 #include "guest-files.h"
 #include "matrix.h"
 #include "run-config.h"
+#include "vm-life.h"
 #include "vm.h"
 
 /* In DIR: what --resume needs (config, sets, the lab's disk). */
@@ -46,9 +47,7 @@ struct lab {
 	char *overlay;
 	bool overlay_reused;
 	struct vm_conn *conn;
-	struct vm *vm;
-	struct agent_client a;
-	bool client;
+	struct vm_life life; /* the lab host: its domain and agent */
 	FILE *alog;
 	json_t *hello;
 	double boot_to_hello_s, boot_to_ready_s;

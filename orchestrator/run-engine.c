@@ -42,14 +42,21 @@ int cell_status_parse(const char *s, enum cell_status *out)
 	return -EINVAL;
 }
 
-static const struct cell_exec_ops *const cell_execs[] = {
-	[WHERE_BARE] = &cell_exec_bare,
-	[WHERE_GUEST] = &cell_exec_guest,
-};
-
 const struct cell_exec_ops *run_exec_of(const struct run *r, int ci)
 {
-	return cell_execs[r->cells[ci].where];
+	return cell_exec_for(r->cells[ci].where);
+}
+
+bool run_exec_has(const struct run *r, int ci, unsigned flags)
+{
+	return cell_exec_has(run_exec_of(r, ci), flags);
+}
+
+/* A guest on this host, under its KVM: its paging and hugetlb pool are
+ * set here. */
+static bool local_guest(const struct run *r, int ci)
+{
+	return run_exec_has(r, ci, EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS);
 }
 
 void cell_set_status(struct cell_state *st, enum cell_status s,
@@ -484,17 +491,19 @@ skip:
 	return -1;
 }
 
-/* Why CELL cannot be honoured here, or false when it can. */
-static bool cell_skip(struct run *r, const struct cell *c, char *why,
-		      size_t len)
+/* Why cell CI cannot be honoured here, or false when it can. */
+static bool cell_skip(struct run *r, int ci, char *why, size_t len)
 {
+	const struct cell *c = &r->cells[ci];
 	size_t i;
 
+	if (!run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS))
+		return false; /* this host's settings are not the cell's */
 	for (i = 0; i < c->nhost_knobs; i++)
 		if (!host_supported(r->host, c->host_knobs[i].name,
 				    c->host_knobs[i].value, why, len))
 			return true;
-	if (c->where == WHERE_BARE || c->paging == PAGING_AUTO ||
+	if (!local_guest(r, ci) || c->paging == PAGING_AUTO ||
 	    c->paging == PAGING_TCG)
 		return false;
 	if (!strcmp(r->accel, "tcg")) {
@@ -557,16 +566,18 @@ int run_host_prepare(struct run *r, int ci, char *pool, size_t plen,
 	struct cell_state *st = &r->states[ci];
 	char why[512], got[64];
 
-	if (c->where == WHERE_GUEST)
+	if (run_exec_has(r, ci, EXEC_NEEDS_GUEST))
 		json_object_set_new(st->env, "paging",
 				    json_string(cell_paging(r, c)));
-	if (cell_skip(r, c, why, sizeof(why))) {
+	if (cell_skip(r, ci, why, sizeof(why))) {
 		note("[%d/%d] %s: skipped: %s", ci + 1, r->ncells, c->id, why);
 		cell_set_status(st, CELL_SKIPPED, why);
 		r->samples_done += st->planned - st->nsamples;
 		return -1;
 	}
-	if (c->where == WHERE_GUEST && c->paging != PAGING_AUTO &&
+	if (!run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS))
+		return 0; /* this host's settings are not the cell's */
+	if (local_guest(r, ci) && c->paging != PAGING_AUTO &&
 	    c->paging != PAGING_TCG) {
 		if (host_set(r->host, "paging", paging_name(c->paging)) < 0) {
 			cell_fail(st, "cannot set host paging");
@@ -586,7 +597,7 @@ int run_host_prepare(struct run *r, int ci, char *pool, size_t plen,
 	}
 	if (host_get(r->host, "thp.enabled", got, sizeof(got)) == 0)
 		json_object_set_new(st->observed, "host_thp", json_string(got));
-	if (c->where == WHERE_GUEST &&
+	if (local_guest(r, ci) &&
 	    hugetlb_reserve(r, c, st, pool, plen, orig, olen) < 0)
 		return -1;
 	return 0;
@@ -609,7 +620,7 @@ void run_cell_finish(struct run *r, struct cell_state *st,
 
 static void run_cell(struct run *r, int ci)
 {
-	const struct cell_exec_ops *ex = cell_execs[r->cells[ci].where];
+	const struct cell_exec_ops *ex = run_exec_of(r, ci);
 	struct cell_state *st = &r->states[ci];
 	char pool[16] = "", orig[32] = "";
 	struct cell_run cr;
@@ -667,6 +678,8 @@ int run_host_apply(struct run *r, int ci)
 	struct cell_state *st = &r->states[ci];
 	char why[512];
 
+	if (!run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS))
+		return 0;
 	if (host_knobs_set(r, c, st) < 0)
 		return -1;
 	if (host_set(r->host, "thp.enabled", c->host_thp) < 0) {

@@ -31,9 +31,10 @@
  * With [run] boots > 1 a guest cell's guest is replaced (stop, start)
  * every ceil(repeat / boots) samples, and each sample records its boot.
  *
- * Executors are const struct cell_exec_ops, listed in cell_execs[] below
- * (one per enum where).  How to add one (the lab host will be the third):
- * write exec-NAME.c with its ops, declare it here, give it a where value.
+ * Executors are const struct cell_exec_ops, listed in one registry by
+ * enum where (cell-exec.h, which says how to add one).  The engine asks an
+ * executor's capability flags and calls its ops; it never asks which one
+ * it holds.
  *
  * Ownership: struct run owns everything it points to; run_release() frees it.
  */
@@ -46,6 +47,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cell-exec.h"
 #include "guest-files.h"
 #include "matrix.h"
 #include "run-config.h"
@@ -138,30 +140,6 @@ struct cell_run {
 };
 
 /*
- * An executor.  start() and restart() return 0, or -1 with the cell failed
- * (cell_fail()) and the reason reported.  sample() runs measured sample IDX
- * and gives the sample's JSON (*SJ, owned by the caller) and the same as a
- * struct (RES, released by the caller), or a negative errno with WHY:
- * -EPIPE or -ETIMEDOUT when the executor is lost (restart() may replace
- * it), anything else when the cell cannot go on.  profile() (may be NULL)
- * runs the workload once more under sampling and gives RES with
- * res->profile set, or a negative errno with WHY.  stop() never fails.
- */
-struct cell_exec_ops {
-	const char *name;
-	int (*start)(struct run *r, struct cell_run *cr);
-	int (*sample)(struct run *r, struct cell_run *cr, long idx, json_t **sj,
-		      struct runner_result *res, char *why, size_t len);
-	int (*restart)(struct run *r, struct cell_run *cr, const char *reason);
-	int (*profile)(struct run *r, struct cell_run *cr,
-		       struct runner_result *res, char *why, size_t len);
-	void (*stop)(struct run *r, struct cell_run *cr);
-};
-
-extern const struct cell_exec_ops cell_exec_bare;
-extern const struct cell_exec_ops cell_exec_guest;
-
-/*
  * The profiled run of a cell (orchestrator/cell-profile.c): writes
  * RUNDIR/profiles/SLUG.folded and the cell's observed.profile; a profile
  * that fails says why there and fails nothing else.
@@ -212,7 +190,9 @@ bool run_unit_is_boot(const struct run *r, int ci);
 
 /* ---- the engine's own parts (run-engine.c), shared by run-rounds.c ---- */
 
+/* The executor of cell CI, and whether it has every flag in FLAGS. */
 const struct cell_exec_ops *run_exec_of(const struct run *r, int ci);
+bool run_exec_has(const struct run *r, int ci, unsigned flags);
 /* Write results.json; one that cannot be written stops the run. */
 void run_save(struct run *r);
 /* A cell id as a file name ('/' and '=' as '_'). */

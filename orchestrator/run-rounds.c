@@ -19,7 +19,9 @@
  * knobs; THP anything but a guest-at-never group's switch to a THP mode),
  * so a bare-metal cell sampled in two groups bridges them (the reports pair
  * through it: reports/stats-paired.h).  Bare-metal cells no group takes
- * form a group of their own.
+ * form a group of their own.  (Guest cells are those whose executor has
+ * EXEC_NEEDS_GUEST, cell-exec.h; every other cell is placed as a
+ * bare-metal one.)
  *
  * Boots.  A guest group's rounds are split into [run] boots epochs; every
  * guest of the group is replaced (a fresh boot, setup and warm-up) between
@@ -136,7 +138,7 @@ static size_t group_guests(struct run *r, struct rgroup **out)
 	for (ci = 0; ci < r->ncells; ci++) {
 		const struct cell *c = &r->cells[ci];
 
-		if (c->where != WHERE_GUEST || !cell_waiting(r, ci))
+		if (!run_exec_has(r, ci, EXEC_NEEDS_GUEST) || !cell_waiting(r, ci))
 			continue;
 		for (k = 0; k < ng; k++)
 			if (same_host(&r->cells[gs[k].cells[0]], c) &&
@@ -172,7 +174,7 @@ static size_t group_bare(struct run *r, struct rgroup **gsp, size_t ng)
 		const struct cell *lead = &r->cells[gs[k].cells[0]];
 
 		for (ci = 0; ci < r->ncells; ci++)
-			if (r->cells[ci].where == WHERE_BARE &&
+			if (!run_exec_has(r, ci, EXEC_NEEDS_GUEST) &&
 			    cell_waiting(r, ci) &&
 			    tolerates(lead, &r->cells[ci])) {
 				group_add(&gs[k], ci);
@@ -180,7 +182,7 @@ static size_t group_bare(struct run *r, struct rgroup **gsp, size_t ng)
 			}
 	}
 	for (ci = 0; ci < r->ncells; ci++) {
-		if (r->cells[ci].where != WHERE_BARE || placed[ci] ||
+		if (run_exec_has(r, ci, EXEC_NEEDS_GUEST) || placed[ci] ||
 		    !cell_waiting(r, ci))
 			continue;
 		for (k = 0; k < ng && gs[k].nguests; k++)
@@ -547,7 +549,7 @@ void run_rounds(struct run *r, bool *profiled)
 
 		if (!in)
 			continue;
-		if (first && r->cells[i].where == WHERE_BARE && in > 1 &&
+		if (first && !run_exec_has(r, i, EXEC_NEEDS_GUEST) && in > 1 &&
 		    st->planned < r->cfg.repeat * in) {
 			r->samples_total += r->cfg.repeat * in - st->planned;
 			st->planned = r->cfg.repeat * in;

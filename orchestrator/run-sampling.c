@@ -16,7 +16,7 @@
 
 long run_per_boot(const struct run *r, int ci)
 {
-	return sample_unit_per_boot(r->cells[ci].where == WHERE_GUEST,
+	return sample_unit_per_boot(run_exec_has(r, ci, EXEC_NEEDS_GUEST),
 				    r->cfg.repeat, r->cfg.boots);
 }
 
@@ -222,7 +222,7 @@ json_t *run_cell_variance_new(const struct run *r, int ci)
 	json_t *j = NULL;
 
 	k = log_units(st, x, boot, &c1);
-	if (r->cells[ci].where == WHERE_GUEST && k > 1 &&
+	if (run_exec_has(r, ci, EXEC_NEEDS_GUEST) && k > 1 &&
 	    stats_kj(x, boot, k, &kj) == 0 && kj.nboots > 1)
 		j = json_pack("{s:s, s:I, s:f, s:o, s:o, s:b}", "of",
 			      "log(metric)", "boots", (json_int_t)kj.nboots,
