@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * image-rootfs.h - the root file system of the Debian images (image.c):
+ * image-rootfs.h - the root file system of the Debian images (image-disk.c):
  * this host's suite and mirror, the package list, and debootstrap (with
  * apt-get for what debootstrap's resolver cannot install).
  */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * image-step.h - the steps of an image build (image.c, image-rootfs.c):
- * external programs run with progress, their logs, our temporary trees.
+ * image-step.h - the steps of an image build (image.c, image-disk.c,
+ * image-rootfs.c): external programs run with progress, their logs, our
+ * temporary trees.
  */
 #ifndef VMTAX_IMAGE_STEP_H
 #define VMTAX_IMAGE_STEP_H

@@ -149,6 +149,14 @@ extern const size_t fmt_ncolors;
 void fmt_html_scaling(const struct report *r, const struct report_scaling *s,
 		      FILE *out);
 /*
+ * The HTML charts of the run (fmt-html-charts.c): the heatmap of the
+ * matrix, a bar per cell with a slowdown, and a line per cell with a
+ * series (nothing if none has one).
+ */
+void fmt_html_heatmap(const struct report *r, FILE *out);
+void fmt_html_bars(const struct report *r, FILE *out);
+void fmt_html_series(const struct report *r, FILE *out);
+/*
  * KVM evidence (model.h struct report_kvm).  A format shows it for cell C
  * when fmt_kvm_shown(): the run has evidence somewhere (r->has_kvm), C is
  * a guest cell with ok samples; C then has either evidence or a why.

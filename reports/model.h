@@ -396,6 +396,9 @@ void report_build_scaling(struct report *r);
 void report_axes_free(struct report *r);
 void report_matrix_release(struct report_matrix *m);
 void report_scaling_free(struct report *r);
+/* cells[I] of results.json (JC) into r->cells[I] (model-cell.c).  0 or
+ * -EINVAL, reported. */
+int report_load_cell(struct report *r, json_t *jc, size_t i);
 /* Cell C's KVM evidence from its samples (JSON array SAMPLES). */
 int report_cell_kvm(const struct report *r, struct report_cell *c,
 		    json_t *samples);

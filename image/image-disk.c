@@ -1,0 +1,566 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * image-disk.c - the builds of the disk image kinds (debian, lab): the
+ * kinds' texts and packages, their recipes, and the disk assembled with
+ * gfs.h; the root file system is image-rootfs.c.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gfs.h"
+#include "guest-files.h"
+#include "guest-kernel.h"
+#include "host.h"
+#include "image.h"
+#include "image-build.h"
+#include "image-recipe.h"
+#include "image-rootfs.h"
+#include "image-step.h"
+#include "layout.h"
+#include "proto.h"
+#include "util.h"
+
+#define DISK_SIZE (8ULL << 30)
+
+/*
+ * The agent starts before sysinit.target, once udev runs (it loads
+ * virtio_console); the agent itself waits for its port and systemd restarts
+ * it if the port never came.  Nothing here needs the network or a login.
+ */
+static const char agent_unit[] =
+    "[Unit]\n"
+    "Description=vmtax guest agent (virtio-serial " PROTO_PORT_NAME ")\n"
+    "DefaultDependencies=no\n"
+    "After=systemd-udevd.service systemd-modules-load.service "
+    /* systemd-escape --path /dev/virtio-ports/PORT: only the '-' needs it */
+    "dev-virtio\\x2dports-" PROTO_PORT_NAME ".device\n"
+    "Before=sysinit.target shutdown.target\n"
+    "Conflicts=shutdown.target\n"
+    "\n"
+    "[Service]\n"
+    "Type=simple\n"
+    "Environment=PATH=/opt/vmtax/bin:/usr/local/sbin:/usr/local/bin:"
+    "/usr/sbin:/usr/bin:/sbin:/bin HOME=/root\n"
+    "ExecStart=/usr/local/sbin/vmtax-agent\n"
+    "Restart=always\n"
+    "RestartSec=1\n"
+    "StandardOutput=journal+console\n"
+    "StandardError=journal+console\n"
+    "\n"
+    "[Install]\n"
+    "WantedBy=sysinit.target\n";
+
+/*
+ * The lab host: libvirt and QEMU with their daemons started by their own
+ * systemd units (libvirt-daemon-system enables them; systemd mounts
+ * hugetlbfs on /dev/hugepages in sysinit, before they start), and the
+ * run-time libraries of vmtax.  vmtax links libguestfs (image/gfs.c),
+ * so libguestfs0 is here for the loader only.  These are installed with
+ * apt-get in the debootstrap'ed tree: debootstrap's own resolver fails on
+ * libvirt-daemon-system's dbus/logind alternatives.
+ */
+static const char *const lab_packages[] = {
+    "libvirt-daemon-system",
+    "libvirt-daemon-driver-qemu",
+    "libvirt-clients",
+    "qemu-system-x86",
+    "qemu-utils",
+    "kmod",
+    "libvirt0",
+    "libjansson4",
+    "libinih1",
+    "libkmod2",
+    "libxml2",
+    "libguestfs0",
+};
+
+/* kvm_amd at boot (udev would load it too, from the CPU's svm flag). */
+static const char lab_modules[] = "# written by vmtax image build\n"
+				  "kvm_amd\n";
+
+/*
+ * What each disk image kind adds to the common Debian recipe.  The kind's
+ * name names its files (KIND-HASH.*) and links (guest-files.h).
+ */
+struct disk_kind {
+	const char *name;
+	const char *const *apt; /* apt-get install'ed after debootstrap */
+	size_t napt;
+	const struct gfs_text *texts;
+	size_t ntexts;
+	bool vmtax; /* vmtax and the tiny image of the image's kernel inside */
+};
+
+static const struct gfs_text lab_texts[] = {
+    {"/etc/modules-load.d/vmtax-lab.conf", lab_modules, 0644},
+};
+
+static const struct disk_kind disk_kinds[] = {
+    [IMAGE_DEBIAN] = {.name = GUEST_IMAGE_DEBIAN},
+    [IMAGE_LAB] =
+	{
+	    .name = GUEST_IMAGE_LAB,
+	    .apt = lab_packages,
+	    .napt = ARRAY_SIZE(lab_packages),
+	    .texts = lab_texts,
+	    .ntexts = ARRAY_SIZE(lab_texts),
+	    .vmtax = true,
+	},
+};
+
+static const char guest_fstab[] =
+    "# written by vmtax image build\n"
+    "/dev/vda / ext4 rw,relatime,errors=remount-ro 0 1\n"
+    "tmpfs /tmp tmpfs rw,nosuid,nodev,mode=1777,size=80% 0 0\n";
+
+static const char guest_hostname[] = "vmtax-guest\n";
+static const char guest_hosts[] = "127.0.0.1 localhost\n"
+				  "127.0.1.1 vmtax-guest\n";
+
+/* LINK without a trailing ".qcow2": where the kernel and initrd links go. */
+static char *link_base_new(const char *link)
+{
+	size_t n = strlen(link);
+
+	if (n > 6 && !strcmp(link + n - 6, ".qcow2"))
+		n -= 6;
+	return xstrndup(link, n);
+}
+
+/*
+ * The tiny image of the kernel in ROOTFS, from ROOTFS's modules, into OUT;
+ * its kernel version into *KVER.
+ */
+static int build_tiny_for_rootfs(const char *rootfs, const char *bindir,
+				 const char *out, char **kver)
+{
+	char *moddir = NULL;
+	int ret;
+
+	if (guest_kernel_newest(rootfs, NULL, kver) < 0)
+		return err("image: lab: no kernel in '%s/boot'", rootfs);
+	moddir = xasprintf("MODDIR=%s/lib/modules/%s", rootfs, *kver);
+	{
+		char *const argv[] = {"env",	      moddir, "sh",
+				      (char *)layout_tiny_script(bindir), *kver,  (char *)out,
+				      (char *)bindir, NULL};
+
+		note("image: lab: the tiny image of the lab's kernel %s...",
+		     *kver);
+		ret = image_step_run("tiny: mkinitramfs-tiny.sh", argv, NULL);
+	}
+	free(moddir);
+	return ret;
+}
+
+#define DISK_MAX_FILES 64
+
+/*
+ * One disk image build: its inputs (suite, mirror, packages), its two
+ * recipes (the root file system's, inside the image's), the files put into
+ * it, and the paths it writes.  disk_build_release() frees it all.
+ */
+struct disk_build {
+	const struct image_opts *o;
+	const struct disk_kind *k;
+	const char *dir, *bindir;
+	char suite[64], mirror[512], rkey[17], key[17];
+	char *packages, *apt, *rootfs;
+	struct recipe rr, r;
+	struct dirent **ents;
+	int nents;
+	struct gfs_file files[DISK_MAX_FILES];
+	char *paths[DISK_MAX_FILES], *remotes[DISK_MAX_FILES];
+	size_t nfiles;
+	char *tiny, *tiny_remote, *kver;
+	char *base, *rec, *qcow2, *kernel, *initrd, *tar;
+	char *tq, *tk, *ti; /* the new image under temporary names */
+	char *link, *lk, *li;
+};
+
+/* The suite, mirror and debootstrap packages, checked. */
+static int disk_source(struct disk_build *b)
+{
+	const struct image_opts *o = b->o;
+	int ret;
+
+	if (o->suite)
+		snprintf(b->suite, sizeof(b->suite), "%s", o->suite);
+	else if ((ret = image_host_suite(b->suite, sizeof(b->suite))) < 0)
+		return ret;
+	if (!is_safe_name(b->suite))
+		return err("image: debian: bad suite '%s'", b->suite);
+	if (o->mirror)
+		snprintf(b->mirror, sizeof(b->mirror), "%s", o->mirror);
+	else
+		image_host_mirror(b->suite, b->mirror, sizeof(b->mirror));
+	if (strncmp(b->mirror, "http://", 7) &&
+	    strncmp(b->mirror, "https://", 8) &&
+	    strncmp(b->mirror, "file:/", 6))
+		return err("image: debian: mirror '%s' is not an http(s):// or "
+			   "file:/ URL",
+			   b->mirror);
+	return image_package_list(o, &b->packages);
+}
+
+/* The root file system: only what debootstrap sees; its key names it. */
+static void disk_rootfs_recipe(struct disk_build *b)
+{
+	const struct disk_kind *k = b->k;
+	size_t i;
+
+	recipe_add(&b->rr, "debootstrap %s\nsuite %s\nmirror %s\npackages %s\n",
+		   DEBOOTSTRAP_VARIANT, b->suite, b->mirror, b->packages);
+	for (i = 0; i < k->napt; i++) {
+		char *prev = b->apt;
+
+		b->apt = xasprintf("%s%s%s", prev ? prev : "", prev ? " " : "",
+				   k->apt[i]);
+		free(prev);
+	}
+	if (b->apt)
+		recipe_add(&b->rr, "apt-get install %s\n", b->apt);
+	recipe_key(&b->rr, b->rkey, sizeof(b->rkey));
+	b->rootfs = xasprintf("%s/rootfs-%s", b->dir, b->rkey);
+}
+
+/*
+ * The binaries of BINDIR (but the agent's test build) into the file list and
+ * the recipe: the agent to /usr/local/sbin, the rest to /opt/vmtax/bin.
+ */
+static int disk_add_binaries(struct disk_build *b)
+{
+	const char *agent = "/usr/local/sbin/vmtax-agent";
+	size_t i;
+	int ret = 0;
+
+	b->nents = image_list_binaries(b->bindir, &b->ents);
+	if (b->nents < 0) {
+		ret = b->nents;
+		b->nents = 0;
+		return ret;
+	}
+	for (i = 0; i < (size_t)b->nents; i++) {
+		const char *name = b->ents[i]->d_name;
+		size_t f = b->nfiles;
+
+		if (!strcmp(name, "vmtax-agent-test"))
+			continue;
+		if (f + 2 >= DISK_MAX_FILES)
+			return err("image: %s: more than %d binaries in '%s'",
+				   b->k->name, DISK_MAX_FILES - 2, b->bindir);
+		b->paths[f] = xasprintf("%s/%s", b->bindir, name);
+		b->remotes[f] = !strcmp(name, "vmtax-agent")
+				    ? xstrdup(agent)
+				    : xasprintf("/opt/vmtax/bin/%s", name);
+		b->files[f].local = b->paths[f];
+		b->files[f].remote = b->remotes[f];
+		b->files[f].mode = 0755;
+		ret = recipe_add_file(&b->r, b->remotes[f], b->paths[f]);
+		b->nfiles++;
+		if (ret < 0)
+			return ret;
+	}
+	for (i = 0; i < b->nfiles; i++)
+		if (!strcmp(b->remotes[i], agent))
+			return 0;
+	return err("image: %s: no '%s/vmtax-agent' (run 'make')", b->k->name,
+		   b->bindir);
+}
+
+/* The image: the root file system plus everything put into it. */
+static int disk_recipe(struct disk_build *b)
+{
+	const struct disk_kind *k = b->k;
+	size_t i;
+	int ret;
+
+	recipe_add(&b->r, "kind %s\nsize %llu\n%s", k->name,
+		   (unsigned long long)DISK_SIZE, b->rr.text);
+	recipe_add(&b->r, "unit vmtax-agent.service\n%s", agent_unit);
+	recipe_add(&b->r, "fstab\n%shostname %s", guest_fstab, guest_hostname);
+	for (i = 0; i < k->ntexts; i++)
+		recipe_add(&b->r, "text %s\n%s", k->texts[i].remote,
+			   k->texts[i].text);
+	ret = disk_add_binaries(b);
+	if (ret < 0)
+		return ret;
+	if (k->vmtax) {
+		/* The tiny image inside carries the agent's test build too:
+		 * said now, not after the root file system's minutes. */
+		ret = image_need_agents(k->name, b->bindir);
+		if (ret < 0)
+			return ret;
+		/*
+		 * The inputs of the tiny image of the image's kernel (the
+		 * kernel is the root file system's).  vmtax itself is not in
+		 * the image: 'vmtax lab run' puts its own binary at
+		 * GUEST_LAB_VMTAX each time, so a changed vmtax needs no new
+		 * image.
+		 */
+		ret = recipe_add_file(&b->r, "tiny script",
+				      layout_tiny_script(b->bindir));
+		if (ret == 0)
+			ret = recipe_add_file(&b->r, "tiny busybox",
+					      getenv("BUSYBOX")
+						  ?: "/bin/busybox");
+		if (ret < 0)
+			return ret;
+	}
+	recipe_key(&b->r, b->key, sizeof(b->key));
+	return 0;
+}
+
+/* The image's files (named by its key) and the links to them. */
+static void disk_name_paths(struct disk_build *b)
+{
+	char *lbase;
+
+	b->base = xasprintf("%s/%s-%s", b->dir, b->k->name, b->key);
+	b->rec = xasprintf("%s.recipe", b->base);
+	b->qcow2 = xasprintf("%s.qcow2", b->base);
+	b->kernel = xasprintf("%s.vmlinuz", b->base);
+	b->initrd = xasprintf("%s.initrd", b->base);
+	b->link = b->o->link ? xstrdup(b->o->link)
+			     : guest_disk_path_new(b->dir, b->k->name, "qcow2");
+	lbase = link_base_new(b->link);
+	b->lk = xasprintf("%s.vmlinuz", lbase);
+	b->li = xasprintf("%s.initrd", lbase);
+	free(lbase);
+}
+
+/*
+ * The root file system, reused or debootstrap'ed, and for the kinds with
+ * vmtax the tiny image of its kernel, added to the files.
+ */
+static int disk_rootfs(struct disk_build *b)
+{
+	struct gfs_file *f;
+	int ret;
+
+	if (image_exists(b->rootfs)) {
+		note("image: debootstrap: reusing '%s'", b->rootfs);
+	} else {
+		ret = image_debootstrap(b->rootfs, b->suite, b->mirror,
+					b->packages, b->apt);
+		if (ret < 0)
+			return ret;
+	}
+	if (!b->k->vmtax)
+		return 0;
+	b->tiny = xasprintf("%s.tiny.cpio.gz", b->base);
+	ret = build_tiny_for_rootfs(b->rootfs, b->bindir, b->tiny, &b->kver);
+	if (ret < 0)
+		return ret;
+	b->tiny_remote = guest_tiny_path_new(GUEST_LAB_IMAGES, b->kver);
+	f = &b->files[b->nfiles++];
+	f->local = b->tiny;
+	f->remote = b->tiny_remote;
+	f->mode = 0644;
+	return 0;
+}
+
+/* The root file system into one tarball, for guestfs's tar-in. */
+static int disk_tar(struct disk_build *b)
+{
+	double t;
+	int ret;
+
+	b->tar = xasprintf("%s.rootfs.tar", b->base);
+	note("image: tar the root file system into '%s'...", b->tar);
+	t = mono_now();
+	{
+		char *const argv[] = {"tar",	  "--numeric-owner",
+				      "--xattrs", "--one-file-system",
+				      "-C",	  b->rootfs,
+				      "-cf",	  b->tar,
+				      ".",	  NULL};
+
+		ret = image_step_run("tar", argv, NULL);
+		if (ret < 0)
+			return ret;
+	}
+	note("image: tar done in %.0f s", mono_now() - t);
+	return 0;
+}
+
+/* The disk, kernel and initrd under temporary names, then renamed. */
+static int disk_assemble(struct disk_build *b)
+{
+	static const struct gfs_text common[] = {
+	    {"/etc/systemd/system/vmtax-agent.service", agent_unit, 0644},
+	    {"/etc/fstab", guest_fstab, 0644},
+	    {"/etc/hostname", guest_hostname, 0644},
+	    {"/etc/hosts", guest_hosts, 0644},
+	};
+	static const struct gfs_link links[] = {
+	    {"/etc/systemd/system/vmtax-agent.service",
+	     "/etc/systemd/system/sysinit.target.wants/"
+	     "vmtax-agent.service"},
+	    /* No prompts on the console at first boot. */
+	    {"/dev/null", "/etc/systemd/system/systemd-firstboot.service"},
+	    /* vmtax on PATH, once 'vmtax lab run' has put it there:
+	     * kinds with vmtax only (the last link) */
+	    {GUEST_LAB_VMTAX, "/usr/local/bin/vmtax"},
+	};
+	const struct disk_kind *k = b->k;
+	struct gfs_text texts[ARRAY_SIZE(common) + 4];
+	struct gfs_disk_spec spec = {
+	    .size = DISK_SIZE,
+	    .rootfs_tar = b->tar,
+	    .files = b->files,
+	    .nfiles = b->nfiles,
+	    .texts = texts,
+	    .links = links,
+	    .nlinks = ARRAY_SIZE(links) - !k->vmtax,
+	};
+	char why[256];
+	const char *accel;
+	int ret;
+
+	if (k->ntexts > ARRAY_SIZE(texts) - ARRAY_SIZE(common))
+		return err("image: %s: too many texts", k->name);
+	memcpy(texts, common, sizeof(common));
+	memcpy(texts + ARRAY_SIZE(common), k->texts,
+	       k->ntexts * sizeof(*texts));
+	spec.ntexts = ARRAY_SIZE(common) + k->ntexts;
+
+	b->tq = xasprintf("%s.tmp", b->qcow2);
+	b->tk = xasprintf("%s.tmp", b->kernel);
+	b->ti = xasprintf("%s.tmp", b->initrd);
+	spec.qcow2 = b->tq;
+	spec.kernel_out = b->tk;
+	spec.initrd_out = b->ti;
+	accel = host_accel_decide("", why, sizeof(why));
+	gfs_env_for_accel(accel, why);
+	ret = gfs_make_disk(&spec);
+	if (ret < 0)
+		return ret;
+	if (rename(b->tq, b->qcow2) < 0 || rename(b->tk, b->kernel) < 0 ||
+	    rename(b->ti, b->initrd) < 0)
+		return err_errno("image: %s: cannot rename the new image "
+				 "into '%s.*'",
+				 k->name, b->base);
+	return 0;
+}
+
+/* The links to the image's three files; their paths to stdout. */
+static int disk_link(const struct disk_build *b)
+{
+	int ret = image_relink(b->qcow2, b->link);
+
+	if (ret == 0)
+		ret = image_relink(b->kernel, b->lk);
+	if (ret == 0)
+		ret = image_relink(b->initrd, b->li);
+	if (ret < 0)
+		return ret;
+	if (!b->o->quiet) {
+		image_print_abs(b->qcow2);
+		image_print_abs(b->kernel);
+		image_print_abs(b->initrd);
+	}
+	return 0;
+}
+
+static void unlink_if(const char *path)
+{
+	if (path)
+		unlink(path);
+}
+
+/* B's temporary files gone (the new image's too if FAILED), B freed. */
+static void disk_build_release(struct disk_build *b, bool failed)
+{
+	size_t i;
+
+	unlink_if(b->tar);
+	unlink_if(b->tiny);
+	if (failed) {
+		unlink_if(b->tq);
+		unlink_if(b->tk);
+		unlink_if(b->ti);
+	}
+	for (i = 0; i < b->nfiles; i++) {
+		free(b->paths[i]);
+		free(b->remotes[i]);
+	}
+	free(b->apt);
+	free(b->tiny);
+	free(b->tiny_remote);
+	free(b->kver);
+	image_free_ents(b->ents, b->nents);
+	recipe_release(&b->rr);
+	recipe_release(&b->r);
+	free(b->packages);
+	free(b->rootfs);
+	free(b->base);
+	free(b->rec);
+	free(b->qcow2);
+	free(b->kernel);
+	free(b->initrd);
+	free(b->tar);
+	free(b->tq);
+	free(b->tk);
+	free(b->ti);
+	free(b->link);
+	free(b->lk);
+	free(b->li);
+}
+
+int image_build_disk(const struct image_opts *o, const char *dir,
+		     const char *bindir)
+{
+	const struct disk_kind *k = &disk_kinds[o->kind];
+	struct disk_build b = {.o = o, .k = k, .dir = dir, .bindir = bindir};
+	double t0 = mono_now();
+	int ret;
+
+	recipe_init(&b.rr);
+	recipe_init(&b.r);
+	ret = disk_source(&b);
+	if (ret < 0)
+		goto out;
+	disk_rootfs_recipe(&b);
+	ret = disk_recipe(&b);
+	if (ret < 0)
+		goto out;
+	disk_name_paths(&b);
+
+	if (image_exists(b.rec) && image_exists(b.qcow2) &&
+	    image_exists(b.kernel) && image_exists(b.initrd)) {
+		note("image: %s: up to date: '%s' (recipe %s)", k->name,
+		     b.qcow2, b.key);
+		if (!o->check)
+			ret = disk_link(&b);
+		goto out;
+	}
+	if (o->check) {
+		note("image: %s: would be built: recipe %s, root file system "
+		     "%s (%s)",
+		     k->name, b.key, b.rkey,
+		     image_exists(b.rootfs) ? "cached"
+					    : "debootstrap: minutes");
+		goto out;
+	}
+	note("image: %s %s, recipe %s, root file system %s", k->name, b.suite,
+	     b.key, b.rkey);
+	ret = disk_rootfs(&b);
+	if (ret == 0)
+		ret = disk_tar(&b);
+	if (ret == 0)
+		ret = disk_assemble(&b);
+	if (ret == 0)
+		ret = image_write_text(b.rec, b.r.text);
+	if (ret < 0)
+		goto out;
+	note("image: %s: built '%s' in %.0f s", k->name, b.qcow2,
+	     mono_now() - t0);
+	ret = disk_link(&b);
+out:
+	disk_build_release(&b, ret < 0);
+	return ret;
+}

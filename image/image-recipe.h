@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * image-recipe.h - the recipe of an image (image.h): the text of every input
+ * that decides its bytes, one "key value" line each, and its 64-bit FNV-1a
+ * hash, which names the image's files.  A cache key, not a security boundary.
+ *
+ * recipe_init() opens R (it aborts if no memory); recipe_add*() append;
+ * recipe_key() finishes R (its text stays in r->text, owned by R) and writes
+ * the key; recipe_release() frees it all.
+ */
+#ifndef VMTAX_IMAGE_RECIPE_H
+#define VMTAX_IMAGE_RECIPE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util.h"
+
+struct recipe {
+	char *text;
+	size_t len;
+	FILE *f;
+};
+
+void recipe_init(struct recipe *r);
+void recipe_add(struct recipe *r, const char *fmt, ...) VMTAX_PRINTF(2, 3);
+/* "WHAT PATH fnv1a64:HASH" for the contents of PATH; 0 or -errno, reported. */
+int recipe_add_file(struct recipe *r, const char *what, const char *path);
+/* Finish R: its text stays in r->text; the key goes to KEY (>= 17). */
+void recipe_key(struct recipe *r, char *key, size_t len);
+void recipe_release(struct recipe *r);
+
+#endif

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/* One cell of results.json into the model (model.h, struct report_cell). */
+#include "model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "caps.h"
+#include "sample-unit.h"
+#include "report.h"
+#include "run-engine.h"
+#include "runner.h"
+#include "sampling-plan.h"
+#include "model-json.h"
+#include "util.h"
+
+static bool backing_shown(const char *backing)
+{
+	return backing && strcmp(backing, "thp");
+}
+
+/* ", vcpus=2, cmdline=\"\"": the axes the classic label does not show. */
+static char *extra_axes(const struct report *r, const struct report_cell *c)
+{
+	static const char *const classic[] = {"where", "paging", "host-thp",
+					      "guest-thp", "backing"};
+	char *s = xstrdup(""), *t;
+	size_t i, k;
+
+	for (i = 0; c->axv && i < r->naxes; i++) {
+		const char *v = c->axv[i];
+
+		for (k = 0; k < ARRAY_SIZE(classic); k++)
+			if (!strcmp(classic[k], r->axes[i].name))
+				break;
+		if (!v || k < ARRAY_SIZE(classic))
+			continue;
+		t = xasprintf("%s, %s=%s", s, r->axes[i].name,
+			      *v ? v : "\"\"");
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* The first knob of REQ whose read-back in OBS differs, as a sentence. */
+static char *knob_mismatch(const char *who, json_t *req, json_t *obs)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(req, k, v)
+	{
+		const char *want = json_string_value(v);
+		const char *got = json_string_value(json_object_get(obs, k));
+
+		if (want && got && strcmp(want, got))
+			return xasprintf("requested %s knob '%s' = '%s', "
+					 "observed '%s'",
+					 who, k, want, got);
+	}
+	return NULL;
+}
+
+static void cell_mismatch(struct report_cell *c, json_t *env, json_t *obs)
+{
+	json_t *want = json_object_get(env, "vcpus");
+	json_t *got = json_object_get(obs, "guest_cpus");
+
+	if (c->mismatch)
+		return;
+	if (json_is_integer(want) && json_is_integer(got) &&
+	    json_integer_value(want) != json_integer_value(got))
+		c->mismatch_text =
+		    xasprintf("requested %lld vcpus, the guest saw %lld",
+			      (long long)json_integer_value(want),
+			      (long long)json_integer_value(got));
+	if (!c->mismatch_text)
+		c->mismatch_text =
+		    knob_mismatch("host", json_object_get(env, "host_knobs"),
+				  json_object_get(obs, "host_knobs"));
+	if (!c->mismatch_text)
+		c->mismatch_text =
+		    knob_mismatch("guest", json_object_get(env, "guest_knobs"),
+				  json_object_get(obs, "guest_knobs"));
+	c->mismatch = c->mismatch_text != NULL;
+}
+
+static void cell_labels(const struct report *r, struct report_cell *c)
+{
+	char *extra = extra_axes(r, c);
+
+	const char *host = c->host_thp ? c->host_thp : "default";
+	const char *guest = c->guest_thp ? c->guest_thp : "default";
+	/*
+	 * A cell not yet run has no paging recorded; under TCG there is only
+	 * one, so say so rather than split the matrix into two columns.
+	 */
+	const char *paging = c->paging				    ? c->paging
+			     : r->accel && !strcmp(r->accel, "tcg") ? "tcg"
+								    : NULL;
+	const char *pw = report_paging_word(r, paging);
+	bool bk = backing_shown(c->backing);
+
+	if (c->bare_metal) {
+		c->label = xasprintf("THP %s host%s", host, extra);
+		c->column = xstrdup(r->host_word);
+	} else {
+		c->label = xasprintf("THP %s guest, %s + THP %s host%s%s%s%s",
+				     guest, pw, host, bk ? ", " : "",
+				     bk ? c->backing : "",
+				     bk ? " backing" : "", extra);
+		c->column = xasprintf("%s%s%s", pw, bk ? ", " : "",
+				      bk ? c->backing : "");
+	}
+	if (c->obs_host_thp && c->host_thp &&
+	    strcmp(c->obs_host_thp, c->host_thp)) {
+		c->mismatch = true;
+		c->mismatch_text =
+		    xasprintf("requested host THP '%s', observed '%s'",
+			      c->host_thp, c->obs_host_thp);
+	} else if (c->obs_guest_thp && c->guest_thp &&
+		   strcmp(c->obs_guest_thp, c->guest_thp)) {
+		c->mismatch = true;
+		c->mismatch_text =
+		    xasprintf("requested guest THP '%s', observed '%s'",
+			      c->guest_thp, c->obs_guest_thp);
+	}
+	free(extra);
+}
+
+static int load_sample(const char *path, const char *id, json_t *js,
+		       struct report_sample *s)
+{
+	json_t *counters, *quiet;
+	enum runner_status rs;
+	int k;
+
+	if (!json_is_object(js))
+		return err("'%s': cell '%s': a sample is not an object", path,
+			   id);
+	s->index = (long)json_integer_value(json_object_get(js, "index"));
+	s->status = jstr(js, "status");
+	if (!s->status)
+		return err("'%s': cell '%s': sample %ld has no status", path,
+			   id, s->index);
+	if (runner_status_parse(s->status, &rs) < 0)
+		return err("'%s': cell '%s': sample %ld has an unknown status "
+			   "'%s' (ok, failed, timeout, killed)",
+			   path, id, s->index, s->status);
+	s->reason = jstr(js, "reason");
+	quiet = json_object_get(js, "host_quiet");
+	s->busy = json_is_false(json_object_get(quiet, "quiet"));
+	s->busy_why = jstr(quiet, "why");
+	s->exit_status =
+	    (long)json_integer_value(json_object_get(js, "exit_status"));
+	s->elapsed = jnum(js, "elapsed_s");
+	s->user = jnum(js, "user_s");
+	s->sys = jnum(js, "sys_s");
+	s->metric = jnum(js, "metric");
+	s->boot = json_is_integer(json_object_get(js, "boot"))
+		      ? (long)json_integer_value(json_object_get(js, "boot"))
+		      : -1;
+	s->round = json_is_integer(json_object_get(js, "round"))
+		       ? (long)json_integer_value(json_object_get(js, "round"))
+		       : -1;
+	counters = json_object_get(js, "counters");
+	for (k = 0; k < RC_NR; k++) {
+		json_t *v = json_object_get(counters, runner_counter_name(k));
+
+		s->counter[k] = NAN;
+		if (!v)
+			s->cstate[k] = CS_NOT_COUNTED;
+		else if (json_is_number(v)) {
+			s->cstate[k] = CS_OK;
+			s->counter[k] = json_number_value(v);
+		} else
+			s->cstate[k] = CS_NOT_SUPPORTED;
+	}
+	return 0;
+}
+
+/* Has a sample's JSON a series with equal, non-empty, numeric x and y? */
+static json_t *sample_series(json_t *js, json_t **ys)
+{
+	json_t *s = json_object_get(js, "series");
+	json_t *xs = json_object_get(s, "x"), *v;
+	size_t i;
+
+	*ys = json_object_get(s, "y");
+	if (!json_is_array(xs) || !json_is_array(*ys) || !json_array_size(xs) ||
+	    json_array_size(xs) != json_array_size(*ys))
+		return NULL;
+	json_array_foreach(xs, i, v)
+	{
+		if (!json_is_number(v) ||
+		    !json_is_number(json_array_get(*ys, i)))
+			return NULL;
+	}
+	return xs;
+}
+
+/* The cell's series: x from the first ok sample, mean y per x. */
+static void cell_series(struct report_cell *c, json_t *samples)
+{
+	struct report_series *rs = &c->series;
+	size_t *n = NULL, i, j, k;
+	json_t *js, *xs, *ys;
+
+	json_array_foreach(samples, k, js)
+	{
+		if (strcmp(c->samples[k].status, "ok") ||
+		    !(xs = sample_series(js, &ys)))
+			continue;
+		if (!rs->npoints) {
+			rs->npoints = json_array_size(xs);
+			rs->x = xcalloc(rs->npoints, sizeof(*rs->x));
+			rs->y = xcalloc(rs->npoints, sizeof(*rs->y));
+			n = xcalloc(rs->npoints, sizeof(*n));
+			for (i = 0; i < rs->npoints; i++)
+				rs->x[i] =
+				    json_number_value(json_array_get(xs, i));
+		}
+		for (j = 0; j < json_array_size(xs); j++) {
+			double x = json_number_value(json_array_get(xs, j));
+
+			for (i = 0; i < rs->npoints && rs->x[i] != x; i++)
+				;
+			if (i == rs->npoints)
+				continue;
+			rs->y[i] += json_number_value(json_array_get(ys, j));
+			n[i]++;
+		}
+	}
+	for (i = 0; i < rs->npoints; i++)
+		rs->y[i] = n[i] ? rs->y[i] / n[i] : NAN;
+	free(n);
+}
+
+/* The cell's env: where it ran (bare metal or a guest), THP, paging. */
+static int cell_load_env(struct report *r, struct report_cell *c, json_t *env)
+{
+	if (!json_is_object(env))
+		return err("'%s': cell '%s' has no env object", r->path, c->id);
+	c->where = jstr(env, "where");
+	if (!c->where ||
+	    (strcmp(c->where, "bare-metal") && strcmp(c->where, "guest")))
+		return err("'%s': cell '%s': env.where is '%s', not "
+			   "'bare-metal' or 'guest'",
+			   r->path, c->id, nz(c->where));
+	c->bare_metal = !strcmp(c->where, "bare-metal");
+	c->host_thp = jstr(env, "host_thp");
+	c->guest_thp = jstr(env, "guest_thp");
+	c->paging = jstr(env, "paging");
+	c->backing = jstr(env, "backing");
+	return 0;
+}
+
+/* The cell's status, why, why it stopped, and its sample unit. */
+static int cell_load_status(struct report *r, struct report_cell *c, json_t *jc)
+{
+	enum cell_status cs;
+	enum stop_reason sr;
+
+	c->status = jstr(jc, "status");
+	if (!c->status)
+		return err("'%s': cell '%s' has no status", r->path, c->id);
+	if (cell_status_parse(c->status, &cs) < 0)
+		return err("'%s': cell '%s' has an unknown status '%s' (ok, "
+			   "failed, skipped, pending)",
+			   r->path, c->id, c->status);
+	c->reason = jstr(jc, "reason");
+	c->stop_reason = jstr(jc, "stop_reason");
+	if (c->stop_reason && stop_reason_parse(c->stop_reason, &sr) < 0)
+		return err("'%s': cell '%s' has an unknown stop_reason '%s'",
+			   r->path, c->id, c->stop_reason);
+	c->unit_boot = sample_unit_is_boot(jstr(jc, "sample_unit"));
+	return 0;
+}
+
+/* The cell's samples, the ok ones counted, the busy ones said. */
+static int cell_load_samples(struct report *r, struct report_cell *c,
+			     json_t *samples)
+{
+	const char *busy_why = NULL;
+	json_t *js;
+	size_t k;
+	int ret;
+
+	if (samples && !json_is_array(samples))
+		return err("'%s': cell '%s': samples is not an array", r->path,
+			   c->id);
+	c->nsamples = json_array_size(samples);
+	c->samples =
+	    xcalloc(c->nsamples ? c->nsamples : 1, sizeof(*c->samples));
+	json_array_foreach(samples, k, js)
+	{
+		ret = load_sample(r->path, c->id, js, &c->samples[k]);
+		if (ret < 0)
+			return ret;
+		if (!strcmp(c->samples[k].status, "ok"))
+			c->nok++;
+		if (c->samples[k].busy && !c->nbusy++)
+			busy_why = c->samples[k].busy_why;
+	}
+	if (c->nbusy)
+		c->busy_text = xasprintf(
+		    "%zu of %zu samples taken on a busy host (%s)", c->nbusy,
+		    c->nsamples, busy_why ? busy_why : "no reason given");
+	return 0;
+}
+
+int report_load_cell(struct report *r, json_t *jc, size_t i)
+{
+	struct report_cell *c = &r->cells[i];
+	json_t *env, *obs, *samples;
+	int ret;
+
+	if (!json_is_object(jc))
+		return err("'%s': cells[%zu] is not an object", r->path, i);
+	c->id = jstr(jc, "id");
+	if (!c->id)
+		return err("'%s': cells[%zu] has no id", r->path, i);
+	env = json_object_get(jc, "env");
+	ret = cell_load_env(r, c, env);
+	if (ret == 0)
+		ret = cell_load_status(r, c, jc);
+	if (ret < 0)
+		return ret;
+	obs = json_object_get(jc, "observed");
+	c->obs_host_thp = jstr(obs, "host_thp");
+	c->obs_guest_thp = jstr(obs, "guest_thp");
+	c->guest_kernel = jstr(obs, "guest_kernel");
+	if (report_find_cell(r, c->id) != (long)i)
+		return err("'%s': cell id '%s' appears twice", r->path, c->id);
+	ret = report_cell_axes(r, c, jc);
+	if (ret < 0)
+		return ret;
+
+	samples = json_object_get(jc, "samples");
+	ret = cell_load_samples(r, c, samples);
+	if (ret < 0)
+		return ret;
+	cell_series(c, samples);
+	if (c->series.npoints)
+		r->has_series = true;
+	ret = report_cell_kvm(r, c, samples);
+	if (ret < 0)
+		return ret;
+	if (c->kvm.present)
+		r->has_kvm = true;
+	report_cell_profile(r, c, obs);
+	cell_labels(r, c);
+	cell_mismatch(c, env, obs);
+	return 0;
+}
