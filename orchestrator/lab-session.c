@@ -29,6 +29,8 @@
 #define LAB_READY_TIMEOUT_S 300.0 /* hello to libvirtd answering */
 #define LAB_POLL_S 1.0		  /* how often the run's output is read */
 #define LAB_SYNC_S 30.0		  /* how often its results come back */
+#define LAB_SYNC_TRIES 3		  /* a listing, a run's last sync, at most */
+#define LAB_LIST_TIMEOUT_S 30.0	  /* one listing of the run directory */
 #define LAB_STOP_WAIT_S 300.0	  /* a stopped run's time to restore, beyond
 				     its boot and sample timeouts */
 
@@ -545,6 +547,25 @@ static int lab_src_read(void *arg, const char *rel, long long off,
 }
 
 /*
+ * The run directory's listing into LAB_LIST.  The find takes a tenth of a
+ * second, but under emulation one now and then blocks until killed (seen
+ * in t0545: 3 of 20 runs of it timed out at 120 s, the next one took
+ * 0.1 s, and while it hung the run's output was not followed): so a short
+ * timeout, tried TRIES times.
+ */
+static int lab_list(struct lab *l, int tries)
+{
+	int ret = -EIO, i;
+
+	for (i = 0; i < tries && ret < 0; i++)
+		ret = lab_sh(l, "listing the run directory",
+			     "cd " LAB_RUNDIR " && find . -type f -printf "
+			     "'%s %P\\0' >" LAB_LIST,
+			     LAB_LIST_TIMEOUT_S, NULL);
+	return ret;
+}
+
+/*
  * Bring the lab's run directory into DIR/LAB_SUBDIR (lab-sync.h: every
  * name checked, every file and the whole capped), and the run's output
  * into DIR/logs/lab-run.log.
@@ -559,10 +580,7 @@ int lab_sync(struct lab *l, bool quiet)
 	size_t len;
 	int ret;
 
-	ret = lab_sh(l, "listing the run directory",
-		     "cd " LAB_RUNDIR " && find . -type f -printf '%s %P\\0' "
-		     ">" LAB_LIST,
-		     120, NULL);
+	ret = lab_list(l, quiet ? 1 : LAB_SYNC_TRIES);
 	if (ret != 0)
 		return ret < 0 ? ret : -EIO;
 	ret = lab_fetch(&hsrc, "run.list", LAB_LIST_MAX, "LAB_LIST_MAX", &list,
@@ -587,6 +605,26 @@ int lab_sync(struct lab *l, bool quiet)
 		     st.files, st.bytes, l->dir, LAB_SUBDIR,
 		     st.refused ? "; some refused (above)" : "");
 	return 0;
+}
+
+/*
+ * The last bringing back of a run's results: a lab host still busy (a
+ * guest inside that hung under emulation slows its every fork) can time
+ * out a listing, so it is tried LAB_SYNC_TRIES times while the lab runs.
+ */
+int lab_sync_final(struct lab *l)
+{
+	int ret = -EIO, i;
+
+	for (i = 0; i < LAB_SYNC_TRIES; i++) {
+		if (i)
+			note("lab: bringing the results back again (%d of %d)",
+			     i + 1, LAB_SYNC_TRIES);
+		ret = lab_sync(l, false);
+		if (ret == 0 || !l->life.vm || !vm_running(l->life.vm))
+			break;
+	}
+	return ret;
 }
 
 /*
