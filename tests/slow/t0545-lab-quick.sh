@@ -13,7 +13,13 @@
 # without dying (as one did in stop 10's final CI dry run, its agent silent
 # 15 s into waiting for libvirtd) must be destroyed, booted again on the same
 # disk and resumed.
-. "$(dirname "$0")/lib-test.sh"
+# Slow, not in make check: a dry run of CI (stop 27) saw the NPT-off guest
+# inside the lab hang in its boot under emulated SVM (a WARNING in
+# fpu__init_system_xstate, then silence), and the stopped run inside not end
+# for many minutes after; CI had failed on this test before.  Until the lab is
+# fast and steady (issue "Fast enough"), it runs in make check-slow.
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TOP/tests/lib-test.sh"
 
 test_prereq ROOT || skip_all "the lab image and libvirt need root"
 test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
