@@ -346,7 +346,7 @@ static int lab_go(struct lab *l, const char *out, int *rc)
 	if (lab_image(l) < 0 || lab_drive(l, rc) < 0)
 		return 1;
 	note("lab: the run inside ended with status %d", *rc);
-	if (lab_sync_final(l) < 0 || lab_label(l, false) < 0)
+	if (lab_sync(l, false) < 0 || lab_label(l, false) < 0)
 		return 1;
 	return *rc == 0 ? 0 : 1;
 }
@@ -355,7 +355,7 @@ static int lab_go(struct lab *l, const char *out, int *rc)
 static void lab_end(struct lab *l, int ret, int rc)
 {
 	if (l->life.vm && ret != EXIT_USAGE && rc < 0 && l->life.client &&
-	    lab_sync_final(l) == 0) /* whatever there is */
+	    lab_sync(l, false) == 0) /* whatever there is */
 		lab_label(l, true);
 	lab_down(l);
 	if (l->overlay) {

@@ -29,7 +29,7 @@
 #define LAB_READY_TIMEOUT_S 300.0 /* hello to libvirtd answering */
 #define LAB_POLL_S 1.0		  /* how often the run's output is read */
 #define LAB_SYNC_S 30.0		  /* how often its results come back */
-#define LAB_SYNC_TRIES 3		  /* a listing, a run's last sync, at most */
+#define LAB_SYNC_TRIES 3		  /* a run's last listing, at most */
 #define LAB_LIST_TIMEOUT_S 30.0	  /* one listing of the run directory */
 #define LAB_STOP_WAIT_S 300.0	  /* a stopped run's time to restore, beyond
 				     its boot and sample timeouts */
@@ -608,35 +608,13 @@ int lab_sync(struct lab *l, bool quiet)
 }
 
 /*
- * The last bringing back of a run's results: a lab host still busy (a
- * guest inside that hung under emulation slows its every fork) can time
- * out a listing, so it is tried LAB_SYNC_TRIES times while the lab runs.
- */
-int lab_sync_final(struct lab *l)
-{
-	int ret = -EIO, i;
-
-	for (i = 0; i < LAB_SYNC_TRIES; i++) {
-		if (i)
-			note("lab: bringing the results back again (%d of %d)",
-			     i + 1, LAB_SYNC_TRIES);
-		ret = lab_sync(l, false);
-		if (ret == 0 || !l->life.vm || !vm_running(l->life.vm))
-			break;
-	}
-	return ret;
-}
-
-/*
  * How long a stopped run inside may take to end: it finishes the boot or
  * the sample under way (up to their timeouts), then restores the lab host.
  */
 static double lab_stop_wait_s(const struct lab *l)
 {
-	double sample_s = l->cfg.wl.timeout_s > 0 ? l->cfg.wl.timeout_s
-						  : l->cfg.timeout_s;
-
-	return l->cfg.boot_timeout_s + sample_s + LAB_STOP_WAIT_S;
+	return l->cfg.boot_timeout_s + run_config_sample_timeout(&l->cfg) +
+	       LAB_STOP_WAIT_S;
 }
 
 /*

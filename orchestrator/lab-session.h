@@ -76,8 +76,6 @@ int lab_start_run(struct lab *l, bool inner_resume);
 int lab_follow(struct lab *l, int *rc);
 /* Bring the lab's run directory back into l->dir. */
 int lab_sync(struct lab *l, bool quiet);
-/* lab_sync() at a run's end, tried again while a slow lab times out. */
-int lab_sync_final(struct lab *l);
 /* Whether the lab's agent answers within LAB_PROBE_S (else: it hung). */
 bool lab_answers(struct lab *l);
 /* Shut the lab down (destroy it if its agent does not answer). */

@@ -801,6 +801,11 @@ int run_config_load(const char *path, const char *const *sets, size_t nsets,
 	return resolve_workload(c);
 }
 
+double run_config_sample_timeout(const struct run_config *c)
+{
+	return c->wl.timeout_s > 0 ? c->wl.timeout_s : c->timeout_s;
+}
+
 void run_config_release(struct run_config *c)
 {
 	ini_release(&run_schema, c);

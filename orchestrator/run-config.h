@@ -139,6 +139,8 @@ struct run_config {
 int run_config_load(const char *path, const char *const *sets, size_t nsets,
 		    struct run_config *c);
 void run_config_release(struct run_config *c);
+/* A sample's time limit: the workload's own timeout, else [run] timeout. */
+double run_config_sample_timeout(const struct run_config *c);
 /* The keys for 'vmtax run --help': the table, then the knob and parameter
  * forms, and how lists make axes. */
 void run_config_print_help(FILE *f);

@@ -104,7 +104,7 @@ bool run_should_stop(struct run *r)
 
 double run_sample_timeout(const struct run *r)
 {
-	return r->cfg.wl.timeout_s > 0 ? r->cfg.wl.timeout_s : r->cfg.timeout_s;
+	return run_config_sample_timeout(&r->cfg);
 }
 
 void run_save_output(struct run *r, const char *slug, const char *phase,
