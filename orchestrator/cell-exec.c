@@ -4,23 +4,33 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
-const struct cell_exec_ops *const cell_execs[] = {
-	[WHERE_BARE] = &cell_exec_bare,
-	[WHERE_GUEST] = &cell_exec_guest,
-	/* Next: cells run inside a lab host (EXEC_NEEDS_GUEST |
-	 * EXEC_REMOTE | EXEC_CAN_PROFILE), a later issue: see cell-exec.h,
-	 * "How to add one". */
-};
-const size_t cell_execs_count = ARRAY_SIZE(cell_execs);
+const char *const cell_exec_places[] = { CELL_EXEC_LOCAL, "lab", NULL };
 
-const struct cell_exec_ops *cell_exec_for(enum where w)
+const struct cell_exec_row cell_exec_rows[] = {
+	{ CELL_EXEC_LOCAL, WHERE_BARE, false, &cell_exec_bare },
+	{ CELL_EXEC_LOCAL, WHERE_GUEST, false, &cell_exec_guest },
+	{ "lab", 0, true, &cell_exec_lab },
+	/* Next: "fleet", other hosts over ssh: see cell-exec.h, "How to add
+	 * one". */
+};
+const size_t cell_exec_rows_count = ARRAY_SIZE(cell_exec_rows);
+
+const struct cell_exec_ops *cell_exec_for(const char *place, enum where w)
 {
-	if ((size_t)w >= cell_execs_count || !cell_execs[w])
-		abort(); /* the matrix holds only the places listed */
-	return cell_execs[w];
+	size_t i;
+
+	for (i = 0; i < cell_exec_rows_count; i++) {
+		const struct cell_exec_row *row = &cell_exec_rows[i];
+
+		if (!strcmp(row->place, place) &&
+		    (row->where_any || row->where == w))
+			return row->ops;
+	}
+	abort(); /* the config and the matrix hold only the pairs listed */
 }
 
 bool cell_exec_has(const struct cell_exec_ops *ex, unsigned flags)
@@ -30,29 +40,38 @@ bool cell_exec_has(const struct cell_exec_ops *ex, unsigned flags)
 
 bool cell_exec_consistent(const struct cell_exec_ops *ex, char *why, size_t len)
 {
+	bool remote = cell_exec_has(ex, EXEC_REMOTE);
 	const char *bad = NULL;
 
-	if (!ex->name || !ex->start || !ex->sample || !ex->stop)
-		bad = "it lacks a name, start(), sample() or stop()";
-	else if (cell_exec_has(ex, EXEC_CAN_PROFILE) != !!ex->profile)
+	if (!ex->name)
+		bad = "it has no name";
+	else if (ex->flags &
+		 ~(EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS |
+		   EXEC_HAS_KVM_STATS | EXEC_CAN_PROFILE | EXEC_REMOTE))
+		bad = "an unknown flag";
+	else if (remote &&
+		 (ex->flags & (EXEC_CHANGES_HOST_KNOBS | EXEC_HAS_KVM_STATS)))
+		bad = "EXEC_REMOTE with this host's knobs or KVM stats";
+	else if (remote && (!ex->check || !ex->run_remote || ex->start ||
+			    ex->sample || ex->restart || ex->profile ||
+			    ex->stop))
+		bad = "EXEC_REMOTE needs check() and run_remote(), and no "
+		      "per-cell ops (its host's own executors run the cells)";
+	else if (!remote && (!ex->start || !ex->sample || !ex->stop ||
+			     ex->check || ex->run_remote))
+		bad = "a local executor needs start(), sample() and stop(), "
+		      "and no check() or run_remote()";
+	else if (!remote && cell_exec_has(ex, EXEC_CAN_PROFILE) != !!ex->profile)
 		bad = "EXEC_CAN_PROFILE and profile() disagree";
-	else if (cell_exec_has(ex, EXEC_NEEDS_GUEST) && !ex->restart)
+	else if (!remote && cell_exec_has(ex, EXEC_NEEDS_GUEST) && !ex->restart)
 		bad = "EXEC_NEEDS_GUEST without restart(): a lost guest "
 		      "cannot be replaced";
 	else if (cell_exec_has(ex, EXEC_HAS_KVM_STATS) &&
 		 !cell_exec_has(ex, EXEC_NEEDS_GUEST))
 		bad = "EXEC_HAS_KVM_STATS without EXEC_NEEDS_GUEST";
-	else if (cell_exec_has(ex, EXEC_REMOTE) &&
-		 (ex->flags & (EXEC_CHANGES_HOST_KNOBS | EXEC_HAS_KVM_STATS)))
-		bad = "EXEC_REMOTE with this host's knobs or KVM stats";
-	else if (!cell_exec_has(ex, EXEC_REMOTE) &&
-		 !cell_exec_has(ex, EXEC_CHANGES_HOST_KNOBS))
+	else if (!remote && !cell_exec_has(ex, EXEC_CHANGES_HOST_KNOBS))
 		bad = "a local executor whose cells this host's settings "
 		      "would not reach";
-	else if (ex->flags &
-		 ~(EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS |
-		   EXEC_HAS_KVM_STATS | EXEC_CAN_PROFILE | EXEC_REMOTE))
-		bad = "an unknown flag";
 	if (bad)
 		snprintf(why, len, "%s: %s", ex->name ? ex->name : "?", bad);
 	return !bad;

@@ -10,10 +10,17 @@
  * do is said once, in its flags; tests/unit/test-cell-exec.c checks that
  * every entry's flags agree with each other and with its ops.
  *
- * How to add one (the lab host, cells run inside a lab, is the next:
- * docs/lab.md): write exec-NAME.c with its static ops and its flags,
- * declare it below, give it an enum where value (matrix.h) and list it in
- * cell_execs[] (cell-exec.c); the unit test then checks its flags.
+ * Where the matrix runs is [run] executor (cell_exec_places[]): "local"
+ * (this host: bare-metal cells on it, guest cells in guests of its KVM or
+ * TCG, one executor per enum where) or a remote place, whose one executor
+ * runs every cell of the matrix on a host of its own (EXEC_REMOTE): "lab",
+ * a lab host inside this one (exec-lab.c, docs/lab.md).
+ *
+ * How to add one (a fleet of other hosts over ssh is the next): write
+ * exec-NAME.c with its static ops and its flags, declare it below, and
+ * give it its rows in cell_exec_rows[] (cell-exec.c): a remote place's
+ * name goes in cell_exec_places[] too, which makes it a value of [run]
+ * executor.  The unit test then checks its flags against its ops.
  */
 #ifndef VMTAX_CELL_EXEC_H
 #define VMTAX_CELL_EXEC_H
@@ -44,9 +51,11 @@ enum cell_exec_flag {
 	EXEC_HAS_KVM_STATS = 1u << 2,
 	/* It has profile() (docs/profile.md). */
 	EXEC_CAN_PROFILE = 1u << 3,
-	/* Its cells run on another host: this host's settings, KVM and
-	 * processes are not theirs (no EXEC_CHANGES_HOST_KNOBS, no
-	 * EXEC_HAS_KVM_STATS).  None yet: the lab executor will be. */
+	/* Its cells run on another host, which runs them all with a vmtax of
+	 * its own: this host's settings, KVM and processes are not theirs
+	 * (no EXEC_CHANGES_HOST_KNOBS, no EXEC_HAS_KVM_STATS).  It has
+	 * check() and run_remote(), and no per-cell ops: the other host's
+	 * engine calls those of its own executors. */
 	EXEC_REMOTE = 1u << 4,
 };
 
@@ -60,6 +69,22 @@ enum cell_exec_flag {
  * (nothing to replace).  profile() (NULL unless EXEC_CAN_PROFILE) runs the
  * workload once more under sampling and gives RES with res->profile set,
  * or a negative errno with WHY.  stop() never fails.
+ *
+ * A remote executor (EXEC_REMOTE) has these instead:
+ * - check(), before anything changes or boots: what its host cannot run of
+ *   the matrix is refused (reported as config errors), what it needs is
+ *   found; with DRY, also whether it is ready (an image to build), said on
+ *   stdout.  0 or a negative errno.
+ * - run_remote(): every cell of R on its host, R's run directory and
+ *   signals its own (a stop request stops the run there, which keeps its
+ *   samples; R->resume resumes it).  It gives what that host's run
+ *   recorded, its results.json (*DOC, untrusted: the engine takes it
+ *   through results_remote_take(), which checks it against R's matrix),
+ *   and what this host knows of where it ran (*LABEL, results.json's
+ *   executor label), each NULL when there is none, and the status the run
+ *   there exited with (*RC; -1: it did not end).  0 once the run there
+ *   ended, or a negative errno (reported) when it was cut off: *DOC is
+ *   then what came back before.
  */
 struct cell_exec_ops {
 	const char *name;
@@ -71,17 +96,33 @@ struct cell_exec_ops {
 	int (*profile)(struct run *r, struct cell_run *cr,
 		       struct runner_result *res, char *why, size_t len);
 	void (*stop)(struct run *r, struct cell_run *cr);
+	int (*check)(struct run *r, bool dry);
+	int (*run_remote)(struct run *r, json_t **doc, json_t **label,
+			  int *rc);
 };
 
 extern const struct cell_exec_ops cell_exec_bare;  /* exec-bare.c */
 extern const struct cell_exec_ops cell_exec_guest; /* exec-guest.c */
+extern const struct cell_exec_ops cell_exec_lab;   /* exec-lab.c */
 
-/* The registry, by enum where (a NULL slot: a place not written yet). */
-extern const struct cell_exec_ops *const cell_execs[];
-extern const size_t cell_execs_count;
+/* One row of the registry: the executor of the cells at WHERE (or every
+ * cell, where_any) when [run] executor is PLACE. */
+struct cell_exec_row {
+	const char *place;
+	enum where where;
+	bool where_any;
+	const struct cell_exec_ops *ops;
+};
 
-/* The executor of cells that run at W (never NULL for a valid W). */
-const struct cell_exec_ops *cell_exec_for(enum where w);
+/* The registry, and [run] executor's values (NULL-terminated). */
+extern const struct cell_exec_row cell_exec_rows[];
+extern const size_t cell_exec_rows_count;
+extern const char *const cell_exec_places[];
+#define CELL_EXEC_LOCAL "local" /* cell_exec_places[0]: this host */
+
+/* The executor of cells at W when the matrix runs at PLACE (never NULL for
+ * a valid pair: the config accepts no other). */
+const struct cell_exec_ops *cell_exec_for(const char *place, enum where w);
 /* Whether EX has every flag in FLAGS. */
 bool cell_exec_has(const struct cell_exec_ops *ex, unsigned flags);
 /*

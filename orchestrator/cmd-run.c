@@ -204,7 +204,8 @@ static int resolve_guest_files(struct run *r)
 		const struct cell *c = &r->cells[ci];
 		struct run_guest_files *g;
 
-		if (c->where != WHERE_GUEST || run_guest_files_find(r, c))
+		if (!run_exec_has(r, ci, EXEC_NEEDS_GUEST) ||
+		    run_guest_files_find(r, c))
 			continue;
 		r->gfs = xrealloc(r->gfs, (r->ngfs + 1) * sizeof(*r->gfs));
 		g = &r->gfs[r->ngfs];
@@ -229,34 +230,14 @@ static int resolve_guest_files(struct run *r)
 }
 
 /*
- * Everything that can be checked is checked before the host changes: the
- * config and its matrix (against OLD when resuming), the workload's packages
- * for bare-metal cells, the accelerator, the guest files, the run directory.
+ * What cells on this host need: the accelerator its guests get (checked
+ * against [guest] accel), its CPU's paging, every guest cell's files.
  */
-static int run_prepare(struct run *r, const char *config_path, json_t *old,
-		       bool force, const char *out, bool dry)
+static int run_local_checks(struct run *r)
 {
 	const struct virt_hw *virt;
 	struct host_cpu cpu;
-	bool need_bare = false;
-	int i;
 
-	if (run_config_load(config_path, r->sets, r->nsets, &r->cfg) < 0)
-		return -EINVAL;
-	if (matrix_expand(&r->cfg, &r->matrix) < 0)
-		return -EINVAL;
-	r->cells = r->matrix.cells;
-	r->ncells = (int)r->matrix.ncells;
-	if (old && results_resume_check(r, old, force) < 0)
-		return -EINVAL;
-	if (guest_bindir_find(r->bindir, sizeof(r->bindir)) < 0)
-		return -EINVAL;
-	for (i = 0; i < r->ncells; i++) {
-		r->need_guest |= r->cells[i].where == WHERE_GUEST;
-		need_bare |= r->cells[i].where == WHERE_BARE;
-	}
-	if (need_bare && check_host_packages(r) < 0)
-		return -EINVAL;
 	r->accel = host_accel_decide("", r->accel_why, sizeof(r->accel_why));
 	if (!strcmp(r->cfg.accel, "kvm") && strcmp(r->accel, "kvm")) {
 		fprintf(stderr, "%s: accel = kvm, but KVM is unusable here: %s\n",
@@ -276,8 +257,46 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 		virt = host_virt_hw(VIRT_VENDOR_INTEL);
 	snprintf(r->vendor_paging, sizeof(r->vendor_paging), "%s",
 		 virt->paging);
-	if (resolve_guest_files(r) < 0)
+	return resolve_guest_files(r);
+}
+
+/*
+ * Everything that can be checked is checked before the host changes: the
+ * config and its matrix (against OLD when resuming), the workload's packages
+ * for bare-metal cells, the accelerator, the guest files (a remote
+ * executor's check() instead), the run directory.
+ */
+static int run_prepare(struct run *r, const char *config_path, json_t *old,
+		       bool force, const char *out, bool dry)
+{
+	bool need_bare = false;
+	int i;
+
+	if (run_config_load(config_path, r->sets, r->nsets, &r->cfg) < 0)
 		return -EINVAL;
+	if (matrix_expand(&r->cfg, &r->matrix) < 0)
+		return -EINVAL;
+	r->cells = r->matrix.cells;
+	r->ncells = (int)r->matrix.ncells;
+	if (old && results_resume_check(r, old, force) < 0)
+		return -EINVAL;
+	if (guest_bindir_find(r->bindir, sizeof(r->bindir)) < 0)
+		return -EINVAL;
+	for (i = 0; i < r->ncells; i++) {
+		r->need_guest |= run_exec_has(r, i, EXEC_NEEDS_GUEST);
+		/* the workload runs on this host itself */
+		need_bare |= !run_exec_has(r, i, EXEC_NEEDS_GUEST) &&
+			     run_exec_has(r, i, EXEC_CHANGES_HOST_KNOBS);
+	}
+	if (need_bare && check_host_packages(r) < 0)
+		return -EINVAL;
+	/* Cells on another host: its own run decides and checks the rest. */
+	if (run_exec_has(r, 0, EXEC_REMOTE)) {
+		if (run_exec_of(r, 0)->check(r, dry) < 0)
+			return -EINVAL;
+	} else if (run_local_checks(r) < 0) {
+		return -EINVAL;
+	}
 	if (dry)
 		return 0;
 	if (results_dir_make(out, r->cfg.name, r->resume, "vmtax run",
@@ -288,16 +307,28 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 	return 0;
 }
 
+/* Where the cells run: "guests under ACCEL (why)", or where the remote
+ * executor's check() said. */
+static void run_where(const struct run *r, char *buf, size_t len)
+{
+	if (r->accel)
+		snprintf(buf, len, "guests under %s (%s)", r->accel,
+			 r->accel_why);
+	else
+		snprintf(buf, len, "%s", r->accel_why);
+}
+
 /* --dry-run: what the run would do, on stdout. */
 static void dry_run_print(const struct run *r)
 {
 	size_t k;
 	int i;
 
-	printf("run '%s': %d cells x %ld samples of '%s', guests under %s "
-	       "(%s)\n",
-	       r->cfg.name, r->ncells, r->cfg.repeat, r->cfg.wl.name, r->accel,
-	       r->accel_why);
+	char where[384];
+
+	run_where(r, where, sizeof(where));
+	printf("run '%s': %d cells x %ld samples of '%s', %s\n", r->cfg.name,
+	       r->ncells, r->cfg.repeat, r->cfg.wl.name, where);
 	for (i = 0; i < r->ncells; i++)
 		printf("  %s\n", r->cells[i].id);
 	for (k = 0; k < r->ngfs; k++)
@@ -315,8 +346,19 @@ static void dry_run_print(const struct run *r)
 static int run_take_host(struct run *r)
 {
 	struct host_opts hopts = { 0 };
-	int ret;
+	int ret, i;
+	bool here = false;
 
+	for (i = 0; i < r->ncells; i++)
+		here |= run_exec_has(r, i, EXEC_CHANGES_HOST_KNOBS);
+	if (!here) {
+		/* nothing of this host's changes: another host's run, which
+		 * the first signal stops (its calls restarted, not broken) */
+		stop_signals_take("vmtax: second signal: stopping now; 'vmtax "
+				  "run --resume DIR' goes on\n",
+				  true);
+		return 0;
+	}
 	hopts.list_vms = vm_list_running_str;
 	hopts.list_vms_arg = r->cfg.uri;
 	ret = host_ctx_new(&hopts, &r->host);
@@ -372,13 +414,15 @@ static int run_open(struct run *r, struct run_args *a, json_t **old)
 /* Take the host and write the run's first results.json (OLD's, resumed). */
 static int run_start(struct run *r, json_t *old)
 {
+	char where[384];
+
 	if (run_take_host(r) < 0)
 		return -EINVAL;
 	if (r->need_guest && vm_conn_open(r->cfg.uri, &r->conn) < 0)
 		return -EINVAL;
-	note("run '%s': %d cells x %ld samples of '%s', guests under %s (%s)",
-	     r->cfg.name, r->ncells, r->cfg.repeat, r->cfg.wl.name, r->accel,
-	     r->accel_why);
+	run_where(r, where, sizeof(where));
+	note("run '%s': %d cells x %ld samples of '%s', %s", r->cfg.name,
+	     r->ncells, r->cfg.repeat, r->cfg.wl.name, where);
 	note("run directory: %s", r->rundir);
 	if (old) {
 		if (results_resume_apply(r, old) < 0)
@@ -406,7 +450,7 @@ static int run_finish(struct run *r)
 		return 1;
 	}
 	stop_signals_host(NULL);
-	if (host_restore(r->host) < 0)
+	if (r->host && host_restore(r->host) < 0)
 		return 1;
 	report_write_rundir(r->rundir, r->results_path);
 	time_summary(r);

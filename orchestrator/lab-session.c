@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* lab-session.c - the lab host of one 'vmtax lab run' (lab-session.h). */
+/* lab-session.c - the lab host of one lab run (lab-session.h). */
 #include "lab-session.h"
 
 #include <errno.h>
@@ -40,7 +40,7 @@
  */
 static const char lab_script[] =
 	"#!/bin/sh\n"
-	"# written by 'vmtax lab run': the run inside the lab host\n"
+	"# written by vmtax (executor = lab): the run inside the lab host\n"
 	"cd " LAB_HOME " || exit 1\n"
 	"rm -f " LAB_RC "\n"
 	GUEST_LAB_VMTAX " run \"$@\" >>" LAB_LOG " 2>&1 </dev/null &\n"
@@ -70,72 +70,6 @@ static char *sh_quote_new(const char *s)
 	*o++ = '\'';
 	*o = '\0';
 	return out;
-}
-
-/* ---- DIR and its state ---- */
-
-/* DIR/LAB_STATE, this host's own (0600): what --resume takes back. */
-static int lab_state_write(const struct lab *l)
-{
-	json_t *sets = json_array(), *st;
-	char *s;
-	size_t i;
-	int ret, dfd;
-
-	for (i = 0; i < l->nsets; i++)
-		json_array_append_new(sets, json_string(l->sets[i]));
-	st = json_pack("{s:s, s:o, s:s}", "config_path", l->config_path,
-		       "sets", sets, "overlay", l->overlay);
-	s = json_dumps(st, JSON_INDENT(2));
-	dfd = dir_open_nofollow(l->dir);
-	ret = dfd < 0 ? err_code(dfd, "cannot open '%s'", l->dir)
-		      : write_at_atomic(dfd, l->dir, LAB_STATE, s, strlen(s),
-					0600);
-	if (dfd >= 0)
-		close(dfd);
-	free(s);
-	json_decref(st);
-	return ret;
-}
-
-/* --resume DIR: the config and sets of DIR's run, into L (strings kept in
- * *STATE). */
-int lab_state_read(struct lab *l, json_t **state)
-{
-	char *path = xasprintf("%s/%s", l->dir, LAB_STATE);
-	json_t *sets, *v;
-	size_t i;
-	int ret;
-
-	if (access(path, F_OK) < 0 && errno == ENOENT) {
-		ret = err("'%s' is not a lab run directory: no '%s'", l->dir,
-			  path);
-		goto out;
-	}
-	/* Only a lab.json this host wrote: never one the lab sent. */
-	ret = results_doc_load_ours(l->dir, LAB_STATE,
-				    "not a lab run directory", state);
-	if (ret < 0)
-		goto out;
-	l->config_path = json_string_value(json_object_get(*state,
-							   "config_path"));
-	sets = json_object_get(*state, "sets");
-	if (!l->config_path || !json_is_array(sets)) {
-		ret = err("'%s': no config_path or sets", path);
-		goto out;
-	}
-	json_array_foreach(sets, i, v)
-	{
-		if (!json_is_string(v)) {
-			ret = err("'%s': sets must be strings", path);
-			goto out;
-		}
-		l->sets = xrealloc(l->sets, (l->nsets + 1) * sizeof(*l->sets));
-		l->sets[l->nsets++] = json_string_value(v);
-	}
-out:
-	free(path);
-	return ret;
 }
 
 /* ---- the lab host ---- */
@@ -197,7 +131,7 @@ int lab_image(struct lab *l)
 
 /*
  * The lab's disk for this run directory (kept across boots and resumed
- * runs), recorded in LAB_STATE.
+ * runs), named from the run directory's path.
  */
 static int lab_disk(struct lab *l)
 {
@@ -225,9 +159,7 @@ static int lab_disk(struct lab *l)
 	l->overlay = NULL;
 	ret = guest_overlay_kept(&l->gf, tag, l->resume, &l->overlay);
 	free(tag);
-	if (ret < 0)
-		return ret;
-	return lab_state_write(l);
+	return ret;
 }
 
 /* After the lab's hello: wait for libvirtd inside (CONSOLE: its log). */
@@ -274,24 +206,24 @@ int lab_boot(struct lab *l)
 	memset(&spec, 0, sizeof(spec));
 	spec.name = name;
 	spec.type = "qemu";
-	spec.vcpus = (unsigned)l->cfg.lab_vcpus;
-	spec.memory_bytes = l->cfg.lab_memory;
+	spec.vcpus = (unsigned)l->cfg->lab_vcpus;
+	spec.memory_bytes = l->cfg->lab_memory;
 	spec.kernel = l->gf.kernel;
 	spec.initrd = l->gf.initrd;
 	spec.cmdline = "console=ttyS0 panic=-1 root=/dev/vda rw";
 	spec.console_log = console;
 	spec.disk = l->overlay;
 	spec.backing = "thp";
-	spec.cpu_model = l->cfg.lab_cpu;
-	spec.cpu_features = l->cfg.lab_cpu_features;
+	spec.cpu_model = l->cfg->lab_cpu;
+	spec.cpu_features = l->cfg->lab_cpu_features;
 	if (!l->conn) {
-		ret = vm_conn_open(l->cfg.uri, &l->conn);
+		ret = vm_conn_open(l->cfg->uri, &l->conn);
 		if (ret < 0)
 			goto out;
 	}
 	note("lab: booting the lab host: TCG, %s %s, %ld vCPUs, %.1f GiB%s",
-	     l->cfg.lab_cpu, l->cfg.lab_cpu_features, l->cfg.lab_vcpus,
-	     (double)l->cfg.lab_memory / (1 << 30),
+	     l->cfg->lab_cpu, l->cfg->lab_cpu_features, l->cfg->lab_vcpus,
+	     (double)l->cfg->lab_memory / (1 << 30),
 	     l->overlay_reused ? ", its disk from the interrupted run" : "");
 	ret = vm_life_boot(&l->life, l->conn, &spec, l->alog, 0);
 	if (ret < 0)
@@ -389,7 +321,7 @@ int lab_push(struct lab *l, bool *inner_resume)
 	}
 	ret = lab_put_same_path(l, l->config_path, 0644);
 	if (ret == 0)
-		ret = lab_put_same_path(l, l->cfg.wl.path, 0644);
+		ret = lab_put_same_path(l, l->cfg->wl.path, 0644);
 	if (ret == 0 && agent_put_file(&l->life.a, LAB_SCRIPT, lab_script,
 				       strlen(lab_script), 0755, why,
 				       sizeof(why)) < 0)
@@ -613,7 +545,7 @@ int lab_sync(struct lab *l, bool quiet)
  */
 static double lab_stop_wait_s(const struct lab *l)
 {
-	return l->cfg.boot_timeout_s + run_config_sample_timeout(&l->cfg) +
+	return l->cfg->boot_timeout_s + run_config_sample_timeout(l->cfg) +
 	       LAB_STOP_WAIT_S;
 }
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lab-session.h - one 'vmtax lab run' and its lab host (cmd-lab.c,
- * docs/lab.md): the lab booted from its kept disk, this vmtax, the config
- * and its workload put into it, the run inside started detached, followed,
- * and its run directory brought back.  Only these functions talk to the
- * lab's agent; cmd-lab.c holds the command (options, the restart loop,
- * the labels of the results).
+ * lab-session.h - the lab host of one run with [run] executor = lab
+ * (exec-lab.c, docs/lab.md): the lab booted from its kept disk, this vmtax,
+ * the config and its workload put into it, the run inside started
+ * detached, followed, and its run directory brought back.  Only these
+ * functions talk to the lab's agent; exec-lab.c holds the executor (its
+ * checks, the restart loop, what comes back).
  *
  * Each returns 0 or a negative errno, reported with context (lab_follow()
  * sets *RC to the run's exit status).  A lab that dies or hangs makes one
@@ -28,20 +28,17 @@
 #include "vm-life.h"
 #include "vm.h"
 
-/* In DIR: what --resume needs (config, sets, the lab's disk). */
-#define LAB_STATE "lab.json"
 #define LAB_RESTARTS 2		  /* boots of a lab that died or hung, at most */
 #define LAB_PROBE_S 120.0	  /* a failed lab's time to answer 'hello' */
 
 struct lab {
-	struct run_config cfg;
-	struct matrix m;
-	const char *config_arg;	 /* as given: config messages name it */
-	const char *config_path; /* absolute: the path in the lab too */
-	const char **sets;
+	const struct run_config *cfg; /* the run's */
+	const struct matrix *m;
+	char *config_path; /* absolute: the path in the lab too */
+	const char **sets; /* the run's --set list, and the lab's own */
 	size_t nsets;
 	bool resume;
-	char *dir; /* absolute */
+	const char *dir; /* the run directory, absolute */
 	char bindir[PATH_MAX];
 	struct guest_files gf;
 	char *overlay;
@@ -59,8 +56,6 @@ struct lab {
 	size_t npartial;
 };
 
-/* DIR/LAB_STATE into L (config, sets, disk); *STATE keeps the document. */
-int lab_state_read(struct lab *l, json_t **state);
 /* The lab image, built if this vmtax has none up to date. */
 int lab_image(struct lab *l);
 /* Boot the lab (its kept disk on a resume) and wait for libvirtd inside. */

@@ -15,8 +15,12 @@
 #include "proto.h"
 #include "util.h"
 
-/* Names this host writes itself: the lab cannot send one, at any depth. */
-static const char *const lab_reserved[] = { LAB_STATE, "host-journal" };
+/*
+ * Names this host writes itself: the lab cannot send one, at any depth.
+ * lab.json held a lab run's resume state before it moved into results.json
+ * (run directories of older vmtax have one).
+ */
+static const char *const lab_reserved[] = { "lab.json", "host-journal" };
 
 int lab_name_check(const char *name, size_t n, char *why, size_t len)
 {

@@ -5,8 +5,8 @@
  *
  * Everything in the lab is untrusted: a root process inside it can list
  * any name and claim any size.  So its files land in DIR/LAB_SUBDIR, a
- * directory of their own that can never name DIR/lab.json (the resume
- * state, written by this host only), DIR/results.json, DIR/logs, the host
+ * directory of their own that can never name DIR/results.json (this run's
+ * record and resume state, written by this host only), DIR/logs, the host
  * journal (which is not in DIR at all) or anything outside: every name is
  * checked by lab_name_check(), each component of a path, and every file
  * is written beneath LAB_SUBDIR's descriptor with no symlink followed
@@ -44,7 +44,7 @@
  * with why not in WHY ("an empty name", "'..' leaves the directory",
  * "starts with '.' (a hidden file)", "longer than 128 bytes (300)", "a
  * control character (0x0a)", "a character outside [A-Za-z0-9._,:+=@-]
- * (0x2a)", "'lab.json' is this host's own resume state").  Pure: the one
+ * (0x2a)", "'lab.json' is this host's own").  Pure: the one
  * rule for the lab's names.
  */
 int lab_name_check(const char *name, size_t n, char *why, size_t len);

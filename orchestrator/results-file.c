@@ -73,7 +73,8 @@ static void host_info(json_t *host, const struct run *r)
 	json_object_set_new(host, "mem_bytes",
 			    json_integer((json_int_t)sysconf(_SC_PHYS_PAGES) *
 					 sysconf(_SC_PAGESIZE)));
-	json_object_set_new(host, "accel", json_string(r->accel));
+	json_object_set_new(host, "accel",
+			    r->accel ? json_string(r->accel) : json_null());
 	json_object_set_new(host, "accel_reason", json_string(r->accel_why));
 	host_ident_read("", NULL, &id);
 	host_ident_json(&id, host);
@@ -404,10 +405,10 @@ void results_doc_cut_off(json_t *doc)
 /* ---- resume ---- */
 
 /*
- * Whether J (PATH, in directory ABS) is a run this vmtax can resume: its
- * schema, a config path and cells, not a lab run, not complete.
+ * Whether J (PATH) is a run this vmtax can resume: its
+ * schema, a config path and cells, not complete.
  */
-static bool resumable(const json_t *j, const char *path, const char *abs)
+static bool resumable(const json_t *j, const char *path)
 {
 	const json_t *run = json_object_get(j, "run");
 
@@ -425,14 +426,6 @@ static bool resumable(const json_t *j, const char *path, const char *abs)
 	}
 	if (!json_is_array(json_object_get(j, "cells"))) {
 		fprintf(stderr, "%s: cannot resume: no cells\n", path);
-		return false;
-	}
-	/* its config and sets came from the lab: lab.json has this host's */
-	if (json_object_get(j, "lab")) {
-		fprintf(stderr,
-			"%s: cannot resume: a lab run ('vmtax lab run --resume "
-			"%s')\n",
-			path, abs);
 		return false;
 	}
 	if (json_is_string(json_object_get(run, "status")) &&
@@ -462,7 +455,7 @@ int results_resume_load(const char *dir, json_t **doc, const char ***sets,
 	if (results_doc_load_ours(abs, "results.json", "cannot resume", &j) <
 	    0)
 		goto out;
-	if (!resumable(j, path, abs))
+	if (!resumable(j, path))
 		goto out;
 	free(*sets);
 	*sets = NULL;
@@ -575,29 +568,28 @@ static void take_late_samples(struct run *r)
 	free(text);
 }
 
-int results_resume_apply(struct run *r, json_t *old)
+/*
+ * The cells of a results document (CELLS, already checked to be R's, in
+ * order) into R's states; WHAT names the document in errors.  0, or
+ * -EINVAL (reported) for a cell whose status is not one.
+ */
+static int states_from_cells(struct run *r, const json_t *cells,
+			     const char *what)
 {
-	json_t *cells = json_object_get(old, "cells"), *run, *resumed;
-	char ts[32];
 	int i;
 
-	r->head = json_deep_copy(old);
-	json_object_del(r->head, "cells");
 	r->states = xcalloc(r->ncells, sizeof(*r->states));
 	for (i = 0; i < r->ncells; i++) {
-		json_t *cj = json_array_get(cells, i), *samples;
+		json_t *cj = json_array_get(cells, i), *samples, *plan;
 		struct cell_state *st = &r->states[i];
 		const char *status = json_string_value(json_object_get(cj, "status"));
 		const char *reason = json_string_value(json_object_get(cj, "reason"));
 		size_t k;
 
-		if (!status || cell_status_parse(status, &st->status) < 0) {
-			fprintf(stderr,
-				"%s: cannot resume: cell '%s' has status '%s'\n",
-				r->results_path, r->cells[i].id,
-				status ? status : "(none)");
-			return -EINVAL;
-		}
+		st->samples = json_array();
+		if (!status || cell_status_parse(status, &st->status) < 0)
+			return err("%s: cell '%s' has status '%s'", what,
+				   r->cells[i].id, status ? status : "(none)");
 		/* A cell cut short by a signal or a kill starts again where
 		 * it stopped; its old reason ("interrupted") goes. */
 		if (reason && st->status != CELL_PENDING)
@@ -610,7 +602,8 @@ int results_resume_apply(struct run *r, json_t *old)
 			json_decref(st->observed);
 			st->observed = json_object();
 		}
-		st->samples = json_array();
+		plan = json_object_get(cj, "plan");
+		st->plan = json_is_object(plan) ? json_deep_copy(plan) : NULL;
 		samples = json_object_get(cj, "samples");
 		for (k = 0; k < json_array_size(samples); k++)
 			state_add_sample(r, st, json_array_get(samples, k));
@@ -620,6 +613,122 @@ int results_resume_apply(struct run *r, json_t *old)
 		    stop_reason_parse(reason, &st->stop) < 0)
 			st->stop = STOP_NONE;
 	}
+	return 0;
+}
+
+/* Whether CELLS are R's cells, in order; else why, reported with WHAT. */
+static int cells_are_ours(const struct run *r, const json_t *cells,
+			  const char *what)
+{
+	int i;
+
+	if ((size_t)r->ncells != json_array_size(cells))
+		return err("%s: %zu cells, but the matrix has %d", what,
+			   json_array_size(cells), r->ncells);
+	for (i = 0; i < r->ncells; i++) {
+		const char *id = json_string_value(
+			json_object_get(json_array_get(cells, i), "id"));
+
+		if (!id || strcmp(r->cells[i].id, id))
+			return err("%s: cell %d is not '%s'", what, i,
+				   r->cells[i].id);
+	}
+	return 0;
+}
+
+static void states_release(struct run *r)
+{
+	int i;
+
+	for (i = 0; r->states && i < r->ncells; i++) {
+		free(r->states[i].reason);
+		json_decref(r->states[i].env);
+		json_decref(r->states[i].observed);
+		json_decref(r->states[i].samples);
+		json_decref(r->states[i].plan);
+	}
+	free(r->states);
+	r->states = NULL;
+}
+
+int results_remote_take(struct run *r, const json_t *doc, const char *key,
+			json_t *label)
+{
+	json_t *cells = json_object_get(doc, "cells"), *head, *run, *ours;
+	struct cell_state *before, *swap;
+	const char *status, *schema;
+	static const char *const kept[] = { "config_path", "config_text",
+					    "config", "sets", "started",
+					    "resumed" };
+	char *what = xasprintf("the %s's results", key);
+	size_t k;
+	int i, ret;
+
+	schema = json_string_value(json_object_get(doc, "schema"));
+	run = json_object_get(doc, "run");
+	if (!schema || strcmp(schema, RESULTS_SCHEMA) || !json_is_object(run)) {
+		ret = err("%s: not a %s document with a run", what,
+			  RESULTS_SCHEMA);
+		goto out;
+	}
+	ret = cells_are_ours(r, cells, what);
+	if (ret < 0)
+		goto out;
+	/* R's states stay as they were unless every cell parses */
+	before = r->states;
+	r->states = NULL;
+	ret = states_from_cells(r, cells, what);
+	if (ret < 0) {
+		states_release(r);
+		r->states = before;
+		goto out;
+	}
+	swap = r->states;
+	r->states = before;
+	states_release(r);
+	r->states = swap;
+	r->samples_done = 0;
+	r->failures = 0;
+	for (i = 0; i < r->ncells; i++) {
+		r->samples_done += r->states[i].nsamples;
+		r->failures += r->states[i].nfailed;
+	}
+	/* what ran is the other host's; how to resume it is this host's */
+	head = json_deep_copy(doc);
+	json_object_del(head, "cells");
+	run = json_object_get(head, "run");
+	ours = json_object_get(r->head, "run");
+	for (k = 0; k < ARRAY_SIZE(kept); k++) {
+		json_t *v = json_object_get(ours, kept[k]);
+
+		if (v)
+			json_object_set(run, kept[k], v);
+		else
+			json_object_del(run, kept[k]);
+	}
+	json_object_set(head, key, label ? label : json_null());
+	json_decref(r->head);
+	r->head = head;
+	status = json_string_value(json_object_get(run, "status"));
+	r->stopped = !status || strcmp(status, "complete");
+out:
+	free(what);
+	return ret;
+}
+
+int results_resume_apply(struct run *r, json_t *old)
+{
+	json_t *run, *resumed;
+	char ts[32], *what;
+	int i, ret;
+
+	r->head = json_deep_copy(old);
+	json_object_del(r->head, "cells");
+	what = xasprintf("%s: cannot resume", r->results_path);
+	ret = states_from_cells(r, json_object_get(old, "cells"), what);
+	free(what);
+	if (ret < 0)
+		return ret;
 	take_late_samples(r);
 	/* Interleaved rounds shuffle as the run began them. */
 	r->seed = (unsigned long long)json_integer_value(

@@ -37,7 +37,7 @@ int results_dir_make(const char *out, const char *name, bool resume,
 		     const char *cmd, char **dir);
 
 /*
- * DIR/REL (a run directory's results.json, or lab.json) as a document into
+ * DIR/REL (a run directory's results.json) as a document into
  * *DOC, only if this vmtax wrote it: DIR and REL owned by the effective
  * user and not writable by group or others (stat_ours(), beneath.h), REL
  * opened beneath DIR with no symlink followed.  Anything else is refused
@@ -67,6 +67,20 @@ int results_resume_load(const char *dir, json_t **doc, const char ***sets,
 int results_resume_check(struct run *r, json_t *old, bool force);
 /* Take OLD into R's head and states (with samples.jsonl's late samples). */
 int results_resume_apply(struct run *r, json_t *old);
+
+/*
+ * What a remote executor's host recorded (DOC, its results.json, which this
+ * host does not trust) into R: refused unless it is a results document of
+ * R's cells, in order; else R's head becomes DOC's (what ran there, and on
+ * what) but for what this host keeps of its run (config path, text and
+ * values, --set list, start and resumes: what --resume takes), with LABEL (may be
+ * NULL) under KEY (the executor's name: what this host knows of where the
+ * cells ran), and R's states DOC's cells.  R->stopped says whether the run
+ * there did not complete; R->failures counts its failed samples.  0 or a
+ * negative errno, reported.
+ */
+int results_remote_take(struct run *r, const json_t *doc, const char *key,
+			json_t *label);
 
 /* A document saved mid-run whose run no longer runs: "interrupted". */
 void results_doc_cut_off(json_t *doc);

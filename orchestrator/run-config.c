@@ -13,6 +13,7 @@
 #include "host.h"
 #include "quiet.h"
 #include "knob-path.h"
+#include "cell-exec.h"
 #include "lab.h"
 #include "matrix.h"
 #include "thp.h"
@@ -299,6 +300,11 @@ static const struct ini_key run_keys[] = {
 	.help = "interleaved: every round samples each cell once, shuffled, "
 		"guests kept up (groups where host settings differ); cells: "
 		"one cell after the other"),
+    KEY("run", "executor", INI_ENUM, executor, "local",
+	.choices = cell_exec_places,
+	.help = "where the matrix runs: local (this host: its bare metal, "
+		"guests of its KVM or TCG) or lab (inside a lab host, the "
+		"[lab] keys: emulated AMD-V, real KVM; docs/lab.md)"),
     KEY("run", "seed", INI_INT, seed, "0", .min = 0, .max = 2147483647L,
 	.help = "seed of the rounds' shuffle and the bootstrap (0: from the "
 		"clock; the one used is recorded)"),
@@ -396,16 +402,16 @@ static const struct ini_key run_keys[] = {
 		"over it)"),
     KEY("lab", "cpu", INI_ENUM, lab_cpu, LAB_CPU_DEFAULT,
 	.choices = lab_cpu_names,
-	.help = "vmtax lab: QEMU CPU model of the lab host (TCG-emulated "
+	.help = "executor = lab: QEMU CPU model of the lab host (TCG-emulated "
 		"AMD with SVM)"),
     KEY("lab", "cpu_features", INI_STR, lab_cpu_features, "+svm +npt",
 	.check = check_cpu_features,
-	.help = "vmtax lab: the lab host's CPU features (svm and npt are "
+	.help = "executor = lab: the lab host's CPU features (svm and npt are "
 		"required)"),
     KEY("lab", "vcpus", INI_INT, lab_vcpus, "2", .min = 1, .max = 64,
-	.help = "vmtax lab: the lab host's vCPUs"),
+	.help = "executor = lab: the lab host's vCPUs"),
     KEY("lab", "memory", INI_SIZE, lab_memory, "4G", .min = 1ULL << 30,
-	.max = 1ULL << 40, .help = "vmtax lab: the lab host's memory"),
+	.max = 1ULL << 40, .help = "executor = lab: the lab host's memory"),
     KEY("matrix", "where", INI_ENUM, where, "bare-metal, guest",
 	.shape = INI_LIST, .choices = where_names, .help = "where cells run",
 	AXIS(.slot = SLOT_WHERE, .kind = AXIS_WHERE, .applies = APPLIES_ALL,

@@ -21,7 +21,7 @@
  *	[matrix]   where, host_thp, guest_thp, paging (or ept/npt), backing,
  *	           exclude
  *	[lab]      cpu, cpu_features, vcpus, memory: the lab host of
- *	           'vmtax lab run' (lab.h); 'vmtax run' ignores them
+ *	           [run] executor = lab (lab.h); unused otherwise
  *	[workload] name, dir; every other key (NAME) overrides a workload
  *	           parameter, with one value or a list (an axis)
  *
@@ -68,6 +68,7 @@ struct run_config {
 	long boots;	   /* guests a guest cell's samples spread over */
 	bool boots_auto;   /* boots = 0 in the config: chosen by order */
 	char *order;	   /* "interleaved" | "cells" */
+	char *executor;	   /* where the matrix runs: cell_exec_places[] */
 	long seed;	   /* 0: from the clock */
 	long replicas;	   /* 1, or 2 for an A/A run (vmtax calibrate) */
 	char *plan;	   /* "fixed" | "auto" */
@@ -104,7 +105,7 @@ struct run_config {
 	struct ini_list npt;
 	struct ini_list backing;
 	struct ini_list exclude;
-	/* [lab]: the lab host of 'vmtax lab run' (lab.h); 'vmtax run' ignores it */
+	/* [lab]: the lab host of [run] executor = lab (lab.h) */
 	char *lab_cpu;
 	char *lab_cpu_features;
 	long lab_vcpus;

@@ -44,7 +44,7 @@ int cell_status_parse(const char *s, enum cell_status *out)
 
 const struct cell_exec_ops *run_exec_of(const struct run *r, int ci)
 {
-	return cell_exec_for(r->cells[ci].where);
+	return cell_exec_for(r->cfg.executor, r->cells[ci].where);
 }
 
 bool run_exec_has(const struct run *r, int ci, unsigned flags)
@@ -735,6 +735,10 @@ void run_engine(struct run *r)
 	int i, round;
 
 	r->t0 = mono_now();
+	if (run_exec_has(r, 0, EXEC_REMOTE)) {
+		run_remote(r);
+		return;
+	}
 	r->samples_total = 0;
 	for (i = 0; i < r->ncells; i++) {
 		struct cell_state *st = &r->states[i];

@@ -147,8 +147,19 @@ struct cell_run {
 void cell_profile(struct run *r, const struct cell_exec_ops *ex,
 		  struct cell_run *cr);
 
-/* Run every cell; the run ends early on a stop request or max_failures. */
+/*
+ * Run every cell; the run ends early on a stop request or max_failures.
+ * When the run's executor is remote (EXEC_REMOTE: [run] executor = lab),
+ * run_remote() instead.
+ */
 void run_engine(struct run *r);
+/*
+ * Every cell on a remote executor's host (run-remote.c): its run_remote()
+ * runs them there, and what that host recorded becomes R's state
+ * (results_remote_take()), labelled with where it ran, and is saved.  A
+ * run cut off there is "interrupted": R->stopped.
+ */
+void run_remote(struct run *r);
 /*
  * order = interleaved (run-rounds.c, docs/sampling.md): the guests of a
  * group of cells that share host settings stay up together, and each round

@@ -4,8 +4,9 @@
 # are refused with the reason and the fix, and nothing is written there or
 # where a symlink points; '--resume DIR' takes config_path and sets only from
 # a results.json this vmtax wrote (not another user's, not one writable by
-# others, not a lab run's), and 'vmtax lab run --resume' only from a lab.json
-# this vmtax wrote.  A fresh directory still works.
+# others), a lab run's too (its resume state is results.json's, written by
+# this host: the lab's own results are kept apart).  A fresh directory still
+# works.
 . "$(dirname "$0")/lib-test.sh"
 . "$(dirname "$0")/lib-faults.sh"
 test_prereq ROOT || skip_all "needs root (chown to nobody; the run takes the host lock)"
@@ -103,20 +104,24 @@ test_expect_success '--resume: a directory of another user is not taken' '
 	grep -F "is owned by uid $NOBODY, not by root" err
 '
 
-test_expect_success '--resume: a lab run is not resumed as a plain run' '
+test_expect_success '--resume: where a run resumes is its config'"'"'s, not a member the lab could write' '
 	cp -r fresh labrun &&
 	jq ".run.status = \"running\" | .lab = {\"emulated\": true}" \
 		fresh/results.json >labrun/results.json &&
-	test_expect_code 2 "$VMTAX" run --resume labrun 2>err &&
-	grep -F "cannot resume: a lab run ('"'"'vmtax lab run --resume" err
+	"$VMTAX" run --resume labrun 2>err &&
+	grep "resuming .*labrun.: 1 samples already measured" err &&
+	! grep "lab:" err &&
+	jq -e ".run.status == \"complete\" and .run.config.run.executor == \"local\"" labrun/results.json
 '
 
-test_expect_success "lab run --resume: another user's lab.json is not taken" '
-	mkdir lab && printf "{\"config_path\": \"/tmp/t0215-evil.ini\", \"sets\": [\"guest.uri=qemu+ext:///system?command=/tmp/x\"]}" >lab/lab.json &&
-	chown $NOBODY lab/lab.json &&
+test_expect_success "--resume of a lab run: another user's results.json is not taken" '
+	cp -r fresh lab &&
+	jq ".run.status = \"running\" | .run.config_path = \"/tmp/t0215-evil.ini\" | .run.sets = [\"run.executor=lab\", \"guest.uri=qemu+ext:///system?command=/tmp/x\"]" \
+		fresh/results.json >lab/results.json &&
+	chown $NOBODY lab/results.json &&
 	test_expect_code 2 "$VMTAX" lab run --resume lab 2>err &&
 	cat err &&
-	grep -F "lab.json'"'"' was not written by this vmtax (owned by uid $NOBODY, not by root)" err &&
+	grep -F "results.json'"'"' was not written by this vmtax (owned by uid $NOBODY, not by root)" err &&
 	! grep -F t0215-evil err
 '
 

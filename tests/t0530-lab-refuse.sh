@@ -18,6 +18,9 @@ bad() {
 		test_expect_code 2 \"\$VMTAX\" lab run $1.ini --out out-$1 2>err-$1 &&
 		cat err-$1 &&
 		grep -E '$2' err-$1 &&
+		test ! -e out-$1 &&
+		test_expect_code 2 \"\$VMTAX\" run $1.ini --set run.executor=lab --out out-$1 2>err2-$1 &&
+		grep -E '$2' err2-$1 &&
 		test ! -e out-$1
 	"
 }
@@ -53,6 +56,19 @@ bad no-such-cpu '^no-such-cpu.ini:2: bad value for .cpu.: .Skylake. is not one o
 cpu = Skylake
 $w"
 
+bad no-such-executor '^no-such-executor.ini:2: bad value for .executor.: .cloud. is not one of: local, lab' "[run]
+executor = cloud
+$w"
+
+test_expect_success 'executor = lab in the config: vmtax run checks the lab, and runs nothing with --dry-run' '
+	printf "[run]\nexecutor = lab\nrepeat = 1\n[lab]\nmemory = 2G\n[matrix]\nwhere = bare-metal\n%s\n" "$w" >ok.ini &&
+	"$VMTAX" run ok.ini --dry-run >out 2>err &&
+	grep "^run .run.: 2 cells x 1 samples of .randwalk., inside a lab host (executor = lab: TCG-emulated EPYC +svm +npt" out &&
+	grep -E "^lab host: EPYC \+svm \+npt, 2 vCPUs, 2.0 GiB" out &&
+	grep -E "image: lab: (up to date|would be built)" err &&
+	test ! -d runs
+'
+
 test_expect_success 'the [lab] keys are in run --help' '
 	"$VMTAX" run --help >help &&
 	sed -n "/^  \[lab\]/,/^  \[/p" help >lab &&
@@ -68,10 +84,10 @@ test_expect_success 'lab --help and lab run --help describe it; a bad call is us
 	test_expect_code 2 "$VMTAX" lab run 2>e2 && grep "usage:" e2
 '
 
-test_expect_success '--resume of a directory that holds no lab run' '
+test_expect_success '--resume of a directory that holds no run' '
 	mkdir notalab &&
 	test_expect_code 2 "$VMTAX" lab run --resume notalab 2>err &&
-	grep "is not a lab run directory" err
+	grep "cannot open .*notalab/results.json" err
 '
 
 test_expect_success 'no domain started, host THP as before' '

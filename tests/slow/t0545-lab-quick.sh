@@ -1,6 +1,7 @@
 #!/bin/sh
 # The lab host, quickly (make check): configs/lab-npt.ini cut to one THP setting
-# and one sample (bare metal, NPT on, NPT off) through 'vmtax lab run',
+# and one sample (bare metal, NPT on, NPT off) through 'vmtax run' (the
+# config says executor = lab: the lab executor),
 # stopped with SIGTERM after its first guest cell and resumed with --resume:
 # the run inside is stopped and keeps its samples, the lab's disk is kept,
 # this host is left as it was, and the resumed run boots the same disk and
@@ -32,7 +33,7 @@ huge_before=$(cat /proc/sys/vm/nr_hugepages)
 SETS="--set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=1 --set run.profile=on"
 
 test_expect_success 'a lab run stopped with SIGTERM after its first guest cell' '
-	(cd "$TOP" && exec "$VMTAX" lab run configs/lab-npt.ini --out "$TRASH/lab" $SETS) 2>err1 &
+	(cd "$TOP" && exec "$VMTAX" run configs/lab-npt.ini --out "$TRASH/lab" $SETS) 2>err1 &
 	pid=$! &&
 	n=0 &&
 	until grep -q "^lab| vmtax: \[3/3\]" err1; do
@@ -43,7 +44,7 @@ test_expect_success 'a lab run stopped with SIGTERM after its first guest cell' 
 	kill -TERM $pid &&
 	test_expect_code 1 wait $pid &&
 	grep "lab: stopping the run inside" err1 &&
-	grep "kept for .vmtax lab run --resume" err1
+	grep "kept for .vmtax run --resume" err1
 '
 
 test_expect_success 'the stopped run came back: interrupted, its first cells kept' '
@@ -51,7 +52,9 @@ test_expect_success 'the stopped run came back: interrupted, its first cells kep
 	jq -e "[.cells[] | select(.status == \"ok\")] | length >= 2" lab/results.json &&
 	jq -e ".lab.emulated" lab/results.json &&
 	jq -e ".run.host.accel == \"kvm\"" lab/results.json &&
-	test -e "$(jq -r .overlay lab/lab.json)"
+	jq -e ".run.config.run.executor == \"lab\"" lab/results.json &&
+	test -e "$(jq -r .lab.disk lab/results.json)" &&
+	test ! -e lab/lab.json
 '
 
 test_expect_success 'nothing left running; this host as it was' '
@@ -61,7 +64,7 @@ test_expect_success 'nothing left running; this host as it was' '
 '
 
 test_expect_success '--resume boots the kept disk; a lab that hangs mid-run is destroyed, booted again and resumed' '
-	"$VMTAX" lab run --resume lab 2>err2 &
+	"$VMTAX" run --resume lab 2>err2 &
 	pid=$! &&
 	n=0 &&
 	until grep -q "^lab| vmtax: \[" err2; do
@@ -79,7 +82,8 @@ test_expect_success '--resume boots the kept disk; a lab that hangs mid-run is d
 	jq -e ".run.status == \"complete\"" lab/results.json &&
 	jq -e "[.cells[] | select(.status != \"ok\")] | length == 0" lab/results.json &&
 	jq -e "(.cells | length) == 3" lab/results.json &&
-	test ! -e "$(jq -r .overlay lab/lab.json)"
+	jq -e "(.run.resumed | length) == 1" lab/results.json &&
+	test ! -e "$(jq -r .lab.disk lab/results.json)"
 '
 
 test_expect_success 'the samples taken before the stop were kept, not repeated' '

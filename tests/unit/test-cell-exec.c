@@ -10,31 +10,53 @@
 
 #include "cell-exec.h"
 
-/* Every place of enum where has an executor, and each one's flags agree. */
+/*
+ * Every row's executor is consistent; every place of [run] executor has
+ * rows, and every row a place; a remote place has one executor for every
+ * cell, this host one per enum where.
+ */
 static void test_registry(void **state)
 {
 	char why[256];
-	size_t i;
+	size_t i, p;
 
 	(void)state;
-	assert_int_equal(cell_execs_count, WHERE_GUEST + 1);
-	for (i = 0; i < cell_execs_count; i++) {
-		const struct cell_exec_ops *ex = cell_execs[i];
+	for (i = 0; i < cell_exec_rows_count; i++) {
+		const struct cell_exec_row *row = &cell_exec_rows[i];
+		bool named = false;
 
-		assert_non_null(ex);
-		assert_ptr_equal(cell_exec_for((enum where)i), ex);
+		assert_non_null(row->ops);
 		why[0] = '\0';
-		if (!cell_exec_consistent(ex, why, sizeof(why)))
+		if (!cell_exec_consistent(row->ops, why, sizeof(why)))
 			fail_msg("%s", why);
+		for (p = 0; cell_exec_places[p]; p++)
+			named |= !strcmp(cell_exec_places[p], row->place);
+		if (!named)
+			fail_msg("row %zu: place '%s' is not a value of [run] "
+				 "executor", i, row->place);
+		assert_int_equal(row->where_any,
+				 cell_exec_has(row->ops, EXEC_REMOTE));
 	}
+	for (p = 0; cell_exec_places[p]; p++) {
+		const struct cell_exec_ops *b =
+		    cell_exec_for(cell_exec_places[p], WHERE_BARE);
+		const struct cell_exec_ops *g =
+		    cell_exec_for(cell_exec_places[p], WHERE_GUEST);
+
+		assert_int_equal(b == g, cell_exec_has(b, EXEC_REMOTE));
+	}
+	assert_string_equal(cell_exec_places[0], CELL_EXEC_LOCAL);
 }
 
-/* What the engine asks of today's two. */
+/* What the engine asks of today's three. */
 static void test_flags(void **state)
 {
 	(void)state;
-	assert_ptr_equal(cell_exec_for(WHERE_BARE), &cell_exec_bare);
-	assert_ptr_equal(cell_exec_for(WHERE_GUEST), &cell_exec_guest);
+	assert_ptr_equal(cell_exec_for("local", WHERE_BARE), &cell_exec_bare);
+	assert_ptr_equal(cell_exec_for("local", WHERE_GUEST), &cell_exec_guest);
+	assert_ptr_equal(cell_exec_for("lab", WHERE_BARE), &cell_exec_lab);
+	assert_ptr_equal(cell_exec_for("lab", WHERE_GUEST), &cell_exec_lab);
+	assert_int_equal(cell_exec_lab.flags, EXEC_REMOTE);
 	assert_false(cell_exec_has(&cell_exec_bare, EXEC_NEEDS_GUEST));
 	assert_true(cell_exec_has(&cell_exec_bare,
 				  EXEC_CHANGES_HOST_KNOBS | EXEC_CAN_PROFILE));
@@ -93,6 +115,25 @@ static void fake_stop(struct run *r, struct cell_run *cr)
 	(void)cr;
 }
 
+static int fake_check(struct run *r, bool dry)
+{
+	(void)r;
+	(void)dry;
+	return 0;
+}
+
+static int fake_run_remote(struct run *r, json_t **doc, json_t **label,
+			   int *rc)
+{
+	(void)r;
+	(void)doc;
+	(void)label;
+	(void)rc;
+	return 0;
+}
+
+enum ops { LOCAL_OPS, REMOTE_OPS, BOTH_OPS };
+
 /* Each rule of cell_exec_consistent() catches its own mistake. */
 static void test_rules(void **state)
 {
@@ -100,39 +141,53 @@ static void test_rules(void **state)
 		unsigned flags;
 		bool restart, profile;
 		const char *want; /* NULL: consistent */
+		enum ops ops;
 	} t[] = {
-	    {EXEC_CHANGES_HOST_KNOBS, false, false, NULL},
-	    {EXEC_CHANGES_HOST_KNOBS | EXEC_CAN_PROFILE, false, true, NULL},
-	    {EXEC_NEEDS_GUEST | EXEC_REMOTE | EXEC_CAN_PROFILE, true, true,
-	     NULL},
-	    {EXEC_CHANGES_HOST_KNOBS, false, true, "EXEC_CAN_PROFILE"},
+	    {EXEC_CHANGES_HOST_KNOBS, false, false, NULL, LOCAL_OPS},
+	    {EXEC_CHANGES_HOST_KNOBS | EXEC_CAN_PROFILE, false, true, NULL, LOCAL_OPS},
+	    {EXEC_REMOTE, false, false, NULL, REMOTE_OPS},
+	    {EXEC_NEEDS_GUEST | EXEC_REMOTE | EXEC_CAN_PROFILE, false, false,
+	     NULL, REMOTE_OPS},
+	    {EXEC_REMOTE, false, false, "EXEC_REMOTE needs check()", LOCAL_OPS},
+	    {EXEC_REMOTE, false, false, "EXEC_REMOTE needs check()", BOTH_OPS},
+	    {EXEC_REMOTE, true, false, "EXEC_REMOTE needs check()",
+	     REMOTE_OPS},
+	    {EXEC_CHANGES_HOST_KNOBS, false, false, "a local executor needs",
+	     REMOTE_OPS},
+	    {EXEC_CHANGES_HOST_KNOBS, false, false, "a local executor needs",
+	     BOTH_OPS},
+	    {EXEC_CHANGES_HOST_KNOBS, false, true, "EXEC_CAN_PROFILE", LOCAL_OPS},
 	    {EXEC_CHANGES_HOST_KNOBS | EXEC_CAN_PROFILE, false, false,
-	     "EXEC_CAN_PROFILE"},
+	     "EXEC_CAN_PROFILE", LOCAL_OPS},
 	    {EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS, false, false,
-	     "without restart()"},
+	     "without restart()", LOCAL_OPS},
 	    {EXEC_HAS_KVM_STATS | EXEC_CHANGES_HOST_KNOBS, false, false,
-	     "EXEC_HAS_KVM_STATS without"},
+	     "EXEC_HAS_KVM_STATS without", LOCAL_OPS},
 	    {EXEC_REMOTE | EXEC_CHANGES_HOST_KNOBS, false, false,
-	     "EXEC_REMOTE with"},
+	     "EXEC_REMOTE with", LOCAL_OPS},
 	    {EXEC_NEEDS_GUEST | EXEC_REMOTE | EXEC_HAS_KVM_STATS, true, false,
-	     "EXEC_REMOTE with"},
-	    {EXEC_NEEDS_GUEST, true, false, "a local executor"},
+	     "EXEC_REMOTE with", LOCAL_OPS},
+	    {EXEC_NEEDS_GUEST, true, false, "a local executor", LOCAL_OPS},
 	    {EXEC_CHANGES_HOST_KNOBS | (1u << 20), false, false,
-	     "an unknown flag"},
+	     "an unknown flag", LOCAL_OPS},
 	};
 	char why[256];
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		bool local = t[i].ops != REMOTE_OPS;
+		bool remote = t[i].ops != LOCAL_OPS;
 		struct cell_exec_ops ex = {
 		    .name = "fake",
 		    .flags = t[i].flags,
-		    .start = fake_start,
-		    .sample = fake_sample,
+		    .start = local ? fake_start : NULL,
+		    .sample = local ? fake_sample : NULL,
 		    .restart = t[i].restart ? fake_restart : NULL,
 		    .profile = t[i].profile ? fake_profile : NULL,
-		    .stop = fake_stop,
+		    .stop = local ? fake_stop : NULL,
+		    .check = remote ? fake_check : NULL,
+		    .run_remote = remote ? fake_run_remote : NULL,
 		};
 		bool ok;
 
