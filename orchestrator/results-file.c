@@ -236,12 +236,17 @@ json_t *results_head_new(const struct run *r)
 {
 	json_t *doc = json_object(), *run = json_object(), *wl = json_object();
 	json_t *host = json_object(), *ver = json_object(), *params, *sets;
-	char ts[32], lv[64] = "", qv[64] = "";
+	char ts[32], lv[64] = "", qv[64] = "", *abs;
 	size_t i;
 
 	iso8601_now(ts, sizeof(ts));
 	json_object_set_new(run, "name", json_string(r->cfg.name));
-	json_object_set_new(run, "config_path", json_string(r->cfg.path));
+	/* absolute: --resume works from any directory (a lab's config is
+	 * also put at this path inside the lab) */
+	abs = realpath(r->cfg.path, NULL);
+	json_object_set_new(run, "config_path",
+			    json_string(abs ? abs : r->cfg.path));
+	free(abs);
 	json_object_set_new(run, "config_text", json_string(r->cfg.text));
 	json_object_set_new(run, "config", run_config_to_json(&r->cfg));
 	sets = json_array();

@@ -2,8 +2,9 @@
 # Every command works after a plain 'make' (issue 21): a fresh 'git clone'
 # of this tree, 'make' and nothing else, then each command's first step:
 # 'vmtax lab run --help', the lab's image step ('vmtax lab run CONFIG
-# --dry-run': the config, its refusals and the lab image's inputs, nothing
-# booted), the tiny image built on first use, and every shipped config's
+# --dry-run', which is 'vmtax run CONFIG --set run.executor=lab --dry-run':
+# the config, its refusals and the lab image's inputs, nothing booted), the
+# tiny image built on first use, and every shipped config's
 # first step through 'vmtax run CONFIG --dry-run' (it starts, or it is
 # refused with the reason and what to do).  Nothing boots and the host is
 # not changed; the clone is of the committed HEAD.
@@ -43,7 +44,8 @@ test_expect_success 'vmtax lab run --help' '
 test_expect_success 'the lab image step: inputs there, image up to date or to build' '
 	(cd "$C/vmtax" && "$V" lab run configs/lab-npt.ini --dry-run) >out 2>err &&
 	cat out err &&
-	grep "^lab run .lab-npt.: 10 cells of .forktouch. inside a lab host (EPYC +svm +npt, 2 vCPUs)" out &&
+	grep "^run .lab-npt.: 10 cells x 2 samples of .forktouch., inside a lab host (executor = lab: TCG-emulated EPYC +svm +npt" out &&
+	grep "^lab host: EPYC +svm +npt, 2 vCPUs, 3.0 GiB" out &&
 	grep -E "image: lab: (up to date|would be built: recipe [0-9a-f]{16})" err &&
 	test ! -e "$C/vmtax/runs"
 '
@@ -89,7 +91,7 @@ directmap 2 ^configs/directmap.ini: image = debian, but there is no built image 
 hint-sweep 0 ^run 'hint-sweep': 4 cells x 3 samples of 'wss-sweep'
 kbuild-ept-thp 0,2 ^run 'kbuild-ept-thp': |^configs/kbuild-ept-thp.ini: bare-metal cells run workload 'kbuild' on this host, which lacks packages it needs
 kbuild-small 0,2 ^run 'kbuild-small': |^configs/kbuild-small.ini: bare-metal cells run workload 'kbuild' on this host, which lacks packages it needs
-lab-npt lab ^lab run 'lab-npt': 10 cells
+lab-npt 0 ^run 'lab-npt': 10 cells x 2 samples of 'forktouch', inside a lab host
 stream-thp 0 ^run 'stream-thp': 8 cells x 3 samples of 'stream'
 thp-pathology 0 ^run 'thp-pathology': 4 cells x 3 samples of 'sparse-touch'
 vcpus-scaling 0 ^run 'vcpus-scaling': 4 cells x 3 samples of 'randwalk-par'
@@ -102,12 +104,7 @@ test_expect_success 'the table names every shipped config' '
 '
 
 while read -r name status want <&3; do
-	if [ "$status" = lab ]; then
-		cmd="lab run configs/$name.ini --dry-run"
-		status=0
-	else
-		cmd="run configs/$name.ini --dry-run"
-	fi
+	cmd="run configs/$name.ini --dry-run"
 	test_expect_success "first step of configs/$name.ini: $cmd" "
 		rc=0 &&
 		(cd \"\$C/vmtax\" && \"\$V\" $cmd) >out-$name 2>&1 || rc=\$? &&
