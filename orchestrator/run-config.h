@@ -4,7 +4,9 @@
  * --set, loading.  The generic INI engine under it is ini-schema.h.
  *
  * Every key is declared once, in run_keys[] in run-config.c, with its own
- * rule (check/finish, see ini-schema.h); 'vmtax run --help' prints them.
+ * rule (check/finish, see ini-schema.h); 'vmtax run --help' prints them
+ * (run-config-doc.c).  Reading a config (the file, --set, knobs and
+ * parameters, the workload, run_config_to_json()) is run-config-load.c.
  * Loading checks everything that can be checked without touching the host:
  * bad input gives "file:line: message" and -EINVAL, and the caller exits 2.
  *

@@ -4,7 +4,7 @@
  * cell executor, with one retry loop, and keeps the run's state in typed
  * structures from which results.json is written (results-file.h).
  *
- * Life of a cell (run_engine_cell()):
+ * Life of a cell (run_cell() in run-engine.c):
  *	1. a cell that ended in an earlier run (resume) is never repeated;
  *	2. the host is set for it (paging, host knobs, host THP, hugetlb pool),
  *	   each change journalled and read back by host/; a cell the host
@@ -35,6 +35,11 @@
  * enum where (cell-exec.h, which says how to add one).  The engine asks an
  * executor's capability flags and calls its ops; it never asks which one
  * it holds.
+ *
+ * Files: run-engine.c (a cell's life, run_engine()), run-host.c (step 2),
+ * run-sample.c (step 4's retry loop), run-state.c (statuses, progress,
+ * saving, the services for executors), run-rounds.c, run-sampling.c,
+ * run-remote.c, cell-profile.c.
  *
  * Ownership: struct run owns everything it points to; run_release() frees it.
  */
@@ -199,7 +204,8 @@ json_t *run_cell_variance_new(const struct run *r, int ci);
 /* Whether cell CI's interval is over boot means rather than samples. */
 bool run_unit_is_boot(const struct run *r, int ci);
 
-/* ---- the engine's own parts (run-engine.c), shared by run-rounds.c ---- */
+/* ---- the engine's own parts (run-state.c, run-host.c, run-sample.c,
+ * run-engine.c), shared by run-rounds.c ---- */
 
 /* The executor of cell CI, and whether it has every flag in FLAGS. */
 const struct cell_exec_ops *run_exec_of(const struct run *r, int ci);
@@ -225,7 +231,7 @@ int run_sample_one(struct run *r, const struct cell_exec_ops *ex,
 void run_cell_finish(struct run *r, struct cell_state *st,
 		     enum stop_reason why);
 
-/* ---- for executors ---- */
+/* ---- for executors (run-state.c) ---- */
 
 /* Mark the cell failed (or skipped) with REASON. */
 void cell_fail(struct cell_state *st, const char *reason);

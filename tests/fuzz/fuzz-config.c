@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-config - libFuzzer target for run configs and workload files
- * (orchestrator/ini-schema.c, run-config.c, workload-def.c, matrix.c):
+ * (orchestrator/ini-schema.c, run-config.c, run-config-load.c,
+ * workload-def.c, matrix.c):
  * reading, the table-driven INI parser and its lists, --set overrides,
  * workload resolution, the matrix expansion (axes, ids, their JSON) and the
  * config echoed into results.json.

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run-host.c - the host settings of a cell (step 2 of a cell's life,
+ * run-engine.h): paging, [host] knobs, host THP and the hugetlb pool, each
+ * set through host/ and read back into the cell's observed; a cell this
+ * host cannot honour is skipped with the reason.
+ */
+#include "run-engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
+#include "util.h"
+
+/* A guest on this host, under its KVM: its paging and hugetlb pool are
+ * set here. */
+static bool local_guest(const struct run *r, int ci)
+{
+	return run_exec_has(r, ci, EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS);
+}
+
+/*
+ * For a hugetlb-backed guest, reserve the guest's memory in the pool before
+ * the cell (the original size goes to ORIG, the knob to POOL).  A cell that
+ * cannot have its pool is skipped with the reason; returns -1 then.
+ */
+static int hugetlb_reserve(struct run *r, const struct cell *c,
+			   struct cell_state *st, char *pool, size_t plen,
+			   char *orig, size_t olen)
+{
+	unsigned long kib;
+	char why[512], want[32];
+	int ret;
+
+	if (c->backing == BACKING_HUGETLB_2M)
+		kib = 2048;
+	else if (c->backing == BACKING_HUGETLB_1G)
+		kib = 1048576;
+	else
+		return 0;
+	snprintf(pool, plen, "%s", kib == 2048 ? "hugetlb.2M" : "hugetlb.1G");
+	if (!host_supported(r->host, pool, NULL, why, sizeof(why)))
+		goto skip;
+	if (host_hugetlbfs_mounted("", kib) != 1) {
+		snprintf(why, sizeof(why),
+			 "no hugetlbfs mount with %s pages (mount one, then "
+			 "restart libvirtd: it looks for mounts only at start)",
+			 kib == 2048 ? "2M" : "1G");
+		goto skip;
+	}
+	if (host_get(r->host, pool, orig, olen) < 0) {
+		snprintf(why, sizeof(why), "cannot read the %s pool", pool);
+		goto skip;
+	}
+	snprintf(want, sizeof(want), "%llu",
+		 (unsigned long long)(c->memory / (kib * 1024ULL)) +
+			 strtoull(orig, NULL, 10));
+	ret = host_set(r->host, pool, want);
+	if (ret < 0) {
+		snprintf(why, sizeof(why),
+			 "cannot reserve %s pages of %s for the guest (see above)",
+			 want, kib == 2048 ? "2M" : "1G");
+		host_set(r->host, pool, orig);
+		goto skip;
+	}
+	json_object_set_new(st->observed, "hugetlb_pool", json_string(want));
+	return 0;
+skip:
+	pool[0] = '\0';
+	note("%s: skipped: %s", c->id, why);
+	cell_set_status(st, CELL_SKIPPED, why);
+	r->samples_done += st->planned - st->nsamples;
+	return -1;
+}
+
+/* Why cell CI cannot be honoured here, or false when it can. */
+static bool cell_skip(struct run *r, int ci, char *why, size_t len)
+{
+	const struct cell *c = &r->cells[ci];
+	size_t i;
+
+	if (!run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS))
+		return false; /* this host's settings are not the cell's */
+	for (i = 0; i < c->nhost_knobs; i++)
+		if (!host_supported(r->host, c->host_knobs[i].name,
+				    c->host_knobs[i].value, why, len))
+			return true;
+	if (!local_guest(r, ci) || c->paging == PAGING_AUTO ||
+	    c->paging == PAGING_TCG)
+		return false;
+	if (!strcmp(r->accel, "tcg")) {
+		snprintf(why, len,
+			 "paging=%s needs KVM; this host runs guests under TCG "
+			 "(%s), where EPT/NPT does not apply",
+			 paging_name(c->paging), r->accel_why);
+		return true;
+	}
+	return !host_supported(r->host, "paging", paging_name(c->paging), why,
+			       len);
+}
+
+static const char *cell_paging(const struct run *r, const struct cell *c)
+{
+	/* What the cell asks for, so that a skipped EPT cell says EPT. */
+	if (c->paging == PAGING_TCG ||
+	    (c->paging == PAGING_AUTO && !strcmp(r->accel, "tcg")))
+		return "tcg";
+	if (c->paging == PAGING_SHADOW)
+		return "shadow";
+	return r->vendor_paging;
+}
+
+/* The cell's [host] knobs, each read back into observed.host_knobs. */
+static int host_knobs_set(struct run *r, const struct cell *c,
+			  struct cell_state *st)
+{
+	json_t *got = json_object();
+	char why[512], val[128];
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < c->nhost_knobs && ret == 0; i++) {
+		const struct cell_kv *k = &c->host_knobs[i];
+
+		if (host_set(r->host, k->name, k->value) < 0) {
+			snprintf(why, sizeof(why), "cannot set host knob '%s' to '%s'",
+				 k->name, k->value);
+			cell_fail(st, why);
+			ret = -1;
+		} else if (host_get(r->host, k->name, val, sizeof(val)) == 0) {
+			json_object_set_new(got, k->name, json_string(val));
+		} else {
+			json_object_set_new(got, k->name, json_null());
+		}
+	}
+	if (c->nhost_knobs)
+		json_object_set_new(st->observed, "host_knobs", got);
+	else
+		json_decref(got);
+	return ret;
+}
+
+/* Set the host for cell CI; -1 with the cell failed or skipped. */
+int run_host_prepare(struct run *r, int ci, char *pool, size_t plen,
+		     char *orig, size_t olen)
+{
+	const struct cell *c = &r->cells[ci];
+	struct cell_state *st = &r->states[ci];
+	char why[512], got[64];
+
+	if (run_exec_has(r, ci, EXEC_NEEDS_GUEST))
+		json_object_set_new(st->env, "paging",
+				    json_string(cell_paging(r, c)));
+	if (cell_skip(r, ci, why, sizeof(why))) {
+		note("[%d/%d] %s: skipped: %s", ci + 1, r->ncells, c->id, why);
+		cell_set_status(st, CELL_SKIPPED, why);
+		r->samples_done += st->planned - st->nsamples;
+		return -1;
+	}
+	if (!run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS))
+		return 0; /* this host's settings are not the cell's */
+	if (local_guest(r, ci) && c->paging != PAGING_AUTO &&
+	    c->paging != PAGING_TCG) {
+		if (host_set(r->host, "paging", paging_name(c->paging)) < 0) {
+			cell_fail(st, "cannot set host paging");
+			return -1;
+		}
+		if (host_get(r->host, "paging", got, sizeof(got)) == 0)
+			json_object_set_new(st->observed, "paging",
+					    json_string(got));
+	}
+	if (host_knobs_set(r, c, st) < 0)
+		return -1;
+	if (host_set(r->host, "thp.enabled", c->host_thp) < 0) {
+		snprintf(why, sizeof(why), "cannot set host THP to '%s'",
+			 c->host_thp);
+		cell_fail(st, why);
+		return -1;
+	}
+	if (host_get(r->host, "thp.enabled", got, sizeof(got)) == 0)
+		json_object_set_new(st->observed, "host_thp", json_string(got));
+	if (local_guest(r, ci) &&
+	    hugetlb_reserve(r, c, st, pool, plen, orig, olen) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * Before each sample of interleaved rounds: the host THP and [host] knobs
+ * of cell CI (paging and the hugetlb pool stay as its group set them).
+ * -1 with the cell failed.
+ */
+int run_host_apply(struct run *r, int ci)
+{
+	const struct cell *c = &r->cells[ci];
+	struct cell_state *st = &r->states[ci];
+	char why[512];
+
+	if (!run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS))
+		return 0;
+	if (host_knobs_set(r, c, st) < 0)
+		return -1;
+	if (host_set(r->host, "thp.enabled", c->host_thp) < 0) {
+		snprintf(why, sizeof(why), "cannot set host THP to '%s'",
+			 c->host_thp);
+		cell_fail(st, why);
+		return -1;
+	}
+	return 0;
+}
