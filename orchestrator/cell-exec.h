@@ -2,10 +2,10 @@
 /*
  * cell-exec.h - cell executors: the places a cell of the matrix runs, each
  * a const struct cell_exec_ops in its own file, listed in one registry
- * (cell-exec.c) by enum where.
+ * (cell-exec.c) by [run] executor and enum where.
  *
- * The run engine (run-engine.c, run-rounds.c, run-sampling.c,
- * cell-profile.c) never asks which executor it holds: it calls the ops and
+ * The run engine (run-engine.c, run-host.c, run-sample.c, run-state.c,
+ * run-rounds.c, run-sampling.c, run-remote.c, cell-profile.c) never asks which executor it holds: it calls the ops and
  * asks the capability flags below (cell_exec_has()).  What an executor can
  * do is said once, in its flags; tests/unit/test-cell-exec.c checks that
  * every entry's flags agree with each other and with its ops.
