@@ -5,8 +5,9 @@
  * (cell-exec.c) by [run] executor and enum where.
  *
  * The run engine (run-engine.c, run-host.c, run-sample.c, run-state.c,
- * run-rounds.c, run-sampling.c, run-remote.c, cell-profile.c) never asks which executor it holds: it calls the ops and
- * asks the capability flags below (cell_exec_has()).  What an executor can
+ * run-rounds.c, run-sampling.c, run-remote.c, cell-profile.c) never asks
+ * which executor it holds: it calls the ops and asks the capability flags
+ * below (cell_exec_has()).  What an executor can
  * do is said once, in its flags; tests/unit/test-cell-exec.c checks that
  * every entry's flags agree with each other and with its ops.
  *
