@@ -336,7 +336,7 @@ static int guest_spec(struct run *r, struct cell_run *cr, struct guest *g,
 		 (int)getpid(), boot ? "-" : "", sfx);
 	g->console = xasprintf("%s/logs/%s%s%s.console.log", r->rundir,
 			       cr->slug, boot ? ".boot" : "", sfx);
-	*cmdline = xasprintf("console=ttyS0 panic=-1 %s%s",
+	*cmdline = xasprintf(VM_CMDLINE_BASE " %s%s",
 			     gf->disk ? "root=/dev/vda rw " : "", c->cmdline);
 	memset(spec, 0, sizeof(*spec));
 	spec->name = name;

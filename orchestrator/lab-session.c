@@ -210,7 +210,7 @@ int lab_boot(struct lab *l)
 	spec.memory_bytes = l->cfg->lab_memory;
 	spec.kernel = l->gf.kernel;
 	spec.initrd = l->gf.initrd;
-	spec.cmdline = "console=ttyS0 panic=-1 root=/dev/vda rw";
+	spec.cmdline = VM_CMDLINE_BASE " root=/dev/vda rw";
 	spec.console_log = console;
 	spec.disk = l->overlay;
 	spec.backing = "thp";

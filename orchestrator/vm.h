@@ -49,6 +49,21 @@ int vm_list_running_str(void *uri, char *buf, size_t len);
 struct vm_conn;
 struct vm;
 
+/*
+ * The start of every kernel command line vmtax boots (test guests and the
+ * lab host; [guest] cmdline is appended, and a later loglevel= wins): the
+ * console on the serial port, which the domain writes to its console log;
+ * a panic reboots at once (the domain then stops, and the run sees it);
+ * and the console gets KERN_WARNING and worse, not the boot's hundreds of
+ * KERN_INFO lines.  Each byte on an emulated serial port is a trap to QEMU,
+ * and inside a lab a nested one: measured in a lab (TCG, EPYC +svm +npt),
+ * a tiny guest's boot to hello took 19.8 s with every line and 13.7 s
+ * with loglevel=5 (docs/lab.md; on this host's TCG guests, no difference).
+ * Warnings, oopses, panics, soft lockups and vmtax-init's own lines still
+ * reach the log.
+ */
+#define VM_CMDLINE_BASE "console=ttyS0 panic=-1 loglevel=5"
+
 struct vm_spec {
 	const char *name;	/* "vmtax-..."; must satisfy is_safe_name() */
 	const char *type;	/* "kvm" or "qemu" (TCG) */
