@@ -44,15 +44,6 @@
 #include "util.h"
 #include "vm.h"
 
-/*
- * Every cell of a lab run runs on TCG-emulated hardware, the lab's own
- * "bare metal" and its KVM guests alike, where a sample costs 10 to 20
- * times what it costs a real CPU (docs/profile.md, Cost): the run inside
- * profiles at PROFILE_TCG_HZ unless run.profile_hz is set.
- */
-#define LAB_TCG_HZ_SET "run.profile_hz=127"
-_Static_assert(PROFILE_TCG_HZ == 127, "LAB_TCG_HZ_SET says PROFILE_TCG_HZ");
-
 static void host_facts_read(struct lab_host_facts *h)
 {
 	long kb;
@@ -120,8 +111,13 @@ static int lab_init(struct lab *l, struct run *r)
 	for (i = 0; i < r->nsets; i++)
 		l->sets[l->nsets++] = r->sets[i];
 	l->sets[l->nsets++] = "run.executor=" CELL_EXEC_LOCAL;
-	if (r->cfg.profile && !r->cfg.profile_hz_set)
-		l->sets[l->nsets++] = LAB_TCG_HZ_SET;
+	/* Every cell of a lab run runs on TCG-emulated hardware, the lab's
+	 * own "bare metal" and its KVM guests alike, where a sample costs 10
+	 * to 20 times what it costs a real CPU (docs/profile.md, Cost). */
+	if (r->cfg.profile && !r->cfg.profile_hz_set) {
+		l->tcg_hz = xasprintf("run.profile_hz=%g", PROFILE_TCG_HZ);
+		l->sets[l->nsets++] = l->tcg_hz;
+	}
 	return 0;
 }
 
@@ -258,6 +254,7 @@ static void lab_end(struct lab *l, int rc)
 	guest_files_release(&l->gf);
 	free(l->overlay);
 	free(l->config_path);
+	free(l->tcg_hz);
 	free(l->sets);
 }
 

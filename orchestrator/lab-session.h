@@ -37,6 +37,7 @@ struct lab {
 	char *config_path; /* absolute: the path in the lab too */
 	const char **sets; /* the run's --set list, and the lab's own */
 	size_t nsets;
+	char *tcg_hz;	   /* the lab's own profile_hz --set, or NULL */
 	bool resume;
 	const char *dir; /* the run directory, absolute */
 	char bindir[PATH_MAX];
