@@ -12,6 +12,12 @@
 #     cell's samples vs its profile run (GRUNS guests), and pairs of runs in
 #     one guest in alternating order (GBOOTS boots x GPAIRS pairs, through
 #     tests/agent-drive); the last line sums up
+#  6. the lab (docs/lab.md), when its image is built: one run of
+#     configs/lab-npt.ini cut to NPT on, THP always, with the inner guest's
+#     kernel command line as an axis (vmtax's, loglevel=5, against
+#     loglevel=7, every console line: the reference, in the same run),
+#     LBOOTS boots each: the lab's boot to hello and to ready, each inner
+#     guest's boot to hello, and the run's wall time against its samples'
 # SECTIONS="2 3" runs only those.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,12 +28,13 @@ BOOTS=${BOOTS:-3}
 GRUNS=${GRUNS:-4}
 GBOOTS=${GBOOTS:-3}
 GPAIRS=${GPAIRS:-10}
+LBOOTS=${LBOOTS:-3}
 W=$(mktemp -d /tmp/vmtax-bench.XXXXXX)
 # KEEP=DIR keeps the scratch directory (run directories, consoles) there.
 trap 'if [ -n "${KEEP:-}" ]; then rm -rf "$KEEP"; mv "$W" "$KEEP"; else rm -rf "$W"; fi' EXIT
 thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
 now() { date +%s.%N; }
-want() { case " ${SECTIONS:-1 2 3 4 5} " in *" $1 "*) return 0 ;; esac; return 1; }
+want() { case " ${SECTIONS:-1 2 3 4 5 6} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # The cells the sections run (section 5 reuses 1's and 2's): written
 # first, so that any SECTIONS works on its own.
@@ -348,4 +355,33 @@ echo "   guest pairs, all boots: B/A - 1 = $pairs"
 printf '   profile overhead: bare metal %+.2f%% elapsed, %+.2f%% cpu; guest (%s) pairs %s; guest profile run vs samples %+.2f%% elapsed, %+.2f%% cpu\n' \
 	"$bare_e" "$bare_c" "$(jq -r .run.host.accel "$W/gp0/results.json")" "$pairs" \
 	"$(echo "($sgb / $sga - 1) * 100" | bc -l)" "$(echo "($sgcb / $sgca - 1) * 100" | bc -l)"
+fi
+
+if want 6; then
+echo "== 6. the lab: ready, and an inner guest's boot to hello ($LBOOTS boots of each cmdline)"
+if ! "$VMTAX" image build --kind lab --check 2>&1 | grep -q "up to date"; then
+	echo "   skipped: the lab image is not built ('$VMTAX image build --kind lab', about 7 min here)"
+else
+	echo "   $VMTAX run configs/lab-npt.ini --set matrix.where=guest --set matrix.npt=on"
+	echo "     --set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=$LBOOTS"
+	echo "     --set run.boots=$LBOOTS --set run.baseline= --set 'guest.cmdline=\"\",loglevel=7'"
+	t0=$(now)
+	(cd "$TOP" && "$VMTAX" run configs/lab-npt.ini --out "$W/lab" \
+		--set matrix.where=guest --set matrix.npt=on --set matrix.host_thp=always \
+		--set matrix.guest_thp=always --set run.repeat="$LBOOTS" --set run.boots="$LBOOTS" \
+		--set run.baseline= --set 'guest.cmdline="",loglevel=7') >"$W/lab.out" 2>&1 ||
+		{ tail -20 "$W/lab.out"; exit 1; }
+	wall=$(echo "$(now) - $t0" | bc -l)
+	R=$W/lab/results.json
+	printf '   lab: hello %.1f s, ready %.1f s after its start (booted, not restored)\n' \
+		"$(jq .lab.boot_to_hello_s "$R")" "$(jq .lab.boot_to_ready_s "$R")"
+	# each boot's time to hello: the inner run's progress lines, boot to
+	# boot, include a sample; the cell's last boot has its breakdown
+	a=$(jq '.cells[0].observed.boot_to_hello_s' "$R")
+	b=$(jq '.cells[1].observed.boot_to_hello_s' "$R")
+	printf '   inner guest to hello (last boot): loglevel=5 (vmtax) %.1f s, loglevel=7 (every line) %.1f s: %.2fx\n' \
+		"$a" "$b" "$(echo "$a / $b" | bc -l)"
+	work=$(jq '[.cells[].samples[].elapsed_s] | add' "$R")
+	printf '   lab run: wall %.1f s, samples %.1f s: %.1fx\n' "$wall" "$work" "$(echo "$wall / $work" | bc -l)"
+fi
 fi
