@@ -641,26 +641,11 @@ static int cells_are_ours(const struct run *r, const json_t *cells,
 	return 0;
 }
 
-static void states_release(struct run *r)
-{
-	int i;
-
-	for (i = 0; r->states && i < r->ncells; i++) {
-		free(r->states[i].reason);
-		json_decref(r->states[i].env);
-		json_decref(r->states[i].observed);
-		json_decref(r->states[i].samples);
-		json_decref(r->states[i].plan);
-	}
-	free(r->states);
-	r->states = NULL;
-}
-
 int results_remote_take(struct run *r, const json_t *doc, const char *key,
 			json_t *label)
 {
 	json_t *cells = json_object_get(doc, "cells"), *head, *run, *ours;
-	struct cell_state *before, *swap;
+	struct cell_state *before;
 	const char *status, *schema;
 	static const char *const kept[] = { "config_path", "config_text",
 					    "config", "sets", "started",
@@ -684,14 +669,11 @@ int results_remote_take(struct run *r, const json_t *doc, const char *key,
 	r->states = NULL;
 	ret = states_from_cells(r, cells, what);
 	if (ret < 0) {
-		states_release(r);
+		cell_states_free(r->states, r->ncells);
 		r->states = before;
 		goto out;
 	}
-	swap = r->states;
-	r->states = before;
-	states_release(r);
-	r->states = swap;
+	cell_states_free(before, r->ncells);
 	r->samples_done = 0;
 	r->failures = 0;
 	for (i = 0; i < r->ncells; i++) {

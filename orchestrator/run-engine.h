@@ -87,6 +87,9 @@ struct cell_state {
 				 * (results.json cell "plan"), or NULL */
 };
 
+/* Free STATES[0..N) and what each holds (NULL: nothing). */
+void cell_states_free(struct cell_state *states, int n);
+
 /* The guest files of one (image, kernel, initrd) the cells ask for. */
 struct run_guest_files {
 	const char *image, *kernel, *initrd; /* borrowed from the config */

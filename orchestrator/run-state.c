@@ -173,19 +173,25 @@ const struct guest_files *run_guest_files(const struct run *r,
 	return &g->f;
 }
 
+void cell_states_free(struct cell_state *states, int n)
+{
+	int i;
+
+	for (i = 0; states && i < n; i++) {
+		free(states[i].reason);
+		json_decref(states[i].env);
+		json_decref(states[i].observed);
+		json_decref(states[i].samples);
+		json_decref(states[i].plan);
+	}
+	free(states);
+}
+
 void run_release(struct run *r)
 {
 	size_t k;
-	int i;
 
-	for (i = 0; r->states && i < r->ncells; i++) {
-		free(r->states[i].reason);
-		json_decref(r->states[i].env);
-		json_decref(r->states[i].observed);
-		json_decref(r->states[i].samples);
-		json_decref(r->states[i].plan);
-	}
-	free(r->states);
+	cell_states_free(r->states, r->ncells);
 	json_decref(r->head);
 	json_decref(r->schedule);
 	matrix_release(&r->matrix);
