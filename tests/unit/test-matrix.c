@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "config-dir.h"
+
 #include "matrix.h"
 #include "run-config.h"
 #include "util.h"
@@ -26,39 +28,22 @@ static char tmpdir[] = "/tmp/vmtax-test-matrix.XXXXXX";
 
 static void put(const char *name, const char *text)
 {
-	char *p = xasprintf("%s/%s", tmpdir, name);
-	FILE *f = fopen(p, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	free(p);
+	config_dir_put(tmpdir, name, text);
 }
 
 static int setup(void **state)
 {
-	char *d;
-
 	(void)state;
-	if (!mkdtemp(tmpdir))
-		return -1;
-	d = xasprintf("%s/workloads", tmpdir);
-	mkdir(d, 0755);
-	free(d);
-	put("workloads/jobs.ini", "[workload]\nrun = make -j$JOBS\n"
-				  "[param.JOBS]\ndefault = 1\n"
-				  "[param.TARGET]\ndefault = all\n");
-	return 0;
+	return config_dir_make(tmpdir, "jobs",
+			       "[workload]\nrun = make -j$JOBS\n"
+			       "[param.JOBS]\ndefault = 1\n"
+			       "[param.TARGET]\ndefault = all\n");
 }
 
 static int teardown(void **state)
 {
-	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
-	int ret = system(cmd);
-
 	(void)state;
-	free(cmd);
-	return ret ? -1 : 0;
+	return config_dir_remove(tmpdir);
 }
 
 /*

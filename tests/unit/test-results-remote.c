@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "config-dir.h"
+
 #include "report.h"
 #include "results-file.h"
 #include "run-engine.h"
@@ -26,28 +28,17 @@ static char tmpdir[] = "/tmp/vmtax-test-results-remote.XXXXXX";
 
 static void put(const char *name, const char *text)
 {
-	char *p = xasprintf("%s/%s", tmpdir, name);
-	FILE *f = fopen(p, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	free(p);
+	config_dir_put(tmpdir, name, text);
 }
 
 static int setup(void **state)
 {
-	char *d;
-
 	(void)state;
-	if (!mkdtemp(tmpdir))
+	if (config_dir_make(tmpdir, "walk",
+			    "[workload]\n"
+			    "description = test walk\n"
+			    "run = true\n") < 0)
 		return -1;
-	d = xasprintf("%s/workloads", tmpdir);
-	mkdir(d, 0755);
-	free(d);
-	put("workloads/walk.ini", "[workload]\n"
-				  "description = test walk\n"
-				  "run = true\n");
 	put("run.ini", "[run]\n"
 		       "executor = lab\n"
 		       "repeat = 1\n"
@@ -61,13 +52,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
-	int ret;
-
 	(void)state;
-	ret = system(cmd);
-	free(cmd);
-	return ret ? -1 : 0;
+	return config_dir_remove(tmpdir);
 }
 
 /* A run of run.ini as this host starts it: its head and pending cells. */

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "config-dir.h"
+
 #include "matrix.h"
 #include "run-config.h"
 #include "util.h"
@@ -23,13 +25,7 @@ static char tmpdir[] = "/tmp/vmtax-test-run-config.XXXXXX";
 
 static void put(const char *name, const char *text)
 {
-	char *p = xasprintf("%s/%s", tmpdir, name);
-	FILE *f = fopen(p, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	free(p);
+	config_dir_put(tmpdir, name, text);
 }
 
 static const char *const workload_ini =
@@ -41,27 +37,14 @@ static const char *const workload_ini =
 
 static int setup(void **state)
 {
-	char *d;
-
 	(void)state;
-	if (!mkdtemp(tmpdir))
-		return -1;
-	d = xasprintf("%s/workloads", tmpdir);
-	mkdir(d, 0755);
-	free(d);
-	put("workloads/walk.ini", workload_ini);
-	return 0;
+	return config_dir_make(tmpdir, "walk", workload_ini);
 }
 
 static int teardown(void **state)
 {
-	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
-
 	(void)state;
-	if (system(cmd) != 0)
-		return -1;
-	free(cmd);
-	return 0;
+	return config_dir_remove(tmpdir);
 }
 
 /* Load TEXT as a config; return run_config_load()'s result. */
