@@ -552,8 +552,8 @@ static void test_kvm_refused(void **state)
 	    /* kvm neither an object nor null */
 	    ", \"kvm\": \"yes\"",
 	    /* a reason without a count */
-	    ", \"kvm\": {\"delta\": {}, \"exits_by_reason\": [{\"reason\": "
-	    "\"npf\"}]}",
+	    (", \"kvm\": {\"delta\": {}, \"exits_by_reason\": [{\"reason\": "
+	     "\"npf\"}]}"),
 	    /* a count without a reason */
 	    ", \"kvm\": {\"delta\": {}, \"exits_by_reason\": [{\"count\": 3}]}",
 	};
