@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # order = interleaved (docs/sampling.md): groups of cells that share host
 # settings, shuffled rounds, boots as a level, each guest's backing kept
 # through the rounds, paired and bridged slowdowns; vmtax calibrate (an A/A

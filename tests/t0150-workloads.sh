@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # Every workload in configs/workloads runs once on bare metal and once in the
 # tiny guest and yields its metric; a throwaway workload INI in a scratch
 # directory runs the same way with no C changes.
