@@ -39,7 +39,7 @@ EOF2
 }
 
 W=$TOP/configs/workloads
-test_expect_success 'randwalk' 'run_one randwalk $W --set workload.SIZE_MIB=64 --set workload.READS=200000'
+test_expect_success 'randwalk' 'run_one randwalk $W --set workload.SIZE_MIB=16 --set workload.READS=50000'
 test_expect_success 'stream (triad MB/s, higher is better)' '
 	run_one stream $W --set workload.ELEMENTS=1000000 --set workload.NTIMES=3 &&
 	jq -e ".workload.better == \"higher\" and .workload.unit == \"MB/s\"" out-stream/results.json
