@@ -405,7 +405,7 @@ echo "   VMTAX=$CV T=${CHECK_T:-} J=${CHECK_J:-} sh tests/run-shell-tests.sh (lo
 rc=0
 VMTAX=$CV T=${CHECK_T:-} J=${CHECK_J:-} sh "$TOP/tests/run-shell-tests.sh" >"$W/check.out" 2>&1 || rc=$?
 printf '   %-28s %8s %6s  %s\n' test seconds boots lane
-sed -n 's/^== \(t[0-9]*-[^:]*\.sh\): \([0-9]*\)s$/\1 \2/p' "$W/check.out" | sort |
+sed -n 's/^== \(t[0-9]*-[^:]*\.sh\): \([0-9][0-9]*\)s\( .*\)\{0,1\}$/\1 \2/p' "$W/check.out" | sort |
 	while read -r t secs; do
 		lane=beside
 		grep -q '^# host: exclusive' "$TOP/tests/$t" && lane=host
@@ -413,8 +413,8 @@ sed -n 's/^== \(t[0-9]*-[^:]*\.sh\): \([0-9]*\)s$/\1 \2/p' "$W/check.out" | sort
 	done
 wall=$(sed -n 's/^== wall: \([0-9]*\)s with -j \([0-9]*\)$/\1/p' "$W/check.out")
 j=$(sed -n 's/^== wall: \([0-9]*\)s with -j \([0-9]*\)$/\2/p' "$W/check.out")
-sum=$(sed -n 's/^== t[0-9]*-[^:]*\.sh: \([0-9]*\)s$/\1/p' "$W/check.out" | awk '{ s += $1 } END { print s + 0 }')
-hostsum=$(sed -n 's/^== \(t[0-9]*-[^:]*\.sh\): \([0-9]*\)s$/\1 \2/p' "$W/check.out" |
+sum=$(sed -n 's/^== t[0-9]*-[^:]*\.sh: \([0-9][0-9]*\)s\( .*\)\{0,1\}$/\1/p' "$W/check.out" | awk '{ s += $1 } END { print s + 0 }')
+hostsum=$(sed -n 's/^== \(t[0-9]*-[^:]*\.sh\): \([0-9][0-9]*\)s\( .*\)\{0,1\}$/\1 \2/p' "$W/check.out" |
 	while read -r t secs; do grep -q '^# host: exclusive' "$TOP/tests/$t" && echo "$secs"; done |
 	awk '{ s += $1 } END { print s + 0 }')
 grep '^shell-tests: ' "$W/check.out" | sed 's/^/   /'

@@ -72,20 +72,26 @@ for t in t[0-9][0-9][0-9][0-9]-*.sh; do
 	fi
 done
 
-# run_one T: run T, its output in $dir/T.out, then print it whole.
+# run_one T: run T, its output in $dir/T.out, then print it whole with the
+# seconds it ran (a wait for the host lock is not counted in them).
 run_one() {
-	start=$(date +%s)
+	date +%s >"$dir/$1.t0"
+	start=$(cat "$dir/$1.t0")
 	if ! grep -q '^# host: exclusive' "$1" || [ "$VMTAX_HOST_LOCK_HELD" = 1 ]; then
 		sh "$1" >"$dir/$1.out" 2>&1
 	else
 		flock -n "$LOCK" true ||
 			flock "$dir/print.lock" echo "== $1: waiting for the host lock $LOCK"
-		VMTAX_HOST_LOCK_HELD=1 flock -o "$LOCK" sh "$1" >"$dir/$1.out" 2>&1
+		VMTAX_HOST_LOCK_HELD=1 flock -o "$LOCK" \
+			sh -c 'date +%s >"$1.t0" && exec sh "$2"' sh "$dir/$1" "$1" \
+			>"$dir/$1.out" 2>&1
 	fi
 	echo $? >"$dir/$1.rc"
-	echo $(($(date +%s) - start)) >"$dir/$1.secs"
-	flock "$dir/print.lock" sh -c 'echo "== $1"; cat "$2"; echo "== $1: $3s"' \
-		sh "$1" "$dir/$1.out" "$(cat "$dir/$1.secs")"
+	t0=$(cat "$dir/$1.t0")
+	waited=
+	[ "$t0" = "$start" ] || waited=" (after $((t0 - start))s waiting for the host lock)"
+	flock "$dir/print.lock" sh -c 'echo "== $1"; cat "$2"; echo "== $1: $3s$4"' \
+		sh "$1" "$dir/$1.out" "$(($(date +%s) - t0))" "$waited"
 }
 
 # worker LIST...: run each test of the lists that no worker has claimed yet.
