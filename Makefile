@@ -227,7 +227,7 @@ check: deps-check
 	$(MAKE) $(JOBS) B=build/san SAN="$(SANFLAGS)" OPT=-O1 build/san/vmtax \
 		$(UNIT_BINS:$(B)/%=build/san/%) $(TEST_TOOLS:$(B)/%=build/san/%)
 	$(MAKE) $(JOBS) fuzz-replay
-	$(MAKE) $(JOBS) -Otarget B=build/san check-unit
+	$(MAKE) $(JOBS) -Otarget --no-print-directory B=build/san check-unit
 	$(MAKE) $(JOBS) B=build/san check-integration
 
 # Builds what it runs: 'make check-unit' works on a fresh tree.  One target
