@@ -217,16 +217,26 @@ SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 # demo, check and bench run 'deps' first, then a sub-make: on a fresh machine
 # the guest kernel (and so the tiny image) exists only after deps.
+# Its sub-makes build and run the unit tests JOBS at a time (make check
+# JOBS=-j1 for one), each target's output kept together (-Otarget); the shell
+# tests take -j from them (tests/run-shell-tests.sh).
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+JOBS  ?= -j$(NPROC)
 check: deps-check
-	$(MAKE) tools image-tiny
-	$(MAKE) B=build/san SAN="$(SANFLAGS)" OPT=-O1 build/san/vmtax \
+	$(MAKE) $(JOBS) tools image-tiny
+	$(MAKE) $(JOBS) B=build/san SAN="$(SANFLAGS)" OPT=-O1 build/san/vmtax \
 		$(UNIT_BINS:$(B)/%=build/san/%) $(TEST_TOOLS:$(B)/%=build/san/%)
-	$(MAKE) fuzz-replay
-	$(MAKE) B=build/san check-unit check-integration
+	$(MAKE) $(JOBS) fuzz-replay
+	$(MAKE) $(JOBS) -Otarget --no-print-directory B=build/san check-unit
+	$(MAKE) $(JOBS) B=build/san check-integration
 
-# Builds what it runs: 'make check-unit' works on a fresh tree.
-check-unit: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+# Builds what it runs: 'make check-unit' works on a fresh tree.  One target
+# per test binary, so that make -j runs them side by side.
+UNIT_RUNS := $(UNIT_BINS:%=%.run)
+.PHONY: $(UNIT_RUNS)
+check-unit: $(UNIT_RUNS)
+$(UNIT_RUNS): %.run: %
+	@echo "== $<"; $<
 
 # Slow shell tests (minutes: the debian image, real guests); not in 'check'.
 check-slow: deps-workloads

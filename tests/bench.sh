@@ -18,6 +18,14 @@
 #     loglevel=7, every console line: the reference, in the same run),
 #     LBOOTS boots each: the lab's boot to hello and to ready, each inner
 #     guest's boot to hello, and the run's wall time against its samples'
+#  7. make check per test: one run of tests/run-shell-tests.sh (CHECK_J at a
+#     time, default its own; CHECK_T filters as its T=) with the sanitized
+#     vmtax 'make check' uses (build/san/vmtax, else build/vmtax): each
+#     test's wall time, its lane (host: one at a time, or beside them) and
+#     that time in tiny-guest boots, the reference: one guest cell's boot to
+#     hello (observed.boot_to_hello_s), measured just before in this run; then
+#     the runner's wall against the sum of its tests' times and against the
+#     host lane's sum (the least it can take)
 # SECTIONS="2 3" runs only those.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,7 +42,7 @@ W=$(mktemp -d /tmp/vmtax-bench.XXXXXX)
 trap 'if [ -n "${KEEP:-}" ]; then rm -rf "$KEEP"; mv "$W" "$KEEP"; else rm -rf "$W"; fi' EXIT
 thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
 now() { date +%s.%N; }
-want() { case " ${SECTIONS:-1 2 3 4 5 6} " in *" $1 "*) return 0 ;; esac; return 1; }
+want() { case " ${SECTIONS:-1 2 3 4 5 6 7} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # The cells the sections run (section 5 reuses 1's and 2's): written
 # first, so that any SECTIONS works on its own.
@@ -384,4 +392,36 @@ else
 	work=$(jq '[.cells[].samples[].elapsed_s] | add' "$R")
 	printf '   lab run: wall %.1f s, samples %.1f s: %.1fx\n' "$wall" "$work" "$(echo "$wall / $work" | bc -l)"
 fi
+fi
+
+if want 7; then
+echo "== 7. make check per test, against a tiny guest's boot to hello in this run"
+CV=$TOP/build/san/vmtax
+[ -x "$CV" ] || CV=$VMTAX
+echo "   reference: $VMTAX run guest.ini (one guest cell, randwalk 16 MiB, 1 sample)"
+"$VMTAX" run "$W/guest.ini" --out "$W/ref7" >/dev/null 2>&1 || { echo "   the reference run failed"; exit 1; }
+boot=$(jq '.cells[0].observed.boot_to_hello_s' "$W/ref7/results.json")
+echo "   VMTAX=$CV T=${CHECK_T:-} J=${CHECK_J:-} sh tests/run-shell-tests.sh (load before: $(cut -d' ' -f1-3 /proc/loadavg))"
+rc=0
+VMTAX=$CV T=${CHECK_T:-} J=${CHECK_J:-} sh "$TOP/tests/run-shell-tests.sh" >"$W/check.out" 2>&1 || rc=$?
+printf '   %-28s %8s %6s  %s\n' test seconds boots lane
+sed -n 's/^== \(t[0-9]*-[^:]*\.sh\): \([0-9][0-9]*\)s\( .*\)\{0,1\}$/\1 \2/p' "$W/check.out" | sort |
+	while read -r t secs; do
+		lane=beside
+		grep -q '^# host: exclusive' "$TOP/tests/$t" && lane=host
+		printf '   %-28s %8d %6.1f  %s\n' "$t" "$secs" "$(echo "$secs / $boot" | bc -l)" "$lane"
+	done
+wall=$(sed -n 's/^== wall: \([0-9]*\)s with -j \([0-9]*\)$/\1/p' "$W/check.out")
+j=$(sed -n 's/^== wall: \([0-9]*\)s with -j \([0-9]*\)$/\2/p' "$W/check.out")
+sum=$(sed -n 's/^== t[0-9]*-[^:]*\.sh: \([0-9][0-9]*\)s\( .*\)\{0,1\}$/\1/p' "$W/check.out" | awk '{ s += $1 } END { print s + 0 }')
+hostsum=$(sed -n 's/^== \(t[0-9]*-[^:]*\.sh\): \([0-9][0-9]*\)s\( .*\)\{0,1\}$/\1 \2/p' "$W/check.out" |
+	while read -r t secs; do grep -q '^# host: exclusive' "$TOP/tests/$t" && echo "$secs"; done |
+	awk '{ s += $1 } END { print s + 0 }')
+grep '^shell-tests: ' "$W/check.out" | sed 's/^/   /'
+[ "$rc" = 0 ] || { grep -A3 '^failed:' "$W/check.out" | sed 's/^/   /'; echo "   (the runner exited $rc)"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
+printf '   reference: boot to hello %.2f s (%s); runner wall %d s (-j %s) = %s boots; sum of tests %d s = %sx the wall; host lane %d s = %sx the wall (load after: %s)\n' \
+	"$boot" "$(jq -r .run.host.accel "$W/ref7/results.json")" "$wall" "$j" \
+	"$(ratio "$wall" "$boot")" "$sum" "$(ratio "$sum" "$wall")" \
+	"$hostsum" "$(ratio "$hostsum" "$wall")" "$(cut -d' ' -f1-3 /proc/loadavg)"
 fi

@@ -79,6 +79,55 @@ test_expect_success 'the runner counts a file that skips entirely as skipped, wi
 	grep -x "shell-tests: 1 passed, 0 failed, 1 skipped" suite.out
 '
 
+# A suite for the parallel runner: two tests that need the host (they log
+# their start and end, and check the host lock is held), one that prints
+# 300 lines, one that fails.  The lock is a scratch file.
+mkdir "$TRASH/par"
+cp "$TOP/tests/run-shell-tests.sh" "$TOP/tests/lib-test.sh" "$TOP/tests/chainlint.py" "$TRASH/par/"
+for n in 1 2; do
+	printf '%s\n' '#!/bin/sh' '# host: exclusive' \
+		"echo start $n >>\"\$PARLOG\"" \
+		'flock -n "$VMTAX_HOST_LOCK_FILE" true && echo "lock not held" && exit 1' \
+		'sleep 1' "echo end $n >>\"\$PARLOG\"" "echo ran $n" >"$TRASH/par/t000$n-host.sh"
+done
+printf '%s\n' 'i=0; while [ $i -lt 300 ]; do echo "line $i"; i=$((i + 1)); done' \
+	'sleep 1' >"$TRASH/par/t0003-lines.sh"
+printf '%s\n' 'echo "boom: this is why"' 'exit 1' >"$TRASH/par/t0004-fails.sh"
+export PARLOG="$TRASH/par.log" VMTAX_HOST_LOCK_FILE="$TRASH/host.lock"
+: >"$TRASH/host.lock"
+
+test_expect_success 'the parallel runner: host tests one at a time under the lock, output whole' '
+	test_expect_code 1 env T= J=3 VMTAX_HOST_LOCK_HELD= sh par/run-shell-tests.sh >par.out &&
+	cat par.out par.log &&
+	printf "%s\n" "start 1" "end 1" "start 2" "end 2" >want.log &&
+	test_cmp want.log par.log &&
+	grep -x "ran 1" par.out &&
+	grep -x "ran 2" par.out &&
+	grep -x "boom: this is why" par.out &&
+	grep -x "failed: t0004-fails.sh" par.out &&
+	grep -x "shell-tests: 3 passed, 1 failed, 0 skipped" par.out &&
+	grep -x "== wall: [0-9]*s with -j 3" par.out &&
+	sed -n "/^== t0003-lines.sh\$/,/^== t0003-lines.sh: [0-9]*s\$/p" par.out >lines &&
+	test "$(wc -l <lines)" = 302 &&
+	test "$(grep -c "^line [0-9]*\$" lines)" = 300
+'
+
+test_expect_success 'the parallel runner under a caller that holds the lock does not take it again' '
+	: >par.log &&
+	T=host VMTAX_HOST_LOCK_HELD= timeout 60 flock -o "$VMTAX_HOST_LOCK_FILE" \
+		sh par/run-shell-tests.sh -j 2 >held.out &&
+	cat held.out &&
+	grep "held by this run.s caller" held.out &&
+	grep -x "shell-tests: 2 passed, 0 failed, 0 skipped" held.out
+'
+
+test_expect_success 'the runner with -j 1 runs the tests in file order' '
+	test_expect_code 1 env T=t000 VMTAX_HOST_LOCK_HELD= J=1 sh par/run-shell-tests.sh >one.out &&
+	grep "^== t000[1-4][^:]*\$" one.out >order &&
+	printf "== t000%s\n" 1-host.sh 2-host.sh 3-lines.sh 4-fails.sh >want.order &&
+	test_cmp want.order order
+'
+
 cat >"$TRASH/t1-good.sh" <<'EOF'
 test_expect_success 'good' '
 	a &&

@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # vmtax run on bare metal and in real tiny guests (TCG here): hello, set-thp
 # with read-back, samples, results.json valid, host left as found.
 . "$(dirname "$0")/lib-test.sh"

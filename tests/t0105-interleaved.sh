@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # order = interleaved (docs/sampling.md): groups of cells that share host
 # settings, shuffled rounds, boots as a level, each guest's backing kept
 # through the rounds, paired and bridged slowdowns; vmtax calibrate (an A/A
@@ -27,8 +28,8 @@ guest_thp = always
 [workload]
 dir = $TOP/configs/workloads
 name = randwalk
-SIZE_MIB = 128
-READS = 200000
+SIZE_MIB = 32
+READS = 50000
 EOF2
 
 test_expect_success 'an interleaved run of two host THP modes completes' '
@@ -76,7 +77,7 @@ test_expect_success 'the report pairs the always guest and bridges the never gue
 test_expect_success 'vmtax calibrate writes both runs and the verdict' '
 	rc=0 &&
 	"$VMTAX" calibrate "$TOP/configs/calib-small.ini" --out cal \
-		--set workload.SIZE_MIB=64 --set run.repeat=2 >cal.out 2>cal.err || rc=$? &&
+		--set workload.SIZE_MIB=16 --set workload.READS=50000 --set run.repeat=2 >cal.out 2>cal.err || rc=$? &&
 	{ test $rc = 0 || test $rc = 1; } &&
 	test -f cal/a/results.json && test -f cal/b/results.json &&
 	test -f cal/a/report.txt &&
@@ -97,7 +98,7 @@ test_expect_success 'calibrate refuses bad usage with exit 2' '
 test_expect_success 'plan = auto: a sizing pass, then the boots and samples it chose' '
 	"$VMTAX" run "$TOP/configs/calib-small.ini" --out auto \
 		--set run.boots=0 --set run.plan=auto --set run.max_boots=3 \
-		--set run.max_repeat=6 --set workload.SIZE_MIB=64 >auto.out 2>auto.err &&
+		--set run.max_repeat=6 --set workload.SIZE_MIB=16 --set workload.READS=50000 >auto.out 2>auto.err &&
 	grep -q "sizing: group 1 of 1" auto.err &&
 	g=".cells[] | select(.env.where == \"guest\")" &&
 	jq -e "$g | .plan.samples_per_boot >= 1 and .plan.boots >= 2 and .plan.boots <= 3" auto/results.json &&

@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # Bad input is refused with file:line:, exit status 2, and no host change.
 . "$(dirname "$0")/lib-test.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # The paging axis (EPT/NPT) and the backing axis (THP, hugetlb 2M/1G).
 # On a host that cannot toggle paging, its cells are skipped with the reason
 # and the others run; hugetlb-backed guests use the pool, which is given back.

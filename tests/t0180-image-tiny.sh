@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # The tiny image 'vmtax image build' makes is the one 'vmtax run' boots: in a
 # fresh tree (vmtax, bin/ and the script copied, no images) 'vmtax image path'
 # names nothing, 'image build --kind tiny' builds tiny-KVER-HASH.cpio.gz and
@@ -6,7 +7,8 @@
 # one-cell guest run boots it.
 #
 # VMTAX_HOST_LOCK=FILE makes the guest boot wait for flock FILE (for
-# developers sharing one host); unset, nothing is locked.
+# developers sharing one host); unset, or with VMTAX_HOST_LOCK_HELD=1 (the
+# caller holds it: run-shell-tests.sh), nothing is locked.
 . "$(dirname "$0")/lib-test.sh"
 test_prereq ROOT || skip_all "needs root (vmtax run sets host THP)"
 test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
@@ -16,6 +18,7 @@ ls "$BUILD"/kernel/boot/vmlinuz-* /boot/vmlinuz-* >/dev/null 2>&1 ||
 	skip_all "no guest kernel in $BUILD/kernel/boot or /boot (make deps)"
 
 LOCK=${VMTAX_HOST_LOCK:-}
+[ "${VMTAX_HOST_LOCK_HELD:-}" != 1 ] || LOCK=
 with_host_lock() {
 	if [ -n "$LOCK" ]; then
 		flock -o -w 1200 "$LOCK" "$@"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # Fault injection against real tiny guests (TCG here): a workload that exits
 # 3, one that sleeps past its timeout, a hung agent, QEMU killed mid-sample,
 # a guest panic, a guest whose agent never says hello, and libvirtd

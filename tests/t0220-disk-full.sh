@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # A run directory on a full disk: the run stops at once instead of measuring
 # samples it cannot record, says how many samples were kept, leaves no
 # temporary file, and resumes to completion once there is room.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # The agent in a real tiny guest (TCG here), driven through
 # orchestrator/agent-client.h by tests/agent-drive.c: what the guest saw
 # (hello's and observe's cmdline, cpus_online, mem_total_kb, directmap_kb,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # The agent's handlers on this host, without a guest: the test build of the
 # agent serves a socketpair ("vmtax-agent-test --fd N") and
 # tests/agent-hosted.py speaks the protocol to it.  What hello and observe

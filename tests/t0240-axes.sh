@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # Any setting is an axis: a workload parameter and a host knob on bare metal,
 # guest keys (vcpus, cmdline) and a guest knob in real tiny guests.  Each
 # cell gets its own value, records what it asked for and what was read back,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # Seed 002 as a config: configs/directmap-sparse.ini, made small, boots one
 # tiny guest per direct-map setting (1G, 2M, 4K through the guest kernel's
 # command line) and each cell proves its mapping from the guest's own

@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # Adaptive sampling ([run] target, max_repeat; docs/sampling.md) on bare
 # metal, with a workload whose metric the test controls per cell: a steady
 # cell settles on the target at the minimum of 5 samples, a noisy one runs

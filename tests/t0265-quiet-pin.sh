@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # Quiet-host evidence before each sample ([run] quiet_wait, quiet_others),
 # busy samples flagged in every report format, and [guest] pin.
 . "$(dirname "$0")/lib-test.sh"

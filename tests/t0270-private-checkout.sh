@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # A build in a directory QEMU (libvirt-qemu) cannot traverse -- a checkout
 # in root's 0700 home -- still boots: the guest files are staged in
 # /var/lib/libvirt/images/vmtax (image/guest-reach.h); where staging

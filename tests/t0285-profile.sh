@@ -1,4 +1,5 @@
 #!/bin/sh
+# host: exclusive
 # [run] profile = on (docs/profile.md): one more, unrecorded run per cell
 # under sampling; folded stacks per cell that parse, symbols resolved in the
 # guest and on bare metal, a larger share of page-fault handling for guest
