@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * image-hostdisk.c - a disk image from this host's packages
+ * (image-hostdisk.h).
+ */
+#include "image-hostdisk.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "guest-kernel.h"
+#include "image-step.h"
+#include "layout.h"
+#include "util.h"
+
+#define FILE_MAX (1u << 30)
+#define SYSTEM_ID_MAX 1000 /* Debian: below this, system users */
+#define NOBODY_ID 65534
+
+/* The directories a root file system needs that no package lists. */
+static const char *const tree_dirs[] = {
+    "/dev", "/proc", "/sys", "/run", "/tmp", "/root", "/var/tmp", "/var/log",
+};
+
+/* PATH's parents in the tree S (PATH is absolute in the image). */
+static int tree_parents(const char *stage, const char *path)
+{
+	char *dir = xasprintf("%s%s", stage, path);
+	char *slash = strrchr(dir, '/');
+	int ret = 0;
+
+	*slash = '\0';
+	if (mkdir_parents(dir, 0755) < 0)
+		ret = err_errno("image: host disk: cannot make '%s'", dir);
+	free(dir);
+	return ret;
+}
+
+/*
+ * DATA as the tree's file REMOTE, MODE, owned by root; replaced by rename,
+ * never written into (a staged file may be a host file's hard link).
+ */
+static int tree_write(const char *stage, const char *remote, const char *data,
+		      size_t len, int mode)
+{
+	char *to = xasprintf("%s%s", stage, remote);
+	int ret = tree_parents(stage, remote);
+
+	if (ret == 0 && write_file_atomic(to, data, len) < 0)
+		ret = err_errno("image: host disk: cannot write '%s'", to);
+	if (ret == 0 && (chmod(to, (mode_t)mode) < 0 || chown(to, 0, 0) < 0))
+		ret = err_errno("image: host disk: cannot set the mode of '%s'",
+				to);
+	free(to);
+	return ret;
+}
+
+static int tree_copy(const char *stage, const char *local, const char *remote,
+		     int mode)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int ret = read_file(local, FILE_MAX, &data, &len);
+
+	if (ret < 0)
+		ret = err_code(ret, "image: host disk: cannot read '%s'", local);
+	else
+		ret = tree_write(stage, remote, data, len, mode);
+	free(data);
+	return ret;
+}
+
+static int tree_link(const char *stage, const struct gfs_link *l)
+{
+	char *to = xasprintf("%s%s", stage, l->remote);
+	int ret = tree_parents(stage, l->remote);
+
+	if (ret == 0 && (unlink(to) < 0 && errno != ENOENT))
+		ret = err_errno("image: host disk: cannot remove '%s'", to);
+	if (ret == 0 && symlink(l->target, to) < 0)
+		ret = err_errno("image: host disk: cannot link '%s'", to);
+	free(to);
+	return ret;
+}
+
+/* The disk spec's files, texts and links into the tree, in that order. */
+static int tree_add_all(const char *stage, const struct gfs_disk_spec *d)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < d->nfiles && ret == 0; i++)
+		ret = tree_copy(stage, d->files[i].local, d->files[i].remote,
+				d->files[i].mode);
+	for (i = 0; i < d->ntexts && ret == 0; i++)
+		ret = tree_write(stage, d->texts[i].remote, d->texts[i].text,
+				 strlen(d->texts[i].text), d->texts[i].mode);
+	for (i = 0; i < d->nlinks && ret == 0; i++)
+		ret = tree_link(stage, &d->links[i]);
+	return ret;
+}
+
+/*
+ * The system entries (id below SYSTEM_ID_MAX, and nobody) of the host's
+ * FILE (passwd or group: the id is field 3) into *OUT; with SHADOW, the
+ * locked shadow line of each into *SHADOW (NULL: none).
+ */
+static int system_entries(const char *file, char **out, char **shadow,
+			  bool passwd)
+{
+	char *text = NULL, *line, *rest;
+	char *o = xstrdup(""), *s = xstrdup("");
+	int ret = read_file(file, FILE_MAX, &text, NULL);
+
+	if (ret < 0) {
+		free(o);
+		free(s);
+		return err_code(ret, "image: host disk: cannot read '%s'",
+				file);
+	}
+	rest = text;
+	while ((line = strsep(&rest, "\n"))) {
+		char name[64], *next;
+		unsigned long id;
+		const char *p = line;
+		int field;
+
+		for (field = 0; field < 2 && p; field++)
+			p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL;
+		if (!p || sscanf(line, "%63[^:]", name) != 1)
+			continue;
+		id = strtoul(p, NULL, 10);
+		if (id >= SYSTEM_ID_MAX && id != NOBODY_ID)
+			continue;
+		next = xasprintf("%s%s\n", o, line);
+		free(o);
+		o = next;
+		next = passwd ? xasprintf("%s%s:*:19000:0:99999:7:::\n", s, name)
+			      : xasprintf("%s%s:*::\n", s, name);
+		free(s);
+		s = next;
+	}
+	free(text);
+	*out = o;
+	if (shadow)
+		*shadow = s;
+	else
+		free(s);
+	return 0;
+}
+
+/* passwd, group, shadow, gshadow and machine-id of the image. */
+static int tree_users(const char *stage)
+{
+	char *pw = NULL, *sh = NULL, *gr = NULL, *gs = NULL;
+	int ret;
+
+	ret = system_entries("/etc/passwd", &pw, &sh, true);
+	if (ret == 0)
+		ret = system_entries("/etc/group", &gr, &gs, false);
+	if (ret == 0)
+		ret = tree_write(stage, "/etc/passwd", pw, strlen(pw), 0644);
+	if (ret == 0)
+		ret = tree_write(stage, "/etc/group", gr, strlen(gr), 0644);
+	if (ret == 0)
+		ret = tree_write(stage, "/etc/shadow", sh, strlen(sh), 0600);
+	if (ret == 0)
+		ret = tree_write(stage, "/etc/gshadow", gs, strlen(gs), 0600);
+	if (ret == 0)
+		ret = tree_write(stage, "/etc/machine-id", "", 0, 0444);
+	free(pw);
+	free(sh);
+	free(gr);
+	free(gs);
+	return ret;
+}
+
+/* The kernel and its modules into the tree STAGE, then depmod. */
+static int tree_kernel(const struct hostdisk *s, const char *stage)
+{
+	char *boot = xasprintf("/boot/" GUEST_KERNEL_PREFIX "%s", s->kver);
+	char *mods = xasprintf("%s/usr/lib/modules", stage);
+	char *dst = xasprintf("%s/%s", mods, s->kver);
+	int ret;
+
+	ret = tree_copy(stage, s->kernel, boot, 0644);
+	if (ret == 0 && mkdir_parents(mods, 0755) < 0)
+		ret = err_errno("image: host disk: cannot make '%s'", mods);
+	if (ret < 0)
+		goto out;
+	{
+		char *const al[] = {"cp", "-al", (char *)s->moddir, dst, NULL};
+		char *const a[] = {"cp", "-a", (char *)s->moddir, dst, NULL};
+
+		/* hard links where the cache is on the tree's file system */
+		if (image_step_run("cp -al", al, "/dev/null") < 0) {
+			image_remove_tree(dst);
+			ret = image_step_run("cp -a", a, NULL);
+		}
+	}
+	if (ret == 0) {
+		char *const argv[] = {"depmod", "-b", (char *)stage,
+				      (char *)s->kver, NULL};
+
+		ret = image_step_run("depmod", argv, NULL);
+	}
+out:
+	free(boot);
+	free(mods);
+	free(dst);
+	return ret;
+}
+
+/* The whole tree: packages, kernel, directories, users, vmtax's files. */
+static int make_tree(const struct hostdisk *h, const struct gfs_disk_spec *d,
+		     const struct gfs_link *links, size_t nlinks,
+		     const char *stage)
+{
+	double t = mono_now();
+	size_t i;
+	int ret;
+
+	ret = image_remove_tree(stage);
+	if (ret == 0)
+		ret = hostpkg_stage(&h->pkgs, stage);
+	if (ret < 0)
+		return ret;
+	note("image: host disk: the files of %zu packages staged in %.1f s",
+	     hostpkg_count(&h->pkgs), mono_now() - t);
+	ret = tree_kernel(h, stage);
+	for (i = 0; i < ARRAY_SIZE(tree_dirs) && ret == 0; i++) {
+		char *dir = xasprintf("%s%s", stage, tree_dirs[i]);
+
+		if (mkdir_parents(dir, 0755) < 0)
+			ret = err_errno("image: host disk: cannot make '%s'",
+					dir);
+		free(dir);
+	}
+	if (ret == 0)
+		ret = tree_users(stage);
+	if (ret == 0)
+		ret = tree_add_all(stage, d);
+	for (i = 0; i < nlinks && ret == 0; i++)
+		ret = tree_link(stage, &links[i]);
+	if (ret == 0) {
+		char *const argv[] = {"ldconfig", "-X", "-r", (char *)stage,
+				      NULL};
+
+		ret = image_step_run("ldconfig", argv, NULL);
+	}
+	if (ret == 0)
+		note("image: host disk: tree done in %.1f s", mono_now() - t);
+	return ret;
+}
+
+/* The tree STAGE into a raw ext4 file system RAW, then into the qcow2. */
+static int make_disk(const struct gfs_disk_spec *d, const char *stage,
+		     const char *raw)
+{
+	char *size = xasprintf("%lluk", (unsigned long long)(d->size >> 10));
+	double t = mono_now();
+	int ret;
+
+	unlink(raw);
+	{
+		char *const argv[] = {"mke2fs", "-q",	 "-F",
+				      "-t",	"ext4",	 "-E",
+				      /* no zeros written: the file is sparse */
+				      "root_owner=0:0,lazy_itable_init=1,"
+				      "lazy_journal_init=1",
+				      "-d", (char *)stage,
+				      (char *)raw,	size,	 NULL};
+
+		ret = image_step_run("mke2fs -d", argv, NULL);
+	}
+	if (ret == 0)
+		note("image: host disk: mke2fs -d in %.1f s", mono_now() - t);
+	t = mono_now();
+	if (ret == 0) {
+		char *const argv[] = {"qemu-img", "convert",	 "-f",
+				      "raw",	  "-O",		 "qcow2",
+				      (char *)raw, (char *)d->qcow2, NULL};
+
+		ret = image_step_run("qemu-img convert", argv, NULL);
+	}
+	if (ret == 0)
+		note("image: host disk: qemu-img convert in %.1f s",
+		     mono_now() - t);
+	free(size);
+	return ret;
+}
+
+/* The kernel out, and the initramfs that mounts the root and runs init. */
+static int make_boot(const struct hostdisk *h, const struct gfs_disk_spec *d,
+		     const char *stage)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int ret = read_file(h->kernel, FILE_MAX, &data, &len);
+
+	if (ret < 0)
+		return err_code(ret, "image: host disk: cannot read '%s'",
+				h->kernel);
+	if (write_file_atomic(d->kernel_out, data, len) < 0)
+		ret = err_errno("image: host disk: cannot write '%s'",
+				d->kernel_out);
+	free(data);
+	if (ret == 0) {
+		char *const argv[] = {"sh",	       (char *)h->script,
+				      (char *)h->kver, (char *)stage,
+				      (char *)d->initrd_out, NULL};
+
+		ret = image_step_run("mkinitramfs-root.sh", argv, NULL);
+	}
+	return ret;
+}
+
+int hostdisk_make(const struct hostdisk *h, const struct gfs_disk_spec *d,
+		  const struct gfs_link *links, size_t nlinks,
+		  const char *stage)
+{
+	char *raw = xasprintf("%s.raw", d->qcow2);
+	double t0 = mono_now();
+	int ret;
+
+	ret = make_tree(h, d, links, nlinks, stage);
+	if (ret == 0)
+		ret = make_disk(d, stage, raw);
+	if (ret == 0)
+		ret = make_boot(h, d, stage);
+	unlink(raw);
+	image_remove_tree(stage);
+	if (ret == 0)
+		note("image: host disk: done in %.1f s", mono_now() - t0);
+	free(raw);
+	return ret;
+}
+
+/* The guest kernel and its modules into H; 0, or -ENOENT (not reported). */
+static int plan_kernel(struct hostdisk *h, const char *images)
+{
+	char *cache = guest_kernel_cache_new(images);
+	int ret = guest_kernel_find(cache, &h->kernel, &h->kver);
+
+	if (ret == 0) {
+		h->moddir = guest_kernel_moddir_new(cache, h->kver);
+		if (!h->moddir)
+			h->moddir = xasprintf("/lib/modules/%s", h->kver);
+		if (access(h->moddir, R_OK) < 0)
+			ret = -ENOENT;
+	}
+	free(cache);
+	return ret;
+}
+
+int hostdisk_plan(struct hostdisk *h, const char *what,
+		  const struct hostpkg_root *roots, size_t n,
+		  const char *const *extra, size_t nextra, const char *images,
+		  const char *bindir)
+{
+	const char *missing = NULL;
+	size_t i;
+	int ret;
+
+	ret = hostpkg_load(&h->pkgs);
+	if (ret < 0)
+		return ret;
+	ret = hostpkg_mark(&h->pkgs, roots, n, &missing);
+	if (ret == -ENOENT) {
+		note("image: %s: host lacks %s: debootstrap instead", what,
+		     missing);
+		return 0;
+	}
+	if (plan_kernel(h, images) < 0) {
+		note("image: %s: no guest kernel with its modules in '%s/../"
+		     "kernel' or /boot ('make deps'): debootstrap instead",
+		     what, images);
+		return 0;
+	}
+	h->script = layout_root_script(bindir);
+	h->absent = xcalloc(nextra + 1, sizeof(*h->absent));
+	for (i = 0; i < nextra; i++) {
+		struct hostpkg_root r = {.name = extra[i]};
+
+		if (hostpkg_mark(&h->pkgs, &r, 1, &missing) == -ENOENT)
+			h->absent[h->nabsent++] = extra[i];
+	}
+	for (i = 0; i < h->nabsent; i++)
+		note("image: %s: host lacks the workloads' package %s: not in "
+		     "the image (a workload that needs it will fail there)",
+		     what, h->absent[i]);
+	return 1;
+}
+
+int hostdisk_recipe(const struct hostdisk *h, const struct hostpkg_root *roots,
+		    size_t n, const struct gfs_link *links, size_t nlinks,
+		    struct recipe *r)
+{
+	static const char *const skip[] = {HOSTPKG_SKIP};
+	size_t i;
+	int ret;
+
+	recipe_add(r, "root host-packages\nroots");
+	for (i = 0; i < n; i++)
+		recipe_add(r, " %s%s", roots[i].name,
+			   roots[i].libs_only ? ":libs" : "");
+	recipe_add(r, "\nskip");
+	for (i = 0; i < ARRAY_SIZE(skip); i++)
+		recipe_add(r, " %s", skip[i]);
+	recipe_add(r, "\n");
+	hostpkg_recipe(&h->pkgs, r);
+	for (i = 0; i < h->nabsent; i++)
+		recipe_add(r, "host-absent %s\n", h->absent[i]);
+	for (i = 0; i < nlinks; i++)
+		recipe_add(r, "link %s -> %s\n", links[i].remote,
+			   links[i].target);
+	recipe_add(r, "kernel %s\n", h->kver);
+	ret = recipe_add_file(r, "kernel image", h->kernel);
+	if (ret == 0)
+		ret = recipe_add_file(r, "root initrd script", h->script);
+	if (ret == 0)
+		ret = recipe_add_file(r, "users", "/etc/passwd");
+	if (ret == 0)
+		ret = recipe_add_file(r, "groups", "/etc/group");
+	return ret;
+}
+
+void hostdisk_release(struct hostdisk *h)
+{
+	hostpkg_release(&h->pkgs);
+	free(h->kernel);
+	free(h->kver);
+	free(h->moddir);
+	free(h->absent);
+	h->kernel = h->kver = h->moddir = NULL;
+	h->absent = NULL;
+	h->nabsent = 0;
+}
