@@ -84,11 +84,13 @@ int hostpkg_parse(const char *text, const char *native, struct hostpkg_set *s)
 		if (!*line)
 			continue;
 		if (!pkg_from_line(line, &p)) {
+			int ret = err("image: host packages: bad dpkg-query "
+				      "line '%.80s'",
+				      line);
+
 			free(copy);
 			hostpkg_release(s);
-			return err("image: host packages: bad dpkg-query line "
-				   "'%.80s'",
-				   line);
+			return ret;
 		}
 		if (s->n == cap) {
 			cap = cap ? 2 * cap : 1024;

@@ -5,7 +5,10 @@
  */
 #include "image-hostdisk.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +23,22 @@
 #define FILE_MAX (1u << 30)
 #define SYSTEM_ID_MAX 1000 /* Debian: below this, system users */
 #define NOBODY_ID 65534
+#define ALTERNATIVES "/etc/alternatives"
+/* mke2fs -E: no zeros written (the file is sparse, zeros already) */
+#define MKE2FS_OPTS "root_owner=0:0,lazy_itable_init=1,lazy_journal_init=1"
 
 /* The directories a root file system needs that no package lists. */
 static const char *const tree_dirs[] = {
     "/dev", "/proc", "/sys", "/run", "/tmp", "/root", "/var/tmp", "/var/log",
+};
+
+/*
+ * What maintainer scripts copy into /etc from their packages' own files
+ * (each FROM is a file of the tree): libc-bin's postinst writes
+ * /etc/nsswitch.conf (without it glibc asks DNS first for host names).
+ */
+static const struct gfs_link tree_copies[] = {
+    {"/usr/share/libc-bin/nsswitch.conf", "/etc/nsswitch.conf"},
 };
 
 /* PATH's parents in the tree S (PATH is absolute in the image). */
@@ -179,6 +194,69 @@ static int tree_users(const char *stage)
 	return ret;
 }
 
+/*
+ * "NAME TARGET" of each of this host's /etc/alternatives links, sorted,
+ * into *OUT (update-alternatives makes them in postinsts: awk, iptables,
+ * which...).  0 or -errno, reported.
+ */
+static int alternatives(char **out)
+{
+	struct dirent **ents = NULL;
+	char *text = xstrdup(""), target[PATH_MAX];
+	int n = scandir(ALTERNATIVES, &ents, NULL, alphasort), i;
+
+	if (n < 0) {
+		free(text);
+		return err_errno("image: host disk: cannot read '%s'",
+				 ALTERNATIVES);
+	}
+	for (i = 0; i < n; i++) {
+		char *path = xasprintf(ALTERNATIVES "/%s", ents[i]->d_name);
+		ssize_t len = readlink(path, target, sizeof(target) - 1);
+
+		if (len > 0 && ents[i]->d_name[0] != '.') {
+			char *next = xasprintf("%s%s %.*s\n", text,
+					       ents[i]->d_name, (int)len,
+					       target);
+
+			free(text);
+			text = next;
+		}
+		free(path);
+		free(ents[i]);
+	}
+	free(ents);
+	*out = text;
+	return 0;
+}
+
+/* The host's alternatives whose targets the tree STAGE has. */
+static int tree_alternatives(const char *stage)
+{
+	char *text = NULL, *line, *rest;
+	int ret = alternatives(&text);
+
+	rest = text;
+	while (ret == 0 && (line = strsep(&rest, "\n"))) {
+		char *sp = strchr(line, ' ');
+		struct gfs_link l;
+		char *there;
+
+		if (!sp)
+			continue;
+		*sp = '\0';
+		there = xasprintf("%s%s", stage, sp + 1);
+		l.target = sp + 1;
+		l.remote = xasprintf(ALTERNATIVES "/%s", line);
+		if (access(there, F_OK) == 0)
+			ret = tree_link(stage, &l);
+		free((char *)l.remote);
+		free(there);
+	}
+	free(text);
+	return ret;
+}
+
 /* The kernel and its modules into the tree STAGE, then depmod. */
 static int tree_kernel(const struct hostdisk *s, const char *stage)
 {
@@ -243,6 +321,14 @@ static int make_tree(const struct hostdisk *h, const struct gfs_disk_spec *d,
 	if (ret == 0)
 		ret = tree_users(stage);
 	if (ret == 0)
+		ret = tree_alternatives(stage);
+	for (i = 0; i < ARRAY_SIZE(tree_copies) && ret == 0; i++) {
+		char *from = xasprintf("%s%s", stage, tree_copies[i].target);
+
+		ret = tree_copy(stage, from, tree_copies[i].remote, 0644);
+		free(from);
+	}
+	if (ret == 0)
 		ret = tree_add_all(stage, d);
 	for (i = 0; i < nlinks && ret == 0; i++)
 		ret = tree_link(stage, &links[i]);
@@ -269,9 +355,7 @@ static int make_disk(const struct gfs_disk_spec *d, const char *stage,
 	{
 		char *const argv[] = {"mke2fs", "-q",	 "-F",
 				      "-t",	"ext4",	 "-E",
-				      /* no zeros written: the file is sparse */
-				      "root_owner=0:0,lazy_itable_init=1,"
-				      "lazy_journal_init=1",
+				      MKE2FS_OPTS,
 				      "-d", (char *)stage,
 				      (char *)raw,	size,	 NULL};
 
@@ -357,6 +441,25 @@ static int plan_kernel(struct hostdisk *h, const char *images)
 	return ret;
 }
 
+/* One line for the workloads' packages the host lacks. */
+static void plan_note_absent(const struct hostdisk *h, const char *what)
+{
+	char *list = xstrdup("");
+	size_t i;
+
+	for (i = 0; i < h->nabsent; i++) {
+		char *next = xasprintf("%s%s%s", list, i ? ", " : "",
+				       h->absent[i]);
+
+		free(list);
+		list = next;
+	}
+	note("image: %s: host lacks the workloads' %s: not in the image (a "
+	     "workload that needs %s fails in the lab)",
+	     what, list, h->nabsent > 1 ? "them" : "it");
+	free(list);
+}
+
 int hostdisk_plan(struct hostdisk *h, const char *what,
 		  const struct hostpkg_root *roots, size_t n,
 		  const char *const *extra, size_t nextra, const char *images,
@@ -389,10 +492,8 @@ int hostdisk_plan(struct hostdisk *h, const char *what,
 		if (hostpkg_mark(&h->pkgs, &r, 1, &missing) == -ENOENT)
 			h->absent[h->nabsent++] = extra[i];
 	}
-	for (i = 0; i < h->nabsent; i++)
-		note("image: %s: host lacks the workloads' package %s: not in "
-		     "the image (a workload that needs it will fail there)",
-		     what, h->absent[i]);
+	if (h->nabsent)
+		plan_note_absent(h, what);
 	return 1;
 }
 
@@ -401,6 +502,7 @@ int hostdisk_recipe(const struct hostdisk *h, const struct hostpkg_root *roots,
 		    struct recipe *r)
 {
 	static const char *const skip[] = {HOSTPKG_SKIP};
+	char *alt = NULL;
 	size_t i;
 	int ret;
 
@@ -418,6 +520,21 @@ int hostdisk_recipe(const struct hostdisk *h, const struct hostpkg_root *roots,
 	for (i = 0; i < nlinks; i++)
 		recipe_add(r, "link %s -> %s\n", links[i].remote,
 			   links[i].target);
+	for (i = 0; i < ARRAY_SIZE(tree_copies); i++)
+		recipe_add(r, "copy %s -> %s\n", tree_copies[i].target,
+			   tree_copies[i].remote);
+	recipe_add(r, "dirs");
+	for (i = 0; i < ARRAY_SIZE(tree_dirs); i++)
+		recipe_add(r, " %s", tree_dirs[i]);
+	recipe_add(r, "\nusers below %d and %d, shadow locked\nmke2fs %s\n",
+		   SYSTEM_ID_MAX, NOBODY_ID, MKE2FS_OPTS);
+	ret = alternatives(&alt);
+	if (ret < 0)
+		return ret;
+	/* all of them: which the tree has follows from the packages */
+	recipe_add(r, "alternatives fnv1a64:%016" PRIx64 "\n",
+		   hash_fnv1a(alt, strlen(alt)));
+	free(alt);
 	recipe_add(r, "kernel %s\n", h->kver);
 	ret = recipe_add_file(r, "kernel image", h->kernel);
 	if (ret == 0)
