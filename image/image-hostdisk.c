@@ -21,8 +21,13 @@
 #include "util.h"
 
 #define FILE_MAX (1u << 30)
-#define SYSTEM_ID_MAX 1000 /* Debian: below this, system users */
-#define NOBODY_ID 65534
+/*
+ * Debian's system ids: below 1000 (dynamic), and 60000-64999 (the static
+ * ones of Debian packages: libvirt-qemu is 64055, and nobody); 1000-59999
+ * are people's.
+ */
+#define SYSTEM_ID_MAX 1000
+#define SYSTEM_STATIC_MIN 60000
 #define ALTERNATIVES "/etc/alternatives"
 /* mke2fs -E: no zeros written (the file is sparse, zeros already) */
 #define MKE2FS_OPTS "root_owner=0:0,lazy_itable_init=1,lazy_journal_init=1"
@@ -120,7 +125,7 @@ static int tree_add_all(const char *stage, const struct gfs_disk_spec *d)
 }
 
 /*
- * The system entries (id below SYSTEM_ID_MAX, and nobody) of the host's
+ * The system entries (see SYSTEM_ID_MAX) of the host's
  * FILE (passwd or group: the id is field 3) into *OUT; with SHADOW, the
  * locked shadow line of each into *SHADOW (NULL: none).
  */
@@ -149,7 +154,7 @@ static int system_entries(const char *file, char **out, char **shadow,
 		if (!p || sscanf(line, "%63[^:]", name) != 1)
 			continue;
 		id = strtoul(p, NULL, 10);
-		if (id >= SYSTEM_ID_MAX && id != NOBODY_ID)
+		if (id >= SYSTEM_ID_MAX && id < SYSTEM_STATIC_MIN)
 			continue;
 		next = xasprintf("%s%s\n", o, line);
 		free(o);
@@ -526,8 +531,9 @@ int hostdisk_recipe(const struct hostdisk *h, const struct hostpkg_root *roots,
 	recipe_add(r, "dirs");
 	for (i = 0; i < ARRAY_SIZE(tree_dirs); i++)
 		recipe_add(r, " %s", tree_dirs[i]);
-	recipe_add(r, "\nusers below %d and %d, shadow locked\nmke2fs %s\n",
-		   SYSTEM_ID_MAX, NOBODY_ID, MKE2FS_OPTS);
+	recipe_add(r,
+		   "\nusers below %d and from %d, shadow locked\nmke2fs %s\n",
+		   SYSTEM_ID_MAX, SYSTEM_STATIC_MIN, MKE2FS_OPTS);
 	ret = alternatives(&alt);
 	if (ret < 0)
 		return ret;
