@@ -385,7 +385,7 @@ else
 	step() { sed -n "s/.*image: host disk: $1 in \([0-9.]*\) s.*/\1/p" "$W/labimg.out" | tail -n 1; }
 	rec=$(ls "$L"/build/images/lab-*.recipe)
 	npkg=$(grep -c '^host-package ' "$rec")
-	kver=$(sed -n 's/^kernel //p' "$rec")
+	kver=$(sed -n 's/^kernel \([^ ]*\)$/\1/p' "$rec")
 	# The reference: supermin (the tool the issue suggested) over the same
 	# roots (libguestfs0 whole: supermin cannot take its libraries only),
 	# with depmod'ed modules of the same kernel, then the same qemu-img.
@@ -407,7 +407,7 @@ else
 			ref=$(printf '%.1f s (%s packages after its own resolution): %.2fx' "$sm_s" \
 				"$(wc -l <"$W/sm.d/packages")" "$(echo "$host_s / $sm_s" | bc -l)")
 		else
-			ref="failed: $(tail -n 1 "$W/sm.out")"
+			ref="failed: $(tail -n 1 "$W/sm.out" 2>/dev/null || true)"
 		fi
 		rm -rf "$W/sm.b" "$W/sm.qcow2" "$W/smk"
 	fi

@@ -18,9 +18,10 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 
 test_prereq ROOT || skip_all "building the image needs root"
 test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
-HOSTPKG=
+# "debootstrap instead" is said whenever the host lacks a lab package
+HOSTPKG=yes
 (cd "$TOP" && "$VMTAX" image build --kind lab --check) 2>&1 |
-	grep -q "the host's packages" && HOSTPKG=yes
+	grep -q "debootstrap instead" && HOSTPKG=
 [ -n "$HOSTPKG" ] || command -v debootstrap >/dev/null ||
 	skip_all "this host lacks the lab's packages, and debootstrap is not installed"
 virsh -q domcapabilities --virttype qemu 2>/dev/null | grep -q "<model.*>EPYC<" ||
