@@ -404,7 +404,7 @@ else
 				supermin --build -f ext2 --size 8G -o "$W/sm.b" "$W/sm.d" >>"$W/sm.out" 2>&1 &&
 			qemu-img convert -f raw -O qcow2 "$W/sm.b/root" "$W/sm.qcow2"; then
 			sm_s=$(echo "$(now) - $t0" | bc -l)
-			ref=$(printf '%.1f s (%s packages after its own resolution): %.2fx' "$sm_s" \
+			ref=$(printf '%.1f s (the same %s roots, its own resolution): %.2fx' "$sm_s" \
 				"$(wc -l <"$W/sm.d/packages")" "$(echo "$host_s / $sm_s" | bc -l)")
 		else
 			ref="failed: $(tail -n 1 "$W/sm.out" 2>/dev/null || true)"
