@@ -19,7 +19,16 @@
 #define DPKG_INFO "/var/lib/dpkg/info"
 #define QUERY_MAX (64u << 20)
 
-enum { F_NAME, F_VERSION, F_ARCH, F_STATUS, F_ESSENTIAL, F_DEPENDS, F_PROVIDES, F_N };
+enum {
+	F_NAME,
+	F_VERSION,
+	F_ARCH,
+	F_STATUS,
+	F_ESSENTIAL,
+	F_DEPENDS,
+	F_PROVIDES,
+	F_N
+};
 
 static int pkg_cmp(const void *a, const void *b)
 {
@@ -188,8 +197,8 @@ static struct hostpkg *group_pick(struct hostpkg_set *s, const char *group,
 }
 
 /* P's dependencies onto STACK (LIBS: those named lib* only). */
-static void push_deps(struct hostpkg_set *s, const struct hostpkg *p,
-		      bool libs, size_t *stack, size_t *n)
+static void push_deps(struct hostpkg_set *s, const struct hostpkg *p, bool libs,
+		      size_t *stack, size_t *n)
 {
 	const char *g = p->depends;
 

@@ -87,7 +87,8 @@ static int tree_copy(const char *stage, const char *local, const char *remote,
 	int ret = read_file(local, FILE_MAX, &data, &len);
 
 	if (ret < 0)
-		ret = err_code(ret, "image: host disk: cannot read '%s'", local);
+		ret =
+		    err_code(ret, "image: host disk: cannot read '%s'", local);
 	else
 		ret = tree_write(stage, remote, data, len, mode);
 	free(data);
@@ -159,8 +160,9 @@ static int system_entries(const char *file, char **out, char **shadow,
 		next = xasprintf("%s%s\n", o, line);
 		free(o);
 		o = next;
-		next = passwd ? xasprintf("%s%s:*:19000:0:99999:7:::\n", s, name)
-			      : xasprintf("%s%s:*::\n", s, name);
+		next = passwd
+			   ? xasprintf("%s%s:*:19000:0:99999:7:::\n", s, name)
+			   : xasprintf("%s%s:*::\n", s, name);
 		free(s);
 		s = next;
 	}
@@ -220,9 +222,9 @@ static int alternatives(char **out)
 		ssize_t len = readlink(path, target, sizeof(target) - 1);
 
 		if (len > 0 && ents[i]->d_name[0] != '.') {
-			char *next = xasprintf("%s%s %.*s\n", text,
-					       ents[i]->d_name, (int)len,
-					       target);
+			char *next =
+			    xasprintf("%s%s %.*s\n", text, ents[i]->d_name,
+				      (int)len, target);
 
 			free(text);
 			text = next;
@@ -358,11 +360,10 @@ static int make_disk(const struct gfs_disk_spec *d, const char *stage,
 
 	unlink(raw);
 	{
-		char *const argv[] = {"mke2fs", "-q",	 "-F",
-				      "-t",	"ext4",	 "-E",
-				      MKE2FS_OPTS,
-				      "-d", (char *)stage,
-				      (char *)raw,	size,	 NULL};
+		char *const argv[] = {"mke2fs",	   "-q",   "-F",
+				      "-t",	   "ext4", "-E",
+				      MKE2FS_OPTS, "-d",   (char *)stage,
+				      (char *)raw, size,   NULL};
 
 		ret = image_step_run("mke2fs -d", argv, NULL);
 	}
@@ -370,9 +371,9 @@ static int make_disk(const struct gfs_disk_spec *d, const char *stage,
 		note("image: host disk: mke2fs -d in %.1f s", mono_now() - t);
 	t = mono_now();
 	if (ret == 0) {
-		char *const argv[] = {"qemu-img", "convert",	 "-f",
-				      "raw",	  "-O",		 "qcow2",
-				      (char *)raw, (char *)d->qcow2, NULL};
+		char *const argv[] = {
+		    "qemu-img",	 "convert",	   "-f", "raw", "-O", "qcow2",
+		    (char *)raw, (char *)d->qcow2, NULL};
 
 		ret = image_step_run("qemu-img convert", argv, NULL);
 	}
@@ -399,9 +400,9 @@ static int make_boot(const struct hostdisk *h, const struct gfs_disk_spec *d,
 				d->kernel_out);
 	free(data);
 	if (ret == 0) {
-		char *const argv[] = {"sh",	       (char *)h->script,
-				      (char *)h->kver, (char *)stage,
-				      (char *)d->initrd_out, NULL};
+		char *const argv[] = {
+		    "sh",	   (char *)h->script,	  (char *)h->kver,
+		    (char *)stage, (char *)d->initrd_out, NULL};
 
 		ret = image_step_run("mkinitramfs-root.sh", argv, NULL);
 	}
@@ -453,8 +454,8 @@ static void plan_note_absent(const struct hostdisk *h, const char *what)
 	size_t i;
 
 	for (i = 0; i < h->nabsent; i++) {
-		char *next = xasprintf("%s%s%s", list, i ? ", " : "",
-				       h->absent[i]);
+		char *next =
+		    xasprintf("%s%s%s", list, i ? ", " : "", h->absent[i]);
 
 		free(list);
 		list = next;

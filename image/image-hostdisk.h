@@ -42,7 +42,7 @@
 struct hostdisk {
 	struct hostpkg_set pkgs; /* the closure, marked */
 	char *kernel, *kver, *moddir;
-	const char *script; /* mkinitramfs-root.sh */
+	const char *script;  /* mkinitramfs-root.sh */
 	const char **absent; /* EXTRA packages the host lacks (borrowed) */
 	size_t nabsent;
 };
