@@ -442,8 +442,8 @@ static int disk_choose(struct disk_build *b)
 
 	if (!k->host)
 		return 0;
-	ret = hostdisk_plan(&b->hd, k->name, k->host, k->nhost,
-			    b->o->packages, b->o->npackages, b->dir, b->bindir);
+	ret = hostdisk_plan(&b->hd, k->name, k->host, k->nhost, b->dir,
+			    b->bindir);
 	if (ret <= 0)
 		return ret;
 	b->host = true;

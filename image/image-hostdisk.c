@@ -447,32 +447,11 @@ static int plan_kernel(struct hostdisk *h, const char *images)
 	return ret;
 }
 
-/* One line for the workloads' packages the host lacks. */
-static void plan_note_absent(const struct hostdisk *h, const char *what)
-{
-	char *list = xstrdup("");
-	size_t i;
-
-	for (i = 0; i < h->nabsent; i++) {
-		char *next =
-		    xasprintf("%s%s%s", list, i ? ", " : "", h->absent[i]);
-
-		free(list);
-		list = next;
-	}
-	note("image: %s: host lacks the workloads' %s: not in the image (a "
-	     "workload that needs %s fails in the lab)",
-	     what, list, h->nabsent > 1 ? "them" : "it");
-	free(list);
-}
-
 int hostdisk_plan(struct hostdisk *h, const char *what,
 		  const struct hostpkg_root *roots, size_t n,
-		  const char *const *extra, size_t nextra, const char *images,
-		  const char *bindir)
+		  const char *images, const char *bindir)
 {
 	const char *missing = NULL;
-	size_t i;
 	int ret;
 
 	ret = hostpkg_load(&h->pkgs);
@@ -491,15 +470,6 @@ int hostdisk_plan(struct hostdisk *h, const char *what,
 		return 0;
 	}
 	h->script = layout_root_script(bindir);
-	h->absent = xcalloc(nextra + 1, sizeof(*h->absent));
-	for (i = 0; i < nextra; i++) {
-		struct hostpkg_root r = {.name = extra[i]};
-
-		if (hostpkg_mark(&h->pkgs, &r, 1, &missing) == -ENOENT)
-			h->absent[h->nabsent++] = extra[i];
-	}
-	if (h->nabsent)
-		plan_note_absent(h, what);
 	return 1;
 }
 
@@ -521,8 +491,6 @@ int hostdisk_recipe(const struct hostdisk *h, const struct hostpkg_root *roots,
 		recipe_add(r, " %s", skip[i]);
 	recipe_add(r, "\n");
 	hostpkg_recipe(&h->pkgs, r);
-	for (i = 0; i < h->nabsent; i++)
-		recipe_add(r, "host-absent %s\n", h->absent[i]);
 	for (i = 0; i < nlinks; i++)
 		recipe_add(r, "link %s -> %s\n", links[i].remote,
 			   links[i].target);
@@ -559,8 +527,5 @@ void hostdisk_release(struct hostdisk *h)
 	free(h->kernel);
 	free(h->kver);
 	free(h->moddir);
-	free(h->absent);
 	h->kernel = h->kver = h->moddir = NULL;
-	h->absent = NULL;
-	h->nabsent = 0;
 }

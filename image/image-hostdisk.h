@@ -5,16 +5,17 @@
  * (image-disk.c chooses; debootstrap plus gfs.h remain the fallback).
  *
  * hostdisk_plan() decides: the closure of ROOTS among the host's installed
- * packages (host-packages.h), plus those of EXTRA (the workloads'
- * "packages =") the host has; the guest kernel of vmtax's kernel cache
+ * packages (host-packages.h), and the guest kernel of vmtax's kernel cache
  * (guest-kernel.h: IMAGES/../kernel, else /boot) and its modules.  It
  * returns 1 when the image can be built so, 0 when not (the reason noted:
  * "image: lab: host lacks PKG: debootstrap instead"), or a negative errno.
- * EXTRA packages the host lacks are noted and left out (absent[]).
+ * The workloads' "packages =" are not added: 'image build' passes them
+ * and a lab run does not, and the image must be the same either way (the
+ * debootstrap image has them through its own package list); a workload
+ * that needs more than the lab's packages (kbuild) is for debootstrap.
  *
  * hostdisk_recipe() adds what decides the tree's bytes: the roots, every
- * package of the closure with its version, the packages left out, the
- * paths skipped, the kernel version and the hash of its image, the hashes
+ * package of the closure with its version, the paths skipped, the kernel version and the hash of its image, the hashes
  * of the initramfs script and of this host's passwd and group, and LINKS.
  *
  * hostdisk_make() stages the closure's files in STAGE, adds the kernel
@@ -42,15 +43,12 @@
 struct hostdisk {
 	struct hostpkg_set pkgs; /* the closure, marked */
 	char *kernel, *kver, *moddir;
-	const char *script;  /* mkinitramfs-root.sh */
-	const char **absent; /* EXTRA packages the host lacks (borrowed) */
-	size_t nabsent;
+	const char *script; /* mkinitramfs-root.sh */
 };
 
 int hostdisk_plan(struct hostdisk *h, const char *what,
 		  const struct hostpkg_root *roots, size_t n,
-		  const char *const *extra, size_t nextra, const char *images,
-		  const char *bindir);
+		  const char *images, const char *bindir);
 int hostdisk_recipe(const struct hostdisk *h, const struct hostpkg_root *roots,
 		    size_t n, const struct gfs_link *links, size_t nlinks,
 		    struct recipe *r);
