@@ -419,7 +419,7 @@ rm -rf "$L"
 
 echo "== 6. the lab: ready, and an inner guest's boot to hello ($LBOOTS boots of each cmdline)"
 if ! "$VMTAX" image build --kind lab --check 2>&1 | grep -q "up to date"; then
-	echo "   skipped: the lab image is not built ('$VMTAX image build --kind lab', about 7 min here)"
+	echo "   skipped: the lab image is not built ('$VMTAX image build --kind lab': seconds from this host's packages, about 7 min through debootstrap)"
 else
 	echo "   $VMTAX run configs/lab-npt.ini --set matrix.where=guest --set matrix.npt=on"
 	echo "     --set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=$LBOOTS"
