@@ -27,7 +27,8 @@
  * copied, directories made, the host's merged-/usr links (/bin -> usr/bin)
  * first.  Documentation, manual pages and translations are left out
  * (HOSTPKG_SKIP).  Files listed but absent here (dpkg path-exclude) are
- * skipped.  A staged tree shares inodes with the host: whoever adds to it
+ * skipped.  dpkg's diversions are not followed: a listed path is staged
+ * as the host has it.  A staged tree shares inodes with the host: whoever adds to it
  * must replace files (rename), never write into one.
  *
  * Errors: 0 or a negative errno, reported once with context, but for the
