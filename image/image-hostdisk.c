@@ -29,6 +29,7 @@
 #define SYSTEM_ID_MAX 1000
 #define SYSTEM_STATIC_MIN 60000
 #define ALTERNATIVES "/etc/alternatives"
+#define ALTERNATIVES_DB "/var/lib/dpkg/alternatives"
 /* mke2fs -E: no zeros written (the file is sparse, zeros already) */
 #define MKE2FS_OPTS "root_owner=0:0,lazy_itable_init=1,lazy_journal_init=1"
 
@@ -237,30 +238,69 @@ static int alternatives(char **out)
 	return 0;
 }
 
-/* The host's alternatives whose targets the tree STAGE has. */
+/*
+ * Alternative NAME (its link LINK, e.g. /usr/bin/awk) into the tree STAGE
+ * as the host has it, where the tree has its target: LINK ->
+ * /etc/alternatives/NAME -> the target.
+ */
+static int tree_alternative(const char *stage, const char *name,
+			    const char *link)
+{
+	char *alt = xasprintf(ALTERNATIVES "/%s", name), *there = NULL;
+	char target[PATH_MAX];
+	ssize_t n = readlink(alt, target, sizeof(target) - 1);
+	int ret = 0;
+
+	if (n <= 0 || *link != '/')
+		goto out;
+	target[n] = '\0';
+	there = xasprintf("%s%s", stage, target);
+	if (access(there, F_OK) == 0) {
+		struct gfs_link a = {target, alt}, l = {alt, link};
+
+		ret = tree_link(stage, &a);
+		if (ret == 0)
+			ret = tree_link(stage, &l);
+	}
+out:
+	free(alt);
+	free(there);
+	return ret;
+}
+
+/*
+ * The host's alternatives whose targets the tree STAGE has, from
+ * update-alternatives' records (ALTERNATIVES_DB/NAME: the mode, the link,
+ * then each slave's name and link, to an empty line).
+ */
 static int tree_alternatives(const char *stage)
 {
-	char *text = NULL, *line, *rest;
-	int ret = alternatives(&text);
+	struct dirent **ents = NULL;
+	int n = scandir(ALTERNATIVES_DB, &ents, NULL, alphasort), i, ret = 0;
 
-	rest = text;
-	while (ret == 0 && (line = strsep(&rest, "\n"))) {
-		char *sp = strchr(line, ' ');
-		struct gfs_link l;
-		char *there;
+	if (n < 0)
+		return 0; /* no alternatives on this host */
+	for (i = 0; i < n; i++) {
+		char *db = xasprintf(ALTERNATIVES_DB "/%s", ents[i]->d_name);
+		char *text = NULL, *rest, *line[2];
 
-		if (!sp)
-			continue;
-		*sp = '\0';
-		there = xasprintf("%s%s", stage, sp + 1);
-		l.target = sp + 1;
-		l.remote = xasprintf(ALTERNATIVES "/%s", line);
-		if (access(there, F_OK) == 0)
-			ret = tree_link(stage, &l);
-		free((char *)l.remote);
-		free(there);
+		if (ret == 0 && ents[i]->d_name[0] != '.' &&
+		    read_file(db, FILE_MAX, &text, NULL) == 0) {
+			rest = text;
+			strsep(&rest, "\n"); /* the mode */
+			line[1] = strsep(&rest, "\n");
+			if (line[1])
+				ret = tree_alternative(stage, ents[i]->d_name,
+						       line[1]);
+			while (ret == 0 && (line[0] = strsep(&rest, "\n")) &&
+			       *line[0] && (line[1] = strsep(&rest, "\n")))
+				ret = tree_alternative(stage, line[0], line[1]);
+		}
+		free(text);
+		free(db);
+		free(ents[i]);
 	}
-	free(text);
+	free(ents);
 	return ret;
 }
 
@@ -507,7 +547,9 @@ int hostdisk_recipe(const struct hostdisk *h, const struct hostpkg_root *roots,
 	if (ret < 0)
 		return ret;
 	/* all of them: which the tree has follows from the packages */
-	recipe_add(r, "alternatives fnv1a64:%016" PRIx64 "\n",
+	recipe_add(r,
+		   "alternatives: links and targets (" ALTERNATIVES_DB "), "
+		   "fnv1a64:%016" PRIx64 "\n",
 		   hash_fnv1a(alt, strlen(alt)));
 	free(alt);
 	recipe_add(r, "kernel %s\n", h->kver);
