@@ -170,7 +170,8 @@ install: all man
 	$(INSTALL) -m 644 configs/*.ini $(DESTDIR)$(DATADIR)/configs/
 	$(INSTALL) -m 644 configs/workloads/*.ini \
 		$(DESTDIR)$(DATADIR)/configs/workloads/
-	$(INSTALL) -m 755 image/mkinitramfs-tiny.sh $(DESTDIR)$(DATADIR)/
+	$(INSTALL) -m 755 image/mkinitramfs-tiny.sh image/mkinitramfs-root.sh \
+		$(DESTDIR)$(DATADIR)/
 	$(INSTALL) -m 644 README.md docs/*.md docs/*.json $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 644 configs/reference/* $(DESTDIR)$(DOCDIR)/reference/
 	$(INSTALL) -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/

@@ -13,9 +13,11 @@
 #include "gfs.h"
 #include "guest-files.h"
 #include "guest-kernel.h"
+#include "host-packages.h"
 #include "host.h"
 #include "image.h"
 #include "image-build.h"
+#include "image-hostdisk.h"
 #include "image-recipe.h"
 #include "image-rootfs.h"
 #include "image-step.h"
@@ -77,6 +79,51 @@ static const char *const lab_packages[] = {
     "libguestfs0",
 };
 
+/*
+ * The lab from this host's packages (host-packages.h): lab_packages (but
+ * libguestfs0, for the loader: its libraries only) and what debootstrap's
+ * image has for booting (systemd as init, udev, dbus for libvirtd, procps).
+ * A missing one means debootstrap.
+ */
+static const struct hostpkg_root lab_host_roots[] = {
+    {"libvirt-daemon-system", false},
+    {"libvirt-daemon-driver-qemu", false},
+    {"libvirt-clients", false},
+    {"qemu-system-x86", false},
+    {"qemu-utils", false},
+    {"kmod", false},
+    {"libvirt0", false},
+    {"libjansson4", false},
+    {"libinih1", false},
+    {"libkmod2", false},
+    {"libxml2", false},
+    {"libguestfs0", true},
+    {"systemd", false},
+    {"systemd-sysv", false},
+    {"udev", false},
+    {"dbus", false},
+    {"procps", false},
+};
+
+/*
+ * The units libvirt-daemon-system's postinst enables (deb-systemd-helper),
+ * which a tree of package files lacks: libvirtd and its sockets, virtlogd's
+ * and virtlockd's.
+ */
+#define WANTS(target, unit)                                                    \
+	{"/lib/systemd/system/" unit,                                          \
+	 "/etc/systemd/system/" target ".wants/" unit}
+static const struct gfs_link lab_host_links[] = {
+    WANTS("multi-user.target", "libvirtd.service"),
+    WANTS("sockets.target", "libvirtd.socket"),
+    WANTS("sockets.target", "libvirtd-ro.socket"),
+    WANTS("sockets.target", "libvirtd-admin.socket"),
+    WANTS("sockets.target", "virtlogd.socket"),
+    WANTS("sockets.target", "virtlogd-admin.socket"),
+    WANTS("sockets.target", "virtlockd.socket"),
+    WANTS("sockets.target", "virtlockd-admin.socket"),
+};
+
 /* kvm_amd at boot (udev would load it too, from the CPU's svm flag). */
 static const char lab_modules[] = "# written by vmtax image build\n"
 				  "kvm_amd\n";
@@ -89,6 +136,11 @@ struct disk_kind {
 	const char *name;
 	const char *const *apt; /* apt-get install'ed after debootstrap */
 	size_t napt;
+	/* built from the host's packages when it has these (else as above) */
+	const struct hostpkg_root *host;
+	size_t nhost;
+	const struct gfs_link *host_links; /* added to a host-packages tree */
+	size_t nhost_links;
 	const struct gfs_text *texts;
 	size_t ntexts;
 	bool vmtax; /* vmtax and the tiny image of the image's kernel inside */
@@ -105,6 +157,10 @@ static const struct disk_kind disk_kinds[] = {
 	    .name = GUEST_IMAGE_LAB,
 	    .apt = lab_packages,
 	    .napt = ARRAY_SIZE(lab_packages),
+	    .host = lab_host_roots,
+	    .nhost = ARRAY_SIZE(lab_host_roots),
+	    .host_links = lab_host_links,
+	    .nhost_links = ARRAY_SIZE(lab_host_links),
 	    .texts = lab_texts,
 	    .ntexts = ARRAY_SIZE(lab_texts),
 	    .vmtax = true,
@@ -130,29 +186,24 @@ static char *link_base_new(const char *link)
 	return xstrndup(link, n);
 }
 
-/*
- * The tiny image of the kernel in ROOTFS, from ROOTFS's modules, into OUT;
- * its kernel version into *KVER.
- */
-static int build_tiny_for_rootfs(const char *rootfs, const char *bindir,
-				 const char *out, char **kver)
+/* The tiny image of kernel KVER, from the modules in MODDIR, into OUT. */
+static int build_tiny_for(const char *moddir, const char *kver,
+			  const char *bindir, const char *out)
 {
-	char *moddir = NULL;
+	char *env = xasprintf("MODDIR=%s", moddir);
+	char *const argv[] = {"env",
+			      env,
+			      "sh",
+			      (char *)layout_tiny_script(bindir),
+			      (char *)kver,
+			      (char *)out,
+			      (char *)bindir,
+			      NULL};
 	int ret;
 
-	if (guest_kernel_newest(rootfs, NULL, kver) < 0)
-		return err("image: lab: no kernel in '%s/boot'", rootfs);
-	moddir = xasprintf("MODDIR=%s/lib/modules/%s", rootfs, *kver);
-	{
-		char *const argv[] = {"env",	      moddir, "sh",
-				      (char *)layout_tiny_script(bindir), *kver,  (char *)out,
-				      (char *)bindir, NULL};
-
-		note("image: lab: the tiny image of the lab's kernel %s...",
-		     *kver);
-		ret = image_step_run("tiny: mkinitramfs-tiny.sh", argv, NULL);
-	}
-	free(moddir);
+	note("image: lab: the tiny image of the lab's kernel %s...", kver);
+	ret = image_step_run("tiny: mkinitramfs-tiny.sh", argv, NULL);
+	free(env);
 	return ret;
 }
 
@@ -179,6 +230,9 @@ struct disk_build {
 	char *base, *rec, *qcow2, *kernel, *initrd, *tar;
 	char *tq, *tk, *ti; /* the new image under temporary names */
 	char *link, *lk, *li;
+	bool host; /* from the host's packages (hd), not debootstrap */
+	struct hostdisk hd;
+	char *stage; /* hd's tree */
 };
 
 /* The suite, mirror and debootstrap packages, checked. */
@@ -332,13 +386,31 @@ static void disk_name_paths(struct disk_build *b)
 	free(lbase);
 }
 
-/*
- * The root file system, reused or debootstrap'ed, and for the kinds with
- * vmtax the tiny image of its kernel, added to the files.
- */
-static int disk_rootfs(struct disk_build *b)
+/* For kinds with vmtax: the tiny image of kernel KVER into the files. */
+static int disk_tiny(struct disk_build *b, const char *moddir,
+		     const char *kver)
 {
 	struct gfs_file *f;
+	int ret;
+
+	if (!b->k->vmtax)
+		return 0;
+	b->tiny = xasprintf("%s.tiny.cpio.gz", b->base);
+	ret = build_tiny_for(moddir, kver, b->bindir, b->tiny);
+	if (ret < 0)
+		return ret;
+	b->tiny_remote = guest_tiny_path_new(GUEST_LAB_IMAGES, kver);
+	f = &b->files[b->nfiles++];
+	f->local = b->tiny;
+	f->remote = b->tiny_remote;
+	f->mode = 0644;
+	return 0;
+}
+
+/* The root file system, reused or debootstrap'ed, and its tiny image. */
+static int disk_rootfs(struct disk_build *b)
+{
+	char *moddir;
 	int ret;
 
 	if (image_exists(b->rootfs)) {
@@ -351,16 +423,34 @@ static int disk_rootfs(struct disk_build *b)
 	}
 	if (!b->k->vmtax)
 		return 0;
-	b->tiny = xasprintf("%s.tiny.cpio.gz", b->base);
-	ret = build_tiny_for_rootfs(b->rootfs, b->bindir, b->tiny, &b->kver);
-	if (ret < 0)
+	if (guest_kernel_newest(b->rootfs, NULL, &b->kver) < 0)
+		return err("image: lab: no kernel in '%s/boot'", b->rootfs);
+	moddir = xasprintf("%s/lib/modules/%s", b->rootfs, b->kver);
+	ret = disk_tiny(b, moddir, b->kver);
+	free(moddir);
+	return ret;
+}
+
+/*
+ * Whether B is built from the host's packages (its kind has host roots and
+ * the host has them, and a guest kernel); if so, the tree's recipe.
+ */
+static int disk_choose(struct disk_build *b)
+{
+	const struct disk_kind *k = b->k;
+	int ret;
+
+	if (!k->host)
+		return 0;
+	ret = hostdisk_plan(&b->hd, k->name, k->host, k->nhost, b->dir,
+			    b->bindir);
+	if (ret <= 0)
 		return ret;
-	b->tiny_remote = guest_tiny_path_new(GUEST_LAB_IMAGES, b->kver);
-	f = &b->files[b->nfiles++];
-	f->local = b->tiny;
-	f->remote = b->tiny_remote;
-	f->mode = 0644;
-	return 0;
+	b->host = true;
+	ret = hostdisk_recipe(&b->hd, k->host, k->nhost, k->host_links,
+			      k->nhost_links, &b->rr);
+	recipe_key(&b->rr, b->rkey, sizeof(b->rkey));
+	return ret;
 }
 
 /* The root file system into one tarball, for guestfs's tar-in. */
@@ -387,64 +477,111 @@ static int disk_tar(struct disk_build *b)
 	return 0;
 }
 
-/* The disk, kernel and initrd under temporary names, then renamed. */
-static int disk_assemble(struct disk_build *b)
+static const struct gfs_text common_texts[] = {
+    {"/etc/systemd/system/vmtax-agent.service", agent_unit, 0644},
+    {"/etc/fstab", guest_fstab, 0644},
+    {"/etc/hostname", guest_hostname, 0644},
+    {"/etc/hosts", guest_hosts, 0644},
+};
+
+static const struct gfs_link common_links[] = {
+    {"/etc/systemd/system/vmtax-agent.service",
+     "/etc/systemd/system/sysinit.target.wants/"
+     "vmtax-agent.service"},
+    /* No prompts on the console at first boot. */
+    {"/dev/null", "/etc/systemd/system/systemd-firstboot.service"},
+    /* vmtax on PATH, once 'vmtax lab run' has put it there:
+     * kinds with vmtax only (the last link) */
+    {GUEST_LAB_VMTAX, "/usr/local/bin/vmtax"},
+};
+
+#define DISK_MAX_TEXTS (ARRAY_SIZE(common_texts) + 4)
+
+/*
+ * B's files, texts (into TEXTS, DISK_MAX_TEXTS of them) and links, and the
+ * new image's temporary names, into SPEC.
+ */
+static int disk_spec(struct disk_build *b, struct gfs_disk_spec *spec,
+		     struct gfs_text *texts)
 {
-	static const struct gfs_text common[] = {
-	    {"/etc/systemd/system/vmtax-agent.service", agent_unit, 0644},
-	    {"/etc/fstab", guest_fstab, 0644},
-	    {"/etc/hostname", guest_hostname, 0644},
-	    {"/etc/hosts", guest_hosts, 0644},
-	};
-	static const struct gfs_link links[] = {
-	    {"/etc/systemd/system/vmtax-agent.service",
-	     "/etc/systemd/system/sysinit.target.wants/"
-	     "vmtax-agent.service"},
-	    /* No prompts on the console at first boot. */
-	    {"/dev/null", "/etc/systemd/system/systemd-firstboot.service"},
-	    /* vmtax on PATH, once 'vmtax lab run' has put it there:
-	     * kinds with vmtax only (the last link) */
-	    {GUEST_LAB_VMTAX, "/usr/local/bin/vmtax"},
-	};
 	const struct disk_kind *k = b->k;
-	struct gfs_text texts[ARRAY_SIZE(common) + 4];
-	struct gfs_disk_spec spec = {
+
+	if (k->ntexts > DISK_MAX_TEXTS - ARRAY_SIZE(common_texts))
+		return err("image: %s: too many texts", k->name);
+	memcpy(texts, common_texts, sizeof(common_texts));
+	memcpy(texts + ARRAY_SIZE(common_texts), k->texts,
+	       k->ntexts * sizeof(*texts));
+	b->tq = xasprintf("%s.tmp", b->qcow2);
+	b->tk = xasprintf("%s.tmp", b->kernel);
+	b->ti = xasprintf("%s.tmp", b->initrd);
+	*spec = (struct gfs_disk_spec){
+	    .qcow2 = b->tq,
 	    .size = DISK_SIZE,
 	    .rootfs_tar = b->tar,
 	    .files = b->files,
 	    .nfiles = b->nfiles,
 	    .texts = texts,
-	    .links = links,
-	    .nlinks = ARRAY_SIZE(links) - !k->vmtax,
+	    .ntexts = ARRAY_SIZE(common_texts) + k->ntexts,
+	    .links = common_links,
+	    .nlinks = ARRAY_SIZE(common_links) - !k->vmtax,
+	    .kernel_out = b->tk,
+	    .initrd_out = b->ti,
 	};
+	return 0;
+}
+
+/* The new image's files renamed from their temporary names. */
+static int disk_rename(const struct disk_build *b)
+{
+	if (rename(b->tq, b->qcow2) < 0 || rename(b->tk, b->kernel) < 0 ||
+	    rename(b->ti, b->initrd) < 0)
+		return err_errno("image: %s: cannot rename the new image "
+				 "into '%s.*'",
+				 b->k->name, b->base);
+	return 0;
+}
+
+/* The disk, kernel and initrd through libguestfs, from the tarball. */
+static int disk_assemble(struct disk_build *b)
+{
+	struct gfs_text texts[DISK_MAX_TEXTS];
+	struct gfs_disk_spec spec;
 	char why[256];
 	const char *accel;
 	int ret;
 
-	if (k->ntexts > ARRAY_SIZE(texts) - ARRAY_SIZE(common))
-		return err("image: %s: too many texts", k->name);
-	memcpy(texts, common, sizeof(common));
-	memcpy(texts + ARRAY_SIZE(common), k->texts,
-	       k->ntexts * sizeof(*texts));
-	spec.ntexts = ARRAY_SIZE(common) + k->ntexts;
-
-	b->tq = xasprintf("%s.tmp", b->qcow2);
-	b->tk = xasprintf("%s.tmp", b->kernel);
-	b->ti = xasprintf("%s.tmp", b->initrd);
-	spec.qcow2 = b->tq;
-	spec.kernel_out = b->tk;
-	spec.initrd_out = b->ti;
+	ret = disk_spec(b, &spec, texts);
+	if (ret < 0)
+		return ret;
 	accel = host_accel_decide("", why, sizeof(why));
 	gfs_env_for_accel(accel, why);
 	ret = gfs_make_disk(&spec);
 	if (ret < 0)
 		return ret;
-	if (rename(b->tq, b->qcow2) < 0 || rename(b->tk, b->kernel) < 0 ||
-	    rename(b->ti, b->initrd) < 0)
-		return err_errno("image: %s: cannot rename the new image "
-				 "into '%s.*'",
-				 k->name, b->base);
-	return 0;
+	return disk_rename(b);
+}
+
+/* The disk, kernel and initrd from the host's packages (image-hostdisk.h). */
+static int disk_host_build(struct disk_build *b)
+{
+	const struct disk_kind *k = b->k;
+	struct gfs_text texts[DISK_MAX_TEXTS];
+	struct gfs_disk_spec spec;
+	int ret;
+
+	ret = disk_tiny(b, b->hd.moddir, b->hd.kver);
+	if (ret == 0)
+		ret = disk_spec(b, &spec, texts);
+	if (ret < 0)
+		return ret;
+	b->stage = xasprintf("%s.tree", b->base);
+	note("image: %s: from this host's packages (no download, no VM)",
+	     k->name);
+	ret = hostdisk_make(&b->hd, &spec, k->host_links, k->nhost_links,
+			    b->stage);
+	if (ret < 0)
+		return ret;
+	return disk_rename(b);
 }
 
 /* The links to the image's three files; their paths to stdout. */
@@ -489,6 +626,8 @@ static void disk_build_release(struct disk_build *b, bool failed)
 		free(b->remotes[i]);
 	}
 	free(b->apt);
+	hostdisk_release(&b->hd);
+	free(b->stage);
 	free(b->tiny);
 	free(b->tiny_remote);
 	free(b->kver);
@@ -522,9 +661,12 @@ int image_build_disk(const struct image_opts *o, const char *dir,
 	recipe_init(&b.rr);
 	recipe_init(&b.r);
 	ret = disk_source(&b);
+	if (ret == 0)
+		ret = disk_choose(&b);
 	if (ret < 0)
 		goto out;
-	disk_rootfs_recipe(&b);
+	if (!b.host)
+		disk_rootfs_recipe(&b);
 	ret = disk_recipe(&b);
 	if (ret < 0)
 		goto out;
@@ -542,17 +684,22 @@ int image_build_disk(const struct image_opts *o, const char *dir,
 		note("image: %s: would be built: recipe %s, root file system "
 		     "%s (%s)",
 		     k->name, b.key, b.rkey,
-		     image_exists(b.rootfs) ? "cached"
-					    : "debootstrap: minutes");
+		     b.host			? "the host's packages: seconds"
+		     : image_exists(b.rootfs) ? "cached"
+					      : "debootstrap: minutes");
 		goto out;
 	}
-	note("image: %s %s, recipe %s, root file system %s", k->name, b.suite,
-	     b.key, b.rkey);
-	ret = disk_rootfs(&b);
-	if (ret == 0)
-		ret = disk_tar(&b);
-	if (ret == 0)
-		ret = disk_assemble(&b);
+	note("image: %s %s, recipe %s, root file system %s", k->name,
+	     b.host ? "host packages" : b.suite, b.key, b.rkey);
+	if (b.host) {
+		ret = disk_host_build(&b);
+	} else {
+		ret = disk_rootfs(&b);
+		if (ret == 0)
+			ret = disk_tar(&b);
+		if (ret == 0)
+			ret = disk_assemble(&b);
+	}
 	if (ret == 0)
 		ret = image_write_text(b.rec, b.r.text);
 	if (ret < 0)

@@ -19,8 +19,12 @@
  *           not mean a new debootstrap), then gfs.h (libguestfs) makes an
  *           ext4 qcow2 from it with the agent as a systemd unit:
  *           DIR/debian-HASH.qcow2, DIR/debian-HASH.vmlinuz, .initrd
- *   lab     debian plus libvirt, QEMU and vmtax's run-time libraries
- *           (apt-get install in the debootstrap'ed tree, cached with it),
+ *   lab     where this host has them installed, built from its own
+ *           packages (image-hostdisk.h: libvirt, QEMU, systemd, vmtax's
+ *           run-time libraries, the kernel of the kernel cache; mke2fs -d,
+ *           no VM); else debian plus libvirt, QEMU and vmtax's run-time
+ *           libraries (apt-get install in the debootstrap'ed tree, cached
+ *           with it); either way
  *           /etc/modules-load.d/vmtax-lab.conf (kvm_amd), the agent and
  *           workloads in GUEST_LAB_BINDIR, and the tiny image of the
  *           image's own kernel (built from the tree's modules) in

@@ -16,6 +16,7 @@
 /* The build tree's data, relative to its top (tree_path()). */
 #define TREE_WORKLOADS "configs/workloads"
 #define TREE_TINY_SCRIPT "image/mkinitramfs-tiny.sh"
+#define TREE_ROOT_SCRIPT "image/mkinitramfs-root.sh"
 
 static const struct layout_dirs installed = {
     .bindir = VMTAX_BINDIR,
@@ -134,4 +135,13 @@ const char *layout_tiny_script(const char *bin)
 	return layout_installed_bin(bin)
 		   ? VMTAX_DATADIR "/mkinitramfs-tiny.sh"
 		   : tree_path(bin, TREE_TINY_SCRIPT, buf, sizeof(buf));
+}
+
+const char *layout_root_script(const char *bin)
+{
+	static char buf[PATH_MAX];
+
+	return layout_installed_bin(bin)
+		   ? VMTAX_DATADIR "/mkinitramfs-root.sh"
+		   : tree_path(bin, TREE_ROOT_SCRIPT, buf, sizeof(buf));
 }

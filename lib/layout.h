@@ -13,6 +13,7 @@
  *   configs              ./configs                   DATADIR/configs
  *   tiny script          T/image/mkinitramfs-tiny.sh
  *                                                    DATADIR/mkinitramfs-tiny.sh
+ *   root initrd script   T/image/mkinitramfs-root.sh DATADIR/mkinitramfs-root.sh
  *   host lock, journal   STATEDIR (/var/lib/vmtax), both
  *
  * (T is the tree of BIN: BIN/../.. or BIN/.., whichever holds the file;
@@ -73,5 +74,7 @@ int layout_bin_find(char *buf, size_t len, char *exe, size_t exe_len);
 const char *layout_workloads_dir(const char *bin);
 /* The tiny image's script for bin directory BIN. */
 const char *layout_tiny_script(const char *bin);
+/* The initramfs script of the images built from the host's packages. */
+const char *layout_root_script(const char *bin);
 
 #endif

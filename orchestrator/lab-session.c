@@ -121,8 +121,9 @@ int lab_image(struct lab *l)
 	/* This vmtax's agent and workloads, whatever the working directory. */
 	o.bindir = l->bindir;
 
-	note("lab: the lab image (built on first use: about 7 minutes from "
-	     "scratch here, seconds when cached)...");
+	note("lab: the lab image (built on first use: seconds from this "
+	     "host's packages, about 7 minutes through debootstrap where it "
+	     "lacks them; at once when cached)...");
 	if (image_build(&o) < 0)
 		return -EIO;
 	return guest_files_resolve(GUEST_IMAGE_LAB, "auto", "auto", l->bindir,

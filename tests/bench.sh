@@ -12,7 +12,10 @@
 #     cell's samples vs its profile run (GRUNS guests), and pairs of runs in
 #     one guest in alternating order (GBOOTS boots x GPAIRS pairs, through
 #     tests/agent-drive); the last line sums up
-#  6. the lab (docs/lab.md), when its image is built: one run of
+#  6. the lab (docs/lab.md): its image built from scratch from this host's
+#     packages in a scratch tree, against supermin --prepare/--build of the
+#     same packages (the reference, in the same run; skipped where the host
+#     lacks them); then, when the lab image is built: one run of
 #     configs/lab-npt.ini cut to NPT on, THP always, with the inner guest's
 #     kernel command line as an axis (vmtax's, loglevel=5, against
 #     loglevel=7, every console line: the reference, in the same run),
@@ -366,9 +369,65 @@ printf '   profile overhead: bare metal %+.2f%% elapsed, %+.2f%% cpu; guest (%s)
 fi
 
 if want 6; then
+echo "== 6. the lab image from scratch, from this host's packages, vs supermin of the same packages"
+# A scratch tree (vmtax, bin/, image/*.sh, configs/workloads, the kernel
+# cache linked): its build/images starts empty, so the build is from
+# scratch and the cache of $TOP is left alone.
+L=$W/labtree
+mkdir -p "$L/build" "$L/image" "$L/configs"
+cp "$VMTAX" "$L/build/vmtax"
+cp -a "$TOP/build/bin" "$L/build/bin"
+ln -s "$TOP/build/kernel" "$L/build/kernel"
+cp "$TOP"/image/*.sh "$L/image/"
+cp -a "$TOP/configs/workloads" "$L/configs/workloads"
+if ! (cd "$L" && build/vmtax image build --kind lab --check) 2>&1 | grep -q "the host's packages"; then
+	echo "   skipped: this host cannot build the lab from its own packages:"
+	(cd "$L" && build/vmtax image build --kind lab --check) 2>&1 | grep "debootstrap instead" | sed 's/^/   /'
+else
+	echo "   (cd SCRATCH && build/vmtax image build --kind lab)"
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	t0=$(now)
+	(cd "$L" && build/vmtax image build --kind lab) >"$W/labimg.out" 2>&1 ||
+		{ tail -20 "$W/labimg.out"; exit 1; }
+	host_s=$(echo "$(now) - $t0" | bc -l)
+	step() { sed -n "s/.*image: host disk: $1 in \([0-9.]*\) s.*/\1/p" "$W/labimg.out" | tail -n 1; }
+	rec=$(ls "$L"/build/images/lab-*.recipe)
+	npkg=$(grep -c '^host-package ' "$rec")
+	kver=$(sed -n 's/^kernel \([^ ]*\)$/\1/p' "$rec")
+	# The reference: supermin (the tool the issue suggested) over the same
+	# roots (libguestfs0 whole: supermin cannot take its libraries only),
+	# with depmod'ed modules of the same kernel, then the same qemu-img.
+	roots=$(sed -n 's/^roots //p' "$rec" | sed 's/:libs//g')
+	echo "   reference: depmod; supermin --prepare ROOTS; supermin --build -f ext2 --size 8G; qemu-img convert"
+	if ! command -v supermin >/dev/null; then
+		ref="skipped (supermin is not installed)"
+	else
+		t0=$(now)
+		mkdir -p "$W/smk/lib/modules"
+		if cp -al "$TOP/build/kernel/lib/modules/$kver" "$W/smk/lib/modules/" &&
+			depmod -b "$W/smk" "$kver" &&
+			supermin --prepare -o "$W/sm.d" $roots >"$W/sm.out" 2>&1 &&
+			SUPERMIN_KERNEL=$TOP/build/kernel/boot/vmlinuz-$kver \
+				SUPERMIN_MODULES=$W/smk/lib/modules/$kver \
+				supermin --build -f ext2 --size 8G -o "$W/sm.b" "$W/sm.d" >>"$W/sm.out" 2>&1 &&
+			qemu-img convert -f raw -O qcow2 "$W/sm.b/root" "$W/sm.qcow2"; then
+			sm_s=$(echo "$(now) - $t0" | bc -l)
+			ref=$(printf '%.1f s (the same %s roots, its own resolution): %.2fx' "$sm_s" \
+				"$(wc -l <"$W/sm.d/packages")" "$(echo "$host_s / $sm_s" | bc -l)")
+		else
+			ref="failed: $(tail -n 1 "$W/sm.out" 2>/dev/null || true)"
+		fi
+		rm -rf "$W/sm.b" "$W/sm.qcow2" "$W/smk"
+	fi
+	printf '   lab image from scratch (load %s): host packages %.1f s (%s packages; tree %s s, mke2fs -d %s s, qemu-img %s s); supermin %s\n' \
+		"$load" "$host_s" "$npkg" "$(step 'tree done')" "$(step 'mke2fs -d')" \
+		"$(step 'qemu-img convert')" "$ref"
+fi
+rm -rf "$L"
+
 echo "== 6. the lab: ready, and an inner guest's boot to hello ($LBOOTS boots of each cmdline)"
 if ! "$VMTAX" image build --kind lab --check 2>&1 | grep -q "up to date"; then
-	echo "   skipped: the lab image is not built ('$VMTAX image build --kind lab', about 7 min here)"
+	echo "   skipped: the lab image is not built ('$VMTAX image build --kind lab': seconds from this host's packages, about 7 min through debootstrap)"
 else
 	echo "   $VMTAX run configs/lab-npt.ini --set matrix.where=guest --set matrix.npt=on"
 	echo "     --set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=$LBOOTS"

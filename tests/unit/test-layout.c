@@ -90,6 +90,9 @@ static void test_installed_paths(void **state)
 	want = xasprintf("%s/mkinitramfs-tiny.sh", d->datadir);
 	assert_string_equal(layout_tiny_script(d->libexecdir), want);
 	free(want);
+	want = xasprintf("%s/mkinitramfs-root.sh", d->datadir);
+	assert_string_equal(layout_root_script(d->libexecdir), want);
+	free(want);
 
 	/* a build tree: as it always was */
 	images = guest_images_dir_new("/x/build/bin");
@@ -99,6 +102,8 @@ static void test_installed_paths(void **state)
 			    "configs/workloads");
 	assert_string_equal(layout_tiny_script("/x/build/bin"),
 			    "image/mkinitramfs-tiny.sh");
+	assert_string_equal(layout_root_script("/x/build/bin"),
+			    "image/mkinitramfs-root.sh");
 }
 
 /* A build tree that holds its files: found from any working directory. */
