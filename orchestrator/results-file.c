@@ -56,23 +56,8 @@ json_t *results_cell_env_new(const struct run *r, const struct cell *c)
 static void host_info(json_t *host, const struct run *r)
 {
 	struct host_ident id;
-	struct host_cpu cpu;
-	struct utsname u;
-	char hn[256] = "";
 
-	gethostname(hn, sizeof(hn) - 1);
-	uname(&u);
-	json_object_set_new(host, "hostname", json_string(hn));
-	json_object_set_new(host, "kernel", json_string(u.release));
-	if (host_cpu_read("", &cpu) == 0)
-		json_object_set_new(host, "cpu_model", json_string(cpu.model));
-	else
-		json_object_set_new(host, "cpu_model", json_null());
-	json_object_set_new(host, "cpus",
-			    json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
-	json_object_set_new(host, "mem_bytes",
-			    json_integer((json_int_t)sysconf(_SC_PHYS_PAGES) *
-					 sysconf(_SC_PAGESIZE)));
+	host_summary_json(host);
 	json_object_set_new(host, "accel",
 			    r->accel ? json_string(r->accel) : json_null());
 	json_object_set_new(host, "accel_reason", json_string(r->accel_why));
