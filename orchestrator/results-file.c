@@ -626,12 +626,24 @@ static int cells_are_ours(const struct run *r, const json_t *cells,
 	return 0;
 }
 
+int results_remote_check(const struct run *r, const json_t *doc,
+			 const char *what)
+{
+	const char *schema = json_string_value(json_object_get(doc, "schema"));
+
+	if (!schema || strcmp(schema, RESULTS_SCHEMA) ||
+	    !json_is_object(json_object_get(doc, "run")))
+		return err("%s: not a %s document with a run", what,
+			   RESULTS_SCHEMA);
+	return cells_are_ours(r, json_object_get(doc, "cells"), what);
+}
+
 int results_remote_take(struct run *r, const json_t *doc, const char *key,
 			json_t *label)
 {
 	json_t *cells = json_object_get(doc, "cells"), *head, *run, *ours;
 	struct cell_state *before;
-	const char *status, *schema;
+	const char *status;
 	static const char *const kept[] = { "config_path", "config_text",
 					    "config", "sets", "started",
 					    "resumed" };
@@ -639,14 +651,7 @@ int results_remote_take(struct run *r, const json_t *doc, const char *key,
 	size_t k;
 	int i, ret;
 
-	schema = json_string_value(json_object_get(doc, "schema"));
-	run = json_object_get(doc, "run");
-	if (!schema || strcmp(schema, RESULTS_SCHEMA) || !json_is_object(run)) {
-		ret = err("%s: not a %s document with a run", what,
-			  RESULTS_SCHEMA);
-		goto out;
-	}
-	ret = cells_are_ours(r, cells, what);
+	ret = results_remote_check(r, doc, what);
 	if (ret < 0)
 		goto out;
 	/* R's states stay as they were unless every cell parses */
