@@ -13,7 +13,7 @@
  *
  * run_remote(): on each host, its copy of the config and its workload under
  * ~/FLEET_REMOTE_DIR/RUN (RUN: this run directory's name), and 'vmtax run'
- * there (executor = local, no hosts) detached from the connection, its
+ * there (executor = local: the hosts unused there) detached from the connection, its
  * output in run.log there, followed here line by line ("HOST| ") until it
  * ends: a connection that drops leaves the run there going, its host
  * restored by its own vmtax.  All hosts at once.  Then each host's run
@@ -321,7 +321,6 @@ static bool set_is_fleets(const char *s)
 static char *run_cmd_new(const struct fleet *f)
 {
 	static const char *const ours[] = { "run.executor=" CELL_EXEC_LOCAL,
-					    "fleet.hosts=",
 					    "workload.dir=workloads" };
 	const struct run *r = f->r;
 	char *sets = xstrdup(""), *q, *prev, *vm, *cmd;

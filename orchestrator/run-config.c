@@ -341,14 +341,15 @@ static int fleet_hosts_distinct(const struct ini_list *l, char *msg,
 }
 
 /*
- * [fleet] hosts and [run] executor together: hosts alone make the executor
- * "fleet"; executor = fleet needs hosts; another executor takes none.
+ * [fleet] hosts and [run] executor together: hosts make the executor
+ * "fleet" unless it is set (a fleet host's own run is told executor =
+ * local: the hosts are then unused, as [lab] is but for the lab);
+ * executor = fleet needs hosts.
  */
 static int finish_fleet(const struct ini_key *k, void *obj,
 			const struct ini_origin *o, char *msg, size_t len)
 {
 	struct run_config *c = obj;
-	bool fleet;
 
 	(void)k;
 	(void)o;
@@ -356,18 +357,10 @@ static int finish_fleet(const struct ini_key *k, void *obj,
 		free(c->executor);
 		c->executor = xstrdup(FLEET_EXEC);
 	}
-	fleet = !strcmp(c->executor, FLEET_EXEC);
-	if (fleet && !c->fleet_hosts.n) {
+	if (!strcmp(c->executor, FLEET_EXEC) && !c->fleet_hosts.n) {
 		snprintf(msg, len,
 			 "executor = " FLEET_EXEC " needs [fleet] hosts (or "
 			 "--host DEST)");
-		return -EINVAL;
-	}
-	if (!fleet && c->fleet_hosts.n) {
-		snprintf(msg, len,
-			 "[fleet] hosts need [run] executor = " FLEET_EXEC
-			 " (it is '%s')",
-			 c->executor);
 		return -EINVAL;
 	}
 	return fleet_hosts_distinct(&c->fleet_hosts, msg, len);

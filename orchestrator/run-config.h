@@ -25,8 +25,8 @@
  *	[lab]      cpu, cpu_features, vcpus, memory: the lab host of
  *	           [run] executor = lab (lab.h); unused otherwise
  *	[fleet]    hosts, mode, vmtax, connect_timeout: the ssh hosts of
- *	           [run] executor = fleet (fleet.h); hosts alone make the
- *	           executor fleet
+ *	           [run] executor = fleet (fleet.h); hosts make the executor
+ *	           fleet unless it is set; unused otherwise
  *	[workload] name, dir; every other key (NAME) overrides a workload
  *	           parameter, with one value or a list (an axis)
  *
