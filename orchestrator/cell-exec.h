@@ -85,7 +85,9 @@ enum cell_exec_flag {
  *   through results_remote_take(), which checks it against R's matrix),
  *   and what this host knows of where it ran (*LABEL, results.json's
  *   executor label), each NULL when there is none, and the status the run
- *   there exited with (*RC; -1: it did not end).  0 once the run there
+ *   there exited with (*RC; -1: it did not end).  An executor whose cells
+ *   ran on several hosts (the fleet) gives no *DOC: it keeps each host's
+ *   document apart and sets R's states itself.  0 once the run there
  *   ended, or a negative errno (reported) when it was cut off: *DOC is
  *   then what came back before.
  */
