@@ -406,6 +406,10 @@ static void ended(struct fleet_host *h)
 		snprintf(h->why, sizeof(h->why),
 			 "its run directory is not there");
 		h->rc = -1;
+	} else if (h->rc != 0) {
+		snprintf(h->why, sizeof(h->why),
+			 "its vmtax run exited with status %d: %s", h->rc,
+			 h->last);
 	}
 	if (*h->why)
 		warn("fleet: host '%s': %s", h->name, h->why);
