@@ -74,22 +74,25 @@ static const char *str_at(const json_t *o, const char *a, const char *b)
 static int judge_ssh(const char *text, char *why, size_t len)
 {
 	char said[256];
+	const char *msg = said;
 
 	last_line(text, said, sizeof(said));
+	if (!strncmp(said, "ssh: ", 5))
+		msg += 5; /* said once: "ssh: MSG" */
 	if (strstr(text, "Host key verification failed") ||
 	    strstr(text, "REMOTE HOST IDENTIFICATION HAS CHANGED"))
 		snprintf(why, len,
 			 "its host key is not known here or has changed "
 			 "(StrictHostKeyChecking=yes: check the key and add it "
 			 "to known_hosts): ssh: %s",
-			 said);
+			 msg);
 	else if (strstr(text, "Permission denied"))
 		snprintf(why, len,
 			 "ssh cannot log in (BatchMode: a key or agent, no "
 			 "password): ssh: %s",
-			 said);
+			 msg);
 	else
-		snprintf(why, len, "unreachable: ssh: %s", said);
+		snprintf(why, len, "unreachable: ssh: %s", msg);
 	return -EINVAL;
 }
 

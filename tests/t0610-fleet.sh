@@ -125,7 +125,7 @@ test_expect_success 'an unknown host key: refused, ssh said why' '
 '
 
 test_expect_success 'two failing hosts: one line each' '
-	refused two-bad "fleet: host '"'"'nosuch'"'"': unreachable: ssh: ssh: Could not resolve hostname nosuch" "--host nosuch --host gamma --host alpha" &&
+	refused two-bad "fleet: host '"'"'nosuch'"'"': unreachable: ssh: Could not resolve hostname nosuch" "--host nosuch --host gamma --host alpha" &&
 	test "$(grep -c "error: fleet: host" err-two-bad)" = 2
 '
 

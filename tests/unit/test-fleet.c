@@ -170,7 +170,7 @@ static void test_judge(void **state)
 	      "ssh: root@b: Permission denied (publickey)." },
 	    { "ssh: connect to host b port 22: Connection refused\n", 255,
 	      false, false,
-	      "unreachable: ssh: ssh: connect to host b port 22: Connection "
+	      "unreachable: ssh: connect to host b port 22: Connection "
 	      "refused" },
 	    { "", 255, false, false, "unreachable: ssh: (it said nothing)" },
 	    { "uid=1000\n" GOOD, 0, false, false,
