@@ -123,16 +123,15 @@ static void want_init(const struct run *r, struct fleet_want *w,
 	w->kvm = w->libvirt && !strcmp(r->cfg.accel, "kvm");
 }
 
-/* Host K's probe, judged; its machine id into MID.  0 or -EINVAL. */
-static int probe_one(struct fleet *f, size_t k, const struct fleet_want *w,
-		     char *mid, size_t len)
+/* Host K's answers (OUT, STATUS; RET from running it), judged; its
+ * machine id into MID.  0 or -EINVAL, the host named. */
+static int probe_judge(struct fleet *f, size_t k, const struct fleet_want *w,
+		       const char *out, int status, int ret, char *mid,
+		       size_t len)
 {
 	struct fleet_host *h = &f->h[k];
-	char *cmd = fleet_probe_cmd_new(f->r->cfg.fleet_vmtax), *out = NULL;
 	struct fleet_probe p = { -1, NULL };
-	int status = -1, ret;
 
-	ret = on_host(f, k, cmd, -1, FLEET_CHECK_TIMEOUT_S, &out, &status);
 	if (ret == -ETIMEDOUT)
 		snprintf(h->why, sizeof(h->why),
 			 "its probe did not answer in %.0f s",
@@ -151,9 +150,41 @@ static int probe_one(struct fleet *f, size_t k, const struct fleet_want *w,
 		err("fleet: host '%s': %s", h->name, h->why);
 	}
 	fleet_probe_release(&p);
-	free(cmd);
-	free(out);
 	return ret < 0 ? -EINVAL : 0;
+}
+
+/*
+ * Every host's probe, all at once, judged: the machine ids into MID[k].
+ * How many hosts failed, each named on a line of its own.
+ */
+static int probe_all(struct fleet *f, const struct fleet_want *w,
+		     char (*mid)[64])
+{
+	char *cmd = fleet_probe_cmd_new(f->r->cfg.fleet_vmtax);
+	char ***argvs = xcalloc(f->n, sizeof(*argvs)), **outs;
+	size_t *nargs = xcalloc(f->n, sizeof(*nargs)), k;
+	int *statuses = xcalloc(f->n, sizeof(int));
+	int *rets = xcalloc(f->n, sizeof(int)), bad = 0;
+
+	outs = xcalloc(f->n, sizeof(*outs));
+	for (k = 0; k < f->n; k++)
+		argvs[k] = fleet_ssh_argv_new(&f->ssh, f->h[k].name, cmd,
+					      &nargs[k]);
+	fleet_run_capture_all((char *const *const *)argvs, f->n,
+			      FLEET_CHECK_TIMEOUT_S, outs, statuses, rets);
+	for (k = 0; k < f->n; k++) {
+		bad += probe_judge(f, k, w, outs[k], statuses[k], rets[k],
+				   mid[k], sizeof(mid[k])) < 0;
+		strv_free(argvs[k], nargs[k]);
+		free(outs[k]);
+	}
+	free(argvs);
+	free(nargs);
+	free(outs);
+	free(statuses);
+	free(rets);
+	free(cmd);
+	return bad;
 }
 
 /* Two entries that are one machine (one machine id). */
@@ -215,8 +246,7 @@ static int fleet_check(struct run *r, bool dry)
 	}
 	want_init(r, &w, build, sizeof(build));
 	mid = xcalloc(f.n, sizeof(*mid));
-	for (i = 0; i < f.n; i++)
-		bad += probe_one(&f, i, &w, mid[i], sizeof(mid[i])) < 0;
+	bad = probe_all(&f, &w, mid);
 	if (!bad)
 		bad += same_machine(&f, mid);
 	if (!bad && !strcmp(r->cfg.fleet_mode, fleet_modes[FLEET_SPLIT]))
@@ -536,17 +566,16 @@ static json_t *merge(struct fleet *f)
 	return label;
 }
 
-/* The probe's answers again: run.host of each host for the record. */
+/* The probes again: a host lost since check() is not started, and each
+ * host's run.host is known even when its results do not come back. */
 static void probe_hosts(struct fleet *f)
 {
 	struct fleet_want w;
-	char build[64], mid[64];
-	size_t k;
+	char build[64], (*mid)[64] = xcalloc(f->n, sizeof(*mid));
 
 	want_init(f->r, &w, build, sizeof(build));
-	for (k = 0; k < f->n; k++)
-		if (probe_one(f, k, &w, mid, sizeof(mid)) < 0)
-			f->h[k].rc = -1;
+	probe_all(f, &w, mid);
+	free(mid);
 }
 
 static int fleet_run_remote(struct run *r, json_t **doc, json_t **label,

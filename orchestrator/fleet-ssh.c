@@ -323,39 +323,77 @@ static void capture_line(void *arg, const char *s)
 	c->buf[c->n] = '\0';
 }
 
+/* One pass over the running ones: 1 while some still run. */
+static int capture_pass(struct fleet_proc *p, struct capture *c, int *rets,
+			size_t n, double end)
+{
+	struct pollfd pfd[FLEET_HOSTS_MAX];
+	size_t i, np = 0;
+
+	for (i = 0; i < n; i++) {
+		if (p[i].fd < 0)
+			continue;
+		/* Until its output ends or it exits: a master connection it
+		 * left in the background (ControlPersist) may hold the pipe
+		 * open. */
+		if (!fleet_proc_pump(&p[i], capture_line, &c[i]) ||
+		    fleet_proc_exited(&p[i])) {
+			fleet_proc_pump(&p[i], capture_line, &c[i]);
+			close(p[i].fd);
+			p[i].fd = -1;
+			continue;
+		}
+		if (end - mono_now() <= 0) {
+			fleet_proc_kill(&p[i], SIGKILL);
+			rets[i] = -ETIMEDOUT;
+			close(p[i].fd);
+			p[i].fd = -1;
+			continue;
+		}
+		pfd[np].fd = p[i].fd;
+		pfd[np++].events = POLLIN;
+	}
+	if (np)
+		poll(pfd, np, 200);
+	return np > 0;
+}
+
+/* ARGVS[0..N) at once, N at most FLEET_HOSTS_MAX (see fleet.h). */
+static void capture_n(char *const *const *argvs, const int *in_fds, size_t n,
+		      double timeout_s, char **outs, int *statuses, int *rets)
+{
+	struct fleet_proc *p = xcalloc(n, sizeof(*p));
+	struct capture *c = xcalloc(n, sizeof(*c));
+	double end = mono_now() + timeout_s;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		c[i].buf = xstrdup("");
+		rets[i] = fleet_proc_start(argvs[i], in_fds ? in_fds[i] : -1,
+					   &p[i]);
+	}
+	while (capture_pass(p, c, rets, n, end))
+		;
+	for (i = 0; i < n; i++) {
+		statuses[i] = fleet_proc_wait(&p[i]); /* -1: never started */
+		outs[i] = c[i].buf;
+	}
+	free(p);
+	free(c);
+}
+
 int fleet_run_capture(char *const *argv, int in_fd, double timeout_s,
 		      char **out, int *status)
 {
-	struct capture c = { xstrdup(""), 0 };
-	double end = mono_now() + timeout_s;
-	struct fleet_proc p;
 	int ret;
 
-	*out = NULL;
-	*status = -1;
-	ret = fleet_proc_start(argv, in_fd, &p);
-	if (ret < 0) {
-		free(c.buf);
-		return ret;
-	}
-	/* Until its output ends or it exits: a master connection it left
-	 * in the background (ControlPersist) may hold the pipe open. */
-	while (fleet_proc_pump(&p, capture_line, &c)) {
-		struct pollfd pfd = { .fd = p.fd, .events = POLLIN };
-		double left = end - mono_now();
-
-		if (fleet_proc_exited(&p)) {
-			fleet_proc_pump(&p, capture_line, &c);
-			break;
-		}
-		if (left <= 0) {
-			fleet_proc_kill(&p, SIGKILL);
-			ret = -ETIMEDOUT;
-			break;
-		}
-		poll(&pfd, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1);
-	}
-	*status = fleet_proc_wait(&p);
-	*out = c.buf;
+	capture_n(&argv, &in_fd, 1, timeout_s, out, status, &ret);
 	return ret;
+}
+
+void fleet_run_capture_all(char *const *const *argvs, size_t n,
+			   double timeout_s, char **outs, int *statuses,
+			   int *rets)
+{
+	capture_n(argvs, NULL, n, timeout_s, outs, statuses, rets);
 }

@@ -125,6 +125,15 @@ int fleet_proc_pump(struct fleet_proc *p, void (*line)(void *arg,
  */
 int fleet_run_capture(char *const *argv, int in_fd, double timeout_s,
 		      char **out, int *status);
+/*
+ * The same for ARGVS[0..N) (N at most FLEET_HOSTS_MAX) all at once, no
+ * stdin: each one's output, status and return value (0, -ETIMEDOUT, or
+ * the error of its start) into OUTS[i] (owned), STATUSES[i] and RETS[i].
+ * TIMEOUT_S bounds them all.
+ */
+void fleet_run_capture_all(char *const *const *argvs, size_t n,
+			   double timeout_s, char **outs, int *statuses,
+			   int *rets);
 
 /* ---- fleet-check.c ---- */
 

@@ -99,6 +99,12 @@ test_expect_success 'the ssh command lines: ControlMaster, BatchMode, strict hos
 	! grep "fake-ssh: bad argv" err
 '
 
+test_expect_success '--resume of a fleet run: refused, saying where each host'"'"'s run is' '
+	test_expect_code 2 "$VMTAX" run --resume two 2>err-resume &&
+	cat err-resume &&
+	grep -F "fleet: --resume of a fleet run is not built yet" err-resume
+'
+
 # refused NAME 'message (grep -F)' ARGS: exit 2, nothing run anywhere
 refused() {
 	: >fleet/argv.log &&

@@ -141,6 +141,32 @@ static void test_capture(void **state)
 	free(out);
 }
 
+/* Several at once: each its own output and status, one timeout for all. */
+static void test_capture_all(void **state)
+{
+	char *a[] = { "sh", "-c", "sleep 0.2; echo a", NULL };
+	char *b[] = { "sh", "-c", "echo b; exit 255", NULL };
+	char *c[] = { "sleep", "5", NULL };
+	char *const *argvs[] = { a, b, c };
+	char *outs[3];
+	int statuses[3], rets[3];
+	double t0 = mono_now();
+	size_t i;
+
+	(void)state;
+	fleet_run_capture_all(argvs, 3, 1.0, outs, statuses, rets);
+	assert_true(mono_now() - t0 < 3); /* together, not one by one */
+	assert_int_equal(rets[0], 0);
+	assert_int_equal(statuses[0], 0);
+	assert_string_equal(outs[0], "a\n");
+	assert_int_equal(rets[1], 0);
+	assert_int_equal(statuses[1], 255);
+	assert_string_equal(outs[1], "b\n");
+	assert_int_equal(rets[2], -ETIMEDOUT);
+	for (i = 0; i < 3; i++)
+		free(outs[i]);
+}
+
 #define PROBE(root, ver, build, libvirt, accel)                                 \
 	"{\"user\": {\"root\": " root "}, \"vmtax\": {\"version\": " ver       \
 	", \"build_id\": " build "}, \"versions\": {\"libvirt\": " libvirt    \
@@ -350,7 +376,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_dest),     cmocka_unit_test(test_argv),
-	    cmocka_unit_test(test_capture),  cmocka_unit_test(test_judge),
+	    cmocka_unit_test(test_capture),  cmocka_unit_test(test_capture_all),
+	    cmocka_unit_test(test_judge),
 	    cmocka_unit_test(test_probe_host), cmocka_unit_test(test_merge),
 	    cmocka_unit_test(test_probe_cmd),
 	};
