@@ -63,12 +63,7 @@ static bool fleet_rel_ok(const char *rel)
 	       strncmp(rel + strlen(pre), ".", name);
 }
 
-/*
- * A fleet run's results (results.json "fleet"): the paths of its hosts'
- * results that came back, beside RESULTS_PATH, into *PATHS (owned, *N of
- * them); *N = 0 and no "fleet": not a fleet run.  0 or -EINVAL, reported.
- */
-static int fleet_paths(const char *results_path, char ***paths, size_t *n,
+int report_fleet_paths(const char *results_path, char ***paths, size_t *n,
 		       bool *fleet)
 {
 	const char *slash = strrchr(results_path, '/');
@@ -124,10 +119,11 @@ static int fleet_report(const char *results_path, char **paths, size_t n,
 		return err("'%s': a fleet run none of whose hosts' results "
 			   "came back: see its \"fleet\" hosts' reasons",
 			   results_path);
-	if (rows || cols)
+	/* --rows host: the hosts are the rows already */
+	if (cols || (rows && strcmp(rows, REPORT_FLEET_AXIS)))
 		return err("'%s': a fleet run's report puts its hosts side by "
-			   "side; for --rows and --cols report one host: "
-			   "'vmtax report %.*shosts/NAME'",
+			   "side (--rows host); for other --rows and --cols "
+			   "report one host: 'vmtax report %.*shosts/NAME'",
 			   results_path, dl, results_path);
 	if (n == 1)
 		return report_write_view(paths[0], format, NULL, NULL, out);
@@ -145,7 +141,7 @@ int report_write_view(const char *results_path, const char *format,
 	bool fleet = false;
 	int ret;
 
-	ret = fleet_paths(results_path, &paths, &n, &fleet);
+	ret = report_fleet_paths(results_path, &paths, &n, &fleet);
 	if (ret == 0 && fleet)
 		ret = fleet_report(results_path, paths, n, format, rows, cols,
 				   out);

@@ -89,7 +89,12 @@ test_expect_success 'two hosts, mode each: both run the matrix and come back' '
 	"$VMTAX" report --format json two >two.json &&
 	jq -e ".schema == \"vmtax-compare/1\" and (.runs | length) == 2" two.json &&
 	test_expect_code 2 "$VMTAX" report two --rows where 2>err-rows &&
-	grep -F "a fleet run'"'"'s report puts its hosts side by side" err-rows
+	grep -F "a fleet run'"'"'s report puts its hosts side by side (--rows host)" err-rows &&
+	"$VMTAX" report two --rows host >rows-host &&
+	"$VMTAX" compare two --by host >by-host &&
+	"$VMTAX" report two >plain &&
+	cmp rows-host plain && cmp by-host plain &&
+	grep "^B: run .t0610. ($TRASH/two/hosts/root@beta/results.json)" by-host
 '
 
 test_expect_success 'the ssh command lines: ControlMaster, BatchMode, strict host keys, -- before the host' '
