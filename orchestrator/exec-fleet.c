@@ -13,10 +13,10 @@
  *
  * run_remote(): on each host, its copy of the config and its workload under
  * ~/FLEET_REMOTE_DIR/RUN (RUN: this run directory's name), and 'vmtax run'
- * there (executor = local: the hosts unused there) detached from the connection, its
- * output in run.log there, followed here line by line ("HOST| ") until it
- * ends: a connection that drops leaves the run there going, its host
- * restored by its own vmtax.  All hosts at once.  Then each host's run
+ * there (executor = local: the hosts unused there) detached from the
+ * connection, its output in run.log there, followed here line by line ("HOST|
+ * ") until it ends: a connection that drops leaves the run there going, its
+ * host restored by its own vmtax.  All hosts at once.  Then each host's run
  * directory comes back into RUN/hosts/NAME (scp over the same connection),
  * checked to be this run's cells (results_remote_check()), and this run
  * records each cell's outcome on every host and the hosts in "fleet"
@@ -108,8 +108,8 @@ static int on_host(struct fleet *f, size_t k, const char *cmd, int in_fd,
 
 /* ---- check() ---- */
 
-static void want_init(const struct run *r, struct fleet_want *w,
-		      char *build, size_t len)
+static void want_init(const struct run *r, struct fleet_want *w, char *build,
+		      size_t len)
 {
 	int i;
 
@@ -130,7 +130,7 @@ static int probe_judge(struct fleet *f, size_t k, const struct fleet_want *w,
 		       size_t len)
 {
 	struct fleet_host *h = &f->h[k];
-	struct fleet_probe p = { -1, NULL };
+	struct fleet_probe p = {-1, NULL};
 
 	if (ret == -ETIMEDOUT)
 		snprintf(h->why, sizeof(h->why),
@@ -168,8 +168,8 @@ static int probe_all(struct fleet *f, const struct fleet_want *w,
 
 	outs = xcalloc(f->n, sizeof(*outs));
 	for (k = 0; k < f->n; k++)
-		argvs[k] = fleet_ssh_argv_new(&f->ssh, f->h[k].name, cmd,
-					      &nargs[k]);
+		argvs[k] =
+		    fleet_ssh_argv_new(&f->ssh, f->h[k].name, cmd, &nargs[k]);
 	fleet_run_capture_all((char *const *const *)argvs, f->n,
 			      FLEET_CHECK_TIMEOUT_S, outs, statuses, rets);
 	for (k = 0; k < f->n; k++) {
@@ -252,8 +252,7 @@ static int fleet_check(struct run *r, bool dry)
 	if (!bad && !strcmp(r->cfg.fleet_mode, fleet_modes[FLEET_SPLIT]))
 		bad += split_check(&f);
 	snprintf(r->accel_why, sizeof(r->accel_why),
-		 "on %zu hosts over ssh (executor = " FLEET_EXEC
-		 ", mode = %s)",
+		 "on %zu hosts over ssh (executor = " FLEET_EXEC ", mode = %s)",
 		 f.n, r->cfg.fleet_mode);
 	for (i = 0; !bad && dry && i < f.n; i++)
 		printf("fleet host '%s': ready (root, vmtax %s build %s)\n",
@@ -274,9 +273,10 @@ static char *remote_dir_new(const char *rundir)
 	size_t i;
 
 	for (i = 0; name[i]; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789._-",
-			    name[i]) ||
+		if (!strchr(
+			"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			"0123456789._-",
+			name[i]) ||
 		    (!i && name[i] == '.'))
 			name[i] = '_';
 	d = xasprintf(FLEET_REMOTE_DIR "/%s", *name ? name : "run");
@@ -289,8 +289,8 @@ static int push_file(struct fleet *f, size_t k, const char *path,
 		     const char *pre, const char *file)
 {
 	struct fleet_host *h = &f->h[k];
-	char *cmd = xasprintf("%s%scat >%s/%s", pre, *pre ? " && " : "",
-			      f->rdir, file);
+	char *cmd =
+	    xasprintf("%s%scat >%s/%s", pre, *pre ? " && " : "", f->rdir, file);
 	char *out = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), status = -1, ret;
 
@@ -324,8 +324,8 @@ static int push(struct fleet *f, size_t k)
 {
 	const struct run_config *c = &f->r->cfg;
 	char *wl = xasprintf("workloads/%s.ini", c->workload_name);
-	char *pre = xasprintf("rm -rf %s && mkdir -p %s/workloads", f->rdir,
-			      f->rdir);
+	char *pre =
+	    xasprintf("rm -rf %s && mkdir -p %s/workloads", f->rdir, f->rdir);
 	int ret = push_file(f, k, c->path, pre, "config.ini");
 
 	if (ret == 0)
@@ -350,8 +350,8 @@ static bool set_is_fleets(const char *s)
  */
 static char *run_cmd_new(const struct fleet *f)
 {
-	static const char *const ours[] = { "run.executor=" CELL_EXEC_LOCAL,
-					    "workload.dir=workloads" };
+	static const char *const ours[] = {"run.executor=" CELL_EXEC_LOCAL,
+					   "workload.dir=workloads"};
 	const struct run *r = f->r;
 	char *sets = xstrdup(""), *q, *prev, *vm, *cmd;
 	size_t i;
@@ -444,8 +444,8 @@ static void ended(struct fleet_host *h)
 	if (*h->why)
 		warn("fleet: host '%s': %s", h->name, h->why);
 	else
-		note("fleet: host '%s': its run ended with status %d",
-		     h->name, h->rc);
+		note("fleet: host '%s': its run ended with status %d", h->name,
+		     h->rc);
 }
 
 /* Every host's output, prefixed, until every run there has ended. */
@@ -495,8 +495,7 @@ static void take_doc(struct fleet *f, struct fleet_host *h, const char *rel)
 				 "its results are not this run's");
 	} else if (!h->doc && !*h->why) {
 		snprintf(h->why, sizeof(h->why),
-			 "no results came back ('%s/%s')", f->r->rundir,
-			 path);
+			 "no results came back ('%s/%s')", f->r->rundir, path);
 	}
 	free(text);
 	free(what);
@@ -601,8 +600,8 @@ static int fleet_run_remote(struct run *r, json_t **doc, json_t **label,
 	free(cmd);
 	cmd = run_cmd_new(&f);
 	for (k = 0; k < f.n; k++)
-		f.h[k].started = !*f.h[k].why && push(&f, k) == 0 &&
-				 start(&f, k, cmd) == 0;
+		f.h[k].started =
+		    !*f.h[k].why && push(&f, k) == 0 && start(&f, k, cmd) == 0;
 	note("fleet: the matrix runs on %zu hosts, each in '~/%s'", f.n,
 	     f.rplain);
 	follow(&f);
@@ -621,8 +620,8 @@ static int fleet_run_remote(struct run *r, json_t **doc, json_t **label,
 }
 
 const struct cell_exec_ops cell_exec_fleet = {
-	.name = FLEET_EXEC,
-	.flags = EXEC_REMOTE,
-	.check = fleet_check,
-	.run_remote = fleet_run_remote,
+    .name = FLEET_EXEC,
+    .flags = EXEC_REMOTE,
+    .check = fleet_check,
+    .run_remote = fleet_run_remote,
 };

@@ -16,8 +16,8 @@
 char *fleet_probe_cmd_new(const char *vmtax)
 {
 	char *q = sh_quote_new(vmtax);
-	char *cmd = xasprintf("echo uid=$(id -u); exec %s host probe --json",
-			      q);
+	char *cmd =
+	    xasprintf("echo uid=$(id -u); exec %s host probe --json", q);
 
 	free(q);
 	return cmd;
@@ -97,8 +97,8 @@ static int judge_ssh(const char *text, char *why, size_t len)
 }
 
 /* The vmtax there: this one's version and build. */
-static int judge_vmtax(const json_t *doc, const struct fleet_want *w,
-		       char *why, size_t len)
+static int judge_vmtax(const json_t *doc, const struct fleet_want *w, char *why,
+		       size_t len)
 {
 	const char *v = str_at(doc, "vmtax", "version");
 	const char *b = str_at(doc, "vmtax", "build_id");
@@ -126,8 +126,8 @@ static int judge_vmtax(const json_t *doc, const struct fleet_want *w,
 }
 
 /* Libvirt and KVM, where the matrix needs them. */
-static int judge_virt(const json_t *doc, const struct fleet_want *w,
-		      char *why, size_t len)
+static int judge_virt(const json_t *doc, const struct fleet_want *w, char *why,
+		      size_t len)
 {
 	const char *accel = str_at(doc, "accel", "decision");
 
@@ -145,9 +145,8 @@ static int judge_virt(const json_t *doc, const struct fleet_want *w,
 	return 0;
 }
 
-int fleet_host_judge(const struct fleet_probe *p, int status,
-		     const char *text, const struct fleet_want *w, char *why,
-		     size_t len)
+int fleet_host_judge(const struct fleet_probe *p, int status, const char *text,
+		     const struct fleet_want *w, char *why, size_t len)
 {
 	char said[256];
 
@@ -168,14 +167,12 @@ int fleet_host_judge(const struct fleet_probe *p, int status,
 	}
 	if (!p->doc) {
 		last_line(text, said, sizeof(said));
-		snprintf(why, len,
-			 "its vmtax gave no probe (status %d): %s", status,
-			 said);
+		snprintf(why, len, "its vmtax gave no probe (status %d): %s",
+			 status, said);
 		return -EINVAL;
 	}
-	if (p->uid < 0 &&
-	    !json_is_true(json_object_get(json_object_get(p->doc, "user"),
-					  "root"))) {
+	if (p->uid < 0 && !json_is_true(json_object_get(
+			      json_object_get(p->doc, "user"), "root"))) {
 		snprintf(why, len, "not root: vmtax changes host settings");
 		return -EINVAL;
 	}
@@ -196,9 +193,9 @@ json_t *fleet_probe_host_new(const json_t *probe)
 		h = json_object();
 	}
 	json_object_del(h, "machine_id");
-	json_object_set_new(h, "accel",
-			    json_string(str_at(probe, "accel", "decision") ?:
-					"unknown"));
+	json_object_set_new(
+	    h, "accel",
+	    json_string(str_at(probe, "accel", "decision") ?: "unknown"));
 	return h;
 }
 

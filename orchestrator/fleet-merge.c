@@ -13,7 +13,7 @@
 
 #include "util.h"
 
-static const char *const counted[] = { "ok", "failed", "skipped", "pending" };
+static const char *const counted[] = {"ok", "failed", "skipped", "pending"};
 
 static const json_t *host_cell(const struct fleet_host_result *h, size_t i)
 {
@@ -31,7 +31,8 @@ static json_t *cell_counts(const struct fleet_host_result *h)
 		json_object_set_new(o, counted[k], json_integer(0));
 	json_array_foreach(json_object_get(h->doc, "cells"), i, c)
 	{
-		const char *st = json_string_value(json_object_get(c, "status"));
+		const char *st =
+		    json_string_value(json_object_get(c, "status"));
 
 		for (k = 0; st && k < ARRAY_SIZE(counted); k++)
 			if (!strcmp(st, counted[k]))

@@ -21,7 +21,7 @@
 
 #define CAPTURE_MAX (1u << 20)
 
-const char *const fleet_modes[] = { "each", "split", NULL };
+const char *const fleet_modes[] = {"each", "split", NULL};
 
 static bool dest_char(char c)
 {
@@ -69,8 +69,10 @@ int fleet_dest_check(const char *dest, char *why, size_t len)
 		return -EINVAL;
 	}
 	if (i > FLEET_DEST_MAX) {
-		snprintf(why, len, "a destination of %zu characters (at most "
-				   "%d)", i, FLEET_DEST_MAX);
+		snprintf(why, len,
+			 "a destination of %zu characters (at most "
+			 "%d)",
+			 i, FLEET_DEST_MAX);
 		return -EINVAL;
 	}
 	if (at && (at == dest || !at[1] || strchr(at + 1, '@'))) {
@@ -81,8 +83,10 @@ int fleet_dest_check(const char *dest, char *why, size_t len)
 		return -EINVAL;
 	}
 	if (*fleet_dest_host(dest) == '.' || *fleet_dest_host(dest) == '-') {
-		snprintf(why, len, "'%s': a host name starts with a letter or "
-				   "a digit", dest);
+		snprintf(why, len,
+			 "'%s': a host name starts with a letter or "
+			 "a digit",
+			 dest);
 		return -EINVAL;
 	}
 	return 0;
@@ -369,8 +373,8 @@ static void capture_n(char *const *const *argvs, const int *in_fds, size_t n,
 
 	for (i = 0; i < n; i++) {
 		c[i].buf = xstrdup("");
-		rets[i] = fleet_proc_start(argvs[i], in_fds ? in_fds[i] : -1,
-					   &p[i]);
+		rets[i] =
+		    fleet_proc_start(argvs[i], in_fds ? in_fds[i] : -1, &p[i]);
 	}
 	while (capture_pass(p, c, rets, n, end))
 		;

@@ -33,8 +33,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define FLEET_EXEC "fleet"	 /* [run] executor's value */
-#define FLEET_SUBDIR "hosts"	 /* RUN/hosts/NAME: each host's run */
+#define FLEET_EXEC "fleet"	       /* [run] executor's value */
+#define FLEET_SUBDIR "hosts"	       /* RUN/hosts/NAME: each host's run */
 #define FLEET_REMOTE_DIR "vmtax-fleet" /* on a host, under its login dir */
 #define FLEET_HOSTS_MAX 32
 #define FLEET_DEST_MAX 255
@@ -89,7 +89,7 @@ char **fleet_scp_argv_new(const struct fleet_ssh *s, const char *dest,
 /* A command running here (ssh, scp): its stdout and stderr in one pipe. */
 struct fleet_proc {
 	pid_t pid;
-	int fd;	 /* the read end; -1 at its end */
+	int fd;	    /* the read end; -1 at its end */
 	int status; /* once reaped: as fleet_proc_wait() gives it */
 	char line[4096];
 	size_t nline;
@@ -112,9 +112,8 @@ bool fleet_proc_exited(struct fleet_proc *p);
  * the end the partial line too.  Returns 1 while P's output is open, 0
  * at its end.
  */
-int fleet_proc_pump(struct fleet_proc *p, void (*line)(void *arg,
-							const char *s),
-		    void *arg);
+int fleet_proc_pump(struct fleet_proc *p,
+		    void (*line)(void *arg, const char *s), void *arg);
 
 /*
  * Run ARGV to its end with stdin from IN_FD (-1: none) and its output
@@ -146,7 +145,7 @@ char *fleet_probe_cmd_new(const char *vmtax);
 
 /* A host's answers: what fleet_probe_cmd_new()'s command printed. */
 struct fleet_probe {
-	long uid;  /* -1: not said */
+	long uid;    /* -1: not said */
 	json_t *doc; /* the probe, or NULL */
 };
 
@@ -169,9 +168,8 @@ struct fleet_want {
  * WHY: unreachable or its host key unknown (ssh's message), not root, no
  * vmtax, another version or build, no libvirt, no KVM.  Pure.
  */
-int fleet_host_judge(const struct fleet_probe *p, int status,
-		     const char *text, const struct fleet_want *w, char *why,
-		     size_t len);
+int fleet_host_judge(const struct fleet_probe *p, int status, const char *text,
+		     const struct fleet_want *w, char *why, size_t len);
 /*
  * The probe's host as results.json's run.host would say it (accel: the
  * probe's decision), for host_diff() (reports/host-diff.h).  New
@@ -185,8 +183,8 @@ const char *fleet_probe_machine_id(const json_t *probe);
 
 /* One host of a fleet run, as it ended. */
 struct fleet_host_result {
-	const char *name; /* its [fleet] hosts entry (the destination) */
-	const json_t *doc; /* its results.json (checked), or NULL */
+	const char *name;   /* its [fleet] hosts entry (the destination) */
+	const json_t *doc;  /* its results.json (checked), or NULL */
 	const json_t *host; /* its run.host from the pre-check, or NULL */
 	int rc;		    /* the run there's exit status; -1: none */
 	const char *why;    /* why it failed, or NULL */

@@ -10,19 +10,19 @@
 #include "util.h"
 
 const struct host_diff_field host_diff_fields[] = {
-	{ "cpu_model", NULL, "cpu_model" },
-	{ "cpu_id", "fingerprint", "cpu_id" },
-	{ "microcode", "fingerprint", "microcode" },
-	{ "cpus", NULL, "cpus" },
-	{ "sockets", "fingerprint", "sockets" },
-	{ "cores", "fingerprint", "cores" },
-	{ "numa_nodes", "fingerprint", "numa_nodes" },
-	{ "mem_bytes", NULL, "mem_bytes" },
-	{ "kernel", NULL, "kernel" },
-	{ "kernel_build", "fingerprint", "kernel_build" },
-	{ "accel", NULL, "accel" },
-	{ "virtualized", NULL, "virtualized" },
-	{ "hypervisor", "hypervisor", "name" },
+    {"cpu_model", NULL, "cpu_model"},
+    {"cpu_id", "fingerprint", "cpu_id"},
+    {"microcode", "fingerprint", "microcode"},
+    {"cpus", NULL, "cpus"},
+    {"sockets", "fingerprint", "sockets"},
+    {"cores", "fingerprint", "cores"},
+    {"numa_nodes", "fingerprint", "numa_nodes"},
+    {"mem_bytes", NULL, "mem_bytes"},
+    {"kernel", NULL, "kernel"},
+    {"kernel_build", "fingerprint", "kernel_build"},
+    {"accel", NULL, "accel"},
+    {"virtualized", NULL, "virtualized"},
+    {"hypervisor", "hypervisor", "name"},
 };
 const size_t host_diff_nfields = ARRAY_SIZE(host_diff_fields);
 
@@ -44,8 +44,7 @@ static bool field_differs(const json_t *a, const json_t *b,
 	return va && vb && !json_equal(va, vb);
 }
 
-size_t host_diff(const json_t *a, const json_t *b, const char **out,
-		 size_t max)
+size_t host_diff(const json_t *a, const json_t *b, const char **out, size_t max)
 {
 	size_t i, n = 0;
 

@@ -45,7 +45,6 @@ size_t host_diff(const json_t *a, const json_t *b, const char **out,
  * "cpu_model ('X' vs 'Y'), kernel ('6.1' vs '6.12')" for the fields that
  * differ, into BUF; "" when none.  Returns how many differ.
  */
-size_t host_diff_text(const json_t *a, const json_t *b, char *buf,
-		      size_t len);
+size_t host_diff_text(const json_t *a, const json_t *b, char *buf, size_t len);
 
 #endif
