@@ -130,8 +130,10 @@ static int fleet_hosts(struct compare_args *a, char ***paths, size_t *n)
 	size_t nh = 0;
 	bool fleet = false;
 
-	if (report_fleet_paths((*paths)[0], &hosts, &nh, &fleet) < 0)
+	if (report_fleet_paths((*paths)[0], &hosts, &nh, &fleet) < 0) {
+		strv_free(hosts, nh);
 		return EXIT_USAGE;
+	}
 	if (!fleet || nh < 2) {
 		strv_free(hosts, nh);
 		err("'%s': %s: --by host compares the hosts of a fleet run "

@@ -89,10 +89,12 @@ int report_fleet_paths(const char *results_path, char ***paths, size_t *n,
 		if (!rel)
 			continue;
 		if (!fleet_rel_ok(rel)) {
-			json_decref(doc);
-			return err("'%s': fleet host results at '%s': not "
-				   "hosts/NAME/results.json",
-				   results_path, rel);
+			int ret = err("'%s': fleet host results at '%s': not "
+				      "hosts/NAME/results.json",
+				      results_path, rel);
+
+			json_decref(doc); /* REL was borrowed from it */
+			return ret;
 		}
 		(*paths)[(*n)++] =
 		    xasprintf("%.*s%s", slash ? (int)(slash - results_path + 1)
