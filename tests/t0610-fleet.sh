@@ -189,4 +189,26 @@ EOF
 	grep "regex  42.000 points" drop/report.txt
 '
 
+test_expect_success 'a stop signal stops the run on every host, which says so' '
+	host theta mid-theta &&
+	cat >fleet/hosts/theta/bin/vmtax <<EOF &&
+#!/bin/sh
+case "\$1" in
+host) "$VMTAX" "\$@" | jq ".host.machine_id = \"mid-theta\"" ;;
+run) trap "kill \\\$!; echo theta stops; exit 130" TERM
+	echo "theta starts"; sleep 60 & wait ;;
+esac
+EOF
+	"$VMTAX" run run.ini --host theta --out stop >out 2>err-stop &
+	pid=$! &&
+	wait_for err-stop "^theta\| theta starts" 30 &&
+	kill -INT $pid &&
+	test_expect_code 1 wait $pid &&
+	cat err-stop &&
+	grep "fleet: stopping the run on every host" err-stop &&
+	grep "^theta| theta stops" err-stop &&
+	jq -e ".run.status == \"interrupted\"" stop/results.json &&
+	jq -e ".fleet.hosts[0].reason == \"its vmtax run exited with status 130: theta stops\"" stop/results.json
+'
+
 test_done
