@@ -94,7 +94,7 @@ test_expect_success 'two hosts, mode each: both run the matrix and come back' '
 	"$VMTAX" compare two --by host >by-host &&
 	"$VMTAX" report two >plain &&
 	cmp rows-host plain && cmp by-host plain &&
-	grep "^B: run .t0610. ($TRASH/two/hosts/root@beta/results.json)" by-host
+	grep "^B: run .t0610. (two/hosts/root@beta/results.json)" by-host
 '
 
 test_expect_success 'the ssh command lines: ControlMaster, BatchMode, strict host keys, -- before the host' '
@@ -104,11 +104,6 @@ test_expect_success 'the ssh command lines: ControlMaster, BatchMode, strict hos
 	! grep "fake-ssh: bad argv" err
 '
 
-test_expect_success '--resume of a fleet run: refused, saying where each host'"'"'s run is' '
-	test_expect_code 2 "$VMTAX" run --resume two 2>err-resume &&
-	cat err-resume &&
-	grep -F "fleet: --resume of a fleet run is not built yet" err-resume
-'
 
 # refused NAME 'message (grep -F)' ARGS: exit 2, nothing run anywhere
 refused() {
@@ -209,6 +204,12 @@ EOF
 	grep "^theta| theta stops" err-stop &&
 	jq -e ".run.status == \"interrupted\"" stop/results.json &&
 	jq -e ".fleet.hosts[0].reason == \"its vmtax run exited with status 130: theta stops\"" stop/results.json
+'
+
+test_expect_success '--resume of an interrupted fleet run: refused, saying where each host'"'"'s run is' '
+	test_expect_code 2 "$VMTAX" run --resume stop 2>err-resume &&
+	cat err-resume &&
+	grep -F "fleet: --resume of a fleet run is not built yet" err-resume
 '
 
 test_done
