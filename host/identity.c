@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cpuset.h"
@@ -380,4 +381,25 @@ void host_ident_json(const struct host_ident *id, json_t *host)
 	json_object_set_new(fp, "thp_enabled", str_or_null(id->thp_enabled));
 	json_object_set_new(fp, "thp_defrag", str_or_null(id->thp_defrag));
 	json_object_set_new(host, "fingerprint", fp);
+}
+
+void host_summary_json(json_t *host)
+{
+	struct host_cpu cpu;
+	struct utsname u;
+	char hn[256] = "";
+
+	gethostname(hn, sizeof(hn) - 1);
+	uname(&u);
+	json_object_set_new(host, "hostname", json_string(hn));
+	json_object_set_new(host, "kernel", json_string(u.release));
+	if (host_cpu_read("", &cpu) == 0)
+		json_object_set_new(host, "cpu_model", json_string(cpu.model));
+	else
+		json_object_set_new(host, "cpu_model", json_null());
+	json_object_set_new(host, "cpus",
+			    json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_set_new(host, "mem_bytes",
+			    json_integer((json_int_t)sysconf(_SC_PHYS_PAGES) *
+					 sysconf(_SC_PAGESIZE)));
 }

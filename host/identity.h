@@ -108,6 +108,13 @@ void host_ident_judge(struct host_ident *id);
 void host_ident_json(const struct host_ident *id, json_t *host);
 
 /*
+ * What run.host records first: "hostname", "kernel" (the release),
+ * "cpu_model" (null when /proc/cpuinfo cannot be read), "cpus" (online)
+ * and "mem_bytes", into HOST in that order.  Of this host: no ROOT.
+ */
+void host_summary_json(json_t *host);
+
+/*
  * X of the first "Hypervisor detected: X" line of TEXT (a kernel log:
  * /dev/kmsg records or dmesg lines) into OUT; false when there is none.
  */

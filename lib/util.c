@@ -404,3 +404,41 @@ bool is_safe_name(const char *s)
 	}
 	return n > 0 && strcmp(s, ".") && strcmp(s, "..");
 }
+
+/* One shell word (util.h). */
+char *sh_quote_new(const char *s)
+{
+	size_t n = 2, i;
+	char *out, *o;
+
+	for (i = 0; s[i]; i++)
+		n += s[i] == '\'' ? 4 : 1;
+	out = o = xmalloc(n + 1);
+	*o++ = '\'';
+	for (i = 0; s[i]; i++) {
+		if (s[i] == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return out;
+}
+
+int build_id_read(char *buf, size_t len)
+{
+	char *data = NULL;
+	size_t n = 0;
+	int ret;
+
+	ret = read_file("/proc/self/exe", (size_t)512 << 20, &data, &n);
+	if (ret < 0)
+		return ret;
+	snprintf(buf, len, "fnv1a64:%016llx",
+		 (unsigned long long)hash_fnv1a(data, n));
+	free(data);
+	return 0;
+}

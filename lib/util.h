@@ -101,5 +101,13 @@ FILE *fopen_new(const char *path);
 char *strstrip(char *s);
 /* true if s is a valid, bounded identifier: [A-Za-z0-9_.-]+, 1..64 chars. */
 bool is_safe_name(const char *s);
+/* 'S' with every ' as '\'' : one shell word (owned). */
+char *sh_quote_new(const char *s);
+/*
+ * What this executable is, "fnv1a64:HEX" of /proc/self/exe, into BUF: two
+ * vmtax programs with one build id are one build (the fleet checks its
+ * hosts').  0 or a negative errno; reports nothing.
+ */
+int build_id_read(char *buf, size_t len);
 
 #endif

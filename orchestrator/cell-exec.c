@@ -6,16 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet.h"
 #include "util.h"
 
-const char *const cell_exec_places[] = { CELL_EXEC_LOCAL, "lab", NULL };
+const char *const cell_exec_places[] = { CELL_EXEC_LOCAL, "lab", FLEET_EXEC,
+					  NULL };
 
 const struct cell_exec_row cell_exec_rows[] = {
 	{ CELL_EXEC_LOCAL, WHERE_BARE, false, &cell_exec_bare },
 	{ CELL_EXEC_LOCAL, WHERE_GUEST, false, &cell_exec_guest },
 	{ "lab", 0, true, &cell_exec_lab },
-	/* Next: "fleet", other hosts over ssh: see cell-exec.h, "How to add
-	 * one". */
+	{ FLEET_EXEC, 0, true, &cell_exec_fleet },
 };
 const size_t cell_exec_rows_count = ARRAY_SIZE(cell_exec_rows);
 

@@ -15,9 +15,11 @@
  * (this host: bare-metal cells on it, guest cells in guests of its KVM or
  * TCG, one executor per enum where) or a remote place, whose one executor
  * runs every cell of the matrix on a host of its own (EXEC_REMOTE): "lab",
- * a lab host inside this one (exec-lab.c, docs/lab.md).
+ * a lab host inside this one (exec-lab.c, docs/lab.md), or "fleet", other
+ * hosts over ssh, each running the whole matrix (exec-fleet.c,
+ * docs/fleet.md).
  *
- * How to add one (a fleet of other hosts over ssh is the next): write
+ * How to add one: write
  * exec-NAME.c with its static ops and its flags, declare it below, and
  * give it its rows in cell_exec_rows[] (cell-exec.c): a remote place's
  * name goes in cell_exec_places[] too, which makes it a value of [run]
@@ -83,7 +85,9 @@ enum cell_exec_flag {
  *   through results_remote_take(), which checks it against R's matrix),
  *   and what this host knows of where it ran (*LABEL, results.json's
  *   executor label), each NULL when there is none, and the status the run
- *   there exited with (*RC; -1: it did not end).  0 once the run there
+ *   there exited with (*RC; -1: it did not end).  An executor whose cells
+ *   ran on several hosts (the fleet) gives no *DOC: it keeps each host's
+ *   document apart and sets R's states itself.  0 once the run there
  *   ended, or a negative errno (reported) when it was cut off: *DOC is
  *   then what came back before.
  */
@@ -105,6 +109,7 @@ struct cell_exec_ops {
 extern const struct cell_exec_ops cell_exec_bare;  /* exec-bare.c */
 extern const struct cell_exec_ops cell_exec_guest; /* exec-guest.c */
 extern const struct cell_exec_ops cell_exec_lab;   /* exec-lab.c */
+extern const struct cell_exec_ops cell_exec_fleet; /* exec-fleet.c */
 
 /* One row of the registry: the executor of the cells at WHERE (or every
  * cell, where_any) when [run] executor is PLACE. */

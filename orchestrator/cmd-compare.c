@@ -65,7 +65,7 @@ static const struct opt compare_opts[] = {
 	  "AXIS",
 	  "any axis of the run, named as in its cell ids\n"
 	  "(docs/axes.md): %s,\n"
-	  "vcpus, host.KNOB, ...",
+	  "vcpus, host.KNOB, ...; host: a fleet run's hosts",
 	  compare_axes },
 	{ 'f', "format", OPT_STRING, offsetof(struct compare_args, format),
 	  NULL, "FMT", "%s (default text)", report_format_names },
@@ -119,6 +119,37 @@ static int compare_render(const struct compare_args *a, char **paths,
 	return 0;
 }
 
+/*
+ * --by host of a fleet run (docs/fleet.md): its hosts' results, compared
+ * as runs (the first host against each later one), in place of *PATHS.
+ * 0, or the exit status.
+ */
+static int fleet_hosts(struct compare_args *a, char ***paths, size_t *n)
+{
+	char **hosts = NULL;
+	size_t nh = 0;
+	bool fleet = false;
+
+	if (report_fleet_paths((*paths)[0], &hosts, &nh, &fleet) < 0) {
+		strv_free(hosts, nh);
+		return EXIT_USAGE;
+	}
+	if (!fleet || nh < 2) {
+		strv_free(hosts, nh);
+		err("'%s': %s: --by host compares the hosts of a fleet run "
+		    "(docs/fleet.md)",
+		    (*paths)[0],
+		    fleet ? "fewer than two of its hosts' results came back"
+			  : "not a fleet run");
+		return EXIT_USAGE;
+	}
+	strv_free(*paths, *n);
+	*paths = hosts;
+	*n = nh;
+	a->o.by = NULL;
+	return 0;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_args a = { .format = "text" };
@@ -139,6 +170,11 @@ int cmd_compare(int argc, char **argv)
 	paths = xcalloc(n, sizeof(*paths));
 	for (i = 0; i < n; i++)
 		paths[i] = report_results_path_new(argv[first + i]);
+	if (n == 1 && a.o.by && !strcmp(a.o.by, REPORT_FLEET_AXIS)) {
+		ret = fleet_hosts(&a, &paths, &n);
+		if (ret)
+			goto out;
+	}
 	ret = compare_render(&a, paths, n, &buf, &len);
 	if (ret)
 		goto out;

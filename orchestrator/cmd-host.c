@@ -94,15 +94,35 @@ static json_t *probe_cpu(void)
 	return o;
 }
 
-/* What results.json's run.host records (host/identity.h). */
+/*
+ * What results.json's run.host records (host/identity.h) but accel, and
+ * the machine id (/etc/machine-id: the fleet refuses two entries that
+ * name one machine).
+ */
 static json_t *probe_identity(void)
 {
 	struct host_ident id;
 	json_t *o = json_object();
+	char mid[64];
 
+	host_summary_json(o);
+	json_object_set_new(o, "machine_id",
+			    read_line("/etc/machine-id", mid, sizeof(mid)) == 0
+				? json_string(mid)
+				: json_null());
 	host_ident_read("", NULL, &id);
 	host_ident_json(&id, o);
 	return o;
+}
+
+/* This vmtax: {"version", "build_id"} (null when unreadable). */
+static json_t *probe_vmtax(void)
+{
+	char id[64];
+
+	return json_pack("{s:s, s:o}", "version", VMTAX_VERSION, "build_id",
+			 build_id_read(id, sizeof(id)) == 0 ? json_string(id)
+							     : json_null());
 }
 
 static json_t *probe_modules(struct host_ctx *ctx)
@@ -291,6 +311,7 @@ static json_t *probe_model(struct host_ctx *ctx, const char *uri)
 			    probe_knob(ctx, "kvm.nx_huge_pages"));
 	json_object_set_new(m, "counters", probe_counters());
 	json_object_set_new(m, "versions", probe_versions(uri));
+	json_object_set_new(m, "vmtax", probe_vmtax());
 	return m;
 }
 

@@ -42,6 +42,12 @@ static const struct opt run_opts[] = {
 	  "parameter as workload.NAME=VALUE; a list\n"
 	  "(V1,V2) makes an axis",
 	  NULL },
+	{ 0, "host", OPT_STRINGS, offsetof(struct run_args, hosts), NULL,
+	  "DEST",
+	  "run the matrix on ssh destination DEST (again\n"
+	  "for more hosts): --set fleet.hosts=DEST,...\n"
+	  "(docs/fleet.md)",
+	  NULL },
 	{ 'r', "resume", OPT_STRING, offsetof(struct run_args, resume), NULL,
 	  "DIR",
 	  "continue an interrupted run in DIR: completed\n"
@@ -63,6 +69,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: vmtax run CONFIG [--out DIR] [--set SECTION.KEY=VALUE]...\n"
+		"                        [--host DEST]...\n"
 		"       vmtax run CONFIG --dry-run [--set SECTION.KEY=VALUE]...\n"
 		"       vmtax run --resume DIR [--force]\n"
 		"\n"

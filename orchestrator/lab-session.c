@@ -49,29 +49,6 @@ static const char lab_script[] =
 	"echo $? >" LAB_RC "\n";
 
 
-/* 'S' with every ' as '\'' : one shell word. */
-static char *sh_quote_new(const char *s)
-{
-	size_t n = 2, i;
-	char *out, *o;
-
-	for (i = 0; s[i]; i++)
-		n += s[i] == '\'' ? 4 : 1;
-	out = o = xmalloc(n + 1);
-	*o++ = '\'';
-	for (i = 0; s[i]; i++) {
-		if (s[i] == '\'') {
-			memcpy(o, "'\\''", 4);
-			o += 4;
-		} else {
-			*o++ = s[i];
-		}
-	}
-	*o++ = '\'';
-	*o = '\0';
-	return out;
-}
-
 /* ---- the lab host ---- */
 
 /*

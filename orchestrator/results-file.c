@@ -56,23 +56,8 @@ json_t *results_cell_env_new(const struct run *r, const struct cell *c)
 static void host_info(json_t *host, const struct run *r)
 {
 	struct host_ident id;
-	struct host_cpu cpu;
-	struct utsname u;
-	char hn[256] = "";
 
-	gethostname(hn, sizeof(hn) - 1);
-	uname(&u);
-	json_object_set_new(host, "hostname", json_string(hn));
-	json_object_set_new(host, "kernel", json_string(u.release));
-	if (host_cpu_read("", &cpu) == 0)
-		json_object_set_new(host, "cpu_model", json_string(cpu.model));
-	else
-		json_object_set_new(host, "cpu_model", json_null());
-	json_object_set_new(host, "cpus",
-			    json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
-	json_object_set_new(host, "mem_bytes",
-			    json_integer((json_int_t)sysconf(_SC_PHYS_PAGES) *
-					 sysconf(_SC_PAGESIZE)));
+	host_summary_json(host);
 	json_object_set_new(host, "accel",
 			    r->accel ? json_string(r->accel) : json_null());
 	json_object_set_new(host, "accel_reason", json_string(r->accel_why));
@@ -641,12 +626,24 @@ static int cells_are_ours(const struct run *r, const json_t *cells,
 	return 0;
 }
 
+int results_remote_check(const struct run *r, const json_t *doc,
+			 const char *what)
+{
+	const char *schema = json_string_value(json_object_get(doc, "schema"));
+
+	if (!schema || strcmp(schema, RESULTS_SCHEMA) ||
+	    !json_is_object(json_object_get(doc, "run")))
+		return err("%s: not a %s document with a run", what,
+			   RESULTS_SCHEMA);
+	return cells_are_ours(r, json_object_get(doc, "cells"), what);
+}
+
 int results_remote_take(struct run *r, const json_t *doc, const char *key,
 			json_t *label)
 {
 	json_t *cells = json_object_get(doc, "cells"), *head, *run, *ours;
 	struct cell_state *before;
-	const char *status, *schema;
+	const char *status;
 	static const char *const kept[] = { "config_path", "config_text",
 					    "config", "sets", "started",
 					    "resumed" };
@@ -654,14 +651,7 @@ int results_remote_take(struct run *r, const json_t *doc, const char *key,
 	size_t k;
 	int i, ret;
 
-	schema = json_string_value(json_object_get(doc, "schema"));
-	run = json_object_get(doc, "run");
-	if (!schema || strcmp(schema, RESULTS_SCHEMA) || !json_is_object(run)) {
-		ret = err("%s: not a %s document with a run", what,
-			  RESULTS_SCHEMA);
-		goto out;
-	}
-	ret = cells_are_ours(r, cells, what);
+	ret = results_remote_check(r, doc, what);
 	if (ret < 0)
 		goto out;
 	/* R's states stay as they were unless every cell parses */

@@ -82,6 +82,14 @@ int results_resume_apply(struct run *r, json_t *old);
 int results_remote_take(struct run *r, const json_t *doc, const char *key,
 			json_t *label);
 
+/*
+ * What results_remote_take() checks first: DOC is a results document of
+ * R's cells, in order.  WHAT names DOC in the error.  0 or -EINVAL,
+ * reported.
+ */
+int results_remote_check(const struct run *r, const json_t *doc,
+			 const char *what);
+
 /* A document saved mid-run whose run no longer runs: "interrupted". */
 void results_doc_cut_off(json_t *doc);
 

@@ -4,6 +4,25 @@
 #include <string.h>
 
 #include "run-args.h"
+#include "util.h"
+
+/* --host DEST... as the last --set: fleet.hosts=DEST,... */
+static void hosts_to_set(struct run_args *a)
+{
+	size_t i, len = strlen("fleet.hosts=") + 1;
+
+	for (i = 0; i < a->hosts.n; i++)
+		len += strlen(a->hosts.v[i]) + 1;
+	a->hosts_set = xmalloc(len);
+	strcpy(a->hosts_set, "fleet.hosts=");
+	for (i = 0; i < a->hosts.n; i++) {
+		if (i)
+			strcat(a->hosts_set, ",");
+		strcat(a->hosts_set, a->hosts.v[i]);
+	}
+	a->sets.v = xrealloc(a->sets.v, (a->sets.n + 1) * sizeof(*a->sets.v));
+	a->sets.v[a->sets.n++] = a->hosts_set;
+}
 
 int run_args_parse(const struct opt *opts, void (*usage)(FILE *f), int argc,
 		   char **argv, struct run_args *a)
@@ -13,7 +32,8 @@ int run_args_parse(const struct opt *opts, void (*usage)(FILE *f), int argc,
 	memset(a, 0, sizeof(*a));
 	first = opts_parse(opts, usage, a, argc, argv);
 	if (first >= 0 &&
-	    (a->resume ? (first != argc || a->out || a->sets.n || a->dry)
+	    (a->resume ? (first != argc || a->out || a->sets.n ||
+			  a->hosts.n || a->dry)
 		       : first != argc - 1 || (a->dry && a->out))) {
 		usage(stderr);
 		first = OPTS_BAD;
@@ -23,6 +43,8 @@ int run_args_parse(const struct opt *opts, void (*usage)(FILE *f), int argc,
 		return first;
 	}
 	a->config = a->resume ? NULL : argv[first];
+	if (a->hosts.n)
+		hosts_to_set(a);
 	return 0;
 }
 
@@ -31,4 +53,9 @@ void run_args_release(struct run_args *a)
 	free(a->sets.v);
 	a->sets.v = NULL;
 	a->sets.n = 0;
+	free(a->hosts.v);
+	a->hosts.v = NULL;
+	a->hosts.n = 0;
+	free(a->hosts_set);
+	a->hosts_set = NULL;
 }

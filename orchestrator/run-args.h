@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * run-args.h - the command line 'vmtax run' and 'vmtax lab run' share:
- *	CMD CONFIG [--out DIR] [--set S.K=V]... [--force]
+ *	CMD CONFIG [--out DIR] [--set S.K=V]... [--host DEST]... [--force]
  *	CMD CONFIG --dry-run [--set S.K=V]...
  *	CMD --resume DIR [--force]
  * Each command has its own option table (cmd-opts.h) over struct run_args
@@ -20,7 +20,10 @@ struct run_args {
 	const char *out;	/* --out DIR, or NULL */
 	const char *resume;	/* --resume DIR, or NULL */
 	const char *config;	/* the CONFIG operand; NULL with --resume */
-	struct opt_strings sets; /* --set, in order (v is owned) */
+	struct opt_strings sets; /* --set, in order (v is owned); --host
+				  * adds one, "fleet.hosts=DEST,..." */
+	struct opt_strings hosts; /* --host, in order (v is owned) */
+	char *hosts_set;	  /* that --set (owned), or NULL */
 	bool force;		/* --force */
 	bool dry;		/* --dry-run */
 };
@@ -28,8 +31,9 @@ struct run_args {
 /*
  * Parse argv into A with OPTS (rows over struct run_args): 0 to go on, or
  * what opts_parse() returns to stop (OPTS_HELP, OPTS_BAD), usage printed.
- * With --resume there is no CONFIG, --out, --set or --dry-run; --dry-run
- * takes no --out.  On a stop A holds nothing to free.
+ * With --resume there is no CONFIG, --out, --set, --host or --dry-run;
+ * --dry-run takes no --out.  --host DEST... becomes the last --set,
+ * "fleet.hosts=DEST,..." (the config checks each).  On a stop A holds nothing to free.
  */
 int run_args_parse(const struct opt *opts, void (*usage)(FILE *f), int argc,
 		   char **argv, struct run_args *a);

@@ -16,6 +16,7 @@
 #include "cpuset.h"
 #include "quiet.h"
 #include "cell-exec.h"
+#include "fleet.h"
 #include "lab.h"
 #include "matrix.h"
 #include "thp.h"
@@ -287,6 +288,84 @@ static int finish_paging(const struct ini_key *k, void *obj,
 	return 0;
 }
 
+static int check_fleet_dest(const char *v, char *msg, size_t len)
+{
+	char why[384];
+
+	if (fleet_dest_check(v, why, sizeof(why)) == 0)
+		return 0;
+	snprintf(msg, len, "bad ssh destination: %s", why);
+	return -EINVAL;
+}
+
+/* The command each host runs: a path or a name on its PATH, one word. */
+static int check_fleet_vmtax(const char *v, char *msg, size_t len)
+{
+	size_t i;
+
+	for (i = 0; v[i]; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789._/+-",
+			    v[i]))
+			break;
+	if (*v && *v != '-' && !v[i])
+		return 0;
+	snprintf(msg, len,
+		 "bad vmtax command '%s' (a path or a name: letters, digits, "
+		 "'.', '_', '/', '+', '-'; not starting with '-')",
+		 v);
+	return -EINVAL;
+}
+
+/* Two entries naming one host (root@box and box) are one machine. */
+static int fleet_hosts_distinct(const struct ini_list *l, char *msg,
+				size_t len)
+{
+	size_t i, j;
+
+	if (l->n > FLEET_HOSTS_MAX) {
+		snprintf(msg, len, "%zu hosts (at most %d)", l->n,
+			 FLEET_HOSTS_MAX);
+		return -EINVAL;
+	}
+	for (i = 0; i < l->n; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(fleet_dest_host(l->v[i]),
+				    fleet_dest_host(l->v[j]))) {
+				snprintf(msg, len,
+					 "'%s' and '%s' name the same host",
+					 l->v[j], l->v[i]);
+				return -EINVAL;
+			}
+	return 0;
+}
+
+/*
+ * [fleet] hosts and [run] executor together: hosts make the executor
+ * "fleet" unless it is set (a fleet host's own run is told executor =
+ * local: the hosts are then unused, as [lab] is but for the lab);
+ * executor = fleet needs hosts.
+ */
+static int finish_fleet(const struct ini_key *k, void *obj,
+			const struct ini_origin *o, char *msg, size_t len)
+{
+	struct run_config *c = obj;
+
+	(void)k;
+	(void)o;
+	if (c->fleet_hosts.n && !c->executor_set) {
+		free(c->executor);
+		c->executor = xstrdup(FLEET_EXEC);
+	}
+	if (!strcmp(c->executor, FLEET_EXEC) && !c->fleet_hosts.n) {
+		snprintf(msg, len,
+			 "executor = " FLEET_EXEC " needs [fleet] hosts (or "
+			 "--host DEST)");
+		return -EINVAL;
+	}
+	return fleet_hosts_distinct(&c->fleet_hosts, msg, len);
+}
+
 static const struct ini_key run_keys[] = {
     KEY("run", "name", INI_STR, name, "run", .check = check_run_name,
 	.help = "run name (letters, digits, '.', '_', '-')"),
@@ -303,10 +382,11 @@ static const struct ini_key run_keys[] = {
 		"guests kept up (groups where host settings differ); cells: "
 		"one cell after the other"),
     KEY("run", "executor", INI_ENUM, executor, "local",
-	.choices = cell_exec_places,
+	.choices = cell_exec_places, WAS_SET(executor_set),
 	.help = "where the matrix runs: local (this host: its bare metal, "
-		"guests of its KVM or TCG) or lab (inside a lab host, the "
-		"[lab] keys: emulated AMD-V, real KVM; docs/lab.md)"),
+		"guests of its KVM or TCG), lab (inside a lab host, the "
+		"[lab] keys: emulated AMD-V, real KVM; docs/lab.md) or fleet "
+		"(on each of the [fleet] hosts, over ssh; docs/fleet.md)"),
     KEY("run", "seed", INI_INT, seed, "0", .min = 0, .max = 2147483647L,
 	.help = "seed of the rounds' shuffle and the bootstrap (0: from the "
 		"clock; the one used is recorded)"),
@@ -414,6 +494,22 @@ static const struct ini_key run_keys[] = {
 	.help = "executor = lab: the lab host's vCPUs"),
     KEY("lab", "memory", INI_SIZE, lab_memory, "4G", .min = 1ULL << 30,
 	.max = 1ULL << 40, .help = "executor = lab: the lab host's memory"),
+    KEY("fleet", "hosts", INI_STR, fleet_hosts, NULL, .shape = INI_LIST,
+	.check = check_fleet_dest, .finish = finish_fleet,
+	.help = "ssh destinations (USER@HOST or an alias of your ssh config) "
+		"that each run the matrix with a vmtax of their own; makes "
+		"[run] executor fleet (docs/fleet.md)"),
+    KEY("fleet", "mode", INI_ENUM, fleet_mode, "each", .choices = fleet_modes,
+	.help = "each: every host runs the whole matrix (host is the outermost "
+		"level); split: like hosts share its cells (only the refusal "
+		"of unlike hosts is built)"),
+    KEY("fleet", "vmtax", INI_STR, fleet_vmtax, "vmtax",
+	.check = check_fleet_vmtax,
+	.help = "the vmtax command on each host (a name on its PATH, or a "
+		"path); it must be this vmtax's version and build"),
+    KEY("fleet", "connect_timeout", INI_DOUBLE, fleet_connect_timeout_s, "10",
+	.min = 1, .max = 600,
+	.help = "seconds ssh may take to connect to a host (ConnectTimeout)"),
     KEY("matrix", "where", INI_ENUM, where, "bare-metal, guest",
 	.shape = INI_LIST, .choices = where_names, .help = "where cells run",
 	AXIS(.slot = SLOT_WHERE, .kind = AXIS_WHERE, .applies = APPLIES_ALL,

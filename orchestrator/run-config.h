@@ -24,6 +24,9 @@
  *	           exclude
  *	[lab]      cpu, cpu_features, vcpus, memory: the lab host of
  *	           [run] executor = lab (lab.h); unused otherwise
+ *	[fleet]    hosts, mode, vmtax, connect_timeout: the ssh hosts of
+ *	           [run] executor = fleet (fleet.h); hosts make the executor
+ *	           fleet unless it is set; unused otherwise
  *	[workload] name, dir; every other key (NAME) overrides a workload
  *	           parameter, with one value or a list (an axis)
  *
@@ -112,8 +115,14 @@ struct run_config {
 	char *lab_cpu_features;
 	long lab_vcpus;
 	uint64_t lab_memory;
+	/* [fleet]: the hosts of [run] executor = fleet (fleet.h) */
+	struct ini_list fleet_hosts; /* ssh destinations */
+	char *fleet_mode;	     /* "each" | "split" */
+	char *fleet_vmtax;	     /* the command on each host */
+	double fleet_connect_timeout_s;
 	/* "was set" (file or --set), for the rules and axes that ask */
 	bool max_repeat_set;
+	bool executor_set; /* else [fleet] hosts make it "fleet" */
 	bool profile_hz_set; /* else a TCG guest's profile_hz is lower */
 	bool paging_set, ept_set, npt_set;
 	bool backing_set; /* backing is in cell ids */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host-diff.h"
 #include "util.h"
 
 static const char *const letters[] = {
@@ -309,6 +310,29 @@ static void baseline_note(struct compare *c, const struct compare_opts *o,
 	free(with);
 }
 
+/* Say so when a run's host is not run A's: the machines differ too. */
+static void host_notes(struct compare *c)
+{
+	const json_t *a = json_object_get(
+	    json_object_get(c->runs[0]->doc, "run"), "host");
+	char diff[1024];
+	size_t k;
+
+	for (k = 1; k < c->nruns; k++) {
+		const json_t *b = json_object_get(
+		    json_object_get(c->runs[k]->doc, "run"), "host");
+
+		if (!host_diff_text(a, b, diff, sizeof(diff)))
+			continue;
+		c->notes =
+		    xrealloc(c->notes, (c->nnotes + 1) * sizeof(*c->notes));
+		c->notes[c->nnotes++] = xasprintf(
+		    "run %s ran on another host than run A: %s; its "
+		    "differences are the hosts' too",
+		    compare_run_letter(k), diff);
+	}
+}
+
 /* Two runs of one config: consistent with a re-run?  (compare.h) */
 static char *compare_rerun_new(const struct compare *c)
 {
@@ -568,6 +592,7 @@ int compare_new(struct report **runs, size_t nruns,
 		if (ret < 0)
 			goto out;
 	} else {
+		host_notes(c);
 		across_runs(c, o);
 	}
 	if (!c->by && !c->effect && nruns == 2)

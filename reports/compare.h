@@ -53,6 +53,12 @@
  * letter beyond the runs, an ID not a cell of the run or a run given two
  * baselines is -EINVAL, reported.
  *
+ * Hosts: across runs, a run whose run.host differs from run A's in what
+ * the machine is (reports/host-diff.h: CPU, microcode, memory, kernel,
+ * NUMA, accel, virtualized...) gets a note in c->notes naming each field
+ * and both values, in plain and effect compares alike; runs on like hosts
+ * get none.
+ *
  * Pairs (o->pairs, --pair REF_ID,ID): across runs, cell REF_ID of run A
  * is aligned with cell ID of each later run, whatever their ids; the
  * other cells align by id, but a cell named in a pair aligns only through
@@ -133,7 +139,8 @@ struct compare {
 	size_t ngeo;
 	bool has_kvm; /* some row's kvm.valid */
 	bool effect;  /* an effect compare: rows have effect, not d */
-	char **notes; /* owned: what the whole comparison must say */
+	char **notes; /* owned: what the whole comparison must say (hosts
+		       * that differ; with effect, baselines not aligned) */
 	size_t nnotes;
 	/*
 	 * Two runs of one config (the same config text), compared plainly:

@@ -544,6 +544,13 @@ static int csv_compare(const struct compare *c, FILE *out)
 	}
 	for (i = 0; i < c->nrows; i++)
 		compare_kvm_rows(c, &c->rows[i], out);
+	/* kind "note": what the whole comparison must say (hosts that
+	 * differ), in the note column */
+	for (i = 0; i < c->nnotes; i++) {
+		fputs("note,,,,,,,,,,,,,,,", out);
+		str(out, c->notes[i]);
+		fputc('\n', out);
+	}
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -193,7 +193,13 @@ int fmt_html_compare(const struct compare *c, FILE *out)
 		esc(out, c->runs[i]->kernel ? c->runs[i]->kernel : "?");
 		fprintf(out, "</li>\n");
 	}
-	fprintf(out, "</ul>\n<table>\n<tr><th>cell</th><th>ref</th>"
+	fprintf(out, "</ul>\n");
+	for (i = 0; i < c->nnotes; i++) {
+		fprintf(out, "<p class=\"note\">Note: ");
+		esc(out, c->notes[i]);
+		fprintf(out, "</p>\n");
+	}
+	fprintf(out, "<table>\n<tr><th>cell</th><th>ref</th>"
 		     "<th>ref mean</th><th>vs</th><th>mean</th><th>delta</th>"
 		     "<th>95%% interval</th><th>p</th><th></th></tr>\n");
 	for (i = 0; i < c->nrows; i++)

@@ -498,7 +498,7 @@ static int json_effect(const struct compare *c, FILE *out)
 
 static int json_compare(const struct compare *c, FILE *out)
 {
-	json_t *runs = json_array(), *rows = json_array();
+	json_t *runs = json_array(), *rows = json_array(), *notes = NULL;
 	size_t i;
 
 	if (c->effect) {
@@ -541,15 +541,22 @@ static int json_compare(const struct compare *c, FILE *out)
 			json_object_set_new(json_array_get(rows, i), "kvm",
 					    jcompare_kvm(&row->kvm));
 	}
-	return dump(json_pack("{s:s, s:o, s:s, s:s, s:s, s:o, s:o, s:{s:o, "
-			      "s:I}, s:o*}",
+	/* Only when there are some (hosts that differ): older output stays. */
+	if (c->nnotes) {
+		notes = json_array();
+		for (i = 0; i < c->nnotes; i++)
+			json_array_append_new(notes,
+					      json_string(c->notes[i]));
+	}
+	return dump(json_pack("{s:s, s:o, s:s, s:s, s:s, s:o, s:o*, s:o, "
+			      "s:{s:o, s:I}, s:o*}",
 			      "schema", "vmtax-compare/1", "by", jstrn(c->by),
 			      "workload", c->runs[0]->wl_name, "metric",
 			      c->runs[0]->wl_metric, "unit",
-			      c->runs[0]->wl_unit, "runs", runs, "rows", rows,
-			      "geomean_delta", "value", jreal(c->geomean),
-			      "cells", (json_int_t)c->ngeo, "rerun",
-			      c->rerun ? json_string(c->rerun) : NULL),
+			      c->runs[0]->wl_unit, "runs", runs, "notes", notes,
+			      "rows", rows, "geomean_delta", "value",
+			      jreal(c->geomean), "cells", (json_int_t)c->ngeo,
+			      "rerun", c->rerun ? json_string(c->rerun) : NULL),
 		    out);
 }
 

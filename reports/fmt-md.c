@@ -505,6 +505,11 @@ static int md_compare(const struct compare *c, FILE *out)
 	if (c->effect)
 		return md_effect(c, out);
 	md_compare_head(c, out);
+	for (i = 0; i < c->nnotes; i++) {
+		mdprintf(out, "%s**Note**: ", i ? "" : "\n");
+		fmt_md_escape(out, c->notes[i]);
+		mdprintf(out, "\n");
+	}
 	mdprintf(out, "\n| cell | ref | ref mean | vs | mean | delta | "
 		      "95%% interval | p | |\n"
 		      "|---|---|---:|---|---:|---:|---|---:|---|\n");

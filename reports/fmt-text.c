@@ -509,6 +509,8 @@ static int text_compare(const struct compare *c, FILE *out)
 	if (c->effect)
 		return text_effect(c, out);
 	text_compare_head(c, out);
+	for (i = 0; i < c->nnotes; i++)
+		tprintf(out, "note: %s\n", c->notes[i]);
 	for (i = 0; i < c->nrows; i++)
 		text_compare_row(c, &c->rows[i], out);
 	tprintf(out, "\ngeometric mean of (1 + delta) over %zu cells: %s\n",

@@ -6,6 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "caps.h"
 #include "format.h"
 #include "util.h"
 
@@ -44,13 +47,111 @@ int report_write(const char *results_path, const char *format, FILE *out)
 	return report_write_view(results_path, format, NULL, NULL, out);
 }
 
+/* "hosts/NAME/results.json", NAME one path component: where a fleet
+ * run's host results are (docs/fleet.md). */
+static bool fleet_rel_ok(const char *rel)
+{
+	static const char pre[] = "hosts/", post[] = "/results.json";
+	size_t n = strlen(rel), name;
+
+	if (n <= strlen(pre) + strlen(post) || strncmp(rel, pre, strlen(pre)) ||
+	    strcmp(rel + n - strlen(post), post))
+		return false;
+	name = n - strlen(pre) - strlen(post);
+	return !memchr(rel + strlen(pre), '/', name) &&
+	       strncmp(rel + strlen(pre), "..", name) &&
+	       strncmp(rel + strlen(pre), ".", name);
+}
+
+int report_fleet_paths(const char *results_path, char ***paths, size_t *n,
+		       bool *fleet)
+{
+	const char *slash = strrchr(results_path, '/');
+	char *text = NULL;
+	size_t len = 0, i;
+	json_t *doc, *hosts, *h;
+
+	*paths = NULL;
+	*n = 0;
+	*fleet = false;
+	if (read_file(results_path, RESULTS_FILE_MAX, &text, &len) < 0)
+		return 0; /* report_load() says why */
+	doc = json_loadb(text, len, 0, NULL);
+	free(text);
+	hosts = json_object_get(json_object_get(doc, "fleet"), "hosts");
+	*fleet = json_is_array(hosts);
+	*paths = xcalloc(json_array_size(hosts) + 1, sizeof(**paths));
+	json_array_foreach(hosts, i, h)
+	{
+		const char *rel =
+		    json_string_value(json_object_get(h, "results"));
+
+		if (!rel)
+			continue;
+		if (!fleet_rel_ok(rel)) {
+			int ret = err("'%s': fleet host results at '%s': not "
+				      "hosts/NAME/results.json",
+				      results_path, rel);
+
+			json_decref(doc); /* REL was borrowed from it */
+			return ret;
+		}
+		(*paths)[(*n)++] =
+		    xasprintf("%.*s%s", slash ? (int)(slash - results_path + 1)
+					      : 0,
+			      results_path, rel);
+	}
+	json_decref(doc);
+	return 0;
+}
+
+/*
+ * A fleet run's report: its hosts side by side (the first against each
+ * other, cell by cell, as 'vmtax compare' puts runs), or the one host's
+ * own report.  Its samples are never pooled.
+ */
+static int fleet_report(const char *results_path, char **paths, size_t n,
+			const char *format, const char *rows,
+			const char *cols, FILE *out)
+{
+	const char *slash = strrchr(results_path, '/');
+	int dl = slash ? (int)(slash - results_path + 1) : 0;
+
+	if (!n)
+		return err("'%s': a fleet run none of whose hosts' results "
+			   "came back: see its \"fleet\" hosts' reasons",
+			   results_path);
+	/* --rows host: the hosts are the rows already */
+	if (cols || (rows && strcmp(rows, REPORT_FLEET_AXIS)))
+		return err("'%s': a fleet run's report puts its hosts side by "
+			   "side (--rows host); for other --rows and --cols "
+			   "report one host: 'vmtax report %.*shosts/NAME'",
+			   results_path, dl, results_path);
+	if (n == 1)
+		return report_write_view(paths[0], format, NULL, NULL, out);
+	return report_compare_write((const char *const *)paths, n, NULL,
+				    format, out);
+}
+
 int report_write_view(const char *results_path, const char *format,
 		      const char *rows, const char *cols, FILE *out)
 {
 	const struct report_format *f;
 	struct report *r = NULL;
+	char **paths = NULL;
+	size_t n = 0;
+	bool fleet = false;
 	int ret;
 
+	ret = report_fleet_paths(results_path, &paths, &n, &fleet);
+	if (ret == 0 && fleet)
+		ret = fleet_report(results_path, paths, n, format, rows, cols,
+				   out);
+	if (ret < 0 || fleet) {
+		strv_free(paths, n);
+		return ret;
+	}
+	free(paths);
 	ret = find_format(format, &f);
 	if (ret < 0)
 		goto out;

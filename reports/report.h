@@ -13,6 +13,7 @@
 #ifndef VMTAX_REPORT_H
 #define VMTAX_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -55,5 +56,19 @@ int report_compare_write(const char *const *paths, size_t n,
  */
 int report_write_view(const char *results_path, const char *format,
 		      const char *rows, const char *cols, FILE *out);
+
+/*
+ * A fleet run's results (results.json "fleet", docs/fleet.md): *FLEET
+ * says whether RESULTS_PATH is one, and *PATHS (owned, *N of them, free
+ * with strv_free()) are its hosts' results that came back, beside it
+ * (only "hosts/NAME/results.json" is taken).  0, or -EINVAL (reported)
+ * for a host's results elsewhere.  report_write_view() renders a fleet
+ * run as its hosts side by side, as report_compare_write() does runs.
+ */
+int report_fleet_paths(const char *results_path, char ***paths, size_t *n,
+		       bool *fleet);
+/* A fleet run's hosts as an axis name: 'report --rows host', 'compare
+ * --by host' put them side by side. */
+#define REPORT_FLEET_AXIS "host"
 
 #endif

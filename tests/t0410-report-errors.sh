@@ -66,6 +66,20 @@ expect_bad 'only failed cells' failed.json "failed.json': every measured cell fa
 expect_bad 'missing baseline' nobase.json "nobase.json': no baseline cell id"
 expect_bad 'baseline not a cell' badbase.json "baseline 'bare-metal/host-thp=sometimes' is not a cell"
 expect_bad 'missing file' nosuch.json "cannot read '.*nosuch.json'"
+# A fleet run's host results are read only from hosts/NAME/results.json.
+for rel in ../../etc/passwd /etc/passwd hosts/../../x/results.json \
+	hosts/a/b/results.json hosts/../results.json hosts//results.json; do
+	jq --arg r "$rel" '. + {fleet: {mode: "each", hosts: [{name: "a", results: $r}]}}' \
+		"$demo" >"fleet-$(echo "$rel" | tr / _).json"
+done
+expect_bad 'fleet: results outside hosts/' fleet-.._.._etc_passwd.json "fleet host results at '../../etc/passwd': not hosts/NAME/results.json"
+expect_bad 'fleet: an absolute path' fleet-_etc_passwd.json "fleet host results at '/etc/passwd': not hosts/NAME/results.json"
+expect_bad 'fleet: a .. inside' fleet-hosts_.._.._x_results.json.json "not hosts/NAME/results.json"
+expect_bad 'fleet: two names deep' fleet-hosts_a_b_results.json.json "not hosts/NAME/results.json"
+expect_bad 'fleet: NAME ..' fleet-hosts_.._results.json.json "not hosts/NAME/results.json"
+expect_bad 'fleet: NAME empty' fleet-hosts__results.json.json "not hosts/NAME/results.json"
+jq '. + {fleet: {mode: "each", hosts: [{name: "a", results: null}]}}' "$demo" >fleet-none.json
+expect_bad 'fleet: no host came back' fleet-none.json "a fleet run none of whose hosts' results came back"
 
 test_expect_failure_code 'unknown format (exit 2)' 2 \
 	'"$VMTAX" report --format pdf "$TOP/tests/fixtures/results-demo.json"'

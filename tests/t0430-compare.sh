@@ -254,6 +254,31 @@ test_expect_success 'effect: bad input, each with its own reason (exit 2)' '
 	test "$n" = 16
 '
 
+test_expect_success 'hosts alike: no note' '
+	for f in text md csv json html; do
+		"$VMTAX" compare --format $f "$A" "$B" >same.$f || exit 1
+	done &&
+	! grep -qi "note" same.text && ! grep -q "Note" same.md &&
+	! grep -q "^note," same.csv && ! grep -q "\"notes\"" same.json &&
+	! grep -q "class=\"note\"" same.html
+'
+
+test_expect_success 'hosts that differ: every format names what differs' '
+	jq ".run.host.cpu_model = \"AMD EPYC 9654\" | .run.host.kernel = \"6.12.5\"" \
+		"$B" >other-host.json &&
+	for f in text md csv json html; do
+		"$VMTAX" compare --format $f "$A" other-host.json >host.$f || exit 1
+	done &&
+	note="run B ran on another host than run A: cpu_model ('"'"'Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz'"'"' vs '"'"'AMD EPYC 9654'"'"'), kernel ('"'"'6.1.0-13-amd64'"'"' vs '"'"'6.12.5'"'"'); its differences are the hosts'"'"' too" &&
+	grep -qxF "note: $note" host.text &&
+	grep -qF "**Note**: run B ran on another host than run A: cpu_model" host.md &&
+	grep -qxF "note,,,,,,,,,,,,,,,,\"$note\"" host.csv &&
+	jq -e --arg n "$note" ".notes == [\$n]" host.json &&
+	grep -qF "<p class=\"note\">Note: run B ran on another host than run A: cpu_model (&#39;Intel" host.html &&
+	"$VMTAX" compare --effect "$A" other-host.json >host.effect &&
+	grep -qxF "note: $note" host.effect
+'
+
 test_expect_success 'compare --help names --effect, --pair and --baseline' '
 	"$VMTAX" compare --help >help &&
 	grep -q -- "--effect  " help && grep -q -- "--pair REF_ID,ID  " help &&

@@ -57,7 +57,7 @@ bad no-such-cpu '^no-such-cpu.ini:2: bad value for .cpu.: .Skylake. is not one o
 cpu = Skylake
 $w"
 
-bad no-such-executor '^no-such-executor.ini:2: bad value for .executor.: .cloud. is not one of: local, lab' "[run]
+bad no-such-executor '^no-such-executor.ini:2: bad value for .executor.: .cloud. is not one of: local, lab, fleet' "[run]
 executor = cloud
 $w"
 

@@ -317,6 +317,26 @@ static void test_bad_configs(void **state)
 		  "run.ini:3: max_repeat = 4 is below repeat = 5" },
 		{ "[run]\nrepeat = 2\nboots = 3\n[workload]\nname = walk\n",
 		  "run.ini:3: boots = 3 needs at least as many samples (repeat = 2)" },
+		{ "[fleet]\nhosts = -oProxyCommand=x\n[workload]\nname = walk\n",
+		  "run.ini:2: bad ssh destination: '-oProxyCommand=x' starts with '-': ssh would take it as an option" },
+		{ "[fleet]\nhosts = a;reboot\n[workload]\nname = walk\n",
+		  "run.ini:2: bad ssh destination: 'a;reboot' has the character 0x3b at 2: a shell metacharacter or ssh syntax" },
+		{ "[fleet]\nhosts = ssh://box:22\n[workload]\nname = walk\n",
+		  "run.ini:2: bad ssh destination: 'ssh://box:22' has the character 0x3a at 4: ports, ssh:// URIs and IPv6 literals go in your ssh config: give its Host alias" },
+		{ "[fleet]\nhosts = box, box\n[workload]\nname = walk\n",
+		  "run.ini:2: bad value for 'hosts': 'box' is listed twice" },
+		{ "[fleet]\nhosts = root@box, box\n[workload]\nname = walk\n",
+		  "run.ini:2: 'root@box' and 'box' name the same host" },
+		{ "[run]\nexecutor = fleet\n[workload]\nname = walk\n",
+		  "run.ini: executor = fleet needs [fleet] hosts (or --host DEST)" },
+		{ "[fleet]\nhosts = a\nmode = spread\n[workload]\nname = walk\n",
+		  "run.ini:3: bad value for 'mode': 'spread' is not one of: each, split" },
+		{ "[fleet]\nhosts = a\nvmtax = vmtax; rm -rf /\n[workload]\nname = walk\n",
+		  "run.ini:3: bad vmtax command 'vmtax; rm -rf /'" },
+		{ "[fleet]\nhosts = a\nvmtax = --help\n[workload]\nname = walk\n",
+		  "run.ini:3: bad vmtax command '--help'" },
+		{ "[fleet]\nhosts = a\nconnect_timeout = 0\n[workload]\nname = walk\n",
+		  "run.ini:3: bad value for 'connect_timeout': 0 is out of range [1, 600]" },
 		{ "[run]\n", "run.ini: [workload] name is missing" },
 		{ "[run\nname = x\n", "run.ini:2: key 'name' outside any section" },
 		{ "[run]\nname = \xff\xfe\n", "run.ini: not UTF-8 text" },
@@ -395,6 +415,36 @@ static void test_bad_workloads(void **state)
 	}
 	free(e);
 	free(p);
+}
+
+/* [fleet] hosts make the executor fleet unless it is set. */
+static void test_fleet_keys(void **state)
+{
+	struct run_config c;
+
+	(void)state;
+	assert_int_equal(load("[fleet]\nhosts = root@a, b\n"
+			      "[workload]\nname = walk\n",
+			      &c),
+			 0);
+	assert_string_equal(c.executor, "fleet");
+	assert_int_equal(c.fleet_hosts.n, 2);
+	assert_string_equal(c.fleet_hosts.v[0], "root@a");
+	assert_string_equal(c.fleet_mode, "each");
+	assert_string_equal(c.fleet_vmtax, "vmtax");
+	assert_true(c.fleet_connect_timeout_s == 10);
+	run_config_release(&c);
+	/* a fleet host's own run: told executor = local, hosts unused */
+	assert_int_equal(load("[run]\nexecutor = local\n[fleet]\nhosts = a\n"
+			      "[workload]\nname = walk\n",
+			      &c),
+			 0);
+	assert_string_equal(c.executor, "local");
+	run_config_release(&c);
+	assert_int_equal(load("[workload]\nname = walk\n", &c), 0);
+	assert_string_equal(c.executor, "local");
+	assert_int_equal(c.fleet_hosts.n, 0);
+	run_config_release(&c);
 }
 
 static void test_big_file(void **state)
@@ -490,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_typed_axes),
 		cmocka_unit_test(test_bad_configs),
 		cmocka_unit_test(test_bad_workloads),
+		cmocka_unit_test(test_fleet_keys),
 		cmocka_unit_test(test_big_file),
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_domain_xml),

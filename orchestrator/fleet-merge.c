@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fleet-merge.c - what came back from a fleet's hosts, as this run records
+ * it (fleet.h): one label for the run, each cell's outcome on every host.
+ * Samples stay in each host's own results (RUN/hosts/NAME/results.json):
+ * they are never pooled across hosts.  Pure.
+ */
+#include "fleet.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char *const counted[] = {"ok", "failed", "skipped", "pending"};
+
+static const json_t *host_cell(const struct fleet_host_result *h, size_t i)
+{
+	return h->doc ? json_array_get(json_object_get(h->doc, "cells"), i)
+		      : NULL;
+}
+
+/* {"ok": N, "failed": N, ...} of H's cells. */
+static json_t *cell_counts(const struct fleet_host_result *h)
+{
+	json_t *o = json_object(), *c;
+	size_t i, k;
+
+	for (k = 0; k < ARRAY_SIZE(counted); k++)
+		json_object_set_new(o, counted[k], json_integer(0));
+	json_array_foreach(json_object_get(h->doc, "cells"), i, c)
+	{
+		const char *st =
+		    json_string_value(json_object_get(c, "status"));
+
+		for (k = 0; st && k < ARRAY_SIZE(counted); k++)
+			if (!strcmp(st, counted[k]))
+				json_object_set_new(
+				    o, st,
+				    json_integer(json_integer_value(
+						     json_object_get(o, st)) +
+						 1));
+	}
+	return o;
+}
+
+static bool host_ok(const struct fleet_host_result *h)
+{
+	return !h->why && h->doc && h->rc == 0;
+}
+
+static json_t *host_entry(const struct fleet_host_result *h)
+{
+	const json_t *host =
+	    json_object_get(json_object_get(h->doc, "run"), "host");
+	json_t *e = json_object();
+	char *why = NULL;
+
+	if (!host_ok(h))
+		why = h->why ? xstrdup(h->why)
+			     : xasprintf("the run there exited with status %d",
+					 h->rc);
+	json_object_set_new(e, "name", json_string(h->name));
+	json_object_set_new(e, "status",
+			    json_string(host_ok(h) ? "ok" : "failed"));
+	json_object_set_new(e, "reason", why ? json_string(why) : json_null());
+	json_object_set_new(e, "exit_status",
+			    h->rc >= 0 ? json_integer(h->rc) : json_null());
+	json_object_set_new(
+	    e, "results",
+	    h->doc ? json_sprintf(FLEET_SUBDIR "/%s/results.json", h->name)
+		   : json_null());
+	if (!host)
+		host = h->host;
+	json_object_set_new(e, "host",
+			    host ? json_deep_copy(host) : json_null());
+	json_object_set_new(e, "cells", cell_counts(h));
+	free(why);
+	return e;
+}
+
+json_t *fleet_label_new(const char *mode, const struct fleet_host_result *h,
+			size_t n)
+{
+	json_t *hosts = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(hosts, host_entry(&h[i]));
+	return json_pack("{s:s, s:o}", "mode", mode, "hosts", hosts);
+}
+
+/* Cell I on host H: its status word and reason (borrowed or static). */
+static const char *cell_on(const struct fleet_host_result *h, size_t i,
+			   const char **reason)
+{
+	const json_t *c = host_cell(h, i);
+	const char *st = json_string_value(json_object_get(c, "status"));
+
+	*reason = json_string_value(json_object_get(c, "reason"));
+	if (st)
+		return st;
+	*reason = h->why ? h->why : "no results came back";
+	return "failed";
+}
+
+const char *fleet_cell_merge(const struct fleet_host_result *h, size_t n,
+			     size_t i, char **reason, json_t **observed)
+{
+	const char *status = "ok", *st, *why;
+	json_t *hosts = json_object();
+	size_t k;
+
+	*reason = NULL;
+	for (k = 0; k < n; k++) {
+		const json_t *c = host_cell(&h[k], i);
+
+		st = cell_on(&h[k], i, &why);
+		json_object_set_new(
+		    hosts, h[k].name,
+		    json_pack("{s:s, s:s?, s:I}", "status", st, "reason", why,
+			      "samples",
+			      (json_int_t)json_array_size(
+				  json_object_get(c, "samples"))));
+		if (!strcmp(status, "ok") && strcmp(st, "ok")) {
+			status = st;
+			*reason = xasprintf("host '%s': %s", h[k].name,
+					    why ? why : st);
+		}
+	}
+	*observed = json_pack("{s:o}", "hosts", hosts);
+	return status;
+}

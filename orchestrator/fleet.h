@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fleet.h - the fleet: one config's matrix on other hosts, reached with
+ * OpenSSH ([run] executor = fleet, [fleet] hosts, docs/fleet.md).  No daemon
+ * and no port of vmtax's own: each host runs a vmtax of its own, which
+ * changes that host's settings, keeps its journal and lock there and
+ * restores them; this host starts it, shows its output and takes its run
+ * directory back.
+ *
+ * Files:
+ *	fleet-ssh.c	the transport: a destination's check, the ssh and scp
+ *			command lines (one multiplexed connection per host
+ *			under a 0700 directory of this run, BatchMode, a
+ *			connect timeout, StrictHostKeyChecking=yes), running a
+ *			command there with a timeout, streaming one
+ *	fleet-check.c	what a host must be before anything runs (its probe's
+ *			answers judged: reachable, root, the same vmtax build,
+ *			libvirt and an accelerator where the matrix needs them,
+ *			not another entry's machine); pure, but the probing
+ *	fleet-merge.c	what came back from each host into this run's state
+ *	exec-fleet.c	the executor: check() and run_remote()
+ *
+ * Trust: a destination is a word of [A-Za-z0-9._@-] (fleet_dest_check()),
+ * given to ssh after "--", never to a shell on this host; remote commands
+ * are built here from sh-quoted words.  What comes back is checked like a
+ * lab's (results_remote_take() rules, fleet-merge.c).
+ */
+#ifndef VMTAX_FLEET_H
+#define VMTAX_FLEET_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define FLEET_EXEC "fleet"	       /* [run] executor's value */
+#define FLEET_SUBDIR "hosts"	       /* RUN/hosts/NAME: each host's run */
+#define FLEET_REMOTE_DIR "vmtax-fleet" /* on a host, under its login dir */
+#define FLEET_HOSTS_MAX 32
+#define FLEET_DEST_MAX 255
+#define FLEET_CHECK_TIMEOUT_S 120.0 /* one host's probe */
+#define FLEET_COPY_TIMEOUT_S 600.0  /* one copy, either way */
+#define FLEET_PREFIX_SEP "| "	    /* "HOST| line" */
+
+/* [fleet] mode: "each" (every host runs the whole matrix) or "split"
+ * (like hosts share its cells; only the refusal is built). */
+extern const char *const fleet_modes[];
+enum fleet_mode { FLEET_EACH, FLEET_SPLIT };
+
+/* ---- fleet-ssh.c ---- */
+
+/*
+ * Whether DEST may be a [fleet] host: an ssh destination, "user@host" or
+ * an alias of the user's ssh config, of [A-Za-z0-9._@-] only, at most
+ * FLEET_DEST_MAX characters, not starting with '-', at most one '@' with
+ * something on each side.  0, or -EINVAL with the reason (naming the
+ * character) in WHY.  Pure.
+ */
+int fleet_dest_check(const char *dest, char *why, size_t len);
+/* The host part of DEST (after its '@'): two entries with one host are
+ * refused.  Borrowed from DEST. */
+const char *fleet_dest_host(const char *dest);
+
+/* One run's ssh: the directory of its control sockets (0700, made by
+ * fleet_ssh_init(), removed by fleet_ssh_release()). */
+struct fleet_ssh {
+	char dir[64];
+	double connect_timeout_s;
+};
+
+int fleet_ssh_init(struct fleet_ssh *s, double connect_timeout_s);
+/* Close each DESTS[i]'s master connection ("ssh -O exit") and remove the
+ * directory.  Safe on a struct never initialised (dir ""). */
+void fleet_ssh_release(struct fleet_ssh *s, char *const *dests, size_t n);
+
+/*
+ * The command lines, NULL-terminated and owned (strv_free(v, count)):
+ * "ssh -o ControlMaster=auto -o ControlPath=DIR/%C -o ControlPersist=60
+ * -o BatchMode=yes -o ConnectTimeout=N -o StrictHostKeyChecking=yes
+ * -o ServerAliveInterval=15 -o ServerAliveCountMax=4 -T -- DEST CMD", and
+ * "scp -r -q (the same -o) -- DEST:REMOTE LOCAL".  *N gets the count.
+ * Pure.
+ */
+char **fleet_ssh_argv_new(const struct fleet_ssh *s, const char *dest,
+			  const char *cmd, size_t *n);
+char **fleet_scp_argv_new(const struct fleet_ssh *s, const char *dest,
+			  const char *remote, const char *local, size_t *n);
+
+/* A command running here (ssh, scp): its stdout and stderr in one pipe. */
+struct fleet_proc {
+	pid_t pid;
+	int fd;	    /* the read end; -1 at its end */
+	int status; /* once reaped: as fleet_proc_wait() gives it */
+	char line[4096];
+	size_t nline;
+};
+
+/*
+ * Start ARGV (found on PATH) in a process group of its own, stdin from
+ * IN_FD (-1: /dev/null), stdout and stderr into P->fd (non-blocking).
+ * 0 or a negative errno, reported.
+ */
+int fleet_proc_start(char *const *argv, int in_fd, struct fleet_proc *p);
+/* Kill P's process group with SIG. */
+void fleet_proc_kill(struct fleet_proc *p, int sig);
+/* Reap P: its exit status, 128 + the signal that killed it. */
+int fleet_proc_wait(struct fleet_proc *p);
+/* Whether P has exited (reaped then, without waiting). */
+bool fleet_proc_exited(struct fleet_proc *p);
+/*
+ * Read what P has written; each whole line goes to LINE(ARG, line); at
+ * the end the partial line too.  Returns 1 while P's output is open, 0
+ * at its end.
+ */
+int fleet_proc_pump(struct fleet_proc *p,
+		    void (*line)(void *arg, const char *s), void *arg);
+
+/*
+ * Run ARGV to its end with stdin from IN_FD (-1: none) and its output
+ * (at most 1 MiB, the rest dropped) into *OUT (owned), killing it after
+ * TIMEOUT_S; *STATUS gets its exit status (ssh: 255 when it could not
+ * connect).  0 once it ended, -ETIMEDOUT when killed, or another negative
+ * errno (reported) when it could not start.
+ */
+int fleet_run_capture(char *const *argv, int in_fd, double timeout_s,
+		      char **out, int *status);
+/*
+ * The same for ARGVS[0..N) (N at most FLEET_HOSTS_MAX) all at once, no
+ * stdin: each one's output, status and return value (0, -ETIMEDOUT, or
+ * the error of its start) into OUTS[i] (owned), STATUSES[i] and RETS[i].
+ * TIMEOUT_S bounds them all.
+ */
+void fleet_run_capture_all(char *const *const *argvs, size_t n,
+			   double timeout_s, char **outs, int *statuses,
+			   int *rets);
+
+/* ---- fleet-check.c ---- */
+
+/*
+ * The command each host answers before anything runs: its uid (a line
+ * "uid=N"), then its vmtax's 'host probe --json'.  VMTAX is [fleet]
+ * vmtax.  Owned.
+ */
+char *fleet_probe_cmd_new(const char *vmtax);
+
+/* A host's answers: what fleet_probe_cmd_new()'s command printed. */
+struct fleet_probe {
+	long uid;    /* -1: not said */
+	json_t *doc; /* the probe, or NULL */
+};
+
+/* Parse TEXT into P (P->doc a new reference).  Pure. */
+void fleet_probe_parse(const char *text, struct fleet_probe *p);
+void fleet_probe_release(struct fleet_probe *p);
+
+/* What this host's vmtax wants of each host. */
+struct fleet_want {
+	const char *version;  /* VMTAX_VERSION */
+	const char *build_id; /* build_id_read() */
+	bool libvirt;	      /* the matrix has guest cells */
+	bool kvm;	      /* [guest] accel = kvm: no TCG fallback */
+};
+
+/*
+ * Judge one host: P its answers, STATUS the exit status of the command
+ * (ssh's 255: it could not connect, the host key, ...), TEXT its whole
+ * output (ssh's message is in it).  0, or -EINVAL with the one reason in
+ * WHY: unreachable or its host key unknown (ssh's message), not root, no
+ * vmtax, another version or build, no libvirt, no KVM.  Pure.
+ */
+int fleet_host_judge(const struct fleet_probe *p, int status, const char *text,
+		     const struct fleet_want *w, char *why, size_t len);
+/*
+ * The probe's host as results.json's run.host would say it (accel: the
+ * probe's decision), for host_diff() (reports/host-diff.h).  New
+ * reference, NULL without a probe.  Pure.
+ */
+json_t *fleet_probe_host_new(const json_t *probe);
+/* The probe's machine id ("" when it has none).  Borrowed. */
+const char *fleet_probe_machine_id(const json_t *probe);
+
+/* ---- fleet-merge.c ---- */
+
+/* One host of a fleet run, as it ended. */
+struct fleet_host_result {
+	const char *name;   /* its [fleet] hosts entry (the destination) */
+	const json_t *doc;  /* its results.json (checked), or NULL */
+	const json_t *host; /* its run.host from the pre-check, or NULL */
+	int rc;		    /* the run there's exit status; -1: none */
+	const char *why;    /* why it failed, or NULL */
+};
+
+/*
+ * results.json "fleet": {"mode", "hosts": [{"name", "status" ("ok",
+ * "failed"), "reason" (null when ok), "exit_status" (null: the run there
+ * did not end), "results" ("hosts/NAME/results.json", null when none came
+ * back), "host" (its run.host, what it is and its fingerprint: from its
+ * results, else from its probe), "cells" {"ok", "failed", "skipped",
+ * "pending"}}]}.  New reference.  Pure.
+ */
+json_t *fleet_label_new(const char *mode, const struct fleet_host_result *h,
+			size_t n);
+/*
+ * Cell I (id ID) across the hosts: "ok" when it is ok on every host; else
+ * the status of the first host where it is not ("failed" for a host that
+ * gave no results), its reason naming the host ("host 'b': ...") in
+ * *REASON (owned; NULL when ok).  *OBSERVED gets {"hosts": {NAME:
+ * {"status", "reason", "samples"}}} (new reference).  Pure.
+ */
+const char *fleet_cell_merge(const struct fleet_host_result *h, size_t n,
+			     size_t i, char **reason, json_t **observed);
+
+#endif

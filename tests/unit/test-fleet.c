@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for the fleet (orchestrator/fleet.h): destinations, each bad
+ * one with its own reason; the ssh and scp command lines; a command run
+ * with its output and a timeout; the host checks judged from a probe's
+ * answers (a table); the merge of what came back.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+#include "util.h"
+
+static void test_dest(void **state)
+{
+	static const char *const good[] = {
+	    "box", "root@box", "a.b-c_d", "root@10.0.0.1", "lab1.example.org",
+	};
+	static const struct {
+		const char *dest;
+		const char *why; /* a substring of the reason */
+	} bad[] = {
+	    { "", "an empty destination" },
+	    { "-oProxyCommand=x", "starts with '-': ssh would take it as an "
+				  "option" },
+	    { "-p22", "starts with '-'" },
+	    { "a b", "0x20 at 2: white space: one destination is one word" },
+	    { "a\tb", "0x09 at 2: white space" },
+	    { "a\nb", "0x0a at 2: white space" },
+	    { "a;b", "0x3b at 2: a shell metacharacter or ssh syntax" },
+	    { "a$(id)", "0x24 at 2: a shell metacharacter" },
+	    { "a`id`", "0x60 at 2: a shell metacharacter" },
+	    { "a|b", "0x7c at 2: a shell metacharacter" },
+	    { "a&b", "0x26 at 2: a shell metacharacter" },
+	    { "a>b", "0x3e at 2: a shell metacharacter" },
+	    { "a'b", "0x27 at 2: a shell metacharacter" },
+	    { "a\"b", "0x22 at 2: a shell metacharacter" },
+	    { "a*", "0x2a at 2: a shell metacharacter" },
+	    { "a%h", "0x25 at 2: a shell metacharacter" },
+	    { "ssh://box", "0x3a at 4: ports, ssh:// URIs and IPv6 literals go "
+			   "in your ssh config: give its Host alias" },
+	    { "box:22", "0x3a at 4: ports" },
+	    { "[::1]", "0x5b at 1: ports" },
+	    { "a/b", "0x2f at 2: ports" },
+	    { "a\x01", "0x01 at 2: a control character" },
+	    { "b\xc3\xa9", "0xc3 at 2: not ASCII" },
+	    { "a@b@c", "want USER@HOST or HOST (one '@'" },
+	    { "@box", "want USER@HOST or HOST" },
+	    { "root@", "want USER@HOST or HOST" },
+	    { "..", "a host name starts with a letter or a digit" },
+	    { "root@-x", "a host name starts with a letter or a digit" },
+	    { "root@.x", "a host name starts with a letter or a digit" },
+	};
+	char why[512], big[300];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(good); i++)
+		if (fleet_dest_check(good[i], why, sizeof(why)))
+			fail_msg("'%s' refused: %s", good[i], why);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		why[0] = '\0';
+		if (fleet_dest_check(bad[i].dest, why, sizeof(why)) != -EINVAL)
+			fail_msg("row %zu ('%s') was accepted", i, bad[i].dest);
+		if (!strstr(why, bad[i].why))
+			fail_msg("row %zu: got '%s', wanted '%s'", i, why,
+				 bad[i].why);
+	}
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(fleet_dest_check(big, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "a destination of 299 characters (at most "
+				 "255)");
+	assert_string_equal(fleet_dest_host("root@box"), "box");
+	assert_string_equal(fleet_dest_host("box"), "box");
+}
+
+static void test_argv(void **state)
+{
+	static const char *const ssh[] = {
+	    "ssh", "-o", "ControlMaster=auto", "-o",
+	    "ControlPath=/tmp/vmtax-ssh-x/%C", "-o", "ControlPersist=60", "-o",
+	    "BatchMode=yes", "-o", "ConnectTimeout=7", "-o",
+	    "StrictHostKeyChecking=yes", "-o", "ServerAliveInterval=15", "-o",
+	    "ServerAliveCountMax=4", "-T", "--", "root@box", "id -u",
+	};
+	struct fleet_ssh s = { "/tmp/vmtax-ssh-x", 7 };
+	size_t n, i;
+	char **v = fleet_ssh_argv_new(&s, "root@box", "id -u", &n);
+
+	(void)state;
+	assert_int_equal(n, ARRAY_SIZE(ssh));
+	for (i = 0; i < n; i++)
+		assert_string_equal(v[i], ssh[i]);
+	assert_null(v[n]);
+	strv_free(v, n);
+	v = fleet_scp_argv_new(&s, "box", "vmtax-fleet/r/run", "/x/hosts/box",
+			       &n);
+	assert_string_equal(v[0], "scp");
+	assert_string_equal(v[1], "-r");
+	assert_string_equal(v[n - 3], "--");
+	assert_string_equal(v[n - 2], "box:vmtax-fleet/r/run");
+	assert_string_equal(v[n - 1], "/x/hosts/box");
+	for (i = 0; i < n && strcmp(v[i], "StrictHostKeyChecking=yes"); i++)
+		;
+	assert_true(i < n);
+	strv_free(v, n);
+}
+
+static void test_capture(void **state)
+{
+	char *argv[] = { "sh", "-c", "echo one; echo two >&2; exit 3", NULL };
+	char *slow[] = { "sleep", "5", NULL };
+	char *none[] = { "/nonexistent/ssh", NULL };
+	char *out = NULL;
+	int status;
+	double t0;
+
+	(void)state;
+	assert_int_equal(fleet_run_capture(argv, -1, 10, &out, &status), 0);
+	assert_int_equal(status, 3);
+	assert_string_equal(out, "one\ntwo\n");
+	free(out);
+	t0 = mono_now();
+	assert_int_equal(fleet_run_capture(slow, -1, 0.3, &out, &status),
+			 -ETIMEDOUT);
+	assert_true(mono_now() - t0 < 3);
+	assert_int_equal(status, 128 + 9);
+	free(out);
+	assert_int_equal(fleet_run_capture(none, -1, 10, &out, &status), 0);
+	assert_int_equal(status, 127);
+	assert_non_null(strstr(out, "cannot run '/nonexistent/ssh'"));
+	free(out);
+}
+
+/* Several at once: each its own output and status, one timeout for all. */
+static void test_capture_all(void **state)
+{
+	char *a[] = { "sh", "-c", "sleep 0.2; echo a", NULL };
+	char *b[] = { "sh", "-c", "echo b; exit 255", NULL };
+	char *c[] = { "sleep", "5", NULL };
+	char *const *argvs[] = { a, b, c };
+	char *outs[3];
+	int statuses[3], rets[3];
+	double t0 = mono_now();
+	size_t i;
+
+	(void)state;
+	fleet_run_capture_all(argvs, 3, 1.0, outs, statuses, rets);
+	assert_true(mono_now() - t0 < 3); /* together, not one by one */
+	assert_int_equal(rets[0], 0);
+	assert_int_equal(statuses[0], 0);
+	assert_string_equal(outs[0], "a\n");
+	assert_int_equal(rets[1], 0);
+	assert_int_equal(statuses[1], 255);
+	assert_string_equal(outs[1], "b\n");
+	assert_int_equal(rets[2], -ETIMEDOUT);
+	for (i = 0; i < 3; i++)
+		free(outs[i]);
+}
+
+#define PROBE(root, ver, build, libvirt, accel)                                 \
+	"{\"user\": {\"root\": " root "}, \"vmtax\": {\"version\": " ver       \
+	", \"build_id\": " build "}, \"versions\": {\"libvirt\": " libvirt    \
+	"}, \"accel\": {\"decision\": \"" accel "\", \"why\": \"no "          \
+	"/dev/kvm\"}, \"host\": {\"cpu_model\": \"EPYC\", \"machine_id\": "    \
+	"\"m1\"}}"
+#define GOOD PROBE("true", "\"0.1.0\"", "\"fnv1a64:1\"", "\"9.0.0\"", "kvm")
+
+static void test_judge(void **state)
+{
+	static const struct {
+		const char *text;
+		int status;
+		bool guests, kvm;
+		const char *why; /* "" accepted */
+	} rows[] = {
+	    { "uid=0\n" GOOD "\n", 0, true, true, "" },
+	    { "uid=0\n" GOOD, 0, false, false, "" },
+	    { "No ED25519 host key is known for b\nHost key verification "
+	      "failed.\n",
+	      255, false, false,
+	      "its host key is not known here or has changed "
+	      "(StrictHostKeyChecking=yes: check the key and add it to "
+	      "known_hosts): ssh: Host key verification failed." },
+	    { "root@b: Permission denied (publickey).\n", 255, false, false,
+	      "ssh cannot log in (BatchMode: a key or agent, no password): "
+	      "ssh: root@b: Permission denied (publickey)." },
+	    { "ssh: connect to host b port 22: Connection refused\n", 255,
+	      false, false,
+	      "unreachable: ssh: connect to host b port 22: Connection "
+	      "refused" },
+	    { "", 255, false, false, "unreachable: ssh: (it said nothing)" },
+	    { "uid=1000\n" GOOD, 0, false, false,
+	      "not root (uid 1000 there): vmtax changes host settings; log in "
+	      "as root" },
+	    { "uid=0\nsh: 1: exec: vmtax: not found\n", 127, false, false,
+	      "no vmtax there (not found: set [fleet] vmtax to its path)" },
+	    { "uid=0\nvmtax: error: something\n", 1, false, false,
+	      "its vmtax gave no probe (status 1): vmtax: error: something" },
+	    { "uid=0\n{\"user\": {\"root\": true}}", 0, false, false,
+	      "its vmtax is older than 0.1.0 (its probe has no version): "
+	      "install this one" },
+	    { "uid=0\n" PROBE("true", "\"0.2.0\"", "\"fnv1a64:1\"", "null",
+			      "kvm"),
+	      0, false, false, "vmtax 0.2.0 there, 0.1.0 here: install this one" },
+	    { "uid=0\n" PROBE("true", "\"0.1.0\"", "\"fnv1a64:2\"", "null",
+			      "kvm"),
+	      0, false, false,
+	      "another build of vmtax 0.1.0 (build fnv1a64:2 there, fnv1a64:1 "
+	      "here): install this one" },
+	    { "uid=0\n" PROBE("true", "\"0.1.0\"", "null", "null", "kvm"), 0,
+	      false, false,
+	      "another build of vmtax 0.1.0 (build unknown there" },
+	    { "uid=0\n" PROBE("true", "\"0.1.0\"", "\"fnv1a64:1\"", "null",
+			      "kvm"),
+	      0, true, false,
+	      "no libvirt (libvirtd does not answer there) and the matrix has "
+	      "guest cells" },
+	    { "uid=0\n" PROBE("true", "\"0.1.0\"", "\"fnv1a64:1\"",
+			      "\"9.0.0\"", "tcg"),
+	      0, true, true, "no KVM and [guest] accel = kvm: no /dev/kvm" },
+	    { "uid=0\n" PROBE("true", "\"0.1.0\"", "\"fnv1a64:1\"",
+			      "\"9.0.0\"", "tcg"),
+	      0, true, false, "" },
+	    { PROBE("false", "\"0.1.0\"", "\"fnv1a64:1\"", "null", "kvm"), 0,
+	      false, false, "not root: vmtax changes host settings" },
+	};
+	struct fleet_want w = { "0.1.0", "fnv1a64:1", false, false };
+	struct fleet_probe p;
+	char why[512];
+	size_t i;
+	int ret;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		w.libvirt = rows[i].guests;
+		w.kvm = rows[i].kvm;
+		why[0] = '\0';
+		fleet_probe_parse(rows[i].text, &p);
+		ret = fleet_host_judge(&p, rows[i].status, rows[i].text, &w,
+				       why, sizeof(why));
+		if (!*rows[i].why && ret)
+			fail_msg("row %zu refused: %s", i, why);
+		if (*rows[i].why && (ret != -EINVAL ||
+				     strncmp(why, rows[i].why,
+					     strlen(rows[i].why))))
+			fail_msg("row %zu: got %d '%s', wanted '%s'", i, ret,
+				 why, rows[i].why);
+		fleet_probe_release(&p);
+	}
+}
+
+static void test_probe_host(void **state)
+{
+	struct fleet_probe p;
+	json_t *h;
+
+	(void)state;
+	fleet_probe_parse("uid=0\n" GOOD "\nConnection closed.\n", &p);
+	assert_int_equal(p.uid, 0);
+	assert_non_null(p.doc);
+	assert_string_equal(fleet_probe_machine_id(p.doc), "m1");
+	h = fleet_probe_host_new(p.doc);
+	assert_string_equal(json_string_value(json_object_get(h, "accel")),
+			    "kvm");
+	assert_null(json_object_get(h, "machine_id"));
+	assert_string_equal(
+	    json_string_value(json_object_get(h, "cpu_model")), "EPYC");
+	json_decref(h);
+	fleet_probe_release(&p);
+	assert_null(fleet_probe_host_new(NULL));
+	fleet_probe_parse("garbage", &p);
+	assert_int_equal(p.uid, -1);
+	assert_null(p.doc);
+	assert_string_equal(fleet_probe_machine_id(NULL), "");
+}
+
+static json_t *doc_with(const char *c0, const char *c1)
+{
+	json_t *d = json_pack("{s:{s:{s:s}}, s:[]}", "run", "host",
+			      "cpu_model", "EPYC", "cells");
+	json_t *cells = json_object_get(d, "cells");
+
+	json_array_append_new(cells, json_loads(c0, 0, NULL));
+	json_array_append_new(cells, json_loads(c1, 0, NULL));
+	return d;
+}
+
+static void test_merge(void **state)
+{
+	json_t *a = doc_with("{\"id\": \"x\", \"status\": \"ok\", \"samples\": "
+			     "[{}, {}]}",
+			     "{\"id\": \"y\", \"status\": \"ok\", \"samples\": "
+			     "[{}]}");
+	json_t *b = doc_with("{\"id\": \"x\", \"status\": \"ok\", \"samples\": "
+			     "[{}]}",
+			     "{\"id\": \"y\", \"status\": \"failed\", "
+			     "\"reason\": \"sample 0 timed out\", "
+			     "\"samples\": []}");
+	struct fleet_host_result h[3] = {
+	    { "a", a, NULL, 0, NULL },
+	    { "root@b", b, NULL, 1, NULL },
+	    { "c", NULL, NULL, -1, "the connection was lost" },
+	};
+	json_t *obs, *label, *e;
+	char *reason;
+	const char *st;
+
+	(void)state;
+	st = fleet_cell_merge(h, 2, 0, &reason, &obs);
+	assert_string_equal(st, "ok");
+	assert_null(reason);
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_object_get(json_object_get(obs, "hosts"), "a"),
+			     "samples")),
+			 2);
+	json_decref(obs);
+	st = fleet_cell_merge(h, 2, 1, &reason, &obs);
+	assert_string_equal(st, "failed");
+	assert_string_equal(reason, "host 'root@b': sample 0 timed out");
+	free(reason);
+	json_decref(obs);
+	st = fleet_cell_merge(h, 3, 0, &reason, &obs);
+	assert_string_equal(st, "failed");
+	assert_string_equal(reason, "host 'c': the connection was lost");
+	free(reason);
+	json_decref(obs);
+
+	label = fleet_label_new("each", h, 3);
+	assert_string_equal(
+	    json_string_value(json_object_get(label, "mode")), "each");
+	e = json_array_get(json_object_get(label, "hosts"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "status")),
+			    "ok");
+	assert_true(json_is_null(json_object_get(e, "reason")));
+	assert_string_equal(json_string_value(json_object_get(e, "results")),
+			    "hosts/a/results.json");
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(e, "host"), "cpu_model")),
+			    "EPYC");
+	e = json_array_get(json_object_get(label, "hosts"), 1);
+	assert_string_equal(json_string_value(json_object_get(e, "reason")),
+			    "the run there exited with status 1");
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_object_get(e, "cells"), "failed")),
+			 1);
+	e = json_array_get(json_object_get(label, "hosts"), 2);
+	assert_true(json_is_null(json_object_get(e, "exit_status")));
+	assert_true(json_is_null(json_object_get(e, "results")));
+	assert_true(json_is_null(json_object_get(e, "host")));
+	json_decref(label);
+	json_decref(a);
+	json_decref(b);
+}
+
+static void test_probe_cmd(void **state)
+{
+	char *c = fleet_probe_cmd_new("/opt/vmtax/bin/vmtax");
+
+	(void)state;
+	assert_string_equal(c, "echo uid=$(id -u); exec '/opt/vmtax/bin/vmtax' "
+			       "host probe --json");
+	free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_dest),     cmocka_unit_test(test_argv),
+	    cmocka_unit_test(test_capture),  cmocka_unit_test(test_capture_all),
+	    cmocka_unit_test(test_judge),
+	    cmocka_unit_test(test_probe_host), cmocka_unit_test(test_merge),
+	    cmocka_unit_test(test_probe_cmd),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
