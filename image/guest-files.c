@@ -210,12 +210,12 @@ int guest_files_resolve(const char *image, const char *kernel,
 	return ret;
 }
 
-/* qemu-img create -f qcow2 -F qcow2 -b F->disk PATH */
-static int overlay_create_at(const struct guest_files *f, const char *path)
+/* qemu-img create -f qcow2 -F qcow2 -b BACKING PATH */
+int guest_overlay_on(const char *backing, const char *path)
 {
 	const char *argv[] = {"qemu-img", "create", "-q",    "-f",
 			      "qcow2",	  "-F",	    "qcow2", "-b",
-			      f->disk,	  path,	    NULL};
+			      backing,	  path,	    NULL};
 	int status;
 	pid_t pid;
 
@@ -231,8 +231,13 @@ static int overlay_create_at(const struct guest_files *f, const char *path)
 		return err_errno("cannot wait for qemu-img");
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return err("qemu-img could not create '%s' on '%s'", path,
-			   f->disk);
+			   backing);
 	return 0;
+}
+
+static int overlay_create_at(const struct guest_files *f, const char *path)
+{
+	return guest_overlay_on(f->disk, path);
 }
 
 int guest_overlay_create(const struct guest_files *f, const char *tag,

@@ -128,5 +128,11 @@ int guest_overlay_create(const struct guest_files *f, const char *tag,
  */
 int guest_overlay_kept(const struct guest_files *f, const char *tag,
 		       bool reuse, char **path);
+/*
+ * A new overlay PATH on BACKING (a qcow2), replacing any old one: the
+ * lab's frozen "ready" disk on the image, and a restored lab's kept disk
+ * on that (lab-state.h).  Returns 0 or a negative errno (reported).
+ */
+int guest_overlay_on(const char *backing, const char *path);
 
 #endif

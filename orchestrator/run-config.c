@@ -414,6 +414,10 @@ static const struct ini_key run_keys[] = {
 	.help = "executor = lab: the lab host's vCPUs"),
     KEY("lab", "memory", INI_SIZE, lab_memory, "4G", .min = 1ULL << 30,
 	.max = 1ULL << 40, .help = "executor = lab: the lab host's memory"),
+    KEY("lab", "restore", INI_BOOL, lab_restore, "on",
+	.help = "executor = lab: start the lab from a saved state of a lab "
+		"that was ready (seconds), saved on first use; off: boot it "
+		"every time"),
     KEY("matrix", "where", INI_ENUM, where, "bare-metal, guest",
 	.shape = INI_LIST, .choices = where_names, .help = "where cells run",
 	AXIS(.slot = SLOT_WHERE, .kind = AXIS_WHERE, .applies = APPLIES_ALL,

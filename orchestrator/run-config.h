@@ -112,6 +112,7 @@ struct run_config {
 	char *lab_cpu_features;
 	long lab_vcpus;
 	uint64_t lab_memory;
+	bool lab_restore;
 	/* "was set" (file or --set), for the rules and axes that ask */
 	bool max_repeat_set;
 	bool profile_hz_set; /* else a TCG guest's profile_hz is lower */
