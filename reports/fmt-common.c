@@ -165,19 +165,24 @@ static const char *lab_str(const json_t *obj, const char *k)
 }
 
 /*
- * ", restored from a saved state (ready in 6.1 s)" or ", booted (ready in
- * 31.0 s)"; "" for a lab that does not say (older files) or was not ready.
+ * ", restored from a saved state (ready in 6.1 s)", ", booted, its state
+ * saved and restored (ready in 106.8 s)" (no state fitted) or ", booted
+ * (ready in 31.0 s)"; "" for a lab that does not say (older files) or was
+ * not ready.
  */
 static char *lab_ready_new(const json_t *lab)
 {
 	const json_t *restored = json_object_get(lab, "restored");
 	const json_t *ready = json_object_get(lab, "ready_s");
+	const char *how = "booted";
 
 	if (!json_is_boolean(restored) || !json_is_number(ready))
 		return xstrdup("");
-	return xasprintf(", %s (ready in %.1f s)",
-			 json_is_true(restored) ? "restored from a saved state"
-						: "booted",
+	if (json_is_true(restored))
+		how = json_is_true(json_object_get(lab, "state_saved"))
+			  ? "booted, its state saved and restored"
+			  : "restored from a saved state";
+	return xasprintf(", %s (ready in %.1f s)", how,
 			 json_number_value(ready));
 }
 
