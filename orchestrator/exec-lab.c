@@ -12,7 +12,9 @@
  * What the run inside recorded then becomes this run's results.json
  * (results_remote_take(): checked against this matrix), labelled "lab".
  * Nothing on this host changes but the lab's domain, which dies with vmtax
- * (AUTODESTROY), and its disk overlay, one per run directory (its name from
+ * (AUTODESTROY when booted; a restored one is destroyed by vmtax, and one
+ * left by a killed vmtax by the next lab run), its saved state
+ * (lab-restore.c), and its disk overlay, one per run directory (its name from
  * DIR's path), kept until the run inside is done so that 'vmtax run
  * --resume DIR' boots the same disk and resumes the same run: the resume
  * state is results.json's, as for every run.
