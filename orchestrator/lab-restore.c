@@ -34,7 +34,7 @@ struct lab_saved {
 	struct lab_state_key key;
 	char image[512], vcpus[32], memory[32], qemu[64], libvirt[64];
 	char hash[17];
-	const char *dir; /* l->gf.overlay_dir */
+	const char *dir;   /* l->gf.overlay_dir */
 	char *save, *side; /* owned */
 };
 
@@ -97,8 +97,7 @@ static bool saved_file(const char *name, const char *keep)
  * Without a state of this key: why, from another one there (the first
  * found), into WHY.
  */
-static void saved_other_why(const struct lab_saved *s, char *why,
-			    size_t len)
+static void saved_other_why(const struct lab_saved *s, char *why, size_t len)
 {
 	DIR *d = opendir(s->dir);
 	struct dirent *e;
@@ -116,8 +115,9 @@ static void saved_other_why(const struct lab_saved *s, char *why,
 		side = json_load_file(path, 0, NULL);
 		if (lab_state_check(&s->key, side, 0, other, sizeof(other)) ==
 		    -ESTALE)
-			snprintf(why, len, "the one there ('%s') is not for "
-					   "this lab: %s",
+			snprintf(why, len,
+				 "the one there ('%s') is not for "
+				 "this lab: %s",
 				 e->d_name, other);
 		json_decref(side);
 		free(path);
@@ -234,8 +234,9 @@ static int saved_restore(struct lab *l, const struct lab_saved *s,
 		     LAB_RESTORE_CHECK_S + 30, NULL);
 	free(cmd);
 	if (ret != 0) {
-		snprintf(why, len, "no /dev/kvm or no libvirtd answering in "
-				   "the restored lab");
+		snprintf(why, len,
+			 "no /dev/kvm or no libvirtd answering in "
+			 "the restored lab");
 		ret = -EIO;
 		goto fail;
 	}
@@ -328,8 +329,8 @@ static int saved_make(struct lab *l, const struct lab_saved *s,
 	if (ret < 0)
 		goto out;
 	t0 = l->life.t_start;
-	ret = vm_life_hello(&l->life, LAB_BOOT_TIMEOUT_S, &res, why,
-			    sizeof(why));
+	ret =
+	    vm_life_hello(&l->life, LAB_BOOT_TIMEOUT_S, &res, why, sizeof(why));
 	json_decref(res);
 	if (ret < 0) {
 		err("lab: no hello from the lab host's agent: %s; console: %s",
@@ -368,8 +369,8 @@ int lab_boot_restored(struct lab *l, const char *name, const char *console)
 		return ret;
 	ret = saved_find(&s, &side, why, sizeof(why));
 	if (ret == 0) {
-		ret = saved_restore(l, &s, side, name, console, why,
-				    sizeof(why));
+		ret =
+		    saved_restore(l, &s, side, name, console, why, sizeof(why));
 		if (ret == 0 || ret == -EBUSY)
 			goto out;
 		saved_discard(&s, why);
@@ -386,8 +387,8 @@ int lab_boot_restored(struct lab *l, const char *name, const char *console)
 	if (ret == 0)
 		ret = saved_find(&s, &side, why, sizeof(why));
 	if (ret == 0)
-		ret = saved_restore(l, &s, side, name, console, why,
-				    sizeof(why));
+		ret =
+		    saved_restore(l, &s, side, name, console, why, sizeof(why));
 	if (ret < 0 && ret != -EBUSY && l->state_saved)
 		saved_discard(&s, why);
 out:

@@ -12,16 +12,16 @@
 static const struct {
 	const char *name, *what;
 } lab_state_parts[LAB_STATE_NPARTS] = {
-	[LAB_STATE_IMAGE] = { "image", "the lab image" },
-	[LAB_STATE_KERNEL] = { "kernel", "the kernel" },
-	[LAB_STATE_INITRD] = { "initrd", "the initrd" },
-	[LAB_STATE_CMDLINE] = { "cmdline", "the kernel command line" },
-	[LAB_STATE_CPU] = { "cpu", "[lab] cpu" },
-	[LAB_STATE_FEATURES] = { "cpu_features", "[lab] cpu_features" },
-	[LAB_STATE_VCPUS] = { "vcpus", "[lab] vcpus" },
-	[LAB_STATE_MEMORY] = { "memory_bytes", "[lab] memory (bytes)" },
-	[LAB_STATE_QEMU] = { "qemu", "QEMU" },
-	[LAB_STATE_LIBVIRT] = { "libvirt", "libvirt" },
+    [LAB_STATE_IMAGE] = {"image", "the lab image"},
+    [LAB_STATE_KERNEL] = {"kernel", "the kernel"},
+    [LAB_STATE_INITRD] = {"initrd", "the initrd"},
+    [LAB_STATE_CMDLINE] = {"cmdline", "the kernel command line"},
+    [LAB_STATE_CPU] = {"cpu", "[lab] cpu"},
+    [LAB_STATE_FEATURES] = {"cpu_features", "[lab] cpu_features"},
+    [LAB_STATE_VCPUS] = {"vcpus", "[lab] vcpus"},
+    [LAB_STATE_MEMORY] = {"memory_bytes", "[lab] memory (bytes)"},
+    [LAB_STATE_QEMU] = {"qemu", "QEMU"},
+    [LAB_STATE_LIBVIRT] = {"libvirt", "libvirt"},
 };
 
 const char *lab_state_part_name(enum lab_state_part i)
@@ -53,8 +53,7 @@ void lab_state_key_hash(const struct lab_state_key *k, char *buf)
 
 json_t *lab_state_sidecar_new(const struct lab_state_key *k,
 			      long long state_bytes, const char *disk,
-			      const char *saved, double save_s,
-			      double ready_s)
+			      const char *saved, double save_s, double ready_s)
 {
 	json_t *parts = json_object();
 	char hash[17];
@@ -67,8 +66,7 @@ json_t *lab_state_sidecar_new(const struct lab_state_key *k,
 	return json_pack("{s:i, s:s, s:o, s:I, s:s, s:s, s:f, s:f}", "format",
 			 LAB_STATE_FORMAT, "key", hash, "parts", parts,
 			 "state_bytes", (json_int_t)state_bytes, "disk", disk,
-			 "saved", saved, "save_s", save_s, "ready_s",
-			 ready_s);
+			 "saved", saved, "save_s", save_s, "ready_s", ready_s);
 }
 
 const char *lab_state_disk(const json_t *sidecar)
@@ -89,8 +87,9 @@ int lab_state_check(const struct lab_state_key *want, const json_t *sidecar,
 		LAB_STATE_FORMAT ||
 	    !json_is_object(parts) || !json_is_integer(bytes) ||
 	    !lab_state_disk(sidecar)) {
-		snprintf(why, len, "its record is not a saved state's of "
-				   "format %d",
+		snprintf(why, len,
+			 "its record is not a saved state's of "
+			 "format %d",
 			 LAB_STATE_FORMAT);
 		return -EBADMSG;
 	}

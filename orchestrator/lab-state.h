@@ -31,8 +31,8 @@
 #define LAB_READY_PREFIX "lab-ready"
 
 enum lab_state_part {
-	LAB_STATE_IMAGE,   /* the image file: name, size, mtime */
-	LAB_STATE_KERNEL,  /* kernel and initrd file names */
+	LAB_STATE_IMAGE,  /* the image file: name, size, mtime */
+	LAB_STATE_KERNEL, /* kernel and initrd file names */
 	LAB_STATE_INITRD,
 	LAB_STATE_CMDLINE,
 	LAB_STATE_CPU,
@@ -62,8 +62,7 @@ void lab_state_key_hash(const struct lab_state_key *k, char *buf);
  */
 json_t *lab_state_sidecar_new(const struct lab_state_key *k,
 			      long long state_bytes, const char *disk,
-			      const char *saved, double save_s,
-			      double ready_s);
+			      const char *saved, double save_s, double ready_s);
 
 /*
  * Whether the state described by SIDECAR, whose file is FILE_BYTES long

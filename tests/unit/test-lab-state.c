@@ -20,7 +20,8 @@
 
 static struct lab_state_key key(void)
 {
-	struct lab_state_key k = { .part = {
+	struct lab_state_key k = {
+	    .part = {
 		[LAB_STATE_IMAGE] = "lab-8e61dddae81d785e.qcow2 1667891200 1",
 		[LAB_STATE_KERNEL] = "lab-8e61dddae81d785e.vmlinuz",
 		[LAB_STATE_INITRD] = "lab-8e61dddae81d785e.initrd",
@@ -31,7 +32,7 @@ static struct lab_state_key key(void)
 		[LAB_STATE_MEMORY] = "3221225472",
 		[LAB_STATE_QEMU] = "7.2.22",
 		[LAB_STATE_LIBVIRT] = "9.0.0",
-	} };
+	    }};
 
 	return k;
 }
@@ -49,48 +50,48 @@ static json_t *sidecar(void)
 /* One row: what is changed, and the refusal it must get. */
 struct row {
 	const char *what;
-	int part;	    /* a part of the lab to change, or -1 */
-	const char *value;  /* its value in this lab */
-	const char *field;  /* or a sidecar field to set (json text) */
+	int part;	   /* a part of the lab to change, or -1 */
+	const char *value; /* its value in this lab */
+	const char *field; /* or a sidecar field to set (json text) */
 	const char *json;
-	long long bytes;    /* the state file's size */
+	long long bytes; /* the state file's size */
 	int ret;
-	const char *why;    /* a substring of the reason */
+	const char *why; /* a substring of the reason */
 };
 
 static const struct row rows[] = {
-	{ "the same lab", -1, NULL, NULL, NULL, STATE_BYTES, 0, "" },
-	{ "another image", LAB_STATE_IMAGE, "lab-0000000000000000.qcow2 1 2",
-	  NULL, NULL, STATE_BYTES, -ESTALE,
-	  "it is for the lab image lab-8e61dddae81d785e.qcow2 1667891200 1, "
-	  "this is lab-0000000000000000.qcow2 1 2" },
-	{ "another QEMU", LAB_STATE_QEMU, "8.0.0", NULL, NULL, STATE_BYTES,
-	  -ESTALE, "it is for QEMU 7.2.22, this is 8.0.0" },
-	{ "an unknown QEMU", LAB_STATE_QEMU, "", NULL, NULL, STATE_BYTES,
-	  -ESTALE, "it is for QEMU 7.2.22, this is (none)" },
-	{ "another libvirt", LAB_STATE_LIBVIRT, "10.0.0", NULL, NULL,
-	  STATE_BYTES, -ESTALE, "it is for libvirt 9.0.0, this is 10.0.0" },
-	{ "more memory", LAB_STATE_MEMORY, "4294967296", NULL, NULL,
-	  STATE_BYTES, -ESTALE, "[lab] memory (bytes) 3221225472" },
-	{ "other vCPUs", LAB_STATE_VCPUS, "4", NULL, NULL, STATE_BYTES,
-	  -ESTALE, "[lab] vcpus 2, this is 4" },
-	{ "other features", LAB_STATE_FEATURES, "+svm +npt -pdpe1gb", NULL,
-	  NULL, STATE_BYTES, -ESTALE, "[lab] cpu_features +svm +npt, this" },
-	{ "a truncated file", -1, NULL, NULL, NULL, 4096, -EMSGSIZE,
-	  "its state file is 4096 bytes, 123456789 when saved (truncated" },
-	{ "a longer file", -1, NULL, NULL, NULL, STATE_BYTES + 1, -EMSGSIZE,
-	  "123456790 bytes" },
-	{ "no state file", -1, NULL, NULL, NULL, -1, -ENOENT,
-	  "its state file is missing" },
-	{ "a sidecar edited to another QEMU", -1, NULL, "parts",
-	  NULL /* set in the test */, STATE_BYTES, -ESTALE,
-	  "it is for QEMU 7.2.0, this is 7.2.22" },
-	{ "another format", -1, NULL, "format", "2", STATE_BYTES, -EBADMSG,
-	  "not a saved state's of format 1" },
-	{ "no size", -1, NULL, "state_bytes", "\"12\"", STATE_BYTES,
-	  -EBADMSG, "format 1" },
-	{ "a disk with a slash", -1, NULL, "disk", "\"../x.qcow2\"",
-	  STATE_BYTES, -EBADMSG, "format 1" },
+    {"the same lab", -1, NULL, NULL, NULL, STATE_BYTES, 0, ""},
+    {"another image", LAB_STATE_IMAGE, "lab-0000000000000000.qcow2 1 2", NULL,
+     NULL, STATE_BYTES, -ESTALE,
+     "it is for the lab image lab-8e61dddae81d785e.qcow2 1667891200 1, "
+     "this is lab-0000000000000000.qcow2 1 2"},
+    {"another QEMU", LAB_STATE_QEMU, "8.0.0", NULL, NULL, STATE_BYTES, -ESTALE,
+     "it is for QEMU 7.2.22, this is 8.0.0"},
+    {"an unknown QEMU", LAB_STATE_QEMU, "", NULL, NULL, STATE_BYTES, -ESTALE,
+     "it is for QEMU 7.2.22, this is (none)"},
+    {"another libvirt", LAB_STATE_LIBVIRT, "10.0.0", NULL, NULL, STATE_BYTES,
+     -ESTALE, "it is for libvirt 9.0.0, this is 10.0.0"},
+    {"more memory", LAB_STATE_MEMORY, "4294967296", NULL, NULL, STATE_BYTES,
+     -ESTALE, "[lab] memory (bytes) 3221225472"},
+    {"other vCPUs", LAB_STATE_VCPUS, "4", NULL, NULL, STATE_BYTES, -ESTALE,
+     "[lab] vcpus 2, this is 4"},
+    {"other features", LAB_STATE_FEATURES, "+svm +npt -pdpe1gb", NULL, NULL,
+     STATE_BYTES, -ESTALE, "[lab] cpu_features +svm +npt, this"},
+    {"a truncated file", -1, NULL, NULL, NULL, 4096, -EMSGSIZE,
+     "its state file is 4096 bytes, 123456789 when saved (truncated"},
+    {"a longer file", -1, NULL, NULL, NULL, STATE_BYTES + 1, -EMSGSIZE,
+     "123456790 bytes"},
+    {"no state file", -1, NULL, NULL, NULL, -1, -ENOENT,
+     "its state file is missing"},
+    {"a sidecar edited to another QEMU", -1, NULL, "parts",
+     NULL /* set in the test */, STATE_BYTES, -ESTALE,
+     "it is for QEMU 7.2.0, this is 7.2.22"},
+    {"another format", -1, NULL, "format", "2", STATE_BYTES, -EBADMSG,
+     "not a saved state's of format 1"},
+    {"no size", -1, NULL, "state_bytes", "\"12\"", STATE_BYTES, -EBADMSG,
+     "format 1"},
+    {"a disk with a slash", -1, NULL, "disk", "\"../x.qcow2\"", STATE_BYTES,
+     -EBADMSG, "format 1"},
 };
 
 static void test_check_table(void **state)
@@ -111,9 +112,9 @@ static void test_check_table(void **state)
 			json_object_set_new(json_object_get(side, "parts"),
 					    "qemu", json_string("7.2.0"));
 		else if (r->field)
-			json_object_set_new(side, r->field,
-					    json_loads(r->json, JSON_DECODE_ANY,
-						       NULL));
+			json_object_set_new(
+			    side, r->field,
+			    json_loads(r->json, JSON_DECODE_ANY, NULL));
 		ret = lab_state_check(&want, side, r->bytes, why, sizeof(why));
 		if (ret != r->ret || !strstr(why, r->why))
 			fail_msg("row '%s': %d '%s', want %d '%s'", r->what,
@@ -147,26 +148,25 @@ static void test_hash(void **state)
 }
 
 static const char saved_xml[] =
-	"<domain type='qemu'><name>vmtax-lab-1-0</name>"
-	"<uuid>0a1b2c3d-0000-4000-8000-000000000001</uuid>"
-	"<devices><disk type='file' device='disk'><driver name='qemu' "
-	"type='qcow2'/><source file='/c/lab-ready-x-1.qcow2'/><target "
-	"dev='vda' bus='virtio'/></disk>"
-	"<serial type='file'><source path='/r1/logs/lab.console.log' "
-	"append='on'/><target port='0'/></serial>"
-	"<console type='file'><source path='/r1/logs/lab.console.log' "
-	"append='on'/><target type='serial' port='0'/></console>"
-	"</devices></domain>";
+    "<domain type='qemu'><name>vmtax-lab-1-0</name>"
+    "<uuid>0a1b2c3d-0000-4000-8000-000000000001</uuid>"
+    "<devices><disk type='file' device='disk'><driver name='qemu' "
+    "type='qcow2'/><source file='/c/lab-ready-x-1.qcow2'/><target "
+    "dev='vda' bus='virtio'/></disk>"
+    "<serial type='file'><source path='/r1/logs/lab.console.log' "
+    "append='on'/><target port='0'/></serial>"
+    "<console type='file'><source path='/r1/logs/lab.console.log' "
+    "append='on'/><target type='serial' port='0'/></console>"
+    "</devices></domain>";
 
 static void test_retarget(void **state)
 {
 	char uuid[37], why[256] = "", *x;
 
 	(void)state;
-	x = vm_domain_xml_retarget_new(saved_xml, "vmtax-lab-2-0",
-				       "/c/kept-lab-a&b.qcow2",
-				       "/r2/logs/lab.console.log", uuid, why,
-				       sizeof(why));
+	x = vm_domain_xml_retarget_new(
+	    saved_xml, "vmtax-lab-2-0", "/c/kept-lab-a&b.qcow2",
+	    "/r2/logs/lab.console.log", uuid, why, sizeof(why));
 	assert_non_null(x);
 	assert_string_equal(uuid, "0a1b2c3d-0000-4000-8000-000000000001");
 	assert_non_null(strstr(x, "<name>vmtax-lab-2-0</name>"));
@@ -181,17 +181,17 @@ static void test_retarget(void **state)
 					       "n", "/d", "/c", NULL, why,
 					       sizeof(why)));
 	assert_non_null(strstr(why, "no vda disk"));
-	assert_null(vm_domain_xml_retarget_new("not xml", "n", "/d", "/c",
-					       NULL, why, sizeof(why)));
+	assert_null(vm_domain_xml_retarget_new("not xml", "n", "/d", "/c", NULL,
+					       why, sizeof(why)));
 	assert_non_null(strstr(why, "not a domain"));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_check_table),
-		cmocka_unit_test(test_hash),
-		cmocka_unit_test(test_retarget),
+	    cmocka_unit_test(test_check_table),
+	    cmocka_unit_test(test_hash),
+	    cmocka_unit_test(test_retarget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
