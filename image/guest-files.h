@@ -134,5 +134,12 @@ int guest_overlay_kept(const struct guest_files *f, const char *tag,
  * on that (lab-state.h).  Returns 0 or a negative errno (reported).
  */
 int guest_overlay_on(const char *backing, const char *path);
+/*
+ * Whether the qcow2 PATH can be opened with its backing file: PATH is
+ * readable and writable, and its backing file (read from its header; a
+ * relative name is beside PATH) is there or it has none.  A kept lab disk
+ * made by a restore sits on a frozen disk that a later save may remove.
+ */
+bool guest_overlay_usable(const char *path);
 
 #endif

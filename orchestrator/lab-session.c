@@ -138,7 +138,11 @@ char *lab_disk_tag_new(const struct lab *l)
 	return xasprintf("lab-%016lx", h);
 }
 
-/* Whether a resumed run's kept disk is there to boot again. */
+/*
+ * Whether a resumed run's kept disk is there to boot again, its backing
+ * file too (a restored lab's kept disk sits on a frozen disk that a later
+ * save may have removed: then the lab gets a new disk).
+ */
 static bool lab_disk_kept(const struct lab *l)
 {
 	char *tag, *probe;
@@ -148,7 +152,7 @@ static bool lab_disk_kept(const struct lab *l)
 		return false;
 	tag = lab_disk_tag_new(l);
 	probe = xasprintf("%s/kept-%s.qcow2", l->gf.overlay_dir, tag);
-	kept = access(probe, R_OK | W_OK) == 0;
+	kept = guest_overlay_usable(probe);
 	free(probe);
 	free(tag);
 	return kept;
@@ -166,7 +170,7 @@ static int lab_disk(struct lab *l)
 	l->overlay_reused = lab_disk_kept(l);
 	free(l->overlay);
 	l->overlay = NULL;
-	ret = guest_overlay_kept(&l->gf, tag, l->resume, &l->overlay);
+	ret = guest_overlay_kept(&l->gf, tag, l->overlay_reused, &l->overlay);
 	free(tag);
 	return ret;
 }
