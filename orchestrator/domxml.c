@@ -382,22 +382,24 @@ static xmlNodePtr device(xmlNodePtr devs, const char *kind, const char *attr,
 	return NULL;
 }
 
-/* Text content of N set to TEXT (raw: escaped when written). */
-static void set_text(xmlNodePtr n, const char *text)
+/* N's text into BUF (LEN bytes; "" when none). */
+static void get_text(xmlNodePtr n, char *buf, size_t len)
 {
-	xmlNodeSetContent(n, NULL);
-	xmlNodeAddContent(n, BAD_CAST text);
+	xmlChar *t = xmlNodeGetContent(n);
+
+	snprintf(buf, len, "%s", t ? (const char *)t : "");
+	xmlFree(t);
 }
 
-char *vm_domain_xml_retarget_new(const char *xml, const char *name,
-				 const char *disk, const char *console_log,
+char *vm_domain_xml_retarget_new(const char *xml, const char *disk,
+				 const char *console_log, char *name,
 				 char *uuid, char *why, size_t len)
 {
 	xmlDocPtr doc = xmlReadMemory(xml, (int)strlen(xml), "saved.xml", NULL,
 				      XML_PARSE_NONET | XML_PARSE_NOERROR |
 					  XML_PARSE_NOWARNING);
 	xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL, devs, n;
-	xmlChar *out = NULL, *u;
+	xmlChar *out = NULL;
 	char *ret = NULL;
 	int size = 0;
 
@@ -410,12 +412,8 @@ char *vm_domain_xml_retarget_new(const char *xml, const char *name,
 		snprintf(why, len, "its XML has no name or no UUID");
 		goto out;
 	}
-	set_text(child(root, "name"), name);
-	if (uuid) {
-		u = xmlNodeGetContent(child(root, "uuid"));
-		snprintf(uuid, 37, "%s", u ? (const char *)u : "");
-		xmlFree(u);
-	}
+	get_text(child(root, "name"), name, VM_NAME_MAX);
+	get_text(child(root, "uuid"), uuid, 37);
 	n = child(device(devs, "disk", "dev", "vda"), "source");
 	if (!n) {
 		snprintf(why, len, "its XML has no vda disk with a source");

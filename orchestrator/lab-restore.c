@@ -34,6 +34,7 @@ struct lab_saved {
 	struct lab_state_key key;
 	char image[512], vcpus[32], memory[32], qemu[64], libvirt[64];
 	char hash[17];
+	char domain[64];   /* the saved lab's name: LAB_SAVED_DOMAIN-HASH */
 	const char *dir;   /* l->gf.overlay_dir */
 	char *save, *side; /* owned */
 };
@@ -72,6 +73,8 @@ static int saved_init(struct lab *l, struct lab_saved *s)
 	s->key.part[LAB_STATE_QEMU] = s->qemu;
 	s->key.part[LAB_STATE_LIBVIRT] = s->libvirt;
 	lab_state_key_hash(&s->key, s->hash);
+	snprintf(s->domain, sizeof(s->domain), LAB_SAVED_DOMAIN "-%s",
+		 s->hash);
 	s->dir = l->gf.overlay_dir;
 	s->save = xasprintf("%s/" LAB_STATE_PREFIX "-%s.save", s->dir, s->hash);
 	s->side = xasprintf("%s/" LAB_STATE_PREFIX "-%s.json", s->dir, s->hash);
@@ -186,8 +189,8 @@ static void saved_discard(const struct lab_saved *s, const char *why)
  * reason in WHY.
  */
 static int saved_restore(struct lab *l, const struct lab_saved *s,
-			 const json_t *side, const char *name,
-			 const char *console, char *why, size_t len)
+			 const json_t *side, const char *console, char *why,
+			 size_t len)
 {
 	char *frozen = xasprintf("%s/%s", s->dir, lab_state_disk(side));
 	char *tag = lab_disk_tag_new(l), *cmd;
@@ -206,7 +209,7 @@ static int saved_restore(struct lab *l, const struct lab_saved *s,
 		snprintf(why, len, "no disk on its frozen disk");
 		return ret;
 	}
-	lab_spec_fill(l, &spec, name, l->overlay, console);
+	lab_spec_fill(l, &spec, s->domain, l->overlay, console);
 	note("lab: restoring the lab host from its saved state '%s' (saved "
 	     "%s)",
 	     s->save, json_string_value(json_object_get(side, "saved")) ?: "?");
@@ -306,7 +309,7 @@ out:
  * state as S (the domain stops).  Other keys' files go.
  */
 static int saved_make(struct lab *l, const struct lab_saved *s,
-		      const char *name, const char *console)
+		      const char *console)
 {
 	char *disk = xasprintf(LAB_READY_PREFIX "-%s-%lld.qcow2", s->hash,
 			       (long long)time(NULL));
@@ -320,7 +323,8 @@ static int saved_make(struct lab *l, const struct lab_saved *s,
 	ret = guest_overlay_on(l->gf.disk, frozen);
 	if (ret < 0)
 		goto out;
-	lab_spec_fill(l, &spec, name, frozen, console);
+	/* The state keeps this name: every lab restored from it has it. */
+	lab_spec_fill(l, &spec, s->domain, frozen, console);
 	note("lab: booting the lab host to save its state for later runs: "
 	     "TCG, %s %s, %ld vCPUs, %.1f GiB",
 	     l->cfg->lab_cpu, l->cfg->lab_cpu_features, l->cfg->lab_vcpus,
@@ -357,7 +361,7 @@ out:
 	return ret;
 }
 
-int lab_boot_restored(struct lab *l, const char *name, const char *console)
+int lab_boot_restored(struct lab *l, const char *console)
 {
 	struct lab_saved s;
 	json_t *side = NULL;
@@ -370,7 +374,7 @@ int lab_boot_restored(struct lab *l, const char *name, const char *console)
 	ret = saved_find(&s, &side, why, sizeof(why));
 	if (ret == 0) {
 		ret =
-		    saved_restore(l, &s, side, name, console, why, sizeof(why));
+		    saved_restore(l, &s, side, console, why, sizeof(why));
 		if (ret == 0 || ret == -EBUSY)
 			goto out;
 		saved_discard(&s, why);
@@ -383,12 +387,12 @@ int lab_boot_restored(struct lab *l, const char *name, const char *console)
 	}
 	json_decref(side);
 	side = NULL;
-	ret = saved_make(l, &s, name, console);
+	ret = saved_make(l, &s, console);
 	if (ret == 0)
 		ret = saved_find(&s, &side, why, sizeof(why));
 	if (ret == 0)
 		ret =
-		    saved_restore(l, &s, side, name, console, why, sizeof(why));
+		    saved_restore(l, &s, side, console, why, sizeof(why));
 	if (ret < 0 && ret != -EBUSY && l->state_saved)
 		saved_discard(&s, why);
 out:

@@ -283,7 +283,7 @@ int lab_boot(struct lab *l)
 	}
 	/* A kept disk holds a run of its own: it boots, never restores. */
 	if (l->cfg->lab_restore && !lab_disk_kept(l) &&
-	    lab_boot_restored(l, name, console) == 0) {
+	    lab_boot_restored(l, console) == 0) {
 		ret = 0;
 		goto out;
 	}

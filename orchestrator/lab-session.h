@@ -99,12 +99,13 @@ void lab_spec_fill(const struct lab *l, struct vm_spec *spec,
 char *lab_disk_tag_new(const struct lab *l);
 /*
  * lab-restore.c (docs/lab.md, "The saved state"): make the lab ready from
- * its saved state, as domain NAME with console log CONSOLE, its disk
- * l->overlay a new kept overlay on the state's frozen disk; without a
- * usable state (each reason said, a bad one discarded), boot it afresh,
- * save a state and restore that.  0: ready (l->restored); else the lab is
- * down and the caller boots it as without a saved state.
+ * its saved state (the domain LAB_SAVED_DOMAIN-HASH, the name it was saved
+ * with) with console log CONSOLE, its disk l->overlay a new kept overlay
+ * on the state's frozen disk; without a usable state (each reason said, a
+ * bad one discarded), boot it afresh, save a state and restore that.  0:
+ * ready (l->restored); else the lab is down and the caller boots it as
+ * without a saved state.
  */
-int lab_boot_restored(struct lab *l, const char *name, const char *console);
+int lab_boot_restored(struct lab *l, const char *console);
 
 #endif

@@ -29,6 +29,10 @@
  * the frozen disk LAB_READY_PREFIX-HASH-SECONDS.qcow2. */
 #define LAB_STATE_PREFIX "lab-state"
 #define LAB_READY_PREFIX "lab-ready"
+/* The saved lab's domain name, + "-HASH": a restore keeps it (libvirt
+ * refuses another), so restored labs are told apart by their owner PID
+ * (vm_sweep_orphans()). */
+#define LAB_SAVED_DOMAIN "vmtax-lab-saved"
 
 enum lab_state_part {
 	LAB_STATE_IMAGE,  /* the image file: name, size, mtime */

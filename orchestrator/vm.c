@@ -396,10 +396,40 @@ static bool uuid_running(struct vm_conn *c, const char *uuid, char *name,
 	return on;
 }
 
+/* The live metadata of a restored domain: its owner, for the sweep. */
+#define OWNER_NS "https://vmtax.invalid/owner"
+#define OWNER_KEY "vmtax"
+
+static void owner_set(struct vm *vm)
+{
+	char xml[64];
+
+	snprintf(xml, sizeof(xml), "<owner pid='%d'/>", (int)getpid());
+	if (virDomainSetMetadata(vm->dom, VIR_DOMAIN_METADATA_ELEMENT, xml,
+				 OWNER_KEY, OWNER_NS,
+				 VIR_DOMAIN_AFFECT_LIVE) < 0)
+		warn("cannot mark '%s' as this vmtax's (%s): if vmtax is "
+		     "killed, 'virsh destroy %s'",
+		     vm->name, lv_err(), vm->name);
+}
+
+/* The owner PID of D (owner_set()), or 0. */
+static long owner_get(virDomainPtr d)
+{
+	char *xml = virDomainGetMetadata(d, VIR_DOMAIN_METADATA_ELEMENT,
+					 OWNER_NS, VIR_DOMAIN_AFFECT_LIVE);
+	const char *p = xml ? strstr(xml, "pid=") : NULL;
+	long pid = p ? strtol(p + 5, NULL, 10) : 0;
+
+	free(xml);
+	return pid;
+}
+
 int vm_restore(struct vm_conn *c, const char *state,
 	       const struct vm_spec *spec, struct vm **out)
 {
 	char *saved = NULL, *xml = NULL, uuid[37] = "", why[256], other[128];
+	char name[VM_NAME_MAX];
 	struct vm *vm = NULL;
 	int ret;
 
@@ -412,33 +442,32 @@ int vm_restore(struct vm_conn *c, const char *state,
 		err("cannot read the saved state '%s': %s", state, lv_err());
 		goto out;
 	}
-	xml = vm_domain_xml_retarget_new(saved, spec->name, spec->disk,
-					 spec->console_log, uuid, why,
-					 sizeof(why));
+	xml = vm_domain_xml_retarget_new(saved, spec->disk, spec->console_log,
+					 name, uuid, why, sizeof(why));
 	if (!xml) {
 		err("the saved state '%s': %s", state, why);
 		goto out;
 	}
 	if (uuid_running(c, uuid, other, sizeof(other))) {
-		ret = err_code(-EBUSY, "the saved state '%s' runs already, "
-				       "as '%s'",
+		ret = err_code(-EBUSY,
+			       "the saved state '%s' runs already, as '%s'",
 			       state, other);
 		goto out;
 	}
 	if (virDomainRestoreFlags(c->conn, state, xml,
 				  VIR_DOMAIN_SAVE_RUNNING) < 0) {
-		err("cannot restore '%s' from '%s': %s", spec->name, state,
-		    lv_err());
+		err("cannot restore '%s' from '%s': %s", name, state, lv_err());
 		goto out;
 	}
 	ret = -EIO;
-	vm = vm_new(c, spec->name);
-	vm->dom = virDomainLookupByName(c->conn, spec->name);
+	vm = vm_new(c, name);
+	vm->dom = virDomainLookupByName(c->conn, name);
 	if (!vm->dom) {
-		ret = err("the restored domain '%s' is gone: %s", spec->name,
+		ret = err("the restored domain '%s' is gone: %s", name,
 			  lv_err());
 		goto out;
 	}
+	owner_set(vm);
 	if (vm_attach(vm) < 0)
 		goto out;
 	*out = vm;
@@ -449,6 +478,25 @@ out:
 	free(xml);
 	free(saved);
 	return ret;
+}
+
+/*
+ * Whether the vmtax that owns D (named PREFIX-...) is gone: the owner in
+ * its metadata (a restored domain keeps the name it was saved with), else
+ * the PID in PREFIX-PID-....
+ */
+static bool orphan(virDomainPtr d, const char *name, size_t plen)
+{
+	long pid = owner_get(d);
+	char *end;
+
+	if (pid <= 0) {
+		pid = strtol(name + plen + 1, &end, 10);
+		if (*end != '-')
+			pid = 0;
+	}
+	return pid > 0 && pid != getpid() && kill((pid_t)pid, 0) < 0 &&
+	       errno == ESRCH;
 }
 
 int vm_sweep_orphans(struct vm_conn *c, const char *prefix)
@@ -463,19 +511,14 @@ int vm_sweep_orphans(struct vm_conn *c, const char *prefix)
 				     VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	for (i = 0; i < n; i++) {
 		const char *name = virDomainGetName(doms[i]);
-		char *end;
-		long pid;
 
-		if (name && !strncmp(name, prefix, plen) && name[plen] == '-') {
-			pid = strtol(name + plen + 1, &end, 10);
-			if (pid > 0 && *end == '-' && pid != getpid() &&
-			    kill((pid_t)pid, 0) < 0 && errno == ESRCH &&
-			    virDomainDestroy(doms[i]) == 0) {
-				note("destroyed domain '%s', left by a vmtax "
-				     "that was killed",
-				     name);
-				gone++;
-			}
+		if (name && !strncmp(name, prefix, plen) &&
+		    name[plen] == '-' && orphan(doms[i], name, plen) &&
+		    virDomainDestroy(doms[i]) == 0) {
+			note("destroyed domain '%s', left by a vmtax that was "
+			     "killed",
+			     name);
+			gone++;
 		}
 		virDomainFree(doms[i]);
 	}

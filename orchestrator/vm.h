@@ -99,14 +99,16 @@ struct vm_spec {
  */
 char *vm_domain_xml_new(const struct vm_spec *spec);
 /*
- * A saved domain's XML (XML, from its state file) for a restore as another
- * domain: its name NAME, its vda disk's source DISK, its serial console's
- * log CONSOLE_LOG; the guest's ABI (devices, CPU, memory, UUID) unchanged.
- * UUID (NULL: not wanted; 37 bytes) gets the domain's UUID.  Returns a new
- * string, or NULL with the reason in WHY.  Pure (libxml2's tree).
+ * A saved domain's XML (XML, from its state file) for a restore: its vda
+ * disk's source DISK and its serial console's log CONSOLE_LOG; the guest's
+ * ABI (devices, CPU, memory) and its name and UUID unchanged (libvirt 9.0
+ * refuses another name: "Target domain name ... does not match source").
+ * NAME (VM_NAME_MAX bytes) and UUID (37 bytes) get the domain's.  Returns
+ * a new string, or NULL with the reason in WHY.  Pure (libxml2's tree).
  */
-char *vm_domain_xml_retarget_new(const char *xml, const char *name,
-				 const char *disk, const char *console_log,
+#define VM_NAME_MAX 128
+char *vm_domain_xml_retarget_new(const char *xml, const char *disk,
+				 const char *console_log, char *name,
 				 char *uuid, char *why, size_t len);
 /* Whether FEATURES is a vm_spec cpu_features list ("+a -b", "" too). */
 bool vm_cpu_features_valid(const char *features);
@@ -147,21 +149,23 @@ int vm_start(struct vm_conn *c, const struct vm_spec *spec, struct vm **out);
  */
 int vm_save(struct vm *vm, const char *path);
 /*
- * Start a domain from the state file STATE (vm_save()) as SPEC->name, its
- * disk SPEC->disk and console log SPEC->console_log (the rest of SPEC is
- * not used: the state has it), running, and open its agent channel as
- * vm_start() does.  libvirt 9.0 has no AUTODESTROY for a restore: the
- * domain is destroyed by vm_free() and vm_stop(), and one left by a vmtax
- * that was killed by vm_sweep_orphans().  Returns 0, -EBUSY when a domain
- * of the same UUID (restored from the same state) runs, -EBADMSG when
- * libvirt or QEMU refused the state (its reason reported), or another
- * negative errno (reported).
+ * Start a domain from the state file STATE (vm_save()), its disk
+ * SPEC->disk and console log SPEC->console_log (the rest of SPEC is not
+ * used: the state has it, its name too), running, and open its agent
+ * channel as vm_start() does.  libvirt 9.0 has no AUTODESTROY for a
+ * restore: the domain is destroyed by vm_free() and vm_stop(), and one left
+ * by a vmtax that was killed by vm_sweep_orphans() (its owner's PID is in
+ * its live metadata).  Returns 0, -EBUSY when a domain of the same UUID
+ * (restored from the same state) runs, -EBADMSG when libvirt or QEMU
+ * refused the state (its reason reported), or another negative errno
+ * (reported).
  */
 int vm_restore(struct vm_conn *c, const char *state,
 	       const struct vm_spec *spec, struct vm **out);
 /*
- * Destroy the running domains named PREFIX-PID-... whose vmtax process PID
- * is gone (restored domains, which have no AUTODESTROY).  Returns how many.
+ * Destroy the running domains named PREFIX-... whose vmtax is gone: the
+ * PID in PREFIX-PID-..., or the owner in a restored domain's metadata
+ * (restored domains have no AUTODESTROY).  Returns how many.
  */
 int vm_sweep_orphans(struct vm_conn *c, const char *prefix);
 /*

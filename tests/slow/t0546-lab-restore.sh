@@ -40,7 +40,7 @@ lab_run() {
 }
 
 clean_host() {
-	! virsh -q list --all --name | grep "^vmtax-" &&
+	! virsh -q list --all --name | grep "^vmtax-lab-" &&
 	test "$(thp_get enabled)" = "$thp_before"
 }
 

@@ -161,28 +161,30 @@ static const char saved_xml[] =
 
 static void test_retarget(void **state)
 {
-	char uuid[37], why[256] = "", *x;
+	char uuid[37], name[VM_NAME_MAX], why[256] = "", *x;
 
 	(void)state;
-	x = vm_domain_xml_retarget_new(
-	    saved_xml, "vmtax-lab-2-0", "/c/kept-lab-a&b.qcow2",
-	    "/r2/logs/lab.console.log", uuid, why, sizeof(why));
+	x = vm_domain_xml_retarget_new(saved_xml, "/c/kept-lab-a&b.qcow2",
+				       "/r2/logs/lab.console.log", name, uuid,
+				       why, sizeof(why));
 	assert_non_null(x);
 	assert_string_equal(uuid, "0a1b2c3d-0000-4000-8000-000000000001");
-	assert_non_null(strstr(x, "<name>vmtax-lab-2-0</name>"));
+	assert_string_equal(name, "vmtax-lab-1-0");
+	/* The name and UUID stay: libvirt refuses a restore under another. */
+	assert_non_null(strstr(x, "<name>vmtax-lab-1-0</name>"));
+	assert_non_null(strstr(x, "0a1b2c3d-0000-4000-8000-000000000001"));
 	assert_non_null(strstr(x, "file=\"/c/kept-lab-a&amp;b.qcow2\""));
 	assert_null(strstr(x, "lab-ready-x-1"));
 	assert_null(strstr(x, "/r1/"));
-	assert_non_null(strstr(x, "0a1b2c3d-0000-4000-8000-000000000001"));
 	free(x);
 	/* What is not a saved domain is refused with its reason. */
 	assert_null(vm_domain_xml_retarget_new("<domain><name>a</name><uuid>"
 					       "u</uuid><devices/></domain>",
-					       "n", "/d", "/c", NULL, why,
+					       "/d", "/c", name, uuid, why,
 					       sizeof(why)));
 	assert_non_null(strstr(why, "no vda disk"));
-	assert_null(vm_domain_xml_retarget_new("not xml", "n", "/d", "/c", NULL,
-					       why, sizeof(why)));
+	assert_null(vm_domain_xml_retarget_new("not xml", "/d", "/c", name,
+					       uuid, why, sizeof(why)));
 	assert_non_null(strstr(why, "not a domain"));
 }
 
