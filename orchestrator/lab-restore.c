@@ -245,9 +245,9 @@ static int saved_restore(struct lab *l, const struct lab_saved *s,
 	}
 	l->boot_to_ready_s = mono_now() - t0;
 	l->restored = true;
-	note("lab: restored from its saved state: its agent answered after "
-	     "%.1f s, ready after %.1f s",
-	     l->boot_to_hello_s, l->boot_to_ready_s);
+	note("lab: restored from its saved state: running after %.1f s "
+	     "(libvirt), its agent answered after %.1f s, ready after %.1f s",
+	     l->life.libvirt_s, l->boot_to_hello_s, l->boot_to_ready_s);
 	return 0;
 fail:
 	l->life.agent_dead = true;
