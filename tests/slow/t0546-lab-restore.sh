@@ -88,7 +88,7 @@ test_expect_success 'part 3: a truncated state is discarded with its reason; the
 	s=$(ls "$STATES"/lab-state-*.save) &&
 	truncate -s 1M "$s" &&
 	lab_run r4 $BM &&
-	grep "lab: the saved state .* is discarded: its state file is 1048576 bytes, [0-9]* when saved (truncated or overwritten); booting the lab host afresh" r4.err &&
+	grep "lab: the saved state .* is discarded: its state file is 1048576 bytes, [0-9]* when saved (truncated or overwritten); booting the lab afresh" r4.err &&
 	grep "lab: its state is saved for later runs" r4.err &&
 	jq -e ".run.status == \"complete\" and .lab.restored and .lab.state_saved" r4/results.json &&
 	clean_host
@@ -109,7 +109,7 @@ test_expect_success 'part 5: a state for another QEMU is refused with its reason
 	qemu=$(jq -r .parts.qemu "$j") &&
 	jq ".parts.qemu = \"6.2.0\"" "$j" >side && cat side >"$j" &&
 	lab_run r6 $BM &&
-	grep "lab: the saved state .* is discarded: it is for QEMU 6.2.0, this is $qemu; booting the lab host afresh" r6.err &&
+	grep "lab: the saved state .* is discarded: it is for QEMU 6.2.0, this is $qemu; booting the lab afresh" r6.err &&
 	jq -e ".run.status == \"complete\" and .lab.restored and .lab.state_saved" r6/results.json &&
 	clean_host
 '
