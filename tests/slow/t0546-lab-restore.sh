@@ -36,7 +36,7 @@ lab_run() {
 	t0=$(date +%s) &&
 	{ (cd "$TOP" && exec "$VMTAX" run configs/lab-npt.ini --out "$TRASH/$name" "$@") \
 		2>"$name.err" || { tail -30 "$name.err"; false; }; } &&
-	echo "# $name: $(($(date +%s) - t0)) s, lab ready after $(jq .lab.ready_s "$name/results.json") s (restored: $(jq .lab.restored "$name/results.json"))" >>"$TRASH/times"
+	echo "$name: $(($(date +%s) - t0)) s, lab ready after $(jq .lab.ready_s "$name/results.json") s (restored: $(jq .lab.restored "$name/results.json"))" >>"$TRASH/times"
 }
 
 clean_host() {
