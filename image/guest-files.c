@@ -6,6 +6,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,12 +211,12 @@ int guest_files_resolve(const char *image, const char *kernel,
 	return ret;
 }
 
-/* qemu-img create -f qcow2 -F qcow2 -b F->disk PATH */
-static int overlay_create_at(const struct guest_files *f, const char *path)
+/* qemu-img create -f qcow2 -F qcow2 -b BACKING PATH */
+int guest_overlay_on(const char *backing, const char *path)
 {
 	const char *argv[] = {"qemu-img", "create", "-q",    "-f",
 			      "qcow2",	  "-F",	    "qcow2", "-b",
-			      f->disk,	  path,	    NULL};
+			      backing,	  path,	    NULL};
 	int status;
 	pid_t pid;
 
@@ -231,8 +232,58 @@ static int overlay_create_at(const struct guest_files *f, const char *path)
 		return err_errno("cannot wait for qemu-img");
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return err("qemu-img could not create '%s' on '%s'", path,
-			   f->disk);
+			   backing);
 	return 0;
+}
+
+/* A big-endian N-byte number at P. */
+static uint64_t be(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+bool guest_overlay_usable(const char *path)
+{
+	unsigned char h[20];
+	char name[PATH_MAX], *dir = NULL, *full;
+	uint64_t off, len;
+	bool ok = false;
+	FILE *f;
+
+	if (access(path, R_OK | W_OK) < 0 || !(f = fopen(path, "rb")))
+		return false;
+	if (fread(h, 1, sizeof(h), f) != sizeof(h) ||
+	    memcmp(h, "QFI\xfb", 4))
+		goto out;
+	off = be(h + 8, 8);
+	len = be(h + 16, 4);
+	if (!off) {
+		ok = true;
+		goto out;
+	}
+	if (len >= sizeof(name) || fseek(f, (long)off, SEEK_SET) < 0 ||
+	    fread(name, 1, len, f) != len)
+		goto out;
+	name[len] = '\0';
+	dir = xstrdup(path);
+	full = name[0] == '/' ? xstrdup(name)
+			      : xasprintf("%s/%s", dirname(dir), name);
+	ok = access(full, R_OK) == 0;
+	free(full);
+out:
+	free(dir);
+	fclose(f);
+	return ok;
+}
+
+static int overlay_create_at(const struct guest_files *f, const char *path)
+{
+	return guest_overlay_on(f->disk, path);
 }
 
 int guest_overlay_create(const struct guest_files *f, const char *tag,

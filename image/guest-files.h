@@ -128,5 +128,18 @@ int guest_overlay_create(const struct guest_files *f, const char *tag,
  */
 int guest_overlay_kept(const struct guest_files *f, const char *tag,
 		       bool reuse, char **path);
+/*
+ * A new overlay PATH on BACKING (a qcow2), replacing any old one: the
+ * lab's frozen "ready" disk on the image, and a restored lab's kept disk
+ * on that (lab-state.h).  Returns 0 or a negative errno (reported).
+ */
+int guest_overlay_on(const char *backing, const char *path);
+/*
+ * Whether the qcow2 PATH can be opened with its backing file: PATH is
+ * readable and writable, and its backing file (read from its header; a
+ * relative name is beside PATH) is there or it has none.  A kept lab disk
+ * made by a restore sits on a frozen disk that a later save may remove.
+ */
+bool guest_overlay_usable(const char *path);
 
 #endif

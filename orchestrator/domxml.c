@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <libxml/parser.h>
 #include <libxml/xmlwriter.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,5 +345,99 @@ out:
 		xmlFreeTextWriter(w);
 	if (buf)
 		xmlBufferFree(buf);
+	return ret;
+}
+
+/* The first child element of N named NAME, or NULL. */
+static xmlNodePtr child(xmlNodePtr n, const char *name)
+{
+	for (n = n ? n->children : NULL; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE &&
+		    !xmlStrcmp(n->name, BAD_CAST name))
+			return n;
+	return NULL;
+}
+
+/* The device DEVS/KIND whose target has ATTR = VALUE (NULL: the first). */
+static xmlNodePtr device(xmlNodePtr devs, const char *kind, const char *attr,
+			 const char *value)
+{
+	xmlNodePtr n;
+
+	for (n = devs ? devs->children : NULL; n; n = n->next) {
+		xmlChar *v;
+		bool hit;
+
+		if (n->type != XML_ELEMENT_NODE ||
+		    xmlStrcmp(n->name, BAD_CAST kind))
+			continue;
+		if (!attr)
+			return n;
+		v = xmlGetProp(child(n, "target"), BAD_CAST attr);
+		hit = v && !xmlStrcmp(v, BAD_CAST value);
+		xmlFree(v);
+		if (hit)
+			return n;
+	}
+	return NULL;
+}
+
+/* N's text into BUF (LEN bytes; "" when none). */
+static void get_text(xmlNodePtr n, char *buf, size_t len)
+{
+	xmlChar *t = xmlNodeGetContent(n);
+
+	snprintf(buf, len, "%s", t ? (const char *)t : "");
+	xmlFree(t);
+}
+
+char *vm_domain_xml_retarget_new(const char *xml, const char *disk,
+				 const char *console_log, char *name,
+				 char *uuid, char *why, size_t len)
+{
+	xmlDocPtr doc = xmlReadMemory(xml, (int)strlen(xml), "saved.xml", NULL,
+				      XML_PARSE_NONET | XML_PARSE_NOERROR |
+					  XML_PARSE_NOWARNING);
+	xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL, devs, n;
+	xmlChar *out = NULL;
+	char *ret = NULL;
+	int size = 0;
+
+	if (!root || xmlStrcmp(root->name, BAD_CAST "domain")) {
+		snprintf(why, len, "its XML is not a domain");
+		goto out;
+	}
+	devs = child(root, "devices");
+	if (!child(root, "name") || !child(root, "uuid")) {
+		snprintf(why, len, "its XML has no name or no UUID");
+		goto out;
+	}
+	get_text(child(root, "name"), name, VM_NAME_MAX);
+	get_text(child(root, "uuid"), uuid, 37);
+	n = child(device(devs, "disk", "dev", "vda"), "source");
+	if (!n) {
+		snprintf(why, len, "its XML has no vda disk with a source");
+		goto out;
+	}
+	xmlSetProp(n, BAD_CAST "file", BAD_CAST disk);
+	n = child(device(devs, "serial", NULL, NULL), "source");
+	if (!n) {
+		snprintf(why, len, "its XML has no serial console with a log");
+		goto out;
+	}
+	xmlSetProp(n, BAD_CAST "path", BAD_CAST console_log);
+	/* libvirt writes the serial console twice, as <console> too. */
+	n = child(device(devs, "console", "type", "serial"), "source");
+	if (n)
+		xmlSetProp(n, BAD_CAST "path", BAD_CAST console_log);
+	xmlDocDumpMemory(doc, &out, &size);
+	if (!out) {
+		snprintf(why, len, "cannot write its XML");
+		goto out;
+	}
+	ret = xstrdup((const char *)out);
+out:
+	xmlFree(out);
+	xmlFreeDoc(doc);
 	return ret;
 }

@@ -12,7 +12,9 @@
  * What the run inside recorded then becomes this run's results.json
  * (results_remote_take(): checked against this matrix), labelled "lab".
  * Nothing on this host changes but the lab's domain, which dies with vmtax
- * (AUTODESTROY), and its disk overlay, one per run directory (its name from
+ * (AUTODESTROY when booted; a restored one is destroyed by vmtax, and one
+ * left by a killed vmtax by the next lab run), its saved state
+ * (lab-restore.c), and its disk overlay, one per run directory (its name from
  * DIR's path), kept until the run inside is done so that 'vmtax run
  * --resume DIR' boots the same disk and resumes the same run: the resume
  * state is results.json's, as for every run.
@@ -98,6 +100,7 @@ static int lab_init(struct lab *l, struct run *r)
 	size_t i;
 
 	memset(l, 0, sizeof(*l));
+	l->ready_s = -1; /* not ready (yet) */
 	l->cfg = &r->cfg;
 	l->m = &r->matrix;
 	l->dir = r->rundir;
@@ -215,11 +218,12 @@ static json_t *lab_label_new(const struct lab *l)
 {
 	char lv[64] = "", qv[64] = "", hn[256] = "";
 	struct utsname u;
+	json_t *label;
 
 	uname(&u);
 	gethostname(hn, sizeof(hn) - 1);
 	vm_versions(l->cfg->uri, lv, sizeof(lv), qv, sizeof(qv));
-	return json_pack(
+	label = json_pack(
 	    "{s:b, s:s, s:s, s:s, s:I, s:I, s:O, s:O, s:s?, s:s?, s:f, s:f, "
 	    "s:i, s:{s:s, s:s, s:s, s:s}}",
 	    "emulated", 1, "accel", "tcg", "cpu_model", l->cfg->lab_cpu,
@@ -233,6 +237,14 @@ static json_t *lab_label_new(const struct lab *l)
 	    "boot_to_ready_s", l->boot_to_ready_s, "boots", l->boots,
 	    "outer_host", "hostname", hn, "kernel", u.release, "libvirt", lv,
 	    "qemu", qv);
+	/* How it became ready: restored from a saved state, or booted. */
+	json_object_set_new(label, "restored", json_boolean(l->restored));
+	json_object_set_new(label, "state_saved",
+			    json_boolean(l->state_saved));
+	json_object_set_new(label, "ready_s",
+			    l->ready_s >= 0 ? json_real(l->ready_s)
+					    : json_null());
+	return label;
 }
 
 /* After the lab's run (*RC inside; -1: it did not end): put it away. */

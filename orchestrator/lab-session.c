@@ -25,8 +25,6 @@
 #define LAB_PID LAB_HOME "/run.pid"
 #define LAB_LIST LAB_HOME "/run.list" /* the run directory's files */
 
-#define LAB_BOOT_TIMEOUT_S 900.0  /* domain start to agent hello */
-#define LAB_READY_TIMEOUT_S 300.0 /* hello to libvirtd answering */
 #define LAB_POLL_S 1.0		  /* how often the run's output is read */
 #define LAB_SYNC_S 30.0		  /* how often its results come back */
 #define LAB_SYNC_TRIES 3		  /* a run's last listing, at most */
@@ -56,8 +54,8 @@ static const char lab_script[] =
  * be NULL) gets the tail of its output.  Returns its exit status, or a
  * negative errno after reporting with WHAT.
  */
-static int lab_sh(struct lab *l, const char *what, const char *cmd,
-		  double timeout_s, char **out)
+int lab_sh(struct lab *l, const char *what, const char *cmd,
+	   double timeout_s, char **out)
 {
 	json_t *args = json_pack("{s:s, s:s, s:f, s:b, s:b, s:f}", "cmd", cmd,
 				 "cwd", "/", "timeout_s", timeout_s,
@@ -107,41 +105,74 @@ int lab_image(struct lab *l)
 				   l->config_path, &l->gf);
 }
 
+char *lab_disk_tag_new(const struct lab *l)
+{
+	/* One disk per run directory: a name from its path (djb2). */
+	unsigned long h = 5381;
+	const char *p;
+
+	for (p = l->dir; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	return xasprintf("lab-%016lx", h);
+}
+
+/*
+ * Whether a resumed run's kept disk is there to boot again, its backing
+ * file too (a restored lab's kept disk sits on a frozen disk that a later
+ * save may have removed: then the lab gets a new disk).
+ */
+static bool lab_disk_kept(const struct lab *l)
+{
+	char *tag, *probe;
+	bool kept;
+
+	if (!l->resume)
+		return false;
+	tag = lab_disk_tag_new(l);
+	probe = xasprintf("%s/kept-%s.qcow2", l->gf.overlay_dir, tag);
+	kept = guest_overlay_usable(probe);
+	free(probe);
+	free(tag);
+	return kept;
+}
+
 /*
  * The lab's disk for this run directory (kept across boots and resumed
  * runs), named from the run directory's path.
  */
 static int lab_disk(struct lab *l)
 {
-	char *tag;
+	char *tag = lab_disk_tag_new(l);
 	int ret;
 
-	{
-		/* One disk per run directory: a name from its path (djb2). */
-		unsigned long h = 5381;
-		const char *p;
-
-		for (p = l->dir; *p; p++)
-			h = h * 33 + (unsigned char)*p;
-		tag = xasprintf("lab-%016lx", h);
-	}
-	l->overlay_reused = false;
-	if (l->resume) {
-		char *probe = xasprintf("%s/kept-%s.qcow2", l->gf.overlay_dir,
-					tag);
-
-		l->overlay_reused = access(probe, R_OK | W_OK) == 0;
-		free(probe);
-	}
+	l->overlay_reused = lab_disk_kept(l);
 	free(l->overlay);
 	l->overlay = NULL;
-	ret = guest_overlay_kept(&l->gf, tag, l->resume, &l->overlay);
+	ret = guest_overlay_kept(&l->gf, tag, l->overlay_reused, &l->overlay);
 	free(tag);
 	return ret;
 }
 
+void lab_spec_fill(const struct lab *l, struct vm_spec *spec,
+		   const char *name, const char *disk, const char *console)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->name = name;
+	spec->type = "qemu";
+	spec->vcpus = (unsigned)l->cfg->lab_vcpus;
+	spec->memory_bytes = l->cfg->lab_memory;
+	spec->kernel = l->gf.kernel;
+	spec->initrd = l->gf.initrd;
+	spec->cmdline = LAB_CMDLINE;
+	spec->console_log = console;
+	spec->disk = disk;
+	spec->backing = "thp";
+	spec->cpu_model = l->cfg->lab_cpu;
+	spec->cpu_features = l->cfg->lab_cpu_features;
+}
+
 /* After the lab's hello: wait for libvirtd inside (CONSOLE: its log). */
-static int lab_wait_libvirtd(struct lab *l, const char *console)
+int lab_wait_libvirtd(struct lab *l, const char *console)
 {
 	char *cmd = xasprintf(
 	    "n=0; until virsh -q -c qemu:///system version "
@@ -159,17 +190,55 @@ static int lab_wait_libvirtd(struct lab *l, const char *console)
 	return ret;
 }
 
-int lab_boot(struct lab *l)
+/* Boot the lab afresh as NAME (its disk: lab_disk()) to ready. */
+static int lab_boot_fresh(struct lab *l, const char *name,
+			  const char *console)
 {
-	char name[64], *console, why[512];
 	struct vm_spec spec;
 	json_t *res = NULL;
+	char why[512];
 	double t0;
 	int ret;
 
 	ret = lab_disk(l);
 	if (ret < 0)
 		return ret;
+	lab_spec_fill(l, &spec, name, l->overlay, console);
+	note("lab: booting the lab host: TCG, %s %s, %ld vCPUs, %.1f GiB%s",
+	     l->cfg->lab_cpu, l->cfg->lab_cpu_features, l->cfg->lab_vcpus,
+	     (double)l->cfg->lab_memory / (1 << 30),
+	     l->overlay_reused ? ", its disk from the interrupted run" : "");
+	ret = vm_life_boot(&l->life, l->conn, &spec, l->alog, 0);
+	if (ret < 0)
+		return ret;
+	t0 = l->life.t_start;
+	ret = vm_life_hello(&l->life, LAB_BOOT_TIMEOUT_S, &res, why,
+			    sizeof(why));
+	if (ret < 0)
+		return err("lab: no hello from the lab host's agent: %s; "
+			   "console: %s",
+			   why, console);
+	json_decref(l->hello);
+	l->hello = res;
+	l->boot_to_hello_s = mono_now() - t0;
+	note("lab: its agent answered after %.0f s (kernel %s); waiting for "
+	     "libvirtd inside",
+	     l->boot_to_hello_s,
+	     json_string_value(json_object_get(res, "kernel")) ?: "?");
+	ret = lab_wait_libvirtd(l, console);
+	if (ret < 0)
+		return ret;
+	l->boot_to_ready_s = mono_now() - t0;
+	note("lab: ready %.0f s after its start", l->boot_to_ready_s);
+	return 0;
+}
+
+int lab_boot(struct lab *l)
+{
+	char name[64], *console;
+	double t0 = mono_now();
+	int ret;
+
 	if (!l->alog)
 		l->alog = fopen_beneath(l->dir, "logs/lab.agent.log", false);
 	/* Each boot its own console log: a crashed lab's stays. */
@@ -181,53 +250,25 @@ int lab_boot(struct lab *l)
 	snprintf(name, sizeof(name), "vmtax-lab-%d-%d", (int)getpid(),
 		 l->boots);
 	l->boots++;
-	memset(&spec, 0, sizeof(spec));
-	spec.name = name;
-	spec.type = "qemu";
-	spec.vcpus = (unsigned)l->cfg->lab_vcpus;
-	spec.memory_bytes = l->cfg->lab_memory;
-	spec.kernel = l->gf.kernel;
-	spec.initrd = l->gf.initrd;
-	spec.cmdline = VM_CMDLINE_BASE " root=/dev/vda rw";
-	spec.console_log = console;
-	spec.disk = l->overlay;
-	spec.backing = "thp";
-	spec.cpu_model = l->cfg->lab_cpu;
-	spec.cpu_features = l->cfg->lab_cpu_features;
+	l->restored = l->state_saved = false;
+	l->ready_s = -1;
 	if (!l->conn) {
 		ret = vm_conn_open(l->cfg->uri, &l->conn);
 		if (ret < 0)
 			goto out;
+		/* Restored labs have no AUTODESTROY: those of killed runs. */
+		vm_sweep_orphans(l->conn, "vmtax-lab");
 	}
-	note("lab: booting the lab host: TCG, %s %s, %ld vCPUs, %.1f GiB%s",
-	     l->cfg->lab_cpu, l->cfg->lab_cpu_features, l->cfg->lab_vcpus,
-	     (double)l->cfg->lab_memory / (1 << 30),
-	     l->overlay_reused ? ", its disk from the interrupted run" : "");
-	ret = vm_life_boot(&l->life, l->conn, &spec, l->alog, 0);
-	if (ret < 0)
-		goto out;
-	t0 = l->life.t_start;
-	ret = vm_life_hello(&l->life, LAB_BOOT_TIMEOUT_S, &res, why,
-			    sizeof(why));
-	if (ret < 0) {
-		ret = err("lab: no hello from the lab host's agent: %s; "
-			  "console: %s",
-			  why, console);
+	/* A kept disk holds a run of its own: it boots, never restores. */
+	if (l->cfg->lab_restore && !lab_disk_kept(l) &&
+	    lab_boot_restored(l, console) == 0) {
+		ret = 0;
 		goto out;
 	}
-	json_decref(l->hello);
-	l->hello = res;
-	l->boot_to_hello_s = mono_now() - t0;
-	note("lab: its agent answered after %.0f s (kernel %s); waiting for "
-	     "libvirtd inside",
-	     l->boot_to_hello_s,
-	     json_string_value(json_object_get(res, "kernel")) ?: "?");
-	ret = lab_wait_libvirtd(l, console);
-	if (ret < 0)
-		goto out;
-	l->boot_to_ready_s = mono_now() - t0;
-	note("lab: ready %.0f s after its start", l->boot_to_ready_s);
+	ret = lab_boot_fresh(l, name, console);
 out:
+	if (ret == 0)
+		l->ready_s = mono_now() - t0;
 	free(console);
 	return ret < 0 ? ret : 0;
 }

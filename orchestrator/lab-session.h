@@ -30,6 +30,10 @@
 
 #define LAB_RESTARTS 2		  /* boots of a lab that died or hung, at most */
 #define LAB_PROBE_S 120.0	  /* a failed lab's time to answer 'hello' */
+#define LAB_BOOT_TIMEOUT_S 900.0  /* domain start to agent hello */
+#define LAB_READY_TIMEOUT_S 300.0 /* hello to libvirtd answering */
+/* The lab's kernel command line (a part of its saved state's key). */
+#define LAB_CMDLINE VM_CMDLINE_BASE " root=/dev/vda rw"
 
 struct lab {
 	const struct run_config *cfg; /* the run's */
@@ -49,6 +53,9 @@ struct lab {
 	FILE *alog;
 	json_t *hello;
 	double boot_to_hello_s, boot_to_ready_s;
+	double ready_s;	  /* lab_boot() to ready, all of it; < 0: not ready */
+	bool restored;	  /* from its saved state (lab-restore.c) */
+	bool state_saved; /* this boot saved a new one first */
 	int boots; /* lab boots so far: a lab that dies is booted again */
 	volatile sig_atomic_t *stop_signals; /* SIGINT/TERM/HUP so far */
 	/* the run's output: how much is shown, and its unfinished line */
@@ -76,5 +83,29 @@ int lab_sync(struct lab *l, bool quiet);
 bool lab_answers(struct lab *l);
 /* Shut the lab down (destroy it if its agent does not answer). */
 void lab_down(struct lab *l);
+
+/* ---- shared by lab-session.c and lab-restore.c ---- */
+
+/* Run CMD in the lab (sh -c) within TIMEOUT_S: its exit status, or a
+ * negative errno (reported with WHAT); *OUT (may be NULL): its output. */
+int lab_sh(struct lab *l, const char *what, const char *cmd,
+	   double timeout_s, char **out);
+/* After the lab's hello: wait for libvirtd inside (CONSOLE: its log). */
+int lab_wait_libvirtd(struct lab *l, const char *console);
+/* The lab's domain: NAME, its disk DISK, its console log CONSOLE. */
+void lab_spec_fill(const struct lab *l, struct vm_spec *spec,
+		   const char *name, const char *disk, const char *console);
+/* The file name tag of this run directory's kept disk (owned). */
+char *lab_disk_tag_new(const struct lab *l);
+/*
+ * lab-restore.c (docs/lab.md, "The saved state"): make the lab ready from
+ * its saved state (the domain LAB_SAVED_DOMAIN-HASH, the name it was saved
+ * with) with console log CONSOLE, its disk l->overlay a new kept overlay
+ * on the state's frozen disk; without a usable state (each reason said, a
+ * bad one discarded), boot it afresh, save a state and restore that.  0:
+ * ready (l->restored); else the lab is down and the caller boots it as
+ * without a saved state.
+ */
+int lab_boot_restored(struct lab *l, const char *console);
 
 #endif

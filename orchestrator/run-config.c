@@ -494,6 +494,10 @@ static const struct ini_key run_keys[] = {
 	.help = "executor = lab: the lab host's vCPUs"),
     KEY("lab", "memory", INI_SIZE, lab_memory, "4G", .min = 1ULL << 30,
 	.max = 1ULL << 40, .help = "executor = lab: the lab host's memory"),
+    KEY("lab", "restore", INI_BOOL, lab_restore, "on",
+	.help = "executor = lab: start the lab from a saved state of a lab "
+		"that was ready (seconds), saved on first use; off: boot it "
+		"every time"),
     KEY("fleet", "hosts", INI_STR, fleet_hosts, NULL, .shape = INI_LIST,
 	.check = check_fleet_dest, .finish = finish_fleet,
 	.help = "ssh destinations (USER@HOST or an alias of your ssh config) "

@@ -115,6 +115,7 @@ struct run_config {
 	char *lab_cpu_features;
 	long lab_vcpus;
 	uint64_t lab_memory;
+	bool lab_restore;
 	/* [fleet]: the hosts of [run] executor = fleet (fleet.h) */
 	struct ini_list fleet_hosts; /* ssh destinations */
 	char *fleet_mode;	     /* "each" | "split" */

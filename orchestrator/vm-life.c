@@ -24,6 +24,22 @@ int vm_life_boot(struct vm_life *l, struct vm_conn *conn,
 	return 0;
 }
 
+int vm_life_restore(struct vm_life *l, struct vm_conn *conn,
+		    const char *state, const struct vm_spec *spec, FILE *log)
+{
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	l->t_start = mono_now();
+	ret = vm_restore(conn, state, spec, &l->vm);
+	if (ret < 0)
+		return ret;
+	l->libvirt_s = mono_now() - l->t_start;
+	agent_client_init(&l->a, l->vm, log);
+	l->client = true;
+	return 0;
+}
+
 int vm_life_hello(struct vm_life *l, double timeout_s, json_t **hello,
 		  char *why, size_t len)
 {

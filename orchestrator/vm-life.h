@@ -42,6 +42,12 @@ struct vm_life {
 int vm_life_boot(struct vm_life *l, struct vm_conn *conn,
 		 const struct vm_spec *spec, FILE *log, double watch_s);
 /*
+ * The same from a saved state (vm_restore(): SPEC's name, disk and console
+ * log), its agent client over the restored domain's channel.
+ */
+int vm_life_restore(struct vm_life *l, struct vm_conn *conn,
+		    const char *state, const struct vm_spec *spec, FILE *log);
+/*
  * Wait up to TIMEOUT_S for the agent's hello: 0 with *HELLO (a new ref),
  * or the call's negative errno with WHY (-EPIPE: the guest ended).
  */

@@ -311,6 +311,36 @@ static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event,
 	return 0;
 }
 
+/* A new struct vm named NAME on C's connection, not yet a domain. */
+static struct vm *vm_new(struct vm_conn *c, const char *name)
+{
+	struct vm *vm = xcalloc(1, sizeof(*vm));
+
+	vm->c = c;
+	vm->conn = c->conn;
+	virConnectRef(vm->conn);
+	vm->name = xstrdup(name);
+	vm->event_id = -1;
+	return vm;
+}
+
+/* VM->dom has started: watch its life and open the agent channel. */
+static int vm_attach(struct vm *vm)
+{
+	vm->event_id = virConnectDomainEventRegisterAny(
+		vm->conn, vm->dom, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+		VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), vm, NULL);
+	vm->st = virStreamNew(vm->conn, VIR_STREAM_NONBLOCK);
+	if (!vm->st)
+		return err("cannot create a stream for '%s': %s", vm->name,
+			   lv_err());
+	if (virDomainOpenChannel(vm->dom, PROTO_PORT_NAME, vm->st, 0) < 0)
+		return err("cannot open channel '%s' of '%s': %s",
+			   PROTO_PORT_NAME, vm->name, lv_err());
+	vm->qemu_pid = vm_qemu_pid(vm);
+	return 0;
+}
+
 int vm_start(struct vm_conn *c, const struct vm_spec *spec, struct vm **out)
 {
 	struct vm *vm = NULL;
@@ -324,33 +354,15 @@ int vm_start(struct vm_conn *c, const struct vm_spec *spec, struct vm **out)
 	if (ret < 0)
 		goto out;
 	ret = -EIO;
-	vm = xcalloc(1, sizeof(*vm));
-	vm->c = c;
-	vm->conn = c->conn;
-	virConnectRef(vm->conn);
-	vm->name = xstrdup(spec->name);
-	vm->event_id = -1;
+	vm = vm_new(c, spec->name);
 	vm->dom = virDomainCreateXML(c->conn, xml,
 				     VIR_DOMAIN_START_AUTODESTROY);
 	if (!vm->dom) {
 		ret = err("cannot start domain '%s': %s", spec->name, lv_err());
 		goto out;
 	}
-	vm->event_id = virConnectDomainEventRegisterAny(
-		c->conn, vm->dom, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-		VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), vm, NULL);
-	vm->st = virStreamNew(c->conn, VIR_STREAM_NONBLOCK);
-	if (!vm->st) {
-		ret = err("cannot create a stream for '%s': %s", spec->name,
-			  lv_err());
+	if (vm_attach(vm) < 0)
 		goto out;
-	}
-	if (virDomainOpenChannel(vm->dom, PROTO_PORT_NAME, vm->st, 0) < 0) {
-		ret = err("cannot open channel '%s' of '%s': %s",
-			  PROTO_PORT_NAME, spec->name, lv_err());
-		goto out;
-	}
-	vm->qemu_pid = vm_qemu_pid(vm);
 	*out = vm;
 	vm = NULL;
 	ret = 0;
@@ -358,6 +370,160 @@ out:
 	vm_free(vm);
 	free(xml);
 	return ret;
+}
+
+int vm_save(struct vm *vm, const char *path)
+{
+	vm_close_channel(vm);
+	if (virDomainSaveFlags(vm->dom, path, NULL, 0) < 0)
+		return err("cannot save domain '%s' to '%s': %s", vm->name,
+			   path, lv_err());
+	return 0;
+}
+
+/* Whether a domain of UUID runs on C (its name into NAME). */
+static bool uuid_running(struct vm_conn *c, const char *uuid, char *name,
+			 size_t len)
+{
+	virDomainPtr d = virDomainLookupByUUIDString(c->conn, uuid);
+	bool on;
+
+	if (!d)
+		return false;
+	on = virDomainIsActive(d) == 1;
+	snprintf(name, len, "%s", virDomainGetName(d) ?: "?");
+	virDomainFree(d);
+	return on;
+}
+
+/* The live metadata of a restored domain: its owner, for the sweep. */
+#define OWNER_NS "https://vmtax.invalid/owner"
+#define OWNER_KEY "vmtax"
+
+static void owner_set(struct vm *vm)
+{
+	char xml[64];
+
+	snprintf(xml, sizeof(xml), "<owner pid='%d'/>", (int)getpid());
+	if (virDomainSetMetadata(vm->dom, VIR_DOMAIN_METADATA_ELEMENT, xml,
+				 OWNER_KEY, OWNER_NS,
+				 VIR_DOMAIN_AFFECT_LIVE) < 0)
+		warn("cannot mark '%s' as this vmtax's (%s): if vmtax is "
+		     "killed, 'virsh destroy %s'",
+		     vm->name, lv_err(), vm->name);
+}
+
+/* The owner PID of D (owner_set()), or 0. */
+static long owner_get(virDomainPtr d)
+{
+	char *xml = virDomainGetMetadata(d, VIR_DOMAIN_METADATA_ELEMENT,
+					 OWNER_NS, VIR_DOMAIN_AFFECT_LIVE);
+	const char *p = xml ? strstr(xml, "pid=") : NULL;
+	long pid = p ? strtol(p + 5, NULL, 10) : 0;
+
+	free(xml);
+	return pid;
+}
+
+int vm_restore(struct vm_conn *c, const char *state,
+	       const struct vm_spec *spec, struct vm **out)
+{
+	char *saved = NULL, *xml = NULL, uuid[37] = "", why[256], other[128];
+	char name[VM_NAME_MAX];
+	struct vm *vm = NULL;
+	int ret;
+
+	ret = conn_reopen(c, 30);
+	if (ret < 0)
+		return ret;
+	ret = -EBADMSG;
+	saved = virDomainSaveImageGetXMLDesc(c->conn, state, 0);
+	if (!saved) {
+		err("cannot read the saved state '%s': %s", state, lv_err());
+		goto out;
+	}
+	xml = vm_domain_xml_retarget_new(saved, spec->disk, spec->console_log,
+					 name, uuid, why, sizeof(why));
+	if (!xml) {
+		err("the saved state '%s': %s", state, why);
+		goto out;
+	}
+	if (uuid_running(c, uuid, other, sizeof(other))) {
+		ret = err_code(-EBUSY,
+			       "the saved state '%s' runs already, as '%s'",
+			       state, other);
+		goto out;
+	}
+	if (virDomainRestoreFlags(c->conn, state, xml,
+				  VIR_DOMAIN_SAVE_RUNNING) < 0) {
+		err("cannot restore '%s' from '%s': %s", name, state, lv_err());
+		goto out;
+	}
+	ret = -EIO;
+	vm = vm_new(c, name);
+	vm->dom = virDomainLookupByName(c->conn, name);
+	if (!vm->dom) {
+		ret = err("the restored domain '%s' is gone: %s", name,
+			  lv_err());
+		goto out;
+	}
+	owner_set(vm);
+	if (vm_attach(vm) < 0)
+		goto out;
+	*out = vm;
+	vm = NULL;
+	ret = 0;
+out:
+	vm_free(vm);
+	free(xml);
+	free(saved);
+	return ret;
+}
+
+/*
+ * Whether the vmtax that owns D (named PREFIX-...) is gone: the owner in
+ * its metadata (a restored domain keeps the name it was saved with), else
+ * the PID in PREFIX-PID-....
+ */
+static bool orphan(virDomainPtr d, const char *name, size_t plen)
+{
+	long pid = owner_get(d);
+	char *end;
+
+	if (pid <= 0) {
+		pid = strtol(name + plen + 1, &end, 10);
+		if (*end != '-')
+			pid = 0;
+	}
+	return pid > 0 && pid != getpid() && kill((pid_t)pid, 0) < 0 &&
+	       errno == ESRCH;
+}
+
+int vm_sweep_orphans(struct vm_conn *c, const char *prefix)
+{
+	virDomainPtr *doms = NULL;
+	size_t plen = strlen(prefix);
+	int n, i, gone = 0;
+
+	if (conn_reopen(c, 30) < 0)
+		return 0;
+	n = virConnectListAllDomains(c->conn, &doms,
+				     VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	for (i = 0; i < n; i++) {
+		const char *name = virDomainGetName(doms[i]);
+
+		if (name && !strncmp(name, prefix, plen) &&
+		    name[plen] == '-' && orphan(doms[i], name, plen) &&
+		    virDomainDestroy(doms[i]) == 0) {
+			note("destroyed domain '%s', left by a vmtax that was "
+			     "killed",
+			     name);
+			gone++;
+		}
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	return gone;
 }
 
 int vm_running(struct vm *vm)

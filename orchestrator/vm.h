@@ -98,6 +98,18 @@ struct vm_spec {
  * is escaped).  Returns a new string or NULL after reporting.
  */
 char *vm_domain_xml_new(const struct vm_spec *spec);
+/*
+ * A saved domain's XML (XML, from its state file) for a restore: its vda
+ * disk's source DISK and its serial console's log CONSOLE_LOG; the guest's
+ * ABI (devices, CPU, memory) and its name and UUID unchanged (libvirt 9.0
+ * refuses another name: "Target domain name ... does not match source").
+ * NAME (VM_NAME_MAX bytes) and UUID (37 bytes) get the domain's.  Returns
+ * a new string, or NULL with the reason in WHY.  Pure (libxml2's tree).
+ */
+#define VM_NAME_MAX 128
+char *vm_domain_xml_retarget_new(const char *xml, const char *disk,
+				 const char *console_log, char *name,
+				 char *uuid, char *why, size_t len);
 /* Whether FEATURES is a vm_spec cpu_features list ("+a -b", "" too). */
 bool vm_cpu_features_valid(const char *features);
 
@@ -130,6 +142,32 @@ int vm_conn_alive(struct vm_conn *c);
  * first if libvirtd went away (see above).
  */
 int vm_start(struct vm_conn *c, const struct vm_spec *spec, struct vm **out);
+/*
+ * Save the running domain's state (its RAM and devices) to PATH; the domain
+ * stops.  The agent channel is closed first.  Returns 0 or a negative
+ * errno (reported).
+ */
+int vm_save(struct vm *vm, const char *path);
+/*
+ * Start a domain from the state file STATE (vm_save()), its disk
+ * SPEC->disk and console log SPEC->console_log (the rest of SPEC is not
+ * used: the state has it, its name too), running, and open its agent
+ * channel as vm_start() does.  libvirt 9.0 has no AUTODESTROY for a
+ * restore: the domain is destroyed by vm_free() and vm_stop(), and one left
+ * by a vmtax that was killed by vm_sweep_orphans() (its owner's PID is in
+ * its live metadata).  Returns 0, -EBUSY when a domain of the same UUID
+ * (restored from the same state) runs, -EBADMSG when libvirt or QEMU
+ * refused the state (its reason reported), or another negative errno
+ * (reported).
+ */
+int vm_restore(struct vm_conn *c, const char *state,
+	       const struct vm_spec *spec, struct vm **out);
+/*
+ * Destroy the running domains named PREFIX-... whose vmtax is gone: the
+ * PID in PREFIX-PID-..., or the owner in a restored domain's metadata
+ * (restored domains have no AUTODESTROY).  Returns how many.
+ */
+int vm_sweep_orphans(struct vm_conn *c, const char *prefix);
 /*
  * Send all of BUF within TIMEOUT_S.  Returns 0, -ETIMEDOUT, or -EPIPE when
  * the domain is gone.

@@ -164,16 +164,40 @@ static const char *lab_str(const json_t *obj, const char *k)
 	return s ? s : "?";
 }
 
+/*
+ * ", restored from a saved state (ready in 6.1 s)", ", booted, its state
+ * saved and restored (ready in 106.8 s)" (no state fitted) or ", booted
+ * (ready in 31.0 s)"; "" for a lab that does not say (older files) or was
+ * not ready.
+ */
+static char *lab_ready_new(const json_t *lab)
+{
+	const json_t *restored = json_object_get(lab, "restored");
+	const json_t *ready = json_object_get(lab, "ready_s");
+	const char *how = "booted";
+
+	if (!json_is_boolean(restored) || !json_is_number(ready))
+		return xstrdup("");
+	if (json_is_true(restored))
+		how = json_is_true(json_object_get(lab, "state_saved"))
+			  ? "booted, its state saved and restored"
+			  : "restored from a saved state";
+	return xasprintf(", %s (ready in %.1f s)", how,
+			 json_number_value(ready));
+}
+
 char *fmt_lab_new(const struct report *r)
 {
 	const json_t *outer;
+	char *ready, *s;
 
 	if (!r->lab)
 		return NULL;
 	outer = json_object_get(r->lab, "outer_host");
-	return xasprintf(
+	ready = lab_ready_new(r->lab);
+	s = xasprintf(
 	    "%s-emulated %s %s, %" JSON_INTEGER_FORMAT " vCPUs, %.1f GiB, "
-	    "kernel %s, on %s (QEMU %s): absolute numbers describe emulated "
+	    "kernel %s, on %s (QEMU %s)%s: absolute numbers describe emulated "
 	    "hardware",
 	    json_is_true(json_object_get(r->lab, "emulated")) ? "TCG" : "not",
 	    lab_str(r->lab, "cpu_model"), lab_str(r->lab, "cpu_features"),
@@ -181,7 +205,9 @@ char *fmt_lab_new(const struct report *r)
 	    (double)json_integer_value(json_object_get(r->lab, "memory_bytes")) /
 		(1 << 30),
 	    lab_str(r->lab, "kernel"), lab_str(outer, "hostname"),
-	    lab_str(outer, "qemu"));
+	    lab_str(outer, "qemu"), ready);
+	free(ready);
+	return s;
 }
 
 char *fmt_axes_new(const struct report *r)

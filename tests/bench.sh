@@ -20,7 +20,8 @@
 #     kernel command line as an axis (vmtax's, loglevel=5, against
 #     loglevel=7, every console line: the reference, in the same run),
 #     LBOOTS boots each: the lab's boot to hello and to ready, each inner
-#     guest's boot to hello, and the run's wall time against its samples'
+#     guest's boot to hello, and the run's wall time against its samples';
+#     before it, lab ready restored vs booted ([lab] restore = on, off)
 #  7. make check per test: one run of tests/run-shell-tests.sh (CHECK_J at a
 #     time, default its own; CHECK_T filters as its T=) with the sanitized
 #     vmtax 'make check' uses (build/san/vmtax, else build/vmtax): each
@@ -429,6 +430,27 @@ echo "== 6. the lab: ready, and an inner guest's boot to hello ($LBOOTS boots of
 if ! "$VMTAX" image build --kind lab --check 2>&1 | grep -q "up to date"; then
 	echo "   skipped: the lab image is not built ('$VMTAX image build --kind lab': seconds from this host's packages, about 7 min through debootstrap)"
 else
+	# lab ready, restored vs booted: bare-metal lab runs of one small
+	# sample, [lab] restore = on (saves a state when none fits), off
+	# (booted), on (restored)
+	LBM="--set matrix.where=bare-metal --set matrix.host_thp=always --set run.repeat=1 --set run.baseline= --set workload.PROCS=10 --set workload.TOUCH_KIB=1024"
+	echo "   $VMTAX run configs/lab-npt.ini $LBM --set lab.restore=on, then off, then on"
+	for m in on off on2; do
+		(cd "$TOP" && "$VMTAX" run configs/lab-npt.ini --out "$W/lr-$m" $LBM \
+			--set lab.restore="${m%2}") >"$W/lr-$m.out" 2>&1 ||
+			{ tail -20 "$W/lr-$m.out"; exit 1; }
+	done
+	rb=$(jq .lab.ready_s "$W/lr-off/results.json")
+	rr=$(jq .lab.ready_s "$W/lr-on2/results.json")
+	jq -e '.lab.restored' "$W/lr-on2/results.json" >/dev/null ||
+		echo "   (the last run was not restored: see $W/lr-on2.out)"
+	side=$(ls "$(dirname "$(readlink -f "$VMTAX")")"/images/overlays/lab-state-*.json | head -1)
+	printf '   lab ready (restored vs booted): %.1f s vs %.1f s: %.2fx; its state: saved in %.1f s, %.2f GiB%s\n' \
+		"$rr" "$rb" "$(echo "$rr / $rb" | bc -l)" "$(jq .save_s "$side")" \
+		"$(echo "$(jq .state_bytes "$side") / 1073741824" | bc -l)" \
+		"$(jq -e .lab.state_saved "$W/lr-on/results.json" >/dev/null &&
+			printf '; saved by the first run, ready %.1f s with the boot and the save' \
+				"$(jq .lab.ready_s "$W/lr-on/results.json")")"
 	echo "   $VMTAX run configs/lab-npt.ini --set matrix.where=guest --set matrix.npt=on"
 	echo "     --set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=$LBOOTS"
 	echo "     --set run.boots=$LBOOTS --set run.baseline= --set 'guest.cmdline=\"\",loglevel=7'"
@@ -440,8 +462,8 @@ else
 		{ tail -20 "$W/lab.out"; exit 1; }
 	wall=$(echo "$(now) - $t0" | bc -l)
 	R=$W/lab/results.json
-	printf '   lab: hello %.1f s, ready %.1f s after its start (booted, not restored)\n' \
-		"$(jq .lab.boot_to_hello_s "$R")" "$(jq .lab.boot_to_ready_s "$R")"
+	printf '   lab: hello %.1f s, ready %.1f s after its start (restored: %s)\n' \
+		"$(jq .lab.boot_to_hello_s "$R")" "$(jq .lab.boot_to_ready_s "$R")" "$(jq .lab.restored "$R")"
 	# each boot's time to hello: the inner run's progress lines, boot to
 	# boot, include a sample; the cell's last boot has its breakdown
 	a=$(jq '.cells[0].observed.boot_to_hello_s' "$R")

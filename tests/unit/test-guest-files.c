@@ -227,6 +227,46 @@ static void test_resolve_tiny(void **state)
 	free(link);
 }
 
+/* A kept disk is usable only with its backing file (qemu-img makes them). */
+static void test_overlay_usable(void **state)
+{
+	char *dir = scratch_new(), *base, *top, *rel, *cmd;
+
+	(void)state;
+	base = xasprintf("%s/base.qcow2", dir);
+	top = xasprintf("%s/top.qcow2", dir);
+	rel = xasprintf("%s/rel.qcow2", dir);
+	cmd = xasprintf("qemu-img create -q -f qcow2 '%s' 1M", base);
+	if (system(cmd) != 0) {
+		free(cmd);
+		rm_rf(dir);
+		skip();
+	}
+	free(cmd);
+	assert_true(guest_overlay_usable(base)); /* no backing file */
+	assert_int_equal(guest_overlay_on(base, top), 0);
+	assert_true(guest_overlay_usable(top));
+	cmd = xasprintf("cd '%s' && qemu-img create -q -f qcow2 -F qcow2 "
+			"-b base.qcow2 rel.qcow2",
+			dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	assert_true(guest_overlay_usable(rel)); /* beside it */
+	unlink(base);
+	assert_false(guest_overlay_usable(top));
+	assert_false(guest_overlay_usable(rel));
+	assert_false(guest_overlay_usable(base));
+	touch(dir, "junk.qcow2");
+	free(base);
+	base = xasprintf("%s/junk.qcow2", dir);
+	assert_false(guest_overlay_usable(base)); /* not a qcow2 */
+	free(base);
+	free(top);
+	free(rel);
+	rm_rf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +274,7 @@ int main(void)
 	    cmocka_unit_test(test_no_kernel),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_resolve_tiny),
+	    cmocka_unit_test(test_overlay_usable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -607,10 +607,54 @@ static void test_kvm_compare(void **state)
 	report_free(runs[1]);
 }
 
+/* The lab line says how the lab became ready; older files' stays as it was. */
+static void test_lab_line(void **state)
+{
+	static const struct {
+		const char *extra, *want;
+	} rows[] = {
+		{ "{}", "(QEMU 7.2.22): absolute" },
+		{ "{\"restored\": true, \"ready_s\": 6.25}",
+		  "(QEMU 7.2.22), restored from a saved state (ready in 6.2 "
+		  "s): absolute" },
+		{ "{\"restored\": true, \"state_saved\": true, \"ready_s\": "
+		  "106.8}",
+		  "(QEMU 7.2.22), booted, its state saved and restored (ready "
+		  "in 106.8 s): absolute" },
+		{ "{\"restored\": false, \"ready_s\": 31}",
+		  "(QEMU 7.2.22), booted (ready in 31.0 s): absolute" },
+		{ "{\"restored\": false, \"ready_s\": null}",
+		  "(QEMU 7.2.22): absolute" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct report r = { 0 };
+		char *s;
+		json_t *extra = json_loads(rows[i].extra, 0, NULL);
+
+		r.lab = json_pack("{s:b, s:s, s:s, s:i, s:I, s:s, s:{s:s, s:s}}",
+				  "emulated", 1, "cpu_model", "EPYC",
+				  "cpu_features", "+svm +npt", "vcpus", 2,
+				  "memory_bytes", (json_int_t)3 << 30, "kernel",
+				  "6.1", "outer_host", "hostname", "vm", "qemu",
+				  "7.2.22");
+		json_object_update(r.lab, extra);
+		json_decref(extra);
+		s = fmt_lab_new(&r);
+		if (!strstr(s, rows[i].want))
+			fail_msg("row %zu: '%s'", i, s);
+		free(s);
+		json_decref(r.lab);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_labels),
+	    cmocka_unit_test(test_lab_line),
 	    cmocka_unit_test(test_matrix),
 	    cmocka_unit_test(test_counters),
 	    cmocka_unit_test(test_direction),

@@ -46,6 +46,17 @@ int vm_start(struct vm_conn *c, const struct vm_spec *spec, struct vm **out)
 	return 0;
 }
 
+/* vm_life_restore() is vm_life_boot() on a restored domain: not run here. */
+int vm_restore(struct vm_conn *c, const char *state,
+	       const struct vm_spec *spec, struct vm **out)
+{
+	(void)c;
+	(void)state;
+	(void)spec;
+	(void)out;
+	return -ENOSYS;
+}
+
 static void queue(struct vm *vm, json_t *msg /* stolen */)
 {
 	char *frame;
