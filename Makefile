@@ -214,8 +214,8 @@ deps-workloads:
 
 # One sanitized pass: unit tests, then the shell tests with the sanitized
 # vmtax.  The static agent and workloads are built normally, and so is a
-# plain vmtax: the quick lab test (t0547) runs it inside the lab, whose
-# packages have no libasan.
+# plain vmtax (image-tiny builds it): the quick lab test (t0547) runs it
+# inside the lab, whose packages have no libasan.
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 # demo, check and bench run 'deps' first, then a sub-make: on a fresh machine
@@ -226,7 +226,7 @@ SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 JOBS  ?= -j$(NPROC)
 check: deps-check
-	$(MAKE) $(JOBS) tools $(B)/vmtax image-tiny
+	$(MAKE) $(JOBS) tools image-tiny
 	$(MAKE) $(JOBS) B=build/san SAN="$(SANFLAGS)" OPT=-O1 build/san/vmtax \
 		$(UNIT_BINS:$(B)/%=build/san/%) $(TEST_TOOLS:$(B)/%=build/san/%)
 	$(MAKE) $(JOBS) fuzz-replay
