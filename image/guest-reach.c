@@ -279,3 +279,12 @@ int guest_files_reach(struct guest_files *f, const char *stage_dir)
 		return ret;
 	return 0;
 }
+
+int guest_files_reach_for(struct guest_files *f, const char *uri)
+{
+	const char *dir = getenv("VMTAX_STAGE_DIR");
+
+	if (!uri || strcmp(uri, "qemu:///system"))
+		return 0;
+	return guest_files_reach(f, dir && *dir ? dir : GUEST_STAGE_DIR);
+}

@@ -54,4 +54,12 @@ void qemu_conf_user(const char *text, char *buf, size_t len);
  */
 int guest_files_reach(struct guest_files *f, const char *stage_dir);
 
+/*
+ * guest_files_reach() for guests of connection URI: only qemu:///system
+ * runs QEMU as another user; staged in $VMTAX_STAGE_DIR when set, else
+ * GUEST_STAGE_DIR.  Every guest's files (tiny, debian, the lab) go through
+ * here.
+ */
+int guest_files_reach_for(struct guest_files *f, const char *uri);
+
 #endif

@@ -228,9 +228,7 @@ static int resolve_guest_files(struct run *r)
 		r->ngfs++;
 		/* QEMU opens these as its own user: from a private checkout
 		 * they are staged where it can (guest-reach.h). */
-		if (!strcmp(r->cfg.uri, "qemu:///system") &&
-		    guest_files_reach(&g->f, getenv("VMTAX_STAGE_DIR")
-						     ?: GUEST_STAGE_DIR) < 0)
+		if (guest_files_reach_for(&g->f, r->cfg.uri) < 0)
 			return -EINVAL;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "beneath.h"
+#include "guest-reach.h"
 #include "image.h"
 #include "untrusted.h"
 #include "lab-sync.h"
@@ -101,8 +102,12 @@ int lab_image(struct lab *l)
 	     "lacks them; at once when cached)...");
 	if (image_build(&o) < 0)
 		return -EIO;
-	return guest_files_resolve(GUEST_IMAGE_LAB, "auto", "auto", l->bindir,
-				   l->config_path, &l->gf);
+	if (guest_files_resolve(GUEST_IMAGE_LAB, "auto", "auto", l->bindir,
+				l->config_path, &l->gf) < 0)
+		return -EINVAL;
+	/* From a private checkout the lab's disk, its overlays and saved
+	 * states are staged where QEMU can open them (guest-reach.h). */
+	return guest_files_reach_for(&l->gf, l->cfg->uri);
 }
 
 char *lab_disk_tag_new(const struct lab *l)

@@ -19,8 +19,14 @@ virsh -q domcapabilities --virttype qemu 2>/dev/null | grep -q "<model.*>EPYC<" 
 	skip_all "the lab image is not built ('vmtax image build --kind lab')"
 
 thp_before=$(thp_get enabled)
-# The saved state lives beside the lab's overlays (guest-files.h).
-STATES=$(dirname "$(readlink -f "$VMTAX")")/images/overlays
+# The saved state lives beside the lab's overlays (guest-files.h): in the
+# build's images/overlays, or, from a checkout QEMU cannot reach (a 0700
+# home), in the stage directory's (guest-reach.h).  A run says which: its
+# lab.disk is one of those overlays.
+STATES_BUILD=$(dirname "$(readlink -f "$VMTAX")")/images/overlays
+STATES_STAGE=${VMTAX_STAGE_DIR:-/var/lib/libvirt/images/vmtax}/overlays
+# (tests run in subshells: each asks again)
+states_of() { STATES=$(dirname "$(jq -r .lab.disk "$1/results.json")"); }
 # One bare-metal cell, one small sample.
 BM="--set matrix.where=bare-metal --set matrix.host_thp=always --set run.repeat=1
  --set run.baseline= --set workload.PROCS=10 --set workload.TOUCH_KIB=1024"
@@ -47,8 +53,10 @@ clean_host() {
 # With PART=1 a state that fits is kept (the run restores it, ~1 minute);
 # else every state is removed first and the first run must save one.
 test_expect_success 'part 1: a lab run ends restored; with no saved state it boots, saves one and restores it' '
-	{ test "${PART:-}" = 1 || rm -f "$STATES"/lab-state-* "$STATES"/lab-ready-*; } &&
+	{ test "${PART:-}" = 1 || rm -f "$STATES_BUILD"/lab-state-* "$STATES_BUILD"/lab-ready-* \
+		"$STATES_STAGE"/lab-state-* "$STATES_STAGE"/lab-ready-*; } &&
 	lab_run r1 $BM &&
+	states_of r1 && echo "# saved states in $STATES" &&
 	jq -e ".run.status == \"complete\" and .lab.restored" r1/results.json &&
 	{ test "${PART:-}" = 1 || jq -e .lab.state_saved r1/results.json; } &&
 	{ jq -e ".lab.state_saved | not" r1/results.json ||
@@ -85,7 +93,7 @@ test_expect_success 'part 2: a restored lab boots inner guests, kvm_amd npt relo
 '
 
 test_expect_success 'part 3: a truncated state is discarded with its reason; the lab boots afresh' '
-	s=$(ls "$STATES"/lab-state-*.save) &&
+	states_of r1 && s=$(ls "$STATES"/lab-state-*.save) &&
 	truncate -s 1M "$s" &&
 	lab_run r4 $BM &&
 	grep "lab: the saved state .* is discarded: its state file is 1048576 bytes, [0-9]* when saved (truncated or overwritten); booting the lab afresh" r4.err &&
@@ -95,7 +103,7 @@ test_expect_success 'part 3: a truncated state is discarded with its reason; the
 '
 
 test_expect_success 'part 4: a corrupt state (same size) is refused by the restore; the lab boots afresh' '
-	s=$(ls "$STATES"/lab-state-*.save) &&
+	states_of r1 && s=$(ls "$STATES"/lab-state-*.save) &&
 	dd if=/dev/urandom of="$s" bs=1M seek=1 count=8 conv=notrunc 2>/dev/null &&
 	lab_run r5 $BM &&
 	grep "lab: the saved state .* is discarded: " r5.err &&
@@ -105,7 +113,7 @@ test_expect_success 'part 4: a corrupt state (same size) is refused by the resto
 '
 
 test_expect_success 'part 5: a state for another QEMU is refused with its reason; the lab boots afresh' '
-	j=$(ls "$STATES"/lab-state-*.json) &&
+	states_of r1 && j=$(ls "$STATES"/lab-state-*.json) &&
 	qemu=$(jq -r .parts.qemu "$j") &&
 	jq ".parts.qemu = \"6.2.0\"" "$j" >side && cat side >"$j" &&
 	lab_run r6 $BM &&
