@@ -20,6 +20,7 @@
 
 #include "agent-client.h"
 #include "base64.h"
+#include "fake-channel.h"
 #include "util.h"
 
 enum mode {
@@ -35,24 +36,15 @@ enum mode {
 /* The fake channel: what the "guest" sends back, and how. */
 struct vm {
 	enum mode mode;
-	char *rx;
-	size_t rxlen, rxoff;
+	struct fake_rx rx;
 	unsigned long long id;
 	long sent; /* messages sent to the host */
 };
 
 static void queue(struct vm *vm, json_t *msg /* stolen */)
 {
-	char *frame;
-	size_t len;
-
-	assert_int_equal(proto_encode(msg, &frame, &len), 0);
-	json_decref(msg);
-	vm->rx = xrealloc(vm->rx, vm->rxlen + len);
-	memcpy(vm->rx + vm->rxlen, frame, len);
-	vm->rxlen += len;
+	fake_rx_queue(&vm->rx, msg);
 	vm->sent++;
-	free(frame);
 }
 
 static void read_file_reply(struct vm *vm, long long offset)
@@ -76,15 +68,10 @@ static void read_file_reply(struct vm *vm, long long offset)
 
 int vm_send(struct vm *vm, const void *buf, size_t len, double timeout_s)
 {
-	struct proto_decoder d;
-	json_t *req = NULL;
-	char err[128], *blob;
+	json_t *req = fake_request_decode(buf, len);
+	char *blob;
 
 	(void)timeout_s;
-	proto_decoder_init(&d);
-	proto_decoder_feed(&d, buf, len);
-	assert_int_equal(proto_decoder_next(&d, &req, err, sizeof(err)), 1);
-	proto_decoder_release(&d);
 	vm->id = proto_id(req);
 	switch (vm->mode) {
 	case M_BIG:
@@ -123,16 +110,11 @@ int vm_send(struct vm *vm, const void *buf, size_t len, double timeout_s)
 
 int vm_recv(struct vm *vm, void *buf, size_t len, double timeout_s)
 {
-	size_t n;
-
 	(void)timeout_s;
-	if (vm->mode == M_SPAM && vm->rxoff == vm->rxlen)
+	if (vm->mode == M_SPAM && fake_rx_drained(&vm->rx))
 		for (int i = 0; i < 10; i++)
 			queue(vm, proto_event_new(vm->id + 1000, "heartbeat"));
-	n = vm->rxlen - vm->rxoff < len ? vm->rxlen - vm->rxoff : len;
-	memcpy(buf, vm->rx + vm->rxoff, n);
-	vm->rxoff += n;
-	return (int)n;
+	return fake_rx_read(&vm->rx, buf, len);
 }
 
 const char *vm_stop_reason(struct vm *vm)
@@ -173,7 +155,7 @@ static void teardown(struct fixture *f)
 	agent_client_release(&f->a);
 	fclose(f->log);
 	free(f->logtext);
-	free(f->vm.rx);
+	fake_rx_release(&f->vm.rx);
 	free(f);
 }
 

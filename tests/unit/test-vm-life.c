@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fake-channel.h"
 #include "util.h"
 #include "vm-life.h"
 
@@ -22,8 +23,7 @@
 struct vm {
 	bool running;
 	bool gone; /* the channel fails: the agent is gone */
-	char *rx;
-	size_t rxlen, rxoff;
+	struct fake_rx rx;
 	char last[32]; /* the last request's type */
 	double shutdown_delay;
 	int requests;
@@ -59,31 +59,18 @@ int vm_restore(struct vm_conn *c, const char *state,
 
 static void queue(struct vm *vm, json_t *msg /* stolen */)
 {
-	char *frame;
-	size_t len;
-
-	assert_int_equal(proto_encode(msg, &frame, &len), 0);
-	json_decref(msg);
-	vm->rx = xrealloc(vm->rx, vm->rxlen + len);
-	memcpy(vm->rx + vm->rxlen, frame, len);
-	vm->rxlen += len;
-	free(frame);
+	fake_rx_queue(&vm->rx, msg);
 }
 
 int vm_send(struct vm *vm, const void *buf, size_t len, double timeout_s)
 {
-	struct proto_decoder d;
-	json_t *req = NULL;
-	char err[128];
+	json_t *req;
 	const char *type;
 
 	(void)timeout_s;
 	if (vm->gone)
 		return -EPIPE;
-	proto_decoder_init(&d);
-	proto_decoder_feed(&d, buf, len);
-	assert_int_equal(proto_decoder_next(&d, &req, err, sizeof(err)), 1);
-	proto_decoder_release(&d);
+	req = fake_request_decode(buf, len);
 	type = json_string_value(json_object_get(req, "type"));
 	snprintf(vm->last, sizeof(vm->last), "%s", type ? type : "?");
 	vm->requests++;
@@ -104,15 +91,10 @@ int vm_send(struct vm *vm, const void *buf, size_t len, double timeout_s)
 
 int vm_recv(struct vm *vm, void *buf, size_t len, double timeout_s)
 {
-	size_t n;
-
 	(void)timeout_s;
 	if (vm->gone)
 		return -EPIPE;
-	n = vm->rxlen - vm->rxoff < len ? vm->rxlen - vm->rxoff : len;
-	memcpy(buf, vm->rx + vm->rxoff, n);
-	vm->rxoff += n;
-	return (int)n;
+	return fake_rx_read(&vm->rx, buf, len);
 }
 
 int vm_running(struct vm *vm)
@@ -152,7 +134,7 @@ static const struct vm_spec spec = {
 
 static void reset(void)
 {
-	free(the_vm.rx);
+	fake_rx_release(&the_vm.rx);
 	memset(&the_vm, 0, sizeof(the_vm));
 	the_vm.running = true;
 	the_vm.stopped = -1;
