@@ -175,6 +175,9 @@ struct report_cell {
 	const char *where, *host_thp, *guest_thp, *paging, *backing;
 	const char *status, *reason;
 	const char *obs_host_thp, *obs_guest_thp, *guest_kernel;
+	/* a split fleet run's cell: the host that ran it (observed.host,
+	 * docs/fleet.md; its label ends ", ran on HOST"), or NULL */
+	const char *ran_on;
 	bool is_baseline;
 	bool bare_metal;
 	bool mismatch; /* observed THP settings contradict requested ones */

@@ -79,6 +79,11 @@ int report_fleet_paths(const char *results_path, char ***paths, size_t *n,
 	doc = json_loadb(text, len, 0, NULL);
 	free(text);
 	hosts = json_object_get(json_object_get(doc, "fleet"), "hosts");
+	/* a split fleet's cells are one matrix: its report is the run's */
+	if (!strcmp(json_string_value(json_object_get(
+			json_object_get(doc, "fleet"), "mode")) ?: "",
+		    "split"))
+		hosts = NULL;
 	*fleet = json_is_array(hosts);
 	*paths = xcalloc(json_array_size(hosts) + 1, sizeof(**paths));
 	json_array_foreach(hosts, i, h)
