@@ -24,6 +24,11 @@
  * records each cell's outcome on every host and the hosts in "fleet"
  * (fleet-merge.c).  The first stop signal stops the runs there (SIGTERM to
  * each: they restore their hosts and keep their samples).
+ *
+ * --resume (R->resume): a host that ended ok, its results here, is taken
+ * as it is; each other host's run there is taken up (fleet_resume_cmd_new())
+ * and its run directory comes back again.  A host whose run did not end
+ * leaves this run interrupted (resumable).
  */
 #include <errno.h>
 #include <poll.h>
@@ -34,6 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <ftw.h>
 
 #include "beneath.h"
 #include "cell-exec.h"
@@ -246,10 +252,6 @@ static int fleet_check(struct run *r, bool dry)
 	size_t i;
 	int bad = 0;
 
-	if (r->resume)
-		return err("fleet: --resume of a fleet run is not built yet: "
-			   "each host's run is in its '~/" FLEET_REMOTE_DIR
-			   "/' ('vmtax run --resume' there)");
 	if (fleet_open(&f, r) < 0) {
 		fleet_close(&f);
 		return -EIO;
@@ -467,7 +469,18 @@ static void take_doc(struct fleet *f, struct fleet_host *h, const char *rel)
 	free(path);
 }
 
-/* Host K's run directory back into RUN/hosts/NAME, and its results. */
+static int remove_cb(const char *path, const struct stat *sb, int flag,
+		     struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 ? -1 : 0;
+}
+
+/* Host K's run directory back into RUN/hosts/NAME (what an earlier run
+ * brought back there goes first: scp -r would copy into it), and its
+ * results. */
 static void fetch(struct fleet *f, size_t k)
 {
 	struct fleet_host *h = &f->h[k];
@@ -478,6 +491,9 @@ static void fetch(struct fleet *f, size_t k)
 	char **v = fleet_scp_argv_new(&f->ssh, h->name, remote, local, &n);
 	int status = -1;
 
+	if (nftw(local, remove_cb, 16, FTW_DEPTH | FTW_PHYS) < 0 &&
+	    errno != ENOENT)
+		warn("fleet: cannot remove '%s' before its copy", local);
 	if (fleet_run_capture(v, -1, FLEET_COPY_TIMEOUT_S, &out, &status) ==
 		0 &&
 	    status == 0)
@@ -566,6 +582,74 @@ static void probe_hosts(struct fleet *f)
 	free(mid);
 }
 
+/*
+ * --resume: whether host K's run ended ok with its results here, as this
+ * run's "fleet" label says: they are taken as they are, and nothing runs
+ * there.
+ */
+static bool resume_done(struct fleet *f, size_t k)
+{
+	struct fleet_host *h = &f->h[k];
+	const json_t *hosts = json_object_get(
+	    json_object_get(f->r->head, FLEET_EXEC), "hosts");
+	const json_t *e;
+	char *rel, probe_why[sizeof(h->why)];
+	size_t i;
+
+	json_array_foreach(hosts, i, e)
+	{
+		const char *name =
+		    json_string_value(json_object_get(e, "name"));
+		const char *st =
+		    json_string_value(json_object_get(e, "status"));
+
+		if (!name || strcmp(name, h->name))
+			continue;
+		if (!st || strcmp(st, "ok") ||
+		    !json_is_integer(json_object_get(e, "exit_status")))
+			return false;
+		/* its probe's failure (if any) matters only if it runs */
+		rel = xasprintf(FLEET_SUBDIR "/%s", h->name);
+		snprintf(probe_why, sizeof(probe_why), "%s", h->why);
+		*h->why = '\0';
+		take_doc(f, h, rel);
+		free(rel);
+		snprintf(h->why, sizeof(h->why), "%s", h->doc ? "" : probe_why);
+		if (!h->doc)
+			return false;
+		h->rc = (int)json_integer_value(
+		    json_object_get(e, "exit_status"));
+		return true;
+	}
+	return false;
+}
+
+/*
+ * --resume, host K: taken as it is when its run ended ok (resume_done());
+ * else its run there taken up (fleet_resume_cmd_new(): followed if it
+ * still runs, its status if it ended, begun again if it had not begun,
+ * else 'vmtax run --resume' there).
+ */
+static void resume_start(struct fleet *f, size_t k)
+{
+	struct fleet_host *h = &f->h[k];
+	char *cmd, *again;
+
+	if (resume_done(f, k)) {
+		note("fleet: host '%s': its run ended ok: its results are "
+		     "taken as they are",
+		     h->name);
+		return;
+	}
+	if (*h->why)
+		return;
+	again = run_cmd_new(f, k);
+	cmd = fleet_resume_cmd_new(f->rplain, f->r->cfg.fleet_vmtax, again);
+	h->started = start(f, k, cmd) == 0;
+	free(cmd);
+	free(again);
+}
+
 static int fleet_run_remote(struct run *r, json_t **doc, json_t **label,
 			    int *rc)
 {
@@ -587,7 +671,9 @@ static int fleet_run_remote(struct run *r, json_t **doc, json_t **label,
 		warn("fleet: cannot make '%s'", cmd);
 	free(cmd);
 	for (k = 0; k < f.n; k++) {
-		if (!*f.h[k].why && push(&f, k) == 0) {
+		if (r->resume)
+			resume_start(&f, k);
+		else if (!*f.h[k].why && push(&f, k) == 0) {
 			cmd = run_cmd_new(&f, k);
 			f.h[k].started = start(&f, k, cmd) == 0;
 			free(cmd);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fleet-cmd.c - the commands a fleet host runs (fleet.h): where its run
- * goes, the run of the matrix (or of its share), one POSIX sh command
- * line built here from sh-quoted words.  Pure.
+ * goes, the run of the matrix (or of its share) and the resume of that run,
+ * each one POSIX sh command line built here from sh-quoted words.  Pure.
  */
 #include "fleet.h"
 
@@ -83,5 +83,36 @@ char *fleet_run_cmd_new(const char *rdir, const char *vmtax,
 	free(vm);
 	free(d);
 	free(s);
+	return cmd;
+}
+
+char *fleet_resume_cmd_new(const char *rdir, const char *vmtax,
+			   const char *run_cmd)
+{
+	char *d = sh_quote_new(rdir), *vm = sh_quote_new(vmtax), *cmd;
+	char *again = sh_quote_new(run_cmd);
+
+	cmd = xasprintf(
+	    "cd %s || exit 97; p=$(cat run.pid 2>/dev/null); "
+	    "if [ ! -f run.rc ] && [ -n \"$p\" ] && kill -0 \"$p\" 2>/dev/null; "
+	    "then echo \"vmtax: fleet: the run here still runs (pid $p): "
+	    "following it\"; tail -n 0 -f --pid=\"$p\" run.log 2>/dev/null; "
+	    "sleep 1; fi; "
+	    "if [ -f run.rc ]; then rc=$(cat run.rc); echo \"vmtax: fleet: the "
+	    "run here ended (status $rc)\"; exit \"$rc\"; fi; "
+	    "if [ ! -f run/results.json ]; then echo \"vmtax: fleet: the run "
+	    "here had not begun: it begins again\"; rm -rf run; cd && exec sh -c "
+	    "%s; fi; "
+	    "s=$(wc -c <run.log 2>/dev/null || echo 0); "
+	    "%s run --resume run >>run.log 2>&1 </dev/null & p=$!; "
+	    "echo $p >run.pid; "
+	    "tail -c +$((s + 1)) -f --pid=$p run.log 2>/dev/null; "
+	    "wait $p; rc=$?; "
+	    "if [ $rc = 2 ] && tail -n 1 run.log | grep -q 'nothing to "
+	    "resume'; then rc=0; fi; echo $rc >run.rc; exit $rc",
+	    d, again, vm);
+	free(again);
+	free(vm);
+	free(d);
 	return cmd;
 }

@@ -100,6 +100,9 @@ static const char *cell_on(const struct fleet_host_result *h, size_t i,
 	const char *st = json_string_value(json_object_get(c, "status"));
 
 	*reason = json_string_value(json_object_get(c, "reason"));
+	/* a cell cut short there: why the host failed (its connection) */
+	if (st && strcmp(st, "ok") && h->why)
+		*reason = h->why;
 	if (st)
 		return st;
 	*reason = h->why ? h->why : "no results came back";

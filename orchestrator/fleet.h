@@ -13,7 +13,7 @@
  *			under a 0700 directory of this run, BatchMode, a
  *			connect timeout, StrictHostKeyChecking=yes), running a
  *			command there with a timeout, streaming one
- *	fleet-cmd.c	the commands a host runs (its run)
+ *	fleet-cmd.c	the commands a host runs (its run, its resume)
  *	fleet-check.c	what a host must be before anything runs (its probe's
  *			answers judged: reachable, root, the same vmtax build,
  *			libvirt and an accelerator where the matrix needs them,
@@ -153,6 +153,17 @@ char *fleet_remote_dir_new(const char *rundir);
 char *fleet_run_cmd_new(const char *rdir, const char *vmtax,
 			const char *const *sets, size_t nsets,
 			const char *cells);
+/*
+ * The command that takes up a host's run in RDIR again (--resume of a
+ * fleet run): a run still going there (run.pid alive, no run.rc) is
+ * followed to its end; a run that ended (run.rc) gives its status and runs
+ * nothing; a run that had not begun (no run/results.json) begins again
+ * (RUN_CMD, fleet_run_cmd_new()'s); else 'VMTAX run --resume run' there,
+ * detached as above, its output added to run.log and followed (a run
+ * there that was complete: status 0).  Owned.
+ */
+char *fleet_resume_cmd_new(const char *rdir, const char *vmtax,
+			   const char *run_cmd);
 
 /* ---- fleet-check.c ---- */
 
@@ -223,7 +234,8 @@ json_t *fleet_label_new(const char *mode, const struct fleet_host_result *h,
 /*
  * Cell I (id ID) across the hosts: "ok" when it is ok on every host; else
  * the status of the first host where it is not ("failed" for a host that
- * gave no results), its reason naming the host ("host 'b': ...") in
+ * gave no results), its reason naming the host ("host 'b': ...": why the
+ * host failed when it did, else the cell's own) in
  * *REASON (owned; NULL when ok).  *OBSERVED gets {"hosts": {NAME:
  * {"status", "reason", "samples"}}} (new reference).  Pure.
  */

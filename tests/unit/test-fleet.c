@@ -443,6 +443,38 @@ static void test_split(void **state)
 	json_decref(a);
 }
 
+/* The commands a host runs: the fleet's own --set replaced by ours. */
+static void test_cmds(void **state)
+{
+	const char *const sets[] = {"run.repeat=3", "fleet.mode=split",
+				    "run.executor=fleet", "run.cells=1"};
+	char *d = fleet_remote_dir_new("/tmp/out/my run/");
+	char *c = fleet_run_cmd_new(d, "vmtax", sets, 4, "0,2");
+
+	(void)state;
+	assert_string_equal(d, "vmtax-fleet/my_run");
+	assert_non_null(strstr(c, "cd 'vmtax-fleet/my_run' || exit 97; "));
+	assert_non_null(strstr(c, "'vmtax' run config.ini --out run --set "
+				  "'run.repeat=3' --set "
+				  "'run.executor=local' --set "
+				  "'workload.dir=workloads' --set "
+				  "'run.cells=0,2' >run.log"));
+	assert_null(strstr(c, "fleet.mode"));
+	free(c);
+	c = fleet_run_cmd_new(d, "vmtax", sets, 1, NULL);
+	assert_null(strstr(c, "run.cells"));
+	free(c);
+	c = fleet_resume_cmd_new(d, "/opt/vmtax", "cd x; echo a");
+	assert_non_null(strstr(c, "cd && exec sh -c 'cd x; echo a'; fi"));
+	assert_non_null(strstr(c, "cd 'vmtax-fleet/my_run' || exit 97; "));
+	assert_non_null(strstr(c, "if [ -f run.rc ]; then"));
+	assert_non_null(
+	    strstr(c, "'/opt/vmtax' run --resume run >>run.log 2>&1"));
+	assert_null(strstr(c, "config.ini"));
+	free(c);
+	free(d);
+}
+
 static void test_probe_cmd(void **state)
 {
 	char *c = fleet_probe_cmd_new("/opt/vmtax/bin/vmtax");
@@ -461,6 +493,7 @@ int main(void)
 	    cmocka_unit_test(test_judge),
 	    cmocka_unit_test(test_probe_host), cmocka_unit_test(test_merge),
 	    cmocka_unit_test(test_probe_cmd), cmocka_unit_test(test_split),
+	    cmocka_unit_test(test_cmds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
