@@ -290,6 +290,7 @@ struct report_scaling {
 struct report {
 	char *path; /* owned */
 	json_t *doc;
+	bool fleet_view; /* its hosts as an axis (report_load_doc()) */
 	const char *run_name, *run_status, *started, *finished, *config_path,
 	    *config_text;
 	const char *hostname, *kernel, *cpu_model, *accel, *accel_reason;
@@ -357,6 +358,13 @@ struct report {
 
 /* Load and validate PATH (results.json) and compute all statistics. */
 int report_load(const char *path, struct report **out);
+/*
+ * The same of DOC (a reference taken), PATH naming it in messages; with
+ * FLEET_VIEW, the axis REPORT_FLEET_AXIS is known (a fleet run's hosts as
+ * one matrix, report_fleet_doc_new()).
+ */
+int report_load_doc(const char *path, json_t *doc, bool fleet_view,
+		    struct report **out);
 void report_free(struct report *r);
 
 /*
