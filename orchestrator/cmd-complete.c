@@ -60,7 +60,9 @@ static void keys(const char *config_path)
 	size_t i;
 
 	for (i = 0; i < s->nkeys; i++)
-		printf("%s.%s\n", s->keys[i].section, s->keys[i].name);
+		if (!s->keys[i].hidden)
+			printf("%s.%s\n", s->keys[i].section,
+			       s->keys[i].name);
 	for (i = 0; (k = host_knob_name(i)); i++) {
 		char why[256];
 

@@ -8,20 +8,27 @@
  * connection; every host that fails is named on a line of its own, and the
  * run is refused (exit status 2) before anything changes anywhere.  Two
  * entries that are one machine (one machine id) are refused, and so is
- * mode = split: across unlike hosts with what differs named, across like
- * ones because it is not built yet.
+ * mode = split across unlike hosts (what differs named), with fewer cells
+ * than hosts, or with a [run] target.
  *
  * run_remote(): on each host, its copy of the config and its workload under
  * ~/FLEET_REMOTE_DIR/RUN (RUN: this run directory's name), and 'vmtax run'
  * there (executor = local: the hosts unused there) detached from the
  * connection, its output in run.log there, followed here line by line ("HOST|
  * ") until it ends: a connection that drops leaves the run there going, its
- * host restored by its own vmtax.  All hosts at once.  Then each host's run
+ * host restored by its own vmtax.  All hosts at once.  Mode split: each
+ * host runs its share of the cells ([run] cells, fleet_split_host()), and
+ * this run's document is each cell from its host (fleet_split_doc_new()).  Then each host's run
  * directory comes back into RUN/hosts/NAME (scp over the same connection),
  * checked to be this run's cells (results_remote_check()), and this run
  * records each cell's outcome on every host and the hosts in "fleet"
  * (fleet-merge.c).  The first stop signal stops the runs there (SIGTERM to
  * each: they restore their hosts and keep their samples).
+ *
+ * --resume (R->resume): a host that ended ok, its results here, is taken
+ * as it is; each other host's run there is taken up (fleet_resume_cmd_new())
+ * and its run directory comes back again.  A host whose run did not end
+ * leaves this run interrupted (resumable).
  */
 #include <errno.h>
 #include <poll.h>
@@ -32,6 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <ftw.h>
 
 #include "beneath.h"
 #include "cell-exec.h"
@@ -204,7 +212,8 @@ static int same_machine(const struct fleet *f, char (*mid)[64])
 	return bad;
 }
 
-/* mode = split: like hosts only, and then it is not built yet. */
+/* mode = split: like hosts only, a cell for each at least, no target (its
+ * plan needs the baseline's samples on every host). */
 static int split_check(const struct fleet *f)
 {
 	char diff[1024];
@@ -220,9 +229,16 @@ static int split_check(const struct fleet *f)
 		    f->h[i].name, f->h[0].name, diff);
 		bad++;
 	}
-	if (!bad) {
-		err("fleet: mode = split (the cells shared across like hosts) "
-		    "is not built yet: use mode = each");
+	if ((size_t)f->r->ncells < f->n) {
+		err("fleet: mode = split: %d cells for %zu hosts (each host "
+		    "runs one at least: fewer hosts, or mode = each)",
+		    f->r->ncells, f->n);
+		bad++;
+	}
+	if (f->r->cfg.target > 0) {
+		err("fleet: mode = split with [run] target: a host's plan "
+		    "needs the baseline's samples, which are on one host (use "
+		    "repeat, or mode = each)");
 		bad++;
 	}
 	return bad;
@@ -236,10 +252,6 @@ static int fleet_check(struct run *r, bool dry)
 	size_t i;
 	int bad = 0;
 
-	if (r->resume)
-		return err("fleet: --resume of a fleet run is not built yet: "
-			   "each host's run is in its '~/" FLEET_REMOTE_DIR
-			   "/' ('vmtax run --resume' there)");
 	if (fleet_open(&f, r) < 0) {
 		fleet_close(&f);
 		return -EIO;
@@ -263,26 +275,6 @@ static int fleet_check(struct run *r, bool dry)
 }
 
 /* ---- run_remote() ---- */
-
-/* Where the run goes on each host: ~/FLEET_REMOTE_DIR/<this run's name>,
- * of safe characters only. */
-static char *remote_dir_new(const char *rundir)
-{
-	const char *base = strrchr(rundir, '/');
-	char *name = xstrdup(base ? base + 1 : rundir), *d;
-	size_t i;
-
-	for (i = 0; name[i]; i++)
-		if (!strchr(
-			"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			"0123456789._-",
-			name[i]) ||
-		    (!i && name[i] == '.'))
-			name[i] = '_';
-	d = xasprintf(FLEET_REMOTE_DIR "/%s", *name ? name : "run");
-	free(name);
-	return d;
-}
 
 /* PATH here to FILE in host K's run directory there (stdin to cat). */
 static int push_file(struct fleet *f, size_t k, const char *path,
@@ -335,47 +327,22 @@ static int push(struct fleet *f, size_t k)
 	return ret;
 }
 
-/* Whether --set S is one the hosts' runs must not get (their own are
- * added last). */
-static bool set_is_fleets(const char *s)
+static bool split(const struct fleet *f)
 {
-	return !strncmp(s, "run.executor=", 13) || !strncmp(s, "fleet.", 6) ||
-	       !strncmp(s, "workload.dir=", 13);
+	return !strcmp(f->r->cfg.fleet_mode, fleet_modes[FLEET_SPLIT]);
 }
 
-/*
- * The command that runs the matrix on a host: 'vmtax run' detached from
- * the connection (its output in run.log, its pid in run.pid, its status in
- * run.rc), and run.log followed until it ends.
- */
-static char *run_cmd_new(const struct fleet *f)
+/* The command that runs the matrix (mode split: host K's share) there. */
+static char *run_cmd_new(const struct fleet *f, size_t k)
 {
-	static const char *const ours[] = {"run.executor=" CELL_EXEC_LOCAL,
-					   "workload.dir=workloads"};
 	const struct run *r = f->r;
-	char *sets = xstrdup(""), *q, *prev, *vm, *cmd;
-	size_t i;
+	char *share = split(f) ? fleet_split_cells_new(k, f->n,
+						       (size_t)r->ncells)
+			       : NULL;
+	char *cmd = fleet_run_cmd_new(f->rplain, r->cfg.fleet_vmtax, r->sets,
+				      r->nsets, share);
 
-	for (i = 0; i < r->nsets + ARRAY_SIZE(ours); i++) {
-		const char *s = i < r->nsets ? r->sets[i] : ours[i - r->nsets];
-
-		if (i < r->nsets && set_is_fleets(s))
-			continue;
-		q = sh_quote_new(s);
-		prev = sets;
-		sets = xasprintf("%s --set %s", prev, q);
-		free(prev);
-		free(q);
-	}
-	vm = sh_quote_new(r->cfg.fleet_vmtax);
-	cmd = xasprintf("cd %s || exit 97; : >run.log; "
-			"%s run config.ini --out run%s >run.log 2>&1 "
-			"</dev/null & p=$!; echo $p >run.pid; "
-			"tail -n +1 -f --pid=$p run.log 2>/dev/null; "
-			"wait $p; rc=$?; echo $rc >run.rc; exit $rc",
-			f->rdir, vm, sets);
-	free(vm);
-	free(sets);
+	free(share);
 	return cmd;
 }
 
@@ -502,7 +469,18 @@ static void take_doc(struct fleet *f, struct fleet_host *h, const char *rel)
 	free(path);
 }
 
-/* Host K's run directory back into RUN/hosts/NAME, and its results. */
+static int remove_cb(const char *path, const struct stat *sb, int flag,
+		     struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 ? -1 : 0;
+}
+
+/* Host K's run directory back into RUN/hosts/NAME (what an earlier run
+ * brought back there goes first: scp -r would copy into it), and its
+ * results. */
 static void fetch(struct fleet *f, size_t k)
 {
 	struct fleet_host *h = &f->h[k];
@@ -513,6 +491,9 @@ static void fetch(struct fleet *f, size_t k)
 	char **v = fleet_scp_argv_new(&f->ssh, h->name, remote, local, &n);
 	int status = -1;
 
+	if (nftw(local, remove_cb, 16, FTW_DEPTH | FTW_PHYS) < 0 &&
+	    errno != ENOENT)
+		warn("fleet: cannot remove '%s' before its copy", local);
 	if (fleet_run_capture(v, -1, FLEET_COPY_TIMEOUT_S, &out, &status) ==
 		0 &&
 	    status == 0)
@@ -529,14 +510,11 @@ static void fetch(struct fleet *f, size_t k)
 	free(rel);
 }
 
-/* This run's record: each cell's outcome on every host, the hosts. */
-static json_t *merge(struct fleet *f)
+/* What came back from each host, for fleet-merge.c (owned: free it). */
+static struct fleet_host_result *results_new(const struct fleet *f)
 {
 	struct fleet_host_result *res = xcalloc(f->n, sizeof(*res));
-	struct run *r = f->r;
-	json_t *label;
 	size_t k;
-	int i;
 
 	for (k = 0; k < f->n; k++) {
 		res[k].name = f->h[k].name;
@@ -545,13 +523,29 @@ static json_t *merge(struct fleet *f)
 		res[k].rc = f->h[k].rc;
 		res[k].why = *f->h[k].why ? f->h[k].why : NULL;
 	}
+	return res;
+}
+
+/*
+ * This run's record: each cell's outcome on every host (mode split: on the
+ * host that ran it), into R's states; the hosts, as the label.
+ */
+static json_t *merge(struct fleet *f)
+{
+	struct fleet_host_result *res = results_new(f);
+	struct run *r = f->r;
+	json_t *label;
+	int i;
+
 	for (i = 0; i < r->ncells; i++) {
 		struct cell_state *st = &r->states[i];
 		char *reason = NULL;
 		json_t *obs = NULL;
 		enum cell_status cs;
+		size_t k = split(f) ? fleet_split_host((size_t)i, f->n) : 0;
 		const char *word =
-		    fleet_cell_merge(res, f->n, (size_t)i, &reason, &obs);
+		    fleet_cell_merge(res + k, split(f) ? 1 : f->n, (size_t)i,
+				     &reason, &obs);
 
 		if (cell_status_parse(word, &cs) < 0)
 			cs = CELL_FAILED;
@@ -565,6 +559,17 @@ static json_t *merge(struct fleet *f)
 	return label;
 }
 
+/* Mode split: this run's document, each cell from the host that ran it
+ * (NULL when none came back: merge() then says why of each cell). */
+static json_t *split_doc(const struct fleet *f)
+{
+	struct fleet_host_result *res = results_new(f);
+	json_t *doc = fleet_split_doc_new(res, f->n, (size_t)f->r->ncells);
+
+	free(res);
+	return doc;
+}
+
 /* The probes again: a host lost since check() is not started, and each
  * host's run.host is known even when its results do not come back. */
 static void probe_hosts(struct fleet *f)
@@ -575,6 +580,74 @@ static void probe_hosts(struct fleet *f)
 	want_init(f->r, &w, build, sizeof(build));
 	probe_all(f, &w, mid);
 	free(mid);
+}
+
+/*
+ * --resume: whether host K's run ended ok with its results here, as this
+ * run's "fleet" label says: they are taken as they are, and nothing runs
+ * there.
+ */
+static bool resume_done(struct fleet *f, size_t k)
+{
+	struct fleet_host *h = &f->h[k];
+	const json_t *hosts = json_object_get(
+	    json_object_get(f->r->head, FLEET_EXEC), "hosts");
+	const json_t *e;
+	char *rel, probe_why[sizeof(h->why)];
+	size_t i;
+
+	json_array_foreach(hosts, i, e)
+	{
+		const char *name =
+		    json_string_value(json_object_get(e, "name"));
+		const char *st =
+		    json_string_value(json_object_get(e, "status"));
+
+		if (!name || strcmp(name, h->name))
+			continue;
+		if (!st || strcmp(st, "ok") ||
+		    !json_is_integer(json_object_get(e, "exit_status")))
+			return false;
+		/* its probe's failure (if any) matters only if it runs */
+		rel = xasprintf(FLEET_SUBDIR "/%s", h->name);
+		snprintf(probe_why, sizeof(probe_why), "%s", h->why);
+		*h->why = '\0';
+		take_doc(f, h, rel);
+		free(rel);
+		snprintf(h->why, sizeof(h->why), "%s", h->doc ? "" : probe_why);
+		if (!h->doc)
+			return false;
+		h->rc = (int)json_integer_value(
+		    json_object_get(e, "exit_status"));
+		return true;
+	}
+	return false;
+}
+
+/*
+ * --resume, host K: taken as it is when its run ended ok (resume_done());
+ * else its run there taken up (fleet_resume_cmd_new(): followed if it
+ * still runs, its status if it ended, begun again if it had not begun,
+ * else 'vmtax run --resume' there).
+ */
+static void resume_start(struct fleet *f, size_t k)
+{
+	struct fleet_host *h = &f->h[k];
+	char *cmd, *again;
+
+	if (resume_done(f, k)) {
+		note("fleet: host '%s': its run ended ok: its results are "
+		     "taken as they are",
+		     h->name);
+		return;
+	}
+	if (*h->why)
+		return;
+	again = run_cmd_new(f, k);
+	cmd = fleet_resume_cmd_new(f->rplain, f->r->cfg.fleet_vmtax, again);
+	h->started = start(f, k, cmd) == 0;
+	free(cmd);
+	free(again);
 }
 
 static int fleet_run_remote(struct run *r, json_t **doc, json_t **label,
@@ -590,29 +663,42 @@ static int fleet_run_remote(struct run *r, json_t **doc, json_t **label,
 		fleet_close(&f);
 		return -EIO;
 	}
-	f.rplain = remote_dir_new(r->rundir);
+	f.rplain = fleet_remote_dir_new(r->rundir);
 	f.rdir = sh_quote_new(f.rplain);
 	probe_hosts(&f);
 	cmd = xasprintf("%s/" FLEET_SUBDIR, r->rundir);
 	if (mkdir_parents(cmd, 0755) < 0)
 		warn("fleet: cannot make '%s'", cmd);
 	free(cmd);
-	cmd = run_cmd_new(&f);
-	for (k = 0; k < f.n; k++)
-		f.h[k].started =
-		    !*f.h[k].why && push(&f, k) == 0 && start(&f, k, cmd) == 0;
+	for (k = 0; k < f.n; k++) {
+		if (r->resume)
+			resume_start(&f, k);
+		else if (!*f.h[k].why && push(&f, k) == 0) {
+			cmd = run_cmd_new(&f, k);
+			f.h[k].started = start(&f, k, cmd) == 0;
+			free(cmd);
+		}
+	}
+	cmd = NULL;
 	note("fleet: the matrix runs on %zu hosts, each in '~/%s'", f.n,
 	     f.rplain);
 	follow(&f);
+	*rc = 0;
 	for (k = 0; k < f.n; k++) {
 		if (f.h[k].started)
 			fetch(&f, k);
 		failed += *f.h[k].why || f.h[k].rc != 0;
+		/* a run there that did not end: this one is interrupted
+		 * (resumable), not complete */
+		if (f.h[k].rc < 0)
+			*rc = -1;
 	}
+	/* mode split: the document becomes R's states (run_remote()) */
+	if (split(&f))
+		*doc = split_doc(&f);
 	*label = merge(&f);
 	/* each host's own status is in the label, its failures in the
 	 * cells (which make the run's exit status) */
-	*rc = 0;
 	if (failed)
 		warn("fleet: %zu of %zu hosts failed: see \"fleet\" in "
 		     "'%s/results.json'",

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fleet-merge.c - what came back from a fleet's hosts, as this run records
- * it (fleet.h): one label for the run, each cell's outcome on every host.
+ * it (fleet.h): one label for the run, each cell's outcome on every host
+ * (mode each), or each cell from the one host that ran it (mode split).
  * Samples stay in each host's own results (RUN/hosts/NAME/results.json):
  * they are never pooled across hosts.  Pure.
  */
@@ -99,6 +100,9 @@ static const char *cell_on(const struct fleet_host_result *h, size_t i,
 	const char *st = json_string_value(json_object_get(c, "status"));
 
 	*reason = json_string_value(json_object_get(c, "reason"));
+	/* a cell cut short there: why the host failed (its connection) */
+	if (st && strcmp(st, "ok") && h->why)
+		*reason = h->why;
 	if (st)
 		return st;
 	*reason = h->why ? h->why : "no results came back";
@@ -131,4 +135,88 @@ const char *fleet_cell_merge(const struct fleet_host_result *h, size_t n,
 	}
 	*observed = json_pack("{s:o}", "hosts", hosts);
 	return status;
+}
+
+size_t fleet_split_host(size_t ci, size_t nhosts)
+{
+	return nhosts ? ci % nhosts : 0;
+}
+
+char *fleet_split_cells_new(size_t k, size_t nhosts, size_t ncells)
+{
+	char *s = xstrdup(""), *prev;
+	size_t i;
+
+	for (i = 0; i < ncells; i++) {
+		if (fleet_split_host(i, nhosts) != k)
+			continue;
+		prev = s;
+		s = xasprintf("%s%s%zu", prev, *prev ? "," : "", i);
+		free(prev);
+	}
+	return s;
+}
+
+/* Cell I as its host H ran it (TMPL's cell I when H has no results: its
+ * id, axes and env), with what this run records of it. */
+static json_t *split_cell(const struct fleet_host_result *h, const json_t *tmpl,
+			  size_t i)
+{
+	const json_t *src = host_cell(h, i);
+	json_t *c, *obs, *merged;
+	char *reason = NULL;
+	const char *word = fleet_cell_merge(h, 1, i, &reason, &merged);
+
+	c = json_deep_copy(src ? src
+			       : json_array_get(json_object_get(tmpl, "cells"),
+						i));
+	if (!src) {
+		json_object_set_new(c, "samples", json_array());
+		json_object_set_new(c, "stop_reason", json_null());
+		json_object_set_new(c, "observed", json_object());
+		json_object_del(c, "plan");
+		json_object_del(c, "variance");
+	}
+	json_object_set_new(c, "status", json_string(word));
+	if (reason)
+		json_object_set_new(c, "reason", json_string(reason));
+	obs = json_object_get(c, "observed");
+	if (!json_is_object(obs)) {
+		obs = json_object();
+		json_object_set_new(c, "observed", obs);
+	}
+	json_object_set_new(obs, "host", json_string(h->name));
+	json_object_set(obs, "hosts", json_object_get(merged, "hosts"));
+	json_decref(merged);
+	free(reason);
+	return c;
+}
+
+json_t *fleet_split_doc_new(const struct fleet_host_result *h, size_t n,
+			    size_t ncells)
+{
+	const json_t *tmpl = NULL;
+	json_t *doc, *cells;
+	bool complete = true;
+	size_t i, k;
+
+	for (k = 0; k < n; k++) {
+		const char *st = json_string_value(json_object_get(
+		    json_object_get(h[k].doc, "run"), "status"));
+
+		if (!tmpl && h[k].doc)
+			tmpl = h[k].doc;
+		complete &= st && !strcmp(st, "complete");
+	}
+	if (!tmpl)
+		return NULL;
+	doc = json_deep_copy(tmpl);
+	cells = json_array();
+	for (i = 0; i < ncells; i++)
+		json_array_append_new(
+		    cells, split_cell(&h[fleet_split_host(i, n)], tmpl, i));
+	json_object_set_new(doc, "cells", cells);
+	json_object_set_new(json_object_get(doc, "run"), "status",
+			    json_string(complete ? "complete" : "interrupted"));
+	return doc;
 }

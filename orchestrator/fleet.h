@@ -13,6 +13,7 @@
  *			under a 0700 directory of this run, BatchMode, a
  *			connect timeout, StrictHostKeyChecking=yes), running a
  *			command there with a timeout, streaming one
+ *	fleet-cmd.c	the commands a host runs (its run, its resume)
  *	fleet-check.c	what a host must be before anything runs (its probe's
  *			answers judged: reachable, root, the same vmtax build,
  *			libvirt and an accelerator where the matrix needs them,
@@ -43,7 +44,7 @@
 #define FLEET_PREFIX_SEP "| "	    /* "HOST| line" */
 
 /* [fleet] mode: "each" (every host runs the whole matrix) or "split"
- * (like hosts share its cells; only the refusal is built). */
+ * (like hosts share its cells: each runs its share, [run] cells). */
 extern const char *const fleet_modes[];
 enum fleet_mode { FLEET_EACH, FLEET_SPLIT };
 
@@ -134,6 +135,36 @@ void fleet_run_capture_all(char *const *const *argvs, size_t n,
 			   double timeout_s, char **outs, int *statuses,
 			   int *rets);
 
+/* ---- fleet-cmd.c ---- */
+
+/* Where a run goes on each host: FLEET_REMOTE_DIR/<the name of RUNDIR>,
+ * of [A-Za-z0-9._-] only, under the login directory there.  Owned. */
+char *fleet_remote_dir_new(const char *rundir);
+/*
+ * The command that runs the matrix on a host, in RDIR there (made by the
+ * push of its config.ini and workloads/): VMTAX 'run config.ini --out run'
+ * with SETS[0..NSETS) but the fleet's own (run.executor, fleet.*,
+ * workload.dir, run.cells), then executor = local, workload.dir =
+ * workloads and, when CELLS is not NULL, run.cells = CELLS (a split
+ * fleet's share).  Detached from the connection: its output in run.log,
+ * its pid in run.pid, its exit status in run.rc; run.log followed until it
+ * ends, and its status the command's (97: no RDIR).  Owned.
+ */
+char *fleet_run_cmd_new(const char *rdir, const char *vmtax,
+			const char *const *sets, size_t nsets,
+			const char *cells);
+/*
+ * The command that takes up a host's run in RDIR again (--resume of a
+ * fleet run): a run still going there (run.pid alive, no run.rc) is
+ * followed to its end; a run that ended (run.rc) gives its status and runs
+ * nothing; a run that had not begun (no run/results.json) begins again
+ * (RUN_CMD, fleet_run_cmd_new()'s); else 'VMTAX run --resume run' there,
+ * detached as above, its output added to run.log and followed (a run
+ * there that was complete: status 0).  Owned.
+ */
+char *fleet_resume_cmd_new(const char *rdir, const char *vmtax,
+			   const char *run_cmd);
+
 /* ---- fleet-check.c ---- */
 
 /*
@@ -203,11 +234,35 @@ json_t *fleet_label_new(const char *mode, const struct fleet_host_result *h,
 /*
  * Cell I (id ID) across the hosts: "ok" when it is ok on every host; else
  * the status of the first host where it is not ("failed" for a host that
- * gave no results), its reason naming the host ("host 'b': ...") in
+ * gave no results), its reason naming the host ("host 'b': ...": why the
+ * host failed when it did, else the cell's own) in
  * *REASON (owned; NULL when ok).  *OBSERVED gets {"hosts": {NAME:
  * {"status", "reason", "samples"}}} (new reference).  Pure.
  */
 const char *fleet_cell_merge(const struct fleet_host_result *h, size_t n,
 			     size_t i, char **reason, json_t **observed);
+
+/*
+ * mode = split: the host of NHOSTS that runs cell CI (round robin over the
+ * matrix's cells, in order).  Pure.
+ */
+size_t fleet_split_host(size_t ci, size_t nhosts);
+/*
+ * Host K's share of NCELLS cells as [run] cells' value, "K,K+N,...";
+ * owned, "" when it has none.  Pure.
+ */
+char *fleet_split_cells_new(size_t k, size_t nhosts, size_t ncells);
+/*
+ * mode = split: this run's results document from its hosts' H[0..N) (each
+ * ran its share, the other cells skipped there): the first document's
+ * head, its run.status "complete" only when every host's run is; each of
+ * the NCELLS cells from the host that ran it (fleet_split_host()), its
+ * samples that host's alone, with "observed" "host" (its name) and "hosts"
+ * and the status and reason of fleet_cell_merge() over that one host (a
+ * host with no results: its cells failed with why).  NULL when no host's
+ * results came back.  New reference.  Pure.
+ */
+json_t *fleet_split_doc_new(const struct fleet_host_result *h, size_t n,
+			    size_t ncells);
 
 #endif

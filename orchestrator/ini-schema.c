@@ -581,6 +581,8 @@ void ini_print_help(const struct ini_schema *s, FILE *f)
 	for (i = 0; i < s->nkeys; i++) {
 		const struct ini_key *k = &s->keys[i];
 
+		if (k->hidden)
+			continue;
 		if (strcmp(section, k->section)) {
 			section = k->section;
 			fprintf(f, "  [%s]\n", section);
@@ -659,7 +661,8 @@ void ini_print_man(const struct ini_schema *s, FILE *f)
 			fputs("]\n", f);
 		}
 		for (j = i; j < s->nkeys; j++)
-			if (!strcmp(s->keys[j].section, section))
+			if (!strcmp(s->keys[j].section, section) &&
+			    !s->keys[j].hidden)
 				man_key(&s->keys[j], f);
 	}
 }
@@ -694,6 +697,8 @@ json_t *ini_to_json(const struct ini_schema *s, const void *obj)
 		}
 		if (k->shape != INI_ONE) {
 			l = FIELD((void *)obj, k->offset, struct ini_list);
+			if (k->hidden && !l->n)
+				continue;
 			if (k->shape == INI_AXIS && l->n == 1) {
 				v = value_json(k, l->v[0], l->val[0]);
 			} else {

@@ -111,6 +111,10 @@ struct ini_key {
 	 * a struct axis_spec of matrix.h, the cell field an axis fills);
 	 * NULL: none. */
 	const void *ext;
+	/* Set by vmtax itself, not by hand (a split fleet's [run] cells):
+	 * not in --help, the man page or completion, and echoed into
+	 * results.json only when set (a list of at least one element). */
+	bool hidden;
 };
 #define INI_FLAG(offset) ((offset) + 1)
 

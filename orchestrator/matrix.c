@@ -471,6 +471,15 @@ int matrix_expand(const struct run_config *c, struct matrix *m)
 			fprintf(stderr, "    %s\n", m->cells[i].id);
 		goto out;
 	}
+	for (i = 0; i < c->cells.n; i++)
+		if ((size_t)c->cells.val[i].n >= m->ncells) {
+			run_config_error(c, RUN_CONFIG_KEY(cells),
+					 "cell %ld: the matrix has %zu cells "
+					 "(0 to %zu)",
+					 c->cells.val[i].n, m->ncells,
+					 m->ncells - 1);
+			goto out;
+		}
 	ret = 0;
 out:
 	for (i = 0; i < n; i++)
@@ -484,6 +493,16 @@ out:
 	if (ret < 0)
 		matrix_release(m);
 	return ret;
+}
+
+bool matrix_cell_listed(const struct run_config *c, size_t ci)
+{
+	size_t i;
+
+	for (i = 0; i < c->cells.n; i++)
+		if ((size_t)c->cells.val[i].n == ci)
+			return true;
+	return !c->cells.n;
 }
 
 bool matrix_is_replica_of(const char *id, const char *base, const char *rep)

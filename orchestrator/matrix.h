@@ -199,6 +199,13 @@ struct matrix {
  */
 int matrix_expand(const struct run_config *c, struct matrix *m);
 void matrix_release(struct matrix *m);
+/* Whether cell CI runs here: [run] cells lists it, or lists none (a split
+ * fleet host's share, fleet.h; an index past the matrix is an error of
+ * matrix_expand()). */
+bool matrix_cell_listed(const struct run_config *c, size_t ci);
+/* The reason of a cell it does not list (skipped). */
+#define MATRIX_CELL_UNLISTED                                                   \
+	"another host's share of a split fleet ([run] cells)"
 /* Whether ID is cell BASE's replica REP ("BASE/replica=REP"). */
 bool matrix_is_replica_of(const char *id, const char *base, const char *rep);
 

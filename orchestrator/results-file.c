@@ -282,6 +282,11 @@ void results_states_init(struct run *r)
 		st->env = results_cell_env_new(r, &r->cells[i]);
 		st->observed = json_object();
 		st->samples = json_array();
+		if (!matrix_cell_listed(&r->cfg, (size_t)i)) {
+			st->status = CELL_SKIPPED;
+			st->reason = xstrdup(MATRIX_CELL_UNLISTED);
+			st->stop = STOP_SKIPPED;
+		}
 	}
 }
 

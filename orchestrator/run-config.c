@@ -438,6 +438,10 @@ static const struct ini_key run_keys[] = {
 	.help = "samples per second of the profile run (a TCG "
 		"guest's default is 127: a sample costs 100 us "
 		"or more there)"),
+    KEY("run", "cells", INI_INT, cells, NULL, .shape = INI_LIST, .min = 0,
+	.max = MATRIX_MAX_CELLS - 1, .hidden = true,
+	.help = "only these cells of the matrix, by index from 0 (the others "
+		"are skipped: a split fleet's share, set by the fleet)"),
     KEY("guest", "image", INI_ENUM, image, "tiny", .shape = INI_AXIS,
 	.choices = images, .help = "guest image kind",
 	AXIS(.slot = SLOT_IMAGE, .kind = AXIS_GUEST_KEY,
@@ -505,8 +509,8 @@ static const struct ini_key run_keys[] = {
 		"[run] executor fleet (docs/fleet.md)"),
     KEY("fleet", "mode", INI_ENUM, fleet_mode, "each", .choices = fleet_modes,
 	.help = "each: every host runs the whole matrix (host is the outermost "
-		"level); split: like hosts share its cells (only the refusal "
-		"of unlike hosts is built)"),
+		"level); split: like hosts share its cells, each cell run on "
+		"one host (round robin)"),
     KEY("fleet", "vmtax", INI_STR, fleet_vmtax, "vmtax",
 	.check = check_fleet_vmtax,
 	.help = "the vmtax command on each host (a name on its PATH, or a "

@@ -90,6 +90,9 @@ struct run_config {
 	long quiet_others;
 	bool profile; /* docs/profile.md */
 	double profile_hz;
+	/* a split fleet host's share of the matrix: cell indices (a hidden
+	 * key the fleet sets, fleet.h); none: every cell */
+	struct ini_list cells;
 	/* [guest]: elements as written, checked as the key's type */
 	struct ini_list image;	 /* tiny | debian */
 	struct ini_list vcpus;	 /* integers */

@@ -152,6 +152,12 @@ static void run_cell(struct run *r, int ci)
 	struct cell_run cr;
 	long i;
 
+	if (st->status != CELL_PENDING && !r->resume) {
+		/* not this host's ([run] cells) */
+		note("[%d/%d] %s: %s: %s", ci + 1, r->ncells, r->cells[ci].id,
+		     cell_status_name(st->status), st->reason ?: "");
+		return;
+	}
 	if (st->status != CELL_PENDING) {
 		/* Ended in an earlier, resumed-from run: never repeated. */
 		note("[%d/%d] %s: %s in the earlier run", ci + 1, r->ncells,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "host.h"
+#include "report.h"
 #include "matrix.h"
 #include "run-config.h"
 #include "util.h"
@@ -91,6 +92,8 @@ static bool known_name(const struct report *r, json_t *cells, const char *name)
 	for (i = 0; i < ARRAY_SIZE(fixed_axes); i++)
 		if (!strcmp(fixed_axes[i], name))
 			return true;
+	if (r->fleet_view && !strcmp(name, REPORT_FLEET_AXIS))
+		return true; /* a fleet run's hosts (fleet-view.c) */
 	/* the names the config loader accepts, nothing else: they reach
 	 * every format (docs/security.md) */
 	if (!strncmp(name, "host.", 5))

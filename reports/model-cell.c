@@ -129,6 +129,12 @@ static void cell_labels(const struct report *r, struct report_cell *c)
 		    xasprintf("requested guest THP '%s', observed '%s'",
 			      c->guest_thp, c->obs_guest_thp);
 	}
+	if (c->ran_on) {
+		char *l = xasprintf("%s, ran on %s", c->label, c->ran_on);
+
+		free(c->label);
+		c->label = l;
+	}
 	free(extra);
 }
 
@@ -334,6 +340,7 @@ int report_load_cell(struct report *r, json_t *jc, size_t i)
 	c->obs_host_thp = jstr(obs, "host_thp");
 	c->obs_guest_thp = jstr(obs, "guest_thp");
 	c->guest_kernel = jstr(obs, "guest_kernel");
+	c->ran_on = jstr(obs, "host");
 	if (report_find_cell(r, c->id) != (long)i)
 		return err("'%s': cell id '%s' appears twice", r->path, c->id);
 	ret = report_cell_axes(r, c, jc);

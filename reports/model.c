@@ -429,6 +429,27 @@ static int load_doc(struct report *r)
 	return 0;
 }
 
+/* R (its doc loaded) checked and built, into *OUT; R freed on failure. */
+static int load_built(struct report *r, struct report **out)
+{
+	int ret = load_doc(r);
+
+	if (ret < 0)
+		goto out;
+	compute_stats(r);
+	metric_check(r);
+	report_profiles_diff(r);
+	ret = report_set_matrix(r, NULL, NULL);
+	if (ret < 0)
+		goto out;
+	report_build_scaling(r);
+	*out = r;
+	r = NULL;
+out:
+	report_free(r);
+	return ret;
+}
+
 int report_load(const char *path, struct report **out)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
@@ -450,22 +471,24 @@ int report_load(const char *path, struct report **out)
 			  jerr.text);
 		goto out;
 	}
-	ret = load_doc(r);
-	if (ret < 0)
-		goto out;
-	compute_stats(r);
-	metric_check(r);
-	report_profiles_diff(r);
-	ret = report_set_matrix(r, NULL, NULL);
-	if (ret < 0)
-		goto out;
-	report_build_scaling(r);
-	*out = r;
-	r = NULL;
+	free(text);
+	return load_built(r, out);
 out:
 	free(text);
 	report_free(r);
 	return ret;
+}
+
+int report_load_doc(const char *path, json_t *doc, bool fleet_view,
+		    struct report **out)
+{
+	struct report *r = xcalloc(1, sizeof(*r));
+
+	*out = NULL;
+	r->path = xstrdup(path);
+	r->doc = json_incref(doc);
+	r->fleet_view = fleet_view;
+	return load_built(r, out);
 }
 
 void report_free(struct report *r)

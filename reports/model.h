@@ -175,6 +175,9 @@ struct report_cell {
 	const char *where, *host_thp, *guest_thp, *paging, *backing;
 	const char *status, *reason;
 	const char *obs_host_thp, *obs_guest_thp, *guest_kernel;
+	/* a split fleet run's cell: the host that ran it (observed.host,
+	 * docs/fleet.md; its label ends ", ran on HOST"), or NULL */
+	const char *ran_on;
 	bool is_baseline;
 	bool bare_metal;
 	bool mismatch; /* observed THP settings contradict requested ones */
@@ -287,6 +290,7 @@ struct report_scaling {
 struct report {
 	char *path; /* owned */
 	json_t *doc;
+	bool fleet_view; /* its hosts as an axis (report_load_doc()) */
 	const char *run_name, *run_status, *started, *finished, *config_path,
 	    *config_text;
 	const char *hostname, *kernel, *cpu_model, *accel, *accel_reason;
@@ -354,6 +358,13 @@ struct report {
 
 /* Load and validate PATH (results.json) and compute all statistics. */
 int report_load(const char *path, struct report **out);
+/*
+ * The same of DOC (a reference taken), PATH naming it in messages; with
+ * FLEET_VIEW, the axis REPORT_FLEET_AXIS is known (a fleet run's hosts as
+ * one matrix, report_fleet_doc_new()).
+ */
+int report_load_doc(const char *path, json_t *doc, bool fleet_view,
+		    struct report **out);
 void report_free(struct report *r);
 
 /*

@@ -79,6 +79,11 @@ int report_fleet_paths(const char *results_path, char ***paths, size_t *n,
 	doc = json_loadb(text, len, 0, NULL);
 	free(text);
 	hosts = json_object_get(json_object_get(doc, "fleet"), "hosts");
+	/* a split fleet's cells are one matrix: its report is the run's */
+	if (!strcmp(json_string_value(json_object_get(
+			json_object_get(doc, "fleet"), "mode")) ?: "",
+		    "split"))
+		hosts = NULL;
 	*fleet = json_is_array(hosts);
 	*paths = xcalloc(json_array_size(hosts) + 1, sizeof(**paths));
 	json_array_foreach(hosts, i, h)
@@ -105,6 +110,70 @@ int report_fleet_paths(const char *results_path, char ***paths, size_t *n,
 	return 0;
 }
 
+/* PATH's host: the NAME of ".../hosts/NAME/results.json".  Borrowed. */
+static const char *host_of_path(char *path)
+{
+	char *end = strrchr(path, '/'), *start;
+
+	*end = '\0';
+	start = strrchr(path, '/');
+	return start ? start + 1 : path;
+}
+
+/*
+ * A fleet run's hosts as one matrix (report_fleet_doc_new()), laid out
+ * by ROWS and COLS, one of them the host.
+ */
+static int fleet_view_write(const char *results_path, char **paths,
+			    size_t n, const char *format, const char *rows,
+			    const char *cols, FILE *out)
+{
+	const struct report_format *f;
+	json_t **docs = xcalloc(n, sizeof(*docs)), *doc = NULL;
+	const char **names = xcalloc(n, sizeof(*names));
+	struct report *r = NULL;
+	char *text, *name;
+	size_t k, len;
+	int ret = find_format(format, &f);
+
+	for (k = 0; ret == 0 && k < n; k++) {
+		ret = read_file(paths[k], RESULTS_FILE_MAX, &text, &len);
+		if (ret < 0) {
+			ret = err_code(ret, "cannot read '%s'", paths[k]);
+			break;
+		}
+		docs[k] = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+		free(text);
+		if (!docs[k])
+			ret = err("'%s': corrupt JSON", paths[k]);
+		name = xstrdup(paths[k]);
+		names[k] = xstrdup(host_of_path(name));
+		free(name);
+	}
+	if (ret == 0 &&
+	    !(doc = report_fleet_doc_new((const json_t *const *)docs, names,
+					 n)))
+		ret = err("'%s': its hosts' results have no axes (a run of an "
+			  "older vmtax): the host cannot be laid out against "
+			  "another axis",
+			  results_path);
+	if (ret == 0)
+		ret = report_load_doc(results_path, doc, true, &r);
+	if (ret == 0)
+		ret = report_set_matrix(r, rows, cols);
+	if (ret == 0)
+		ret = f->render(r, out);
+	report_free(r);
+	json_decref(doc);
+	for (k = 0; k < n; k++) {
+		json_decref(docs[k]);
+		free((char *)names[k]);
+	}
+	free(docs);
+	free(names);
+	return ret;
+}
+
 /*
  * A fleet run's report: its hosts side by side (the first against each
  * other, cell by cell, as 'vmtax compare' puts runs), or the one host's
@@ -121,11 +190,19 @@ static int fleet_report(const char *results_path, char **paths, size_t n,
 		return err("'%s': a fleet run none of whose hosts' results "
 			   "came back: see its \"fleet\" hosts' reasons",
 			   results_path);
+	/* the host against another axis: one matrix of every host's cells */
+	if (rows && cols &&
+	    (!strcmp(rows, REPORT_FLEET_AXIS) ||
+	     !strcmp(cols, REPORT_FLEET_AXIS)))
+		return fleet_view_write(results_path, paths, n, format, rows,
+					cols, out);
 	/* --rows host: the hosts are the rows already */
 	if (cols || (rows && strcmp(rows, REPORT_FLEET_AXIS)))
 		return err("'%s': a fleet run's report puts its hosts side by "
-			   "side (--rows host); for other --rows and --cols "
-			   "report one host: 'vmtax report %.*shosts/NAME'",
+			   "side (--rows host), or against one other axis "
+			   "(--rows host --cols AXIS); for other --rows and "
+			   "--cols report one host: 'vmtax report "
+			   "%.*shosts/NAME'",
 			   results_path, dl, results_path);
 	if (n == 1)
 		return report_write_view(paths[0], format, NULL, NULL, out);

@@ -13,6 +13,7 @@
 #ifndef VMTAX_REPORT_H
 #define VMTAX_REPORT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -70,5 +71,17 @@ int report_fleet_paths(const char *results_path, char ***paths, size_t *n,
 /* A fleet run's hosts as an axis name: 'report --rows host', 'compare
  * --by host' put them side by side. */
 #define REPORT_FLEET_AXIS "host"
+/*
+ * A fleet run's hosts as one results document (reports/fleet-view.c):
+ * DOCS[0..N) the hosts' results (each a run of the same matrix), NAMES
+ * their hosts.  DOCS[0]'s head; its axes with REPORT_FLEET_AXIS (the
+ * names) just after where; every host's cells, each id "ID/host=NAME"
+ * and its axes with host = NAME, its samples that host's alone; the
+ * baseline DOCS[0]'s.  For 'report RUN --rows host --cols AXIS'.  New
+ * reference, NULL when the first document has no axes (an old run).
+ * Pure.
+ */
+json_t *report_fleet_doc_new(const json_t *const *docs,
+			     const char *const *names, size_t n);
 
 #endif

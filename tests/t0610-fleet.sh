@@ -207,10 +207,4 @@ EOF
 	jq -e ".fleet.hosts[0].reason == \"its vmtax run exited with status 130: theta stops\"" stop/results.json
 '
 
-test_expect_success '--resume of an interrupted fleet run: refused, saying where each host'"'"'s run is' '
-	test_expect_code 2 "$VMTAX" run --resume stop 2>err-resume &&
-	cat err-resume &&
-	grep -F "fleet: --resume of a fleet run is not built yet" err-resume
-'
-
 test_done

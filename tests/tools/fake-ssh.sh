@@ -11,6 +11,8 @@
 #   drop             seconds after which the connection of its run
 #                    ("vmtax run config.ini ...") "drops": it is killed, "Connection to DEST closed by remote
 #                    host.", 255
+#   dropat           an ERE: the connection of its run drops (as drop) once
+#                    the run's run.log there has a line matching it
 #   bin/             first on PATH there (a fake vmtax, a fake id)
 # A command runs as "sh -c CMD" in the host's directory, HOME set to it.
 me=$(basename "$0")
@@ -66,11 +68,20 @@ host_of "$1"
 [ $# = 2 ] || bad "want DEST CMD"
 cd "$d" || exit 255
 case "$2" in *" run config.ini "*) run=1 ;; *) run= ;; esac
-if [ -e drop ] && [ -n "$run" ]; then
+if { [ -e drop ] || [ -e dropat ]; } && [ -n "$run" ]; then
 	HOME=$d PATH=$d/bin:$PATH setsid sh -c "$2" </dev/null &
 	pid=$!
-	sleep "$(cat drop)"
-	kill -KILL -- "-$pid" 2>/dev/null
+	if [ -e dropat ]; then
+		rd=$(printf '%s' "$2" | sed -n "s/^cd '\([^']*\)'.*/\1/p")
+		until grep -Eqs "$(cat dropat)" "$rd/run.log"; do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+	else
+		sleep "$(cat drop)"
+	fi
+	# the external kill: dash's own takes no "--" (nor a group)
+	env kill -KILL -- "-$pid" 2>/dev/null
 	echo "Connection to $1 closed by remote host." >&2
 	exit 255
 fi

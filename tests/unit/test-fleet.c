@@ -362,6 +362,119 @@ static void test_merge(void **state)
 	json_decref(b);
 }
 
+/* Mode split: round robin, each host's share, one document whose every
+ * cell comes from the host that ran it. */
+static void test_split(void **state)
+{
+	const char *cells_a =
+	    "[{\"id\": \"c0\", \"status\": \"ok\", \"samples\": [{\"metric\": 1}]},"
+	    " {\"id\": \"c1\", \"status\": \"skipped\", \"reason\": \"x\","
+	    " \"stop_reason\": \"skipped\", \"samples\": []},"
+	    " {\"id\": \"c2\", \"status\": \"ok\", \"samples\": [{\"metric\": 3}]}]";
+	json_t *a = json_pack("{s:s, s:{s:s, s:s}, s:o}", "schema", "x", "run",
+			      "status", "complete", "name", "a", "cells",
+			      json_loads(cells_a, 0, NULL));
+	struct fleet_host_result h[2] = {
+	    {"a", a, NULL, 0, NULL},
+	    {"b", NULL, NULL, -1, "the connection was lost"},
+	};
+	json_t *doc, *c;
+	char *s;
+
+	(void)state;
+	assert_int_equal(fleet_split_host(0, 2), 0);
+	assert_int_equal(fleet_split_host(3, 2), 1);
+	assert_int_equal(fleet_split_host(4, 3), 1);
+	s = fleet_split_cells_new(0, 2, 5);
+	assert_string_equal(s, "0,2,4");
+	free(s);
+	s = fleet_split_cells_new(1, 2, 5);
+	assert_string_equal(s, "1,3");
+	free(s);
+	s = fleet_split_cells_new(2, 3, 2);
+	assert_string_equal(s, "");
+	free(s);
+
+	assert_null(fleet_split_doc_new(h + 1, 1, 3));
+	doc = fleet_split_doc_new(h, 2, 3);
+	assert_non_null(doc);
+	/* b did not end: this run is not complete */
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(doc, "run"), "status")),
+			    "interrupted");
+	assert_int_equal(json_array_size(json_object_get(doc, "cells")), 3);
+	c = json_array_get(json_object_get(doc, "cells"), 0);
+	assert_string_equal(json_string_value(json_object_get(c, "status")),
+			    "ok");
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(c, "observed"), "host")),
+			    "a");
+	assert_int_equal(json_array_size(json_object_get(c, "samples")), 1);
+	/* c1 is b's, which gave no results: failed, named, no samples */
+	c = json_array_get(json_object_get(doc, "cells"), 1);
+	assert_string_equal(json_string_value(json_object_get(c, "id")), "c1");
+	assert_string_equal(json_string_value(json_object_get(c, "status")),
+			    "failed");
+	assert_string_equal(json_string_value(json_object_get(c, "reason")),
+			    "host 'b': the connection was lost");
+	assert_true(json_is_null(json_object_get(c, "stop_reason")));
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(c, "observed"), "host")),
+			    "b");
+	assert_int_equal(json_array_size(json_object_get(c, "samples")), 0);
+	c = json_array_get(json_object_get(doc, "cells"), 2);
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_array_get(json_object_get(c, "samples"), 0),
+			     "metric")),
+			 3);
+	json_decref(doc);
+	h[1].doc = a;
+	h[1].rc = 0;
+	h[1].why = NULL;
+	doc = fleet_split_doc_new(h, 2, 3);
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(doc, "run"), "status")),
+			    "complete");
+	/* b's own c1 (skipped there) is what b says of it */
+	c = json_array_get(json_object_get(doc, "cells"), 1);
+	assert_string_equal(json_string_value(json_object_get(c, "reason")),
+			    "host 'b': x");
+	json_decref(doc);
+	json_decref(a);
+}
+
+/* The commands a host runs: the fleet's own --set replaced by ours. */
+static void test_cmds(void **state)
+{
+	const char *const sets[] = {"run.repeat=3", "fleet.mode=split",
+				    "run.executor=fleet", "run.cells=1"};
+	char *d = fleet_remote_dir_new("/tmp/out/my run/");
+	char *c = fleet_run_cmd_new(d, "vmtax", sets, 4, "0,2");
+
+	(void)state;
+	assert_string_equal(d, "vmtax-fleet/my_run");
+	assert_non_null(strstr(c, "cd 'vmtax-fleet/my_run' || exit 97; "));
+	assert_non_null(strstr(c, "'vmtax' run config.ini --out run --set "
+				  "'run.repeat=3' --set "
+				  "'run.executor=local' --set "
+				  "'workload.dir=workloads' --set "
+				  "'run.cells=0,2' >run.log"));
+	assert_null(strstr(c, "fleet.mode"));
+	free(c);
+	c = fleet_run_cmd_new(d, "vmtax", sets, 1, NULL);
+	assert_null(strstr(c, "run.cells"));
+	free(c);
+	c = fleet_resume_cmd_new(d, "/opt/vmtax", "cd x; echo a");
+	assert_non_null(strstr(c, "cd && exec sh -c 'cd x; echo a'; fi"));
+	assert_non_null(strstr(c, "cd 'vmtax-fleet/my_run' || exit 97; "));
+	assert_non_null(strstr(c, "if [ -f run.rc ]; then"));
+	assert_non_null(
+	    strstr(c, "'/opt/vmtax' run --resume run >>run.log 2>&1"));
+	assert_null(strstr(c, "config.ini"));
+	free(c);
+	free(d);
+}
+
 static void test_probe_cmd(void **state)
 {
 	char *c = fleet_probe_cmd_new("/opt/vmtax/bin/vmtax");
@@ -379,7 +492,8 @@ int main(void)
 	    cmocka_unit_test(test_capture),  cmocka_unit_test(test_capture_all),
 	    cmocka_unit_test(test_judge),
 	    cmocka_unit_test(test_probe_host), cmocka_unit_test(test_merge),
-	    cmocka_unit_test(test_probe_cmd),
+	    cmocka_unit_test(test_probe_cmd), cmocka_unit_test(test_split),
+	    cmocka_unit_test(test_cmds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

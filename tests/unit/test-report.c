@@ -21,6 +21,7 @@
 
 #include "format.h"
 #include "model.h"
+#include "report.h"
 
 static const char head[] =
     "{\"schema\": \"vmtax-results/1\",\n"
@@ -650,10 +651,63 @@ static void test_lab_line(void **state)
 	}
 }
 
+/* A fleet run's hosts as one matrix: host just after where, each cell
+ * its own host's, ids and the baseline named by host. */
+static void test_fleet_view(void **state)
+{
+	const char *one =
+	    "{\"schema\": \"x\", \"baseline\": \"bare-metal\", \"axes\": "
+	    "[{\"name\": \"where\", \"values\": [\"bare-metal\"]}, "
+	    "{\"name\": \"vcpus\", \"values\": [\"1\", \"2\"]}], "
+	    "\"cells\": [{\"id\": \"bare-metal\", \"axes\": {\"where\": "
+	    "\"bare-metal\"}, \"samples\": [{\"metric\": %d}]}]}";
+	char *ta = NULL, *tb = NULL;
+	json_t *docs[2], *v, *axes, *c;
+	const char *names[] = {"a", "root@b"};
+
+	(void)state;
+	assert_true(asprintf(&ta, one, 1) > 0);
+	assert_true(asprintf(&tb, one, 2) > 0);
+	docs[0] = json_loads(ta, 0, NULL);
+	docs[1] = json_loads(tb, 0, NULL);
+	v = report_fleet_doc_new((const json_t *const *)docs, names, 2);
+	assert_non_null(v);
+	axes = json_object_get(v, "axes");
+	assert_int_equal(json_array_size(axes), 3);
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(axes, 1), "name")),
+			    "host");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(
+				json_array_get(axes, 1), "values"), 1)),
+			    "root@b");
+	assert_string_equal(json_string_value(json_object_get(v, "baseline")),
+			    "bare-metal/host=a");
+	assert_int_equal(json_array_size(json_object_get(v, "cells")), 2);
+	c = json_array_get(json_object_get(v, "cells"), 1);
+	assert_string_equal(json_string_value(json_object_get(c, "id")),
+			    "bare-metal/host=root@b");
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(c, "axes"), "host")),
+			    "root@b");
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_array_get(json_object_get(c, "samples"), 0),
+			     "metric")),
+			 2);
+	json_decref(v);
+	/* a run with no axes (an older vmtax): no view */
+	json_object_del(docs[0], "axes");
+	assert_null(report_fleet_doc_new((const json_t *const *)docs, names, 2));
+	json_decref(docs[0]);
+	json_decref(docs[1]);
+	free(ta);
+	free(tb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_labels),
+	    cmocka_unit_test(test_fleet_view),
 	    cmocka_unit_test(test_lab_line),
 	    cmocka_unit_test(test_matrix),
 	    cmocka_unit_test(test_counters),

@@ -1,0 +1,66 @@
+#!/bin/sh
+# A fleet run's hosts against another axis (docs/fleet.md): 'vmtax report
+# RUN --rows host --cols AXIS' (or --rows AXIS --cols host) of a fleet run
+# of mode each lays its hosts' cells out as one matrix, the host its
+# outermost axis, each cell's samples its own host's.  The fleet run here is
+# made from fixtures (two hosts' results of one matrix); nothing runs.
+. "$(dirname "$0")/lib-test.sh"
+
+[ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
+command -v jq >/dev/null || skip_all "no jq"
+
+F=$TOP/tests/fixtures
+mkdir -p "$TRASH/run/hosts/alpha" "$TRASH/run/hosts/root@beta"
+cp "$F/results-kvm.json" "$TRASH/run/hosts/alpha/results.json"
+cp "$F/results-kvm-b.json" "$TRASH/run/hosts/root@beta/results.json"
+jq '. + {fleet: {mode: "each", hosts: [
+	{name: "alpha", status: "ok", results: "hosts/alpha/results.json"},
+	{name: "root@beta", status: "ok", results: "hosts/root@beta/results.json"}]}}
+	| .cells |= map(.samples = [])' "$F/results-kvm.json" >"$TRASH/run/results.json"
+
+test_expect_success '--rows host --cols host-thp: the hosts against an axis' '
+	"$VMTAX" report run --rows host --cols host-thp >view &&
+	cat view &&
+	grep "^axes: where=bare-metal|guest, host=alpha|root@beta, " view &&
+	grep "^metric: .*baseline: THP always host, host=alpha (bare-metal/host-thp=always/host=alpha)" view &&
+	grep "^ host       where       paging  host-thp=always  host-thp=never$" view &&
+	grep "^ alpha      bare-metal  -              baseline         13.72%\*$" view &&
+	grep "^ root@beta  bare-metal  -                 0.40%         14.17%\*$" view &&
+	grep "^ root@beta  guest       shadow         135.12%\*               -$" view &&
+	grep "^geometric mean of (1 + slowdown) over 9 cells" view
+'
+
+test_expect_success 'each cell is its own host'"'"'s: never pooled' '
+	"$VMTAX" report run --rows host --cols host-thp --format json >view.json &&
+	jq -e "[.cells[].id] | length == 10" view.json &&
+	a=$(jq "[.cells[0].samples[].metric]" run/hosts/alpha/results.json) &&
+	b=$(jq "[.cells[0].samples[].metric]" "run/hosts/root@beta/results.json") &&
+	test "$a" != "$b" &&
+	test "$(jq ".cells[] | select(.id == \"bare-metal/host-thp=always/host=alpha\") | .samples_ok" view.json)" = "$(jq "[.cells[0].samples[] | select(.status == \"ok\")] | length" run/hosts/alpha/results.json)"
+'
+
+test_expect_success '--rows AXIS --cols host, and every format' '
+	"$VMTAX" report run --rows host-thp --cols host >cols &&
+	grep "host=alpha  host=root@beta" cols &&
+	for f in text md csv json html; do
+		"$VMTAX" report run --rows host --cols paging --format $f >out.$f || return 1
+	done &&
+	grep -F "host=root@beta" out.csv
+'
+
+test_expect_success 'the plain report, --rows host alone and other --rows are as before' '
+	"$VMTAX" report run >plain &&
+	grep "^A: run .lab-npt. (.*hosts/alpha/results.json)" plain &&
+	"$VMTAX" report run --rows host >rows &&
+	cmp plain rows &&
+	test_expect_code 2 "$VMTAX" report run --rows where 2>err &&
+	grep -F "side by side (--rows host), or against one other axis (--rows host --cols AXIS)" err
+'
+
+test_expect_success 'a host axis in a run that is not a fleet'"'"'s: refused' '
+	test_expect_code 2 "$VMTAX" report run/hosts/alpha --rows host --cols where 2>err-one &&
+	cat err-one &&
+	grep -i "host" err-one
+'
+
+test_done
