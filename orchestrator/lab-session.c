@@ -574,13 +574,38 @@ static double lab_stop_wait_s(const struct lab *l)
 }
 
 /*
+ * Whether the run inside is still there: its exit status written, or its
+ * process alive.  0: it is; 1: it is gone without an exit status (its
+ * script failed before starting it, or it was killed); <0: the lab did not
+ * answer (the caller's other checks see to that).
+ */
+static int lab_run_gone(struct lab *l)
+{
+	char *out = NULL;
+	int ret = lab_sh(l, "checking the run",
+			 "if test -e " LAB_RC " || kill -0 \"$(cat " LAB_PID
+			 " 2>/dev/null)\" 2>/dev/null; then echo there; "
+			 "else echo gone; ls -la " LAB_HOME " 2>&1 | head -20; fi",
+			 60, &out);
+	bool gone = ret == 0 && out && !strncmp(out, "gone", 4);
+
+	if (gone) /* what there is, for the report of why (the lab's words) */
+		note("lab: no run inside, and no exit status: %s",
+		     untrusted_scrub(out, true));
+	free(out);
+	return ret < 0 ? ret : gone;
+}
+
+/*
  * Follow the run inside until it ends: its output here, its results every
- * LAB_SYNC_S, and a stop signal passed on.  *RC gets its exit status.
+ * LAB_SYNC_S, and a stop signal passed on.  *RC gets its exit status.  A
+ * run gone without one (seen twice, LAB_SYNC_S apart: its pid file comes
+ * just after it starts) is an error, not a wait without end.
  */
 int lab_follow(struct lab *l, int *rc)
 {
 	double last_sync = mono_now(), stop_at = 0;
-	int seen = 0, ret;
+	int seen = 0, gone = 0, ret;
 
 	*rc = -1;
 	for (;;) {
@@ -636,6 +661,12 @@ int lab_follow(struct lab *l, int *rc)
 		if (mono_now() - last_sync >= LAB_SYNC_S) {
 			lab_sync(l, true);
 			last_sync = mono_now();
+			gone = lab_run_gone(l) == 1 ? gone + 1 : 0;
+			if (gone >= 2)
+				return err("lab: the run inside is gone without "
+					   "an exit status (no process, no %s): "
+					   "its output is in logs/lab-run.log",
+					   LAB_RC);
 		}
 		usleep((useconds_t)(LAB_POLL_S * 1e6));
 	}

@@ -83,6 +83,59 @@ test_expect_success 'part 1: the next run restores it; nothing left running' '
 show_times() { sed "s/^/# /" "$TRASH/times" 2>/dev/null || :; }
 if test "${PART:-}" = 1; then show_times; test_done; fi
 
+# wait_grep PATTERN FILE PID: PATTERN in FILE within 300 s, PID alive.
+wait_grep() {
+	n=0
+	while ! grep -q "$1" "$2"; do
+		kill -0 "$3" 2>/dev/null || return 1
+		n=$((n + 1))
+		test $n -le 300 || return 1
+		sleep 1
+	done
+}
+
+# A restored lab has no AUTODESTROY (libvirt 9.0 restores without it): the
+# domain of a vmtax killed with SIGKILL outlives it, and the next lab run
+# destroys it (vm_sweep_orphans(): its owner's PID is in its metadata).
+test_expect_success 'part 1b: a lab left by a vmtax killed with SIGKILL is destroyed by the next run' '
+	(cd "$TOP" && exec "$VMTAX" run configs/lab-npt.ini --out "$TRASH/k1" $BM) 2>k1.err &
+	pid=$! &&
+	wait_grep "lab: restored from its saved state" k1.err $pid &&
+	kill -KILL $pid && { wait $pid || :; } &&
+	dom=$(virsh -q list --name | grep "^vmtax-lab-saved-") &&
+	echo "# left running: $dom" &&
+	lab_run k2 $BM &&
+	grep "destroyed domain .$dom., left by a vmtax that was killed" k2.err &&
+	jq -e ".run.status == \"complete\" and .lab.restored" k2/results.json &&
+	clean_host
+'
+
+# A run inside that is gone without an exit status (here its script is
+# killed, so nothing writes run.rc) ends the lab run with that error after
+# two checks, LAB_SYNC_S (30 s) apart: it used to be waited for without end.
+mkdir -p "$TRASH/gone/workloads"
+sed 's/^name = forktouch/name = killscript/; /^PROCS = /d; /^TOUCH_KIB = /d' \
+	"$TOP/configs/lab-npt.ini" >"$TRASH/gone/gone.ini"
+cat >"$TRASH/gone/workloads/killscript.ini" <<'EOF'
+[workload]
+description = kills the lab's run script (t0546): the run inside then ends with no exit status
+run = read -r pid comm state ppid rest </proc/$(cat /root/vmtax-lab/run.pid)/stat && kill -KILL $ppid; echo elapsed_s=1
+metric = regex
+metric_regex = elapsed_s=([0-9.]+)
+unit = s
+better = lower
+EOF
+test_expect_success 'part 1c: a run inside gone without an exit status is an error, not a wait without end' '
+	t0=$(date +%s) &&
+	test_expect_code 1 "$VMTAX" run "$TRASH/gone/gone.ini" --out g1 \
+		--set matrix.where=bare-metal --set matrix.host_thp=always \
+		--set run.repeat=1 --set run.baseline= 2>g1.err &&
+	echo "# ended after $(($(date +%s) - t0)) s" &&
+	grep "lab: the run inside is gone without an exit status (no process, no /root/vmtax-lab/run.rc)" g1.err &&
+	test $(($(date +%s) - t0)) -lt 600 &&
+	clean_host
+'
+
 test_expect_success 'part 2: a restored lab boots inner guests, kvm_amd npt reloaded as asked' '
 	lab_run r3 $GU &&
 	jq -e ".lab.restored" r3/results.json &&
