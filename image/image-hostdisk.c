@@ -553,9 +553,10 @@ int hostdisk_recipe(const struct hostdisk *h, const struct hostpkg_root *roots,
 		   hash_fnv1a(alt, strlen(alt)));
 	free(alt);
 	recipe_add(r, "kernel %s\n", h->kver);
-	ret = recipe_add_file(r, "kernel image", h->kernel);
+	/* contents, not paths: the image is shared by checkouts (image.h) */
+	ret = recipe_add_content(r, "kernel image", h->kernel);
 	if (ret == 0)
-		ret = recipe_add_file(r, "root initrd script", h->script);
+		ret = recipe_add_content(r, "root initrd script", h->script);
 	if (ret == 0)
 		ret = recipe_add_file(r, "users", "/etc/passwd");
 	if (ret == 0)

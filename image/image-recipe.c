@@ -71,6 +71,17 @@ int recipe_add_file(struct recipe *r, const char *what, const char *path)
 	return 0;
 }
 
+int recipe_add_content(struct recipe *r, const char *what, const char *path)
+{
+	char hex[17];
+	int ret = hash_file(path, hex, sizeof(hex));
+
+	if (ret < 0)
+		return ret;
+	recipe_add(r, "%s fnv1a64:%s\n", what, hex);
+	return 0;
+}
+
 /* Finish R: its text stays in r->text; the key goes to KEY (>= 17). */
 void recipe_key(struct recipe *r, char *key, size_t len)
 {

@@ -26,6 +26,12 @@ void recipe_init(struct recipe *r);
 void recipe_add(struct recipe *r, const char *fmt, ...) VMTAX_PRINTF(2, 3);
 /* "WHAT PATH fnv1a64:HASH" for the contents of PATH; 0 or -errno, reported. */
 int recipe_add_file(struct recipe *r, const char *what, const char *path);
+/*
+ * "WHAT fnv1a64:HASH": the contents of PATH only, not where it is, for the
+ * images every checkout shares (image.h: the lab): the same agent in two
+ * clones is the same line.  0 or -errno, reported.
+ */
+int recipe_add_content(struct recipe *r, const char *what, const char *path);
 /* Finish R: its text stays in r->text; the key goes to KEY (>= 17). */
 void recipe_key(struct recipe *r, char *key, size_t len);
 void recipe_release(struct recipe *r);
