@@ -461,10 +461,13 @@ static int disk_choose(struct disk_build *b)
 	const struct disk_kind *k = b->k;
 	int ret;
 
-	if (!k->host)
+	if (b->o->from == IMAGE_FROM_PACKAGES && !k->host)
+		return err("image: %s: --from packages is for the lab image",
+			   k->name);
+	if (!k->host || b->o->from == IMAGE_FROM_DEBOOTSTRAP)
 		return 0;
 	ret = hostdisk_plan(&b->hd, k->name, k->host, k->nhost, b->images,
-			    b->bindir);
+			    b->bindir, b->o->from == IMAGE_FROM_PACKAGES);
 	if (ret <= 0)
 		return ret;
 	b->host = true;
@@ -747,8 +750,9 @@ int image_build_disk(const struct image_opts *o, const char *dir,
 	if (!o->check && !disk_built(&b) && (ret = disk_lock(&b)) < 0)
 		goto out;
 	if (disk_built(&b)) {
-		note("image: %s: up to date: '%s' (recipe %s)", k->name,
-		     b.qcow2, b.key);
+		note("image: %s: up to date: '%s' (recipe %s, %s)", k->name,
+		     b.qcow2, b.key,
+		     b.host ? "from this host's packages" : "from debootstrap");
 		if (!o->check)
 			ret = disk_link(&b);
 		goto out;
@@ -758,7 +762,7 @@ int image_build_disk(const struct image_opts *o, const char *dir,
 		     "%s (%s)",
 		     k->name, b.key, b.rkey,
 		     b.host			? "the host's packages: seconds"
-		     : image_exists(b.rootfs) ? "cached"
+		     : image_exists(b.rootfs) ? "debootstrap, cached"
 					      : "debootstrap: minutes");
 		goto out;
 	}

@@ -4,7 +4,9 @@
 # trees with the same agent, workloads, scripts and kernel in different
 # directories have the same key, and a changed agent makes a new one; the
 # second tree's 'image build --kind lab' finds the first one's image (no
-# build, under 2 s) and links its build/images/lab.* to it.
+# build, under 2 s) and links its build/images/lab.* to it.  And where the
+# lab's root file system comes from: 'image build --from' and [lab]
+# image_from, its bad values refused, the source named by the dry run.
 #
 # Nothing boots.  The build (about 15 s, 0.7 GB, removed at the end) needs
 # root and the lab's packages on this host; else only the keys are checked.
@@ -50,6 +52,34 @@ test_expect_success 'a changed agent: a new lab key' '
 	rm -rf c
 '
 
+test_expect_success '--from debootstrap: another key, the dry run says debootstrap' '
+	(cd a && build/vmtax image build --kind lab --check --from debootstrap) 2>err &&
+	grep "image: lab: would be built: .*(debootstrap" err &&
+	test "$(key "$TRASH/a" --from debootstrap)" != "$(key "$TRASH/a")"
+'
+
+test_expect_success 'bad --from values are refused' '
+	test_expect_code 2 "$VMTAX" image build --kind lab --check --from apt 2>err &&
+	grep "unknown image source .apt. (auto, packages or debootstrap)" err &&
+	test_expect_code 1 "$VMTAX" image build --kind tiny --check --from packages 2>err &&
+	grep "image: tiny: --from packages is for the lab image" err
+'
+
+w="[workload]
+dir = $TOP/configs/workloads
+name = forktouch"
+test_expect_success '[lab] image_from: a bad value is file:line:, exit 2' '
+	printf "[run]\nexecutor = lab\n[lab]\nimage_from = apt\n%s\n" "$w" >bad.ini &&
+	test_expect_code 2 "$VMTAX" run bad.ini --dry-run 2>err &&
+	grep "^bad.ini:4: bad value for .image_from.: .apt. is not one of: auto, packages, debootstrap" err
+'
+
+test_expect_success '[lab] image_from = debootstrap: the dry run names it' '
+	printf "[run]\nexecutor = lab\n[lab]\nimage_from = debootstrap\n%s\n" "$w" >deb.ini &&
+	(cd a && build/vmtax run ../deb.ini --dry-run) >out 2>err &&
+	grep "image: lab: would be built: .*(debootstrap" err
+'
+
 if ! test_prereq ROOT; then
 	test_skip 'the second tree reuses the first one'"'"'s lab image' "needs root"
 elif ! key_why=$( (cd "$TRASH/a" && build/vmtax image build --kind lab --check) 2>&1) ||
@@ -67,7 +97,7 @@ else
 		ms=$(( ($(date +%s%N) - t0) / 1000000 )) &&
 		echo "# the second tree: $ms ms" &&
 		test "$ms" -lt 2000 &&
-		grep "image: lab: up to date: .$q. (recipe " err-b &&
+		grep "image: lab: up to date: .$q. (recipe .*, from this host.s packages)" err-b &&
 		! grep "host disk" err-b &&
 		test_cmp built-a built-b &&
 		test "$(readlink b/build/images/lab.qcow2)" = "$q" &&
