@@ -176,6 +176,7 @@ install: all man
 		$(DESTDIR)$(DATADIR)/configs/workloads/
 	$(INSTALL) -m 755 image/mkinitramfs-tiny.sh image/mkinitramfs-root.sh \
 		$(DESTDIR)$(DATADIR)/
+	$(INSTALL) -m 644 image/mkinitramfs-lib.sh $(DESTDIR)$(DATADIR)/
 	$(INSTALL) -m 644 README.md docs/*.md docs/*.json $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 644 configs/reference/* $(DESTDIR)$(DOCDIR)/reference/
 	$(INSTALL) -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/

@@ -376,8 +376,9 @@ static int disk_recipe(struct disk_build *b)
 		 * GUEST_LAB_VMTAX each time, so a changed vmtax needs no new
 		 * image.
 		 */
-		ret = disk_recipe_file(b, "tiny script",
-				       layout_tiny_script(b->bindir));
+		ret = recipe_add_script(&b->r, "tiny script",
+					layout_tiny_script(b->bindir),
+					b->k->shared);
 		if (ret == 0)
 			ret = disk_recipe_file(b, "tiny busybox",
 					       getenv("BUSYBOX")

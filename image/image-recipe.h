@@ -11,6 +11,7 @@
 #ifndef VMTAX_IMAGE_RECIPE_H
 #define VMTAX_IMAGE_RECIPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -32,6 +33,16 @@ int recipe_add_file(struct recipe *r, const char *what, const char *path);
  * clones is the same line.  0 or -errno, reported.
  */
 int recipe_add_content(struct recipe *r, const char *what, const char *path);
+/* The shell piece the initramfs scripts source from their own directory
+ * (image/mkinitramfs-lib.sh; 'make install' puts it beside them). */
+#define RECIPE_SCRIPT_LIB "mkinitramfs-lib.sh"
+/*
+ * Script PATH's line (as recipe_add_file(), or with CONTENT_ONLY as
+ * recipe_add_content()), then "WHAT lib" for the RECIPE_SCRIPT_LIB beside
+ * it when there is one: what the script sources decides the bytes too.
+ */
+int recipe_add_script(struct recipe *r, const char *what, const char *path,
+		      bool content_only);
 /* Finish R: its text stays in r->text; the key goes to KEY (>= 17). */
 void recipe_key(struct recipe *r, char *key, size_t len);
 void recipe_release(struct recipe *r);

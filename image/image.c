@@ -172,7 +172,7 @@ static int tiny_recipe(struct recipe *r, const char *kver, const char *moddir,
 	recipe_add(r, "kind tiny\nkver %s\n", kver);
 	if (moddir)
 		recipe_add(r, "moddir %s\n", moddir);
-	ret = recipe_add_file(r, "script", script);
+	ret = recipe_add_script(r, "script", script, false);
 	if (ret < 0)
 		return ret;
 	/* The script copies busybox in (BUSYBOX overrides the path). */
