@@ -372,27 +372,37 @@ fi
 if want 6; then
 echo "== 6. the lab image from scratch, from this host's packages, vs supermin of the same packages"
 # A scratch tree (vmtax, bin/, image/*.sh, configs/workloads, the kernel
-# cache linked): its build/images starts empty, so the build is from
-# scratch and the cache of $TOP is left alone.
+# cache linked) and a scratch image cache (VMTAX_IMAGE_CACHE: the lab image
+# is otherwise shared by every checkout, image/guest-files.h): both start
+# empty, so the build is from scratch and the shared cache is left alone.
 L=$W/labtree
+LC=$W/labcache
 mkdir -p "$L/build" "$L/image" "$L/configs"
 cp "$VMTAX" "$L/build/vmtax"
 cp -a "$TOP/build/bin" "$L/build/bin"
 ln -s "$TOP/build/kernel" "$L/build/kernel"
 cp "$TOP"/image/*.sh "$L/image/"
 cp -a "$TOP/configs/workloads" "$L/configs/workloads"
-if ! (cd "$L" && build/vmtax image build --kind lab --check) 2>&1 | grep -q "the host's packages"; then
+if ! (cd "$L" && VMTAX_IMAGE_CACHE=$LC build/vmtax image build --kind lab --check) 2>&1 | grep -q "the host's packages"; then
 	echo "   skipped: this host cannot build the lab from its own packages:"
-	(cd "$L" && build/vmtax image build --kind lab --check) 2>&1 | grep "debootstrap instead" | sed 's/^/   /'
+	(cd "$L" && VMTAX_IMAGE_CACHE=$LC build/vmtax image build --kind lab --check) 2>&1 | grep "debootstrap instead" | sed 's/^/   /'
 else
-	echo "   (cd SCRATCH && build/vmtax image build --kind lab)"
+	echo "   (cd SCRATCH && VMTAX_IMAGE_CACHE=SCRATCH_CACHE build/vmtax image build --kind lab)"
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	t0=$(now)
-	(cd "$L" && build/vmtax image build --kind lab) >"$W/labimg.out" 2>&1 ||
+	(cd "$L" && VMTAX_IMAGE_CACHE=$LC build/vmtax image build --kind lab) >"$W/labimg.out" 2>&1 ||
 		{ tail -20 "$W/labimg.out"; exit 1; }
 	host_s=$(echo "$(now) - $t0" | bc -l)
+	# A second checkout (another directory, the same sources) finds it
+	# built in the shared cache: its recipe names contents, not paths.
+	cp -a "$L" "$L.2" && rm -rf "$L.2/build/images"
+	t0=$(now)
+	(cd "$L.2" && VMTAX_IMAGE_CACHE=$LC build/vmtax image build --kind lab) >"$W/labimg2.out" 2>&1 ||
+		{ tail -20 "$W/labimg2.out"; exit 1; }
+	second_s=$(echo "$(now) - $t0" | bc -l)
+	grep -q "image: lab: up to date" "$W/labimg2.out" || second_s="rebuilt ($second_s s): not shared"
 	step() { sed -n "s/.*image: host disk: $1 in \([0-9.]*\) s.*/\1/p" "$W/labimg.out" | tail -n 1; }
-	rec=$(ls "$L"/build/images/lab-*.recipe)
+	rec=$(ls "$LC"/lab-*.recipe)
 	npkg=$(grep -c '^host-package ' "$rec")
 	kver=$(sed -n 's/^kernel \([^ ]*\)$/\1/p' "$rec")
 	# The reference: supermin (the tool the issue suggested) over the same
@@ -423,8 +433,12 @@ else
 	printf '   lab image from scratch (load %s): host packages %.1f s (%s packages; tree %s s, mke2fs -d %s s, qemu-img %s s); supermin %s\n' \
 		"$load" "$host_s" "$npkg" "$(step 'tree done')" "$(step 'mke2fs -d')" \
 		"$(step 'qemu-img convert')" "$ref"
+	case $second_s in
+	rebuilt*) echo "   lab image, a second checkout of the same sources: $second_s" ;;
+	*) printf '   lab image, a second checkout of the same sources: up to date in %.2f s (the shared cache)\n' "$second_s" ;;
+	esac
 fi
-rm -rf "$L"
+rm -rf "$L" "$L.2" "$LC"
 
 echo "== 6. the lab: ready, and an inner guest's boot to hello ($LBOOTS boots of each cmdline)"
 if ! "$VMTAX" image build --kind lab --check 2>&1 | grep -q "up to date"; then
