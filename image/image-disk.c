@@ -400,8 +400,9 @@ static void disk_name_paths(struct disk_build *b)
 	b->qcow2 = xasprintf("%s.qcow2", b->base);
 	b->kernel = xasprintf("%s.vmlinuz", b->base);
 	b->initrd = xasprintf("%s.initrd", b->base);
-	b->link = b->o->link ? xstrdup(b->o->link)
-			     : guest_disk_path_new(b->images, b->k->name, "qcow2");
+	b->link = b->o->link
+		      ? xstrdup(b->o->link)
+		      : guest_disk_path_new(b->images, b->k->name, "qcow2");
 	lbase = link_base_new(b->link);
 	b->lk = xasprintf("%s.vmlinuz", lbase);
 	b->li = xasprintf("%s.initrd", lbase);
@@ -648,15 +649,16 @@ static int disk_lock(struct disk_build *b)
 
 	umask(mask);
 	if (ret < 0) {
-		ret = err_code(ret, "image: %s: cannot create '%s' (%s names "
-				    "another)",
+		ret = err_code(ret,
+			       "image: %s: cannot create '%s' (%s names "
+			       "another)",
 			       b->k->name, b->dir, GUEST_IMAGE_CACHE_ENV);
 		goto out;
 	}
 	b->lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (b->lock < 0) {
-		ret = err_errno("image: %s: cannot open '%s'", b->k->name,
-				path);
+		ret =
+		    err_errno("image: %s: cannot open '%s'", b->k->name, path);
 		goto out;
 	}
 	if (flock(b->lock, LOCK_EX | LOCK_NB) < 0) {

@@ -36,9 +36,9 @@
  *           fnv1a64:HASH"), so another checkout of the same sources has
  *           the same key; a build of it by another checkout is waited for
  *           (flock CACHE/lab-HASH.lock).  o->from chooses the root file
- *           system (enum image_from).  vmtax itself is not in it: 'vmtax lab run' puts its
- *           own binary at GUEST_LAB_VMTAX each time (so a new vmtax needs
- *           no new image).  Booted with a CPU that offers svm and npt, it
+ *           system (enum image_from).  vmtax itself is not in it:
+ *           'vmtax lab run' puts its own binary at GUEST_LAB_VMTAX each
+ *           time (so a new vmtax needs no new image).  Booted with a CPU that offers svm and npt, it
  *           is a KVM host: systemd starts libvirtd and virtlogd (their own
  *           units), udev gives /dev/kvm group kvm and mode 0660.
  * Each kind also writes DIR/KIND-HASH.recipe, the recipe text, last: its
