@@ -20,7 +20,9 @@
 #     kernel command line as an axis (vmtax's, loglevel=5, against
 #     loglevel=7, every console line: the reference, in the same run),
 #     LBOOTS boots each: the lab's boot to hello and to ready, each inner
-#     guest's boot to hello, and the run's wall time against its samples';
+#     guest's boot to hello (the reference: a plain QEMU boot of the same
+#     kernel and tiny image in the lab, LBOOTS times, timed to the agent's
+#     start), and the run's wall time against its samples';
 #     before it, lab ready restored vs booted ([lab] restore = on, off)
 #  7. make check per test: one run of tests/run-shell-tests.sh (CHECK_J at a
 #     time, default its own; CHECK_T filters as its T=) with the sanitized
@@ -484,6 +486,72 @@ else
 	b=$(jq '.cells[1].observed.boot_to_hello_s' "$R")
 	printf '   inner guest to hello (last boot): loglevel=5 (vmtax) %.1f s, loglevel=7 (every line) %.1f s: %.2fx\n' \
 		"$a" "$b" "$(echo "$a / $b" | bc -l)"
+	# The reference: a plain QEMU in the lab (no libvirt, no firmware
+	# choice of vmtax's), KVM, the same kernel, tiny image (the lab's own,
+	# GUEST_LAB_IMAGES) and command line (VM_CMDLINE_BASE), 1 vCPU and
+	# 768 MiB as lab-npt.ini's guests, timed from its start to /init and
+	# to the agent's start on the console, by a workload run on the lab
+	# itself (a bare-metal cell of the lab, NPT on as the lab booted).
+	mkdir -p "$W/wl"
+	# (an INI line is at most 198 characters and a comma makes a list:
+	# the script is written by setup from its lines, one parameter each)
+	cat >"$W/wl/qemuboot.ini" <<'EOF2'
+[workload]
+description = bench: a plain QEMU boot of the lab's kernel and tiny image to the agent's start
+setup = printf '%s\n' "$L1" "$L2 $L3" "$L4" "$L5" "$L6" >"$VMTAX_WORKDIR/qemuboot.sh"
+run = sh -e "$VMTAX_WORKDIR/qemuboot.sh"
+metric = regex
+metric_regex = to_agent_s=([0-9.]+)
+unit = s
+better = lower
+[param.L1]
+default = K=$(uname -r); rm -f q.log; s=$(date +%s%N)
+[param.L2]
+default = qemu-system-x86_64 -machine q35 -accel kvm -cpu host -m 768M -smp 1 -kernel /boot/vmlinuz-$K -initrd /opt/vmtax/images/tiny-$K.cpio.gz
+[param.L3]
+default = -append "console=ttyS0 panic=-1 loglevel=5" -serial file:q.log -display none -no-reboot -nodefaults & p=$!
+[param.L4]
+default = n=0; w() { until grep -q "vmtax-init: $1" q.log 2>/dev/null || [ $n -ge 1200 ]; do sleep 0.1; n=$((n + 1)); done; date +%s%N; }
+[param.L5]
+default = a=$(w start); b=$(w "modules loaded"); kill -9 $p; wait $p || true; grep -q "vmtax-init: modules loaded" q.log
+[param.L6]
+default = awk -v s=$s -v a=$a -v b=$b 'BEGIN { print "to_init_s=" (a - s) / 1e9 " to_agent_s=" (b - s) / 1e9 }'
+EOF2
+	cat >"$W/qboot.ini" <<EOF2
+[run]
+name = bench-qemuboot
+executor = lab
+repeat = $LBOOTS
+warmup = 0
+timeout = 300
+[lab]
+cpu = EPYC
+cpu_features = +svm +npt
+vcpus = 2
+memory = 3G
+[matrix]
+where = bare-metal
+host_thp = always
+[workload]
+dir = $W/wl
+name = qemuboot
+EOF2
+	echo "   reference: $VMTAX run qboot.ini: a plain qemu-system-x86_64 -machine q35 -accel kvm -cpu host -m 768M -smp 1"
+	echo "     -kernel /boot/vmlinuz-KVER -initrd /opt/vmtax/images/tiny-KVER.cpio.gz -append 'console=ttyS0 panic=-1 loglevel=5'"
+	echo "     in the lab, $LBOOTS boots, timed to the console's 'vmtax-init: start' and 'modules loaded'"
+	if "$VMTAX" run "$W/qboot.ini" --out "$W/qb" >"$W/qb.out" 2>&1; then
+		QB=$W/qb/results.json
+		qa=$(jq '[.cells[0].samples[].metric] | add / length' "$QB")
+		qall=$(jq -r '[.cells[0].samples[].metric | . * 10 | round / 10 | tostring] | join(", ")' "$QB")
+		# to /init: from the samples' output the lab's logs brought back
+		qi=$(grep -rhoa 'to_init_s=[0-9.]*' "$W/qb" 2>/dev/null | sort -u |
+			awk -F= '{ s += $2; n++ } END { if (n) printf "%.1f", s / n; else printf "-" }')
+		printf '   inner guest to hello (vmtax, loglevel=5, last boot) %.1f s vs a plain inner QEMU boot of the same kernel to the agent'"'"'s start %.1f s (mean of %s s; to /init %s s): %.2fx\n' \
+			"$a" "$qa" "$qall" "$qi" "$(echo "$a / $qa" | bc -l)"
+	else
+		echo "   the plain inner QEMU run failed:"
+		tail -n 5 "$W/qb.out" | sed 's/^/     /'
+	fi
 	work=$(jq '[.cells[].samples[].elapsed_s] | add' "$R")
 	printf '   lab run: wall %.1f s, samples %.1f s: %.1fx\n' "$wall" "$work" "$(echo "$wall / $work" | bc -l)"
 fi
