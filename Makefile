@@ -56,9 +56,13 @@ TEST_TOOLS  := $(B)/tests/agent-drive
 
 # The agent and the workloads are static and never sanitized: they run in the
 # guest, and ASan does not support static linking.  They always live in build/.
+# Their bytes do not depend on where the checkout is (the debug info's
+# directory is "."), so two clones make the same ones and share one lab
+# image (its recipe hashes them: image.h).
+REPRO_CFLAGS := -ffile-prefix-map=$(CURDIR)=.
 AGENT_SRCS  := $(wildcard agent/*.c) $(LIB_SRCS)
-AGENT_CFLAGS = -std=c11 -g -O2 $(WARN) -D_GNU_SOURCE -Ilib -Ibuild/gen \
-               -DVMTAX_VERSION='"$(VERSION)"' $(AGENT_EXTRA)
+AGENT_CFLAGS = -std=c11 -g -O2 $(REPRO_CFLAGS) $(WARN) -D_GNU_SOURCE -Ilib \
+               -Ibuild/gen -DVMTAX_VERSION='"$(VERSION)"' $(AGENT_EXTRA)
 
 .PHONY: install uninstall man FORCE
 .PHONY: all check check-unit check-integration demo bench deps deps-check deps-workloads clean \
@@ -97,7 +101,7 @@ build/bin/vmtax-agent-test: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard agent/*
 WL_CFLAGS := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 build/bin/%: workloads/%.c $(wildcard workloads/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -g -O2 $(WL_CFLAGS) $(WARN) -D_GNU_SOURCE -static -o $@ $< -lm
+	$(CC) -std=c11 -g -O2 $(REPRO_CFLAGS) $(WL_CFLAGS) $(WARN) -D_GNU_SOURCE -static -o $@ $< -lm
 
 $(B)/tests/agent-drive: tests/agent-drive.c $(B)/libvmtax.a
 	@mkdir -p $(dir $@)
@@ -172,6 +176,7 @@ install: all man
 		$(DESTDIR)$(DATADIR)/configs/workloads/
 	$(INSTALL) -m 755 image/mkinitramfs-tiny.sh image/mkinitramfs-root.sh \
 		$(DESTDIR)$(DATADIR)/
+	$(INSTALL) -m 644 image/mkinitramfs-lib.sh $(DESTDIR)$(DATADIR)/
 	$(INSTALL) -m 644 README.md docs/*.md docs/*.json $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 644 configs/reference/* $(DESTDIR)$(DOCDIR)/reference/
 	$(INSTALL) -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/

@@ -47,6 +47,15 @@ char *guest_images_dir_new(const char *bindir)
 	return xasprintf("%.*s/../images", (int)n, bindir);
 }
 
+char *guest_image_cache_new(void)
+{
+	const char *env = getenv(GUEST_IMAGE_CACHE_ENV);
+
+	if (env && *env)
+		return xstrdup(env);
+	return xasprintf("%s/images", layout_dirs()->cachedir);
+}
+
 char *guest_tiny_path_new(const char *images_dir, const char *kver)
 {
 	return xasprintf("%s/tiny-%s.cpio.gz", images_dir, kver);

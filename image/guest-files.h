@@ -18,7 +18,8 @@
  *   lab.qcow2, lab.vmlinuz, lab.initrd
  *                          links to the newest lab-HASH.* build (the debian
  *                          image plus libvirt, QEMU and vmtax: a KVM host
- *                          when its CPU offers svm; see image.h)
+ *                          when its CPU offers svm; see image.h), which is
+ *                          in the shared image cache (guest_image_cache_new())
  *   overlays/PID-TAG.qcow2 one copy-on-write overlay per booted debian guest
  *                          (QEMU writes there, never to the image); those of
  *                          runs that died are removed by the next resolve
@@ -84,6 +85,21 @@ char *guest_tiny_path_new(const char *images_dir, const char *kver);
 #define GUEST_LAB_VMTAX "/opt/vmtax/vmtax"
 #define GUEST_LAB_BINDIR "/opt/vmtax/bin"
 #define GUEST_LAB_IMAGES "/opt/vmtax/images"
+
+/*
+ * The image cache every checkout shares: where the lab image's own files
+ * are built and kept (lab-HASH.qcow2, .vmlinuz, .initrd, .recipe, and the
+ * rootfs-RHASH/ tree debootstrap made for it), and where IMAGES/lab.*
+ * point.  $GUEST_IMAGE_CACHE_ENV when set (tests, the bench's builds from
+ * scratch), else CACHEDIR/images (layout.h; /var/cache/vmtax/images, the
+ * installed vmtax's own images directory): mode 0755 from / down, so QEMU
+ * (user libvirt-qemu, guest-reach.h) opens the image where it is, whatever
+ * the mode of the checkout.  The lab's recipe names contents, never paths
+ * (image.h), so a second clone with the same agent, workloads, scripts and
+ * kernel finds its image built.  Owned by the caller.
+ */
+#define GUEST_IMAGE_CACHE_ENV "VMTAX_IMAGE_CACHE"
+char *guest_image_cache_new(void);
 
 /*
  * A disk image kind's links: IMAGES/KIND.EXT (KIND GUEST_IMAGE_DEBIAN or

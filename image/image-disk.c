@@ -4,10 +4,14 @@
  * kinds' texts and packages, their recipes, and the disk assembled with
  * gfs.h; the root file system is image-rootfs.c.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gfs.h"
@@ -144,6 +148,9 @@ struct disk_kind {
 	const struct gfs_text *texts;
 	size_t ntexts;
 	bool vmtax; /* vmtax and the tiny image of the image's kernel inside */
+	/* built and kept in the image cache every checkout shares
+	 * (guest_image_cache_new()), its recipe naming contents, not paths */
+	bool shared;
 };
 
 static const struct gfs_text lab_texts[] = {
@@ -164,6 +171,7 @@ static const struct disk_kind disk_kinds[] = {
 	    .texts = lab_texts,
 	    .ntexts = ARRAY_SIZE(lab_texts),
 	    .vmtax = true,
+	    .shared = true,
 	},
 };
 
@@ -217,7 +225,11 @@ static int build_tiny_for(const char *moddir, const char *kver,
 struct disk_build {
 	const struct image_opts *o;
 	const struct disk_kind *k;
-	const char *dir, *bindir;
+	/* DIR: the image's files (the shared cache for k->shared); IMAGES:
+	 * the images directory of BINDIR (the links, the kernel cache) */
+	const char *dir, *images, *bindir;
+	char *cache;
+	int lock; /* flock of the build, -1 */
 	char suite[64], mirror[512], rkey[17], key[17];
 	char *packages, *apt, *rootfs;
 	struct recipe rr, r;
@@ -281,6 +293,15 @@ static void disk_rootfs_recipe(struct disk_build *b)
 	b->rootfs = xasprintf("%s/rootfs-%s", b->dir, b->rkey);
 }
 
+/* File PATH's line in B's recipe: by its contents alone for a shared kind. */
+static int disk_recipe_file(struct disk_build *b, const char *what,
+			    const char *path)
+{
+	if (b->k->shared)
+		return recipe_add_content(&b->r, what, path);
+	return recipe_add_file(&b->r, what, path);
+}
+
 /*
  * The binaries of BINDIR (but the agent's test build) into the file list and
  * the recipe: the agent to /usr/local/sbin, the rest to /opt/vmtax/bin.
@@ -313,7 +334,7 @@ static int disk_add_binaries(struct disk_build *b)
 		b->files[f].local = b->paths[f];
 		b->files[f].remote = b->remotes[f];
 		b->files[f].mode = 0755;
-		ret = recipe_add_file(&b->r, b->remotes[f], b->paths[f]);
+		ret = disk_recipe_file(b, b->remotes[f], b->paths[f]);
 		b->nfiles++;
 		if (ret < 0)
 			return ret;
@@ -355,12 +376,13 @@ static int disk_recipe(struct disk_build *b)
 		 * GUEST_LAB_VMTAX each time, so a changed vmtax needs no new
 		 * image.
 		 */
-		ret = recipe_add_file(&b->r, "tiny script",
-				      layout_tiny_script(b->bindir));
+		ret = recipe_add_script(&b->r, "tiny script",
+					layout_tiny_script(b->bindir),
+					b->k->shared);
 		if (ret == 0)
-			ret = recipe_add_file(&b->r, "tiny busybox",
-					      getenv("BUSYBOX")
-						  ?: "/bin/busybox");
+			ret = disk_recipe_file(b, "tiny busybox",
+					       getenv("BUSYBOX")
+						   ?: "/bin/busybox");
 		if (ret < 0)
 			return ret;
 	}
@@ -378,8 +400,9 @@ static void disk_name_paths(struct disk_build *b)
 	b->qcow2 = xasprintf("%s.qcow2", b->base);
 	b->kernel = xasprintf("%s.vmlinuz", b->base);
 	b->initrd = xasprintf("%s.initrd", b->base);
-	b->link = b->o->link ? xstrdup(b->o->link)
-			     : guest_disk_path_new(b->dir, b->k->name, "qcow2");
+	b->link = b->o->link
+		      ? xstrdup(b->o->link)
+		      : guest_disk_path_new(b->images, b->k->name, "qcow2");
 	lbase = link_base_new(b->link);
 	b->lk = xasprintf("%s.vmlinuz", lbase);
 	b->li = xasprintf("%s.initrd", lbase);
@@ -440,10 +463,13 @@ static int disk_choose(struct disk_build *b)
 	const struct disk_kind *k = b->k;
 	int ret;
 
-	if (!k->host)
+	if (b->o->from == IMAGE_FROM_PACKAGES && !k->host)
+		return err("image: %s: --from packages is for the lab image",
+			   k->name);
+	if (!k->host || b->o->from == IMAGE_FROM_DEBOOTSTRAP)
 		return 0;
-	ret = hostdisk_plan(&b->hd, k->name, k->host, k->nhost, b->dir,
-			    b->bindir);
+	ret = hostdisk_plan(&b->hd, k->name, k->host, k->nhost, b->images,
+			    b->bindir, b->o->from == IMAGE_FROM_PACKAGES);
 	if (ret <= 0)
 		return ret;
 	b->host = true;
@@ -603,6 +629,53 @@ static int disk_link(const struct disk_build *b)
 	return 0;
 }
 
+static bool disk_built(const struct disk_build *b)
+{
+	return image_exists(b->rec) && image_exists(b->qcow2) &&
+	       image_exists(b->kernel) && image_exists(b->initrd);
+}
+
+/*
+ * B's directory made (the shared cache: 0755 from / down whatever the
+ * umask, for QEMU) and B's build locked there: another checkout building
+ * the same image meanwhile is waited for, and then its image is found
+ * built.  0 to build, 1 when built meanwhile, or -errno (reported).
+ */
+static int disk_lock(struct disk_build *b)
+{
+	mode_t mask = umask(022);
+	char *path = xasprintf("%s.lock", b->base);
+	int ret = mkdir_parents(b->dir, 0755);
+
+	umask(mask);
+	if (ret < 0) {
+		ret = err_code(ret,
+			       "image: %s: cannot create '%s' (%s names "
+			       "another)",
+			       b->k->name, b->dir, GUEST_IMAGE_CACHE_ENV);
+		goto out;
+	}
+	b->lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (b->lock < 0) {
+		ret =
+		    err_errno("image: %s: cannot open '%s'", b->k->name, path);
+		goto out;
+	}
+	if (flock(b->lock, LOCK_EX | LOCK_NB) < 0) {
+		note("image: %s: waiting for another build of '%s'...",
+		     b->k->name, b->qcow2);
+		if (flock(b->lock, LOCK_EX) < 0) {
+			ret = err_errno("image: %s: cannot lock '%s'",
+					b->k->name, path);
+			goto out;
+		}
+	}
+	ret = disk_built(b) ? 1 : 0;
+out:
+	free(path);
+	return ret;
+}
+
 static void unlink_if(const char *path)
 {
 	if (path)
@@ -648,16 +721,22 @@ static void disk_build_release(struct disk_build *b, bool failed)
 	free(b->link);
 	free(b->lk);
 	free(b->li);
+	free(b->cache);
+	if (b->lock >= 0)
+		close(b->lock);
 }
 
 int image_build_disk(const struct image_opts *o, const char *dir,
 		     const char *bindir)
 {
 	const struct disk_kind *k = &disk_kinds[o->kind];
-	struct disk_build b = {.o = o, .k = k, .dir = dir, .bindir = bindir};
+	struct disk_build b = {
+	    .o = o, .k = k, .images = dir, .bindir = bindir, .lock = -1};
 	double t0 = mono_now();
 	int ret;
 
+	b.cache = k->shared ? guest_image_cache_new() : NULL;
+	b.dir = b.cache ? b.cache : dir;
 	recipe_init(&b.rr);
 	recipe_init(&b.r);
 	ret = disk_source(&b);
@@ -671,11 +750,12 @@ int image_build_disk(const struct image_opts *o, const char *dir,
 	if (ret < 0)
 		goto out;
 	disk_name_paths(&b);
-
-	if (image_exists(b.rec) && image_exists(b.qcow2) &&
-	    image_exists(b.kernel) && image_exists(b.initrd)) {
-		note("image: %s: up to date: '%s' (recipe %s)", k->name,
-		     b.qcow2, b.key);
+	if (!o->check && !disk_built(&b) && (ret = disk_lock(&b)) < 0)
+		goto out;
+	if (disk_built(&b)) {
+		note("image: %s: up to date: '%s' (recipe %s, %s)", k->name,
+		     b.qcow2, b.key,
+		     b.host ? "from this host's packages" : "from debootstrap");
 		if (!o->check)
 			ret = disk_link(&b);
 		goto out;
@@ -685,7 +765,7 @@ int image_build_disk(const struct image_opts *o, const char *dir,
 		     "%s (%s)",
 		     k->name, b.key, b.rkey,
 		     b.host			? "the host's packages: seconds"
-		     : image_exists(b.rootfs) ? "cached"
+		     : image_exists(b.rootfs) ? "debootstrap, cached"
 					      : "debootstrap: minutes");
 		goto out;
 	}

@@ -489,24 +489,31 @@ static int plan_kernel(struct hostdisk *h, const char *images)
 
 int hostdisk_plan(struct hostdisk *h, const char *what,
 		  const struct hostpkg_root *roots, size_t n,
-		  const char *images, const char *bindir)
+		  const char *images, const char *bindir, bool required)
 {
 	const char *missing = NULL;
+	char why[512];
 	int ret;
 
 	ret = hostpkg_load(&h->pkgs);
 	if (ret < 0)
 		return ret;
 	ret = hostpkg_mark(&h->pkgs, roots, n, &missing);
-	if (ret == -ENOENT) {
-		note("image: %s: host lacks %s: debootstrap instead", what,
-		     missing);
-		return 0;
-	}
-	if (plan_kernel(h, images) < 0) {
-		note("image: %s: no guest kernel with its modules in '%s/../"
-		     "kernel' or /boot ('make deps'): debootstrap instead",
-		     what, images);
+	if (ret == -ENOENT)
+		snprintf(why, sizeof(why), "host lacks %s", missing);
+	else if (plan_kernel(h, images) < 0)
+		snprintf(why, sizeof(why),
+			 "no guest kernel with its modules in '%s/../kernel' "
+			 "or /boot ('make deps')",
+			 images);
+	else
+		why[0] = '\0';
+	if (why[0] && required)
+		return err_code(-ENOENT,
+				"image: %s: --from packages, but this %s", what,
+				why);
+	if (why[0]) {
+		note("image: %s: %s: debootstrap instead", what, why);
 		return 0;
 	}
 	h->script = layout_root_script(bindir);
@@ -553,9 +560,11 @@ int hostdisk_recipe(const struct hostdisk *h, const struct hostpkg_root *roots,
 		   hash_fnv1a(alt, strlen(alt)));
 	free(alt);
 	recipe_add(r, "kernel %s\n", h->kver);
-	ret = recipe_add_file(r, "kernel image", h->kernel);
+	/* contents, not paths: the image is shared by checkouts (image.h) */
+	ret = recipe_add_content(r, "kernel image", h->kernel);
 	if (ret == 0)
-		ret = recipe_add_file(r, "root initrd script", h->script);
+		ret =
+		    recipe_add_script(r, "root initrd script", h->script, true);
 	if (ret == 0)
 		ret = recipe_add_file(r, "users", "/etc/passwd");
 	if (ret == 0)

@@ -8,7 +8,8 @@
  * packages (host-packages.h), and the guest kernel of vmtax's kernel cache
  * (guest-kernel.h: IMAGES/../kernel, else /boot) and its modules.  It
  * returns 1 when the image can be built so, 0 when not (the reason noted:
- * "image: lab: host lacks PKG: debootstrap instead"), or a negative errno.
+ * "image: lab: host lacks PKG: debootstrap instead"), or a negative errno;
+ * with REQUIRED (image build --from packages) "not" is -ENOENT, reported.
  * The workloads' "packages =" are not added: 'image build' passes them
  * and a lab run does not, and the image must be the same either way (the
  * debootstrap image has them through its own package list); a workload
@@ -36,6 +37,8 @@
 #ifndef VMTAX_IMAGE_HOSTDISK_H
 #define VMTAX_IMAGE_HOSTDISK_H
 
+#include <stdbool.h>
+
 #include "gfs.h"
 #include "host-packages.h"
 #include "image-recipe.h"
@@ -48,7 +51,7 @@ struct hostdisk {
 
 int hostdisk_plan(struct hostdisk *h, const char *what,
 		  const struct hostpkg_root *roots, size_t n,
-		  const char *images, const char *bindir);
+		  const char *images, const char *bindir, bool required);
 int hostdisk_recipe(const struct hostdisk *h, const struct hostpkg_root *roots,
 		    size_t n, const struct gfs_link *links, size_t nlinks,
 		    struct recipe *r);

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "image-recipe.h"
 #include "util.h"
@@ -69,6 +71,36 @@ int recipe_add_file(struct recipe *r, const char *what, const char *path)
 		return ret;
 	recipe_add(r, "%s %s fnv1a64:%s\n", what, path, hex);
 	return 0;
+}
+
+int recipe_add_content(struct recipe *r, const char *what, const char *path)
+{
+	char hex[17];
+	int ret = hash_file(path, hex, sizeof(hex));
+
+	if (ret < 0)
+		return ret;
+	recipe_add(r, "%s fnv1a64:%s\n", what, hex);
+	return 0;
+}
+
+int recipe_add_script(struct recipe *r, const char *what, const char *path,
+		      bool content_only)
+{
+	const char *slash = strrchr(path, '/');
+	char *lib = slash ? xasprintf("%.*s/" RECIPE_SCRIPT_LIB,
+				      (int)(slash - path), path)
+			  : xstrdup(RECIPE_SCRIPT_LIB);
+	char *lwhat = xasprintf("%s lib", what);
+	int ret = content_only ? recipe_add_content(r, what, path)
+			       : recipe_add_file(r, what, path);
+
+	if (ret == 0 && access(lib, F_OK) == 0)
+		ret = content_only ? recipe_add_content(r, lwhat, lib)
+				   : recipe_add_file(r, lwhat, lib);
+	free(lib);
+	free(lwhat);
+	return ret;
 }
 
 /* Finish R: its text stays in r->text; the key goes to KEY (>= 17). */

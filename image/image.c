@@ -37,6 +37,25 @@ int image_kind_parse(const char *s, enum image_kind *out)
 	return 0;
 }
 
+const char *const image_from_names[] = {
+    [IMAGE_FROM_AUTO] = "auto",
+    [IMAGE_FROM_PACKAGES] = "packages",
+    [IMAGE_FROM_DEBOOTSTRAP] = "debootstrap",
+    NULL,
+};
+
+int image_from_parse(const char *s, enum image_from *out)
+{
+	size_t i;
+
+	for (i = 0; image_from_names[i]; i++)
+		if (!strcmp(s, image_from_names[i])) {
+			*out = (enum image_from)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 /* LINK -> TARGET (absolute), replaced atomically. */
 int image_relink(const char *target, const char *link)
 {
@@ -153,7 +172,7 @@ static int tiny_recipe(struct recipe *r, const char *kver, const char *moddir,
 	recipe_add(r, "kind tiny\nkver %s\n", kver);
 	if (moddir)
 		recipe_add(r, "moddir %s\n", moddir);
-	ret = recipe_add_file(r, "script", script);
+	ret = recipe_add_script(r, "script", script, false);
 	if (ret < 0)
 		return ret;
 	/* The script copies busybox in (BUSYBOX overrides the path). */
@@ -274,7 +293,10 @@ int image_build(const struct image_opts *o)
 			goto out;
 		}
 	}
-	if (o->kind == IMAGE_TINY)
+	if (o->kind == IMAGE_TINY && o->from != IMAGE_FROM_AUTO)
+		ret = err("image: tiny: --from %s is for the lab image",
+			  image_from_names[o->from]);
+	else if (o->kind == IMAGE_TINY)
 		ret = build_tiny(o, dir, bindir);
 	else
 		ret = image_build_disk(o, dir, bindir);

@@ -28,11 +28,17 @@
  *           /etc/modules-load.d/vmtax-lab.conf (kvm_amd), the agent and
  *           workloads in GUEST_LAB_BINDIR, and the tiny image of the
  *           image's own kernel (built from the tree's modules) in
- *           GUEST_LAB_IMAGES (guest-files.h): DIR/lab-HASH.qcow2, .vmlinuz,
- *           .initrd.  Its recipe adds the hashes of the tiny script and
- *           busybox.  vmtax itself is not in it: 'vmtax lab run' puts its
- *           own binary at GUEST_LAB_VMTAX each time (so a new vmtax needs
- *           no new image).  Booted with a CPU that offers svm and npt, it
+ *           GUEST_LAB_IMAGES (guest-files.h): CACHE/lab-HASH.qcow2,
+ *           .vmlinuz, .initrd, where CACHE is the image cache every
+ *           checkout shares (guest_image_cache_new()), linked from DIR.
+ *           Its recipe adds the hashes of the tiny script and busybox, and
+ *           names contents only, never paths ("/opt/vmtax/bin/stream
+ *           fnv1a64:HASH"), so another checkout of the same sources has
+ *           the same key; a build of it by another checkout is waited for
+ *           (flock CACHE/lab-HASH.lock).  o->from chooses the root file
+ *           system (enum image_from).  vmtax itself is not in it:
+ *           'vmtax lab run' puts its own binary at GUEST_LAB_VMTAX each
+ *           time (so a new vmtax needs no new image).  Booted with a CPU that offers svm and npt, it
  *           is a KVM host: systemd starts libvirtd and virtlogd (their own
  *           units), udev gives /dev/kvm group kvm and mode 0660.
  * Each kind also writes DIR/KIND-HASH.recipe, the recipe text, last: its
@@ -63,8 +69,26 @@ enum image_kind {
 	IMAGE_LAB,
 };
 
+/*
+ * Where the lab image's root file system comes from: auto (this host's
+ * packages where it has them all and a guest kernel, else debootstrap),
+ * packages (this host's, or fail saying what it lacks), debootstrap
+ * (always; minutes, and the network).  'image build --from', [lab]
+ * image_from.  The names are image_from_names[], in this order.
+ */
+enum image_from {
+	IMAGE_FROM_AUTO,
+	IMAGE_FROM_PACKAGES,
+	IMAGE_FROM_DEBOOTSTRAP,
+};
+
+/* "auto", "packages", "debootstrap", NULL-terminated (a config key's
+ * choices). */
+extern const char *const image_from_names[];
+
 struct image_opts {
 	enum image_kind kind;
+	enum image_from from; /* lab (debian: auto or debootstrap only) */
 	const char *dir;    /* NULL: the images dir of BINDIR (build/images) */
 	const char *bindir; /* NULL: build/bin (agent and workloads) */
 	const char *script; /* NULL: image/mkinitramfs-tiny.sh */
@@ -83,6 +107,10 @@ struct image_opts {
 /* "tiny" -> IMAGE_TINY ("debian", "lab"); -EINVAL for an unknown kind (reports
  * nothing). */
 int image_kind_parse(const char *s, enum image_kind *out);
+
+/* "packages" -> IMAGE_FROM_PACKAGES (image_from_names); -EINVAL for
+ * another (reports nothing). */
+int image_from_parse(const char *s, enum image_from *out);
 
 /* Build (or find up to date) the image of O.  See above. */
 int image_build(const struct image_opts *o);

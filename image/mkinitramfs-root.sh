@@ -21,6 +21,7 @@
 # off.  Deterministic: the same inputs give the same bytes.
 
 set -eu
+. "$(dirname "$0")/mkinitramfs-lib.sh"
 
 usage() {
 	echo "usage: $0 KVER TREE OUT" >&2
@@ -45,11 +46,7 @@ EPOCH=${SOURCE_DATE_EPOCH:-0}
 [ -x "$BUSYBOX" ] || die "'$BUSYBOX' not found (apt-get install busybox-static)"
 command -v cpio >/dev/null || die "'cpio' not found (apt-get install cpio)"
 
-STAGE=$(mktemp -d "${TMPDIR:-/tmp}/vmtax-rootinitrd.XXXXXX")
-TMP_OUT=$OUT.tmp.$$
-trap 'rm -rf "$STAGE" "$TMP_OUT"' EXIT
-trap 'exit 1' INT TERM
-umask 022
+initramfs_stage rootinitrd
 
 mkdir -p "$STAGE/bin" "$STAGE/dev" "$STAGE/proc" "$STAGE/sys" \
 	"$STAGE/root" "$STAGE/lib/modules"
@@ -69,15 +66,7 @@ for m in $MODULES; do
 	for f in $(echo "$deps" | sed -n 's/^insmod \([^ ]*\).*/\1/p'); do
 		name=$(basename "$f" | sed 's/\.ko.*$//')
 		case " $LOAD " in *" $name "*) continue ;; esac
-		dst=$STAGE/lib/modules/$name.ko
-		case $f in
-		*.ko.xz) xz -dc "$f" >"$dst" ;;
-		*.ko.zst) zstd -q -dc "$f" >"$dst" ;;
-		*.ko.gz) gzip -dc "$f" >"$dst" ;;
-		*) cp "$f" "$dst" ;;
-		esac
-		chmod 0644 "$dst"
-		LOAD="$LOAD $name"
+		initramfs_module "$f" "$name"
 	done
 done
 
@@ -122,19 +111,5 @@ exec switch_root /root "\$init"
 EOF
 chmod 0755 "$STAGE/init"
 
-# The console node must exist before devtmpfs is mounted, for init's stdio.
-if [ "$(id -u)" = 0 ]; then
-	mknod -m 0600 "$STAGE/dev/console" c 5 1
-	mknod -m 0666 "$STAGE/dev/null" c 1 3
-fi
-
-find "$STAGE" -exec touch -h -d "@$EPOCH" {} +
-
-mkdir -p "$(dirname "$OUT")"
-(
-	cd "$STAGE"
-	find . -mindepth 1 | LC_ALL=C sort |
-		cpio --quiet -o -H newc -R 0:0 --reproducible
-) | gzip -n -1 >"$TMP_OUT" # -9 costs 3 s here for 0.4 MB
-mv -f "$TMP_OUT" "$OUT"
+initramfs_pack 1 # -9 costs 3 s here for 0.4 MB
 echo "mkinitramfs-root: wrote '$OUT' ($(wc -c <"$OUT") bytes, kernel $KVER, modules:$LOAD)"

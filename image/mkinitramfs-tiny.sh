@@ -17,6 +17,7 @@
 # file list, fixed mtimes and owners, gzip -n), so OUT can be cached.
 
 set -eu
+. "$(dirname "$0")/mkinitramfs-lib.sh"
 
 usage() {
 	echo "usage: $0 KVER OUT BINDIR" >&2
@@ -48,11 +49,7 @@ for f in vmtax-agent vmtax-agent-test; do
 done
 command -v cpio >/dev/null || die "'cpio' not found (apt-get install cpio)"
 
-STAGE=$(mktemp -d "${TMPDIR:-/tmp}/vmtax-initramfs.XXXXXX")
-TMP_OUT=$OUT.tmp.$$
-trap 'rm -rf "$STAGE" "$TMP_OUT"' EXIT
-trap 'exit 1' INT TERM
-umask 022
+initramfs_stage initramfs
 
 mkdir -p "$STAGE/bin" "$STAGE/sbin" "$STAGE/dev" "$STAGE/proc" \
 	"$STAGE/sys" "$STAGE/tmp" "$STAGE/run" "$STAGE/root" \
@@ -79,19 +76,6 @@ find_module() {
 		-o -name "$alt.ko.gz" \) 2>/dev/null | LC_ALL=C sort | head -n 1
 }
 
-# Copy a module, decompressed (busybox insmod may lack xz/zstd support).
-add_module() {
-	dst=$STAGE/lib/modules/$2.ko
-	case $1 in
-	*.ko.xz) xz -dc "$1" >"$dst" ;;
-	*.ko.zst) zstd -q -dc "$1" >"$dst" ;;
-	*.ko.gz) gzip -dc "$1" >"$dst" ;;
-	*.ko) cp "$1" "$dst" ;;
-	esac
-	chmod 0644 "$dst"
-	LOAD="$LOAD $2"
-}
-
 # A module that is built in needs no file; one that is missing is an error.
 builtin_module() {
 	[ -f "$MODDIR/modules.builtin" ] &&
@@ -102,14 +86,14 @@ LOAD=
 for m in $MODULES; do
 	f=$(find_module "$m")
 	if [ -n "$f" ]; then
-		add_module "$f" "$m"
+		initramfs_module "$f" "$m"
 	elif ! builtin_module "$m"; then
 		die "module '$m' not found in '$MODDIR' and not built in"
 	fi
 done
 for m in $OPTIONAL_MODULES; do
 	f=$(find_module "$m")
-	[ -z "$f" ] || add_module "$f" "$m"
+	[ -z "$f" ] || initramfs_module "$f" "$m"
 done
 
 # Agents in /sbin, every other binary in /opt/vmtax/bin.
@@ -155,19 +139,5 @@ while :; do sleep 3600; done
 EOF
 chmod 0755 "$STAGE/init"
 
-# The console node must exist before devtmpfs is mounted, for init's stdio.
-if [ "$(id -u)" = 0 ]; then
-	mknod -m 0600 "$STAGE/dev/console" c 5 1
-	mknod -m 0666 "$STAGE/dev/null" c 1 3
-fi
-
-find "$STAGE" -exec touch -h -d "@$EPOCH" {} +
-
-mkdir -p "$(dirname "$OUT")"
-(
-	cd "$STAGE"
-	find . -mindepth 1 | LC_ALL=C sort |
-		cpio --quiet -o -H newc -R 0:0 --reproducible
-) | gzip -n -9 >"$TMP_OUT"
-mv -f "$TMP_OUT" "$OUT"
+initramfs_pack 9
 echo "mkinitramfs-tiny: wrote '$OUT' ($(wc -c <"$OUT") bytes, kernel $KVER, modules:$LOAD)"

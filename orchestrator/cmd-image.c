@@ -26,7 +26,9 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: vmtax image build [--kind tiny|debian|lab] [-o PATH] "
-	    "[--mirror URL] [--check]\n"
+	    "[--mirror URL]\n"
+	    "                         [--from auto|packages|debootstrap] "
+	    "[--check]\n"
 	    "       vmtax image path [--kind tiny|debian|lab] "
 	    "[kernel|initrd|disk]\n\n"
 	    "Builds a guest image from its recipe, or finds it up to date in\n"
@@ -47,11 +49,21 @@ static void usage(FILE *f)
 	    "its\n"
 	    "                 kernel: a KVM host when its CPU offers svm and "
 	    "npt:\n"
-	    "                 build/images/lab-HASH.*, from this host's "
-	    "installed\n"
-	    "                 packages when it has them (seconds), else "
-	    "debian plus\n"
-	    "                 them\n"
+	    "                 lab-HASH.* in the shared cache (--from), "
+	    "from this\n"
+	    "                 host's installed packages when it has them\n"
+	    "                 (seconds), else debian plus them; linked from\n"
+	    "                 build/images/lab.*\n"
+	    "  --from SOURCE  lab: where its root file system comes from: "
+	    "auto\n"
+	    "                 (this host's packages where it has them, else\n"
+	    "                 debootstrap; the default), packages (fail when "
+	    "the\n"
+	    "                 host lacks one), debootstrap (minutes); the "
+	    "lab\n"
+	    "                 image is kept in %s/images,\n"
+	    "                 shared by every checkout (VMTAX_IMAGE_CACHE "
+	    "overrides)\n"
 	    "  -o PATH        the stable symlink to the result (default\n"
 	    "                 build/images/tiny-KVER.cpio.gz, debian.qcow2 or "
 	    "lab.qcow2, the\n"
@@ -76,7 +88,7 @@ static void usage(FILE *f)
 	    "'disk PATH') lines; exit 1 with the reason when one is "
 	    "missing.\n"
 	    "See docs/guest-image.md.\n",
-	    layout_dirs()->cachedir,
+	    layout_dirs()->cachedir, layout_dirs()->cachedir,
 	    layout_workloads_dir(layout_dirs()->libexecdir));
 }
 
@@ -154,6 +166,17 @@ static int take_check(void *args, char *arg)
 	return 0;
 }
 
+static int take_from(void *args, char *arg)
+{
+	struct image_args *a = args;
+
+	if (image_from_parse(arg, &a->o.from) < 0)
+		return err("unknown image source '%s' (auto, packages or "
+			   "debootstrap)",
+			   arg);
+	return 0;
+}
+
 static const struct opt path_opts[] = {
 	{ 'k', "kind", OPT_CALLBACK, 0, take_kind, "KIND", NULL, NULL },
 	OPT_ROW_END,
@@ -168,6 +191,7 @@ static const struct opt build_opts[] = {
 	{ 's', "suite", OPT_STRING, offsetof(struct image_args, o.suite), NULL,
 	  "NAME", NULL, NULL },
 	{ 'n', "check", OPT_CALLBACK, 0, take_check, NULL, NULL, NULL },
+	{ 0, "from", OPT_CALLBACK, 0, take_from, "SOURCE", NULL, NULL },
 	OPT_ROW_END,
 };
 

@@ -64,7 +64,7 @@ static void host_facts_read(struct lab_host_facts *h)
 static int lab_check(struct run *r, bool dry)
 {
 	struct lab_host_facts facts;
-	struct image_opts o = { .kind = IMAGE_LAB, .check = true };
+	struct image_opts o;
 
 	host_facts_read(&facts);
 	if (lab_config_check(&r->cfg, &r->matrix, &facts) < 0)
@@ -79,7 +79,8 @@ static int lab_check(struct run *r, bool dry)
 		 r->cfg.lab_cpu, r->cfg.lab_cpu_features);
 	if (!dry)
 		return 0;
-	o.bindir = r->bindir;
+	lab_image_opts(&r->cfg, r->bindir, &o);
+	o.check = true;
 	if (image_build(&o) < 0)
 		return -EIO;
 	printf("lab host: %s %s, %ld vCPUs, %.1f GiB, TCG on this host\n",

@@ -11,6 +11,7 @@
 #include "beneath.h"
 #include "guest-reach.h"
 #include "image.h"
+#include "lab.h"
 #include "untrusted.h"
 #include "lab-sync.h"
 #include "proto.h"
@@ -92,10 +93,11 @@ int lab_sh(struct lab *l, const char *what, const char *cmd,
 /* The lab image, built if this vmtax has none up to date. */
 int lab_image(struct lab *l)
 {
-	struct image_opts o = { .kind = IMAGE_LAB, .quiet = true };
+	struct image_opts o;
 
 	/* This vmtax's agent and workloads, whatever the working directory. */
-	o.bindir = l->bindir;
+	lab_image_opts(l->cfg, l->bindir, &o);
+	o.quiet = true;
 
 	note("lab: the lab image (built on first use: seconds from this "
 	     "host's packages, about 7 minutes through debootstrap where it "

@@ -172,3 +172,15 @@ int lab_config_check(const struct run_config *c, const struct matrix *m,
 	bad |= lab_host_check(c, h);
 	return bad ? -EINVAL : 0;
 }
+
+void lab_image_opts(const struct run_config *c, const char *bindir,
+		    struct image_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->kind = IMAGE_LAB;
+	o->bindir = bindir;
+	/* the key's choices are image_from_names: it parses */
+	if (c->lab_image_from &&
+	    image_from_parse(c->lab_image_from, &o->from) < 0)
+		o->from = IMAGE_FROM_AUTO;
+}

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "host.h"
+#include "image.h"
 #include "matrix.h"
 #include "run-config.h"
 
@@ -67,6 +68,14 @@ struct lab_host_facts {
  * reported as "file:line: message" at the key that asks for it
  * (run_config_error()).  Returns 0, or -EINVAL after reporting every reason.
  */
+/*
+ * The lab image's build options for config C and bin directory BINDIR (the
+ * agent and workloads it carries): kind lab, from [lab] image_from; the
+ * rest zero.  BINDIR is borrowed.
+ */
+void lab_image_opts(const struct run_config *c, const char *bindir,
+		    struct image_opts *o);
+
 int lab_config_check(const struct run_config *c, const struct matrix *m,
 		     const struct lab_host_facts *h);
 

@@ -17,6 +17,7 @@
 #include "quiet.h"
 #include "cell-exec.h"
 #include "fleet.h"
+#include "image.h"
 #include "lab.h"
 #include "matrix.h"
 #include "thp.h"
@@ -502,6 +503,12 @@ static const struct ini_key run_keys[] = {
 	.help = "executor = lab: start the lab from a saved state of a lab "
 		"that was ready (seconds), saved on first use; off: boot it "
 		"every time"),
+    KEY("lab", "image_from", INI_ENUM, lab_image_from, "auto",
+	.choices = image_from_names,
+	.help = "executor = lab: where the lab image's root file system comes "
+		"from: auto (this host's packages where it has them, else "
+		"debootstrap), packages (or fail), debootstrap (minutes, the "
+		"network)"),
     KEY("fleet", "hosts", INI_STR, fleet_hosts, NULL, .shape = INI_LIST,
 	.check = check_fleet_dest, .finish = finish_fleet,
 	.help = "ssh destinations (USER@HOST or an alias of your ssh config) "

@@ -119,6 +119,7 @@ struct run_config {
 	long lab_vcpus;
 	uint64_t lab_memory;
 	bool lab_restore;
+	char *lab_image_from; /* image_from_names (image.h) */
 	/* [fleet]: the hosts of [run] executor = fleet (fleet.h) */
 	struct ini_list fleet_hosts; /* ssh destinations */
 	char *fleet_mode;	     /* "each" | "split" */

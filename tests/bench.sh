@@ -20,7 +20,9 @@
 #     kernel command line as an axis (vmtax's, loglevel=5, against
 #     loglevel=7, every console line: the reference, in the same run),
 #     LBOOTS boots each: the lab's boot to hello and to ready, each inner
-#     guest's boot to hello, and the run's wall time against its samples';
+#     guest's boot to hello (the reference: a plain QEMU boot of the same
+#     kernel and tiny image in the lab, LBOOTS times, timed to the agent's
+#     start), and the run's wall time against its samples';
 #     before it, lab ready restored vs booted ([lab] restore = on, off)
 #  7. make check per test: one run of tests/run-shell-tests.sh (CHECK_J at a
 #     time, default its own; CHECK_T filters as its T=) with the sanitized
@@ -372,27 +374,37 @@ fi
 if want 6; then
 echo "== 6. the lab image from scratch, from this host's packages, vs supermin of the same packages"
 # A scratch tree (vmtax, bin/, image/*.sh, configs/workloads, the kernel
-# cache linked): its build/images starts empty, so the build is from
-# scratch and the cache of $TOP is left alone.
+# cache linked) and a scratch image cache (VMTAX_IMAGE_CACHE: the lab image
+# is otherwise shared by every checkout, image/guest-files.h): both start
+# empty, so the build is from scratch and the shared cache is left alone.
 L=$W/labtree
+LC=$W/labcache
 mkdir -p "$L/build" "$L/image" "$L/configs"
 cp "$VMTAX" "$L/build/vmtax"
 cp -a "$TOP/build/bin" "$L/build/bin"
 ln -s "$TOP/build/kernel" "$L/build/kernel"
 cp "$TOP"/image/*.sh "$L/image/"
 cp -a "$TOP/configs/workloads" "$L/configs/workloads"
-if ! (cd "$L" && build/vmtax image build --kind lab --check) 2>&1 | grep -q "the host's packages"; then
+if ! (cd "$L" && VMTAX_IMAGE_CACHE=$LC build/vmtax image build --kind lab --check) 2>&1 | grep -q "the host's packages"; then
 	echo "   skipped: this host cannot build the lab from its own packages:"
-	(cd "$L" && build/vmtax image build --kind lab --check) 2>&1 | grep "debootstrap instead" | sed 's/^/   /'
+	(cd "$L" && VMTAX_IMAGE_CACHE=$LC build/vmtax image build --kind lab --check) 2>&1 | grep "debootstrap instead" | sed 's/^/   /'
 else
-	echo "   (cd SCRATCH && build/vmtax image build --kind lab)"
+	echo "   (cd SCRATCH && VMTAX_IMAGE_CACHE=SCRATCH_CACHE build/vmtax image build --kind lab)"
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	t0=$(now)
-	(cd "$L" && build/vmtax image build --kind lab) >"$W/labimg.out" 2>&1 ||
+	(cd "$L" && VMTAX_IMAGE_CACHE=$LC build/vmtax image build --kind lab) >"$W/labimg.out" 2>&1 ||
 		{ tail -20 "$W/labimg.out"; exit 1; }
 	host_s=$(echo "$(now) - $t0" | bc -l)
+	# A second checkout (another directory, the same sources) finds it
+	# built in the shared cache: its recipe names contents, not paths.
+	cp -a "$L" "$L.2" && rm -rf "$L.2/build/images"
+	t0=$(now)
+	(cd "$L.2" && VMTAX_IMAGE_CACHE=$LC build/vmtax image build --kind lab) >"$W/labimg2.out" 2>&1 ||
+		{ tail -20 "$W/labimg2.out"; exit 1; }
+	second_s=$(echo "$(now) - $t0" | bc -l)
+	grep -q "image: lab: up to date" "$W/labimg2.out" || second_s="rebuilt ($second_s s): not shared"
 	step() { sed -n "s/.*image: host disk: $1 in \([0-9.]*\) s.*/\1/p" "$W/labimg.out" | tail -n 1; }
-	rec=$(ls "$L"/build/images/lab-*.recipe)
+	rec=$(ls "$LC"/lab-*.recipe)
 	npkg=$(grep -c '^host-package ' "$rec")
 	kver=$(sed -n 's/^kernel \([^ ]*\)$/\1/p' "$rec")
 	# The reference: supermin (the tool the issue suggested) over the same
@@ -423,8 +435,12 @@ else
 	printf '   lab image from scratch (load %s): host packages %.1f s (%s packages; tree %s s, mke2fs -d %s s, qemu-img %s s); supermin %s\n' \
 		"$load" "$host_s" "$npkg" "$(step 'tree done')" "$(step 'mke2fs -d')" \
 		"$(step 'qemu-img convert')" "$ref"
+	case $second_s in
+	rebuilt*) echo "   lab image, a second checkout of the same sources: $second_s" ;;
+	*) printf '   lab image, a second checkout of the same sources: up to date in %.2f s (the shared cache)\n' "$second_s" ;;
+	esac
 fi
-rm -rf "$L"
+rm -rf "$L" "$L.2" "$LC"
 
 echo "== 6. the lab: ready, and an inner guest's boot to hello ($LBOOTS boots of each cmdline)"
 if ! "$VMTAX" image build --kind lab --check 2>&1 | grep -q "up to date"; then
@@ -470,6 +486,72 @@ else
 	b=$(jq '.cells[1].observed.boot_to_hello_s' "$R")
 	printf '   inner guest to hello (last boot): loglevel=5 (vmtax) %.1f s, loglevel=7 (every line) %.1f s: %.2fx\n' \
 		"$a" "$b" "$(echo "$a / $b" | bc -l)"
+	# The reference: a plain QEMU in the lab (no libvirt, no firmware
+	# choice of vmtax's), KVM, the same kernel, tiny image (the lab's own,
+	# GUEST_LAB_IMAGES) and command line (VM_CMDLINE_BASE), 1 vCPU and
+	# 768 MiB as lab-npt.ini's guests, timed from its start to /init and
+	# to the agent's start on the console, by a workload run on the lab
+	# itself (a bare-metal cell of the lab, NPT on as the lab booted).
+	mkdir -p "$W/wl"
+	# (an INI line is at most 198 characters and a comma makes a list:
+	# the script is written by setup from its lines, one parameter each)
+	cat >"$W/wl/qemuboot.ini" <<'EOF2'
+[workload]
+description = bench: a plain QEMU boot of the lab's kernel and tiny image to the agent's start
+setup = printf '%s\n' "$L1" "$L2 $L3" "$L4" "$L5" "$L6" >"$VMTAX_WORKDIR/qemuboot.sh"
+run = sh -e "$VMTAX_WORKDIR/qemuboot.sh"
+metric = regex
+metric_regex = to_agent_s=([0-9.]+)
+unit = s
+better = lower
+[param.L1]
+default = K=$(uname -r); rm -f q.log; s=$(date +%s%N)
+[param.L2]
+default = qemu-system-x86_64 -machine q35 -accel kvm -cpu host -m 768M -smp 1 -kernel /boot/vmlinuz-$K -initrd /opt/vmtax/images/tiny-$K.cpio.gz
+[param.L3]
+default = -append "console=ttyS0 panic=-1 loglevel=5" -serial file:q.log -display none -no-reboot -nodefaults & p=$!
+[param.L4]
+default = n=0; w() { until grep -q "vmtax-init: $1" q.log 2>/dev/null || [ $n -ge 1200 ]; do sleep 0.1; n=$((n + 1)); done; date +%s%N; }
+[param.L5]
+default = a=$(w start); b=$(w "modules loaded"); kill -9 $p; wait $p || true; grep -q "vmtax-init: modules loaded" q.log
+[param.L6]
+default = awk -v s=$s -v a=$a -v b=$b 'BEGIN { print "to_init_s=" (a - s) / 1e9 " to_agent_s=" (b - s) / 1e9 }'
+EOF2
+	cat >"$W/qboot.ini" <<EOF2
+[run]
+name = bench-qemuboot
+executor = lab
+repeat = $LBOOTS
+warmup = 0
+timeout = 300
+[lab]
+cpu = EPYC
+cpu_features = +svm +npt
+vcpus = 2
+memory = 3G
+[matrix]
+where = bare-metal
+host_thp = always
+[workload]
+dir = $W/wl
+name = qemuboot
+EOF2
+	echo "   reference: $VMTAX run qboot.ini: a plain qemu-system-x86_64 -machine q35 -accel kvm -cpu host -m 768M -smp 1"
+	echo "     -kernel /boot/vmlinuz-KVER -initrd /opt/vmtax/images/tiny-KVER.cpio.gz -append 'console=ttyS0 panic=-1 loglevel=5'"
+	echo "     in the lab, $LBOOTS boots, timed to the console's 'vmtax-init: start' and 'modules loaded'"
+	if "$VMTAX" run "$W/qboot.ini" --out "$W/qb" >"$W/qb.out" 2>&1; then
+		QB=$W/qb/results.json
+		qa=$(jq '[.cells[0].samples[].metric] | add / length' "$QB")
+		qall=$(jq -r '[.cells[0].samples[].metric | . * 10 | round / 10 | tostring] | join(", ")' "$QB")
+		# to /init: from the samples' output the lab's logs brought back
+		qi=$(grep -rhoa 'to_init_s=[0-9.]*' "$W/qb" 2>/dev/null | sort -u |
+			awk -F= '{ s += $2; n++ } END { if (n) printf "%.1f", s / n; else printf "-" }')
+		printf '   inner guest to hello (vmtax, loglevel=5, last boot) %.1f s vs a plain inner QEMU boot of the same kernel to the agent'"'"'s start %.1f s (mean of %s s; to /init %s s): %.2fx\n' \
+			"$a" "$qa" "$qall" "$qi" "$(echo "$a / $qa" | bc -l)"
+	else
+		echo "   the plain inner QEMU run failed:"
+		tail -n 5 "$W/qb.out" | sed 's/^/     /'
+	fi
 	work=$(jq '[.cells[].samples[].elapsed_s] | add' "$R")
 	printf '   lab run: wall %.1f s, samples %.1f s: %.1fx\n' "$wall" "$work" "$(echo "$wall / $work" | bc -l)"
 fi

@@ -35,7 +35,7 @@ trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/build" "$T/image" &&
 	cp "$VMTAX" "$T/build/vmtax" &&
 	cp -a "$BUILD/bin" "$T/build/bin" &&
-	cp "$TOP/image/mkinitramfs-tiny.sh" "$T/image/" &&
+	cp "$TOP/image/mkinitramfs-tiny.sh" "$TOP/image/mkinitramfs-lib.sh" "$T/image/" &&
 	{ ! test -d "$BUILD/kernel" || ln -s "$BUILD/kernel" "$T/build/kernel"; } ||
 	skip_all "cannot copy the build into $T"
 V=$T/build/vmtax
