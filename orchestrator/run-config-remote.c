@@ -18,7 +18,7 @@
 #include "run-config.h"
 #include "vm.h"
 
-#define NEEDS_FLEET "they need [fleet] (a vmtax of its own there; " \
+#define NEEDS_FLEET "that needs [fleet] (a vmtax of its own there; " \
 		    "docs/fleet.md)"
 
 /* The first refused value of list L of key KEY: 0, or -EINVAL reported. */

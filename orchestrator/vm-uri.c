@@ -325,7 +325,11 @@ int vm_uri_check(const char *uri, char *why, size_t len)
 
 bool vm_uri_remote(const char *uri, struct vm_uri_dest *d)
 {
+	struct vm_uri_dest own;
 	char why[256];
 
+	if (!d)
+		d = &own;
+	memset(d, 0, sizeof(*d));
 	return uri && uri_check(uri, d, why, sizeof(why)) == 0 && d->host[0];
 }

@@ -139,7 +139,8 @@ struct vm_uri_dest {
 };
 /*
  * Whether URI is a remote libvirt vm_uri_check() accepts: true with its
- * parts in D; false (D zeroed) for a local or refused one.  Pure.
+ * parts in D (may be NULL); false (D zeroed) for a local or refused one.
+ * Pure.
  */
 bool vm_uri_remote(const char *uri, struct vm_uri_dest *d);
 
@@ -147,6 +148,9 @@ bool vm_uri_remote(const char *uri, struct vm_uri_dest *d);
  * one vm_uri_check() refuses is reported and not opened (-EINVAL). */
 int vm_conn_open(const char *uri, struct vm_conn **out);
 void vm_conn_close(struct vm_conn *c);
+/* The name of the host C's libvirtd runs on (virConnectGetHostname()),
+ * into BUF.  0 or a negative errno (reported). */
+int vm_conn_hostname(struct vm_conn *c, char *buf, size_t len);
 /*
  * true while the connection is alive (false after libvirtd went away, until
  * vm_start() reconnects).
@@ -200,7 +204,8 @@ int vm_recv(struct vm *vm, void *buf, size_t len, double timeout_s);
 int vm_running(struct vm *vm);
 /* Why the domain stopped ("shutdown", "crashed", "destroyed", ...). */
 const char *vm_stop_reason(struct vm *vm);
-/* PID of the QEMU process, or a negative errno. */
+/* PID of the QEMU process, or a negative errno (-ENOENT on a remote
+ * libvirt: its QEMU is not a process of this host). */
 int vm_qemu_pid(struct vm *vm);
 /* Wait up to TIMEOUT_S for the domain to power off; then destroy it. */
 int vm_stop(struct vm *vm, double timeout_s);
