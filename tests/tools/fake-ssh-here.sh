@@ -10,10 +10,11 @@
 # HOST sh -c '...virt-ssh-helper...'") are taken; any other option, a
 # missing "--", another host, or libvirt's call without BatchMode=yes
 # (vmtax asks for no_tty=1) is refused, status 254, "fake-ssh: bad argv".
-# Every call is logged to $FAKE_SSH_LOG.  A command runs as "sh -c CMD"
+# Every call is logged to $FAKE_SSH_LOG, else to ssh.log beside the
+# directory of the link (libvirt passes ssh only PATH, HOME and a few more).  A command runs as "sh -c CMD"
 # (the words after the destination joined by spaces, as sshd does).
 me=$(basename "$0")
-echo "$me $*" >>"$FAKE_SSH_LOG"
+echo "$me $*" >>"${FAKE_SSH_LOG:-$(dirname "$0")/../ssh.log}"
 ARGS="$*"
 bad() { echo "fake-ssh: bad argv ($1): $me $ARGS" >&2; exit 254; }
 
