@@ -64,6 +64,10 @@ test_expect_success 'results.json names the remote libvirt and its host' '
 	jq -e ".cells[0].samples[0].kvm_why | test(\"fakebox\")" out/results.json
 '
 
+test_expect_success 'the report says the guests ran on the remote host' '
+	grep -q "^remote libvirt: guest cells ran on $(uname -n) ('\''fakebox'\'', qemu+ssh://root@fakebox/system); the host above is the machine that drove them" out/report.txt
+'
+
 test_expect_success 'libvirt went through ssh: BatchMode, virt-ssh-helper' '
 	grep "^ssh .*-l root .*-o BatchMode=yes .*-- fakebox sh -c .*virt-ssh-helper" "$FAKE_SSH_LOG"
 '
