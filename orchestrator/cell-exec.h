@@ -60,6 +60,12 @@ enum cell_exec_flag {
 	 * check() and run_remote(), and no per-cell ops: the other host's
 	 * engine calls those of its own executors. */
 	EXEC_REMOTE = 1u << 4,
+	/* Its guests run under another host's libvirt ([guest] uri =
+	 * qemu+ssh://USER@HOST/system), driven from here cell by cell: that
+	 * host's settings, KVM and QEMU processes are not this host's (no
+	 * EXEC_CHANGES_HOST_KNOBS, no EXEC_HAS_KVM_STATS).  Needs
+	 * EXEC_NEEDS_GUEST; the per-cell ops of a local executor. */
+	EXEC_REMOTE_LIBVIRT = 1u << 5,
 };
 
 /*
@@ -108,15 +114,21 @@ struct cell_exec_ops {
 
 extern const struct cell_exec_ops cell_exec_bare;  /* exec-bare.c */
 extern const struct cell_exec_ops cell_exec_guest; /* exec-guest.c */
+/* exec-guest.c: the same guests on a remote libvirt */
+extern const struct cell_exec_ops cell_exec_guest_remote;
 extern const struct cell_exec_ops cell_exec_lab;   /* exec-lab.c */
 extern const struct cell_exec_ops cell_exec_fleet; /* exec-fleet.c */
 
 /* One row of the registry: the executor of the cells at WHERE (or every
- * cell, where_any) when [run] executor is PLACE. */
+ * cell, where_any) when [run] executor is PLACE and the guests' libvirt is
+ * this host's (LIBVIRT_HERE), another's (LIBVIRT_REMOTE: a remote [guest]
+ * uri) or either (LIBVIRT_ANY). */
+enum cell_exec_libvirt { LIBVIRT_ANY, LIBVIRT_HERE, LIBVIRT_REMOTE };
 struct cell_exec_row {
 	const char *place;
 	enum where where;
 	bool where_any;
+	enum cell_exec_libvirt libvirt;
 	const struct cell_exec_ops *ops;
 };
 
@@ -126,9 +138,11 @@ extern const size_t cell_exec_rows_count;
 extern const char *const cell_exec_places[];
 #define CELL_EXEC_LOCAL "local" /* cell_exec_places[0]: this host */
 
-/* The executor of cells at W when the matrix runs at PLACE (never NULL for
- * a valid pair: the config accepts no other). */
-const struct cell_exec_ops *cell_exec_for(const char *place, enum where w);
+/* The executor of cells at W when the matrix runs at PLACE, its guests on
+ * a remote libvirt when REMOTE (never NULL for a valid triple: the config
+ * accepts no other). */
+const struct cell_exec_ops *cell_exec_for(const char *place, enum where w,
+					  bool remote);
 /* Whether EX has every flag in FLAGS. */
 bool cell_exec_has(const struct cell_exec_ops *ex, unsigned flags);
 /*

@@ -19,6 +19,7 @@
 #include "cmds.h"
 #include "guest-files.h"
 #include "guest-kernel.h"
+#include "guest-remote.h"
 #include "guest-reach.h"
 #include "image.h"
 #include "layout.h"
@@ -227,11 +228,51 @@ static int resolve_guest_files(struct run *r)
 			return -EINVAL;
 		r->ngfs++;
 		/* QEMU opens these as its own user: from a private checkout
-		 * they are staged where it can (guest-reach.h). */
-		if (guest_files_reach_for(&g->f, r->cfg.uri) < 0)
+		 * they are staged where it can (guest-reach.h); a remote
+		 * libvirt's are copied there when the run starts. */
+		if (!r->remote && guest_files_reach_for(&g->f, r->cfg.uri) < 0)
 			return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * Guests on a remote libvirt: what its host says (guest-remote.h) decides
+ * the accelerator and the paging's name, and its THP must be the config's
+ * one host_thp (it is not set from here).
+ */
+static int remote_checks(struct run *r)
+{
+	struct guest_remote *g;
+	struct host_cpu cpu = { 0 };
+	const struct virt_hw *virt;
+
+	if (guest_remote_open(r->cfg.uri, r->cfg.path, &r->remote) < 0)
+		return -EINVAL;
+	g = r->remote;
+	if (*g->thp && strcmp(g->thp, r->cfg.host_thp.v[0])) {
+		fprintf(stderr,
+			"%s: host_thp = %s, but '%s' (the remote libvirt's "
+			"host) runs THP %s: its THP is not set from here (that "
+			"needs [fleet]); give host_thp = %s\n",
+			r->cfg.path, r->cfg.host_thp.v[0], g->d.host, g->thp,
+			g->thp);
+		return -EINVAL;
+	}
+	r->accel = strcmp(r->cfg.accel, "tcg") && g->kvm ? "kvm" : "tcg";
+	snprintf(r->accel_why, sizeof(r->accel_why),
+		 "on the remote libvirt of '%.64s' (%.64s), which %s /dev/kvm",
+		 g->d.host, g->hostname, g->kvm ? "has" : "has no");
+	if (!strcmp(r->cfg.accel, "kvm") && !g->kvm) {
+		fprintf(stderr, "%s: accel = kvm, but '%s' has no /dev/kvm\n",
+			r->cfg.path, g->d.host);
+		return -EINVAL;
+	}
+	snprintf(cpu.vendor, sizeof(cpu.vendor), "%s", g->vendor);
+	virt = host_virt_hw(host_virt_vendor(&cpu));
+	snprintf(r->vendor_paging, sizeof(r->vendor_paging), "%s",
+		 (virt ? virt : host_virt_hw(VIRT_VENDOR_INTEL))->paging);
+	return resolve_guest_files(r);
 }
 
 /*
@@ -243,6 +284,8 @@ static int run_local_checks(struct run *r)
 	const struct virt_hw *virt;
 	struct host_cpu cpu;
 
+	if (r->need_guest && vm_uri_remote(r->cfg.uri, NULL))
+		return remote_checks(r);
 	r->accel = host_accel_decide("", r->accel_why, sizeof(r->accel_why));
 	if (!strcmp(r->cfg.accel, "kvm") && strcmp(r->accel, "kvm")) {
 		fprintf(stderr, "%s: accel = kvm, but KVM is unusable here: %s\n",
@@ -420,11 +463,15 @@ static int run_open(struct run *r, struct run_args *a, json_t **old)
 static int run_start(struct run *r, json_t *old)
 {
 	char where[384];
+	size_t k;
 
 	if (run_take_host(r) < 0)
 		return -EINVAL;
 	if (r->need_guest && vm_conn_open(r->cfg.uri, &r->conn) < 0)
 		return -EINVAL;
+	for (k = 0; r->remote && k < r->ngfs; k++)
+		if (guest_remote_stage(r->remote, &r->gfs[k].f) < 0)
+			return -EINVAL;
 	run_where(r, where, sizeof(where));
 	note("run '%s': %d cells x %ld samples of '%s', %s", r->cfg.name,
 	     r->ncells, r->cfg.repeat, r->cfg.wl.name, where);
@@ -494,6 +541,7 @@ out:
 	stop_signals_host(NULL);
 	host_ctx_free(r.host);
 	vm_conn_close(r.conn);
+	guest_remote_free(r.remote);
 	json_decref(old);
 	run_args_release(&a);
 	run_release(&r);

@@ -13,6 +13,7 @@
 #include "agent-client.h"
 #include "beneath.h"
 #include "cpuset.h"
+#include "guest-remote.h"
 #include "host.h"
 #include "quiet.h"
 #include "kvm-stats.h"
@@ -27,7 +28,8 @@
 struct guest {
 	struct vm_life life; /* its domain and agent client */
 	char *overlay;
-	char *console;
+	char *console;	/* in the run directory */
+	char *remote_console; /* on a remote libvirt's host, or NULL */
 	FILE *log;	 /* the cell's agent transcript, across boots */
 	struct kvm_sampler *kvm; /* what KVM saw of this guest, per sample */
 	int boot;	 /* the cell's guest count (st->boots) at its boot */
@@ -336,6 +338,9 @@ static int guest_spec(struct run *r, struct cell_run *cr, struct guest *g,
 		 (int)getpid(), boot ? "-" : "", sfx);
 	g->console = xasprintf("%s/logs/%s%s%s.console.log", r->rundir,
 			       cr->slug, boot ? ".boot" : "", sfx);
+	/* a remote host's virtlogd writes it there; fetched after the guest */
+	if (r->remote)
+		g->remote_console = guest_remote_console_new(r->remote, name);
 	*cmdline = xasprintf(VM_CMDLINE_BASE " %s%s",
 			     gf->disk ? "root=/dev/vda rw " : "", c->cmdline);
 	memset(spec, 0, sizeof(*spec));
@@ -348,7 +353,7 @@ static int guest_spec(struct run *r, struct cell_run *cr, struct guest *g,
 	spec->kernel = gf->kernel;
 	spec->initrd = gf->initrd;
 	spec->cmdline = *cmdline;
-	spec->console_log = g->console;
+	spec->console_log = g->remote_console ? g->remote_console : g->console;
 	spec->backing = backing_name(c->backing);
 	spec->cpu_features = r->cfg.cpu_features;
 	if (guest_pin(r, cr, g, reason) < 0)
@@ -454,9 +459,10 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	run_progress(r, cr->ci,
 		     g->boot ? "booting a fresh guest" : "booting guest");
 	/* Silent for two heartbeats beside a kernel line in the console: the
-	 * guest is lost, whatever its heartbeats could have said. */
+	 * guest is lost, whatever its heartbeats could have said.  A remote
+	 * host's console is not here to watch. */
 	if (vm_life_boot(&g->life, r->conn, &spec, g->log,
-			 2 * r->cfg.heartbeat_s + 1) < 0) {
+			 r->remote ? 0 : 2 * r->cfg.heartbeat_s + 1) < 0) {
 		cell_fail(cr->st, "cannot start the guest (see above)");
 		goto out;
 	}
@@ -465,9 +471,10 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	    guest_settings(cr, g, &reason) < 0 ||
 	    guest_setup(r, cr, g, &reason) < 0)
 		goto out;
-	/* What KVM sees of this guest, per sample (unavailable under TCG:
-	 * each sample then says why). */
-	if (kvm_sampler_new("", vm_qemu_pid(g->life.vm), &g->kvm) < 0) {
+	/* What KVM sees of this guest, per sample (unavailable under TCG
+	 * and on a remote libvirt: each sample then says why). */
+	if (run_exec_has(r, cr->ci, EXEC_HAS_KVM_STATS) &&
+	    kvm_sampler_new("", vm_qemu_pid(g->life.vm), &g->kvm) < 0) {
 		warn("%s: cannot follow the guest's KVM stats; its samples "
 		     "record none",
 		     cr->cell->id);
@@ -484,8 +491,9 @@ out:
 	return ret;
 }
 
-/* Power the guest off (politely when its agent still answers) and free it. */
-static void guest_down(struct cell_run *cr, struct guest *g)
+/* Power the guest off (politely when its agent still answers) and free it;
+ * a remote host's console log comes into the run directory. */
+static void guest_down(struct run *r, struct cell_run *cr, struct guest *g)
 {
 	json_t *bye = NULL;
 
@@ -503,6 +511,10 @@ static void guest_down(struct cell_run *cr, struct guest *g)
 		free(g->overlay);
 		g->overlay = NULL;
 	}
+	if (g->remote_console && r->remote)
+		guest_remote_fetch(r->remote, g->remote_console, g->console);
+	free(g->remote_console);
+	g->remote_console = NULL;
 	free(g->console);
 	g->console = NULL;
 }
@@ -554,8 +566,13 @@ static int guest_sample(struct run *r, struct cell_run *cr, long idx,
 	 * it cannot be seen, as under TCG). */
 	if (!kvm_begun || kvm_sampler_end(g->kvm, j) < 0) {
 		json_object_set_new(j, "kvm", json_null());
-		json_object_set_new(j, "kvm_why",
-				    json_string("cannot follow this guest's KVM stats"));
+		json_object_set_new(
+			j, "kvm_why",
+			r->remote ? json_sprintf("the guest runs on the KVM "
+						 "of '%s', a remote libvirt",
+						 r->remote->d.host)
+				  : json_string("cannot follow this guest's "
+						"KVM stats"));
 	}
 	json_object_set_new(j, "qemu_anon_huge_kb_before",
 			    anon_kb >= 0 ? json_integer(anon_kb) : json_null());
@@ -623,7 +640,7 @@ static int guest_restart(struct run *r, struct cell_run *cr, const char *reason)
 		json_object_set_new(cr->st->observed, "guest_restarts", list);
 	}
 	json_array_append_new(list, json_string(reason));
-	guest_down(cr, g);
+	guest_down(r, cr, g);
 	g->boot++;
 	return guest_up(r, cr, g);
 }
@@ -637,7 +654,8 @@ static void guest_stop(struct run *r, struct cell_run *cr)
 	if (!g)
 		return;
 	if (g->life.vm && cr->st->status == CELL_PENDING && !g->life.agent_dead) {
-		observe_qemu(g->life.vm, cr->cell, cr->st->observed);
+		if (!r->remote) /* its QEMU is not a process here */
+			observe_qemu(g->life.vm, cr->cell, cr->st->observed);
 		if (agent_observe(&g->life.a, &res, why, sizeof(why)) == 0) {
 			guest_observed(cr->st->observed, res, "_end");
 			json_decref(res);
@@ -648,7 +666,7 @@ static void guest_stop(struct run *r, struct cell_run *cr)
 				   sizeof(why)) == 0)
 			json_decref(res);
 	}
-	guest_down(cr, g);
+	guest_down(r, cr, g);
 	if (g->log)
 		fclose(g->log);
 	free(g);
@@ -659,6 +677,18 @@ const struct cell_exec_ops cell_exec_guest = {
 	.name = "guest",
 	.flags = EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS |
 		 EXEC_HAS_KVM_STATS | EXEC_CAN_PROFILE,
+	.start = guest_start,
+	.sample = guest_sample,
+	.restart = guest_restart,
+	.profile = guest_profile,
+	.stop = guest_stop,
+};
+
+/* The same guests on a remote libvirt: that host's settings, KVM and QEMU
+ * are not this host's (run-config-remote.c refuses what would need them). */
+const struct cell_exec_ops cell_exec_guest_remote = {
+	.name = "guest-remote",
+	.flags = EXEC_NEEDS_GUEST | EXEC_REMOTE_LIBVIRT | EXEC_CAN_PROFILE,
 	.start = guest_start,
 	.sample = guest_sample,
 	.restart = guest_restart,

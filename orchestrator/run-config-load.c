@@ -360,7 +360,8 @@ int run_config_load(const char *path, const char *const *sets, size_t nsets,
 	for (i = 0; i < nsets; i++)
 		if (apply_set(c, sets[i]) < 0)
 			return -EINVAL;
-	if (ini_finish(run_config_schema(), c, &c->origin) < 0)
+	if (ini_finish(run_config_schema(), c, &c->origin) < 0 ||
+	    run_config_remote_check(c) < 0)
 		return -EINVAL;
 	return resolve_workload(c);
 }

@@ -472,8 +472,10 @@ static const struct ini_key run_keys[] = {
 	     .applies = APPLIES_GUEST, CELL(initrd, CELL_TEXT),
 	     .base_name = true)),
     KEY("guest", "uri", INI_STR, uri, "qemu:///system", .check = check_uri,
-	.help = "libvirt connection URI: this host's only (qemu:///system, "
-		"qemu:///session; no +ext, no remote host, no parameters)"),
+	.help = "libvirt connection URI: this host's (qemu:///system, "
+		"qemu:///session) or qemu+ssh://USER@HOST[:PORT]/system "
+		"(guest cells only, on that host; docs/fleet.md); no +ext, "
+		"no parameters"),
     KEY("guest", "cmdline", INI_STR, cmdline, "", .shape = INI_AXIS,
 	.help = "extra guest kernel command line (a comma needs quotes)",
 	AXIS(.slot = SLOT_CMDLINE, .kind = AXIS_GUEST_KEY,

@@ -108,6 +108,8 @@ struct run {
 	char *journal_path;	/* samples.jsonl */
 	struct host_ctx *host;
 	struct vm_conn *conn;
+	/* guests on a remote libvirt (a qemu+ssh [guest] uri), else NULL */
+	struct guest_remote *remote;
 	const char *accel;
 	char accel_why[256];
 	struct run_guest_files *gfs; /* one per distinct (image, kernel, initrd) */

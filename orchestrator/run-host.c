@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guest-remote.h"
 #include "host.h"
 #include "util.h"
 
@@ -159,6 +160,11 @@ int run_host_prepare(struct run *r, int ci, char *pool, size_t plen,
 		r->samples_done += st->planned - st->nsamples;
 		return -1;
 	}
+	/* a remote libvirt's host: its THP as it said before the run */
+	if (r->remote && *r->remote->thp &&
+	    run_exec_has(r, ci, EXEC_REMOTE_LIBVIRT))
+		json_object_set_new(st->observed, "host_thp",
+				    json_string(r->remote->thp));
 	if (!run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS))
 		return 0; /* this host's settings are not the cell's */
 	if (local_guest(r, ci) && c->paging != PAGING_AUTO &&

@@ -45,7 +45,8 @@ int cell_status_parse(const char *s, enum cell_status *out)
 
 const struct cell_exec_ops *run_exec_of(const struct run *r, int ci)
 {
-	return cell_exec_for(r->cfg.executor, r->cells[ci].where);
+	return cell_exec_for(r->cfg.executor, r->cells[ci].where,
+			     r->remote != NULL);
 }
 
 bool run_exec_has(const struct run *r, int ci, unsigned flags)

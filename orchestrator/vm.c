@@ -26,7 +26,9 @@
 
 struct vm_conn {
 	virConnectPtr conn;
-	char *uri;
+	char *uri;	/* as checked */
+	char *open_uri; /* as libvirt opens it (no_tty=1 added over ssh) */
+	bool remote;	/* qemu+ssh: QEMU is not a process of this host */
 	atomic_int dead;
 };
 
@@ -102,7 +104,7 @@ static void close_cb(virConnectPtr conn, int reason, void *opaque)
 
 static int conn_connect(struct vm_conn *c)
 {
-	c->conn = virConnectOpen(c->uri);
+	c->conn = virConnectOpen(c->open_uri);
 	if (!c->conn)
 		return -ECONNREFUSED;
 	/* Notice a dead libvirtd within ~15 s rather than hanging forever. */
@@ -143,6 +145,7 @@ static int conn_reopen(struct vm_conn *c, double timeout_s)
 
 int vm_conn_open(const char *uri, struct vm_conn **out)
 {
+	struct vm_uri_dest d;
 	struct vm_conn *c = NULL;
 	char why[256];
 	int ret = -EIO;
@@ -154,6 +157,10 @@ int vm_conn_open(const char *uri, struct vm_conn **out)
 		return err("cannot start the libvirt event loop: %s", lv_err());
 	c = xcalloc(1, sizeof(*c));
 	c->uri = xstrdup(uri);
+	c->remote = vm_uri_remote(uri, &d);
+	/* no_tty=1: libvirt's ssh gets -T -o BatchMode=yes -e none, so a
+	 * host that would ask for a password fails instead of waiting */
+	c->open_uri = c->remote ? xasprintf("%s?no_tty=1", uri) : xstrdup(uri);
 	if (conn_connect(c) < 0) {
 		ret = err_code(-ECONNREFUSED,
 			       "cannot connect to libvirt at '%s': %s "
@@ -178,7 +185,21 @@ void vm_conn_close(struct vm_conn *c)
 		virConnectClose(c->conn);
 	}
 	free(c->uri);
+	free(c->open_uri);
 	free(c);
+}
+
+int vm_conn_hostname(struct vm_conn *c, char *buf, size_t len)
+{
+	char *h = c->conn ? virConnectGetHostname(c->conn) : NULL;
+
+	buf[0] = '\0';
+	if (!h)
+		return err("cannot ask libvirt at '%s' for its host's name: %s",
+			   c->uri, lv_err());
+	snprintf(buf, len, "%s", h);
+	free(h);
+	return 0;
 }
 
 int vm_conn_alive(struct vm_conn *c)
@@ -630,6 +651,8 @@ int vm_qemu_pid(struct vm *vm)
 	char path[256], line[32];
 	int ret;
 
+	if (vm->c->remote)
+		return -ENOENT; /* its QEMU runs on another host */
 	snprintf(path, sizeof(path), "/run/libvirt/qemu/%s.pid", vm->name);
 	ret = read_line(path, line, sizeof(line));
 	if (ret < 0)

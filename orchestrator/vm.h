@@ -114,22 +114,43 @@ char *vm_domain_xml_retarget_new(const char *xml, const char *disk,
 bool vm_cpu_features_valid(const char *features);
 
 /*
- * Whether vmtax opens URI (docs/security.md): this host's libvirtd only,
- * DRIVER[+unix]:///PATH with no host, no parameters and no escapes
- * (qemu:///system, qemu:///session, test:///default).  Every other
- * transport (+ext runs a command; +ssh, +tcp, +tls reach another host) and
- * every parameter (command=, socket=, netcat=, keyfile=, proxy=, ...) is
+ * Whether vmtax opens URI (docs/security.md, "libvirt URIs"): this host's
+ * libvirtd, DRIVER[+unix]:///PATH with no host, no parameters and no
+ * escapes (qemu:///system, qemu:///session, test:///default), or a remote
+ * one through the user's ssh, qemu+ssh://USER@HOST[:PORT]/system: USER and
+ * HOST of [A-Za-z0-9._-] not starting with '-', PORT 1-65535, /system only,
+ * no parameters.  Every other transport (+ext runs a command; +libssh,
+ * +libssh2, +tcp, +tls), a host without +ssh and every parameter
+ * (command=, socket=, netcat=, keyfile=, proxy=, no_verify=, ...) is
  * refused with its reason in WHY: -EINVAL.  Pure; the config's guest.uri
  * key and vm_conn_open() both use it, so a URI from any source (a config,
  * --set, lab.json, results.json on resume, --uri) passes here.
  */
 #define VM_URI_MAX 256
+#define VM_URI_USER_MAX 32
+#define VM_URI_HOST_MAX 253
 int vm_uri_check(const char *uri, char *why, size_t len);
+
+/* The parts of a remote URI (qemu+ssh://USER@HOST[:PORT]/system). */
+struct vm_uri_dest {
+	char user[VM_URI_USER_MAX + 1];
+	char host[VM_URI_HOST_MAX + 1];
+	unsigned port; /* 0: ssh's default */
+};
+/*
+ * Whether URI is a remote libvirt vm_uri_check() accepts: true with its
+ * parts in D (may be NULL); false (D zeroed) for a local or refused one.
+ * Pure.
+ */
+bool vm_uri_remote(const char *uri, struct vm_uri_dest *d);
 
 /* Open URI (e.g. "qemu:///system") with an event loop thread running;
  * one vm_uri_check() refuses is reported and not opened (-EINVAL). */
 int vm_conn_open(const char *uri, struct vm_conn **out);
 void vm_conn_close(struct vm_conn *c);
+/* The name of the host C's libvirtd runs on (virConnectGetHostname()),
+ * into BUF.  0 or a negative errno (reported). */
+int vm_conn_hostname(struct vm_conn *c, char *buf, size_t len);
 /*
  * true while the connection is alive (false after libvirtd went away, until
  * vm_start() reconnects).
@@ -183,7 +204,8 @@ int vm_recv(struct vm *vm, void *buf, size_t len, double timeout_s);
 int vm_running(struct vm *vm);
 /* Why the domain stopped ("shutdown", "crashed", "destroyed", ...). */
 const char *vm_stop_reason(struct vm *vm);
-/* PID of the QEMU process, or a negative errno. */
+/* PID of the QEMU process, or a negative errno (-ENOENT on a remote
+ * libvirt: its QEMU is not a process of this host). */
 int vm_qemu_pid(struct vm *vm);
 /* Wait up to TIMEOUT_S for the domain to power off; then destroy it. */
 int vm_stop(struct vm *vm, double timeout_s);

@@ -210,6 +210,18 @@ char *fmt_lab_new(const struct report *r)
 	return s;
 }
 
+char *fmt_remote_libvirt_new(const struct report *r)
+{
+	const json_t *rl = r->remote_libvirt;
+
+	if (!rl)
+		return NULL;
+	return xasprintf("guest cells ran on %s ('%s', %s); the host above is "
+			 "the machine that drove them",
+			 lab_str(rl, "hostname"), lab_str(rl, "host"),
+			 lab_str(rl, "uri"));
+}
+
 char *fmt_axes_new(const struct report *r)
 {
 	char *s, *t;

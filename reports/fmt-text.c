@@ -15,7 +15,7 @@
 /* The host line: name, kernel, CPU, memory, accel, the lab, identity. */
 static void text_host(const struct report *r, FILE *out)
 {
-	char *lab = fmt_lab_new(r);
+	char *lab = fmt_lab_new(r), *remote = fmt_remote_libvirt_new(r);
 
 	tprintf(out, "host: %s, kernel %s, %s, ",
 		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
@@ -33,7 +33,10 @@ static void text_host(const struct report *r, FILE *out)
 		tprintf(out, " (%s)", r->accel_reason);
 	if (lab)
 		tprintf(out, "\nlab host: every cell ran inside it: %s", lab);
+	if (remote)
+		tprintf(out, "\nremote libvirt: %s", remote);
 	free(lab);
+	free(remote);
 	if (r->host_note)
 		tprintf(out, "\nhost identity: %s", r->host_note);
 }

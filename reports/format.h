@@ -114,6 +114,13 @@ const char *fmt_row_value(const struct report_matrix *m, size_t row, size_t k);
  * V): absolute numbers describe emulated hardware" (owned); NULL otherwise.
  */
 char *fmt_lab_new(const struct report *r);
+/*
+ * For guest cells on a remote libvirt (r->remote_libvirt), the one line
+ * the text and Markdown reports show: "guest cells ran on HOSTNAME ('HOST',
+ * URI); the host above is the machine that drove them" (owned); NULL
+ * otherwise.
+ */
+char *fmt_remote_libvirt_new(const struct report *r);
 /* "lower is better" / "higher is better". */
 const char *fmt_better(const struct report *r);
 /*

@@ -318,6 +318,9 @@ static void load_run(struct report *r)
 		r->seed = 1;
 	if (!json_is_object(r->lab))
 		r->lab = NULL;
+	r->remote_libvirt = json_object_get(run, "remote_libvirt");
+	if (!json_is_object(r->remote_libvirt))
+		r->remote_libvirt = NULL;
 	host_identity(r, host);
 	r->cpus = json_is_integer(json_object_get(host, "cpus"))
 			  ? (long)json_integer_value(json_object_get(host, "cpus"))

@@ -297,6 +297,9 @@ struct report {
 	/* results' "lab" (vmtax lab run: the cells ran inside a lab host on
 	 * emulated hardware), borrowed; NULL for any other run */
 	json_t *lab;
+	/* results' run.remote_libvirt (guest cells on a remote libvirt, a
+	 * qemu+ssh [guest] uri), borrowed; NULL for any other run */
+	json_t *remote_libvirt;
 	/*
 	 * What the host was (run.host.virtualized, host/identity.h), computed
 	 * once for every format.  host_word names the host's own cells'

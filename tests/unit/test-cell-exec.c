@@ -39,9 +39,9 @@ static void test_registry(void **state)
 	}
 	for (p = 0; cell_exec_places[p]; p++) {
 		const struct cell_exec_ops *b =
-		    cell_exec_for(cell_exec_places[p], WHERE_BARE);
+		    cell_exec_for(cell_exec_places[p], WHERE_BARE, false);
 		const struct cell_exec_ops *g =
-		    cell_exec_for(cell_exec_places[p], WHERE_GUEST);
+		    cell_exec_for(cell_exec_places[p], WHERE_GUEST, false);
 
 		assert_int_equal(b == g, cell_exec_has(b, EXEC_REMOTE));
 	}
@@ -52,10 +52,10 @@ static void test_registry(void **state)
 static void test_flags(void **state)
 {
 	(void)state;
-	assert_ptr_equal(cell_exec_for("local", WHERE_BARE), &cell_exec_bare);
-	assert_ptr_equal(cell_exec_for("local", WHERE_GUEST), &cell_exec_guest);
-	assert_ptr_equal(cell_exec_for("lab", WHERE_BARE), &cell_exec_lab);
-	assert_ptr_equal(cell_exec_for("lab", WHERE_GUEST), &cell_exec_lab);
+	assert_ptr_equal(cell_exec_for("local", WHERE_BARE, false), &cell_exec_bare);
+	assert_ptr_equal(cell_exec_for("local", WHERE_GUEST, false), &cell_exec_guest);
+	assert_ptr_equal(cell_exec_for("lab", WHERE_BARE, false), &cell_exec_lab);
+	assert_ptr_equal(cell_exec_for("lab", WHERE_GUEST, false), &cell_exec_lab);
 	assert_int_equal(cell_exec_lab.flags, EXEC_REMOTE);
 	assert_false(cell_exec_has(&cell_exec_bare, EXEC_NEEDS_GUEST));
 	assert_true(cell_exec_has(&cell_exec_bare,
@@ -65,6 +65,16 @@ static void test_flags(void **state)
 				  EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS |
 				      EXEC_HAS_KVM_STATS | EXEC_CAN_PROFILE));
 	assert_false(cell_exec_has(&cell_exec_guest, EXEC_REMOTE));
+	assert_ptr_equal(cell_exec_for("local", WHERE_GUEST, true),
+			 &cell_exec_guest_remote);
+	assert_ptr_equal(cell_exec_for("local", WHERE_BARE, true),
+			 &cell_exec_bare);
+	assert_true(cell_exec_has(&cell_exec_guest_remote,
+				  EXEC_NEEDS_GUEST | EXEC_REMOTE_LIBVIRT));
+	assert_false(cell_exec_has(&cell_exec_guest_remote,
+				   EXEC_CHANGES_HOST_KNOBS));
+	assert_false(cell_exec_has(&cell_exec_guest_remote,
+				   EXEC_HAS_KVM_STATS));
 	assert_false(
 	    cell_exec_has(&cell_exec_guest, EXEC_NEEDS_GUEST | EXEC_REMOTE));
 }

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * guest-remote.h - guests on a remote libvirt ([guest] uri =
+ * qemu+ssh://USER@HOST[:PORT]/system, docs/fleet.md "Guests on a remote
+ * libvirt"): what this host does over the user's ssh, beside libvirt's own
+ * connection (vm.c, which spawns ssh itself).
+ *
+ * One multiplexed ssh connection (fleet-ssh.c's command lines: BatchMode,
+ * StrictHostKeyChecking=yes, a connect timeout) to USER@HOST:
+ *   - guest_remote_open() asks HOST what the run must know before anything
+ *     changes: its THP mode (a config's one host_thp must be it), whether
+ *     it has /dev/kvm, its CPU vendor, its name;
+ *   - guest_remote_stage() copies a guest's kernel and initrd into
+ *     REMOTE_STAGE (GUEST_REMOTE_STAGE_DIR, or $VMTAX_REMOTE_STAGE_DIR for
+ *     tests) as HASH-NAME, HASH the FNV-1a 64 of its bytes: a file already
+ *     there is reused, so a second run copies nothing;
+ *   - a guest's console log is written there by HOST's virtlogd
+ *     (REMOTE_STAGE/console/NAME.log) and guest_remote_fetch() brings it
+ *     into the run directory after the guest, removing it there.
+ * Nothing on HOST is changed but files in REMOTE_STAGE.  What needs HOST
+ * changed (its THP, knobs, kvm module, hugetlb pool, bare-metal cells)
+ * is refused by run_config_remote_check() (run-config.h): that is
+ * [fleet]'s.
+ *
+ * Ownership: guest_remote_open() returns a struct guest_remote that
+ * guest_remote_free() frees (NULL: nothing), closing the connection.
+ */
+#ifndef VMTAX_GUEST_REMOTE_H
+#define VMTAX_GUEST_REMOTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fleet.h"
+#include "guest-files.h"
+#include "vm.h"
+
+#define GUEST_REMOTE_STAGE_DIR "/var/lib/libvirt/images/vmtax"
+#define GUEST_REMOTE_CONNECT_TIMEOUT_S 10.0
+#define GUEST_REMOTE_TIMEOUT_S 600.0 /* one copy or command */
+
+struct guest_remote {
+	struct vm_uri_dest d;
+	char dest[VM_URI_MAX]; /* USER@HOST, or ssh://USER@HOST:PORT */
+	char *stage;	       /* REMOTE_STAGE on HOST */
+	struct fleet_ssh ssh;
+	/* What HOST said (guest_remote_open()) */
+	char hostname[128];
+	char thp[32];	/* its THP mode ("always", ...), "" unknown */
+	char vendor[32]; /* its CPU's vendor_id */
+	bool kvm;	/* it has /dev/kvm */
+	long copied;	/* files copied by guest_remote_stage() */
+	long reused;	/* files found there already */
+};
+
+/*
+ * Connect to URI's host over ssh and ask it (above).  CONFIG names the
+ * config in messages.  0, or -EINVAL reported (unreachable, host key,
+ * not the answers wanted).
+ */
+int guest_remote_open(const char *uri, const char *config,
+		      struct guest_remote **out);
+void guest_remote_free(struct guest_remote *g);
+/*
+ * Copy F's kernel and initrd to HOST (reused when there), and point F at
+ * the copies.  0, or a negative errno (reported).
+ */
+int guest_remote_stage(struct guest_remote *g, struct guest_files *f);
+/* Where HOST's virtlogd writes guest NAME's console.  Owned. */
+char *guest_remote_console_new(const struct guest_remote *g,
+			       const char *name);
+/*
+ * Bring REMOTE (a guest_remote_console_new() path) into LOCAL and remove
+ * it there.  0, or a negative errno (reported as a warning).
+ */
+int guest_remote_fetch(struct guest_remote *g, const char *remote,
+		       const char *local);
+
+#endif

@@ -1,0 +1,125 @@
+#!/bin/sh
+# Guests on a remote libvirt ([guest] uri = qemu+ssh://USER@HOST/system,
+# docs/fleet.md), what is refused before anything runs: exit status 2, the
+# row's own reason, no run directory, nothing asked of the remote host for
+# a config that cannot run there.  The "remote" host is this machine behind
+# a fake ssh (tests/tools/fake-ssh-here.sh); no guest boots here.
+. "$(dirname "$0")/lib-test.sh"
+command -v jq >/dev/null || skip_all "no jq"
+
+thp_now=$(thp_get enabled)
+case $thp_now in always) thp_other=never ;; *) thp_other=always ;; esac
+FAKE_SSH_LOG=$TRASH/ssh.log
+export FAKE_SSH_LOG
+mkdir -p "$TRASH/bin"
+ln -s "$TOP/tests/tools/fake-ssh-here.sh" "$TRASH/bin/ssh"
+ln -s "$TOP/tests/tools/fake-ssh-here.sh" "$TRASH/bin/scp"
+PATH=$TRASH/bin:$PATH
+export PATH
+
+cat >"$TRASH/run.ini" <<EOF
+[run]
+name = t0620
+repeat = 1
+[guest]
+uri = qemu+ssh://root@fakebox/system
+[matrix]
+where = guest
+host_thp = $thp_now
+guest_thp = never
+[workload]
+dir = $TOP/configs/workloads
+name = randwalk
+EOF
+
+# refused SET WANT: 'vmtax run --set SET' exits 2 saying WANT (a fixed
+# string), makes no run directory and runs no ssh
+refused() {
+	rm -f "$FAKE_SSH_LOG" &&
+	test_expect_code 2 "$VMTAX" run run.ini --out out --set "$1" 2>err &&
+	cat err &&
+	grep -qF -- "$2" err &&
+	test ! -e out &&
+	test ! -e "$FAKE_SSH_LOG"
+}
+
+test_expect_success 'bare-metal cells need [fleet]' '
+	refused matrix.where=bare-metal,guest \
+		"'\''bare-metal'\'' with guests on the remote libvirt of '\''fakebox'\'': bare-metal cells would run on this host, not there; that needs [fleet]"
+'
+
+test_expect_success 'a host_thp axis needs [fleet]' '
+	refused matrix.host_thp=always,never \
+		"host_thp is an axis (2 modes) with guests on the remote libvirt of '\''fakebox'\'': its THP is not set from here; that needs [fleet]"
+'
+
+test_expect_success 'a [host] knob needs [fleet]' '
+	refused host.thp.defrag=never \
+		"[host] thp.defrag with guests on the remote libvirt of '\''fakebox'\'': its knobs are not set from here; that needs [fleet]"
+'
+
+test_expect_success 'npt (a kvm module reload there) needs [fleet]' '
+	refused matrix.npt=on,off \
+		"npt with guests on the remote libvirt of '\''fakebox'\'': it reloads the kvm module there; that needs [fleet]"
+'
+
+test_expect_success 'paging = shadow needs [fleet]' '
+	refused matrix.paging=shadow \
+		"'\''shadow'\'' with guests on the remote libvirt of '\''fakebox'\'': paging is set by reloading the kvm module there; that needs [fleet]"
+'
+
+test_expect_success 'hugetlb backing needs [fleet]' '
+	refused matrix.backing=thp,hugetlb-2M \
+		"'\''hugetlb-2M'\'' with guests on the remote libvirt of '\''fakebox'\'': its hugetlbfs pool is not reserved from here; that needs [fleet]"
+'
+
+test_expect_success 'the debian image is not copied there (not built)' '
+	refused guest.image=debian \
+		"'\''debian'\'' with guests on the remote libvirt of '\''fakebox'\'': a disk image is not copied there yet"
+'
+
+test_expect_success 'pin names this host'\''s CPUs' '
+	refused guest.pin=auto \
+		"pin = auto with guests on the remote libvirt of '\''fakebox'\'': it names this host'\''s CPUs"
+'
+
+test_expect_success 'a command= URI is refused' '
+	refused "guest.uri=qemu+ssh://root@fakebox/system?command=/tmp/x" \
+		"refusing libvirt URI '\''qemu+ssh://root@fakebox/system?command=/tmp/x'\'': parameter '\''command='\'' names a program for libvirt to run"
+'
+
+test_expect_success 'an ssh option as the host is refused' '
+	refused "guest.uri=qemu+ssh://root@-oProxyCommand=x/system" \
+		"host '\''-oProxyCommand=x'\'' starts with '\''-'\'' (ssh would take it as an option)"
+'
+
+test_expect_success 'a remote /session and the tcp transport are refused' '
+	refused "guest.uri=qemu+ssh://root@fakebox/session" \
+		"a remote '\''/session'\'' is the ssh user'\''s own libvirtd" &&
+	refused "guest.uri=qemu+tcp://fakebox/system" \
+		"transport '\''tcp'\'' is unencrypted and unauthenticated"
+'
+
+test_expect_success 'a host_thp other than the remote host'\''s is refused (asked over ssh)' '
+	test_expect_code 2 "$VMTAX" run run.ini --out out \
+		--set matrix.host_thp=$thp_other 2>err &&
+	cat err &&
+	grep -qF "host_thp = $thp_other, but '\''fakebox'\'' (the remote libvirt'\''s host) runs THP $thp_now: its THP is not set from here (that needs [fleet]); give host_thp = $thp_now" err &&
+	test ! -e out &&
+	grep -q "^ssh .*-o BatchMode=yes .*-o StrictHostKeyChecking=yes .*-- root@fakebox echo thp=" "$FAKE_SSH_LOG"
+'
+
+test_expect_success 'an unreachable remote host is refused, named' '
+	test_expect_code 2 "$VMTAX" run run.ini --out out \
+		--set guest.uri=qemu+ssh://root@otherbox/system 2>err &&
+	cat err &&
+	grep -qF "cannot reach '\''root@otherbox'\'', the remote libvirt'\''s host, over ssh: ssh: Could not resolve hostname otherbox" err &&
+	test ! -e out
+'
+
+test_expect_success 'the dry run says where the guests run' '
+	"$VMTAX" run run.ini --dry-run >out.txt &&
+	grep -q "on the remote libvirt of '\''fakebox'\''" out.txt
+'
+
+test_done

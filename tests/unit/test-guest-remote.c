@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for a remote libvirt's ssh side (orchestrator/guest-remote.c)
+ * with tests/tools/fake-ssh-here.sh first on PATH: "fakebox" is this
+ * machine, so the probe, the copies by content hash (and their reuse) and
+ * the console's way back run for real, with no guest.  Run from the top
+ * of the tree (make check-unit).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "guest-remote.h"
+#include "util.h"
+
+static char dir[64];
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	char fake[PATH_MAX], *p, *path;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/vmtax-test-guest-remote.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(realpath("tests/tools/fake-ssh-here.sh", fake));
+	p = xasprintf("%s/bin", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	free(p);
+	p = xasprintf("%s/bin/ssh", dir);
+	assert_int_equal(symlink(fake, p), 0);
+	free(p);
+	p = xasprintf("%s/bin/scp", dir);
+	assert_int_equal(symlink(fake, p), 0);
+	free(p);
+	path = xasprintf("%s/bin:%s", dir, getenv("PATH"));
+	setenv("PATH", path, 1);
+	free(path);
+	p = xasprintf("%s/stage", dir);
+	setenv("VMTAX_REMOTE_STAGE_DIR", p, 1);
+	free(p);
+	p = xasprintf("%s/ssh.log", dir);
+	setenv("FAKE_SSH_LOG", p, 1);
+	free(p);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+
+	(void)state;
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	return 0;
+}
+
+/* The probe, two copies by content hash, their reuse, a console back. */
+static void test_stage_and_fetch(void **state)
+{
+	struct guest_remote *g = NULL;
+	struct guest_files f = { 0 };
+	char *k = xasprintf("%s/vmlinuz-x", dir), *i = xasprintf("%s/tiny-x", dir);
+	char *con, *local = xasprintf("%s/console.log", dir), *text = NULL;
+	const char *stage = getenv("VMTAX_REMOTE_STAGE_DIR");
+
+	(void)state;
+	put(k, "kernel bytes");
+	put(i, "initrd bytes");
+	assert_int_equal(guest_remote_open("qemu+ssh://root@fakebox/system",
+					   "x.ini", &g), 0);
+	assert_string_equal(g->dest, "root@fakebox");
+	assert_true(*g->thp);
+	assert_true(*g->hostname);
+	f.kernel = xstrdup(k);
+	f.initrd = xstrdup(i);
+	assert_int_equal(guest_remote_stage(g, &f), 0);
+	assert_int_equal(g->copied, 2);
+	assert_int_equal(strncmp(f.kernel, stage, strlen(stage)), 0);
+	assert_non_null(strstr(f.kernel, "-vmlinuz-x"));
+	assert_int_equal(strlen(strrchr(f.kernel, '/') + 1),
+			 16 + strlen("-vmlinuz-x"));
+	assert_int_equal(read_file(f.kernel, 1 << 20, &text, NULL), 0);
+	assert_string_equal(text, "kernel bytes");
+	free(text);
+	text = NULL;
+	guest_files_release(&f);
+	/* the same bytes again: reused, nothing copied */
+	f.kernel = xstrdup(k);
+	f.initrd = xstrdup(i);
+	assert_int_equal(guest_remote_stage(g, &f), 0);
+	assert_int_equal(g->copied, 2);
+	assert_int_equal(g->reused, 2);
+	guest_files_release(&f);
+	/* a console there comes back and is removed there */
+	con = guest_remote_console_new(g, "vmtax-x-1-2");
+	put(con, "Linux version 6.1\n");
+	assert_int_equal(guest_remote_fetch(g, con, local), 0);
+	assert_int_equal(read_file(local, 1 << 20, &text, NULL), 0);
+	assert_string_equal(text, "Linux version 6.1\n");
+	assert_int_equal(access(con, F_OK), -1);
+	free(text);
+	free(con);
+	guest_remote_free(g);
+	free(k);
+	free(i);
+	free(local);
+}
+
+/* An unknown host is refused; a local URI is not remote. */
+static void test_refused(void **state)
+{
+	struct guest_remote *g = NULL;
+
+	(void)state;
+	assert_int_equal(guest_remote_open("qemu+ssh://root@otherbox/system",
+					   "x.ini", &g), -EINVAL);
+	assert_null(g);
+	assert_int_equal(guest_remote_open("qemu:///system", "x.ini", &g),
+			 -EINVAL);
+	assert_null(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stage_and_fetch),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
