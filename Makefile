@@ -231,12 +231,24 @@ SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 JOBS  ?= -j$(NPROC)
 check: deps-check
-	$(MAKE) $(JOBS) tools image-tiny
-	$(MAKE) $(JOBS) B=build/san SAN="$(SANFLAGS)" OPT=-O1 build/san/vmtax \
-		$(UNIT_BINS:$(B)/%=build/san/%) $(TEST_TOOLS:$(B)/%=build/san/%)
-	$(MAKE) $(JOBS) fuzz-replay
+	$(MAKE) $(JOBS) check-build
 	$(MAKE) $(JOBS) -Otarget --no-print-directory B=build/san check-unit
 	$(MAKE) $(JOBS) B=build/san check-integration
+
+# check's three builds are three trees (build/ with the tools and the tiny
+# image, build/san, build/fuzz) that share no file: one make runs them side
+# by side, JOBS between them, so that one's serial part (the image, the
+# fuzzers' replay, a link) overlaps the others' compiles.
+CHECK_BUILDS := check-build-plain check-build-san check-build-fuzz
+.PHONY: check-build $(CHECK_BUILDS)
+check-build: $(CHECK_BUILDS)
+check-build-plain:
+	$(MAKE) tools image-tiny
+check-build-san:
+	$(MAKE) B=build/san SAN="$(SANFLAGS)" OPT=-O1 build/san/vmtax \
+		$(UNIT_BINS:$(B)/%=build/san/%) $(TEST_TOOLS:$(B)/%=build/san/%)
+check-build-fuzz:
+	$(MAKE) fuzz-replay
 
 # Builds what it runs: 'make check-unit' works on a fresh tree.  One target
 # per test binary, so that make -j runs them side by side.

@@ -92,12 +92,11 @@ static int guest_call_run(struct run *r, const struct cell *c,
 			  bool counters, json_t **result, char *why, size_t len)
 {
 	json_t *args = guest_run_args(r, c, cmd, counters);
-	/* Silence longer than a few heartbeats means a hang, not a slow run. */
-	double idle = r->cfg.heartbeat_s * 4 + 30;
 	int ret;
 
-	ret = agent_call(a, "run", args, idle, run_sample_timeout(r) + 120,
-			 result, why, len);
+	/* Silence longer than a few heartbeats means a hang, not a slow run. */
+	ret = agent_call(a, "run", args, r->cfg.silence_s,
+			 run_sample_timeout(r) + 120, result, why, len);
 	json_decref(args);
 	return ret;
 }
@@ -604,7 +603,7 @@ static int guest_profile(struct run *r, struct cell_run *cr,
 				   !strcmp(r->accel, "tcg"))
 			  ? PROFILE_TCG_HZ
 			  : r->cfg.profile_hz));
-	ret = agent_call(&g->life.a, "run", args, r->cfg.heartbeat_s * 4 + 30,
+	ret = agent_call(&g->life.a, "run", args, r->cfg.silence_s,
 			 run_sample_timeout(r) + 120, &j, why, len);
 	json_decref(args);
 	if (ret < 0) {

@@ -175,6 +175,32 @@ static int finish_max_repeat(const struct ini_key *k, void *obj,
 	return 0;
 }
 
+/*
+ * How long a sample's agent may say nothing before its guest is taken for
+ * hung: unset, a few heartbeats and a margin for a slow (TCG) guest.
+ */
+static int finish_silence(const struct ini_key *k, void *obj,
+			  const struct ini_origin *o, char *msg, size_t len)
+{
+	struct run_config *c = obj;
+
+	(void)k;
+	(void)o;
+	if (!c->silence_set) {
+		c->silence_s = c->heartbeat_s * 4 + 30;
+		return 0;
+	}
+	if (c->silence_s < 2 * c->heartbeat_s) {
+		snprintf(msg, len,
+			 "silence_timeout = %g is under two heartbeats "
+			 "(heartbeat = %g): a working guest would be taken "
+			 "for hung",
+			 c->silence_s, c->heartbeat_s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Replicas (an A/A run) are compared round by round. */
 static int finish_replicas(const struct ini_key *k, void *obj,
 			   const struct ini_origin *o, char *msg, size_t len)
@@ -417,6 +443,11 @@ static const struct ini_key run_keys[] = {
 	.max = 3600, .help = "seconds from domain start to the agent's hello"),
     KEY("run", "heartbeat", INI_DOUBLE, heartbeat_s, "5", .min = 0.5,
 	.max = 600, .help = "seconds between agent heartbeats during a sample"),
+    KEY("run", "silence_timeout", INI_DOUBLE, silence_s, NULL, .min = 1,
+	.max = 3600, .finish = finish_silence, WAS_SET(silence_set),
+	.help = "seconds a sample's agent may say nothing (no heartbeat, no "
+		"reply) before its guest is taken for hung (default: 4 "
+		"heartbeats + 30; at least 2 heartbeats)"),
     KEY("run", "retries", INI_INT, retries, "0", .min = 0, .max = 10,
 	.help = "extra attempts for a failed sample (a dead or hung guest is "
 		"replaced by a fresh one)"),

@@ -11,7 +11,8 @@
  * bad input gives "file:line: message" and -EINVAL, and the caller exits 2.
  *
  *	[run]      name, repeat, target, max_repeat, boots, warmup, baseline,
- *	           timeout, boot_timeout, heartbeat, retries, max_failures,
+ *	           timeout, boot_timeout, heartbeat, silence_timeout, retries,
+ *	           max_failures,
  *	           quiet_wait, quiet_others, profile, profile_hz
  *	[guest]    image, vcpus, memory, kernel, initrd, cmdline (each one value
  *	           or a list: an axis), accel, uri, cpu_features, pin;
@@ -84,6 +85,7 @@ struct run_config {
 	double timeout_s;
 	double boot_timeout_s;
 	double heartbeat_s;
+	double silence_s;  /* a sample's agent silent this long: hung */
 	long retries;
 	long max_failures;
 	double quiet_wait_s;
@@ -127,6 +129,7 @@ struct run_config {
 	double fleet_connect_timeout_s;
 	/* "was set" (file or --set), for the rules and axes that ask */
 	bool max_repeat_set;
+	bool silence_set;  /* else 4 heartbeats + 30 s */
 	bool executor_set; /* else [fleet] hosts make it "fleet" */
 	bool profile_hz_set; /* else a TCG guest's profile_hz is lower */
 	bool paging_set, ept_set, npt_set;

@@ -4,7 +4,8 @@
 # from this host's installed packages (seconds; docs/guest-image.md), then
 # part 1 of tests/slow/t0546-lab-restore.sh: a lab run that ends on a lab
 # restored from a saved state (booting it and saving one when none fits, as
-# on a fresh clone), and a second run that restores it in seconds.  The rest
+# on a fresh clone), and a second run that restores it in seconds (the
+# first run is that one when it restored a state saved before it).  The rest
 # of t0546 (inner guests with NPT on and off, a truncated, a corrupt and a
 # foreign state, restore = off) and t0545 (signals, --resume, a hung lab)
 # stay in 'make check-slow'.

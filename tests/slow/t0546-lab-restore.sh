@@ -69,15 +69,22 @@ test_expect_success 'part 1: a lab run ends restored; with no saved state it boo
 	test $(ls "$STATES"/lab-ready-*.qcow2 | wc -l) = 1
 '
 
+# A first run that restored a state saved before it (PART=1 keeps one that
+# fits) is already the next run: it is checked as one, and a second lab run
+# (the same restore again) is made only after a first that booted.
 test_expect_success 'part 1: the next run restores it; nothing left running' '
-	lab_run r2 $BM &&
-	grep "lab: restoring the lab host from its saved state" r2.err &&
-	! grep "lab: booting the lab host" r2.err &&
-	jq -e ".lab.restored and (.lab.state_saved | not) and .lab.ready_s > 0" r2/results.json &&
-	jq -e ".lab.image == \"$(basename "$(readlink -f "$(dirname "$(readlink -f "$VMTAX")")/images/lab.qcow2")")\"" r2/results.json &&
-	jq -e ".lab.kernel != null and .cells[0].status == \"ok\"" r2/results.json &&
-	test ! -e "$(jq -r .lab.disk r2/results.json)" &&
-	grep "^lab host: .*, restored from a saved state (ready in" r2/report.txt &&
+	if jq -e .lab.state_saved r1/results.json >/dev/null; then
+		r=r2 && lab_run r2 $BM
+	else
+		r=r1 && echo "r1 restored a state saved before it: r1 is the next run" >>"$TRASH/times"
+	fi &&
+	grep "lab: restoring the lab host from its saved state" $r.err &&
+	! grep "lab: booting the lab host" $r.err &&
+	jq -e ".lab.restored and (.lab.state_saved | not) and .lab.ready_s > 0" $r/results.json &&
+	jq -e ".lab.image == \"$(basename "$(readlink -f "$(dirname "$(readlink -f "$VMTAX")")/images/lab.qcow2")")\"" $r/results.json &&
+	jq -e ".lab.kernel != null and .cells[0].status == \"ok\"" $r/results.json &&
+	test ! -e "$(jq -r .lab.disk $r/results.json)" &&
+	grep "^lab host: .*, restored from a saved state (ready in" $r/report.txt &&
 	clean_host
 '
 show_times() { sed "s/^/# /" "$TRASH/times" 2>/dev/null || :; }

@@ -138,6 +138,19 @@ static void test_sampling_keys(void **state)
 	assert_int_equal(c.max_repeat, 20);
 	assert_int_equal(c.boots, 3);
 	run_config_release(&c);
+	/* A hung sample's agent: silent 4 heartbeats + 30 s unless set. */
+	assert_int_equal(load("[run]\nheartbeat = 2\n[workload]\nname = walk\n",
+			      &c),
+			 0);
+	assert_false(c.silence_set);
+	assert_true(c.silence_s == 38);
+	run_config_release(&c);
+	assert_int_equal(load("[run]\nheartbeat = 1\nsilence_timeout = 6\n"
+			      "[workload]\nname = walk\n",
+			      &c),
+			 0);
+	assert_true(c.silence_set && c.silence_s == 6);
+	run_config_release(&c);
 }
 
 static void test_set_override(void **state)
@@ -315,6 +328,8 @@ static void test_bad_configs(void **state)
 		  "run.ini:2: bad target '2%%'" },
 		{ "[run]\nrepeat = 5\nmax_repeat = 4\n[workload]\nname = walk\n",
 		  "run.ini:3: max_repeat = 4 is below repeat = 5" },
+		{ "[run]\nsilence_timeout = 9\n[workload]\nname = walk\n",
+		  "run.ini:2: silence_timeout = 9 is under two heartbeats (heartbeat = 5): a working guest would be taken for hung" },
 		{ "[run]\nrepeat = 2\nboots = 3\n[workload]\nname = walk\n",
 		  "run.ini:3: boots = 3 needs at least as many samples (repeat = 2)" },
 		{ "[fleet]\nhosts = -oProxyCommand=x\n[workload]\nname = walk\n",
