@@ -310,6 +310,7 @@ int cmd_lab_up(int argc, char **argv)
 				  true);
 		ret = lab_up_run(&l, &a);
 	}
+	guest_files_release(&l.gf);
 	free(l.config_path);
 	run_config_release(&cfg);
 	free(a.sets.v);
