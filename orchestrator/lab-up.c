@@ -37,6 +37,7 @@ struct lab_up_args {
 	struct opt_strings sets;
 	unsigned ssh_port;
 	char *key_text;
+	char *dir_abs; /* dir, made absolute */
 };
 
 static const struct opt lab_up_opts[] = {
@@ -109,6 +110,11 @@ static int args_check(struct lab_up_args *a)
 	a->ssh_port = (unsigned)p;
 	if (mkdir_parents(a->dir, 0755) < 0)
 		return err_errno("lab up: cannot make '%s'", a->dir);
+	/* libvirt opens the console log: an absolute path */
+	a->dir_abs = realpath(a->dir, NULL);
+	if (!a->dir_abs)
+		return err_errno("lab up: cannot resolve '%s'", a->dir);
+	a->dir = a->dir_abs;
 	return key_read(a);
 }
 
@@ -315,5 +321,6 @@ int cmd_lab_up(int argc, char **argv)
 	run_config_release(&cfg);
 	free(a.sets.v);
 	free(a.key_text);
+	free(a.dir_abs);
 	return ret < 0 ? 1 : 0;
 }
