@@ -288,13 +288,15 @@ out:
 /*
  * The NIC of SPEC->ssh_port as QEMU arguments: libvirt 9.0 forwards ports
  * of <interface type='user'> only with the passt backend (another
- * package); QEMU's own slirp binds the forward to 127.0.0.1 alone.
+ * package); QEMU's own slirp binds the forward to 127.0.0.1 alone.  The
+ * NIC's slot is fixed (16 on pcie.0): QEMU would give it slot 1, which
+ * libvirt's first pcie-root-port takes.
  */
 static int usernet_elem(xmlTextWriterPtr w, unsigned port)
 {
 	char netdev[160];
 	const char *args[] = {"-netdev", netdev, "-device",
-			      "virtio-net-pci,netdev=vmtaxnet0"};
+			      "virtio-net-pci,netdev=vmtaxnet0,bus=pcie.0,addr=0x10"};
 	size_t i;
 	int ret = -1;
 

@@ -150,7 +150,7 @@ static void test_ssh_port(void **state)
 				  "restrict=on,hostfwd=tcp:127.0.0.1:22101-"
 				  "10.0.2.15:22\"/>"));
 	assert_non_null(strstr(x, "<qemu:arg value=\"virtio-net-pci,"
-				  "netdev=vmtaxnet0\"/>"));
+				  "netdev=vmtaxnet0,bus=pcie.0,addr=0x10\"/>"));
 	free(x);
 	s.ssh_port = 22;
 	assert_null(vm_domain_xml_new(&s));
