@@ -103,8 +103,8 @@ _vmtax()
 		;;
 	lab)
 		case $(_vmtax_arg 0) in
-		'') COMPREPLY=($(compgen -W run -- "$cur")) ;;
-		run)
+		'') COMPREPLY=($(compgen -W $'run\nup' -- "$cur")) ;;
+		run | up)
 			COMPREPLY=($(compgen -W "$("$vmtax" --complete configs 2>/dev/null)" -- "$cur")
 				$(compgen -f -X '!*.ini' -- "$cur") $(compgen -d -- "$cur"))
 			;;

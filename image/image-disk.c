@@ -63,7 +63,9 @@ static const char agent_unit[] =
  * The lab host: libvirt and QEMU with their daemons started by their own
  * systemd units (libvirt-daemon-system enables them; systemd mounts
  * hugetlbfs on /dev/hugepages in sysinit, before they start), and the
- * run-time libraries of vmtax.  vmtax links libguestfs (image/gfs.c),
+ * run-time libraries of vmtax; sshd and ip(8) for 'vmtax lab up' (a lab
+ * reached over ssh on a port of 127.0.0.1, docs/lab.md), which starts sshd
+ * (nothing else does).  vmtax links libguestfs (image/gfs.c),
  * so libguestfs0 is here for the loader only.  These are installed with
  * apt-get in the debootstrap'ed tree: debootstrap's own resolver fails on
  * libvirt-daemon-system's dbus/logind alternatives.
@@ -81,6 +83,8 @@ static const char *const lab_packages[] = {
     "libkmod2",
     "libxml2",
     "libguestfs0",
+    "openssh-server",
+    "iproute2",
 };
 
 /*
@@ -107,6 +111,8 @@ static const struct hostpkg_root lab_host_roots[] = {
     {"udev", false},
     {"dbus", false},
     {"procps", false},
+    {"openssh-server", false},
+    {"iproute2", false},
 };
 
 /*
@@ -153,8 +159,25 @@ struct disk_kind {
 	bool shared;
 };
 
+/*
+ * sshd's config (openssh-server's postinst writes one from a template: a
+ * tree of package files has none): root by key only.  No host key is in the
+ * image: 'vmtax lab up' makes them (ssh-keygen -A) before it starts sshd.
+ */
+static const char lab_sshd_config[] =
+    "# written by vmtax image build: root logs in by key only\n"
+    "PermitRootLogin prohibit-password\n"
+    "PasswordAuthentication no\n"
+    "KbdInteractiveAuthentication no\n"
+    "PermitEmptyPasswords no\n"
+    "UsePAM no\n"
+    "AuthorizedKeysFile .ssh/authorized_keys\n"
+    "X11Forwarding no\n"
+    "Subsystem sftp /usr/lib/openssh/sftp-server\n";
+
 static const struct gfs_text lab_texts[] = {
     {"/etc/modules-load.d/vmtax-lab.conf", lab_modules, 0644},
+    {"/etc/ssh/sshd_config", lab_sshd_config, 0644},
 };
 
 static const struct disk_kind disk_kinds[] = {

@@ -207,7 +207,8 @@ out:
 
 /*
  * The shell run in the chroot to add APT (space-separated packages): no
- * daemon started (policy-rc.d), /proc for the maintainer scripts.
+ * daemon started (policy-rc.d), /proc for the maintainer scripts, and no
+ * ssh host key left behind.
  */
 static char *apt_script_new(const char *apt)
 {
@@ -218,7 +219,10 @@ static char *apt_script_new(const char *apt)
 	    "mount -t proc proc /proc\n"
 	    "trap 'umount /proc; rm -f /usr/sbin/policy-rc.d' EXIT\n"
 	    "DEBIAN_FRONTEND=noninteractive apt-get install -y -q "
-	    "--no-install-recommends %s\n",
+	    "--no-install-recommends %s\n"
+	    /* openssh-server's postinst makes host keys: every boot of
+	     * the image makes its own (vmtax lab up), none is shared */
+	    "rm -f /etc/ssh/ssh_host_*\n",
 	    apt);
 }
 

@@ -18,6 +18,7 @@ static void usage(FILE *f)
 		"usage: vmtax lab run CONFIG [--out DIR] [--set SECTION.KEY=VALUE]...\n"
 		"       vmtax lab run --resume DIR\n"
 		"       vmtax lab run CONFIG --dry-run [--set SECTION.KEY=VALUE]...\n"
+		"       vmtax lab up CONFIG --dir DIR --ssh-port PORT --authorized-key FILE\n"
 		"\n"
 		"Runs CONFIG's matrix inside a lab host: 'vmtax run CONFIG --set\n"
 		"run.executor=lab' (a config with [run] executor = lab needs only\n"
@@ -74,6 +75,8 @@ int cmd_lab(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return lab_run(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "up"))
+		return cmd_lab_up(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		usage(stdout);
 		return 0;

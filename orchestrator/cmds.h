@@ -28,6 +28,8 @@ int cmd_host(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_lab(int argc, char **argv);
+/* 'vmtax lab up' (lab-up.c): a lab kept up, reached over ssh on 127.0.0.1 */
+int cmd_lab_up(int argc, char **argv);
 /* Hidden: 'vmtax --complete WHAT' for completion/vmtax.bash (main.c answers
  * 'commands' from its table; cmd-complete.c the rest). */
 int cmd_complete(int argc, char **argv);

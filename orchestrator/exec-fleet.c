@@ -85,7 +85,8 @@ static int fleet_open(struct fleet *f, struct run *r)
 		f->h[i].rc = -1;
 		f->h[i].proc.fd = -1;
 	}
-	return fleet_ssh_init(&f->ssh, r->cfg.fleet_connect_timeout_s);
+	return fleet_ssh_init(&f->ssh, r->cfg.fleet_connect_timeout_s,
+			      r->cfg.fleet_ssh_config);
 }
 
 static void fleet_close(struct fleet *f)

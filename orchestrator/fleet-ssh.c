@@ -99,10 +99,15 @@ const char *fleet_dest_host(const char *dest)
 	return at ? at + 1 : dest;
 }
 
-int fleet_ssh_init(struct fleet_ssh *s, double connect_timeout_s)
+int fleet_ssh_init(struct fleet_ssh *s, double connect_timeout_s,
+		   const char *ssh_config)
 {
 	memset(s, 0, sizeof(*s));
 	s->connect_timeout_s = connect_timeout_s;
+	/* ssh reads ~/.ssh/config from the passwd entry's home, whatever
+	 * $HOME says: a test, or a user with hosts of their own, names one */
+	if (ssh_config && *ssh_config && !realpath(ssh_config, s->config))
+		return err_errno("fleet: ssh_config '%s'", ssh_config);
 	snprintf(s->dir, sizeof(s->dir), "/tmp/vmtax-ssh-XXXXXX");
 	if (!mkdtemp(s->dir)) { /* mode 0700 */
 		int ret = err_errno("cannot make a directory for ssh's "
@@ -118,6 +123,10 @@ int fleet_ssh_init(struct fleet_ssh *s, double connect_timeout_s)
 /* The -o options every ssh and scp of the run shares. */
 static size_t common_opts(const struct fleet_ssh *s, char **v, size_t n)
 {
+	if (*s->config) {
+		v[n++] = xstrdup("-F");
+		v[n++] = xstrdup(s->config);
+	}
 	v[n++] = xstrdup("-o");
 	v[n++] = xstrdup("ControlMaster=auto");
 	v[n++] = xstrdup("-o");

@@ -30,6 +30,7 @@
 #define VMTAX_FLEET_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -67,16 +68,20 @@ const char *fleet_dest_host(const char *dest);
 struct fleet_ssh {
 	char dir[64];
 	double connect_timeout_s;
+	/* [fleet] ssh_config, absolute ("ssh -F"); "": ssh's own */
+	char config[PATH_MAX];
 };
 
-int fleet_ssh_init(struct fleet_ssh *s, double connect_timeout_s);
+/* SSH_CONFIG (NULL or "": none) must exist: it is made absolute here. */
+int fleet_ssh_init(struct fleet_ssh *s, double connect_timeout_s,
+		   const char *ssh_config);
 /* Close each DESTS[i]'s master connection ("ssh -O exit") and remove the
  * directory.  Safe on a struct never initialised (dir ""). */
 void fleet_ssh_release(struct fleet_ssh *s, char *const *dests, size_t n);
 
 /*
  * The command lines, NULL-terminated and owned (strv_free(v, count)):
- * "ssh -o ControlMaster=auto -o ControlPath=DIR/%C -o ControlPersist=60
+ * "ssh [-F CONFIG] -o ControlMaster=auto -o ControlPath=DIR/%C -o ControlPersist=60
  * -o BatchMode=yes -o ConnectTimeout=N -o StrictHostKeyChecking=yes
  * -o ServerAliveInterval=15 -o ServerAliveCountMax=4 -T -- DEST CMD", and
  * "scp -r -q (the same -o) -- DEST:REMOTE LOCAL".  *N gets the count.

@@ -316,6 +316,23 @@ out:
 	return ret;
 }
 
+int lab_put_vmtax(struct lab *l)
+{
+	char *data = NULL, why[512];
+	size_t len;
+	int ret;
+
+	ret = read_file("/proc/self/exe", (size_t)256 << 20, &data, &len);
+	if (ret < 0)
+		return err_code(ret, "cannot read this vmtax (/proc/self/exe)");
+	ret = agent_put_file(&l->life.a, GUEST_LAB_VMTAX, data, len, 0755, why,
+			     sizeof(why));
+	free(data);
+	if (ret < 0)
+		return err("lab: cannot put vmtax into the lab: %s", why);
+	return 0;
+}
+
 /*
  * Put the config and its workload into the lab at their paths here, and
  * LAB_SCRIPT; with an interrupted run whose disk is gone, its results too.
@@ -329,23 +346,9 @@ int lab_push(struct lab *l, bool *inner_resume)
 	if (ret != 0)
 		return ret < 0 ? ret : -EIO;
 	/* This vmtax runs the matrix inside: the image has none of its own. */
-	{
-		char *data = NULL;
-		size_t len;
-
-		ret = read_file("/proc/self/exe", (size_t)256 << 20, &data,
-				&len);
-		if (ret < 0)
-			return err_code(ret, "cannot read this vmtax "
-					     "(/proc/self/exe)");
-		ret = agent_put_file(&l->life.a, GUEST_LAB_VMTAX, data, len, 0755,
-				     why, sizeof(why));
-		free(data);
-		if (ret < 0)
-			return err("lab: cannot put vmtax into the lab: %s",
-				   why);
-	}
-	ret = lab_put_same_path(l, l->config_path, 0644);
+	ret = lab_put_vmtax(l);
+	if (ret == 0)
+		ret = lab_put_same_path(l, l->config_path, 0644);
 	if (ret == 0)
 		ret = lab_put_same_path(l, l->cfg->wl.path, 0644);
 	if (ret == 0 && agent_put_file(&l->life.a, LAB_SCRIPT, lab_script,

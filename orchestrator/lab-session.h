@@ -73,6 +73,8 @@ int lab_boot(struct lab *l);
  * *INNER_RESUME says whether the run inside goes on from earlier results.
  */
 int lab_push(struct lab *l, bool *inner_resume);
+/* This vmtax into the lab at GUEST_LAB_VMTAX (the image has none). */
+int lab_put_vmtax(struct lab *l);
 /* Start 'vmtax run' inside, detached (LAB_SCRIPT). */
 int lab_start_run(struct lab *l, bool inner_resume);
 /* Follow the run inside until it ends; *RC gets its exit status. */

@@ -344,6 +344,21 @@ static int check_fleet_vmtax(const char *v, char *msg, size_t len)
 	return -EINVAL;
 }
 
+/* An ssh config file: a path of printable characters. */
+static int check_fleet_ssh_config(const char *v, char *msg, size_t len)
+{
+	size_t i;
+
+	for (i = 0; v[i]; i++)
+		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+			break;
+	if (*v && !v[i])
+		return 0;
+	snprintf(msg, len, "bad ssh config path (an empty one, or one with a "
+			   "control character)");
+	return -EINVAL;
+}
+
 /* Two entries naming one host (root@box and box) are one machine. */
 static int fleet_hosts_distinct(const struct ini_list *l, char *msg,
 				size_t len)
@@ -558,6 +573,11 @@ static const struct ini_key run_keys[] = {
     KEY("fleet", "connect_timeout", INI_DOUBLE, fleet_connect_timeout_s, "10",
 	.min = 1, .max = 600,
 	.help = "seconds ssh may take to connect to a host (ConnectTimeout)"),
+    KEY("fleet", "ssh_config", INI_STR, fleet_ssh_config, NULL,
+	.check = check_fleet_ssh_config,
+	.help = "an ssh config file for every ssh and scp of the run (ssh -F; "
+		"then ssh reads no other): Host aliases with their ports, keys "
+		"and known_hosts; none: ssh's own"),
     KEY("matrix", "where", INI_ENUM, where, "bare-metal, guest",
 	.shape = INI_LIST, .choices = where_names, .help = "where cells run",
 	AXIS(.slot = SLOT_WHERE, .kind = AXIS_WHERE, .applies = APPLIES_ALL,

@@ -91,7 +91,21 @@ struct vm_spec {
 	/* Where vCPUs and the emulator threads run (<cputune>); NULL or
 	 * !pinned: nowhere in particular.  The rule: lib/cpuset.h. */
 	const struct pin_plan *pin;
+	/*
+	 * Nonzero: a NIC on QEMU's user network (slirp, restrict=on: the
+	 * guest reaches nothing beyond it) whose only way in is TCP
+	 * 127.0.0.1:SSH_PORT on this host, forwarded to VM_USERNET_GUEST
+	 * port 22 ('vmtax lab up', docs/lab.md).  0: no NIC, as every
+	 * measured guest and lab run has.
+	 */
+	unsigned ssh_port;
 };
+
+/* The guest's address on QEMU's user network (slirp's first DHCP lease;
+ * the guest sets it itself: it has no DHCP client), and its prefix. */
+#define VM_USERNET_GUEST "10.0.2.15"
+#define VM_USERNET_PREFIX "24"
+#define VM_SSH_PORT_MIN 1024 /* a forwarded port: unprivileged ones only */
 
 /*
  * Domain XML for SPEC, written with libxml2's xmlTextWriter (so every value

@@ -70,7 +70,10 @@ test_expect_success '--set KEY= offers the values the table allows' '
 
 test_expect_success 'vmtax lab run: run, then configs, then --set keys' '
 	complete "vmtax lab " >out &&
-	test "$(cat out)" = run &&
+	printf "run\nup\n" >want &&
+	test_cmp want out &&
+	complete "vmtax lab up configs/lab-n" >out &&
+	grep -qx configs/lab-npt.ini out &&
 	complete "vmtax lab run configs/lab-n" >out &&
 	grep -qx configs/lab-npt.ini out &&
 	complete "vmtax lab run configs/lab-npt.ini --set lab.v" >out &&

@@ -129,9 +129,39 @@ static void test_bad_features(void **state)
 	}
 }
 
+/* 'vmtax lab up': a NIC on QEMU's user network, its one way in a port of
+ * 127.0.0.1 (restrict=on); none otherwise; unprivileged ports only. */
+static void test_ssh_port(void **state)
+{
+	struct vm_spec s = spec("qemu", NULL);
+	char *x;
+
+	(void)state;
+	x = vm_domain_xml_new(&s);
+	assert_null(strstr(x, "qemu:commandline"));
+	assert_null(strstr(x, "xmlns:qemu"));
+	assert_null(strstr(x, "<interface"));
+	free(x);
+	s.ssh_port = 22101;
+	x = vm_domain_xml_new(&s);
+	assert_non_null(strstr(x, "<domain type=\"qemu\" xmlns:qemu=\"http://"
+				  "libvirt.org/schemas/domain/qemu/1.0\">"));
+	assert_non_null(strstr(x, "<qemu:arg value=\"user,id=vmtaxnet0,"
+				  "restrict=on,hostfwd=tcp:127.0.0.1:22101-"
+				  "10.0.2.15:22\"/>"));
+	assert_non_null(strstr(x, "<qemu:arg value=\"virtio-net-pci,"
+				  "netdev=vmtaxnet0,bus=pcie.0,addr=0x10\"/>"));
+	free(x);
+	s.ssh_port = 22;
+	assert_null(vm_domain_xml_new(&s));
+	s.ssh_port = 65536;
+	assert_null(vm_domain_xml_new(&s));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ssh_port),
 		cmocka_unit_test(test_default_cpu),
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_lab_model),

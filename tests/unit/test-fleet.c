@@ -92,7 +92,7 @@ static void test_argv(void **state)
 	    "StrictHostKeyChecking=yes", "-o", "ServerAliveInterval=15", "-o",
 	    "ServerAliveCountMax=4", "-T", "--", "root@box", "id -u",
 	};
-	struct fleet_ssh s = { "/tmp/vmtax-ssh-x", 7 };
+	struct fleet_ssh s = { .dir = "/tmp/vmtax-ssh-x", .connect_timeout_s = 7 };
 	size_t n, i;
 	char **v = fleet_ssh_argv_new(&s, "root@box", "id -u", &n);
 
@@ -112,6 +112,18 @@ static void test_argv(void **state)
 	for (i = 0; i < n && strcmp(v[i], "StrictHostKeyChecking=yes"); i++)
 		;
 	assert_true(i < n);
+	strv_free(v, n);
+	/* [fleet] ssh_config: -F FILE first, for ssh and scp alike */
+	snprintf(s.config, sizeof(s.config), "/x/ssh.conf");
+	v = fleet_ssh_argv_new(&s, "lab1", "id -u", &n);
+	assert_int_equal(n, ARRAY_SIZE(ssh) + 2);
+	assert_string_equal(v[1], "-F");
+	assert_string_equal(v[2], "/x/ssh.conf");
+	assert_string_equal(v[3], "-o");
+	strv_free(v, n);
+	v = fleet_scp_argv_new(&s, "lab1", "r", "/x/l", &n);
+	assert_string_equal(v[3], "-F");
+	assert_string_equal(v[4], "/x/ssh.conf");
 	strv_free(v, n);
 }
 

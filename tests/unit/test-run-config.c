@@ -448,6 +448,7 @@ static void test_fleet_keys(void **state)
 	assert_string_equal(c.fleet_mode, "each");
 	assert_string_equal(c.fleet_vmtax, "vmtax");
 	assert_true(c.fleet_connect_timeout_s == 10);
+	assert_null(c.fleet_ssh_config);
 	run_config_release(&c);
 	/* a fleet host's own run: told executor = local, hosts unused */
 	assert_int_equal(load("[run]\nexecutor = local\n[fleet]\nhosts = a\n"
