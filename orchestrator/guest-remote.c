@@ -107,7 +107,7 @@ int guest_remote_open(const char *uri, const char *config,
 		goto out;
 	snprintf(g->dest, sizeof(g->dest), "%s@%s", g->d.user, g->d.host);
 	g->stage = xstrdup(env && *env ? env : GUEST_REMOTE_STAGE_DIR);
-	if (fleet_ssh_init(&g->ssh, GUEST_REMOTE_CONNECT_TIMEOUT_S) < 0)
+	if (fleet_ssh_init(&g->ssh, GUEST_REMOTE_CONNECT_TIMEOUT_S, NULL) < 0)
 		goto out;
 	if (remote_run(g, PROBE_CMD, -1, &text) < 0) {
 		last_line(text, line, sizeof(line));

@@ -40,7 +40,7 @@ free_port() {
 P1=$(free_port $((20000 + $$ % 20000)))
 P2=$(free_port $((P1 + 1)))
 
-ssh-keygen -q -t ed25519 -N '' -C vmtax-t0620 -f "$TRASH/id" || exit 1
+ssh-keygen -q -t ed25519 -N '' -C vmtax-t0630 -f "$TRASH/id" || exit 1
 mkdir -p "$TRASH/wl"
 cat >"$TRASH/wl/nap.ini" <<'EOF'
 [workload]
@@ -69,7 +69,7 @@ Host lab2
 EOF
 cat >"$TRASH/run.ini" <<EOF
 [run]
-name = t0620
+name = t0630
 repeat = 2
 [matrix]
 where = bare-metal
