@@ -44,8 +44,8 @@ ssh-keygen -q -t ed25519 -N '' -C vmtax-t0630 -f "$TRASH/id" || exit 1
 mkdir -p "$TRASH/wl"
 cat >"$TRASH/wl/nap.ini" <<'EOF'
 [workload]
-description = prints a number
-run = echo "value: 42"
+description = sleeps 3 s (the split's wall time then has something to share), then prints a number
+run = sleep 3; echo "value: 42"
 metric = regex
 metric_regex = value: ([0-9]+)
 unit = points
@@ -173,18 +173,29 @@ test_expect_success 'mode each: both labs run the matrix, come back, side by sid
 	done
 ' 3>&1
 
-test_expect_success 'mode split: run where built, else the reason' '
-	rc=0 &&
+# Split: two cells (the labs' THP madvise and never), one on each lab, and
+# the same config on one lab alone, for the wall times.
+test_expect_success 'mode split: two cells on two labs, each on one; against one lab running both' '
+	t0=$(date +%s) &&
 	"$VMTAX" run run.ini --host lab1 --host lab2 --set fleet.mode=split \
-		--out split >sout 2>serr || rc=$? &&
-	cat serr &&
-	if [ $rc = 2 ] && grep -q "is not built yet" serr; then
-		! grep "needs like hosts" serr &&
-		echo "# split: skipped: $(grep -o "mode = split.*" serr | head -n 1)" >&3
-	else
-		test $rc = 0 &&
-		jq -e ".fleet.mode == \"split\" and (.cells | all(.status == \"ok\"))" split/results.json
-	fi
+		--set matrix.host_thp=madvise,never --out split >sout 2>serr &&
+	t1=$(date +%s) &&
+	jq -e ".fleet.mode == \"split\" and (.cells | length == 2)" split/results.json &&
+	jq -e ".cells | all(.status == \"ok\")" split/results.json &&
+	jq -e "[.cells[].observed.host] | sort == [\"lab1\", \"lab2\"]" split/results.json &&
+	"$VMTAX" report split >srep &&
+	grep "ran on lab1" srep &&
+	grep "ran on lab2" srep &&
+	"$VMTAX" run run.ini --host lab1 --set matrix.host_thp=madvise,never \
+		--out one >oout 2>oerr &&
+	t2=$(date +%s) &&
+	jq -e "(.cells | length == 2) and (.cells | all(.status == \"ok\"))" one/results.json &&
+	echo "# split on two labs: $((t1 - t0)) s; the same 2 cells on lab1 alone: $((t2 - t1)) s" >&3 &&
+	for n in 1 2; do
+		ssh -F ssh.conf -o BatchMode=yes lab$n \
+			"cat /sys/kernel/mm/transparent_hugepage/enabled" >thp$n || exit 1
+		cmp thp$n.before thp$n || exit 1
+	done
 ' 3>&1
 
 test_expect_success 'both labs down: no vmtax domain left, this host as it was' '
