@@ -198,6 +198,60 @@ test_expect_success 'mode split: two cells on two labs, each on one; against one
 	done
 ' 3>&1
 
+# wait_match FILE ERE SECS: a line of FILE matches ERE within SECS.
+wait_match() {
+	i=0
+	until grep -Eq "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -le "$3" ] || return 1
+		sleep 1
+	done
+}
+
+# cut_bg: the run of the cut, its exit status into cut.rc (in the background)
+# (the body's set -e holds in it: the status is caught, not exited on)
+cut_bg() {
+	rc=0
+	"$VMTAX" run run.ini --host lab1 --host lab2 --set run.repeat=4 \
+		--out cut >cout 2>cerr || rc=$?
+	echo $rc >cut.rc
+}
+
+# A connection cut mid-run, for real: lab2 paused (its sshd and its run
+# frozen) until ssh's keepalive gives up (ServerAliveInterval 15 x 4), then
+# resumed; lab1 finishes meanwhile.  --resume takes lab2's run up (it went
+# on when the lab did) and leaves lab1's results as they were.
+test_expect_success 'a connection cut mid-run (lab2 paused): lab1 finishes, lab2 named; --resume completes it' '
+	dom=vmtax-lab-$(cat lab2.pid)-up &&
+	virsh -q domstate $dom | grep running || exit 1
+	cut_bg &
+	wait_match cerr "^lab2\| .*sample 2/4" 300 &&
+	virsh -q suspend $dom &&
+	t0=$(date +%s) &&
+	wait_match cut.rc . 300 &&
+	echo "# lab2 paused: the run ended $(( $(date +%s) - t0 )) s later" >&3 &&
+	virsh -q resume $dom &&
+	cat cerr &&
+	test "$(cat cut.rc)" = 1 &&
+	grep -F "fleet: host '"'"'lab2'"'"': the connection was lost" cerr &&
+	jq -e ".run.status == \"interrupted\"" cut/results.json &&
+	jq -e "[.fleet.hosts[].status] == [\"ok\", \"failed\"]" cut/results.json &&
+	jq -e "[.cells[0].samples[].index] == [0, 1, 2, 3]" cut/hosts/lab1/results.json &&
+	cp cut/hosts/lab1/results.json lab1-before.json &&
+	"$VMTAX" run --resume cut >rout 2>rerr &&
+	cat rerr &&
+	cmp lab1-before.json cut/hosts/lab1/results.json &&
+	jq -e ".run.status == \"complete\"" cut/results.json &&
+	jq -e "[.fleet.hosts[].status] == [\"ok\", \"ok\"]" cut/results.json &&
+	jq -e "[.cells[0].samples[].index] == [0, 1, 2, 3]" cut/hosts/lab2/results.json &&
+	jq -e ".cells[0].observed.hosts.lab2.samples == 4" cut/results.json &&
+	for n in 1 2; do
+		ssh -F ssh.conf -o BatchMode=yes lab$n \
+			"cat /sys/kernel/mm/transparent_hugepage/enabled" >thp$n || exit 1
+		cmp thp$n.before thp$n || exit 1
+	done
+' 3>&1
+
 test_expect_success 'both labs down: no vmtax domain left, this host as it was' '
 	t0=$(date +%s) &&
 	labs_down &&
