@@ -198,6 +198,33 @@ test_expect_success 'mode split: two cells on two labs, each on one; against one
 	done
 ' 3>&1
 
+# Refused up front on real hosts, each named, exit 2, nothing changed on
+# either: lab2's host key unknown here (its own known_hosts empty), and
+# lab2's vmtax another build (a wrapper that says another build id; lab1's
+# is this vmtax).
+test_expect_success 'refused up front on real hosts: unknown host key, another build of vmtax; neither lab changed' '
+	sed "s|$TRASH/lab2/known_hosts|$TRASH/empty_known_hosts|" ssh.conf >ssh-nokey.conf &&
+	: >empty_known_hosts &&
+	test_expect_code 2 "$VMTAX" run run.ini --host lab1 --host lab2 \
+		--set fleet.ssh_config="$TRASH/ssh-nokey.conf" --out nokey >out 2>nokey.err &&
+	cat nokey.err &&
+	grep -F "fleet: host '"'"'lab2'"'"': its host key is not known here or has changed" nokey.err &&
+	! grep -F "host '"'"'lab1'"'"'" nokey.err &&
+	ssh -F ssh.conf -o BatchMode=yes lab1 "ln -sf vmtax /usr/local/bin/vmtax-other" &&
+	ssh -F ssh.conf -o BatchMode=yes lab2 "printf '"'"'#!/bin/sh\n/usr/local/bin/vmtax \"\$@\" | sed s/fnv1a64:[0-9a-f]*/fnv1a64:0123456789abcdef/\n'"'"' >/usr/local/bin/vmtax-other && chmod 755 /usr/local/bin/vmtax-other" &&
+	test_expect_code 2 "$VMTAX" run run.ini --host lab1 --host lab2 \
+		--set fleet.vmtax=vmtax-other --out otherbuild >out 2>other.err &&
+	cat other.err &&
+	grep -F "fleet: host '"'"'lab2'"'"': another build of vmtax" other.err &&
+	grep -F "build fnv1a64:0123456789abcdef there" other.err &&
+	! grep -F "host '"'"'lab1'"'"'" other.err &&
+	for n in 1 2; do
+		ssh -F ssh.conf -o BatchMode=yes lab$n \
+			"test ! -e /root/vmtax-fleet/nokey && test ! -e /root/vmtax-fleet/otherbuild && cat /sys/kernel/mm/transparent_hugepage/enabled" >thp$n || exit 1
+		cmp thp$n.before thp$n || exit 1
+	done
+'
+
 # wait_match FILE ERE SECS: a line of FILE matches ERE within SECS.
 wait_match() {
 	i=0
