@@ -93,6 +93,18 @@ static int uri_check_query(const char *q, char *why, size_t len)
 		       name);
 }
 
+/* A query or a fragment after PATH: refused, with its reason; 0: none. */
+static int uri_check_tail(const char *path, char *why, size_t len)
+{
+	const char *q = strpbrk(path, "?#");
+
+	if (!q)
+		return 0;
+	if (*q == '#')
+		return why_set(why, len, "a fragment ('%s')", q);
+	return uri_check_query(q + 1, why, len);
+}
+
 /* URI's characters: some, not too many, no space, control or escape. */
 static int uri_check_chars(const char *uri, char *why, size_t len)
 {
@@ -223,7 +235,6 @@ static int uri_check_remote(const char *driver, bool ssh, const char *rest,
 			    char *why, size_t len)
 {
 	size_t n = path ? (size_t)(path - rest) : strlen(rest);
-	const char *q;
 	int ret;
 
 	if (!ssh)
@@ -244,11 +255,9 @@ static int uri_check_remote(const char *driver, bool ssh, const char *rest,
 		return why_set(why, len,
 			       "no path: write "
 			       "qemu+ssh://USER@HOST[:PORT]/system");
-	q = strpbrk(path, "?#");
-	if (q && *q == '#')
-		return why_set(why, len, "a fragment ('%s')", q);
-	if (q)
-		return uri_check_query(q + 1, why, len);
+	ret = uri_check_tail(path, why, len);
+	if (ret)
+		return ret;
 	if (!strcmp(path, "/session"))
 		return why_set(why, len,
 			       "a remote '/session' is the ssh user's own "
@@ -266,7 +275,7 @@ static int uri_check_remote(const char *driver, bool ssh, const char *rest,
 static int uri_check(const char *uri, struct vm_uri_dest *d, char *why,
 		     size_t len)
 {
-	const char *sep, *plus, *rest, *path, *q;
+	const char *sep, *plus, *rest, *path;
 	char driver[32];
 	bool ssh = false;
 	size_t i, n, dn;
@@ -300,11 +309,9 @@ static int uri_check(const char *uri, struct vm_uri_dest *d, char *why,
 		return why_set(why, len,
 			       "the ssh transport with no host: write "
 			       "qemu+ssh://USER@HOST[:PORT]/system");
-	q = strpbrk(path, "?#");
-	if (q && *q == '#')
-		return why_set(why, len, "a fragment ('%s')", q);
-	if (q)
-		return uri_check_query(q + 1, why, len);
+	ret = uri_check_tail(path, why, len);
+	if (ret)
+		return ret;
 	for (i = 0; i < ARRAY_SIZE(uri_local); i++)
 		if (!strcmp(driver, uri_local[i].driver) &&
 		    !strcmp(path, uri_local[i].path))
