@@ -10,6 +10,7 @@
 # that could go into make check: two bare-metal lab runs).
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/lib-test.sh"
+. "$TOP/tests/lib-faults.sh"
 
 test_prereq ROOT || skip_all "the lab image and libvirt need root"
 test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
@@ -90,24 +91,13 @@ test_expect_success 'part 1: the next run restores it; nothing left running' '
 show_times() { sed "s/^/# /" "$TRASH/times" 2>/dev/null || :; }
 if test "${PART:-}" = 1; then show_times; test_done; fi
 
-# wait_grep PATTERN FILE PID: PATTERN in FILE within 300 s, PID alive.
-wait_grep() {
-	n=0
-	while ! grep -q "$1" "$2"; do
-		kill -0 "$3" 2>/dev/null || return 1
-		n=$((n + 1))
-		test $n -le 300 || return 1
-		sleep 1
-	done
-}
-
 # A restored lab has no AUTODESTROY (libvirt 9.0 restores without it): the
 # domain of a vmtax killed with SIGKILL outlives it, and the next lab run
 # destroys it (vm_sweep_orphans(): its owner's PID is in its metadata).
 test_expect_success 'part 1b: a lab left by a vmtax killed with SIGKILL is destroyed by the next run' '
 	(cd "$TOP" && exec "$VMTAX" run configs/lab-npt.ini --out "$TRASH/k1" $BM) 2>k1.err &
 	pid=$! &&
-	wait_grep "lab: restored from its saved state" k1.err $pid &&
+	wait_for k1.err "lab: restored from its saved state" 300 &&
 	kill -KILL $pid && { wait $pid || :; } &&
 	dom=$(virsh -q list --name | grep "^vmtax-lab-saved-") &&
 	echo "# left running: $dom" &&

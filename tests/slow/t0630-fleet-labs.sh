@@ -17,6 +17,7 @@
 # from other jobs): labs up 48 s, the run 8 s, labs down 4 s, 69 s in all.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/lib-test.sh"
+. "$TOP/tests/lib-faults.sh"
 
 test_prereq ROOT || skip_all "the lab image and libvirt need root"
 test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
@@ -225,16 +226,6 @@ test_expect_success 'refused up front on real hosts: unknown host key, another b
 	done
 '
 
-# wait_match FILE ERE SECS: a line of FILE matches ERE within SECS.
-wait_match() {
-	i=0
-	until grep -Eq "$2" "$1" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -le "$3" ] || return 1
-		sleep 1
-	done
-}
-
 # cut_bg: the run of the cut, its exit status into cut.rc (in the background)
 # (the body's set -e holds in it: the status is caught, not exited on)
 cut_bg() {
@@ -252,10 +243,10 @@ test_expect_success 'a connection cut mid-run (lab2 paused): lab1 finishes, lab2
 	dom=vmtax-lab-$(cat lab2.pid)-up &&
 	virsh -q domstate $dom | grep running || exit 1
 	cut_bg &
-	wait_match cerr "^lab2\| .*sample 2/4" 300 &&
+	wait_for cerr "^lab2\| .*sample 2/4" 300 &&
 	virsh -q suspend $dom &&
 	t0=$(date +%s) &&
-	wait_match cut.rc . 300 &&
+	wait_for cut.rc . 300 &&
 	echo "# lab2 paused: the run ended $(( $(date +%s) - t0 )) s later" >&3 &&
 	virsh -q resume $dom &&
 	cat cerr &&
