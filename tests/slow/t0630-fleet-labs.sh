@@ -118,6 +118,15 @@ lab_ready() {
 	done
 }
 
+# labs_thp_as_before: each lab's THP mode as it was before the runs
+labs_thp_as_before() {
+	for n in 1 2; do
+		ssh -F ssh.conf -o BatchMode=yes lab$n \
+			"cat /sys/kernel/mm/transparent_hugepage/enabled" >thp$n || return 1
+		cmp thp$n.before thp$n || return 1
+	done
+}
+
 test_expect_success 'two labs up, each reached over ssh on its port of 127.0.0.1 only' '
 	t0=$(date +%s) &&
 	lab_up 1 $P1 &&
@@ -167,11 +176,7 @@ test_expect_success 'mode each: both labs run the matrix, come back, side by sid
 	cat rows &&
 	grep "hosts/lab1/results.json" rows &&
 	grep "hosts/lab2/results.json" rows &&
-	for n in 1 2; do
-		ssh -F ssh.conf -o BatchMode=yes lab$n \
-			"cat /sys/kernel/mm/transparent_hugepage/enabled" >thp$n || exit 1
-		cmp thp$n.before thp$n || exit 1
-	done
+	labs_thp_as_before
 ' 3>&1
 
 # Split: two cells (the labs' THP madvise and never), one on each lab, and
@@ -192,11 +197,7 @@ test_expect_success 'mode split: two cells on two labs, each on one; against one
 	t2=$(date +%s) &&
 	jq -e "(.cells | length == 2) and (.cells | all(.status == \"ok\"))" one/results.json &&
 	echo "# split on two labs: $((t1 - t0)) s; the same 2 cells on lab1 alone: $((t2 - t1)) s" >&3 &&
-	for n in 1 2; do
-		ssh -F ssh.conf -o BatchMode=yes lab$n \
-			"cat /sys/kernel/mm/transparent_hugepage/enabled" >thp$n || exit 1
-		cmp thp$n.before thp$n || exit 1
-	done
+	labs_thp_as_before
 ' 3>&1
 
 # Refused up front on real hosts, each named, exit 2, nothing changed on
@@ -263,11 +264,7 @@ test_expect_success 'a connection cut mid-run (lab2 paused): lab1 finishes, lab2
 	jq -e "[.fleet.hosts[].status] == [\"ok\", \"ok\"]" cut/results.json &&
 	jq -e "[.cells[0].samples[].index] == [0, 1, 2, 3]" cut/hosts/lab2/results.json &&
 	jq -e ".cells[0].observed.hosts.lab2.samples == 4" cut/results.json &&
-	for n in 1 2; do
-		ssh -F ssh.conf -o BatchMode=yes lab$n \
-			"cat /sys/kernel/mm/transparent_hugepage/enabled" >thp$n || exit 1
-		cmp thp$n.before thp$n || exit 1
-	done
+	labs_thp_as_before
 ' 3>&1
 
 test_expect_success 'both labs down: no vmtax domain left, this host as it was' '
