@@ -149,3 +149,11 @@ test_done() {
 # Host hygiene helpers used by many tests.
 thp_get() { sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/"${1:-enabled}"; }
 no_vmtax_domains() { ! virsh -c qemu:///system list --name 2>/dev/null | grep -q '^vmtax-'; }
+# fake_ssh_on_path TOOL: tests/tools/TOOL as ssh and scp, first on PATH
+fake_ssh_on_path() {
+	mkdir -p "$TRASH/bin" &&
+	ln -s "$TOP/tests/tools/$1" "$TRASH/bin/ssh" &&
+	ln -s "$TOP/tests/tools/$1" "$TRASH/bin/scp" &&
+	PATH=$TRASH/bin:$PATH &&
+	export PATH
+}

@@ -20,29 +20,7 @@ command -v flock >/dev/null || skip_all "no flock"
 wait_host_free 900 || skip_all "another vmtax held the host lock for 15 minutes"
 
 thp_now=$(thp_get enabled)
-FAKE_FLEET=$TRASH/fleet
-export FAKE_FLEET
-mkdir -p "$FAKE_FLEET/hosts" "$TRASH/bin" "$TRASH/wl"
-ln -s "$TOP/tests/tools/fake-ssh.sh" "$TRASH/bin/ssh"
-ln -s "$TOP/tests/tools/fake-ssh.sh" "$TRASH/bin/scp"
-PATH=$TRASH/bin:$PATH
-export PATH
-
-# host NAME MACHINE-ID: a fake host whose vmtax is this one, its probe
-# saying MACHINE-ID, its runs one at a time (they share this machine's
-# host lock)
-host() {
-	mkdir -p "$FAKE_FLEET/hosts/$1/bin" &&
-	cat >"$FAKE_FLEET/hosts/$1/bin/vmtax" <<EOF &&
-#!/bin/sh
-case "\$1" in
-host) "$VMTAX" "\$@" | jq ".host.machine_id = \"$2\"" ;;
-run) exec flock "$FAKE_FLEET/lock" "$VMTAX" "\$@" ;;
-*) exec "$VMTAX" "\$@" ;;
-esac
-EOF
-	chmod +x "$FAKE_FLEET/hosts/$1/bin/vmtax"
-}
+. "$(dirname "$0")/lib-fleet.sh"
 
 cat >"$TRASH/wl/nap.ini" <<'EOF'
 [workload]

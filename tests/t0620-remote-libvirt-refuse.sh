@@ -11,11 +11,7 @@ thp_now=$(thp_get enabled)
 case $thp_now in always) thp_other=never ;; *) thp_other=always ;; esac
 FAKE_SSH_LOG=$TRASH/ssh.log
 export FAKE_SSH_LOG
-mkdir -p "$TRASH/bin"
-ln -s "$TOP/tests/tools/fake-ssh-here.sh" "$TRASH/bin/ssh"
-ln -s "$TOP/tests/tools/fake-ssh-here.sh" "$TRASH/bin/scp"
-PATH=$TRASH/bin:$PATH
-export PATH
+fake_ssh_on_path fake-ssh-here.sh || exit 1
 
 cat >"$TRASH/run.ini" <<EOF
 [run]

@@ -21,11 +21,7 @@ FAKE_SSH_LOG=$TRASH/ssh.log
 VMTAX_REMOTE_STAGE_DIR=$TRASH/remote-stage
 export FAKE_SSH_LOG VMTAX_REMOTE_STAGE_DIR
 chmod 755 "$TRASH"
-mkdir -p "$TRASH/bin"
-ln -s "$TOP/tests/tools/fake-ssh-here.sh" "$TRASH/bin/ssh"
-ln -s "$TOP/tests/tools/fake-ssh-here.sh" "$TRASH/bin/scp"
-PATH=$TRASH/bin:$PATH
-export PATH
+fake_ssh_on_path fake-ssh-here.sh || exit 1
 
 cat >"$TRASH/run.ini" <<EOF
 [run]

@@ -1,0 +1,27 @@
+# tests/lib-fleet.sh - the fake fleet of the fleet tests (t0610, t0611),
+# over tests/tools/fake-ssh.sh: each "host" a directory of this machine
+# ($FAKE_FLEET/hosts/NAME) with a vmtax of its own (this one, through a
+# wrapper); ssh and scp first on PATH are the fake.  Source after
+# lib-test.sh, with VMTAX set.
+#
+#   host NAME MACHINE-ID   a fake host whose vmtax is this one, its probe
+#                          saying MACHINE-ID, its runs one at a time (they
+#                          share this machine's host lock)
+
+FAKE_FLEET=$TRASH/fleet
+export FAKE_FLEET
+mkdir -p "$FAKE_FLEET/hosts" "$TRASH/wl"
+fake_ssh_on_path fake-ssh.sh || exit 1
+
+host() {
+	mkdir -p "$FAKE_FLEET/hosts/$1/bin" &&
+	cat >"$FAKE_FLEET/hosts/$1/bin/vmtax" <<EOF &&
+#!/bin/sh
+case "\$1" in
+host) "$VMTAX" "\$@" | jq ".host.machine_id = \"$2\"" ;;
+run) exec flock "$FAKE_FLEET/lock" "$VMTAX" "\$@" ;;
+*) exec "$VMTAX" "\$@" ;;
+esac
+EOF
+	chmod +x "$FAKE_FLEET/hosts/$1/bin/vmtax"
+}
