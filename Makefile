@@ -25,7 +25,7 @@ CC       ?= cc
 B        ?= build
 SAN      ?=
 OPT      ?= -O2
-PKGS     := libvirt libxml-2.0 jansson inih libkmod libguestfs
+PKGS     := libvirt libxml-2.0 jansson inih libkmod libguestfs liblzma
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
             -Wmissing-prototypes -Wstrict-prototypes
 CPPFLAGS += -D_GNU_SOURCE -Ilib -Ihost -Ireports -Iorchestrator -Iimage \

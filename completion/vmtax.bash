@@ -123,7 +123,7 @@ _vmtax()
 	image)
 		case $(_vmtax_arg 0) in
 		'') COMPREPLY=($(compgen -W $'build\npath' -- "$cur")) ;;
-		path) COMPREPLY=($(compgen -W $'kernel\ninitrd\ndisk' -- "$cur")) ;;
+		path) COMPREPLY=($(compgen -W $'kernel\nvmlinuz\ninitrd\ndisk' -- "$cur")) ;;
 		esac
 		;;
 	esac

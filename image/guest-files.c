@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "guest-kernel.h"
+#include "guest-pvh.h"
 #include "layout.h"
 #include "util.h"
 
@@ -75,10 +76,11 @@ char *guest_debian_path_new(const char *images_dir, const char *ext)
 void guest_files_release(struct guest_files *f)
 {
 	free(f->kernel);
+	free(f->vmlinuz);
 	free(f->initrd);
 	free(f->disk);
 	free(f->overlay_dir);
-	f->kernel = f->initrd = f->disk = f->overlay_dir = NULL;
+	f->kernel = f->vmlinuz = f->initrd = f->disk = f->overlay_dir = NULL;
 }
 
 /* Replace *PATH by its canonical name (links resolved). */
@@ -189,6 +191,26 @@ static int resolve_tiny(const char *images, const char *kernel,
 			     "'make image-tiny')");
 }
 
+/*
+ * F->vmlinuz is the kernel image; for KERNEL "auto" the guest boots its ELF
+ * through PVH when it has one (guest-pvh.h), else the image itself.
+ */
+static int boot_pvh(const char *images, const char *kernel,
+		    struct guest_files *f)
+{
+	char *elf = NULL;
+	int ret = 0;
+
+	f->vmlinuz = xstrdup(f->kernel);
+	if (!strcmp(kernel, "auto"))
+		ret = guest_pvh_for(images, f->vmlinuz, &elf);
+	if (ret == 0 && elf) {
+		free(f->kernel);
+		f->kernel = elf;
+	}
+	return ret == -ENOTSUP ? 0 : ret;
+}
+
 int guest_files_resolve(const char *image, const char *kernel,
 			const char *initrd, const char *bindir,
 			const char *config_path, struct guest_files *f)
@@ -214,6 +236,8 @@ int guest_files_resolve(const char *image, const char *kernel,
 		ret = pin_path(&f->kernel);
 	if (ret == 0)
 		ret = pin_path(&f->initrd);
+	if (ret == 0)
+		ret = boot_pvh(images, kernel, f);
 	if (ret < 0)
 		guest_files_release(f);
 	free(images);

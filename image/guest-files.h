@@ -34,7 +34,9 @@
  * pinned (links resolved), so an image rebuilt during a run does not change
  * what the run boots.  Resolving may be done once per distinct (image,
  * kernel, initrd), each into its own struct guest_files.  "lab" resolves
- * as "debian" does, to IMAGES/lab.*.
+ * as "debian" does, to IMAGES/lab.*.  A kernel found for "auto" is booted
+ * through its PVH entry, as IMAGES/pvh-HASH.vmlinux (guest-pvh.h): .kernel
+ * is what QEMU boots, .vmlinuz the kernel image it comes from.
  *
  * Inside the lab image vmtax lives at GUEST_LAB_VMTAX (put there by 'vmtax
  * lab run', not by the image build), its agent and workloads in
@@ -56,7 +58,8 @@
 #include <stddef.h>
 
 struct guest_files {
-	char *kernel; /* the kernel image, canonical path */
+	char *kernel; /* what QEMU boots (-kernel), canonical path */
+	char *vmlinuz; /* the kernel image it is, or comes from (guest-pvh.h) */
 	char *initrd; /* the initramfs, canonical path */
 	char *disk;   /* debian, lab: the read-only base qcow2; tiny: NULL */
 	char *overlay_dir; /* debian, lab: where overlays go; tiny: NULL */

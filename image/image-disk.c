@@ -17,6 +17,7 @@
 #include "gfs.h"
 #include "guest-files.h"
 #include "guest-kernel.h"
+#include "guest-pvh.h"
 #include "host-packages.h"
 #include "host.h"
 #include "image.h"
@@ -262,6 +263,7 @@ struct disk_build {
 	char *paths[DISK_MAX_FILES], *remotes[DISK_MAX_FILES];
 	size_t nfiles;
 	char *tiny, *tiny_remote, *kver;
+	char *pvh, *pvh_remote; /* the PVH kernel for vmtax inside, or NULL */
 	char *base, *rec, *qcow2, *kernel, *initrd, *tar;
 	char *tq, *tk, *ti; /* the new image under temporary names */
 	char *link, *lk, *li;
@@ -347,9 +349,10 @@ static int disk_add_binaries(struct disk_build *b)
 
 		if (!strcmp(name, "vmtax-agent-test"))
 			continue;
-		if (f + 2 >= DISK_MAX_FILES)
+		/* room for the tiny image and the PVH kernel (disk_tiny()) */
+		if (f + 3 >= DISK_MAX_FILES)
 			return err("image: %s: more than %d binaries in '%s'",
-				   b->k->name, DISK_MAX_FILES - 2, b->bindir);
+				   b->k->name, DISK_MAX_FILES - 3, b->bindir);
 		b->paths[f] = xasprintf("%s/%s", b->bindir, name);
 		b->remotes[f] = !strcmp(name, "vmtax-agent")
 				    ? xstrdup(agent)
@@ -399,6 +402,7 @@ static int disk_recipe(struct disk_build *b)
 		 * GUEST_LAB_VMTAX each time, so a changed vmtax needs no new
 		 * image.
 		 */
+		recipe_add(&b->r, "tiny kernel booted through PVH\n");
 		ret = recipe_add_script(&b->r, "tiny script",
 					layout_tiny_script(b->bindir),
 					b->k->shared);
@@ -432,11 +436,17 @@ static void disk_name_paths(struct disk_build *b)
 	free(lbase);
 }
 
-/* For kinds with vmtax: the tiny image of kernel KVER into the files. */
+/*
+ * For kinds with vmtax: the tiny image of kernel KVER into the files, and
+ * the PVH ELF of its image VMLINUZ (guest-pvh.h) beside it, so that vmtax
+ * inside boots its guests through PVH without unpacking it there (under
+ * TCG: seconds, and on a disk a restored lab throws away).
+ */
 static int disk_tiny(struct disk_build *b, const char *moddir,
-		     const char *kver)
+		     const char *kver, const char *vmlinuz)
 {
 	struct gfs_file *f;
+	char *dir;
 	int ret;
 
 	if (!b->k->vmtax)
@@ -450,13 +460,27 @@ static int disk_tiny(struct disk_build *b, const char *moddir,
 	f->local = b->tiny;
 	f->remote = b->tiny_remote;
 	f->mode = 0644;
+	dir = xstrdup(b->base);
+	*strrchr(dir, '/') = '\0';
+	ret = guest_pvh_for(dir, vmlinuz, &b->pvh);
+	free(dir);
+	if (ret == -ENOTSUP)
+		return 0;
+	if (ret < 0)
+		return ret;
+	b->pvh_remote =
+	    xasprintf(GUEST_LAB_IMAGES "/%s", strrchr(b->pvh, '/') + 1);
+	f = &b->files[b->nfiles++];
+	f->local = b->pvh;
+	f->remote = b->pvh_remote;
+	f->mode = 0644;
 	return 0;
 }
 
 /* The root file system, reused or debootstrap'ed, and its tiny image. */
 static int disk_rootfs(struct disk_build *b)
 {
-	char *moddir;
+	char *moddir, *vmlinuz = NULL;
 	int ret;
 
 	if (image_exists(b->rootfs)) {
@@ -469,11 +493,12 @@ static int disk_rootfs(struct disk_build *b)
 	}
 	if (!b->k->vmtax)
 		return 0;
-	if (guest_kernel_newest(b->rootfs, NULL, &b->kver) < 0)
+	if (guest_kernel_newest(b->rootfs, &vmlinuz, &b->kver) < 0)
 		return err("image: lab: no kernel in '%s/boot'", b->rootfs);
 	moddir = xasprintf("%s/lib/modules/%s", b->rootfs, b->kver);
-	ret = disk_tiny(b, moddir, b->kver);
+	ret = disk_tiny(b, moddir, b->kver, vmlinuz);
 	free(moddir);
+	free(vmlinuz);
 	return ret;
 }
 
@@ -618,7 +643,7 @@ static int disk_host_build(struct disk_build *b)
 	struct gfs_disk_spec spec;
 	int ret;
 
-	ret = disk_tiny(b, b->hd.moddir, b->hd.kver);
+	ret = disk_tiny(b, b->hd.moddir, b->hd.kver, b->hd.kernel);
 	if (ret == 0)
 		ret = disk_spec(b, &spec, texts);
 	if (ret < 0)
@@ -726,6 +751,8 @@ static void disk_build_release(struct disk_build *b, bool failed)
 	free(b->stage);
 	free(b->tiny);
 	free(b->tiny_remote);
+	free(b->pvh);
+	free(b->pvh_remote);
 	free(b->kver);
 	image_free_ents(b->ents, b->nents);
 	recipe_release(&b->rr);

@@ -309,7 +309,9 @@ out:
 
 int write_file_atomic(const char *path, const char *data, size_t len)
 {
-	char *tmp = xasprintf("%s.tmp", path);
+	/* Our own temporary: two processes writing PATH at once each
+	 * rename a whole file of their own. */
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	char *dircopy = xstrdup(path);
 	int fd = -1, dfd = -1, ret;
 	size_t off = 0;

@@ -72,7 +72,8 @@ int read_line(const char *path, char *buf, size_t len);
 /* Write a string to an existing file (sysfs).  Reports nothing. */
 int write_str(const char *path, const char *s);
 /*
- * Write a file atomically: PATH.tmp, fsync, rename, fsync the directory.
+ * Write a file atomically: PATH.tmp.PID, fsync, rename, fsync the
+ * directory (writers at once: the last rename wins, each file whole).
  * Created with O_NOFOLLOW and mode 0644.  Reports its own errors.
  */
 int write_file_atomic(const char *path, const char *data, size_t len);

@@ -30,7 +30,7 @@ static void usage(FILE *f)
 	    "                         [--from auto|packages|debootstrap] "
 	    "[--check]\n"
 	    "       vmtax image path [--kind tiny|debian|lab] "
-	    "[kernel|initrd|disk]\n\n"
+	    "[kernel|vmlinuz|initrd|disk]\n\n"
 	    "Builds a guest image from its recipe, or finds it up to date in\n"
 	    "build/images/ (images are named by the hash of their recipe).\n"
 	    "Run it from the top of the vmtax tree, after 'make tools'; an\n"
@@ -84,9 +84,11 @@ static void usage(FILE *f)
 	    "unless they are set.\n\n"
 	    "'image path' prints the files 'vmtax run' boots for the kind\n"
 	    "with kernel = auto and initrd = auto (the same lookup): with\n"
-	    "WHAT only that path, else 'kernel PATH', 'initrd PATH' (and\n"
-	    "'disk PATH') lines; exit 1 with the reason when one is "
-	    "missing.\n"
+	    "WHAT only that path, else 'kernel PATH', 'vmlinuz PATH',\n"
+	    "'initrd PATH' (and 'disk PATH') lines; exit 1 with the reason\n"
+	    "when one is missing.  'kernel' is what QEMU boots: the kernel's\n"
+	    "ELF through its PVH entry (pvh-HASH.vmlinux) when it has one,\n"
+	    "else the kernel image, 'vmlinuz' (docs/guest-image.md).\n"
 	    "See docs/guest-image.md.\n",
 	    layout_dirs()->cachedir, layout_dirs()->cachedir,
 	    layout_workloads_dir(layout_dirs()->libexecdir));
@@ -213,9 +215,10 @@ static int image_path(int argc, char **argv)
 		err("unexpected argument '%s'", argv[first]);
 		return EXIT_USAGE;
 	}
-	if (what && strcmp(what, "kernel") && strcmp(what, "initrd") &&
-	    strcmp(what, "disk")) {
-		err("unknown file '%s' (kernel, initrd or disk)", what);
+	if (what && strcmp(what, "kernel") && strcmp(what, "vmlinuz") &&
+	    strcmp(what, "initrd") && strcmp(what, "disk")) {
+		err("unknown file '%s' (kernel, vmlinuz, initrd or disk)",
+		    what);
 		return EXIT_USAGE;
 	}
 	ret = 1;
@@ -228,13 +231,15 @@ static int image_path(int argc, char **argv)
 		goto out;
 	}
 	if (!what) {
-		printf("kernel %s\ninitrd %s\n", f.kernel, f.initrd);
+		printf("kernel %s\nvmlinuz %s\ninitrd %s\n", f.kernel,
+		       f.vmlinuz, f.initrd);
 		if (f.disk)
 			printf("disk %s\n", f.disk);
 	} else {
-		printf("%s\n", !strcmp(what, "kernel")	 ? f.kernel
-			       : !strcmp(what, "initrd") ? f.initrd
-							 : f.disk);
+		printf("%s\n", !strcmp(what, "kernel")	  ? f.kernel
+			       : !strcmp(what, "vmlinuz") ? f.vmlinuz
+			       : !strcmp(what, "initrd")  ? f.initrd
+							  : f.disk);
 	}
 	ret = 0;
 out:

@@ -388,6 +388,12 @@ static void hello_observed(struct run *r, struct cell_run *cr,
 					   mono_now() - t_start));
 	json_object_set_new(obs, "guest_boots", json_integer(g->boot + 1));
 	json_object_set(obs, "guest_kernel", json_object_get(res, "kernel"));
+	/* The file QEMU booted: pvh-HASH.vmlinux through the kernel's PVH
+	 * entry (guest-pvh.h), else the kernel image itself. */
+	json_object_set_new(obs, "guest_boot_kernel",
+			    json_string(strrchr(gf->kernel, '/')
+					    ? strrchr(gf->kernel, '/') + 1
+					    : gf->kernel));
 	/* Which cached image (its recipe hash is in the name) booted. */
 	if (gf->disk)
 		json_object_set_new(obs, "guest_image",

@@ -4,7 +4,8 @@
 #  2. domain start to agent hello, vs plain qemu-system-x86_64 direct boot of
 #     the same kernel, initramfs and command line, under the same accel,
 #     split into libvirt start, QEMU + firmware, kernel, module loading and
-#     the agent's hello, each with its ratio to plain QEMU's
+#     the agent's hello, each with its ratio to plain QEMU's; then boot to
+#     hello through the kernel's PVH entry against the bzImage (the reference)
 #  3. a small matrix's wall time against the sum of its workload times
 #  4. peak RSS of vmtax and of the guest agent
 #  5. the profile run's overhead (docs/profile.md): unprofiled sample vs the
@@ -191,6 +192,28 @@ fi
 row "start to hello (vmtax) / to /init" "$V_T" "$Q_I"
 printf '   vmtax: domain start -> agent hello %.2f s; qemu: process start -> /init %.2f s: %.2fx\n' \
 	"$(echo "$V_T / $BOOTS" | bc -l)" "$(echo "$Q_I / $BOOTS" | bc -l)" "$(echo "$V_T / $Q_I" | bc -l)"
+# The boot above is through the kernel's PVH entry (docs/guest-image.md);
+# the reference: the same guest booted from the bzImage (kernel = VMLINUZ,
+# how every guest booted before), BOOTS boots each, alternated.
+vmlinuz=$("$VMTAX" image path vmlinuz)
+if [ "$vmlinuz" != "$kernel" ]; then
+	sed "s|^\[guest\]|[guest]\nkernel = $vmlinuz|" "$W/guest.ini" >"$W/guest-bz.ini"
+	echo "   PVH vs bzImage: $VMTAX run guest.ini (kernel = auto: $(basename "$kernel")) vs guest-bz.ini (kernel = $vmlinuz), observed.boot_to_hello_s"
+	b=0 P_T=0 Z_T=0
+	while [ $b -lt "$BOOTS" ]; do
+		"$VMTAX" run "$W/guest.ini" --out "$W/p$b" >/dev/null 2>&1
+		"$VMTAX" run "$W/guest-bz.ini" --out "$W/z$b" >/dev/null 2>&1
+		p=$(jq '.cells[0].observed.boot_to_hello_s' "$W/p$b/results.json")
+		z=$(jq '.cells[0].observed.boot_to_hello_s' "$W/z$b/results.json")
+		printf '   boot %d: PVH %.2f s  bzImage %.2f s\n' "$b" "$p" "$z"
+		P_T=$(sum $P_T "$p") Z_T=$(sum $Z_T "$z")
+		b=$((b + 1))
+	done
+	printf '   boot to hello: PVH %.2f s, bzImage %.2f s (the reference): %.2fx\n' \
+		"$(echo "$P_T / $BOOTS" | bc -l)" "$(echo "$Z_T / $BOOTS" | bc -l)" "$(echo "$P_T / $Z_T" | bc -l)"
+else
+	echo "   PVH vs bzImage: the guest kernel boots as a bzImage here ($kernel): no comparison"
+fi
 
 fi
 if want 3; then

@@ -53,6 +53,11 @@ test_expect_success 'guest cells observed the requested guest THP and kernel' '
 	jq -e "[.cells[] | select(.env.where == \"guest\") | .env.paging == \"tcg\" or .env.paging == \"ept\" or .env.paging == \"npt\"] | all" out/results.json
 '
 
+test_expect_success 'guest cells booted the kernel through its PVH entry' '
+	jq -e "[.cells[] | select(.env.where == \"guest\") |
+		(.observed.guest_boot_kernel | test(\"^pvh-[0-9a-f]{16}\\\\.vmlinux$\"))] | all" out/results.json
+'
+
 test_expect_success 'host THP was set for the cells and observed' '
 	jq -e "[.cells[] | .observed.host_thp == \"always\"] | all" out/results.json
 '

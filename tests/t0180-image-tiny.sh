@@ -53,7 +53,7 @@ test_expect_success 'before the build, image path names the missing image' '
 
 test_expect_success 'image build --kind tiny builds tiny-KVER-HASH and links tiny-KVER to it' '
 	(cd "$T" && "$V" image build --kind tiny >"$TRASH/built" 2>"$TRASH/build-err") &&
-	kver=$("$V" image path kernel | sed "s,.*/vmlinuz-,,") &&
+	kver=$("$V" image path vmlinuz | sed "s,.*/vmlinuz-,,") &&
 	test -n "$kver" &&
 	built=$(cat built) &&
 	case "$built" in
@@ -69,8 +69,16 @@ test_expect_success 'image path names what the build made' '
 	test "$("$V" image path initrd)" = "$(cat built)" &&
 	"$V" image path >all &&
 	grep -qx "initrd $(cat built)" all &&
-	grep -Eqx "kernel ($T/build/kernel|$(cd "$BUILD" && pwd -P)/kernel|)/boot/vmlinuz-.*" all &&
+	grep -Eqx "vmlinuz ($T/build/kernel|$(cd "$BUILD" && pwd -P)/kernel|)/boot/vmlinuz-.*" all &&
 	! grep -q "^disk " all
+'
+
+test_expect_success 'the kernel QEMU boots is the ELF of the vmlinuz, through PVH' '
+	grep -Eqx "kernel $T/build/images/pvh-[0-9a-f]{16}\.vmlinux" all &&
+	pvh=$(sed -n "s/^kernel //p" all) &&
+	test "$(head -c 4 "$pvh" | od -An -c | tr -d " ")" = "177ELF" &&
+	test "$("$V" image path kernel)" = "$pvh" &&
+	test "$(ls "$T/build/images"/pvh-*.vmlinux | wc -l)" = 1
 '
 
 test_expect_success 'a second build is up to date and keeps the link' '
@@ -106,7 +114,7 @@ test_expect_success 'vmtax run boots the built tiny image: one guest cell, ok' '
 	jq -e ".cells | length == 1" out/results.json &&
 	jq -e ".cells[0].env.where == \"guest\" and .cells[0].status == \"ok\"" out/results.json &&
 	jq -e ".cells[0].samples[0].metric > 0" out/results.json &&
-	kver=$("$V" image path kernel | sed "s,.*/vmlinuz-,,") &&
+	kver=$("$V" image path vmlinuz | sed "s,.*/vmlinuz-,,") &&
 	test "$(jq -r ".cells[0].observed.guest_kernel" out/results.json)" = "$kver" &&
 	grep -q "vmtax-init: start" out/logs/*.console.log
 '
