@@ -25,6 +25,8 @@
 #define LAB_LOG LAB_HOME "/run.log"
 #define LAB_RC LAB_HOME "/run.rc"
 #define LAB_PID LAB_HOME "/run.pid"
+/* How long the run's script may take to write its pid file. */
+#define LAB_START_WAIT_S 50
 #define LAB_LIST LAB_HOME "/run.list" /* the run directory's files */
 
 #define LAB_POLL_S 1.0		  /* how often the run's output is read */
@@ -439,15 +441,27 @@ int lab_start_run(struct lab *l, bool inner_resume)
 	/*
 	 * The exit status of an earlier run goes first, before this call
 	 * returns: lab_follow() must not read it as this run's (the script
-	 * removes it too, but only once setsid has started it).
+	 * removes it too, but only once setsid has started it).  Then wait
+	 * for the script's pid file: the agent ends the group of the shell
+	 * it ran once that shell exits (runner.c), and setsid -f's child is
+	 * in that group until it has called setsid(): a shell that returned
+	 * at once could take the run with it (seen on a restored lab, whose
+	 * vCPUs start slowly: no run.log, no run.pid).  The script writes
+	 * its pid file after setsid, in a session of its own.
 	 */
-	cmd = xasprintf("rm -f " LAB_RC " && setsid -f " LAB_SCRIPT
-			" %s >/dev/null 2>&1 </dev/null",
-			args);
-	ret = lab_sh(l, "starting the run", cmd, 60, NULL);
+	cmd = xasprintf("rm -f " LAB_RC " " LAB_PID " && setsid -f " LAB_SCRIPT
+			" %s >/dev/null 2>&1 </dev/null && i=0 && "
+			"while ! test -s " LAB_PID " && test $i -lt %d; do "
+			"sleep 0.1; i=$((i + 1)); done && test -s " LAB_PID,
+			args, LAB_START_WAIT_S * 10);
+	ret = lab_sh(l, "starting the run", cmd, LAB_START_WAIT_S + 10, NULL);
 	free(cmd);
 	free(args);
-	return ret == 0 ? 0 : ret < 0 ? ret : -EIO;
+	if (ret > 0)
+		ret = err_code(-EIO, "lab: the run inside did not start: no "
+				     "'" LAB_PID "' after %d s",
+			       LAB_START_WAIT_S);
+	return ret;
 }
 
 /* Print what the run wrote since last time, each line marked "lab| ". */
