@@ -15,6 +15,7 @@
 # unless the test failed.  A body runs in a subshell under set -e, so any
 # failing line fails the test; chain its lines with && all the same
 # (tests/chainlint.py checks), since set -e is off inside if, while, && and ||.
+# TEST_TIMES=1 prints each test's seconds after it ("# 12 s").
 # Prerequisites: ROOT, LIBVIRT, KVM_HW (vmx or svm),
 # CHROMIUM.  A skipped test prints why.
 
@@ -59,15 +60,21 @@ test_run_() {
 		test_rc=125
 		return
 	fi
+	test_t0_=$(date +%s)
 	(
 		cd "$TRASH" || exit 125
 		set -e
 		eval "$2"
 	) >"$TRASH/.out.$1" 2>&1
 	test_rc=$?
+	test_secs_=$(($(date +%s) - test_t0_))
 }
 
-test_ok_() { echo "ok $test_count - $1"; }
+# TEST_TIMES=1: each test's seconds on a line of its own after it.
+test_ok_() {
+	echo "ok $test_count - $1"
+	[ -z "${TEST_TIMES:-}" ] || echo "# ${test_secs_:-0} s"
+}
 test_not_ok_() {
 	test_fail=$((test_fail + 1))
 	echo "not ok $test_count - $1"
