@@ -213,8 +213,9 @@ static int same_machine(const struct fleet *f, char (*mid)[64])
 	return bad;
 }
 
-/* mode = split: like hosts only, a cell for each at least, no target (its
- * plan needs the baseline's samples on every host). */
+/* mode = split: like hosts only (unless [fleet] allow_unlike: each
+ * difference a warning), a cell for each at least, no target (its plan
+ * needs the baseline's samples on every host). */
 static int split_check(const struct fleet *f)
 {
 	char diff[1024];
@@ -225,8 +226,15 @@ static int split_check(const struct fleet *f)
 		if (!host_diff_text(f->h[0].probe_host, f->h[i].probe_host,
 				    diff, sizeof(diff)))
 			continue;
+		if (f->r->cfg.fleet_allow_unlike) {
+			warn("fleet: mode = split needs like hosts: '%s' "
+			     "differs from '%s' in %s ([fleet] allow_unlike = "
+			     "on: it runs anyway)",
+			     f->h[i].name, f->h[0].name, diff);
+			continue;
+		}
 		err("fleet: mode = split needs like hosts: '%s' differs from "
-		    "'%s' in %s",
+		    "'%s' in %s (set [fleet] allow_unlike = on to run anyway)",
 		    f->h[i].name, f->h[0].name, diff);
 		bad++;
 	}

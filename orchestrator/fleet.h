@@ -232,10 +232,19 @@ struct fleet_host_result {
  * did not end), "results" ("hosts/NAME/results.json", null when none came
  * back), "host" (its run.host, what it is and its fingerprint: from its
  * results, else from its probe), "cells" {"ok", "failed", "skipped",
- * "pending"}}]}.  New reference.  Pure.
+ * "pending"}}]}; mode split with unlike hosts (only [fleet] allow_unlike
+ * lets one run) adds "unlike": fleet_unlike_new().  New reference.  Pure.
  */
 json_t *fleet_label_new(const char *mode, const struct fleet_host_result *h,
 			size_t n);
+/*
+ * The hosts of H[1..N) whose run.host differs from H[0]'s (reports/
+ * host-diff.h), each compared as check() did (its probe's run.host, else
+ * its results'): [{"host": NAME, "differs_from": H[0]'s name, "fields":
+ * [FIELD, ...] (host_diff_fields[] order), "text": "cpu_model ('X' vs
+ * 'Y'), ..."}]; NULL when they are alike.  New reference.  Pure.
+ */
+json_t *fleet_unlike_new(const struct fleet_host_result *h, size_t n);
 /*
  * Cell I (id ID) across the hosts: "ok" when it is ok on every host; else
  * the status of the first host where it is not ("failed" for a host that

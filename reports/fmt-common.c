@@ -222,6 +222,28 @@ char *fmt_remote_libvirt_new(const struct report *r)
 			 lab_str(rl, "uri"));
 }
 
+char *fmt_fleet_unlike_new(const struct report *r)
+{
+	const json_t *e;
+	char *s, *prev;
+	size_t i;
+
+	if (!r->fleet_unlike)
+		return NULL;
+	s = xstrdup("the cells ran on hosts that differ ([fleet] allow_unlike "
+		    "= on): a difference between cells of two hosts is "
+		    "theirs too:");
+	json_array_foreach(r->fleet_unlike, i, e)
+	{
+		prev = s;
+		s = xasprintf("%s%s '%s' differs from '%s' in %s", prev,
+			      i ? ";" : "", lab_str(e, "host"),
+			      lab_str(e, "differs_from"), lab_str(e, "text"));
+		free(prev);
+	}
+	return s;
+}
+
 char *fmt_axes_new(const struct report *r)
 {
 	char *s, *t;
