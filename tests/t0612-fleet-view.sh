@@ -4,6 +4,8 @@
 # of mode each lays its hosts' cells out as one matrix, the host its
 # outermost axis, each cell's samples its own host's.  The fleet run here is
 # made from fixtures (two hosts' results of one matrix); nothing runs.
+# 'vmtax compare RUN --by host' of a split run (its cells each from one
+# host) is refused saying so.
 . "$(dirname "$0")/lib-test.sh"
 
 [ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
@@ -61,6 +63,16 @@ test_expect_success 'a host axis in a run that is not a fleet'"'"'s: refused' '
 	test_expect_code 2 "$VMTAX" report run/hosts/alpha --rows host --cols where 2>err-one &&
 	cat err-one &&
 	grep -i "host" err-one
+'
+
+test_expect_success 'compare --by host of a split run: nothing to compare within it, said plainly' '
+	mkdir -p split &&
+	jq ".fleet.mode = \"split\"" run/results.json >split/results.json &&
+	test_expect_code 2 "$VMTAX" compare split --by host 2>err-split &&
+	cat err-split &&
+	grep -F "a split fleet run: each of its cells ran on one host, so there is nothing to compare by host within it (to compare hosts, run the config with [fleet] mode = each, or compare two runs: vmtax compare RUN_A RUN_B)" err-split &&
+	test_expect_code 2 "$VMTAX" compare run/hosts/alpha --by host 2>err-notfleet &&
+	grep -F "not a fleet run: --by host compares the hosts of a fleet run" err-notfleet
 '
 
 test_done
