@@ -225,22 +225,23 @@ char *fmt_remote_libvirt_new(const struct report *r)
 char *fmt_fleet_unlike_new(const struct report *r)
 {
 	const json_t *e;
-	char *s, *prev;
-	size_t i;
+	char *s = NULL;
+	size_t i, n = 0;
+	FILE *m;
 
 	if (!r->fleet_unlike)
 		return NULL;
-	s = xstrdup("the cells ran on hosts that differ ([fleet] allow_unlike "
-		    "= on): a difference between cells of two hosts is "
-		    "theirs too:");
+	m = open_memstream(&s, &n);
+	if (!m)
+		abort();
+	fputs("the cells ran on hosts that differ ([fleet] allow_unlike = on): "
+	      "a difference between cells of two hosts is theirs too:",
+	      m);
 	json_array_foreach(r->fleet_unlike, i, e)
-	{
-		prev = s;
-		s = xasprintf("%s%s '%s' differs from '%s' in %s", prev,
-			      i ? ";" : "", lab_str(e, "host"),
-			      lab_str(e, "differs_from"), lab_str(e, "text"));
-		free(prev);
-	}
+		fprintf(m, "%s '%s' differs from '%s' in %s", i ? ";" : "",
+			lab_str(e, "host"), lab_str(e, "differs_from"),
+			lab_str(e, "text"));
+	fclose(m);
 	return s;
 }
 
