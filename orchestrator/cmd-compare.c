@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caps.h"
 #include "cmd-opts.h"
 #include "cmds.h"
 #include "compare.h"
@@ -119,6 +120,24 @@ static int compare_render(const struct compare_args *a, char **paths,
 	return 0;
 }
 
+/* Whether PATH is a split fleet run's results (fleet.mode "split"). */
+static bool split_run(const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	json_t *doc = NULL;
+	bool split;
+
+	if (read_file(path, RESULTS_FILE_MAX, &text, &len) == 0)
+		doc = json_loadb(text, len, 0, NULL);
+	split = !strcmp(json_string_value(json_object_get(
+			    json_object_get(doc, "fleet"), "mode")) ?: "",
+			"split");
+	json_decref(doc);
+	free(text);
+	return split;
+}
+
 /*
  * --by host of a fleet run (docs/fleet.md): its hosts' results, compared
  * as runs (the first host against each later one), in place of *PATHS.
@@ -132,6 +151,15 @@ static int fleet_hosts(struct compare_args *a, char ***paths, size_t *n)
 
 	if (report_fleet_paths((*paths)[0], &hosts, &nh, &fleet) < 0) {
 		strv_free(hosts, nh);
+		return EXIT_USAGE;
+	}
+	if (!fleet && split_run((*paths)[0])) {
+		strv_free(hosts, nh);
+		err("'%s': a split fleet run: each of its cells ran on one "
+		    "host, so there is nothing to compare by host within it "
+		    "(to compare hosts, run the config with [fleet] mode = "
+		    "each, or compare two runs: vmtax compare RUN_A RUN_B)",
+		    (*paths)[0]);
 		return EXIT_USAGE;
 	}
 	if (!fleet || nh < 2) {

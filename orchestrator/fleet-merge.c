@@ -2,7 +2,8 @@
 /*
  * fleet-merge.c - what came back from a fleet's hosts, as this run records
  * it (fleet.h): one label for the run, each cell's outcome on every host
- * (mode each), or each cell from the one host that ran it (mode split).
+ * (mode each), or each cell from the one host that ran it (mode split),
+ * and (mode split) the hosts that differ from the first.
  * Samples stay in each host's own results (RUN/hosts/NAME/results.json):
  * they are never pooled across hosts.  Pure.
  */
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host-diff.h"
 #include "util.h"
 
 static const char *const counted[] = {"ok", "failed", "skipped", "pending"};
@@ -81,15 +83,57 @@ static json_t *host_entry(const struct fleet_host_result *h)
 	return e;
 }
 
+/* H's run.host as check() compared it: its probe's, else its results'. */
+static const json_t *compared_host(const struct fleet_host_result *h)
+{
+	return h->host ? h->host
+		       : json_object_get(json_object_get(h->doc, "run"),
+					 "host");
+}
+
+json_t *fleet_unlike_new(const struct fleet_host_result *h, size_t n)
+{
+	json_t *unlike = json_array(), *fields;
+	const char *names[HOST_DIFF_MAX];
+	char text[1024];
+	size_t i, j, nd;
+
+	for (i = 1; i < n; i++) {
+		nd = host_diff(compared_host(&h[0]), compared_host(&h[i]),
+			       names, HOST_DIFF_MAX);
+		if (!nd)
+			continue;
+		host_diff_text(compared_host(&h[0]), compared_host(&h[i]),
+			       text, sizeof(text));
+		fields = json_array();
+		for (j = 0; j < nd; j++)
+			json_array_append_new(fields, json_string(names[j]));
+		json_array_append_new(
+		    unlike, json_pack("{s:s, s:s, s:o, s:s}", "host", h[i].name,
+				      "differs_from", h[0].name, "fields",
+				      fields, "text", text));
+	}
+	if (!json_array_size(unlike)) {
+		json_decref(unlike);
+		return NULL;
+	}
+	return unlike;
+}
+
 json_t *fleet_label_new(const char *mode, const struct fleet_host_result *h,
 			size_t n)
 {
-	json_t *hosts = json_array();
+	json_t *hosts = json_array(), *label, *unlike = NULL;
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(hosts, host_entry(&h[i]));
-	return json_pack("{s:s, s:o}", "mode", mode, "hosts", hosts);
+	label = json_pack("{s:s, s:o}", "mode", mode, "hosts", hosts);
+	if (!strcmp(mode, fleet_modes[FLEET_SPLIT]))
+		unlike = fleet_unlike_new(h, n);
+	if (unlike)
+		json_object_set_new(label, "unlike", unlike);
+	return label;
 }
 
 /* Cell I on host H: its status word and reason (borrowed or static). */

@@ -578,6 +578,10 @@ static const struct ini_key run_keys[] = {
 	.help = "an ssh config file for every ssh and scp of the run (ssh -F; "
 		"then ssh reads no other): Host aliases with their ports, keys "
 		"and known_hosts; none: ssh's own"),
+    KEY("fleet", "allow_unlike", INI_BOOL, fleet_allow_unlike, "off",
+	.help = "mode = split across hosts that differ: on runs it anyway "
+		"(each difference warned, recorded in results.json's "
+		"fleet.unlike and said in the report); off: refused"),
     KEY("matrix", "where", INI_ENUM, where, "bare-metal, guest",
 	.shape = INI_LIST, .choices = where_names, .help = "where cells run",
 	AXIS(.slot = SLOT_WHERE, .kind = AXIS_WHERE, .applies = APPLIES_ALL,

@@ -25,7 +25,8 @@
  *	           exclude
  *	[lab]      cpu, cpu_features, vcpus, memory: the lab host of
  *	           [run] executor = lab (lab.h); unused otherwise
- *	[fleet]    hosts, mode, vmtax, connect_timeout, ssh_config: the ssh hosts of
+ *	[fleet]    hosts, mode, vmtax, connect_timeout, ssh_config,
+ *	           allow_unlike: the ssh hosts of
  *	           [run] executor = fleet (fleet.h); hosts make the executor
  *	           fleet unless it is set; unused otherwise
  *	[workload] name, dir; every other key (NAME) overrides a workload
@@ -128,6 +129,7 @@ struct run_config {
 	char *fleet_vmtax;	     /* the command on each host */
 	double fleet_connect_timeout_s;
 	char *fleet_ssh_config; /* "ssh -F": NULL, ssh's own */
+	bool fleet_allow_unlike; /* mode split runs on unlike hosts, noted */
 	/* "was set" (file or --set), for the rules and axes that ask */
 	bool max_repeat_set;
 	bool silence_set;  /* else 4 heartbeats + 30 s */

@@ -222,6 +222,29 @@ char *fmt_remote_libvirt_new(const struct report *r)
 			 lab_str(rl, "uri"));
 }
 
+char *fmt_fleet_unlike_new(const struct report *r)
+{
+	const json_t *e;
+	char *s = NULL;
+	size_t i, n = 0;
+	FILE *m;
+
+	if (!r->fleet_unlike)
+		return NULL;
+	m = open_memstream(&s, &n);
+	if (!m)
+		abort();
+	fputs("the cells ran on hosts that differ ([fleet] allow_unlike = on): "
+	      "a difference between cells of two hosts is theirs too:",
+	      m);
+	json_array_foreach(r->fleet_unlike, i, e)
+		fprintf(m, "%s '%s' differs from '%s' in %s", i ? ";" : "",
+			lab_str(e, "host"), lab_str(e, "differs_from"),
+			lab_str(e, "text"));
+	fclose(m);
+	return s;
+}
+
 char *fmt_axes_new(const struct report *r)
 {
 	char *s, *t;

@@ -56,6 +56,10 @@ static void html_meta_host(const struct report *r, FILE *out)
 	free(lab);
 	if (r->host_note)
 		kv(out, "host identity", r->host_note);
+	lab = fmt_fleet_unlike_new(r);
+	if (lab)
+		kv(out, "unlike hosts", lab);
+	free(lab);
 }
 
 static void html_meta(const struct report *r, FILE *out)

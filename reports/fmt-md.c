@@ -57,6 +57,13 @@ static void md_header(const struct report *r, FILE *out)
 			mdprintf(out, "\n");
 		}
 		free(lab);
+		lab = fmt_fleet_unlike_new(r);
+		if (lab) {
+			mdprintf(out, "- **unlike hosts**: ");
+			fmt_md_escape(out, lab);
+			mdprintf(out, "\n");
+		}
+		free(lab);
 	}
 	if (r->host_note) {
 		fprintf(out, "- **host identity**: ");

@@ -16,6 +16,7 @@
 static void text_host(const struct report *r, FILE *out)
 {
 	char *lab = fmt_lab_new(r), *remote = fmt_remote_libvirt_new(r);
+	char *unlike = fmt_fleet_unlike_new(r);
 
 	tprintf(out, "host: %s, kernel %s, %s, ",
 		r->hostname ? r->hostname : "?", r->kernel ? r->kernel : "?",
@@ -37,6 +38,9 @@ static void text_host(const struct report *r, FILE *out)
 		tprintf(out, "\nremote libvirt: %s", remote);
 	free(lab);
 	free(remote);
+	if (unlike)
+		tprintf(out, "\nunlike hosts: %s", unlike);
+	free(unlike);
 	if (r->host_note)
 		tprintf(out, "\nhost identity: %s", r->host_note);
 }

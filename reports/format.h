@@ -121,6 +121,14 @@ char *fmt_lab_new(const struct report *r);
  * otherwise.
  */
 char *fmt_remote_libvirt_new(const struct report *r);
+/*
+ * For a split fleet run on unlike hosts (r->fleet_unlike), the one line the
+ * text, Markdown and HTML reports show: "the cells ran on hosts that differ
+ * ([fleet] allow_unlike = on): a difference between cells of two hosts is
+ * theirs too: 'b' differs from 'a' in cpu_model ('X' vs 'Y'); ..."
+ * (owned); NULL otherwise.
+ */
+char *fmt_fleet_unlike_new(const struct report *r);
 /* "lower is better" / "higher is better". */
 const char *fmt_better(const struct report *r);
 /*

@@ -321,6 +321,10 @@ static void load_run(struct report *r)
 	r->remote_libvirt = json_object_get(run, "remote_libvirt");
 	if (!json_is_object(r->remote_libvirt))
 		r->remote_libvirt = NULL;
+	r->fleet_unlike =
+	    json_object_get(json_object_get(r->doc, "fleet"), "unlike");
+	if (!json_array_size(r->fleet_unlike))
+		r->fleet_unlike = NULL;
 	host_identity(r, host);
 	r->cpus = json_is_integer(json_object_get(host, "cpus"))
 			  ? (long)json_integer_value(json_object_get(host, "cpus"))

@@ -300,6 +300,9 @@ struct report {
 	/* results' run.remote_libvirt (guest cells on a remote libvirt, a
 	 * qemu+ssh [guest] uri), borrowed; NULL for any other run */
 	json_t *remote_libvirt;
+	/* results' fleet.unlike (a split fleet run on unlike hosts, [fleet]
+	 * allow_unlike: docs/fleet.md), borrowed; NULL for any other run */
+	json_t *fleet_unlike;
 	/*
 	 * What the host was (run.host.virtualized, host/identity.h), computed
 	 * once for every format.  host_word names the host's own cells'

@@ -4,9 +4,12 @@
 # wrapper); ssh and scp first on PATH are the fake.  Source after
 # lib-test.sh, with VMTAX set.
 #
-#   host NAME MACHINE-ID   a fake host whose vmtax is this one, its probe
-#                          saying MACHINE-ID, its runs one at a time (they
-#                          share this machine's host lock)
+#   host NAME MACHINE-ID [JQ]
+#                          a fake host whose vmtax is this one, its probe
+#                          saying MACHINE-ID (and what jq filter JQ makes
+#                          of its "host", e.g. '.cpu_model = "X"'), its
+#                          runs one at a time (they share this machine's
+#                          host lock)
 
 FAKE_FLEET=$TRASH/fleet
 export FAKE_FLEET
@@ -18,7 +21,7 @@ host() {
 	cat >"$FAKE_FLEET/hosts/$1/bin/vmtax" <<EOF &&
 #!/bin/sh
 case "\$1" in
-host) "$VMTAX" "\$@" | jq ".host.machine_id = \"$2\"" ;;
+host) "$VMTAX" "\$@" | jq --arg mid '$2' '.host.machine_id = \$mid | .host |= (${3:-.})' ;;
 run) exec flock "$FAKE_FLEET/lock" "$VMTAX" "\$@" ;;
 *) exec "$VMTAX" "\$@" ;;
 esac

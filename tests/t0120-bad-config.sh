@@ -130,4 +130,9 @@ $w"
 bad replicas-range '^replicas-range.ini:2: bad value for .replicas.: 3 is out of range' "[run]
 replicas = 3
 $w"
+bad fleet-allow-unlike '^fleet-allow-unlike.ini:4: bad value for .allow_unlike.: .maybe. is not a boolean \(yes/no\)$' "[fleet]
+hosts = alpha, beta
+mode = split
+allow_unlike = maybe
+$w"
 test_done

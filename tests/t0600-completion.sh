@@ -52,6 +52,7 @@ test_expect_success '--set offers every key of the run table, with =' '
 	complete "vmtax run configs/demo.ini --set " >out &&
 	grep -qx run.repeat= out && grep -qx guest.cpu_features= out &&
 	grep -qx matrix.backing= out && grep -qx host.thp.defrag= out &&
+	grep -qx fleet.allow_unlike= out &&
 	test "$(wc -l <out)" -ge 25
 '
 

@@ -9,7 +9,10 @@
 # its share ([run] cells, the others skipped there), and this run's
 # results.json is one matrix whose every cell comes from the one host that
 # ran it (observed.host), its report one matrix with each cell's host named.
-# Refused up front: fewer cells than hosts, a [run] target.
+# Refused up front: fewer cells than hosts, a [run] target, unlike hosts
+# (the key that runs them anyway named); with [fleet] allow_unlike = on
+# unlike hosts run, each difference a warning, recorded in results.json's
+# fleet.unlike and said in the report.
 #
 # --resume of a fleet run: a host cut off mid-run (its connection dropped
 # once its run has taken two samples, the run there killed) is named and
@@ -94,6 +97,29 @@ test_expect_success 'split: fewer cells than hosts, or a target: refused up fron
 	test_expect_code 2 "$VMTAX" run split.ini --host alpha --host root@beta --set fleet.mode=split --set run.target=5% --out tgt 2>err-tgt &&
 	grep -F "fleet: mode = split with [run] target" err-tgt &&
 	! grep -q " run config.ini" fleet/argv.log
+'
+
+host zeta mid-zeta '.cpu_model = "Other CPU"'
+
+test_expect_success 'split on unlike hosts: refused naming the key; allow_unlike = on runs, recorded, said' '
+	test_expect_code 2 "$VMTAX" run split.ini --host alpha --host zeta --set fleet.mode=split --out unlike-no 2>err-unlike-no &&
+	grep -F "error: fleet: mode = split needs like hosts: '"'"'zeta'"'"' differs from '"'"'alpha'"'"' in cpu_model (" err-unlike-no |
+		grep -F "'"'"'Other CPU'"'"') (set [fleet] allow_unlike = on to run anyway)" &&
+	test ! -e unlike-no/results.json &&
+	"$VMTAX" run split.ini --host alpha --host zeta --set fleet.mode=split --set fleet.allow_unlike=on --out unlike >out 2>err-unlike &&
+	cat err-unlike &&
+	test "$(grep -c "warning: fleet: mode = split needs like hosts: '"'"'zeta'"'"' differs from '"'"'alpha'"'"' in cpu_model (.*Other CPU.*) (\[fleet\] allow_unlike = on: it runs anyway)$" err-unlike)" = 1 &&
+	jq -e ".run.status == \"complete\" and [.cells[].observed.host] == [\"alpha\", \"zeta\", \"alpha\"]" unlike/results.json &&
+	jq -e ".run.config.fleet.allow_unlike == true" unlike/results.json &&
+	jq -e ".fleet.unlike | length == 1 and .[0].host == \"zeta\" and .[0].differs_from == \"alpha\" and .[0].fields == [\"cpu_model\"]" unlike/results.json &&
+	jq -e ".fleet.unlike[0].text | startswith(\"cpu_model (\") and endswith(\" vs '"'"'Other CPU'"'"')\")" unlike/results.json &&
+	python3 "$TOP/tests/check-results.py" unlike/results.json &&
+	grep -F "unlike hosts: the cells ran on hosts that differ ([fleet] allow_unlike = on): a difference between cells of two hosts is theirs too: '"'"'zeta'"'"' differs from '"'"'alpha'"'"' in cpu_model (" unlike/report.txt &&
+	grep "ran on zeta" unlike/report.txt &&
+	"$VMTAX" report unlike --format md >unlike.md &&
+	grep -F -- "- **unlike hosts**: the cells ran on hosts that differ" unlike.md &&
+	jq -e ".fleet | has(\"unlike\") | not" split/results.json &&
+	! grep "unlike hosts" split/report.txt
 '
 
 test_expect_success '[run] cells is not in --help; an index past the matrix is refused' '

@@ -4,6 +4,10 @@
 # of mode each lays its hosts' cells out as one matrix, the host its
 # outermost axis, each cell's samples its own host's.  The fleet run here is
 # made from fixtures (two hosts' results of one matrix); nothing runs.
+# 'vmtax compare RUN --by host' of a split run (its cells each from one
+# host) is refused saying so; a split run's fleet.unlike (hosts that
+# differ, [fleet] allow_unlike = on) is said by the text, md and html
+# reports.
 . "$(dirname "$0")/lib-test.sh"
 
 [ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
@@ -61,6 +65,29 @@ test_expect_success 'a host axis in a run that is not a fleet'"'"'s: refused' '
 	test_expect_code 2 "$VMTAX" report run/hosts/alpha --rows host --cols where 2>err-one &&
 	cat err-one &&
 	grep -i "host" err-one
+'
+
+test_expect_success 'compare --by host of a split run: nothing to compare within it, said plainly' '
+	mkdir -p split &&
+	jq ".fleet.mode = \"split\"" run/results.json >split/results.json &&
+	test_expect_code 2 "$VMTAX" compare split --by host 2>err-split &&
+	cat err-split &&
+	grep -F "a split fleet run: each of its cells ran on one host, so there is nothing to compare by host within it (to compare hosts, run the config with [fleet] mode = each, or compare two runs: vmtax compare RUN_A RUN_B)" err-split &&
+	test_expect_code 2 "$VMTAX" compare run/hosts/alpha --by host 2>err-notfleet &&
+	grep -F "not a fleet run: --by host compares the hosts of a fleet run" err-notfleet
+'
+
+test_expect_success 'a split run on unlike hosts: text, md and html say what differs' '
+	mkdir -p unlike &&
+	jq ". + {fleet: {mode: \"split\", hosts: [], unlike: [{host: \"root@beta\", differs_from: \"alpha\", fields: [\"cpu_model\"], text: \"cpu_model (\u0027EPYC\u0027 vs \u0027Other <CPU>\u0027)\"}]}}" "$F/results-kvm.json" >unlike/results.json &&
+	"$VMTAX" report unlike >unlike.txt &&
+	grep -Fx "unlike hosts: the cells ran on hosts that differ ([fleet] allow_unlike = on): a difference between cells of two hosts is theirs too: '"'"'root@beta'"'"' differs from '"'"'alpha'"'"' in cpu_model ('"'"'EPYC'"'"' vs '"'"'Other <CPU>'"'"')" unlike.txt &&
+	"$VMTAX" report unlike --format md >unlike.md &&
+	grep -F -- "- **unlike hosts**: the cells ran on hosts that differ" unlike.md &&
+	"$VMTAX" report unlike --format html >unlike.html &&
+	grep -F "<tr><th>unlike hosts</th><td>the cells ran on hosts that differ ([fleet] allow_unlike = on): a difference between cells of two hosts is theirs too: &#39;root@beta&#39; differs from &#39;alpha&#39; in cpu_model (&#39;EPYC&#39; vs &#39;Other &lt;CPU&gt;&#39;)</td></tr>" unlike.html &&
+	"$VMTAX" report run/hosts/alpha >alpha.txt &&
+	! grep "unlike hosts" alpha.txt
 '
 
 test_done

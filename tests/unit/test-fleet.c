@@ -376,6 +376,58 @@ static void test_merge(void **state)
 
 /* Mode split: round robin, each host's share, one document whose every
  * cell comes from the host that ran it. */
+/* The hosts of a split fleet that differ from the first, by their probes'
+ * run.host (else their results'). */
+static void test_unlike(void **state)
+{
+	json_t *pa = json_pack("{s:s, s:s, s:i}", "cpu_model", "EPYC",
+			       "kernel", "6.1", "cpus", 8);
+	json_t *pb = json_pack("{s:s, s:s, s:i}", "cpu_model", "EPYC",
+			       "kernel", "6.1", "cpus", 8);
+	json_t *pc = json_pack("{s:s, s:s, s:i}", "cpu_model", "Xeon",
+			       "kernel", "6.12", "cpus", 8);
+	struct fleet_host_result h[3] = {
+	    {.name = "a", .host = pa, .rc = 0},
+	    {.name = "b", .host = pb, .rc = 0},
+	    {.name = "c", .host = pc, .rc = 0},
+	};
+	json_t *u, *e, *label;
+
+	(void)state;
+	assert_null(fleet_unlike_new(h, 2));
+	label = fleet_label_new("split", h, 2);
+	assert_null(json_object_get(label, "unlike"));
+	json_decref(label);
+	u = fleet_unlike_new(h, 3);
+	assert_int_equal(json_array_size(u), 1);
+	e = json_array_get(u, 0);
+	assert_string_equal(json_string_value(json_object_get(e, "host")),
+			    "c");
+	assert_string_equal(
+	    json_string_value(json_object_get(e, "differs_from")), "a");
+	assert_int_equal(json_array_size(json_object_get(e, "fields")), 2);
+	assert_string_equal(json_string_value(json_array_get(
+				json_object_get(e, "fields"), 0)),
+			    "cpu_model");
+	assert_string_equal(json_string_value(json_array_get(
+				json_object_get(e, "fields"), 1)),
+			    "kernel");
+	assert_string_equal(json_string_value(json_object_get(e, "text")),
+			    "cpu_model ('EPYC' vs 'Xeon'), kernel ('6.1' vs "
+			    "'6.12')");
+	json_decref(u);
+	/* mode split records it; mode each does not */
+	label = fleet_label_new("split", h, 3);
+	assert_int_equal(json_array_size(json_object_get(label, "unlike")), 1);
+	json_decref(label);
+	label = fleet_label_new("each", h, 3);
+	assert_null(json_object_get(label, "unlike"));
+	json_decref(label);
+	json_decref(pa);
+	json_decref(pb);
+	json_decref(pc);
+}
+
 static void test_split(void **state)
 {
 	const char *cells_a =
@@ -505,7 +557,7 @@ int main(void)
 	    cmocka_unit_test(test_judge),
 	    cmocka_unit_test(test_probe_host), cmocka_unit_test(test_merge),
 	    cmocka_unit_test(test_probe_cmd), cmocka_unit_test(test_split),
-	    cmocka_unit_test(test_cmds),
+	    cmocka_unit_test(test_cmds),     cmocka_unit_test(test_unlike),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -352,6 +352,8 @@ static void test_bad_configs(void **state)
 		  "run.ini:3: bad vmtax command '--help'" },
 		{ "[fleet]\nhosts = a\nconnect_timeout = 0\n[workload]\nname = walk\n",
 		  "run.ini:3: bad value for 'connect_timeout': 0 is out of range [1, 600]" },
+		{ "[fleet]\nhosts = a\nmode = split\nallow_unlike = maybe\n[workload]\nname = walk\n",
+		  "run.ini:4: bad value for 'allow_unlike': 'maybe' is not a boolean (yes/no)" },
 		{ "[run]\n", "run.ini: [workload] name is missing" },
 		{ "[run\nname = x\n", "run.ini:2: key 'name' outside any section" },
 		{ "[run]\nname = \xff\xfe\n", "run.ini: not UTF-8 text" },
@@ -449,6 +451,13 @@ static void test_fleet_keys(void **state)
 	assert_string_equal(c.fleet_vmtax, "vmtax");
 	assert_true(c.fleet_connect_timeout_s == 10);
 	assert_null(c.fleet_ssh_config);
+	assert_false(c.fleet_allow_unlike);
+	run_config_release(&c);
+	assert_int_equal(load("[fleet]\nhosts = a, b\nmode = split\n"
+			      "allow_unlike = on\n[workload]\nname = walk\n",
+			      &c),
+			 0);
+	assert_true(c.fleet_allow_unlike);
 	run_config_release(&c);
 	/* a fleet host's own run: told executor = local, hosts unused */
 	assert_int_equal(load("[run]\nexecutor = local\n[fleet]\nhosts = a\n"
