@@ -127,6 +127,15 @@ json_t *fleet_record_new(struct fleet *f)
 		st->observed = obs;
 		free(reason);
 	}
+	/* mode each: every host's cells, the host their outermost axis */
+	json_decref(r->record_cells);
+	r->record_cells = NULL;
+	if (!fleet_is_split(f)) {
+		json_t *own = results_cells_new(r);
+
+		r->record_cells = fleet_each_cells_new(res, f->n, r->head, own);
+		json_decref(own);
+	}
 	label = fleet_label_new(r->cfg.fleet_mode, res, f->n);
 	free(res);
 	return label;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "host-diff.h"
+#include "report.h"
 #include "util.h"
 
 static const char *const counted[] = {"ok", "failed", "skipped", "pending"};
@@ -201,8 +202,8 @@ char *fleet_split_cells_new(size_t k, size_t nhosts, size_t ncells)
 	return s;
 }
 
-/* Cell I as its host H ran it (TMPL's cell I when H has no results: its
- * id, axes and env), with what this run records of it. */
+/* Cell I as its host H ran it (TMPL[I] when H has no results: its id,
+ * axes and env), with what this run records of it. */
 static json_t *split_cell(const struct fleet_host_result *h, const json_t *tmpl,
 			  size_t i)
 {
@@ -211,9 +212,7 @@ static json_t *split_cell(const struct fleet_host_result *h, const json_t *tmpl,
 	char *reason = NULL;
 	const char *word = fleet_cell_merge(h, 1, i, &reason, &merged);
 
-	c = json_deep_copy(src ? src
-			       : json_array_get(json_object_get(tmpl, "cells"),
-						i));
+	c = json_deep_copy(src ? src : json_array_get(tmpl, i));
 	if (!src) {
 		json_object_set_new(c, "samples", json_array());
 		json_object_set_new(c, "stop_reason", json_null());
@@ -258,9 +257,120 @@ json_t *fleet_split_doc_new(const struct fleet_host_result *h, size_t n,
 	cells = json_array();
 	for (i = 0; i < ncells; i++)
 		json_array_append_new(
-		    cells, split_cell(&h[fleet_split_host(i, n)], tmpl, i));
+		    cells, split_cell(&h[fleet_split_host(i, n)],
+				      json_object_get(tmpl, "cells"), i));
 	json_object_set_new(doc, "cells", cells);
 	json_object_set_new(json_object_get(doc, "run"), "status",
 			    json_string(complete ? "complete" : "interrupted"));
 	return doc;
+}
+
+/* Host H's fingerprint: from its results' run.host, else its probe's. */
+static json_t *host_fingerprint(const struct fleet_host_result *h)
+{
+	const json_t *fp = json_object_get(
+	    json_object_get(json_object_get(h->doc, "run"), "host"),
+	    "fingerprint");
+
+	if (!fp)
+		fp = json_object_get(h->host, "fingerprint");
+	return fp ? json_deep_copy(fp) : json_null();
+}
+
+json_t *fleet_each_cells_new(const struct fleet_host_result *h, size_t n,
+			     json_t *head, const json_t *own)
+{
+	const char **names;
+	json_t *cells, *c;
+	size_t i, k, ncells = json_array_size(own);
+
+	names = xcalloc(n ? n : 1, sizeof(*names));
+	for (k = 0; k < n; k++)
+		names[k] = h[k].name;
+	json_object_set_new(
+	    head, "axes",
+	    report_fleet_axes_new(json_object_get(head, "axes"), names, n));
+	json_object_set_new(
+	    head, "baseline",
+	    report_fleet_id_new(
+		json_string_value(json_object_get(head, "baseline")),
+		names[0]));
+	cells = json_array();
+	for (k = 0; k < n; k++)
+		for (i = 0; i < ncells; i++) {
+			c = split_cell(&h[k], own, i);
+			/* its host is an axis here, not where it ran */
+			json_object_del(json_object_get(c, "observed"), "host");
+			report_fleet_cell_set_host(c, h[k].name);
+			json_object_set_new(
+			    c, REPORT_FLEET_AXIS,
+			    json_pack("{s:s, s:o}", "name", h[k].name,
+				      "fingerprint", host_fingerprint(&h[k])));
+			json_array_append_new(cells, c);
+		}
+	free(names);
+	return cells;
+}
+
+/* ID without its "/host=NAME" (report_fleet_id_new()'s).  Owned. */
+static char *id_unhosted_new(const char *id)
+{
+	const char *seg = strstr(id, "/" REPORT_FLEET_AXIS "="), *end;
+
+	if (!seg)
+		return xstrdup(id);
+	end = strchr(seg + 1, '/');
+	return xasprintf("%.*s%s", (int)(seg - id), id, end ? end : "");
+}
+
+static void set_unhosted_id(json_t *o, const char *key)
+{
+	const char *id = json_string_value(json_object_get(o, key));
+	char *s;
+
+	if (!id)
+		return;
+	s = id_unhosted_new(id);
+	json_object_set_new(o, key, json_string(s));
+	free(s);
+}
+
+void fleet_each_cells_undo(json_t *doc)
+{
+	json_t *axes = json_object_get(doc, "axes"), *a, *cells, *c, *own;
+	const char *first = NULL;
+	size_t i, at = 0;
+
+	if (!report_fleet_has_axis(doc))
+		return;
+	json_array_foreach(axes, i, a)
+	{
+		if (strcmp(json_string_value(json_object_get(a, "name")) ?: "",
+			   REPORT_FLEET_AXIS))
+			continue;
+		first = json_string_value(
+		    json_array_get(json_object_get(a, "values"), 0));
+		at = i;
+		break;
+	}
+	cells = json_object_get(doc, "cells");
+	own = json_array();
+	json_array_foreach(cells, i, c)
+	{
+		json_t *cax = json_object_get(c, "axes");
+		const char *h = json_string_value(
+		    json_object_get(cax, REPORT_FLEET_AXIS));
+
+		if (!first || !h || strcmp(h, first))
+			continue;
+		c = json_deep_copy(c);
+		json_object_del(json_object_get(c, "axes"), REPORT_FLEET_AXIS);
+		json_object_del(c, REPORT_FLEET_AXIS);
+		json_object_set_new(c, "samples", json_array());
+		set_unhosted_id(c, "id");
+		json_array_append_new(own, c);
+	}
+	json_object_set_new(doc, "cells", own);
+	json_array_remove(axes, at);
+	set_unhosted_id(doc, "baseline");
 }

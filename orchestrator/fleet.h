@@ -362,4 +362,27 @@ json_t *fleet_split_record_new(const struct fleet *f);
  */
 bool fleet_resume_done(struct fleet *f, size_t k);
 
+/*
+ * mode = each: what this run's results.json holds of its hosts, the host
+ * its outermost axis (docs/fleet.md): HEAD's axes get the host just after
+ * where (values: every host's name, in order: report_fleet_axes_new()),
+ * its baseline the first host's; the cells (returned) are every host's
+ * cells, host by host, each as fleet_split_doc_new()'s cell of that host
+ * (its samples that host's alone, its status, "observed" "hosts" but not
+ * "host"; a host with no results: its cell of OWN, this run's own cells,
+ * failed with why), its id and axes with its host
+ * (report_fleet_cell_set_host()) and "host": {"name", "fingerprint" (its
+ * results' run.host's, else its probe's; null)}.  New reference.  Pure.
+ */
+json_t *fleet_each_cells_new(const struct fleet_host_result *h, size_t n,
+			     json_t *head, const json_t *own);
+/*
+ * The undoing, to resume such a run (results_resume_load()): when DOC
+ * has the host axis (report_fleet_has_axis()), its cells become the
+ * matrix's again (the first host's, without their host and samples: the
+ * hosts' results are taken again), its axes and baseline without the
+ * host.  Pure.
+ */
+void fleet_each_cells_undo(json_t *doc);
+
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "beneath.h"
+#include "fleet.h"
 #include "host.h"
 #include "identity.h"
 #include "report.h"
@@ -341,14 +342,23 @@ static json_t *cell_json_new(const struct run *r, int i)
 	return j;
 }
 
-int results_save(struct run *r)
+json_t *results_cells_new(const struct run *r)
 {
 	json_t *cells = json_array();
-	char *s;
-	int i, ret;
+	int i;
 
 	for (i = 0; i < r->ncells; i++)
 		json_array_append_new(cells, cell_json_new(r, i));
+	return cells;
+}
+
+int results_save(struct run *r)
+{
+	json_t *cells = r->record_cells ? json_incref(r->record_cells)
+					: results_cells_new(r);
+	char *s;
+	int ret;
+
 	if (r->schedule)
 		json_object_set(r->head, "schedule", r->schedule);
 	json_object_set_new(r->head, "cells", cells);
@@ -476,6 +486,8 @@ int results_resume_load(const char *dir, json_t **doc, const char ***sets,
 		goto out;
 	if (!resumable(j, path))
 		goto out;
+	/* a fleet run's record of every host's cells: its matrix's again */
+	fleet_each_cells_undo(j);
 	free(*sets);
 	*sets = NULL;
 	*nsets = 0;

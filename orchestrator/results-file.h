@@ -53,7 +53,10 @@ json_t *results_head_new(const struct run *r);
 json_t *results_cell_env_new(const struct run *r, const struct cell *c);
 /* Fresh state for every cell of R (status pending, no samples). */
 void results_states_init(struct run *r);
-/* Write results.json from R's head and states.  0 or a negative errno. */
+/* R's cells as results.json holds them, from its states.  New reference. */
+json_t *results_cells_new(const struct run *r);
+/* Write results.json from R's head and states (R->record_cells in place
+ * of the states' when set).  0 or a negative errno. */
 int results_save(struct run *r);
 /* Append {"cell": ID, "sample": SJ} to samples.jsonl and fsync it. */
 int results_journal_sample(struct run *r, const char *cell_id, json_t *sj);

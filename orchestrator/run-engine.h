@@ -103,6 +103,9 @@ struct run {
 	int ncells;		/* matrix.ncells */
 	struct cell_state *states;
 	json_t *head;		/* results.json without its cells */
+	/* when set, results.json's cells in place of the states' (a fleet
+	 * run of mode each: every host's cells, fleet_each_cells_new()) */
+	json_t *record_cells;
 	char *rundir;
 	char *results_path;
 	char *journal_path;	/* samples.jsonl */

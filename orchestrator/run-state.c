@@ -194,6 +194,7 @@ void run_release(struct run *r)
 
 	cell_states_free(r->states, r->ncells);
 	json_decref(r->head);
+	json_decref(r->record_cells);
 	json_decref(r->schedule);
 	matrix_release(&r->matrix);
 	free(r->rundir);

@@ -21,7 +21,10 @@
  * count in "n"), within_boot_var and between_boot_var (in "metric"),
  * outliers (the count in "metric", "samples 3, 7" in "reason") and trend_p
  * (the Mann-Kendall p in "metric", "rising, p 0.0210" in "reason" when
- * significant).  A run whose results record the host's identity has a
+ * significant).  A run inside a lab host has a row of kind "lab", one whose
+ * guest cells ran on a remote libvirt a row of kind "remote_libvirt" (the
+ * line in label: where they ran, the host named being the one that drove
+ * them).  A run whose results record the host's identity has a
  * row of kind "host" (label "bare metal" or "host (a PVM guest)", reason
  * what that means when not bare metal), one whose metric is the same in
  * every sample a row of kind "warning" (the warning in "reason").  A run
@@ -372,6 +375,17 @@ static void lab_row(const struct report *r, FILE *out)
 	free(lab);
 }
 
+/* Guests on a remote libvirt: one row of kind "remote_libvirt", the line
+ * in "label". */
+static void remote_row(const struct report *r, FILE *out)
+{
+	char *remote = fmt_remote_libvirt_new(r);
+
+	if (remote)
+		line_row(out, "remote_libvirt", remote, NULL);
+	free(remote);
+}
+
 static int csv_render(const struct report *r, FILE *out)
 {
 	size_t i, j;
@@ -398,6 +412,7 @@ static int csv_render(const struct report *r, FILE *out)
 	for (i = 0; i < r->ncells; i++)
 		kvm_rows(&r->cells[i], out);
 	lab_row(r, out);
+	remote_row(r, out);
 	if (r->host_recorded)
 		line_row(out, "host", r->host_word, r->host_note);
 	if (r->metric_warning)

@@ -34,6 +34,7 @@ static void kv(FILE *out, const char *k, const char *v)
 static void html_meta_host(const struct report *r, FILE *out)
 {
 	char buf[FMT_BUF], *lab = fmt_lab_new(r);
+	char *remote = fmt_remote_libvirt_new(r);
 
 	kv(out, "host", r->hostname);
 	kv(out, "kernel", r->kernel);
@@ -54,6 +55,9 @@ static void html_meta_host(const struct report *r, FILE *out)
 	if (lab)
 		kv(out, "lab host (every cell ran inside it)", lab);
 	free(lab);
+	if (remote)
+		kv(out, "remote libvirt", remote);
+	free(remote);
 	if (r->host_note)
 		kv(out, "host identity", r->host_note);
 	lab = fmt_fleet_unlike_new(r);

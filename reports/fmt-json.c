@@ -397,6 +397,15 @@ static int json_render(const struct report *r, FILE *out)
 		json_object_set_new(doc, "lab", lab);
 		free(line);
 	}
+	/* Guests on a remote libvirt: the same, its line "summary". */
+	if (doc && r->remote_libvirt) {
+		json_t *rl = json_deep_copy(r->remote_libvirt);
+		char *line = fmt_remote_libvirt_new(r);
+
+		json_object_set_new(rl, "summary", json_string(line));
+		json_object_set_new(doc, "remote_libvirt", rl);
+		free(line);
+	}
 	if (doc && r->nscaling)
 		json_object_set_new(doc, "scaling", jscaling(r));
 	/* Only files that record the host's identity have these keys. */

@@ -116,7 +116,9 @@ const char *fmt_row_value(const struct report_matrix *m, size_t row, size_t k);
 char *fmt_lab_new(const struct report *r);
 /*
  * For guest cells on a remote libvirt (r->remote_libvirt), the one line
- * the text and Markdown reports show: "guest cells ran on HOSTNAME ('HOST',
+ * every format shows (text, md, the html run table, a csv row of kind
+ * remote_libvirt, json's remote_libvirt.summary): "guest cells ran on
+ * HOSTNAME ('HOST',
  * URI); the host above is the machine that drove them" (owned); NULL
  * otherwise.
  */

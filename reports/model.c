@@ -479,6 +479,8 @@ int report_load(const char *path, struct report **out)
 		goto out;
 	}
 	free(text);
+	/* a fleet run's hosts, an axis of its own record */
+	r->fleet_view = report_fleet_has_axis(r->doc);
 	return load_built(r, out);
 out:
 	free(text);

@@ -290,7 +290,7 @@ struct report_scaling {
 struct report {
 	char *path; /* owned */
 	json_t *doc;
-	bool fleet_view; /* its hosts as an axis (report_load_doc()) */
+	bool fleet_view; /* its hosts as an axis (report_load(), _doc()) */
 	const char *run_name, *run_status, *started, *finished, *config_path,
 	    *config_text;
 	const char *hostname, *kernel, *cpu_model, *accel, *accel_reason;
@@ -362,7 +362,9 @@ struct report {
 /* The elapsed spread (slowest / fastest - 1) that makes metric_warning. */
 #define REPORT_CONSTANT_ELAPSED 0.01
 
-/* Load and validate PATH (results.json) and compute all statistics. */
+/* Load and validate PATH (results.json) and compute all statistics; the
+ * axis REPORT_FLEET_AXIS is known in a fleet run that records it
+ * (report_fleet_has_axis()). */
 int report_load(const char *path, struct report **out);
 /*
  * The same of DOC (a reference taken), PATH naming it in messages; with

@@ -42,6 +42,9 @@ static int find_format(const char *format, const struct report_format **f)
 	return 0;
 }
 
+static int report_write_matrix(const char *results_path, const char *format,
+			       const char *rows, const char *cols, FILE *out);
+
 int report_write(const char *results_path, const char *format, FILE *out)
 {
 	return report_write_view(results_path, format, NULL, NULL, out);
@@ -174,10 +177,31 @@ static int fleet_view_write(const char *results_path, char **paths,
 	return ret;
 }
 
+/* Whether the fleet run at RESULTS_PATH records the host as an axis of
+ * its own (report_fleet_has_axis()). */
+static bool host_axis_recorded(const char *results_path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	json_t *doc;
+	bool has;
+
+	if (read_file(results_path, RESULTS_FILE_MAX, &text, &len) < 0)
+		return false;
+	doc = json_loadb(text, len, 0, NULL);
+	free(text);
+	has = report_fleet_has_axis(doc);
+	json_decref(doc);
+	return has;
+}
+
 /*
  * A fleet run's report: its hosts side by side (the first against each
  * other, cell by cell, as 'vmtax compare' puts runs), or the one host's
- * own report.  Its samples are never pooled.
+ * own report.  With --rows or --cols but the plain --rows host, the host
+ * against other axes: the run's own matrix when it records the host as an
+ * axis, else the one made from its hosts' results.  Its samples are never
+ * pooled.
  */
 static int fleet_report(const char *results_path, char **paths, size_t n,
 			const char *format, const char *rows,
@@ -190,6 +214,10 @@ static int fleet_report(const char *results_path, char **paths, size_t n,
 		return err("'%s': a fleet run none of whose hosts' results "
 			   "came back: see its \"fleet\" hosts' reasons",
 			   results_path);
+	if ((cols || (rows && strcmp(rows, REPORT_FLEET_AXIS))) &&
+	    host_axis_recorded(results_path))
+		return report_write_matrix(results_path, format, rows, cols,
+					   out);
 	/* the host against another axis: one matrix of every host's cells */
 	if (rows && cols &&
 	    (!strcmp(rows, REPORT_FLEET_AXIS) ||
@@ -213,8 +241,6 @@ static int fleet_report(const char *results_path, char **paths, size_t n,
 int report_write_view(const char *results_path, const char *format,
 		      const char *rows, const char *cols, FILE *out)
 {
-	const struct report_format *f;
-	struct report *r = NULL;
 	char **paths = NULL;
 	size_t n = 0;
 	bool fleet = false;
@@ -229,6 +255,17 @@ int report_write_view(const char *results_path, const char *format,
 		return ret;
 	}
 	free(paths);
+	return report_write_matrix(results_path, format, rows, cols, out);
+}
+
+/* RESULTS_PATH's own matrix, laid out by ROWS and COLS (NULL: as is). */
+static int report_write_matrix(const char *results_path, const char *format,
+			       const char *rows, const char *cols, FILE *out)
+{
+	const struct report_format *f;
+	struct report *r = NULL;
+	int ret;
+
 	ret = find_format(format, &f);
 	if (ret < 0)
 		goto out;

@@ -71,15 +71,37 @@ int report_fleet_paths(const char *results_path, char ***paths, size_t *n,
 /* A fleet run's hosts as an axis name: 'report --rows host', 'compare
  * --by host' put them side by side. */
 #define REPORT_FLEET_AXIS "host"
+#define REPORT_FLEET_AXIS_KEY "fleet.hosts" /* its axes[] "key" */
 /*
- * A fleet run's hosts as one results document (reports/fleet-view.c):
- * DOCS[0..N) the hosts' results (each a run of the same matrix), NAMES
- * their hosts.  DOCS[0]'s head; its axes with REPORT_FLEET_AXIS (the
- * names) just after where; every host's cells, each id "ID/host=NAME"
- * and its axes with host = NAME, its samples that host's alone; the
- * baseline DOCS[0]'s.  For 'report RUN --rows host --cols AXIS'.  New
- * reference, NULL when the first document has no axes (an old run).
- * Pure.
+ * The host as an axis (reports/fleet-view.c; docs/fleet.md): what a fleet
+ * run of mode each records in its results.json (the host just after
+ * where, every host's cells, host by host), and the same matrix made from
+ * the hosts' results of a run recorded before it did.  All pure.
+ *
+ * report_fleet_id_new(): cell ID of host NAME, "/host=NAME" after its
+ * where word ("bare-metal/host=a/host-thp=never"), as the ids of
+ * docs/axes.md are made.  New reference.
+ * report_fleet_cell_set_host(): CELL's id so, and its axes' host = NAME.
+ * report_fleet_axes_new(): AXES (results.json "axes") with the host axis
+ * (NAMES[0..N), key fleet.hosts, not numeric, applying to all) just
+ * after where; a host axis already there is replaced.  New reference.
+ * report_fleet_has_axis(): whether DOC is a fleet run of mode each whose
+ * axes have the host.
+ */
+json_t *report_fleet_id_new(const char *id, const char *name);
+void report_fleet_cell_set_host(json_t *cell, const char *name);
+json_t *report_fleet_axes_new(const json_t *axes, const char *const *names,
+			      size_t n);
+bool report_fleet_has_axis(const json_t *doc);
+/*
+ * A fleet run's hosts as one results document, for a run whose
+ * results.json has not the host axis: DOCS[0..N) the hosts' results (each
+ * a run of the same matrix), NAMES their hosts.  DOCS[0]'s head; its axes
+ * with the host (report_fleet_axes_new()); every host's cells, each with
+ * its host (report_fleet_cell_set_host()), its samples that host's alone;
+ * the baseline DOCS[0]'s, of the first host.  For 'report RUN --rows host
+ * --cols AXIS'.  New reference, NULL when the first document has no axes
+ * (an old run).
  */
 json_t *report_fleet_doc_new(const json_t *const *docs,
 			     const char *const *names, size_t n);

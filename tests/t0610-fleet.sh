@@ -54,9 +54,9 @@ test_expect_success 'two hosts, mode each: both run the matrix and come back' '
 	jq -e "[.fleet.hosts[].name] == [\"alpha\", \"root@beta\"]" two/results.json &&
 	jq -e "[.fleet.hosts[].status] == [\"ok\", \"ok\"]" two/results.json &&
 	jq -e "[.fleet.hosts[].host.fingerprint | type] == [\"object\", \"object\"]" two/results.json &&
-	jq -e ".cells | length == 1 and .[0].status == \"ok\"" two/results.json &&
+	jq -e "[.cells[].status] == [\"ok\", \"ok\"]" two/results.json &&
 	jq -e ".cells[0].observed.hosts.alpha | .status == \"ok\" and .samples == 2" two/results.json &&
-	jq -e ".cells[0].observed.hosts[\"root@beta\"].samples == 2" two/results.json &&
+	jq -e ".cells[1].observed.hosts[\"root@beta\"].samples == 2" two/results.json &&
 	jq -e ".run.status == \"complete\" and (.cells[0].samples | length) == 2" two/hosts/alpha/results.json &&
 	jq -e ".run.status == \"complete\"" two/hosts/root@beta/results.json &&
 	jq -e ".run.config.run.executor == \"local\"" two/hosts/alpha/results.json &&
@@ -67,13 +67,43 @@ test_expect_success 'two hosts, mode each: both run the matrix and come back' '
 	grep "^ A 42.000 points -> B 42.000 points: delta +0.00%" two/report.txt &&
 	"$VMTAX" report --format json two >two.json &&
 	jq -e ".schema == \"vmtax-compare/1\" and (.runs | length) == 2" two.json &&
-	test_expect_code 2 "$VMTAX" report two --rows where 2>err-rows &&
-	grep -F "a fleet run'"'"'s report puts its hosts side by side (--rows host)" err-rows &&
+	"$VMTAX" report two --rows where >rows-where &&
+	grep "^ where       host       " rows-where &&
+	grep "^ bare-metal  root@beta  " rows-where &&
 	"$VMTAX" report two --rows host >rows-host &&
 	"$VMTAX" compare two --by host >by-host &&
 	"$VMTAX" report two >plain &&
 	cmp rows-host plain && cmp by-host plain &&
 	grep "^B: run .t0610. (two/hosts/root@beta/results.json)" by-host
+'
+
+test_expect_success 'mode each: the host the outermost axis of results.json, each host'"'"'s cells in it' '
+	if python3 -c "import jsonschema" 2>/dev/null
+	then
+		python3 "$TOP/tests/check-results.py" two/results.json
+	fi &&
+	jq -e "[.axes[].name][:3] == [\"where\", \"host\", \"host-thp\"]" two/results.json &&
+	jq -e ".axes[1] | .values == [\"alpha\", \"root@beta\"] and .key == \"fleet.hosts\"" two/results.json &&
+	jq -e ".baseline == \"bare-metal/host=alpha/host-thp=$thp_now\"" two/results.json &&
+	jq -e "[.cells[].id] == [\"bare-metal/host=alpha/host-thp=$thp_now\", \"bare-metal/host=root@beta/host-thp=$thp_now\"]" two/results.json &&
+	jq -e "[.cells[].axes.host] == [\"alpha\", \"root@beta\"] and [.cells[].host.name] == [\"alpha\", \"root@beta\"]" two/results.json &&
+	for h in alpha root@beta; do
+		jq -e --slurpfile own "two/hosts/$h/results.json" "
+			[.cells[] | select(.host.name == \"$h\")] |
+			length == 1 and
+			(.[0].host.fingerprint | type) == \"object\" and
+			.[0].host.fingerprint == \$own[0].run.host.fingerprint and
+			.[0].samples == \$own[0].cells[0].samples" two/results.json || return 1
+	done &&
+	"$VMTAX" report two --rows host --cols where >view &&
+	cat view &&
+	grep "^ host       guest THP  " view &&
+	grep "^ alpha      -  *baseline$" view &&
+	grep "^ root@beta  -  *[-+0-9.]*%\*\{0,1\}$" view &&
+	"$VMTAX" compare two --by host >by &&
+	grep "^A: run .t0610. (two/hosts/alpha/results.json)" by &&
+	grep "^B: run .t0610. (two/hosts/root@beta/results.json)" by &&
+	grep "^ A 42.000 points -> B 42.000 points: delta +0.00%" by
 '
 
 test_expect_success 'the ssh command lines: ControlMaster, BatchMode, strict host keys, -- before the host' '
@@ -157,7 +187,9 @@ EOF
 	jq -e ".fleet.hosts[0].status == \"ok\" and .fleet.hosts[1].status == \"failed\"" drop/results.json &&
 	jq -e ".fleet.hosts[1].reason | startswith(\"the connection was lost\")" drop/results.json &&
 	jq -e ".fleet.hosts[1].exit_status == null and .fleet.hosts[1].results == null" drop/results.json &&
-	jq -e ".cells[0].status == \"failed\" and (.cells[0].reason | startswith(\"host '"'"'eta'"'"': the connection was lost\"))" drop/results.json &&
+	jq -e ".cells[0].status == \"ok\" and .cells[0].host.name == \"alpha\"" drop/results.json &&
+	jq -e ".cells[1].status == \"failed\" and (.cells[1].reason | startswith(\"host '"'"'eta'"'"': the connection was lost\"))" drop/results.json &&
+	jq -e ".cells[1] | .host.name == \"eta\" and .axes.host == \"eta\" and .samples == [] and (.host.fingerprint | type) == \"object\"" drop/results.json &&
 	jq -e ".run.status == \"complete\"" drop/hosts/alpha/results.json &&
 	test ! -e drop/hosts/eta &&
 	grep "regex  42.000 points" drop/report.txt

@@ -152,7 +152,9 @@ test_expect_success 'a host cut mid-run: named, the run interrupted, the other f
 	grep -F "warning: fleet: host '"'"'eta'"'"': the connection was lost (ssh exited 255)" err-cut &&
 	jq -e ".run.status == \"interrupted\"" cut/results.json &&
 	jq -e "[.fleet.hosts[].status] == [\"ok\", \"failed\"]" cut/results.json &&
-	jq -e ".cells[0].status == \"pending\" and (.cells[0].reason | startswith(\"host '"'"'eta'"'"': the connection was lost\"))" cut/results.json &&
+	jq -e "[.cells[].host.name] == [\"alpha\", \"eta\"] and .cells[0].status == \"ok\"" cut/results.json &&
+	jq -e ".cells[1].status == \"pending\" and (.cells[1].reason | startswith(\"host '"'"'eta'"'"': the connection was lost\"))" cut/results.json &&
+	jq -e "(.cells[0].samples | length) == 4 and (.cells[1].samples | length) <= 2" cut/results.json &&
 	jq -e ".run.status == \"complete\" and (.cells[0].samples | length) == 4" cut/hosts/alpha/results.json &&
 	jq -e ".run.status == \"running\" and .cells[0].status == \"pending\"" cut/hosts/eta/results.json &&
 	test "$(grep -c "\"sample\"" fleet/hosts/eta/vmtax-fleet/cut/run/samples.jsonl)" = 2 &&
@@ -173,7 +175,10 @@ test_expect_success '--resume: only the cut host runs, only what it missed' '
 	cmp alpha-before.json cut/hosts/alpha/results.json &&
 	jq -e ".run.status == \"complete\" and (.run.resumed | length) == 1" cut/results.json &&
 	jq -e "[.fleet.hosts[].status] == [\"ok\", \"ok\"]" cut/results.json &&
-	jq -e ".cells[0].status == \"ok\" and .cells[0].observed.hosts.eta.samples == 4" cut/results.json &&
+	jq -e "[.axes[].name][:2] == [\"where\", \"host\"] and (.cells | length) == 2" cut/results.json &&
+	jq -e ".cells[1].status == \"ok\" and .cells[1].observed.hosts.eta.samples == 4" cut/results.json &&
+	jq -e "[.cells[].id] == [\"bare-metal/host=alpha/host-thp=$thp_now\", \"bare-metal/host=eta/host-thp=$thp_now\"]" cut/results.json &&
+	jq -e "[.cells[1].samples[].index] == [0, 1, 2, 3]" cut/results.json &&
 	jq -e ".run.status == \"complete\" and (.run.resumed | length) == 1" cut/hosts/eta/results.json &&
 	jq -e "[.cells[0].samples[].index] == [0, 1, 2, 3]" cut/hosts/eta/results.json &&
 	test "$(grep -c "sample [0-9]/4" fleet/hosts/eta/vmtax-fleet/cut/run.log)" -le 5 &&

@@ -2,8 +2,12 @@
 # A fleet run's hosts against another axis (docs/fleet.md): 'vmtax report
 # RUN --rows host --cols AXIS' (or --rows AXIS --cols host) of a fleet run
 # of mode each lays its hosts' cells out as one matrix, the host its
-# outermost axis, each cell's samples its own host's.  The fleet run here is
-# made from fixtures (two hosts' results of one matrix); nothing runs.
+# outermost axis, each cell's samples its own host's.  The fleet runs here
+# are made from fixtures (two hosts' results of one matrix); nothing runs.
+# "run" is as a vmtax recorded it before the host was an axis of
+# results.json (the report makes the matrix from RUN/hosts/*); "rec" as
+# one records it now (the host an axis of its results.json, every host's
+# cells in it, orchestrator/fleet-merge.c): both give the same report.
 # 'vmtax compare RUN --by host' of a split run (its cells each from one
 # host) is refused saying so; a split run's fleet.unlike (hosts that
 # differ, [fleet] allow_unlike = on) is said by the text, md and html
@@ -26,7 +30,7 @@ test_expect_success '--rows host --cols host-thp: the hosts against an axis' '
 	"$VMTAX" report run --rows host --cols host-thp >view &&
 	cat view &&
 	grep "^axes: where=bare-metal|guest, host=alpha|root@beta, " view &&
-	grep "^metric: .*baseline: THP always host, host=alpha (bare-metal/host-thp=always/host=alpha)" view &&
+	grep "^metric: .*baseline: THP always host, host=alpha (bare-metal/host=alpha/host-thp=always)" view &&
 	grep "^ host       where       paging  host-thp=always  host-thp=never$" view &&
 	grep "^ alpha      bare-metal  -              baseline         13.72%\*$" view &&
 	grep "^ root@beta  bare-metal  -                 0.40%         14.17%\*$" view &&
@@ -40,7 +44,7 @@ test_expect_success 'each cell is its own host'"'"'s: never pooled' '
 	a=$(jq "[.cells[0].samples[].metric]" run/hosts/alpha/results.json) &&
 	b=$(jq "[.cells[0].samples[].metric]" "run/hosts/root@beta/results.json") &&
 	test "$a" != "$b" &&
-	test "$(jq ".cells[] | select(.id == \"bare-metal/host-thp=always/host=alpha\") | .samples_ok" view.json)" = "$(jq "[.cells[0].samples[] | select(.status == \"ok\")] | length" run/hosts/alpha/results.json)"
+	test "$(jq ".cells[] | select(.id == \"bare-metal/host=alpha/host-thp=always\") | .samples_ok" view.json)" = "$(jq "[.cells[0].samples[] | select(.status == \"ok\")] | length" run/hosts/alpha/results.json)"
 '
 
 test_expect_success '--rows AXIS --cols host, and every format' '
@@ -88,6 +92,60 @@ test_expect_success 'a split run on unlike hosts: text, md and html say what dif
 	grep -F "<tr><th>unlike hosts</th><td>the cells ran on hosts that differ ([fleet] allow_unlike = on): a difference between cells of two hosts is theirs too: &#39;root@beta&#39; differs from &#39;alpha&#39; in cpu_model (&#39;EPYC&#39; vs &#39;Other &lt;CPU&gt;&#39;)</td></tr>" unlike.html &&
 	"$VMTAX" report run/hosts/alpha >alpha.txt &&
 	! grep "unlike hosts" alpha.txt
+'
+
+# The record of a fleet run of mode each: the host just after where, every
+# host's cells host by host, each with its id, axes and "host" (name and
+# fingerprint), its samples its own host's.
+mkdir -p "$TRASH/rec"
+cp -R "$TRASH/run/hosts" "$TRASH/rec/"
+jq --slurpfile b "$F/results-kvm-b.json" '
+	def hosted($n; $fp): .id |= sub("^(?<w>[^/]+)"; "\(.w)/host=\($n)")
+		| .axes.host = $n | .host = {name: $n, fingerprint: $fp};
+	def entry($n): {name: $n, status: "ok", reason: null, exit_status: 0,
+		results: "hosts/\($n)/results.json", host: null,
+		cells: {ok: 5, failed: 0, skipped: 0, pending: 0}};
+	. + {fleet: {mode: "each", hosts: [entry("alpha"), entry("root@beta")]}}
+	| .axes |= (.[:1] + [{name: "host", key: "fleet.hosts", values: ["alpha", "root@beta"],
+		numeric: false, applies: "all"}] + .[1:])
+	| .baseline |= sub("^(?<w>[^/]+)"; "\(.w)/host=alpha")
+	| .cells = ([.cells[] | hosted("alpha"; {cpu_model: "A"})]
+		+ [$b[0].cells[] | hosted("root@beta"; {cpu_model: "B"})])' \
+	"$F/results-kvm.json" >"$TRASH/rec/results.json"
+
+test_expect_success 'the record: valid, the host its outermost axis' '
+	if python3 -c "import jsonschema" 2>/dev/null
+	then
+		python3 "$TOP/tests/check-results.py" rec/results.json
+	fi &&
+	jq -e "[.axes[].name][:2] == [\"where\", \"host\"]" rec/results.json &&
+	jq -e "[.cells[].axes.host] | . == ([.[] | select(. == \"alpha\")] + [.[] | select(. == \"root@beta\")]) and length == 10" rec/results.json
+'
+
+test_expect_success 'the record: --rows host --cols AXIS from results.json itself, as before' '
+	"$VMTAX" report rec --rows host --cols host-thp >rec-view &&
+	cmp view rec-view &&
+	"$VMTAX" report rec --rows host-thp --cols host >rec-cols &&
+	cmp cols rec-cols &&
+	"$VMTAX" report rec --rows host --cols host-thp --format json >rec-view.json &&
+	jq -e "[.cells[].id] == $(jq -c "[.cells[].id]" view.json)" rec-view.json
+'
+
+test_expect_success 'the record: the plain report, --rows host and compare --by host put the hosts side by side' '
+	"$VMTAX" report rec >rec-plain &&
+	grep "^A: run .lab-npt. (rec/hosts/alpha/results.json)" rec-plain &&
+	grep "^B: run .lab-npt. (rec/hosts/root@beta/results.json)" rec-plain &&
+	"$VMTAX" report rec --rows host >rec-rows &&
+	cmp rec-plain rec-rows &&
+	"$VMTAX" compare rec --by host >rec-by &&
+	cmp rec-plain rec-by
+'
+
+test_expect_success 'the record: any other axes, the host among them (never pooled)' '
+	"$VMTAX" report rec --rows where --cols host-thp >rec-where &&
+	cat rec-where &&
+	grep "^ where       host       paging  host-thp=always  host-thp=never$" rec-where &&
+	grep "^ bare-metal  root@beta  -                 0.40%         14.17%\*$" rec-where
 '
 
 test_done

@@ -118,4 +118,33 @@ test_expect_success 'the dry run says where the guests run' '
 	grep -q "on the remote libvirt of '\''fakebox'\''" out.txt
 '
 
+# A run whose guests ran on a remote libvirt, as results.json records it
+# (run.remote_libvirt, docs/results-format.md): a fixture's cells with it
+# added, rendered in every format; nothing runs.
+line="guest cells ran on farhost ('fakebox', qemu+ssh://root@fakebox/system); the host above is the machine that drove them"
+jq '.run.remote_libvirt = {uri: "qemu+ssh://root@fakebox/system",
+	host: "fakebox", ssh: "root@fakebox", hostname: "farhost",
+	thp: "never", files_copied: 2, files_reused: 0,
+	note: "the guest cells ran on this libvirt'"'"'s host; run.host is the machine that drove them"}' \
+	"$TOP/tests/fixtures/results-kvm.json" >"$TRASH/remote-results.json"
+
+test_expect_success 'every report format says the guests ran on the remote libvirt' '
+	for f in text md csv json html; do
+		"$VMTAX" report remote-results.json --format $f >remote.$f || return 1
+	done &&
+	grep -qxF "remote libvirt: $line" remote.text &&
+	grep -qxF -- "- **remote libvirt**: $line" remote.md &&
+	grep -qF "<tr><th>remote libvirt</th><td>guest cells ran on farhost (&#39;fakebox&#39;, qemu+ssh://root@fakebox/system); the host above is the machine that drove them</td></tr>" remote.html &&
+	grep -q "^remote_libvirt,,\"guest cells ran on farhost (.fakebox., qemu+ssh://root@fakebox/system); the host above is the machine that drove them\",,," remote.csv &&
+	test "$(grep -c "^remote_libvirt," remote.csv)" = 1 &&
+	python3 -c "
+import csv, sys
+rows = list(csv.reader(open(\"remote.csv\")))
+row = [r for r in rows if r[0] == \"remote_libvirt\"][0]
+sys.exit(not (len(row) == len(rows[0]) and row[2] == sys.argv[1]))" "$line" &&
+	jq -e ".remote_libvirt.summary == \"$line\" and .remote_libvirt.host == \"fakebox\"" remote.json &&
+	"$VMTAX" report "$TOP/tests/fixtures/results-kvm.json" --format csv >plain.csv &&
+	! grep -q "^remote_libvirt" plain.csv
+'
+
 test_done

@@ -60,8 +60,11 @@ test_expect_success 'results.json names the remote libvirt and its host' '
 	jq -e ".cells[0].samples[0].kvm_why | test(\"fakebox\")" out/results.json
 '
 
-test_expect_success 'the report says the guests ran on the remote host' '
-	grep -q "^remote libvirt: guest cells ran on $(uname -n) ('\''fakebox'\'', qemu+ssh://root@fakebox/system); the host above is the machine that drove them" out/report.txt
+test_expect_success 'the report says the guests ran on the remote host, in every format' '
+	grep -q "^remote libvirt: guest cells ran on $(uname -n) ('\''fakebox'\'', qemu+ssh://root@fakebox/system); the host above is the machine that drove them" out/report.txt &&
+	grep -q "^- \*\*remote libvirt\*\*: guest cells ran on $(uname -n) " out/report.md &&
+	grep -q "<tr><th>remote libvirt</th><td>guest cells ran on $(uname -n) (&#39;fakebox&#39;, " out/report.html &&
+	grep -q "^remote_libvirt,,\"guest cells ran on $(uname -n) ('\''fakebox'\'', " out/report.csv
 '
 
 test_expect_success 'libvirt went through ssh: BatchMode, virt-ssh-helper' '

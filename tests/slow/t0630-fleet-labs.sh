@@ -166,9 +166,11 @@ test_expect_success 'mode each: both labs run the matrix, come back, side by sid
 	jq -e ".fleet.mode == \"each\"" each/results.json &&
 	jq -e "[.fleet.hosts[].name] == [\"lab1\", \"lab2\"]" each/results.json &&
 	jq -e "[.fleet.hosts[].status] == [\"ok\", \"ok\"]" each/results.json &&
-	jq -e ".cells | length == 1 and .[0].status == \"ok\"" each/results.json &&
-	jq -e ".cells[0].observed.hosts.lab1.samples == 2" each/results.json &&
-	jq -e ".cells[0].observed.hosts.lab2.samples == 2" each/results.json &&
+	jq -e "[.cells[].status] == [\"ok\", \"ok\"] and [.cells[].host.name] == [\"lab1\", \"lab2\"]" each/results.json &&
+	jq -e "[.axes[].name][:2] == [\"where\", \"host\"]" each/results.json &&
+	jq -e ".cells[0].observed.hosts.lab1.samples == 2 and (.cells[0].samples | length) == 2" each/results.json &&
+	jq -e ".cells[1].observed.hosts.lab2.samples == 2 and (.cells[1].samples | length) == 2" each/results.json &&
+	jq -e "[.cells[].host.fingerprint | type] == [\"object\", \"object\"]" each/results.json &&
 	for n in 1 2; do
 		jq -e ".cells[0].status == \"ok\"" each/hosts/lab$n/results.json || exit 1
 	done &&
@@ -263,7 +265,7 @@ test_expect_success 'a connection cut mid-run (lab2 paused): lab1 finishes, lab2
 	jq -e ".run.status == \"complete\"" cut/results.json &&
 	jq -e "[.fleet.hosts[].status] == [\"ok\", \"ok\"]" cut/results.json &&
 	jq -e "[.cells[0].samples[].index] == [0, 1, 2, 3]" cut/hosts/lab2/results.json &&
-	jq -e ".cells[0].observed.hosts.lab2.samples == 4" cut/results.json &&
+	jq -e ".cells[1].observed.hosts.lab2.samples == 4 and .cells[1].host.name == \"lab2\"" cut/results.json &&
 	labs_thp_as_before
 ' 3>&1
 

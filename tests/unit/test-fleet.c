@@ -507,6 +507,87 @@ static void test_split(void **state)
 	json_decref(a);
 }
 
+/* Mode each: the host the outermost axis of this run's record, every
+ * host's cells with their host and fingerprint; undone to resume. */
+static void test_each_record(void **state)
+{
+	const char *cells =
+	    "[{\"id\": \"bare-metal/vcpus=1\", \"axes\": {\"where\": "
+	    "\"bare-metal\", \"vcpus\": \"1\"}, \"status\": \"ok\", "
+	    "\"samples\": [{\"metric\": 1}]},"
+	    " {\"id\": \"bare-metal/vcpus=2\", \"axes\": {\"where\": "
+	    "\"bare-metal\", \"vcpus\": \"2\"}, \"status\": \"ok\", "
+	    "\"samples\": [{\"metric\": 2}]}]";
+	json_t *a = json_pack("{s:s, s:{s:{s:{s:s}}}, s:o}", "schema", "x",
+			      "run", "host", "fingerprint", "cpu", "A",
+			      "cells", json_loads(cells, 0, NULL));
+	json_t *probe = json_pack("{s:{s:s}}", "fingerprint", "cpu", "B");
+	struct fleet_host_result h[2] = {
+	    {"a", a, NULL, 0, NULL},
+	    {"root@b", NULL, probe, -1, "the connection was lost"},
+	};
+	json_t *head = json_pack(
+	    "{s:s, s:{s:s}, s:[{s:s, s:[s]}, {s:s, s:[s, s]}]}", "baseline",
+	    "bare-metal/vcpus=1", "fleet", "mode", "each", "axes", "name",
+	    "where", "values", "bare-metal", "name", "vcpus", "values", "1",
+	    "2");
+	json_t *rec, *c, *axes;
+
+	(void)state;
+	rec = fleet_each_cells_new(h, 2, head, json_object_get(a, "cells"));
+	assert_int_equal(json_array_size(rec), 4);
+	axes = json_object_get(head, "axes");
+	assert_int_equal(json_array_size(axes), 3);
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(axes, 1), "name")),
+			    "host");
+	assert_string_equal(json_string_value(json_object_get(head, "baseline")),
+			    "bare-metal/host=a/vcpus=1");
+	c = json_array_get(rec, 1);
+	assert_string_equal(json_string_value(json_object_get(c, "id")),
+			    "bare-metal/host=a/vcpus=2");
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(c, "axes"), "host")),
+			    "a");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+				json_object_get(c, "host"), "fingerprint"), "cpu")),
+			    "A");
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_array_get(json_object_get(c, "samples"), 0),
+			     "metric")),
+			 2);
+	/* root@b's: its own cells, failed with why, its probe's fingerprint */
+	c = json_array_get(rec, 2);
+	assert_string_equal(json_string_value(json_object_get(c, "id")),
+			    "bare-metal/host=root@b/vcpus=1");
+	assert_string_equal(json_string_value(json_object_get(c, "status")),
+			    "failed");
+	assert_string_equal(json_string_value(json_object_get(c, "reason")),
+			    "host 'root@b': the connection was lost");
+	assert_int_equal(json_array_size(json_object_get(c, "samples")), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+				json_object_get(c, "host"), "fingerprint"), "cpu")),
+			    "B");
+
+	/* undone: the matrix's cells again, without their host */
+	json_object_set(head, "cells", rec);
+	fleet_each_cells_undo(head);
+	assert_int_equal(json_array_size(json_object_get(head, "axes")), 2);
+	assert_string_equal(json_string_value(json_object_get(head, "baseline")),
+			    "bare-metal/vcpus=1");
+	assert_int_equal(json_array_size(json_object_get(head, "cells")), 2);
+	c = json_array_get(json_object_get(head, "cells"), 1);
+	assert_string_equal(json_string_value(json_object_get(c, "id")),
+			    "bare-metal/vcpus=2");
+	assert_null(json_object_get(json_object_get(c, "axes"), "host"));
+	assert_null(json_object_get(c, "host"));
+	assert_int_equal(json_array_size(json_object_get(c, "samples")), 0);
+	json_decref(rec);
+	json_decref(head);
+	json_decref(probe);
+	json_decref(a);
+}
+
 /* The commands a host runs: the fleet's own --set replaced by ours. */
 static void test_cmds(void **state)
 {
@@ -558,6 +639,7 @@ int main(void)
 	    cmocka_unit_test(test_probe_host), cmocka_unit_test(test_merge),
 	    cmocka_unit_test(test_probe_cmd), cmocka_unit_test(test_split),
 	    cmocka_unit_test(test_cmds),     cmocka_unit_test(test_unlike),
+	    cmocka_unit_test(test_each_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
