@@ -379,11 +379,17 @@ static void dry_run_print(const struct run *r)
 	       r->ncells, r->cfg.repeat, r->cfg.wl.name, where);
 	for (i = 0; i < r->ncells; i++)
 		printf("  %s\n", r->cells[i].id);
-	for (k = 0; k < r->ngfs; k++)
-		printf("guest files: kernel %s, initrd %s%s%s\n",
-		       r->gfs[k].f.kernel, r->gfs[k].f.initrd,
-		       r->gfs[k].f.disk ? ", disk " : "",
-		       r->gfs[k].f.disk ? r->gfs[k].f.disk : "");
+	for (k = 0; k < r->ngfs; k++) {
+		const struct guest_files *f = &r->gfs[k].f;
+		bool pvh = f->vmlinuz && strcmp(f->kernel, f->vmlinuz);
+
+		/* booted through PVH: the ELF, and the image it comes from */
+		printf("guest files: kernel %s%s%s%s, initrd %s%s%s\n",
+		       f->kernel, pvh ? " (the ELF of " : "",
+		       pvh ? f->vmlinuz : "", pvh ? ", booted through PVH)" : "",
+		       f->initrd, f->disk ? ", disk " : "",
+		       f->disk ? f->disk : "");
+	}
 }
 
 /*

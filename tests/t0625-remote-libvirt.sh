@@ -73,7 +73,7 @@ test_expect_success 'libvirt went through ssh: BatchMode, virt-ssh-helper' '
 
 test_expect_success 'the kernel and initrd were copied there by content hash' '
 	ls "$VMTAX_REMOTE_STAGE_DIR" >staged &&
-	grep -q "^[0-9a-f]\{16\}-vmlinuz-" staged &&
+	grep -q "^[0-9a-f]\{16\}-pvh-[0-9a-f]\{16\}\.vmlinux$" staged &&
 	grep -q "^[0-9a-f]\{16\}-tiny-.*\.cpio\.gz$" staged &&
 	grep -q "^ssh .*-- root@fakebox umask 022 && cat >" "$FAKE_SSH_LOG" &&
 	grep -q "copied .* on '\''root@fakebox'\''" stderr
