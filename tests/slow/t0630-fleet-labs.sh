@@ -205,8 +205,10 @@ test_expect_success 'mode split: two cells on two labs, each on one; against one
 # Refused up front on real hosts, each named, exit 2, nothing changed on
 # either: lab2's host key unknown here (its own known_hosts empty), and
 # lab2's vmtax another build (a wrapper that says another build id; lab1's
-# is this vmtax).
-test_expect_success 'refused up front on real hosts: unknown host key, another build of vmtax; neither lab changed' '
+# is this vmtax), and lab2 logged into as a user that is not root (tester,
+# the same key; its password field '*', not '!': the lab's sshd has UsePAM
+# no, and refuses a locked account).
+test_expect_success 'refused up front on real hosts: unknown host key, another build of vmtax, not root; neither lab changed' '
 	sed "s|$TRASH/lab2/known_hosts|$TRASH/empty_known_hosts|" ssh.conf >ssh-nokey.conf &&
 	: >empty_known_hosts &&
 	test_expect_code 2 "$VMTAX" run run.ini --host lab1 --host lab2 \
@@ -222,9 +224,17 @@ test_expect_success 'refused up front on real hosts: unknown host key, another b
 	grep -F "fleet: host '"'"'lab2'"'"': another build of vmtax" other.err &&
 	grep -F "build fnv1a64:0123456789abcdef there" other.err &&
 	! grep -F "host '"'"'lab1'"'"'" other.err &&
+	ssh -F ssh.conf -o BatchMode=yes lab2 "useradd -m -s /bin/sh -p \\* tester && mkdir -p ~tester/.ssh && cp /root/.ssh/authorized_keys ~tester/.ssh/ && chown -R tester: ~tester/.ssh && id -u tester" >tester.uid &&
+	awk -v p="Port $P2" '"'"'$0 ~ p { lab2 = 1 } lab2 && /User root/ { sub("root", "tester") } { print }'"'"' ssh.conf >ssh-user.conf &&
+	grep -c "User tester" ssh-user.conf | grep -qx 1 &&
+	test_expect_code 2 "$VMTAX" run run.ini --host lab1 --host lab2 \
+		--set fleet.ssh_config="$TRASH/ssh-user.conf" --out notroot >out 2>notroot.err &&
+	cat notroot.err &&
+	grep -F "fleet: host '"'"'lab2'"'"': not root (uid $(cat tester.uid) there)" notroot.err &&
+	! grep -F "host '"'"'lab1'"'"'" notroot.err &&
 	for n in 1 2; do
 		ssh -F ssh.conf -o BatchMode=yes lab$n \
-			"test ! -e /root/vmtax-fleet/nokey && test ! -e /root/vmtax-fleet/otherbuild && cat /sys/kernel/mm/transparent_hugepage/enabled" >thp$n || exit 1
+			"test ! -e /root/vmtax-fleet/nokey && test ! -e /root/vmtax-fleet/otherbuild && test ! -e /root/vmtax-fleet/notroot && ! ls ~tester/vmtax-fleet 2>/dev/null && cat /sys/kernel/mm/transparent_hugepage/enabled" >thp$n || exit 1
 		cmp thp$n.before thp$n || exit 1
 	done
 '
