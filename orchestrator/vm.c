@@ -9,6 +9,7 @@
  * is itself process-wide and may be registered only once.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <pthread.h>
@@ -30,6 +31,9 @@ struct vm_conn {
 	char *open_uri; /* as libvirt opens it (no_tty=1 added over ssh) */
 	bool remote;	/* qemu+ssh: QEMU is not a process of this host */
 	atomic_int dead;
+	/* domains whose QEMU has exited, libvirt still tearing them down */
+	char **draining;
+	size_t ndraining;
 };
 
 struct vm {
@@ -40,6 +44,7 @@ struct vm {
 	char *name;
 	int event_id;
 	int qemu_pid;		/* read at start; to tell a dead QEMU apart */
+	bool qemu_exited;	/* vm_stop() saw its process end */
 	atomic_int stopped;	/* a STOPPED/CRASHED event arrived */
 	atomic_int stop_detail;	/* which one, see stop_reason_name() */
 	char reason[64];
@@ -53,6 +58,13 @@ enum {
 	STOP_FAILED,
 	STOP_OTHER,
 };
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
 
 static pthread_once_t event_once = PTHREAD_ONCE_INIT;
 static int event_ok;
@@ -176,10 +188,41 @@ out:
 	return ret;
 }
 
+/*
+ * The domains C let go of while libvirt was still tearing them down
+ * (vm_stop()): gone, or given up on after VM_DRAIN_S, before C closes, so
+ * that a run leaves no domain behind it.
+ */
+static void conn_drain(struct vm_conn *c)
+{
+	double deadline = mono_now() + VM_DRAIN_S;
+	size_t i;
+
+	for (i = 0; i < c->ndraining; i++) {
+		while (c->conn && !atomic_load(&c->dead) &&
+		       mono_now() < deadline) {
+			virDomainPtr d =
+			    virDomainLookupByName(c->conn, c->draining[i]);
+			int active = d ? virDomainIsActive(d) : 0;
+
+			if (d)
+				virDomainFree(d);
+			if (active != 1)
+				break;
+			sleep_ms(50);
+		}
+		free(c->draining[i]);
+	}
+	free(c->draining);
+	c->draining = NULL;
+	c->ndraining = 0;
+}
+
 void vm_conn_close(struct vm_conn *c)
 {
 	if (!c)
 		return;
+	conn_drain(c);
 	if (c->conn) {
 		virConnectUnregisterCloseCallback(c->conn, close_cb);
 		virConnectClose(c->conn);
@@ -559,13 +602,6 @@ int vm_running(struct vm *vm)
 	       state == VIR_DOMAIN_BLOCKED;
 }
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 const char *vm_stop_reason(struct vm *vm)
 {
 	double deadline = mono_now() + 5;
@@ -671,10 +707,54 @@ static int vm_active(struct vm *vm)
 	return vm->dom && virDomainIsActive(vm->dom) == 1;
 }
 
+/*
+ * VM's QEMU process has ended (gone, or a zombie: its memory is free).
+ * QEMU runs with -no-shutdown: a guest that powers off leaves it paused,
+ * and libvirt then ends it with SIGTERM and waits, polling every 200 ms,
+ * for the process to be gone.  Here, where PID 1 reaps orphans late, that
+ * took 1.5-2.2 s for a QEMU that exited in 20 ms, and libvirt answers
+ * nothing of the domain meanwhile.  Asking the kernel does not wait for it.
+ */
+static bool qemu_ended(const struct vm *vm)
+{
+	char path[64], buf[256], *p;
+	int fd;
+	ssize_t n;
+
+	if (vm->qemu_pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", vm->qemu_pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	/* "PID (COMM) S ...": another process under a reused PID is not
+	 * QEMU; ours is ended when its state is Z (zombie) or X (dead) */
+	p = strrchr(buf, ')');
+	if (!p || !strstr(buf, "(qemu"))
+		return true;
+	return p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 int vm_stop(struct vm *vm, double timeout_s)
 {
 	double deadline = mono_now() + timeout_s;
 
+	/* A QEMU of this host: its end, by the kernel (qemu_ended()); libvirt
+	 * finishes with the domain meanwhile, and vm_free() leaves it to
+	 * vm_conn_close() to see it gone. */
+	if (vm->qemu_pid > 0 && !vm->c->remote) {
+		while (!qemu_ended(vm) && mono_now() < deadline)
+			sleep_ms(20);
+		if (qemu_ended(vm)) {
+			vm->qemu_exited = true;
+			return 0;
+		}
+	}
 	while (vm_active(vm) && mono_now() < deadline)
 		sleep_ms(50);
 	if (vm_active(vm)) {
@@ -734,7 +814,15 @@ void vm_free(struct vm *vm)
 	vm_close_channel(vm);
 	if (vm->event_id >= 0)
 		virConnectDomainEventDeregisterAny(vm->conn, vm->event_id);
-	if (vm->dom) {
+	if (vm->dom && vm->qemu_exited && vm->conn == vm->c->conn) {
+		/* libvirt is still tearing it down (vm_stop()): not waited
+		 * for here, but before the connection closes */
+		vm->c->draining = xrealloc(vm->c->draining,
+					   (vm->c->ndraining + 1) *
+					       sizeof(*vm->c->draining));
+		vm->c->draining[vm->c->ndraining++] = xstrdup(vm->name);
+		virDomainFree(vm->dom);
+	} else if (vm->dom) {
 		if (vm_running(vm))
 			virDomainDestroy(vm->dom);
 		else if (!atomic_load(&vm->stopped) && !vm_conn_ok(vm))

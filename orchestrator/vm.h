@@ -63,6 +63,9 @@ struct vm;
  * reach the log.
  */
 #define VM_CMDLINE_BASE "console=ttyS0 panic=-1 loglevel=5"
+/* How long vm_conn_close() waits for libvirt to finish with the domains
+ * whose QEMU had ended when they were let go (vm_stop()). */
+#define VM_DRAIN_S 15
 
 struct vm_spec {
 	const char *name;	/* "vmtax-..."; must satisfy is_safe_name() */
