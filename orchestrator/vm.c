@@ -9,7 +9,6 @@
  * is itself process-wide and may be registered only once.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <pthread.h>
@@ -707,50 +706,18 @@ static int vm_active(struct vm *vm)
 	return vm->dom && virDomainIsActive(vm->dom) == 1;
 }
 
-/*
- * VM's QEMU process has ended (gone, or a zombie: its memory is free).
- * QEMU runs with -no-shutdown: a guest that powers off leaves it paused,
- * and libvirt then ends it with SIGTERM and waits, polling every 200 ms,
- * for the process to be gone.  Here, where PID 1 reaps orphans late, that
- * took 1.5-2.2 s for a QEMU that exited in 20 ms, and libvirt answers
- * nothing of the domain meanwhile.  Asking the kernel does not wait for it.
- */
-static bool qemu_ended(const struct vm *vm)
-{
-	char path[64], buf[256], *p;
-	int fd;
-	ssize_t n;
-
-	if (vm->qemu_pid <= 0)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/stat", vm->qemu_pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	/* "PID (COMM) S ...": another process under a reused PID is not
-	 * QEMU; ours is ended when its state is Z (zombie) or X (dead) */
-	p = strrchr(buf, ')');
-	if (!p || !strstr(buf, "(qemu"))
-		return true;
-	return p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
-}
-
 int vm_stop(struct vm *vm, double timeout_s)
 {
 	double deadline = mono_now() + timeout_s;
 
-	/* A QEMU of this host: its end, by the kernel (qemu_ended()); libvirt
-	 * finishes with the domain meanwhile, and vm_free() leaves it to
-	 * vm_conn_close() to see it gone. */
+	/* A QEMU of this host: its end, by the kernel (vm_proc_ended());
+	 * libvirt finishes with the domain meanwhile, and vm_free() leaves
+	 * it to vm_conn_close() to see it gone. */
 	if (vm->qemu_pid > 0 && !vm->c->remote) {
-		while (!qemu_ended(vm) && mono_now() < deadline)
+		while (!vm_proc_ended(vm->qemu_pid, VM_QEMU_COMM) &&
+		       mono_now() < deadline)
 			sleep_ms(20);
-		if (qemu_ended(vm)) {
+		if (vm_proc_ended(vm->qemu_pid, VM_QEMU_COMM)) {
 			vm->qemu_exited = true;
 			return 0;
 		}

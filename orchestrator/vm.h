@@ -66,6 +66,20 @@ struct vm;
 /* How long vm_conn_close() waits for libvirt to finish with the domains
  * whose QEMU had ended when they were let go (vm_stop()). */
 #define VM_DRAIN_S 15
+/* What QEMU's process calls itself (/proc/PID/stat), "qemu-system-x86". */
+#define VM_QEMU_COMM "qemu"
+
+/*
+ * Process PID, named COMM... (its comm starts so), has ended: gone, a
+ * zombie (its memory is free) or another process under a reused PID.
+ * QEMU runs with -no-shutdown: a guest that powers off leaves it paused,
+ * and libvirt then ends it with SIGTERM and polls every 200 ms for the
+ * process to be gone; where PID 1 reaps orphans late (here) that took
+ * 1.5-2.2 s for a QEMU that exited in 20 ms, libvirt answering nothing of
+ * the domain meanwhile.  The kernel says it at once (vm-proc.c; no
+ * libvirt).  False for PID <= 0.
+ */
+bool vm_proc_ended(int pid, const char *comm);
 
 struct vm_spec {
 	const char *name;	/* "vmtax-..."; must satisfy is_safe_name() */
