@@ -1,4 +1,7 @@
 #!/bin/sh
+# host: exclusive
+# (the "remote" host's THP is this host's, read through the fake ssh: a
+# test beside it that sets THP would change what it reads)
 # Guests on a remote libvirt ([guest] uri = qemu+ssh://USER@HOST/system,
 # docs/fleet.md), what is refused before anything runs: exit status 2, the
 # row's own reason, no run directory, nothing asked of the remote host for
