@@ -75,9 +75,8 @@ char *guest_kernel_moddir_new(const char *cache, const char *kver)
 
 const char *guest_kernel_version(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = path_base(path);
 
-	base = base ? base + 1 : path;
 	if (!strncmp(base, GUEST_KERNEL_PREFIX, strlen(GUEST_KERNEL_PREFIX)))
 		base += strlen(GUEST_KERNEL_PREFIX);
 	return base;

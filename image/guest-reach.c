@@ -171,7 +171,7 @@ out:
  * already is the same file (same inode, or same size and mtime). */
 static int stage(const char *path, const char *stage_dir, char **out)
 {
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *base = path_base(path);
 	char *dst = xasprintf("%s/%s", stage_dir, base);
 	char *tmp = xasprintf("%s.link.%d", dst, (int)getpid());
 	struct stat a, b;

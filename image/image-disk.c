@@ -446,7 +446,6 @@ static int disk_tiny(struct disk_build *b, const char *moddir,
 		     const char *kver, const char *vmlinuz)
 {
 	struct gfs_file *f;
-	char *dir;
 	int ret;
 
 	if (!b->k->vmtax)
@@ -460,16 +459,12 @@ static int disk_tiny(struct disk_build *b, const char *moddir,
 	f->local = b->tiny;
 	f->remote = b->tiny_remote;
 	f->mode = 0644;
-	dir = xstrdup(b->base);
-	*strrchr(dir, '/') = '\0';
-	ret = guest_pvh_for(dir, vmlinuz, &b->pvh);
-	free(dir);
+	ret = guest_pvh_for(b->dir, vmlinuz, &b->pvh);
 	if (ret == -ENOTSUP)
 		return 0;
 	if (ret < 0)
 		return ret;
-	b->pvh_remote =
-	    xasprintf(GUEST_LAB_IMAGES "/%s", strrchr(b->pvh, '/') + 1);
+	b->pvh_remote = xasprintf(GUEST_LAB_IMAGES "/%s", path_base(b->pvh));
 	f = &b->files[b->nfiles++];
 	f->local = b->pvh;
 	f->remote = b->pvh_remote;

@@ -133,6 +133,13 @@ void strv_free(char **v, size_t n)
 	free(v);
 }
 
+const char *path_base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
 uint64_t hash_fnv1a(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;

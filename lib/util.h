@@ -100,6 +100,8 @@ FILE *fopen_new(const char *path);
 
 /* Strip leading and trailing white space in place; returns s. */
 char *strstrip(char *s);
+/* What follows PATH's last '/' (PATH itself without one): borrowed. */
+const char *path_base(const char *path);
 /* true if s is a valid, bounded identifier: [A-Za-z0-9_.-]+, 1..64 chars. */
 bool is_safe_name(const char *s);
 /* 'S' with every ' as '\'' : one shell word (owned). */

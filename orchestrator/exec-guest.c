@@ -391,13 +391,11 @@ static void hello_observed(struct run *r, struct cell_run *cr,
 	/* The file QEMU booted: pvh-HASH.vmlinux through the kernel's PVH
 	 * entry (guest-pvh.h), else the kernel image itself. */
 	json_object_set_new(obs, "guest_boot_kernel",
-			    json_string(strrchr(gf->kernel, '/')
-					    ? strrchr(gf->kernel, '/') + 1
-					    : gf->kernel));
+			    json_string(path_base(gf->kernel)));
 	/* Which cached image (its recipe hash is in the name) booted. */
 	if (gf->disk)
 		json_object_set_new(obs, "guest_image",
-				    json_string(strrchr(gf->disk, '/') + 1));
+				    json_string(path_base(gf->disk)));
 	json_object_set(obs, "guest_cpus",
 			json_object_get(res, json_object_get(res, "cpus_online")
 						     ? "cpus_online"

@@ -233,7 +233,7 @@ static json_t *lab_label_new(const struct lab *l)
 	    (json_int_t)l->cfg->lab_memory, "kernel",
 	    json_object_get(l->hello, "kernel") ?: json_null(), "mem_total_kb",
 	    json_object_get(l->hello, "mem_total_kb") ?: json_null(), "image",
-	    l->gf.disk ? strrchr(l->gf.disk, '/') + 1 : NULL, "disk",
+	    l->gf.disk ? path_base(l->gf.disk) : NULL, "disk",
 	    l->overlay, "boot_to_hello_s", l->boot_to_hello_s,
 	    "boot_to_ready_s", l->boot_to_ready_s, "boots", l->boots,
 	    "outer_host", "hostname", hn, "kernel", u.release, "libvirt", lv,

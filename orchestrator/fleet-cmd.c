@@ -14,13 +14,12 @@
 
 char *fleet_remote_dir_new(const char *rundir)
 {
-	char *dir = xstrdup(rundir), *base, *name, *d;
+	char *dir = xstrdup(rundir), *name, *d;
 	size_t i = strlen(dir);
 
 	while (i > 1 && dir[i - 1] == '/')
 		dir[--i] = '\0'; /* "RUN/" is RUN */
-	base = strrchr(dir, '/');
-	name = xstrdup(base ? base + 1 : dir);
+	name = xstrdup(path_base(dir));
 	free(dir);
 
 	for (i = 0; name[i]; i++)

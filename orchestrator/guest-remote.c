@@ -147,7 +147,7 @@ void guest_remote_free(struct guest_remote *g)
 /* Copy *PATH to HOST as STAGE/HASH-NAME (reused when there). */
 static int stage_one(struct guest_remote *g, char **path)
 {
-	const char *base = strrchr(*path, '/') ? strrchr(*path, '/') + 1 : *path;
+	const char *base = path_base(*path);
 	char *data = NULL, *remote = NULL, *q = NULL, *cmd = NULL, *text = NULL;
 	char line[256];
 	size_t len = 0;

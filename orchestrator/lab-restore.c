@@ -39,13 +39,6 @@ struct lab_saved {
 	char *save, *side; /* owned */
 };
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 static int saved_init(struct lab *l, struct lab_saved *s)
 {
 	struct stat st;
@@ -55,7 +48,7 @@ static int saved_init(struct lab *l, struct lab_saved *s)
 		return err_errno("cannot stat '%s'", l->gf.disk);
 	/* The image by name (its recipe hash), size and time. */
 	snprintf(s->image, sizeof(s->image), "%s %lld %lld",
-		 base_name(l->gf.disk), (long long)st.st_size,
+		 path_base(l->gf.disk), (long long)st.st_size,
 		 (long long)st.st_mtime);
 	snprintf(s->vcpus, sizeof(s->vcpus), "%ld", l->cfg->lab_vcpus);
 	snprintf(s->memory, sizeof(s->memory), "%llu",
@@ -63,8 +56,8 @@ static int saved_init(struct lab *l, struct lab_saved *s)
 	vm_versions(l->cfg->uri, s->libvirt, sizeof(s->libvirt), s->qemu,
 		    sizeof(s->qemu));
 	s->key.part[LAB_STATE_IMAGE] = s->image;
-	s->key.part[LAB_STATE_KERNEL] = base_name(l->gf.kernel);
-	s->key.part[LAB_STATE_INITRD] = base_name(l->gf.initrd);
+	s->key.part[LAB_STATE_KERNEL] = path_base(l->gf.kernel);
+	s->key.part[LAB_STATE_INITRD] = path_base(l->gf.initrd);
 	s->key.part[LAB_STATE_CMDLINE] = LAB_CMDLINE;
 	s->key.part[LAB_STATE_CPU] = l->cfg->lab_cpu;
 	s->key.part[LAB_STATE_FEATURES] = l->cfg->lab_cpu_features;
