@@ -2,7 +2,10 @@
 # over tests/tools/fake-ssh.sh: each "host" a directory of this machine
 # ($FAKE_FLEET/hosts/NAME) with a vmtax of its own (this one, through a
 # wrapper); ssh and scp first on PATH are the fake.  Source after
-# lib-test.sh, with VMTAX set.
+# lib-test.sh, with VMTAX set: it skips the test where the fake fleet
+# cannot run (not root, no jq or flock, the host lock held for 15 minutes),
+# sources lib-faults.sh and sets thp_now (this host's THP mode, the fake
+# hosts' too).
 #
 #   host NAME MACHINE-ID [JQ]
 #                          a fake host whose vmtax is this one, its probe
@@ -11,6 +14,13 @@
 #                          runs one at a time (they share this machine's
 #                          host lock)
 
+. "$(dirname "$0")/lib-faults.sh"
+test_prereq ROOT || skip_all "needs root (the hosts' bare-metal runs take the host lock)"
+command -v jq >/dev/null || skip_all "no jq"
+command -v flock >/dev/null || skip_all "no flock"
+wait_host_free 900 || skip_all "another vmtax held the host lock for 15 minutes"
+
+thp_now=$(thp_get enabled)
 FAKE_FLEET=$TRASH/fleet
 export FAKE_FLEET
 mkdir -p "$FAKE_FLEET/hosts" "$TRASH/wl"

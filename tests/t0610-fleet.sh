@@ -13,13 +13,6 @@
 # connection drops mid-run is named, its cells failed with the reason, and
 # the other host finishes.
 . "$(dirname "$0")/lib-test.sh"
-. "$(dirname "$0")/lib-faults.sh"
-test_prereq ROOT || skip_all "needs root (the hosts' bare-metal runs take the host lock)"
-command -v jq >/dev/null || skip_all "no jq"
-command -v flock >/dev/null || skip_all "no flock"
-wait_host_free 900 || skip_all "another vmtax held the host lock for 15 minutes"
-
-thp_now=$(thp_get enabled)
 . "$(dirname "$0")/lib-fleet.sh"
 
 cat >"$TRASH/wl/nap.ini" <<'EOF'

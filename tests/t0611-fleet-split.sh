@@ -21,13 +21,6 @@
 # missing, no sample repeated, and the host that had finished is not run
 # again nor copied again.
 . "$(dirname "$0")/lib-test.sh"
-. "$(dirname "$0")/lib-faults.sh"
-test_prereq ROOT || skip_all "needs root (the hosts' bare-metal runs take the host lock)"
-command -v jq >/dev/null || skip_all "no jq"
-command -v flock >/dev/null || skip_all "no flock"
-wait_host_free 900 || skip_all "another vmtax held the host lock for 15 minutes"
-
-thp_now=$(thp_get enabled)
 . "$(dirname "$0")/lib-fleet.sh"
 
 cat >"$TRASH/wl/val.ini" <<'EOF'
