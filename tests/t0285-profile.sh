@@ -48,14 +48,19 @@ assert total == int(sys.argv[2]), f"{total} != {sys.argv[2]}"
 print(f"{sys.argv[1]}: {n} stacks, {total} samples")
 PY
 
-# share FILE SYMBOL...: the share of samples whose stack has one of them.
+# share FILE SYMBOL... [-- ZEROING...]: the share of samples whose stack has
+# one of the SYMBOLs and none of the ZEROING functions.
 cat >"$TRASH/share.py" <<'PY'
 import sys
-want, hit, total = set(sys.argv[2:]), 0, 0
+args = sys.argv[2:]
+cut = args.index("--") if "--" in args else len(args)
+want, skip = set(args[:cut]), set(args[cut + 1:])
+hit, total = 0, 0
 for line in open(sys.argv[1]):
     stack, count = line.rsplit(" ", 1)
     total += int(count)
-    if want & set(stack.split(";")):
+    frames = set(stack.split(";"))
+    if want & frames and not skip & frames:
         hit += int(count)
 print(f"{hit / total:.4f}")
 PY
@@ -120,13 +125,21 @@ test_expect_success 'user and kernel symbols resolve on bare metal and in the gu
 	done
 '
 
-test_expect_success 'guest THP never spends a larger share in page-fault handling than always' '
+# Zeroing the pages is the same bytes under both (clear_huge_page's 2M or
+# 4K at a time), and under TCG it is most of a fault's time with THP always:
+# what THP never adds is the handling of 512 times as many faults, so the
+# share compared is fault handling beside the zeroing.  (Counting the
+# zeroing too, always and never each read 0.35-0.58 and crossed once in
+# four CI dry runs, 2026-12-04.)
+FAULT="handle_mm_fault do_user_addr_fault exc_page_fault"
+ZERO="clear_page_rep clear_page_erms clear_page_orig clear_huge_page clear_subpage"
+test_expect_success 'guest THP never spends a larger share in page-fault handling than always, beside zeroing' '
 	a=$(python3 share.py out/profiles/guest_host-thp_always_guest-thp_always.folded \
-		handle_mm_fault do_user_addr_fault exc_page_fault) &&
+		$FAULT -- $ZERO) &&
 	n=$(python3 share.py out/profiles/guest_host-thp_always_guest-thp_never.folded \
-		handle_mm_fault do_user_addr_fault exc_page_fault) &&
-	echo "page-fault share: always $a, never $n" &&
-	python3 -c "import sys; sys.exit(0 if $n > $a else 1)"
+		$FAULT -- $ZERO) &&
+	echo "page-fault share beside zeroing: always $a, never $n" &&
+	python3 -c "import sys; sys.exit(0 if $n > 2 * $a else 1)"
 '
 
 test_expect_success 'text: a differential profile per guest cell' '
