@@ -230,25 +230,49 @@ SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 # tests take -j from them (tests/run-shell-tests.sh).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 JOBS  ?= -j$(NPROC)
+# check builds what the shell tests run first (the tools and the tiny image,
+# the sanitized vmtax), then starts them; the sanitized unit tests and the
+# fuzzers' replay are built and run beside them (the shell tests' guests
+# leave the CPUs idle much of the time), into CHECK_SIDE_LOG, which is
+# printed whole after the shell tests.  A failure in either fails check.
+CHECK_SIDE_LOG := build/check-unit-fuzz.log
 check: deps-check
-	$(MAKE) $(JOBS) check-build
-	$(MAKE) $(JOBS) -Otarget --no-print-directory B=build/san check-unit
-	$(MAKE) $(JOBS) B=build/san check-integration
+	$(MAKE) $(JOBS) check-build-shell
+	@mkdir -p build; \
+	echo "== the unit tests and the fuzzers' replay run beside the shell tests (their output: $(CHECK_SIDE_LOG), printed after them)"; \
+	$(MAKE) $(JOBS) -Otarget --no-print-directory check-side >$(CHECK_SIDE_LOG) 2>&1 & \
+	side=$$!; rc=0; \
+	$(MAKE) $(JOBS) B=build/san check-integration || rc=$$?; \
+	side_rc=0; wait $$side || side_rc=$$?; \
+	echo "== the unit tests and the fuzzers' replay ($(CHECK_SIDE_LOG))"; \
+	cat $(CHECK_SIDE_LOG); \
+	if [ $$side_rc != 0 ]; then echo "== the unit tests or the fuzzers' replay failed (exit $$side_rc)"; fi; \
+	[ $$rc = 0 ] && [ $$side_rc = 0 ]
 
-# check's three builds are three trees (build/ with the tools and the tiny
-# image, build/san, build/fuzz) that share no file: one make runs them side
-# by side, JOBS between them, so that one's serial part (the image, the
-# fuzzers' replay, a link) overlaps the others' compiles.
+# check's builds are three trees (build/ with the tools and the tiny image,
+# build/san, build/fuzz) that share no file: one make runs them side by
+# side, JOBS between them, so that one's serial part (the image, the
+# fuzzers' replay, a link) overlaps the others' compiles.  check-build
+# builds all three; check-build-shell what the shell tests run;
+# check-side the rest, and runs the unit tests and the fuzzers' replay.
 CHECK_BUILDS := check-build-plain check-build-san check-build-fuzz
-.PHONY: check-build $(CHECK_BUILDS)
+SAN_ARGS := B=build/san SAN="$(SANFLAGS)" OPT=-O1
+.PHONY: check-build check-build-shell check-build-san-shell check-side \
+	check-side-unit $(CHECK_BUILDS)
 check-build: $(CHECK_BUILDS)
+check-build-shell: check-build-plain check-build-san-shell
 check-build-plain:
 	$(MAKE) tools image-tiny
 check-build-san:
-	$(MAKE) B=build/san SAN="$(SANFLAGS)" OPT=-O1 build/san/vmtax \
-		$(UNIT_BINS:$(B)/%=build/san/%) $(TEST_TOOLS:$(B)/%=build/san/%)
+	$(MAKE) $(SAN_ARGS) build/san/vmtax $(UNIT_BINS:$(B)/%=build/san/%) \
+		$(TEST_TOOLS:$(B)/%=build/san/%)
+check-build-san-shell:
+	$(MAKE) $(SAN_ARGS) build/san/vmtax $(TEST_TOOLS:$(B)/%=build/san/%)
 check-build-fuzz:
 	$(MAKE) fuzz-replay
+check-side: check-side-unit check-build-fuzz
+check-side-unit:
+	$(MAKE) $(SAN_ARGS) -Otarget --no-print-directory check-unit
 
 # Builds what it runs: 'make check-unit' works on a fresh tree.  One target
 # per test binary, so that make -j runs them side by side.

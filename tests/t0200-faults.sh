@@ -166,11 +166,11 @@ test_expect_success 'samples: host THP as before, no domain left' '
 
 # ---- 3: the agent hangs ----
 
-# The silence limit is 4 heartbeats + 30 s unless set: 10 s here, so that
-# the test waits 10 s for the hang, not 34.
+# The silence limit is 4 heartbeats + 30 s unless set: 6 s here, so that
+# the test waits 6 s for the hang, not 34.
 conf t0200-hang hang
 test_expect_success 'run: the agent is stopped (SIGSTOP) in sample 2 of the first cell' '
-	vmtax_bg t0200-hang.ini t0200-hang --set run.silence_timeout=10 &&
+	vmtax_bg t0200-hang.ini t0200-hang --set run.silence_timeout=6 &&
 	wait_for t0200-hang.stderr "\[1/2\].*booting guest" 120 &&
 	t0=$(now) &&
 	wait_for t0200-hang.stderr "\[1/2\].*sample 1/2" 180 &&
@@ -193,8 +193,8 @@ test_expect_success 'the hang is found by silence before the 60 s sample timeout
 	limit=$(jq -r "[.cells[] | select(.env.guest_thp == \"always\") | .reason |
 		capture(\"agent to .run. for (?<s>[0-9]+) s\").s][0]" t0200-hang/results.json) &&
 	echo "silence limit in the reason: $limit s; reported after $(cat t0200-hang.detect) s" &&
-	test "$limit" = 10 &&
-	test "$(jq .run.config.run.silence_timeout t0200-hang/results.json)" = 10 &&
+	test "$limit" = 6 &&
+	test "$(jq .run.config.run.silence_timeout t0200-hang/results.json)" = 6 &&
 	le "$limit" "$(cat t0200-hang.detect)" &&
 	le "$(cat t0200-hang.detect)" "$limit * 1.3"
 '
@@ -384,23 +384,23 @@ test_expect_success 'silent: host THP as before, no domain left' '
 conf t0200-nohello true
 test_expect_success 'run: the guest boots a shell instead of /init (no agent)' '
 	vmtax_bg t0200-nohello.ini t0200-nohello \
-		--set guest.cmdline=rdinit=/bin/sh --set run.boot_timeout=20 \
+		--set guest.cmdline=rdinit=/bin/sh --set run.boot_timeout=10 \
 		--set matrix.guest_thp=always &&
 	vmtax_wait $VPID t0200-nohello 300
 '
 timing t0200-nohello
 
-test_expect_success 'the cell failed: no hello within 20 s; the console tail was printed' '
+test_expect_success 'the cell failed: no hello within 10 s; the console tail was printed' '
 	cell t0200-nohello always ".status == \"failed\" and
-		(.reason | test(\"no hello from the guest agent within 20 s\")) and
+		(.reason | test(\"no hello from the guest agent within 10 s\")) and
 		(.samples | length == 0)" &&
 	grep -q "last lines of .*console.log" t0200-nohello.stderr &&
 	test "$(cat t0200-nohello.rc)" = 1
 '
 
-test_expect_success 'no hello: the cell is given up after its boot_timeout (20 s), not much later' '
-	test "$(cat t0200-nohello.secs)" -ge 20 &&
-	test "$(cat t0200-nohello.secs)" -le $((20 * 5 / 2))
+test_expect_success 'no hello: the cell is given up after its boot_timeout (10 s), not much later' '
+	test "$(cat t0200-nohello.secs)" -ge 10 &&
+	test "$(cat t0200-nohello.secs)" -le $((10 * 5 / 2))
 '
 
 test_expect_success 'no hello: host THP as before, no domain left' '
