@@ -395,7 +395,8 @@ static void handle_shutdown(struct agent *a, const json_t *req,
 	/*
 	 * The host closes its end of the channel before QEMU exits: libvirt
 	 * 9.0 can deadlock when a channel stream is closed while its domain
-	 * is being torn down.  The delay gives the host that time.
+	 * is being torn down.  The agent powers off when it sees that close,
+	 * or after the delay at most (wait_host_closed()).
 	 */
 	a->shutdown_delay_s = json_is_number(d) ? json_number_value(d) : 0;
 	if (a->shutdown_delay_s < 0 || a->shutdown_delay_s > 60)
@@ -615,6 +616,36 @@ static int serve_read(struct agent *a, bool *done)
 }
 
 /*
+ * After the shutdown reply: until the host has closed its end of the port,
+ * or shutdown_delay_s at most.  The host closes it before QEMU exits
+ * (libvirt 9.0 can deadlock when a channel stream is closed while its
+ * domain is being torn down); its close is complete in libvirtd before the
+ * guest sees the port hang up, so powering off then is safe, and sooner
+ * than the whole delay (0.5 s a guest).
+ */
+static void wait_host_closed(struct agent *a)
+{
+	double end = mono_now() + a->shutdown_delay_s, left;
+
+	while ((left = end - mono_now()) > 0) {
+		struct pollfd p = {.fd = a->fd, .events = POLLIN};
+		int ms = left * 1000 < PORT_POLL_MS ? (int)(left * 1000) + 1
+						    : PORT_POLL_MS;
+		int n = poll(&p, 1, ms);
+
+		if (n < 0 && errno != EINTR)
+			return;
+		if (n <= 0)
+			continue;
+		if (p.revents & (POLLHUP | POLLERR | POLLNVAL))
+			return;
+		/* whatever the host still sends is dropped; 0 is its close */
+		if (read(a->fd, a->rbuf, sizeof(a->rbuf)) == 0)
+			return;
+	}
+}
+
+/*
  * Answer every whole message decoded; *DONE after a shutdown or a panic
  * (-EIO), which in a guest powers it off or crashes its kernel.
  */
@@ -640,8 +671,7 @@ static int serve_messages(struct agent *a, bool *done)
 		if (a->hosted)
 			return a->shutdown ? 0 : -EIO;
 		if (a->shutdown) {
-			if (a->shutdown_delay_s > 0)
-				usleep((useconds_t)(a->shutdown_delay_s * 1e6));
+			wait_host_closed(a);
 			power_off();
 			return 0;
 		}

@@ -502,8 +502,9 @@ static void guest_down(struct run *r, struct cell_run *cr, struct guest *g)
 
 	kvm_sampler_free(g->kvm);
 	g->kvm = NULL;
-	/* The agent powers off half a second after its reply: the channel
-	 * is closed first (see vm_close_channel()). */
+	/* The agent powers off once it sees the channel closed, which
+	 * vm_life_down() does first (see vm_close_channel()), half a second
+	 * after its reply at most. */
 	vm_life_down(&g->life, 0.5, 20, &bye);
 	if (bye)
 		json_object_set(cr->st->observed, "agent_max_rss_kb",

@@ -708,7 +708,8 @@ bool lab_answers(struct lab *l)
 /* Power the lab off, politely when its agent still answers. */
 void lab_down(struct lab *l)
 {
-	/* The agent powers off two seconds after its reply; the lab gets a
-	 * minute to do so. */
+	/* The agent powers off once the channel is closed (vm_life_down()
+	 * closes it first), two seconds after its reply at most; the lab
+	 * gets a minute to do so. */
 	vm_life_down(&l->life, 2.0, 60, NULL);
 }
