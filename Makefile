@@ -232,15 +232,16 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 JOBS  ?= -j$(NPROC)
 # check builds what the shell tests run first (the tools and the tiny image,
 # the sanitized vmtax), then starts them; the sanitized unit tests and the
-# fuzzers' replay are built and run beside them (the shell tests' guests
-# leave the CPUs idle much of the time), into CHECK_SIDE_LOG, which is
+# fuzzers' replay are built and run beside them, at nice 10 as the shell
+# tests that do not need the host are (the guests' timings are asserted,
+# and they leave the CPUs idle much of the time), into CHECK_SIDE_LOG, which is
 # printed whole after the shell tests.  A failure in either fails check.
 CHECK_SIDE_LOG := build/check-unit-fuzz.log
 check: deps-check
 	$(MAKE) $(JOBS) check-build-shell
 	@mkdir -p build; \
 	echo "== the unit tests and the fuzzers' replay run beside the shell tests (their output: $(CHECK_SIDE_LOG), printed after them)"; \
-	$(MAKE) $(JOBS) -Otarget --no-print-directory check-side >$(CHECK_SIDE_LOG) 2>&1 & \
+	nice -n 10 $(MAKE) $(JOBS) -Otarget --no-print-directory check-side >$(CHECK_SIDE_LOG) 2>&1 & \
 	side=$$!; rc=0; \
 	$(MAKE) $(JOBS) B=build/san check-integration || rc=$$?; \
 	side_rc=0; wait $$side || side_rc=$$?; \
