@@ -114,7 +114,7 @@ test_expect_success 'plan = auto: a sizing pass, then the boots and samples it c
 
 # A guest killed mid-round is replaced (retries) and the round goes on.
 mkdir "$TRASH/wl" &&
-printf '[workload]\ndescription = a slow sample\nrun = sleep 4;echo done\nmetric = elapsed\n' >"$TRASH/wl/slow.ini"
+printf '[workload]\ndescription = a slow sample\nrun = sleep 2.5;echo done\nmetric = elapsed\n' >"$TRASH/wl/slow.ini"
 cat >"$TRASH/die.ini" <<EOF2
 [run]
 name = t0105die
@@ -136,7 +136,7 @@ EOF2
 test_expect_success 'a guest killed mid-round is replaced and the round goes on' '
 	vmtax_bg die.ini die &&
 	wait_for die.stderr "guest/host-thp=always/guest-thp=always: sample 1/2" 300 &&
-	sleep 2 &&
+	sleep 1 &&
 	pid=$(qemu_pid t0105die) &&
 	kill -KILL "$pid" &&
 	vmtax_wait $VPID die 600 &&

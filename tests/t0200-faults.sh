@@ -39,7 +39,8 @@ wl samples 'n=$(cat n 2>/dev/null||echo 0);echo $((n+1))>n;case $n in 0)exit 3;;
 # first sample must survive in results.json.
 SECOND='n=$(cat n 2>/dev/null||echo 0);echo $((n+1))>n;[ $n = 1 ]&&'$FIRST'&&'
 # The workload's parent is the agent: stop it, so heartbeats stop.
-wl hang "${SECOND}kill -STOP \$PPID;sleep 2;echo done"
+# (only the faulty sample sleeps: the others take no time)
+wl hang "${SECOND}kill -STOP \$PPID&&sleep 2;echo done"
 wl sleep "${SECOND}sleep 30;echo done"
 wl panic "${SECOND}echo c>/proc/sysrq-trigger;echo done"
 # What the guest kernel logs when a CPU loops in it (an exec stuck in the
@@ -225,7 +226,7 @@ conf t0200-qemu sleep
 test_expect_success 'run: QEMU of the first cell is killed with SIGKILL in sample 2' '
 	vmtax_bg t0200-qemu.ini t0200-qemu &&
 	wait_for t0200-qemu.stderr "\[1/2\].*sample 2/2" 180 &&
-	sleep 3 &&
+	sleep 1 &&
 	pid=$(qemu_pid t0200-qemu) &&
 	echo "killing QEMU pid $pid" &&
 	kill -KILL "$pid" &&
@@ -459,7 +460,7 @@ for sig in TERM KILL; do
 	test_expect_success "run: libvirtd is killed (SIG$sig) mid-sample and started again" "
 		vmtax_bg $name.ini $name &&
 		wait_for $name.stderr '\[1/2\].*sample 2/2' 180 &&
-		sleep 3 &&
+		sleep 1 &&
 		lpid=\$(pidof libvirtd) &&
 		echo \"killing libvirtd pid \$lpid\" &&
 		kill -$sig \$lpid &&
