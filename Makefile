@@ -253,13 +253,13 @@ check: deps-check
 	if [ $$side_rc != 0 ]; then echo "== the unit tests or the fuzzers' replay failed (exit $$side_rc)"; fi; \
 	[ $$rc = 0 ] && [ $$side_rc = 0 ]
 
-# check's builds are three trees (build/ with the tools and the tiny image,
-# build/san, build/fuzz) that share no file: one make runs them side by
-# side, JOBS between them, so that one's serial part (the image, the
-# fuzzers' replay, a link) overlaps the others' compiles.  check-build
-# builds all three; check-build-shell what the shell tests run;
-# check-side the rest, and runs the unit tests and the fuzzers' replay.
-CHECK_BUILDS := check-build-plain check-build-san check-build-fuzz
+# check's builds are two trees (build/ with the tools and the tiny image,
+# build/san) that share no file: one make runs them side by side, JOBS
+# between them, so that one's serial part (the image, a link) overlaps the
+# other's compiles.  check-build builds both; check-build-shell what the
+# shell tests run; check-side the rest (the unit tests and the fuzz
+# targets' replays), and runs them.
+CHECK_BUILDS := check-build-plain check-build-san
 SAN_ARGS := B=build/san SAN="$(SANFLAGS)" OPT=-O1
 .PHONY: check-build check-build-shell check-build-san-shell check-side \
 	check-side-unit check-side-fuzz $(CHECK_BUILDS)
@@ -269,11 +269,9 @@ check-build-plain:
 	$(MAKE) tools image-tiny
 check-build-san:
 	$(MAKE) $(SAN_ARGS) build/san/vmtax $(UNIT_BINS:$(B)/%=build/san/%) \
-		$(TEST_TOOLS:$(B)/%=build/san/%)
+		$(TEST_TOOLS:$(B)/%=build/san/%) $(FUZZ_REPLAYS)
 check-build-san-shell:
 	$(MAKE) $(SAN_ARGS) build/san/vmtax $(TEST_TOOLS:$(B)/%=build/san/%)
-check-build-fuzz:
-	$(MAKE) fuzz-replay
 check-side: check-side-unit check-side-fuzz
 check-side-unit:
 	$(CHECK_IDLE) $(MAKE) $(SAN_ARGS) $(UNIT_BINS:$(B)/%=build/san/%)
@@ -303,7 +301,8 @@ check-integration:
 # tests/fuzz/corpus/NAME/, built by clang with ASan and UBSan into build/fuzz.
 # 'make fuzz' runs each for FUZZ_SECONDS on a copy of its corpus in
 # build/fuzz/corpus/NAME (crashes land in build/fuzz/crash-NAME-*);
-# 'make fuzz-replay' runs each once over its committed corpus.
+# 'make fuzz-replay' (make check's) runs each once over its committed
+# corpus, built without libFuzzer (below).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
@@ -333,12 +332,20 @@ fuzz: fuzz-build
 			build/fuzz/fuzz-$$n.log; \
 	done
 
-fuzz-replay: fuzz-build
+# The replay needs no libFuzzer: each target with tests/fuzz/replay-main.c
+# and the sanitized build (build/san, ASan + UBSan), over its corpus.
+$(B)/tests/fuzz-replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay-main.c $(B)/libvmtax.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+FUZZ_REPLAYS := $(FUZZ_NAMES:%=build/san/tests/fuzz-replay-%)
+fuzz-replay:
+	$(MAKE) $(SAN_ARGS) $(FUZZ_REPLAYS)
 	@set -e; for n in $(FUZZ_NAMES); do \
 		echo "== fuzz-$$n: $$(ls tests/fuzz/corpus/$$n | wc -l) inputs"; \
-		build/fuzz/fuzz-$$n -close_fd_mask=3 tests/fuzz/corpus/$$n/* \
-			>build/fuzz/replay-$$n.log 2>&1 || \
-			{ tail -n 60 build/fuzz/replay-$$n.log; exit 1; }; \
+		build/san/tests/fuzz-replay-$$n tests/fuzz/corpus/$$n/* \
+			>build/san/tests/replay-$$n.log 2>&1 || \
+			{ tail -n 60 build/san/tests/replay-$$n.log; exit 1; }; \
 	done
 
 # The previous demo run is kept as runs/demo.prev (vmtax compare can use it).

@@ -14,7 +14,8 @@
 # (THP, kvm parameters, hugepages, /proc/sys, the vmtax lock) or checks that
 # it is unchanged: those run one at a time, each under the host lock
 # (flock -o /tmp/vmtax-host.lock, VMTAX_HOST_LOCK_FILE to change it), in
-# file order, and the others run beside them (SCHED_IDLE, else nice 10: a
+# file order (those that say "# host: exclusive, waits" first), and the
+# others run beside them (SCHED_IDLE, else nice 10: a
 # guest's timings are asserted, a report's are not).  A caller that already holds
 # the lock (flock -o LOCK make check) says so with VMTAX_HOST_LOCK_HELD=1,
 # else the runner finds it in /proc/locks held by one of its ancestors: it is
@@ -63,15 +64,23 @@ export VMTAX_HOST_LOCK_HELD
 : >"$dir/excl"
 : >"$dir/free"
 : >"$dir/all"
+: >"$dir/excl-later"
 for t in t[0-9][0-9][0-9][0-9]-*.sh; do
 	case "$t" in *"${T:-}"*) ;; *) continue ;; esac
 	echo "$t" >>"$dir/all"
-	if grep -q '^# host: exclusive' "$t"; then
+	if grep -q '^# host: exclusive, waits$' "$t"; then
 		echo "$t" >>"$dir/excl"
+	elif grep -q '^# host: exclusive' "$t"; then
+		echo "$t" >>"$dir/excl-later"
 	else
 		echo "$t" >>"$dir/free"
 	fi
 done
+# The host's tests that mostly wait (no guest, no build: "# host:
+# exclusive, waits") go first, while the others start beside them: a
+# guest's timings suffer from what runs beside it even at SCHED_IDLE
+# (t0105 61 s alone, 87 s beside them), a sleep's do not.
+cat "$dir/excl-later" >>"$dir/excl"
 
 # run_one T: run T, its output in $dir/T.out, then print it whole with the
 # seconds it ran (a wait for the host lock is not counted in them).

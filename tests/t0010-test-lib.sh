@@ -121,6 +121,22 @@ test_expect_success 'the parallel runner under a caller that holds the lock does
 	grep -x "shell-tests: 2 passed, 0 failed, 0 skipped" held.out
 '
 
+# The same two host tests, the second saying it mostly waits.
+mkdir "$TRASH/par2"
+cp "$TRASH/par/run-shell-tests.sh" "$TRASH/par/lib-test.sh" "$TRASH/par/chainlint.py" \
+	"$TRASH/par/t0001-host.sh" "$TRASH/par2/"
+sed "s/^# host: exclusive\$/# host: exclusive, waits/" "$TRASH/par/t0002-host.sh" \
+	>"$TRASH/par2/t0002-host.sh"
+
+test_expect_success 'the parallel runner takes the host tests that wait first' '
+	: >par.log &&
+	env T= J=2 VMTAX_HOST_LOCK_HELD= sh par2/run-shell-tests.sh >par2.out &&
+	cat par2.out par.log &&
+	printf "%s\n" "start 2" "end 2" "start 1" "end 1" >want2.log &&
+	test_cmp want2.log par.log &&
+	grep -x "shell-tests: 2 passed, 0 failed, 0 skipped" par2.out
+'
+
 test_expect_success 'the runner with -j 1 runs the tests in file order' '
 	test_expect_code 1 env T=t000 VMTAX_HOST_LOCK_HELD= J=1 sh par/run-shell-tests.sh >one.out &&
 	grep "^== t000[1-4][^:]*\$" one.out >order &&

@@ -1,5 +1,5 @@
 #!/bin/sh
-# host: exclusive
+# host: exclusive, waits
 # On bare metal, THP always really changes the fault count of randwalk:
 # at least 50x fewer minor faults than THP never.
 . "$(dirname "$0")/lib-test.sh"

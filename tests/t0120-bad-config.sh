@@ -1,5 +1,5 @@
 #!/bin/sh
-# host: exclusive
+# host: exclusive, waits
 # Bad input is refused with file:line:, exit status 2, and no host change.
 . "$(dirname "$0")/lib-test.sh"
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# host: exclusive
+# host: exclusive, waits
 # Durable results and resume: a run killed with SIGKILL, or stopped with one
 # SIGINT, resumes to the same cells and samples as an uninterrupted run,
 # never repeating a completed sample; a changed config is refused.

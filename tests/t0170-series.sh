@@ -1,5 +1,5 @@
 #!/bin/sh
-# host: exclusive
+# host: exclusive, waits
 # wss-sweep yields a series (x: working-set KiB, y: ns per access) in each
 # sample, and vmtax report carries it into csv as rows of kind "series".
 # Bare metal only, at the host's current THP mode, so the host is unchanged.

@@ -190,13 +190,16 @@ echo "# t0200-hang: guest booted in $(cat "$TRASH/t0200-hang.boot" 2>/dev/null |
 	"hang reported $(cat "$TRASH/t0200-hang.detect" 2>/dev/null || echo ?) s after the sample began," \
 	"next cell began $(cat "$TRASH/t0200-hang.cleanup" 2>/dev/null || echo ?) s after that"
 
+# The test sees vmtax's lines 0.2 s apart at worst (wait_for), so the time
+# it measures from the sample's line to the report is within 0.2 s of
+# vmtax's own: not before the limit is "not before it, less 0.25 s".
 test_expect_success 'the hang is found by silence before the 60 s sample timeout, and reported on time' '
 	limit=$(jq -r "[.cells[] | select(.env.guest_thp == \"always\") | .reason |
 		capture(\"agent to .run. for (?<s>[0-9]+) s\").s][0]" t0200-hang/results.json) &&
 	echo "silence limit in the reason: $limit s; reported after $(cat t0200-hang.detect) s" &&
 	test "$limit" = 6 &&
 	test "$(jq .run.config.run.silence_timeout t0200-hang/results.json)" = 6 &&
-	le "$limit" "$(cat t0200-hang.detect)" &&
+	le "$limit - 0.25" "$(cat t0200-hang.detect)" &&
 	le "$(cat t0200-hang.detect)" "$limit * 1.3"
 '
 

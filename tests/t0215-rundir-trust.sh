@@ -1,5 +1,5 @@
 #!/bin/sh
-# host: exclusive
+# host: exclusive, waits
 # The run directory is trusted only when this vmtax made it (docs/security.md):
 # another user's directory, a world- or group-writable one, a symlinked logs/
 # are refused with the reason and the fix, and nothing is written there or

@@ -1,5 +1,5 @@
 #!/bin/sh
-# host: exclusive
+# host: exclusive, waits
 # A run directory on a full disk: the run stops at once instead of measuring
 # samples it cannot record, says how many samples were kept, leaves no
 # temporary file, and resumes to completion once there is room.

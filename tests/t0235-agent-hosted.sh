@@ -1,5 +1,5 @@
 #!/bin/sh
-# host: exclusive
+# host: exclusive, waits
 # The agent's handlers on this host, without a guest: the test build of the
 # agent serves a socketpair ("vmtax-agent-test --fd N") and
 # tests/agent-hosted.py speaks the protocol to it.  What hello and observe

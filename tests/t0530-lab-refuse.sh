@@ -1,5 +1,5 @@
 #!/bin/sh
-# host: exclusive
+# host: exclusive, waits
 # 'vmtax lab run' refuses a config that asks for what the lab host cannot
 # do, before anything boots: file:line:, exit status 2, no run directory,
 # no domain, this host untouched.  (The lab itself boots in

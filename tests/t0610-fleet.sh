@@ -1,5 +1,5 @@
 #!/bin/sh
-# host: exclusive
+# host: exclusive, waits
 # The fleet ([run] executor = fleet, docs/fleet.md) over a fake ssh and scp
 # (tests/tools/fake-ssh.sh): each "host" is a directory of this machine
 # with a vmtax of its own (this one, through a wrapper), and nothing else

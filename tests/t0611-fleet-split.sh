@@ -1,5 +1,5 @@
 #!/bin/sh
-# host: exclusive
+# host: exclusive, waits
 # The fleet's mode = split and --resume of a fleet run (docs/fleet.md), over
 # the fake ssh and scp of t0610 (tests/tools/fake-ssh.sh: each "host" a
 # directory of this machine, its vmtax this one).  Bare-metal cells at this

@@ -1,5 +1,5 @@
 #!/bin/sh
-# host: exclusive
+# host: exclusive, waits
 # (the "remote" host's THP is this host's, read through the fake ssh: a
 # test beside it that sets THP would change what it reads)
 # Guests on a remote libvirt ([guest] uri = qemu+ssh://USER@HOST/system,
