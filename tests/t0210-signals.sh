@@ -1,5 +1,5 @@
 #!/bin/sh
-# host: exclusive
+# host: exclusive, waits
 # Signals to 'vmtax run' on bare metal (a 2 s sample, repeat 5, host THP
 # always): SIGINT and SIGTERM stop after the current sample, exit non-zero,
 # leave results.json "interrupted" with the completed samples and put host
