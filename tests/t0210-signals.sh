@@ -1,6 +1,6 @@
 #!/bin/sh
 # host: exclusive, waits
-# Signals to 'vmtax run' on bare metal (a 2 s sample, repeat 5, host THP
+# Signals to 'vmtax run' on bare metal (a 1.5 s sample, repeat 5, host THP
 # always): SIGINT and SIGTERM stop after the current sample, exit non-zero,
 # leave results.json "interrupted" with the completed samples and put host
 # THP back; a second SIGINT stops at once and still puts THP back; SIGKILL
@@ -22,8 +22,8 @@ thp_run=always
 mkdir "$TRASH/wl"
 cat >"$TRASH/wl/nap.ini" <<EOF
 [workload]
-description = sleeps 2 s; notes its work directory for the clean-up after SIGKILL
-run = echo \$VMTAX_WORKDIR >>$TRASH/workdirs;sleep 2
+description = sleeps 1.5 s; notes its work directory for the clean-up after SIGKILL
+run = echo \$VMTAX_WORKDIR >>$TRASH/workdirs;sleep 1.5
 metric = elapsed
 EOF
 cat >"$TRASH/run.ini" <<EOF

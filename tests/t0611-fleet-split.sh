@@ -133,7 +133,7 @@ host_thp = $thp_now
 [workload]
 dir = $TRASH/wl
 name = val
-NAP = 1
+NAP = 0.5
 EOF
 
 host eta mid-eta
