@@ -1,31 +1,25 @@
 // SPDX-License-Identifier: MIT
 /* vm-proc.c - whether a guest's QEMU process has ended, by the kernel. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "util.h"
 #include "vm.h"
 
 bool vm_proc_ended(int pid, const char *comm)
 {
 	char path[64], buf[256], *open_paren, *p;
-	int fd;
-	ssize_t n;
+	int ret;
 
 	if (pid <= 0)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
+	ret = read_line(path, buf, sizeof(buf));
+	/* gone, or gone between the open and the read */
+	if (ret < 0)
+		return ret == -ENOENT || ret == -ESRCH;
 	/* "PID (COMM) S ...": the state after the last ')' */
 	open_paren = strchr(buf, '(');
 	p = strrchr(buf, ')');
