@@ -253,24 +253,19 @@ check: deps-check
 	if [ $$side_rc != 0 ]; then echo "== the unit tests or the fuzzers' replay failed (exit $$side_rc)"; fi; \
 	[ $$rc = 0 ] && [ $$side_rc = 0 ]
 
-# check's builds are two trees (build/ with the tools and the tiny image,
-# build/san) that share no file: one make runs them side by side, JOBS
-# between them, so that one's serial part (the image, a link) overlaps the
-# other's compiles.  check-build builds both; check-build-shell what the
-# shell tests run; check-side the rest (the unit tests and the fuzz
-# targets' replays), and runs them.
-CHECK_BUILDS := check-build-plain check-build-san
+# What the shell tests run is two trees (build/ with the tools and the tiny
+# image, build/san with the sanitized vmtax) that share no file: one make
+# (check-build-shell) builds them side by side, JOBS between them, so that
+# one's serial part (the image, a link) overlaps the other's compiles.
+# check-side builds the rest (the unit tests and the fuzz targets'
+# replays) and runs them.
 SAN_ARGS := B=build/san SAN="$(SANFLAGS)" OPT=-O1
-.PHONY: check-build check-build-shell check-build-san-shell check-side \
-	check-side-unit check-side-fuzz $(CHECK_BUILDS)
-check-build: $(CHECK_BUILDS)
-check-build-shell: check-build-plain check-build-san-shell
+.PHONY: check-build-shell check-build-plain check-build-san check-side \
+	check-side-unit check-side-fuzz
+check-build-shell: check-build-plain check-build-san
 check-build-plain:
 	$(MAKE) tools image-tiny
 check-build-san:
-	$(MAKE) $(SAN_ARGS) build/san/vmtax $(UNIT_BINS:$(B)/%=build/san/%) \
-		$(TEST_TOOLS:$(B)/%=build/san/%) $(FUZZ_REPLAYS)
-check-build-san-shell:
 	$(MAKE) $(SAN_ARGS) build/san/vmtax $(TEST_TOOLS:$(B)/%=build/san/%)
 check-side: check-side-unit check-side-fuzz
 check-side-unit:
