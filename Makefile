@@ -107,6 +107,11 @@ $(B)/tests/agent-drive: tests/agent-drive.c $(B)/libvmtax.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
+# make bench's programs: tests/bench-NAME.c.
+$(B)/tests/bench-%: tests/bench-%.c $(B)/libvmtax.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
 $(B)/tests/test-%: tests/unit/test-%.c $(B)/libvmtax.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -Itests/unit -o $@ $^ \
@@ -350,7 +355,7 @@ demo: deps
 	./$(B)/vmtax run configs/demo.ini --out runs/demo
 
 bench: deps
-	$(MAKE) all image-tiny
+	$(MAKE) all image-tiny $(B)/tests/bench-stats
 	sh tests/bench.sh
 
 fmt:

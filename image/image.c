@@ -20,6 +20,7 @@
 #include "image-recipe.h"
 #include "image-step.h"
 #include "layout.h"
+#include "output.h"
 #include "util.h"
 
 #define DEFAULT_BINDIR "build/bin"
@@ -67,6 +68,11 @@ int image_relink(const char *target, const char *link)
 		ret = err_errno("image: link: cannot resolve '%s'", target);
 		goto out;
 	}
+	/* never renamed over a device, a file or a directory */
+	ret = output_check_link(link);
+	if (ret < 0)
+		goto out;
+	ret = -1;
 	tmp = xasprintf("%s.tmp.%ld", link, (long)getpid());
 	unlink(tmp);
 	if (symlink(abs, tmp) < 0) {

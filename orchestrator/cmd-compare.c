@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "format.h"
 #include "model.h"
+#include "output.h"
 #include "report.h"
 #include "util.h"
 
@@ -71,7 +72,7 @@ static const struct opt compare_opts[] = {
 	{ 'f', "format", OPT_STRING, offsetof(struct compare_args, format),
 	  NULL, "FMT", "%s (default text)", report_format_names },
 	{ 'o', "output", OPT_STRING, offsetof(struct compare_args, output),
-	  NULL, "FILE", "write FILE (atomically) instead of stdout", NULL },
+	  NULL, "FILE", OUTPUT_HELP, NULL },
 	OPT_ROW_END,
 };
 
@@ -190,6 +191,10 @@ int cmd_compare(int argc, char **argv)
 		ret = opts_status(first);
 		goto out;
 	}
+	if (a.output && output_check(a.output) < 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	n = argc - first;
 	if (n < 1 || (!a.o.by && n < 2)) {
 		ret = opts_usage_error(usage);
@@ -207,7 +212,7 @@ int cmd_compare(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (a.output)
-		rc = write_file_atomic(a.output, buf, len);
+		rc = output_write(a.output, buf, len);
 	else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout))
 		rc = err_errno("cannot write the comparison");
 	else

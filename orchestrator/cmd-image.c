@@ -17,6 +17,7 @@
 #include "workload-def.h"
 #include "image.h"
 #include "layout.h"
+#include "output.h"
 #include "util.h"
 
 #define MAX_PACKAGES 256
@@ -271,6 +272,9 @@ int cmd_image(int argc, char **argv)
 		err("unexpected argument '%s'", argv[1 + first]);
 		return EXIT_USAGE;
 	}
+	/* -o is a link vmtax (re)makes: refused before minutes of building */
+	if (a.o.link && output_check_link(a.o.link) < 0)
+		return EXIT_USAGE;
 	/* The bin directory beside vmtax: where 'vmtax run' looks. */
 	if (guest_bindir_find(bindir, sizeof(bindir)) < 0) {
 		ret = 1;

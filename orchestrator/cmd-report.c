@@ -9,6 +9,7 @@
 #include "cmds.h"
 #include "format.h"
 #include "model.h"
+#include "output.h"
 #include "report.h"
 #include "util.h"
 
@@ -29,7 +30,7 @@ static const struct opt report_opts[] = {
 	  "ids (docs/axes.md): where, paging, host-thp, vcpus, ...",
 	  NULL },
 	{ 'o', "output", OPT_STRING, offsetof(struct report_args, output), NULL,
-	  "FILE", "write FILE (atomically) instead of stdout", NULL },
+	  "FILE", OUTPUT_HELP, NULL },
 	OPT_ROW_END,
 };
 
@@ -71,6 +72,8 @@ int cmd_report(int argc, char **argv)
 		    report_format_names());
 		goto out;
 	}
+	if (a.output && output_check(a.output) < 0)
+		goto out;
 	path = report_results_path_new(argv[first]);
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
@@ -87,7 +90,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (a.output)
-		rc = write_file_atomic(a.output, buf, len);
+		rc = output_write(a.output, buf, len);
 	else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout))
 		rc = err_errno("cannot write the report");
 	ret = rc < 0 ? 1 : 0;

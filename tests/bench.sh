@@ -33,6 +33,8 @@
 #     hello (observed.boot_to_hello_s), measured just before in this run; then
 #     the runner's wall against the sum of its tests' times and against the
 #     host lane's sum (the least it can take)
+#  8. the statistics: the hierarchical bootstrap's time against the same
+#     resampling draws summed (tests/bench-stats.c), in the same run
 # SECTIONS="2 3" runs only those.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,7 +51,7 @@ W=$(mktemp -d /tmp/vmtax-bench.XXXXXX)
 trap 'if [ -n "${KEEP:-}" ]; then rm -rf "$KEEP"; mv "$W" "$KEEP"; else rm -rf "$W"; fi' EXIT
 thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
 now() { date +%s.%N; }
-want() { case " ${SECTIONS:-1 2 3 4 5 6 7} " in *" $1 "*) return 0 ;; esac; return 1; }
+want() { case " ${SECTIONS:-1 2 3 4 5 6 7 8} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # The cells the sections run (section 5 reuses 1's and 2's): written
 # first, so that any SECTIONS works on its own.
@@ -610,4 +612,9 @@ printf '   reference: boot to hello %.2f s (%s); runner wall %d s (-j %s) = %s b
 	"$boot" "$(jq -r .run.host.accel "$W/ref7/results.json")" "$wall" "$j" \
 	"$(ratio "$wall" "$boot")" "$sum" "$(ratio "$sum" "$wall")" \
 	"$hostsum" "$(ratio "$hostsum" "$wall")" "$(cut -d' ' -f1-3 /proc/loadavg)"
+fi
+if want 8; then
+echo "== 8. the hierarchical bootstrap against its least work (tests/bench-stats.c)"
+echo "   $TOP/build/tests/bench-stats"
+"$TOP/build/tests/bench-stats"
 fi

@@ -14,7 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
@@ -459,40 +458,6 @@ static void test_hboot_ratio(void **state)
 			 -EDOM);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* 10,000 resamples of 50 values (10 boots x 5): the best of 5 tries. */
-static void test_hboot_speed(void **state)
-{
-	double d[50], lo, hi, best = INFINITY, t0;
-	long boot[50];
-	int i, try;
-
-	(void)state;
-	for (i = 0; i < 50; i++) {
-		boot[i] = i / 5;
-		d[i] = 0.3 + 0.01 * ((i * 37) % 11) + 0.05 * (i / 5 % 3);
-	}
-	for (try = 0; try < 5; try++) {
-		t0 = now_ms();
-		assert_int_equal(stats_hboot_paired(d, boot, 50, 9,
-						    STATS_HBOOT_RESAMPLES,
-						    false, &lo, &hi),
-				 0);
-		best = fmin(best, now_ms() - t0);
-	}
-	print_message("hboot: %d resamples of 50 values in %.2f ms\n",
-		      STATS_HBOOT_RESAMPLES, best);
-	if (best >= 50)
-		fail_msg("bootstrap took %.1f ms (>= 50)", best);
-}
-
 /* ---- A/A ---- */
 
 static struct stats_delta iv(double delta, double lo, double hi)
@@ -563,7 +528,6 @@ int main(void)
 	    cmocka_unit_test(test_log_ratios),
 	    cmocka_unit_test(test_hboot),
 	    cmocka_unit_test(test_hboot_ratio),
-	    cmocka_unit_test(test_hboot_speed),
 	    cmocka_unit_test(test_rerun),
 	};
 
