@@ -12,8 +12,14 @@
 #   - the guest kernel: Debian's linux-image package (the one the
 #     linux-image-amd64 metapackage depends on) is downloaded with
 #     'apt-get download' and unpacked with 'dpkg-deb -x' into vmtax's kernel
-#     cache, build/kernel (image/guest-kernel.h): never installed, so
-#     the host's /boot and what it boots next stay as they were;
+#     cache, build/kernel (image/guest-kernel.h), and depmod -b run
+#     there (its modules.dep, as the package's postinst would make):
+#     never installed, so the host's /boot and what it boots next stay as
+#     they were;
+#   - an empty /lib/modules where there is none (a host that boots no
+#     Debian kernel of its own): supermin, which builds libguestfs's
+#     appliance for the debian image, copies the guest kernel's modules
+#     under it and fails without it;
 #   - hugetlbfs mounts at /dev/hugepages (and /dev/hugepages1G where the CPU
 #     has 1G pages), which reserve no memory; made before libvirtd starts,
 #     since libvirtd looks for them only then;
@@ -60,7 +66,14 @@ kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
 	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
 kver=${kpkg#linux-image-}
 need_kernel=""
-[ -n "$kpkg" ] && [ -r "$KCACHE/boot/vmlinuz-$kver" ] || need_kernel=1
+[ -n "$kpkg" ] && [ -r "$KCACHE/boot/vmlinuz-$kver" ] &&
+	[ -r "$KCACHE/lib/modules/$kver/modules.dep" ] || need_kernel=1
+# supermin (libguestfs's appliance, the debian image's build) copies the
+# guest kernel's modules under the host's /lib/modules, which it lstat()s:
+# a host that boots no Debian kernel of its own (a container, this VM) has
+# none, and the build fails ("lstat: /lib/modules").
+need_libmod=""
+[ -e /lib/modules ] || need_libmod=1
 mount_2m="" mount_1g=""
 grep -q ' /dev/hugepages hugetlbfs' /proc/mounts || mount_2m=1
 if grep -qw pdpe1gb /proc/cpuinfo && [ -d /sys/kernel/mm/hugepages/hugepages-1048576kB ] &&
@@ -81,13 +94,14 @@ start_lv="" start_vl=""
 pgrep -x libvirtd >/dev/null || start_lv=$(start_how libvirtd)
 pgrep -x virtlogd >/dev/null || start_vl=$(start_how virtlogd)
 
-if [ -z "$missing$need_kernel$mount_2m$mount_1g$start_lv$start_vl" ] &&
+if [ -z "$missing$need_kernel$need_libmod$mount_2m$mount_1g$start_lv$start_vl" ] &&
    [ -z "$VMTAX_APT_UPDATE" ]; then
 	exit 0
 fi
 if ! root; then
 	[ -z "$missing" ] || say "missing packages:$missing"
 	[ -z "$need_kernel" ] || say "no guest kernel in '$KCACHE'"
+	[ -z "$need_libmod" ] || say "no /lib/modules (libguestfs's appliance needs one, even empty)"
 	[ -z "$mount_2m$mount_1g" ] || say "no hugetlbfs mount (hugetlb-backed guests need one)"
 	[ -z "$start_lv$start_vl" ] || say "libvirtd or virtlogd is not running"
 	say "as root, 'make deps' does it (and says what it changes first)"
@@ -98,7 +112,9 @@ fi
 say "this changes the host as follows:"
 [ -z "$missing" ] || say "  install packages:$missing (no service they bring is started: policy-rc.d)"
 [ -z "$need_kernel" ] ||
-	say "  unpack ${kpkg:-Debian's linux-image (the package linux-image-amd64 depends on)} into '$KCACHE' (apt-get download + dpkg-deb -x; /boot is not touched)"
+	say "  unpack ${kpkg:-Debian's linux-image (the package linux-image-amd64 depends on)} into '$KCACHE' (apt-get download + dpkg-deb -x + depmod -b; /boot is not touched)"
+[ -z "$need_libmod" ] ||
+	say "  make an empty /lib/modules (supermin, libguestfs's appliance builder, needs one to copy the guest kernel's modules)"
 [ -z "$mount_2m" ] || say "  mount hugetlbfs (pagesize 2M) on /dev/hugepages (reserves no memory)"
 [ -z "$mount_1g" ] || say "  mount hugetlbfs (pagesize 1G) on /dev/hugepages1G (reserves no memory)"
 [ -z "$start_vl" ] || say "  start virtlogd: $start_vl"
@@ -142,6 +158,9 @@ if [ -n "$need_kernel" ]; then
 	rm -rf "$tmp"
 	[ -r "$KCACHE.new/boot/vmlinuz-$kver" ] && [ -d "$KCACHE.new/lib/modules/$kver" ] ||
 		{ say "$kpkg holds no boot/vmlinuz-$kver and lib/modules/$kver"; exit 1; }
+	# What the package's postinst would do: modules.dep and the rest,
+	# which libguestfs's appliance (supermin) reads.
+	depmod -b "$KCACHE.new" "$kver"
 	# libvirt's QEMU (user libvirt-qemu) reads the kernel: world-readable.
 	chmod -R a+rX "$KCACHE.new"
 	rm -rf "$KCACHE.old"
@@ -149,6 +168,11 @@ if [ -n "$need_kernel" ]; then
 	mv "$KCACHE.new" "$KCACHE"
 	rm -rf "$KCACHE.old"
 	say "guest kernel $kver in '$KCACHE'"
+fi
+
+if [ -n "$need_libmod" ]; then
+	mkdir -p /lib/modules
+	say "made an empty /lib/modules"
 fi
 
 # A daemon that runs is left alone; one that does not is started.

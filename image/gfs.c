@@ -26,6 +26,22 @@ void gfs_env_for_accel(const char *accel, const char *why)
 	     getenv("LIBGUESTFS_BACKEND_SETTINGS"));
 }
 
+void gfs_env_for_kernel(const char *kernel, const char *moddir,
+			const char *kver)
+{
+	if (!getenv("SUPERMIN_KERNEL")) {
+		setenv("SUPERMIN_KERNEL", kernel, 1);
+		if (moddir && !getenv("SUPERMIN_MODULES"))
+			setenv("SUPERMIN_MODULES", moddir, 1);
+		if (kver && !getenv("SUPERMIN_KERNEL_VERSION"))
+			setenv("SUPERMIN_KERNEL_VERSION", kver, 1);
+	}
+	note("image: libguestfs's appliance boots SUPERMIN_KERNEL=%s "
+	     "(SUPERMIN_MODULES=%s)",
+	     getenv("SUPERMIN_KERNEL"),
+	     getenv("SUPERMIN_MODULES") ?: "the host's /lib/modules");
+}
+
 /* Report the last libguestfs error of step WHAT once; returns -EIO. */
 static int gfs_fail(guestfs_h *g, const char *what)
 {
@@ -204,6 +220,38 @@ static int gfs_extract_boot(guestfs_h *g, const struct gfs_disk_spec *s)
 out:
 	free(kernel);
 	free(initrd);
+	return ret;
+}
+
+int gfs_probe(const char *qcow2, uint64_t size)
+{
+	struct gfs_disk_spec s = { .qcow2 = qcow2, .size = size };
+	guestfs_h *g = NULL;
+	double t0 = mono_now();
+	int ret;
+
+	ret = gfs_launch_new(&s, &g);
+	if (ret < 0)
+		goto out;
+	if (guestfs_mkfs(g, "ext4", "/dev/sda") < 0) {
+		ret = gfs_fail(g, "mkfs ext4");
+		goto out;
+	}
+	if (guestfs_mount(g, "/dev/sda", "/") < 0 ||
+	    guestfs_umount_all(g) < 0) {
+		ret = gfs_fail(g, "mount");
+		goto out;
+	}
+	if (guestfs_shutdown(g) < 0) {
+		ret = gfs_fail(g, "shutdown");
+		goto out;
+	}
+	note("image: guestfs: appliance launched, ext4 made and mounted, "
+	     "shut down: %.1f s",
+	     mono_now() - t0);
+out:
+	if (g)
+		guestfs_close(g);
 	return ret;
 }
 

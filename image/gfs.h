@@ -61,6 +61,25 @@ struct gfs_disk_spec {
  */
 void gfs_env_for_accel(const char *accel, const char *why);
 
+/*
+ * The appliance boots KERNEL (a vmlinuz) with the modules of MODDIR
+ * (lib/modules/KVER): supermin's SUPERMIN_KERNEL, SUPERMIN_MODULES and
+ * SUPERMIN_KERNEL_VERSION, where the user did not set them.  Without them
+ * supermin looks in the host's /boot, which 'make deps' leaves as it was
+ * (the guest kernel goes to vmtax's cache, build/kernel): "failed to find
+ * a suitable kernel" on a fresh machine.  Notes what was chosen.
+ */
+void gfs_env_for_kernel(const char *kernel, const char *moddir,
+			const char *kver);
+
 int gfs_make_disk(const struct gfs_disk_spec *s);
+
+/*
+ * The appliance launched as gfs_make_disk() launches it, on a new sparse
+ * QCOW2 of SIZE bytes, an ext4 file system made on it and mounted, then
+ * shut down: the check that this host can build a disk image (seconds
+ * once supermin's appliance is cached).
+ */
+int gfs_probe(const char *qcow2, uint64_t size);
 
 #endif

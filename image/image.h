@@ -115,4 +115,15 @@ int image_from_parse(const char *s, enum image_from *out);
 /* Build (or find up to date) the image of O.  See above. */
 int image_build(const struct image_opts *o);
 
+/*
+ * libguestfs's appliance, set up as every debootstrap'ed disk build sets it
+ * up (the backend for this host's accelerator, the guest kernel of
+ * guest_kernel_find() for supermin, never a /boot the cache stands in for),
+ * launched on a scratch disk under TMPDIR (else /var/tmp) with an ext4 made
+ * and mounted, then shut down: whether this host can build the debian and
+ * lab images, in seconds.  BINDIR: where vmtax's binaries are
+ * (guest_bindir_find()), whose images directory has the kernel cache.  0 or -errno, reported.
+ */
+int image_appliance_check(const char *bindir);
+
 #endif

@@ -31,7 +31,8 @@ static void usage(FILE *f)
 	    "                         [--from auto|packages|debootstrap] "
 	    "[--check]\n"
 	    "       vmtax image path [--kind tiny|debian|lab] "
-	    "[kernel|vmlinuz|initrd|disk]\n\n"
+	    "[kernel|vmlinuz|initrd|disk]\n"
+	    "       vmtax image appliance\n\n"
 	    "Builds a guest image from its recipe, or finds it up to date in\n"
 	    "build/images/ (images are named by the hash of their recipe).\n"
 	    "Run it from the top of the vmtax tree, after 'make tools'; an\n"
@@ -82,7 +83,13 @@ static void usage(FILE *f)
 	    "every\n"
 	    "configs/workloads/*.ini (installed: %s).  Without KVM, libguestfs is run with\n"
 	    "LIBGUESTFS_BACKEND=direct LIBGUESTFS_BACKEND_SETTINGS=force_tcg\n"
-	    "unless they are set.\n\n"
+	    "unless they are set; its appliance boots the guest kernel\n"
+	    "(build/kernel, else /boot) through SUPERMIN_KERNEL and\n"
+	    "SUPERMIN_MODULES unless they are set.\n\n"
+	    "'image appliance' launches that appliance on a scratch disk\n"
+	    "(under TMPDIR, else /var/tmp), makes and mounts an ext4 and\n"
+	    "shuts it down: whether the debian and lab images can be\n"
+	    "built here (seconds); exit 1 with the reason if not.\n\n"
 	    "'image path' prints the files 'vmtax run' boots for the kind\n"
 	    "with kernel = auto and initrd = auto (the same lookup): with\n"
 	    "WHAT only that path, else 'kernel PATH', 'vmlinuz PATH',\n"
@@ -248,6 +255,28 @@ out:
 	return ret;
 }
 
+/*
+ * vmtax image appliance: libguestfs's appliance launched as the debian and
+ * lab builds launch it (image_appliance_check()), on a scratch disk.
+ */
+static int image_appliance(int argc, char **argv)
+{
+	char bindir[PATH_MAX];
+
+	if (argc == 2 &&
+	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc != 1) {
+		err("unexpected argument '%s'", argv[1]);
+		return EXIT_USAGE;
+	}
+	if (guest_bindir_find(bindir, sizeof(bindir)) < 0)
+		return 1;
+	return image_appliance_check(bindir) < 0 ? 1 : 0;
+}
+
 int cmd_image(int argc, char **argv)
 {
 	struct image_args a = { .o.kind = IMAGE_TINY };
@@ -257,6 +286,8 @@ int cmd_image(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "path"))
 		return image_path(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "appliance"))
+		return image_appliance(argc - 1, argv + 1);
 	if (argc < 2 || strcmp(argv[1], "build")) {
 		if (argc >= 2 &&
 		    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
