@@ -297,6 +297,7 @@ static int ctx_new(const struct host_opts *o, struct host_ctx **out,
 	ctx->modules_arg = o->modules_arg;
 	ctx->list_vms = o->list_vms;
 	ctx->list_vms_arg = o->list_vms_arg;
+	ctx->vm_drain_s = o->vm_drain_s;
 	ctx->readonly = o->readonly;
 	if (!ctx->readonly) {
 		ret = lock_take(ctx);

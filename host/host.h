@@ -103,6 +103,9 @@ extern const struct host_module_ops host_kmod_ops;
  */
 typedef int (*host_list_vms_fn)(void *arg, char *buf, size_t len);
 
+/* host_opts.vm_drain_s of vmtax run and vmtax host (seconds). */
+#define HOST_VM_DRAIN_S 60
+
 struct host_opts {
 	const char *root; /* "" or NULL: the real host; a fake tree in tests */
 	const char *state_dir; /* NULL: layout.h STATEDIR (not under root) */
@@ -110,6 +113,13 @@ struct host_opts {
 	void *modules_arg;
 	host_list_vms_fn list_vms; /* NULL: paging changes are refused */
 	void *list_vms_arg;
+	/*
+	 * Before a paging change, how long to wait for running domains to go
+	 * (a cell's guest that libvirt is still tearing down, say), polling
+	 * list_vms, before refusing: 0 refuses at once; HOST_VM_DRAIN_S is
+	 * what vmtax run and vmtax host pass.
+	 */
+	double vm_drain_s;
 	bool readonly; /* no lock, no restore, host_set() refused */
 };
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -133,11 +134,19 @@ static bool paging_supported(const struct host_knob *k, struct host_ctx *ctx,
 	return true;
 }
 
-/* No VM runs (HW's module is about to be reloaded with OPT). */
+/*
+ * No VM runs (HW's module is about to be reloaded with OPT).  Domains that
+ * are still listed are waited for, polling every 250 ms, for at most
+ * ctx->vm_drain_s: the guest of the cell before is often still being torn
+ * down by libvirt when the next cell sets the host up.
+ */
 static int paging_no_vms(struct host_ctx *ctx, const struct paging_hw *hw,
 			 const char *opt)
 {
+	const struct timespec tick = { 0, 250 * 1000 * 1000 };
+	double t0 = mono_now();
 	char vms[1024];
+	bool said = false;
 	int n;
 
 	if (!ctx->list_vms)
@@ -145,19 +154,33 @@ static int paging_no_vms(struct host_ctx *ctx, const struct paging_hw *hw,
 				"refusing to reload '%s' with %s: cannot "
 				"tell whether any VM is running",
 				hw->module, opt);
-	vms[0] = '\0';
-	n = ctx->list_vms(ctx->list_vms_arg, vms, sizeof(vms));
-	if (n < 0)
-		return err_code(n,
-				"refusing to reload '%s' with %s: cannot "
-				"list the running domains",
-				hw->module, opt);
+	for (;;) {
+		vms[0] = '\0';
+		n = ctx->list_vms(ctx->list_vms_arg, vms, sizeof(vms));
+		if (n < 0)
+			return err_code(n,
+					"refusing to reload '%s' with %s: "
+					"cannot list the running domains",
+					hw->module, opt);
+		if (n == 0 || mono_now() - t0 >= ctx->vm_drain_s)
+			break;
+		if (!said)
+			note("waiting up to %.0f s for %d domain%s to go "
+			     "before reloading '%s' with %s: %s",
+			     ctx->vm_drain_s, n, n == 1 ? "" : "s",
+			     hw->module, opt, vms);
+		said = true;
+		nanosleep(&tick, NULL);
+	}
 	if (n > 0)
 		return err_code(-EBUSY,
 				"refusing to reload '%s' with %s while "
-				"%d domain%s run%s: %s",
+				"%d domain%s run%s%s: %s",
 				hw->module, opt, n, n == 1 ? "" : "s",
-				n == 1 ? "s" : "", vms);
+				n == 1 ? "s" : "",
+				said ? " (waited for them)" : "", vms);
+	if (said)
+		note("the domains are gone after %.1f s", mono_now() - t0);
 	return 0;
 }
 

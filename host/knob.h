@@ -97,6 +97,7 @@ struct host_ctx {
 	void *modules_arg;
 	host_list_vms_fn list_vms;
 	void *list_vms_arg;
+	double vm_drain_s;
 	bool readonly;
 	int lock_fd;
 	int journal_fd;

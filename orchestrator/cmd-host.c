@@ -451,6 +451,7 @@ static int restore(const char *state_dir, const char *uri)
 	    .state_dir = state_dir,
 	    .list_vms = vm_list_running_str,
 	    .list_vms_arg = (void *)uri,
+	    .vm_drain_s = HOST_VM_DRAIN_S,
 	};
 	int n;
 

@@ -415,6 +415,7 @@ static int run_take_host(struct run *r)
 	}
 	hopts.list_vms = vm_list_running_str;
 	hopts.list_vms_arg = r->cfg.uri;
+	hopts.vm_drain_s = HOST_VM_DRAIN_S;
 	ret = host_ctx_new(&hopts, &r->host);
 	if (ret < 0)
 		return ret;

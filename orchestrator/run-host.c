@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "guest-remote.h"
 #include "host.h"
@@ -143,9 +144,9 @@ static int host_knobs_set(struct run *r, const struct cell *c,
 	return ret;
 }
 
-/* Set the host for cell CI; -1 with the cell failed or skipped. */
-int run_host_prepare(struct run *r, int ci, char *pool, size_t plen,
-		     char *orig, size_t olen)
+/* Set the host for cell CI once; -1 with the cell failed or skipped. */
+static int host_prepare_once(struct run *r, int ci, char *pool, size_t plen,
+			     char *orig, size_t olen)
 {
 	const struct cell *c = &r->cells[ci];
 	struct cell_state *st = &r->states[ci];
@@ -191,6 +192,45 @@ int run_host_prepare(struct run *r, int ci, char *pool, size_t plen,
 	    hugetlb_reserve(r, c, st, pool, plen, orig, olen) < 0)
 		return -1;
 	return 0;
+}
+
+/*
+ * A cell that fails while the host is set up for it (a module that would
+ * not reload, a domain of the cell before that outlived the wait, a knob
+ * that read back wrong) is tried again, up to [run] retries times, as a
+ * failed sample is; each failure is kept in observed.host_setup_failures.
+ * A skipped cell is not: the host cannot honour it.  Nor is one whose
+ * hugetlb pool was changed before it failed (its size before is not known
+ * again).
+ */
+int run_host_prepare(struct run *r, int ci, char *pool, size_t plen,
+		     char *orig, size_t olen)
+{
+	struct cell_state *st = &r->states[ci];
+	json_t *fails = NULL;
+	long attempt;
+	int ret;
+
+	for (attempt = 0;; attempt++) {
+		ret = host_prepare_once(r, ci, pool, plen, orig, olen);
+		if (ret == 0 || st->status != CELL_FAILED ||
+		    attempt >= r->cfg.retries || (pool && *pool) ||
+		    run_should_stop(r))
+			break;
+		if (!fails)
+			fails = json_array();
+		json_array_append_new(fails,
+				      json_string(st->reason ?: "failed"));
+		note("[%d/%d] %s: setting the host up failed (%s): trying "
+		     "again (%ld of %ld retries)",
+		     ci + 1, r->ncells, r->cells[ci].id,
+		     st->reason ?: "failed", attempt + 1, r->cfg.retries);
+		cell_set_status(st, CELL_PENDING, NULL);
+		sleep(1);
+	}
+	if (fails)
+		json_object_set_new(st->observed, "host_setup_failures", fails);
+	return ret;
 }
 
 /*

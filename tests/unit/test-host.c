@@ -281,12 +281,19 @@ static const struct host_module_ops fake_module_ops = {
 struct fake_vms {
 	const char *names; /* ", "-joined, or NULL */
 	int count;
+	int calls;    /* how often it was asked */
+	int gone_at;  /* > 0: from that call on, none runs */
 };
 
 static int fake_list_vms(void *arg, char *buf, size_t len)
 {
 	struct fake_vms *v = arg;
 
+	v->calls++;
+	if (v->gone_at > 0 && v->calls >= v->gone_at) {
+		snprintf(buf, len, "%s", "");
+		return 0;
+	}
 	snprintf(buf, len, "%s", v->names ? v->names : "");
 	return v->count;
 }
@@ -624,6 +631,53 @@ static void test_paging_refused_while_vms_run(void **state)
 	capture_begin();
 	assert_int_equal(host_set(ctx, "paging", "shadow"), -EBUSY);
 	capture_end();
+	assert_string_equal(f.mods.log, "");
+	host_ctx_free(ctx);
+}
+
+/*
+ * The guest of the cell before, still being torn down: waited for (it is
+ * gone at the third look), then the reload goes ahead.  One that stays past
+ * vm_drain_s is refused, naming it and saying it was waited for.
+ */
+static void test_paging_waits_for_vms(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	const char *msg;
+	char buf[16];
+
+	(void)state;
+	fixture_init(&f);
+	f.vms.names = "vmtax-lab-npt-5-327";
+	f.vms.count = 1;
+	f.vms.gone_at = 3;
+	f.opts.vm_drain_s = 30;
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	capture_begin();
+	assert_int_equal(host_set(ctx, "paging", "shadow"), 0);
+	msg = capture_end();
+	assert_non_null(strstr(msg, "waiting up to 30 s for 1 domain to go "
+				    "before reloading 'kvm_intel' with ept=0: "
+				    "vmtax-lab-npt-5-327"));
+	assert_non_null(strstr(msg, "the domains are gone after"));
+	assert_int_equal(f.vms.calls, 3);
+	assert_string_equal(f.mods.log, "rmmod kvm_intel;insmod kvm_intel ept=0;");
+	get(EPT, buf, sizeof(buf));
+	assert_string_equal(buf, "N");
+	host_ctx_free(ctx);
+
+	fixture_init(&f);
+	f.vms.names = "webserver";
+	f.vms.count = 1;
+	f.opts.vm_drain_s = 0.6;
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	capture_begin();
+	assert_int_equal(host_set(ctx, "paging", "shadow"), -EBUSY);
+	msg = capture_end();
+	assert_non_null(strstr(msg, "while 1 domain runs (waited for them): "
+				    "webserver"));
+	assert_true(f.vms.calls >= 2);
 	assert_string_equal(f.mods.log, "");
 	host_ctx_free(ctx);
 }
@@ -1351,6 +1405,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_paging_refused_while_vms_run,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_paging_waits_for_vms, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_paging_builtin, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_paging_pvm, setup, teardown),
