@@ -125,6 +125,19 @@ int guest_files_resolve(const char *image, const char *kernel,
 			const char *initrd, const char *bindir,
 			const char *config_path, struct guest_files *f);
 void guest_files_release(struct guest_files *f);
+/*
+ * Whether the files IMAGE, KERNEL and INITRD name are there, as
+ * guest_files_resolve() looks them up, changing nothing (for a run's
+ * preflight): 0 when they are; 1 for a tiny image of initrd "auto" not
+ * built yet ('vmtax run' builds it on first use: its kernel is there);
+ * -ENOENT with what is missing in WHY ("image = debian, but there is no
+ * built image ('IMAGES/debian.qcow2')") and how to get it in FIX ("run
+ * 'vmtax image build --kind debian' first"); -EINVAL, with both, for an
+ * image of no known kind.  Reports nothing.
+ */
+int guest_files_check(const char *image, const char *kernel,
+		      const char *initrd, const char *bindir, char *why,
+		      size_t wlen, char *fix, size_t flen);
 /* Remove the overlays ("PID-TAG.qcow2") in DIR left by runs that were
  * killed (their PID is gone). */
 void guest_overlays_sweep(const char *dir);
