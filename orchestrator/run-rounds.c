@@ -53,6 +53,10 @@ struct rslot {
 	int ci;
 	struct cell_run cr;
 	bool started; /* its executor is up */
+	bool guest;   /* a guest cell of the group (else bare metal) */
+	/* bare metal that samples in every round a guest of the group
+	 * samples in, past its planned count if need be (slots_new()) */
+	bool pairs;
 	long quota;   /* samples it takes in this group */
 	long taken;
 };
@@ -288,12 +292,42 @@ static void slot_stop(struct run *r, struct rslot *s)
 	s->started = false;
 }
 
-static bool slot_wants(const struct run *r, const struct rslot *s)
+/* S wants a sample of its own plan (not counting a pairing one). */
+static bool slot_wants_own(const struct run *r, const struct rslot *s)
 {
 	const struct cell_state *st = &r->states[s->ci];
 
 	return st->status == CELL_PENDING && s->taken < s->quota &&
 	       st->nsamples < st->planned;
+}
+
+/* A guest of the N slots wants a sample. */
+static bool guests_want(const struct run *r, const struct rslot *slots,
+			size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (slots[i].guest && slot_wants_own(r, &slots[i]))
+			return true;
+	return false;
+}
+
+/*
+ * S (one of the N SLOTS) wants a sample: of its own plan, or, a bare-metal
+ * slot that pairs, one to pair with a guest of the group that still
+ * samples (a resumed run's guest can need a round its baseline has no
+ * sample left for: that round would pair with nothing).
+ */
+static bool slot_wants(const struct run *r, const struct rslot *slots,
+		       size_t n, const struct rslot *s)
+{
+	const struct cell_state *st = &r->states[s->ci];
+
+	if (slot_wants_own(r, s))
+		return true;
+	return s->pairs && st->status == CELL_PENDING && s->taken < s->quota &&
+	       guests_want(r, slots, n);
 }
 
 /* One round: a sample of every slot that wants one, shuffled. */
@@ -311,8 +345,13 @@ static void one_round(struct run *r, struct rslot *slots, size_t n)
 		struct rslot *s = &slots[order[i]];
 		struct cell_state *st = &r->states[s->ci];
 
-		if (!s->started || !slot_wants(r, s))
+		if (!s->started || !slot_wants(r, slots, n, s))
 			continue;
+		if (st->nsamples >= st->planned) {
+			/* a pairing sample past the plan (slot_wants()) */
+			st->planned++;
+			r->samples_total++;
+		}
 		if (run_host_apply(r, s->ci) < 0) {
 			slot_stop(r, s);
 			continue;
@@ -334,7 +373,7 @@ static bool group_wants(const struct run *r, const struct rslot *slots,
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (slot_wants(r, &slots[i]))
+		if (slot_wants(r, slots, n, &slots[i]))
 			return true;
 	return false;
 }
@@ -348,6 +387,7 @@ static struct rslot *slots_new(struct run *r, const struct rgroup *g,
 			       const struct rphase *ph, long *rounds)
 {
 	struct rslot *slots = xcalloc(g->ncells, sizeof(*slots));
+	long guest_rounds = 0;
 	size_t i;
 
 	*rounds = 0;
@@ -361,12 +401,21 @@ static struct rslot *slots_new(struct run *r, const struct rgroup *g,
 		s->cr.st = &r->states[s->ci];
 		s->cr.round = -1;
 		run_slug(s->cr.cell->id, s->cr.slug, sizeof(s->cr.slug));
+		s->guest = i < g->nguests;
 		s->quota = st->planned - st->nsamples;
 		if (s->quota > ph->rounds)
 			s->quota = ph->rounds;
 		if (s->quota > *rounds)
 			*rounds = s->quota;
+		if (s->guest && s->quota > guest_rounds)
+			guest_rounds = s->quota;
 	}
+	/* Bare metal samples in every round its guests sample in. */
+	for (i = g->nguests; i < g->ncells; i++)
+		if (slots[i].quota < guest_rounds) {
+			slots[i].quota = guest_rounds;
+			slots[i].pairs = true;
+		}
 	return slots;
 }
 
@@ -384,7 +433,7 @@ static void group_start(struct run *r, struct rslot *slots, size_t n, long e,
 		struct rslot *s = &slots[i];
 		int ret;
 
-		if (s->started || !slot_wants(r, s))
+		if (s->started || !slot_wants(r, slots, n, s))
 			continue;
 		if (e == 0 && i == 0)
 			ret =

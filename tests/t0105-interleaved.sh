@@ -38,6 +38,27 @@ test_expect_success 'an interleaved run of two host THP modes completes' '
 	grep -q "interleaved rounds (seed 7): 2 groups" stderr
 '
 
+# A resumed run whose guest still needs a round when its baseline has no
+# sample of its plan left (a lab that hung took the guest's last sample
+# with it, 2026-12-05): the baseline takes one more, in the guest's round,
+# so that round pairs; unpaired, the cell's interval had one unit (df 0).
+test_expect_success 'resumed: the baseline takes a sample to pair with a guest round it lacks' '
+	cp -r il il2 &&
+	g=guest/host-thp=always/guest-thp=always &&
+	b=bare-metal/host-thp=always &&
+	last=$(jq "[.cells[] | select(.id == \"$g\") | .samples[].round] | max" il2/results.json) &&
+	jq "(.cells[] | select(.id == \"$g\")) |= (.samples |= map(select(.round != $last)) | .status = \"pending\" | .stop_reason = null) | .run.status = \"interrupted\"" \
+		il/results.json >il2/results.json &&
+	"$VMTAX" run --resume il2 >stdout2 2>stderr2 &&
+	new=$(jq "[.cells[] | select(.id == \"$g\") | .samples[].round] | max" il2/results.json) &&
+	test "$new" -gt "$last" &&
+	test "$(jq "[.cells[] | select(.id == \"$g\") | .samples[] | select(.status == \"ok\")] | length" il2/results.json)" = 2 &&
+	jq -e "[.cells[] | select(.id == \"$b\") | .samples[].round] | index($new) != null" il2/results.json &&
+	test "$(jq "[.cells[] | select(.id == \"$b\") | .samples[]] | length" il2/results.json)" = 3 &&
+	"$VMTAX" report il2 -f json >report2.json &&
+	test "$(jq -r ".cells[] | select(.id == \"$g\") | .interval.rounds" report2.json)" = 2
+'
+
 test_expect_success 'the schedule: two groups, split by host THP, with the seed' '
 	test "$(jq -r .schedule.order il/results.json)" = interleaved &&
 	test "$(jq -r .schedule.seed il/results.json)" = 7 &&
