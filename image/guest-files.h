@@ -125,6 +125,14 @@ int guest_files_resolve(const char *image, const char *kernel,
 			const char *initrd, const char *bindir,
 			const char *config_path, struct guest_files *f);
 void guest_files_release(struct guest_files *f);
+/*
+ * The kernel image a tiny guest boots with kernel = auto (the .vmlinuz
+ * guest_files_resolve() finds), canonical, into *PATH (new): it needs no
+ * initramfs, so a script may ask for it before any image is built.  As
+ * guest_files_resolve(); *PATH is NULL on error.
+ */
+int guest_tiny_vmlinuz(const char *bindir, const char *config_path,
+		       char **path);
 /* Remove the overlays ("PID-TAG.qcow2") in DIR left by runs that were
  * killed (their PID is gone). */
 void guest_overlays_sweep(const char *dir);

@@ -15,9 +15,9 @@
 #                          host lock)
 
 . "$(dirname "$0")/lib-faults.sh"
-test_prereq ROOT || skip_all "needs root (the hosts' bare-metal runs take the host lock)"
-command -v jq >/dev/null || skip_all "no jq"
-command -v flock >/dev/null || skip_all "no flock"
+test_need ROOT "needs root (the hosts' bare-metal runs take the host lock)"
+test_need JQ
+test_need FLOCK
 wait_host_free 900 || skip_all "another vmtax held the host lock for 15 minutes"
 
 thp_now=$(thp_get enabled)

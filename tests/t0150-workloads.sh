@@ -4,9 +4,9 @@
 # tiny guest and yields its metric; a throwaway workload INI in a scratch
 # directory runs the same way with no C changes.
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root (vmtax run sets host THP)"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
-test_prereq TINY || skip_all "no tiny image (make image-tiny)"
+test_need ROOT "needs root (vmtax run sets host THP)"
+test_need LIBVIRT
+test_need TINY
 
 thp=$(thp_get enabled)
 

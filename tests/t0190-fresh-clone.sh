@@ -9,17 +9,15 @@
 # refused with the reason and what to do).  Nothing boots and the host is
 # not changed; the clone is of the committed HEAD.
 . "$(dirname "$0")/lib-test.sh"
-command -v git >/dev/null || skip_all "git is not installed"
-git -C "$TOP" rev-parse HEAD >/dev/null 2>&1 || skip_all "$TOP is not a git tree"
+test_need GIT
 # The guest kernel: this tree's kernel cache ('make deps' unpacks Debian's
 # package into build/kernel, per tree), else a /boot kernel of the host's.
-ls "$TOP"/build/kernel/boot/vmlinuz-* /boot/vmlinuz-* 2>/dev/null | grep -q . ||
-	skip_all "no guest kernel in $TOP/build/kernel or /boot (make deps)"
-[ -x /bin/busybox ] || skip_all "no /bin/busybox (make deps)"
+test_need KERNEL
+test_need BUSYBOX
 
 # A user's clone: readable by libvirt's QEMU (0755), not under $TRASH.
 C=$(mktemp -d /tmp/vmtax-t0190-clone.XXXXXX) && chmod 0755 "$C" ||
-	skip_all "cannot make a scratch directory"
+	bail_out "cannot make a scratch directory"
 trap 'rm -rf "$C"' EXIT
 V=$C/vmtax/build/vmtax
 

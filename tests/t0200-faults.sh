@@ -10,9 +10,9 @@
 # (the first guest cell); the cell with guest THP never is the "next cell".
 . "$(dirname "$0")/lib-test.sh"
 . "$(dirname "$0")/lib-faults.sh"
-test_prereq ROOT || skip_all "needs root to set host THP"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
-test_prereq TINY || skip_all "no tiny image (make image-tiny)"
+test_need ROOT "needs root to set host THP"
+test_need LIBVIRT
+test_need TINY
 
 # Whatever happens below, libvirtd runs again at the end.
 trap 'pidof libvirtd >/dev/null || libvirtd -d' EXIT

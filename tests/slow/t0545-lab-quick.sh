@@ -23,8 +23,8 @@
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/lib-test.sh"
 
-test_prereq ROOT || skip_all "the lab image and libvirt need root"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
+test_need ROOT "the lab image and libvirt need root"
+test_need LIBVIRT
 ! (cd "$TOP" && "$VMTAX" image build --kind lab --check) 2>&1 |
 	grep -q "debootstrap instead" || command -v debootstrap >/dev/null ||
 	skip_all "this host lacks the lab's packages, and debootstrap is not installed"

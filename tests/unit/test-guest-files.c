@@ -227,6 +227,50 @@ static void test_resolve_tiny(void **state)
 	free(link);
 }
 
+/*
+ * The tiny kind's kernel image alone: ROOT/kernel/boot holds two kernels
+ * and ROOT/images no initramfs; the newer is found, canonical.  With the
+ * cache emptied it is the host's /boot or nothing, said once.
+ */
+static void test_tiny_vmlinuz(void **state)
+{
+	char *root = scratch_new(), *bin = xasprintf("%s/bin", root);
+	char *images = xasprintf("%s/images", root);
+	char *cache = xasprintf("%s/kernel", root);
+	char *boot = xasprintf("%s/kernel/boot", root);
+	char *newest = xasprintf("%s/vmlinuz-6.1.0-18-amd64", boot);
+	char *path = NULL, real[PATH_MAX];
+	int ret;
+
+	(void)state;
+	assert_int_equal(mkdir(bin, 0755), 0);
+	assert_int_equal(mkdir(images, 0755), 0);
+	assert_int_equal(mkdir(cache, 0755), 0);
+	assert_int_equal(mkdir(boot, 0755), 0);
+	touch(boot, "vmlinuz-6.1.0-9-amd64");
+	touch(boot, "vmlinuz-6.1.0-18-amd64");
+	assert_int_equal(guest_tiny_vmlinuz(bin, "x", &path), 0);
+	assert_non_null(realpath(newest, real));
+	assert_string_equal(path, real);
+	free(path);
+
+	rm_rf(boot);
+	ret = guest_tiny_vmlinuz(bin, "x", &path);
+	if (ret == 0)
+		assert_true(!strncmp(path, "/boot/vmlinuz-", 14));
+	else
+		assert_true(ret == -EINVAL && !path);
+	free(path);
+
+	rm_rf(root);
+	free(root);
+	free(bin);
+	free(images);
+	free(cache);
+	free(boot);
+	free(newest);
+}
+
 /* A kept disk is usable only with its backing file (qemu-img makes them). */
 static void test_overlay_usable(void **state)
 {
@@ -274,6 +318,7 @@ int main(void)
 	    cmocka_unit_test(test_no_kernel),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_resolve_tiny),
+	    cmocka_unit_test(test_tiny_vmlinuz),
 	    cmocka_unit_test(test_overlay_usable),
 	};
 
