@@ -91,8 +91,7 @@ test_expect_success ROOT,LAB_FROM_HOST 'the second tree reuses the first one'"'"
 	t0=$(date +%s%N) &&
 	(cd b && build/vmtax image build --kind lab) >built-b 2>err-b &&
 	ms=$(( ($(date +%s%N) - t0) / 1000000 )) &&
-	echo "# the second tree: $ms ms" &&
-	test "$ms" -lt 2000 &&
+	echo "# the second tree: $ms ms (a figure, not asserted: make check runs on busy hosts)" &&
 	grep "image: lab: up to date: .$q. (recipe .*, from this host.s packages)" err-b &&
 	! grep "host disk" err-b &&
 	test_cmp built-a built-b &&
