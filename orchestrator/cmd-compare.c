@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "beneath.h"
 #include "caps.h"
 #include "cmd-opts.h"
 #include "cmds.h"
@@ -129,7 +130,7 @@ static bool split_run(const char *path)
 	json_t *doc = NULL;
 	bool split;
 
-	if (read_file(path, RESULTS_FILE_MAX, &text, &len) == 0)
+	if (read_path_file(path, RESULTS_FILE_MAX, &text, &len, NULL, 0) == 0)
 		doc = json_loadb(text, len, 0, NULL);
 	split = !strcmp(json_string_value(json_object_get(
 			    json_object_get(doc, "fleet"), "mode")) ?: "",

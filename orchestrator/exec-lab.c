@@ -181,9 +181,9 @@ static json_t *lab_doc_read(const struct lab *l)
 	ret = read_file_beneath(l->dir, LAB_SUBDIR "/results.json",
 				(size_t)LAB_FILE_BYTES_MAX, &text, &len);
 	if (ret < 0) {
-		err_code(ret, "lab: no results came back: '%s/" LAB_SUBDIR
-			      "/results.json'",
-			 l->dir);
+		err("lab: no results came back: '%s/" LAB_SUBDIR
+		    "/results.json': %s",
+		    l->dir, beneath_strerror(ret));
 		return NULL;
 	}
 	doc = json_loadb(text, len, 0, &je);

@@ -29,10 +29,15 @@ static void take_doc(struct fleet *f, struct fleet_host *h, const char *rel)
 	char *path = xasprintf("%s/results.json", rel), *text = NULL;
 	char *what = xasprintf("fleet: host '%s''s results", h->name);
 	size_t len = 0;
+	int ret;
 
-	if (read_file_beneath(f->r->rundir, path, RESULTS_FILE_MAX, &text,
-			      &len) == 0)
+	ret = read_file_beneath(f->r->rundir, path, RESULTS_FILE_MAX, &text,
+				&len);
+	if (ret == 0)
 		h->doc = json_loadb(text, len, 0, NULL);
+	else if (ret != -ENOENT && !*h->why)
+		snprintf(h->why, sizeof(h->why), "its results '%s/%s': %s",
+			 f->r->rundir, path, beneath_strerror(ret));
 	if (h->doc && results_remote_check(f->r, h->doc, what) < 0) {
 		json_decref(h->doc);
 		h->doc = NULL;

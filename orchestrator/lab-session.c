@@ -385,6 +385,9 @@ int lab_push(struct lab *l, bool *inner_resume)
 			ret = read_file_beneath(l->dir, local,
 						(size_t)LAB_FILE_BYTES_MAX, &data,
 						&len);
+			if (ret < 0 && ret != -ENOENT)
+				err("lab: cannot read '%s/%s': %s", l->dir,
+				    local, beneath_strerror(ret));
 			if (ret == 0 && agent_put_file(&l->life.a, remote, data, len,
 						       0644, why,
 						       sizeof(why)) < 0)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,12 +88,14 @@ static int rundir_check(int fd, const char *dir)
 
 /*
  * The run directory OUT (else runs/NAME-TIMESTAMP) made if need be, its
- * parents too; its absolute path into *DIR.
+ * parents too, each component made with mkdirat and opened O_NOFOLLOW, a
+ * symbolic link on the way followed only when link_followable(): its
+ * descriptor, and its absolute path into *DIR.
  */
-static int rundir_create(const char *out, const char *name, char **dir)
+static int rundir_open(const char *out, const char *name, char **dir)
 {
-	char ts[32], *path, *parent;
-	int ret;
+	char ts[32], why[PATH_MAX + 192], *path;
+	int fd;
 
 	if (out) {
 		path = xstrdup(out);
@@ -100,23 +103,19 @@ static int rundir_create(const char *out, const char *name, char **dir)
 		iso8601_now(ts, sizeof(ts));
 		path = xasprintf("runs/%s-%s", name, ts);
 	}
-	/* the parents as before; the directory itself made by this vmtax */
-	parent = strrchr(path, '/') ? xstrdup(path) : NULL;
-	if (parent)
-		*strrchr(parent, '/') = '\0';
-	ret = parent && *parent ? mkdir_parents(parent, 0755) : 0;
-	if (ret == 0 && mkdir(path, 0755) < 0 && errno != EEXIST)
-		ret = -errno;
-	free(parent);
-	if (ret < 0) {
-		ret = err_code(ret, "cannot create run directory '%s'", path);
-	} else {
-		*dir = realpath(path, NULL);
-		if (!*dir)
-			ret = err_errno("cannot resolve '%s'", path);
+	fd = dir_open_path(path, true, 0755, why, sizeof(why));
+	/* WHY names the component and its reason (strerror's too) */
+	if (fd < 0)
+		err("cannot create run directory '%s': %s%s", path, why,
+		    fd == -ELOOP ? "; give another --out, or the link's "
+				   "target if you trust it"
+				 : "");
+	if (fd >= 0 && !(*dir = fd_path_new(fd))) {
+		close(fd);
+		fd = err("cannot resolve '%s' (is /proc mounted?)", path);
 	}
 	free(path);
-	return ret;
+	return fd;
 }
 
 /* DIR's logs/ (FD is DIR) made, a directory this vmtax made. */
@@ -149,14 +148,9 @@ int results_dir_make(const char *out, const char *name, bool resume,
 	int ret, fd = -1;
 
 	*dir = NULL;
-	ret = rundir_create(out, name, dir);
-	if (ret < 0)
-		return ret;
-	fd = dir_open_nofollow(*dir);
-	if (fd < 0) {
-		ret = err_code(fd, "cannot open run directory '%s'", *dir);
-		goto out;
-	}
+	fd = rundir_open(out, name, dir);
+	if (fd < 0)
+		return fd;
 	ret = rundir_check(fd, *dir);
 	if (ret < 0)
 		goto out;
@@ -189,24 +183,24 @@ int results_doc_load_ours(const char *dir, const char *rel, const char *what,
 	ret = rundir_check(dfd, dir);
 	if (ret < 0)
 		goto out;
-	fd = openat_beneath(dfd, rel, O_RDONLY, 0);
+	fd = openat_file(dfd, rel);
 	if (fd < 0) {
-		ret = err_code(fd, "cannot open '%s/%s'", dir, rel);
+		ret = fd;
+		err("cannot open '%s/%s': %s", dir, rel, beneath_strerror(fd));
 		goto out;
 	}
 	if (fstat(fd, &st) < 0) {
 		ret = err_errno("cannot stat '%s/%s'", dir, rel);
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode) || !stat_ours(&st, why, sizeof(why))) {
+	if (!stat_ours(&st, why, sizeof(why))) {
 		ret = err_code(-EPERM,
 			       "'%s/%s' was not written by this vmtax (%s): "
 			       "its config path and --set list are not taken; "
 			       "if you trust it, 'chown %u %s/%s && chmod go-w "
 			       "%s/%s'",
-			       dir, rel,
-			       S_ISREG(st.st_mode) ? why : "not a regular file",
-			       (unsigned)geteuid(), dir, rel, dir, rel);
+			       dir, rel, why, (unsigned)geteuid(), dir, rel,
+			       dir, rel);
 		goto out;
 	}
 	*doc = json_loadfd(fd, 0, &e);
@@ -470,13 +464,20 @@ static bool resumable(const json_t *j, const char *path)
 int results_resume_load(const char *dir, json_t **doc, const char ***sets,
 			size_t *nsets)
 {
-	char *abs = realpath(dir, NULL), *path = NULL;
+	char *abs = NULL, *path = NULL, why[PATH_MAX + 192];
 	json_t *j = NULL, *s;
 	size_t i;
-	int ret = -EINVAL;
+	int ret = -EINVAL, fd;
 
+	/* DIR as --out is taken: a link another user made is not followed */
+	fd = dir_open_path(dir, false, 0, why, sizeof(why));
+	if (fd >= 0) {
+		abs = fd_path_new(fd);
+		close(fd);
+	}
 	if (!abs) {
-		err_errno("cannot resume '%s'", dir);
+		err("cannot resume '%s': %s", dir,
+		    fd < 0 ? why : "cannot resolve it (is /proc mounted?)");
 		goto out;
 	}
 	path = xasprintf("%s/results.json", abs);
@@ -571,10 +572,14 @@ static void state_add_sample(struct run *r, struct cell_state *st,
 static void take_late_samples(struct run *r)
 {
 	char *text = NULL, *line, *save = NULL;
-	int i;
+	int i, ret;
 
-	if (read_file_beneath(r->rundir, "samples.jsonl", 1 << 30, &text,
-			      NULL) < 0)
+	ret = read_file_beneath(r->rundir, "samples.jsonl", 1 << 30, &text,
+				NULL);
+	if (ret < 0 && ret != -ENOENT)
+		warn("'%s/samples.jsonl' not read: %s", r->rundir,
+		     beneath_strerror(ret));
+	if (ret < 0)
 		return;
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {

@@ -2,11 +2,13 @@
 #include "model.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
+#include "beneath.h"
 #include "caps.h"
 #include "sample-unit.h"
 #include "report.h"
@@ -18,13 +20,14 @@
 
 char *report_results_path_new(const char *arg)
 {
-	struct stat st;
+	int fd = dir_open_path(arg, false, 0, NULL, 0);
 	size_t len = strlen(arg);
 
-	if (!stat(arg, &st) && S_ISDIR(st.st_mode))
-		return xasprintf("%s%sresults.json", arg,
-				 len && arg[len - 1] == '/' ? "" : "/");
-	return xstrdup(arg);
+	if (fd < 0)
+		return xstrdup(arg); /* a file, or the read says why not */
+	close(fd);
+	return xasprintf("%s%sresults.json", arg,
+			 len && arg[len - 1] == '/' ? "" : "/");
 }
 
 long report_find_cell(const struct report *r, const char *id)
@@ -460,16 +463,20 @@ out:
 int report_load(const char *path, struct report **out)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
+	char *text = NULL, why[PATH_MAX + 192];
 	json_error_t jerr;
-	char *text = NULL;
 	size_t len;
 	int ret;
 
 	*out = NULL;
 	r->path = xstrdup(path);
-	ret = read_file(path, RESULTS_FILE_MAX, &text, &len);
+	ret = read_path_file(path, RESULTS_FILE_MAX, &text, &len, why,
+			     sizeof(why));
 	if (ret < 0) {
-		ret = err_code(ret, "cannot read '%s'", path);
+		err("cannot read '%s': %s", path, why);
+		/* a link or a FIFO where a file should be: bad input */
+		if (ret == -ELOOP || ret == -EBADFD || ret == -EISDIR)
+			ret = -EINVAL;
 		goto out;
 	}
 	r->doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);

@@ -364,7 +364,10 @@ struct report {
 
 /* Load and validate PATH (results.json) and compute all statistics; the
  * axis REPORT_FLEET_AXIS is known in a fleet run that records it
- * (report_fleet_has_axis()). */
+ * (report_fleet_has_axis()).  PATH and its profiles are read as beneath.h
+ * reads a run directory (read_path_file(), read_file_beneath()): a link
+ * someone else made is not followed, nothing but a regular file is read
+ * (-EINVAL, reported). */
 int report_load(const char *path, struct report **out);
 /*
  * The same of DOC (a reference taken), PATH naming it in messages; with
@@ -377,7 +380,8 @@ void report_free(struct report *r);
 
 /*
  * RUNDIR or results.json -> the results.json path (owned).  A directory gets
- * "/results.json" appended.
+ * "/results.json" appended: one dir_open_path() opens, so following only
+ * links the user or root owns (beneath.h); report_load() says why not.
  */
 char *report_results_path_new(const char *arg);
 

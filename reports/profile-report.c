@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The report model's profiles (model.h, struct report_profile). */
 #include "model.h"
+#include "beneath.h"
 #include "util.h"
 
 #include <errno.h>
@@ -12,12 +13,13 @@
 /* The folded file beside the run's results.json, read and parsed. */
 static void cell_profile_load(const struct report *r, struct report_profile *rp)
 {
-	char *dir = xstrdup(r->path), *path, *text = NULL, errbuf[160];
+	char *dir = xstrdup(r->path), *text = NULL, errbuf[160];
 	size_t len;
 	int ret;
 
-	path = xasprintf("%s/%s", dirname(dir), rp->folded);
-	ret = read_file(path, PROFILE_FILE_MAX, &text, &len);
+	/* beneath the run directory: no link followed, only a file */
+	ret = read_file_beneath(dirname(dir), rp->folded, PROFILE_FILE_MAX,
+				&text, &len);
 	if (ret < 0) {
 		rp->why = rp->owned_why =
 		    ret == -EFBIG
@@ -25,7 +27,7 @@ static void cell_profile_load(const struct report *r, struct report_profile *rp)
 				    "(PROFILE_FILE_MAX)",
 				    rp->folded, PROFILE_FILE_MAX)
 			: xasprintf("cannot read '%s': %s", rp->folded,
-				    strerror(-ret));
+				    beneath_strerror(ret));
 		goto out;
 	}
 	rp->p = profile_new();
@@ -44,7 +46,6 @@ static void cell_profile_load(const struct report *r, struct report_profile *rp)
 	rp->present = true;
 out:
 	free(text);
-	free(path);
 	free(dir);
 }
 

@@ -2,12 +2,14 @@
 #include "report.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "beneath.h"
 #include "caps.h"
 #include "format.h"
 #include "util.h"
@@ -77,7 +79,8 @@ int report_fleet_paths(const char *results_path, char ***paths, size_t *n,
 	*paths = NULL;
 	*n = 0;
 	*fleet = false;
-	if (read_file(results_path, RESULTS_FILE_MAX, &text, &len) < 0)
+	if (read_path_file(results_path, RESULTS_FILE_MAX, &text, &len, NULL,
+			   0) < 0)
 		return 0; /* report_load() says why */
 	doc = json_loadb(text, len, 0, NULL);
 	free(text);
@@ -135,14 +138,15 @@ static int fleet_view_write(const char *results_path, char **paths,
 	json_t **docs = xcalloc(n, sizeof(*docs)), *doc = NULL;
 	const char **names = xcalloc(n, sizeof(*names));
 	struct report *r = NULL;
-	char *text, *name;
+	char *text, *name, why[PATH_MAX + 192];
 	size_t k, len;
 	int ret = find_format(format, &f);
 
 	for (k = 0; ret == 0 && k < n; k++) {
-		ret = read_file(paths[k], RESULTS_FILE_MAX, &text, &len);
+		ret = read_path_file(paths[k], RESULTS_FILE_MAX, &text, &len,
+				     why, sizeof(why));
 		if (ret < 0) {
-			ret = err_code(ret, "cannot read '%s'", paths[k]);
+			err("cannot read '%s': %s", paths[k], why);
 			break;
 		}
 		docs[k] = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
@@ -186,7 +190,8 @@ static bool host_axis_recorded(const char *results_path)
 	json_t *doc;
 	bool has;
 
-	if (read_file(results_path, RESULTS_FILE_MAX, &text, &len) < 0)
+	if (read_path_file(results_path, RESULTS_FILE_MAX, &text, &len, NULL,
+			   0) < 0)
 		return false;
 	doc = json_loadb(text, len, 0, NULL);
 	free(text);
@@ -293,7 +298,7 @@ void report_write_rundir(const char *rundir, const char *results_path)
 
 	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
 		char *path = xasprintf("%s/%s", rundir, fmts[i][1]);
-		FILE *f = fopen_new(path);
+		FILE *f = fopen_beneath(rundir, fmts[i][1], false);
 		int ret = f ? report_write(results_path, fmts[i][0], f) : -EIO;
 
 		if (f)
