@@ -118,5 +118,8 @@
  */
 #define FLEET_COPY_BYTES_MAX (4LL << 30)
 #define FLEET_COPY_FILES_MAX 100000
+/* Directory levels of a host's copy that are counted (a run directory has
+ * three): one deeper is refused as past the caps. */
+#define FLEET_COPY_DEPTH_MAX 16
 
 #endif
