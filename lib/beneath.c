@@ -2,6 +2,7 @@
 /* Files beneath a directory, no symlink followed (beneath.h). */
 #include "beneath.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -622,4 +623,54 @@ bool stat_ours_file(const struct stat *st, char *why, size_t len)
 		return false;
 	}
 	return stat_ours(st, why, len);
+}
+
+/* tree_usage() of the directory FD (taken: closed here), DEPTH levels. */
+static int usage_at(int fd, int depth, long long *bytes, long long *entries)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+	struct stat st;
+	int ret = 0, sub;
+
+	if (!d) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		++*entries;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue; /* gone meanwhile */
+		if (S_ISREG(st.st_mode))
+			*bytes += (long long)st.st_size;
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		if (!depth) {
+			ret = -ELOOP;
+			continue;
+		}
+		sub = openat(dirfd(d), e->d_name,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			int r = usage_at(sub, depth - 1, bytes, entries);
+
+			ret = ret ? ret : r == -ELOOP ? r : 0;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+int tree_usage(const char *root, int max_depth, long long *bytes,
+	       long long *entries)
+{
+	int fd = dir_open_nofollow(root);
+
+	*bytes = *entries = 0;
+	if (fd < 0)
+		return fd;
+	return usage_at(fd, max_depth, bytes, entries);
 }

@@ -123,6 +123,16 @@ int write_file_beneath(const char *root, const char *rel, const void *data,
 FILE *fopen_beneath(const char *root, const char *rel, bool append);
 
 /*
+ * What the directory ROOT holds, walked with no link followed: the
+ * apparent bytes of its regular files added to *BYTES and its entries
+ * (files, directories, links, anything) to *ENTRIES (both zeroed first).
+ * -ELOOP for a directory more than MAX_DEPTH levels down (what is above
+ * it counted), -ENOENT and the like for ROOT itself.
+ */
+int tree_usage(const char *root, int max_depth, long long *bytes,
+	       long long *entries);
+
+/*
  * Whether ST (from fstat or lstat) was written by this vmtax: owned by the
  * effective user and not writable by group or others.  WHY (may be NULL)
  * gets the reason it was not: "owned by uid 1000, not by root" or

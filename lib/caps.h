@@ -2,7 +2,8 @@
 /*
  * caps.h - every limit on what an untrusted peer can make the host read,
  * hold or write: a guest's agent, the lab, a results file or run
- * directory that vmtax did not write (docs/security.md, "Caps").
+ * directory that vmtax did not write, the lab's files and a fleet host's
+ * run directory as they come back (docs/security.md, "Caps").
  *
  * One header so that each limit is defined once and can be found: the
  * codec, the agent client, the profile parser and the reports include it.
@@ -81,5 +82,44 @@
  * (reports/profile-report.c).
  */
 #define PROFILE_FILE_MAX (64u << 20)
+
+/*
+ * Transfers: what the lab's run directory may bring into DIR/lab every
+ * LAB_SYNC_S while it runs (orchestrator/lab-sync.c, lab_sync_files()),
+ * and what a fleet host's run directory may bring into DIR/hosts/NAME at
+ * its end (orchestrator/fleet-collect.c, fleet_fetch()).  Each refusal
+ * names the lab's file or the host, the size and the cap.
+ */
+#define LAB_NAME_MAX 128		 /* bytes in one name of the lab's */
+#define LAB_DEPTH_MAX 4			 /* names in one path of the lab's */
+#define LAB_FILES_MAX 4096		 /* files in one listing */
+#define LAB_LIST_MAX (1024 * 1024)	 /* bytes of the listing */
+#define LAB_FILE_BYTES_MAX (256LL << 20) /* bytes in one file */
+/*
+ * Bytes one sync brings (what changed since the last one): the lab's run
+ * directory of a long matrix is a few hundred MiB at most.
+ */
+#define LAB_SYNC_BYTES_MAX (1LL << 30)
+/*
+ * Bytes of the lab's files in DIR/lab after a sync, the run's whole copy:
+ * a file the lab no longer lists is removed there (an old sync is
+ * replaced, not kept), files already here keep their room first, and a
+ * file that would pass the cap is refused.  During a sync DIR/lab holds
+ * at most this plus what the sync brings (LAB_SYNC_BYTES_MAX).
+ */
+#define LAB_TOTAL_BYTES_MAX (4LL << 30)
+/*
+ * A fleet host's run directory, copied back with scp: at most this many
+ * bytes (apparent sizes) and files.  Asked of the host before the copy
+ * (du), watched while scp writes (it is killed past the cap) and counted
+ * again after it; past either cap the copy is removed and the host's
+ * cells fail with the reason.  A host's honest run directory holds its
+ * results (RESULTS_FILE_MAX at most), samples, logs and profiles.
+ */
+#define FLEET_COPY_BYTES_MAX (4LL << 30)
+#define FLEET_COPY_FILES_MAX 100000
+/* Directory levels of a host's copy that are counted (a run directory has
+ * three): one deeper is refused as past the caps. */
+#define FLEET_COPY_DEPTH_MAX 16
 
 #endif

@@ -115,12 +115,12 @@ static int check_host_packages(struct run *r)
 				r->cfg.path, r->cfg.wl.name);
 	if (!missing[0])
 		return 0;
-	fprintf(stderr,
-		"%s: bare-metal cells run workload '%s' on this host, which "
-		"lacks packages it needs: %s\n"
-		"  install them (apt-get install %s), or run guest cells only "
-		"(--set matrix.where=guest --set run.baseline=)\n",
-		r->cfg.path, r->cfg.wl.name, missing, missing);
+	err_plain(
+	    "%s: bare-metal cells run workload '%s' on this host, which "
+	    "lacks packages it needs: %s\n"
+	    "  install them (apt-get install %s), or run guest cells only "
+	    "(--set matrix.where=guest --set run.baseline=)",
+	    r->cfg.path, r->cfg.wl.name, missing, missing);
 	return -ENOENT;
 }
 
@@ -251,12 +251,12 @@ static int remote_checks(struct run *r)
 		return -EINVAL;
 	g = r->remote;
 	if (*g->thp && strcmp(g->thp, r->cfg.host_thp.v[0])) {
-		fprintf(stderr,
-			"%s: host_thp = %s, but '%s' (the remote libvirt's "
-			"host) runs THP %s: its THP is not set from here (that "
-			"needs [fleet]); give host_thp = %s\n",
-			r->cfg.path, r->cfg.host_thp.v[0], g->d.host, g->thp,
-			g->thp);
+		err_plain(
+		    "%s: host_thp = %s, but '%s' (the remote libvirt's "
+		    "host) runs THP %s: its THP is not set from here (that "
+		    "needs [fleet]); give host_thp = %s",
+		    r->cfg.path, r->cfg.host_thp.v[0], g->d.host, g->thp,
+		    g->thp);
 		return -EINVAL;
 	}
 	r->accel = strcmp(r->cfg.accel, "tcg") && g->kvm ? "kvm" : "tcg";
@@ -264,8 +264,8 @@ static int remote_checks(struct run *r)
 		 "on the remote libvirt of '%.64s' (%.64s), which %s /dev/kvm",
 		 g->d.host, g->hostname, g->kvm ? "has" : "has no");
 	if (!strcmp(r->cfg.accel, "kvm") && !g->kvm) {
-		fprintf(stderr, "%s: accel = kvm, but '%s' has no /dev/kvm\n",
-			r->cfg.path, g->d.host);
+		err_plain("%s: accel = kvm, but '%s' has no /dev/kvm",
+			  r->cfg.path, g->d.host);
 		return -EINVAL;
 	}
 	snprintf(cpu.vendor, sizeof(cpu.vendor), "%s", g->vendor);
@@ -288,8 +288,8 @@ static int run_local_checks(struct run *r)
 		return remote_checks(r);
 	r->accel = host_accel_decide("", r->accel_why, sizeof(r->accel_why));
 	if (!strcmp(r->cfg.accel, "kvm") && strcmp(r->accel, "kvm")) {
-		fprintf(stderr, "%s: accel = kvm, but KVM is unusable here: %s\n",
-			r->cfg.path, r->accel_why);
+		err_plain("%s: accel = kvm, but KVM is unusable here: %s",
+			  r->cfg.path, r->accel_why);
 		return -EINVAL;
 	}
 	if (!strcmp(r->cfg.accel, "tcg")) {

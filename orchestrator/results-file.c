@@ -438,24 +438,22 @@ static bool resumable(const json_t *j, const char *path)
 	if (!json_is_string(json_object_get(j, "schema")) ||
 	    strcmp(json_string_value(json_object_get(j, "schema")),
 		   RESULTS_SCHEMA)) {
-		fprintf(stderr, "%s: cannot resume: not a %s file\n", path,
-			RESULTS_SCHEMA);
+		err_plain("%s: cannot resume: not a %s file", path,
+			  RESULTS_SCHEMA);
 		return false;
 	}
 	if (!json_is_string(json_object_get(run, "config_path"))) {
-		fprintf(stderr, "%s: cannot resume: no run.config_path\n",
-			path);
+		err_plain("%s: cannot resume: no run.config_path", path);
 		return false;
 	}
 	if (!json_is_array(json_object_get(j, "cells"))) {
-		fprintf(stderr, "%s: cannot resume: no cells\n", path);
+		err_plain("%s: cannot resume: no cells", path);
 		return false;
 	}
 	if (json_is_string(json_object_get(run, "status")) &&
 	    !strcmp(json_string_value(json_object_get(run, "status")),
 		    "complete")) {
-		fprintf(stderr, "%s: the run is complete; nothing to resume\n",
-			path);
+		err_plain("%s: the run is complete; nothing to resume", path);
 		return false;
 	}
 	return true;
@@ -516,18 +514,18 @@ int results_resume_check(struct run *r, json_t *old, bool force)
 
 	if (!text || strcmp(text, r->cfg.text)) {
 		if (!force) {
-			fprintf(stderr,
-				"%s: the config has changed since the run began; "
-				"'--force' resumes anyway\n",
-				r->cfg.path);
+			err_plain(
+			    "%s: the config has changed since the run began; "
+			    "'--force' resumes anyway",
+			    r->cfg.path);
 			return -EINVAL;
 		}
 		warn("%s: the config has changed since the run began; "
 		     "resuming anyway (--force)", r->cfg.path);
 	}
 	if ((size_t)r->ncells != json_array_size(cells)) {
-		fprintf(stderr, "%s: the matrix has %d cells, the run has %zu\n",
-			r->cfg.path, r->ncells, json_array_size(cells));
+		err_plain("%s: the matrix has %d cells, the run has %zu",
+			  r->cfg.path, r->ncells, json_array_size(cells));
 		return -EINVAL;
 	}
 	for (i = 0; i < r->ncells; i++) {
@@ -535,9 +533,9 @@ int results_resume_check(struct run *r, json_t *old, bool force)
 			json_object_get(json_array_get(cells, i), "id"));
 
 		if (!id || strcmp(r->cells[i].id, id)) {
-			fprintf(stderr,
-				"%s: cell %d is '%s' in the config but not in the run\n",
-				r->cfg.path, i, r->cells[i].id);
+			err_plain("%s: cell %d is '%s' in the config but not "
+				  "in the run",
+				  r->cfg.path, i, r->cells[i].id);
 			return -EINVAL;
 		}
 	}

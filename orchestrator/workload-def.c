@@ -184,7 +184,7 @@ struct wl_param *wl_param_add(struct wl_param **p, size_t *n, const char *name)
 {
 	struct wl_param *q;
 
-	*p = xrealloc(*p, (*n + 1) * sizeof(**p));
+	*p = xgrow(*p, *n, sizeof(**p));
 	q = &(*p)[(*n)++];
 	memset(q, 0, sizeof(*q));
 	q->name = xstrdup(name);
@@ -220,14 +220,15 @@ static int workload_extra_key(void *arg, const char *path, int line,
 	const char *pname = section + strlen("param.");
 	struct wl_param *p;
 
-	if (!wl_param_name_valid(pname)) {
-		fprintf(stderr,
-			"%s:%d: parameter name '%s' must be upper case "
-			"letters, digits and '_'\n",
-			path, line, pname);
-		return -EINVAL;
-	}
-	p = wl_param_find(w->params, w->nparams, pname);
+	if (!wl_param_name_valid(pname))
+		return err_plain("%s:%d: parameter name '%s' must be upper "
+				 "case letters, digits and '_'",
+				 path, line, pname);
+	/* a section appears once (ini-schema.c): its keys come together,
+	 * so its parameter is the last one or a new one */
+	p = w->nparams ? &w->params[w->nparams - 1] : NULL;
+	if (p && strcmp(p->name, pname))
+		p = NULL;
 	if (!p) {
 		p = wl_param_add(&w->params, &w->nparams, pname);
 		p->line = line;
@@ -272,8 +273,8 @@ int workload_load(const char *path, struct workload *w)
 	ret = -EINVAL;
 	for (i = 0; i < w->nparams; i++)
 		if (!w->params[i].values.n) {
-			fprintf(stderr, "%s:%d: [param.%s] has no default\n",
-				path, w->params[i].line, w->params[i].name);
+			err_plain("%s:%d: [param.%s] has no default", path,
+				  w->params[i].line, w->params[i].name);
 			goto out;
 		}
 	ret = 0;
