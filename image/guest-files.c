@@ -33,19 +33,32 @@ int guest_bindir_find(char *buf, size_t len)
 	return 0;
 }
 
-char *guest_images_dir_new(const char *bindir)
+/* BINDIR's sibling NAME: "X/bin" -> "X/NAME", else BINDIR/../NAME. */
+static char *bin_sibling_new(const char *bindir, const char *name)
 {
 	size_t n = strlen(bindir);
 
-	if (layout_installed_bin(bindir))
-		return xasprintf("%s/images", layout_dirs()->cachedir);
 	while (n > 1 && bindir[n - 1] == '/')
 		n--;
 	if (n >= 4 && !strncmp(bindir + n - 4, "/bin", 4))
-		return xasprintf("%.*s/images", (int)(n - 4), bindir);
+		return xasprintf("%.*s/%s", (int)(n - 4), bindir, name);
 	if (n == 3 && !strncmp(bindir, "bin", 3))
-		return xstrdup("images");
-	return xasprintf("%.*s/../images", (int)n, bindir);
+		return xstrdup(name);
+	return xasprintf("%.*s/../%s", (int)n, bindir, name);
+}
+
+char *guest_images_dir_new(const char *bindir)
+{
+	if (layout_installed_bin(bindir))
+		return xasprintf("%s/images", layout_dirs()->cachedir);
+	return bin_sibling_new(bindir, "images");
+}
+
+char *guest_srcdir_new(const char *bindir)
+{
+	if (layout_installed_bin(bindir))
+		return xasprintf("%s/src", layout_dirs()->cachedir);
+	return bin_sibling_new(bindir, "src");
 }
 
 char *guest_image_cache_new(void)

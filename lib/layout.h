@@ -9,6 +9,8 @@
  *   BIN: agent, workloads  EXE_DIR/bin, EXE_DIR/../bin  LIBEXECDIR
  * (P/libexec/vmtax) images               BIN/../images CACHEDIR/images
  *                                                    (/var/cache/vmtax/images)
+ *   source sets          BIN/../src                  CACHEDIR/src
+ *                        (guest-files.h guest_srcdir_new())
  *   workload INIs        T/configs/workloads         DATADIR/configs/workloads
  *   configs              ./configs                   DATADIR/configs
  *   tiny script          T/image/mkinitramfs-tiny.sh

@@ -14,6 +14,11 @@
  * NAME.  A run config may override it, with one value or a list (then it is
  * an axis of the matrix, see docs/axes.md): wl_param.values holds them.
  *
+ * Every command gets two more, set by the cell's executor:
+ * WL_ENV_WORKDIR, its scratch working directory, and WL_ENV_SRCDIR, where
+ * the source sets that build workloads compile are (guest-files.h
+ * guest_srcdir_new(): build/src on bare metal, GUEST_SRCDIR in a guest).
+ *
  * Ownership: workload_load() fills a struct workload that workload_release()
  * frees.
  */
@@ -25,6 +30,9 @@
 #include <stdio.h>
 
 #include "ini-schema.h"
+
+#define WL_ENV_WORKDIR "VMTAX_WORKDIR"
+#define WL_ENV_SRCDIR "VMTAX_SRCDIR"
 
 struct wl_param {
 	char *name;

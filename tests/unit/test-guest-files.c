@@ -141,14 +141,14 @@ static void test_no_kernel(void **state)
 static void test_names(void **state)
 {
 	static const struct {
-		const char *bindir, *images;
+		const char *bindir, *images, *src;
 	} dirs[] = {
-	    {"/x/build/bin", "/x/build/images"},
-	    {"/x/build/bin/", "/x/build/images"},
-	    {"build/bin", "build/images"},
-	    {"bin", "images"},
-	    {"/opt/vmtax", "/opt/vmtax/../images"},
-	    {"/x/sbin", "/x/sbin/../images"},
+	    {"/x/build/bin", "/x/build/images", "/x/build/src"},
+	    {"/x/build/bin/", "/x/build/images", "/x/build/src"},
+	    {"build/bin", "build/images", "build/src"},
+	    {"bin", "images", "src"},
+	    {"/opt/vmtax", "/opt/vmtax/../images", "/opt/vmtax/../src"},
+	    {"/x/sbin", "/x/sbin/../images", "/x/sbin/../src"},
 	};
 	size_t i;
 	char *p;
@@ -158,7 +158,14 @@ static void test_names(void **state)
 		p = guest_images_dir_new(dirs[i].bindir);
 		assert_string_equal(p, dirs[i].images);
 		free(p);
+		p = guest_srcdir_new(dirs[i].bindir);
+		assert_string_equal(p, dirs[i].src);
+		free(p);
 	}
+	/* a bare-metal cell in the lab finds the sets where its guests do */
+	p = guest_srcdir_new(GUEST_LAB_BINDIR);
+	assert_string_equal(p, GUEST_SRCDIR);
+	free(p);
 	p = guest_tiny_path_new("/i", "6.1.0-18-amd64");
 	assert_string_equal(p, "/i/tiny-6.1.0-18-amd64.cpio.gz");
 	free(p);
