@@ -77,6 +77,24 @@
 #define RESULTS_FILE_MAX (256u << 20)
 
 /*
+ * What loading a results document may cost (lib/results-doc.h): the heap
+ * jansson's tree of an N-byte document would take, estimated by a scan
+ * before it is built, at most RESULTS_DOC_COST_FACTOR * N (or
+ * RESULTS_DOC_MEM_MIN, for a file under 64 KiB) and at most
+ * RESULTS_DOC_MEM_MAX; the text itself comes on top while it is parsed
+ * (read_file() holds at most twice N).  vmtax writes results.json
+ * indented, which jansson holds in 4 to 6 times its size (estimated 6 to
+ * 9: tests/fixtures); compact, 7 to 9 (estimated 10 to 13).  A file of
+ * nothing but empty objects ("{},{},...") takes 78 times its size and is
+ * refused.  With RESULTS_DOC_MEM_MAX a document at RESULTS_FILE_MAX and
+ * its text stay under 1.3 GiB; an indented results.json of vmtax's loads
+ * up to about 90 MiB.
+ */
+#define RESULTS_DOC_COST_FACTOR 16
+#define RESULTS_DOC_MEM_MIN (1u << 20)
+#define RESULTS_DOC_MEM_MAX (768u << 20)
+
+/*
  * Bytes of a folded file the reports read from a run directory
  * (reports/profile-report.c).
  */

@@ -19,6 +19,7 @@
 #include "beneath.h"
 #include "caps.h"
 #include "fleet.h"
+#include "results-doc.h"
 #include "results-file.h"
 #include "run-engine.h"
 #include "util.h"
@@ -28,11 +29,14 @@ static void take_doc(struct fleet *f, struct fleet_host *h, const char *rel)
 {
 	char *path = xasprintf("%s/results.json", rel), *text = NULL;
 	char *what = xasprintf("fleet: host '%s''s results", h->name);
+	char why[RESULTS_DOC_WHY_MAX];
 	size_t len = 0;
 
 	if (read_file_beneath(f->r->rundir, path, RESULTS_FILE_MAX, &text,
-			      &len) == 0)
-		h->doc = json_loadb(text, len, 0, NULL);
+			      &len) == 0 &&
+	    results_doc_decode(text, len, 0, &h->doc, why, sizeof(why)) < 0 &&
+	    !*h->why)
+		snprintf(h->why, sizeof(h->why), "its results.json: %s", why);
 	if (h->doc && results_remote_check(f->r, h->doc, what) < 0) {
 		json_decref(h->doc);
 		h->doc = NULL;
