@@ -100,4 +100,23 @@
  */
 #define PROFILE_FILE_MAX (64u << 20)
 
+/*
+ * The HTML report's flame graph (reports/fmt-html-flame.c) builds only
+ * what it draws: frames of at least FLAME_MIN_SHARE_PPM millionths of the
+ * samples (0.03%: 0.3 px of its 1000 px), in at most FLAME_ROWS_MAX rows.
+ * Each row's frames have disjoint samples, so a tree holds at most
+ * FLAME_ROWS_MAX * 1e6 / FLAME_MIN_SHARE_PPM nodes (213,333), whatever the
+ * profile; a note under the graph says how many frames were left out.
+ */
+#define FLAME_MIN_SHARE_PPM 300
+#define FLAME_ROWS_MAX 64
+
+/*
+ * Frames the flame graphs of one HTML report draw in all (a frame is about
+ * 170 bytes of SVG, and the report is built in memory: about 85 MB): every
+ * cell of a results.json can name the same profile.  A graph past it is
+ * left out with a note.
+ */
+#define FLAME_REPORT_FRAMES_MAX 500000
+
 #endif
