@@ -101,6 +101,26 @@
 #define PROFILE_FILE_MAX (64u << 20)
 
 /*
+ * Distinct frame names in one comparison of a cell's profile with the
+ * baseline's (reports/profile-diff.c): each costs a few hundred bytes, so
+ * 60 MB of folded stacks all of different names took 2.7 GB and two
+ * minutes.  The agent's profiles (under PROFILE_FOLDED_MAX) hold a few
+ * thousand.  Past it the cell has no comparison, and says why.
+ */
+#define PROFILE_DIFF_SYMBOLS_MAX 100000
+
+/*
+ * What one report's profiles and their comparisons may hold in all
+ * (reports/profile-report.c): a results.json can name the same folded
+ * file from every cell.  A profile counts its folded bytes and 96 bytes a
+ * line, a comparison 128 bytes a frame and its name; the profile or
+ * comparison past it is left out with the reason.  In MiB, so that its
+ * messages can say it.
+ */
+#define PROFILE_REPORT_MEM_MAX_MIB 512
+#define PROFILE_REPORT_MEM_MAX ((size_t)PROFILE_REPORT_MEM_MAX_MIB << 20)
+
+/*
  * The HTML report's flame graph (reports/fmt-html-flame.c) builds only
  * what it draws: frames of at least FLAME_MIN_SHARE_PPM millionths of the
  * samples (0.03%: 0.3 px of its 1000 px), in at most FLAME_ROWS_MAX rows.
