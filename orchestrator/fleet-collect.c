@@ -19,6 +19,7 @@
 #include "beneath.h"
 #include "caps.h"
 #include "fleet.h"
+#include "results-doc.h"
 #include "results-file.h"
 #include "run-engine.h"
 #include "util.h"
@@ -28,14 +29,17 @@ static void take_doc(struct fleet *f, struct fleet_host *h, const char *rel)
 {
 	char *path = xasprintf("%s/results.json", rel), *text = NULL;
 	char *what = xasprintf("fleet: host '%s''s results", h->name);
+	char why[RESULTS_DOC_WHY_MAX];
 	size_t len = 0;
 	int ret;
 
 	ret = read_file_beneath(f->r->rundir, path, RESULTS_FILE_MAX, &text,
 				&len);
-	if (ret == 0)
-		h->doc = json_loadb(text, len, 0, NULL);
-	else if (ret != -ENOENT && !*h->why)
+	if (ret == 0 &&
+	    results_doc_decode(text, len, 0, &h->doc, why, sizeof(why)) < 0 &&
+	    !*h->why)
+		snprintf(h->why, sizeof(h->why), "its results.json: %s", why);
+	else if (ret < 0 && ret != -ENOENT && !*h->why)
 		snprintf(h->why, sizeof(h->why), "its results '%s/%s': %s",
 			 f->r->rundir, path, beneath_strerror(ret));
 	if (h->doc && results_remote_check(f->r, h->doc, what) < 0) {

@@ -12,10 +12,12 @@
 #include <unistd.h>
 
 #include "beneath.h"
+#include "caps.h"
 #include "fleet.h"
 #include "host.h"
 #include "identity.h"
 #include "report.h"
+#include "results-doc.h"
 #include "sample-unit.h"
 #include "guest-remote.h"
 #include "util.h"
@@ -171,9 +173,9 @@ out:
 int results_doc_load_ours(const char *dir, const char *rel, const char *what,
 			  json_t **doc)
 {
-	char why[128];
+	char why[RESULTS_DOC_WHY_MAX], fdpath[64], *text = NULL;
 	struct stat st;
-	json_error_t e;
+	size_t len = 0;
 	int dfd, fd = -1, ret;
 
 	*doc = NULL;
@@ -203,10 +205,18 @@ int results_doc_load_ours(const char *dir, const char *rel, const char *what,
 			       dir, rel);
 		goto out;
 	}
-	*doc = json_loadfd(fd, 0, &e);
-	if (!*doc)
-		ret = err("%s/%s:%d: %s: %s", dir, rel, e.line, what, e.text);
+	/* read_file() of our own descriptor: no second lookup by name */
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	ret = read_file(fdpath, RESULTS_FILE_MAX, &text, &len);
+	if (ret < 0) {
+		ret = err_code(ret, "%s: cannot read '%s/%s'", what, dir, rel);
+		goto out;
+	}
+	ret = results_doc_decode(text, len, 0, doc, why, sizeof(why));
+	if (ret < 0)
+		err("%s: '%s/%s': %s", what, dir, rel, why);
 out:
+	free(text);
 	if (fd >= 0)
 		close(fd);
 	close(dfd);

@@ -42,10 +42,10 @@ int results_dir_make(const char *out, const char *name, bool resume,
  * DIR/REL (a run directory's results.json) as a document into
  * *DOC, only if this vmtax wrote it: DIR and REL owned by the effective
  * user and not writable by group or others (stat_ours(), beneath.h), REL
- * a regular file opened beneath DIR with no symlink followed
- * (openat_file()).  Anything else is refused
- * (-EPERM) with the fix named; WHAT prefixes a parse error ("cannot
- * resume").  0 or a negative errno, reported.
+ * opened beneath DIR with no symlink followed, and loaded within its
+ * memory budget (results-doc.h).  Anything else is refused (-EPERM) with
+ * the fix named; WHAT prefixes a read or parse error ("cannot resume").
+ * 0 or a negative errno, reported.
  */
 int results_doc_load_ours(const char *dir, const char *rel, const char *what,
 			  json_t **doc);

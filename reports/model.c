@@ -12,6 +12,7 @@
 #include "caps.h"
 #include "sample-unit.h"
 #include "report.h"
+#include "results-doc.h"
 #include "run-engine.h"
 #include "runner.h"
 #include "sampling-plan.h"
@@ -463,36 +464,18 @@ out:
 int report_load(const char *path, struct report **out)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
-	char *text = NULL, why[PATH_MAX + 192];
-	json_error_t jerr;
-	size_t len;
 	int ret;
 
 	*out = NULL;
 	r->path = xstrdup(path);
-	ret = read_path_file(path, RESULTS_FILE_MAX, &text, &len, why,
-			     sizeof(why));
+	ret = results_doc_load(path, JSON_REJECT_DUPLICATES, &r->doc);
 	if (ret < 0) {
-		err("cannot read '%s': %s", path, why);
-		/* a link or a FIFO where a file should be: bad input */
-		if (ret == -ELOOP || ret == -EBADFD || ret == -EISDIR)
-			ret = -EINVAL;
-		goto out;
+		report_free(r);
+		return ret;
 	}
-	r->doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!r->doc) {
-		ret = err("'%s': corrupt JSON at line %d: %s", path, jerr.line,
-			  jerr.text);
-		goto out;
-	}
-	free(text);
 	/* a fleet run's hosts, an axis of its own record */
 	r->fleet_view = report_fleet_has_axis(r->doc);
 	return load_built(r, out);
-out:
-	free(text);
-	report_free(r);
-	return ret;
 }
 
 int report_load_doc(const char *path, json_t *doc, bool fleet_view,

@@ -341,6 +341,10 @@ struct report {
 	bool has_series; /* some cell has a series */
 	bool has_kvm;	 /* some cell has KVM evidence (cell->kvm.present) */
 	bool has_profile; /* some cell has observed.profile */
+	/* what its profiles and comparisons hold (PROFILE_REPORT_MEM_MAX),
+	 * and whether a profile did not fit (no later one is read) */
+	size_t prof_mem;
+	bool prof_full;
 
 	/* Geometric mean of (1 + slowdown) over non-baseline cells. */
 	double geomean_slowdown; /* minus 1, NaN when ngeo == 0 */
