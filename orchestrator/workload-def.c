@@ -121,6 +121,10 @@ static const struct ini_key workload_keys[] = {
 	.help = "Debian packages the guest image needs"),
     KEY("timeout", INI_DOUBLE, timeout_s, "0", .min = 0, .max = 7 * 86400,
 	.help = "seconds one sample may take (0: the run's timeout)"),
+    KEY("estimate", INI_DOUBLE, estimate_s, "0", .min = 0, .max = 7 * 86400,
+	.help = "seconds one sample takes on bare metal at the default "
+		"parameters (0: not said): 'vmtax run --dry-run' estimates "
+		"with it until the workload has run on the host"),
 };
 
 static const char *const workload_extra[] = {"param.*", NULL};

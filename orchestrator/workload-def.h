@@ -7,7 +7,8 @@
  * own rule (the regexes compile with their groups, package names are Debian
  * names, metric = regex needs metric_regex, run is given):
  *	[workload]    description, setup, run, clean, metric, metric_regex,
- *	              series_regex, unit, better, packages, timeout
+ *	              series_regex, unit, better, packages, timeout,
+ *	              estimate
  *	[param.NAME]  default, description  (NAME: [A-Z][A-Z0-9_]*)
  *
  * A parameter reaches the workload's commands as the environment variable
@@ -53,6 +54,10 @@ struct workload {
 	char *better; /* "lower" or "higher" */
 	char *packages;
 	double timeout_s; /* 0: use the run's */
+	/* seconds a sample takes on bare metal at the defaults, as measured
+	 * where the file was written (0: not said): the run's estimate until
+	 * this host has its own figure (run-estimate.h) */
+	double estimate_s;
 	struct wl_param *params;
 	size_t nparams;
 	struct ini_origin origin;
