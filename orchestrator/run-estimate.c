@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ini-schema.h"
 #include "rounds-group.h"
 #include "util.h"
 
@@ -21,14 +22,17 @@ static const char *const place_names[] = {
 };
 
 /*
- * A sample against bare metal.  TCG: 12x, as kbuild-small's TCG guests
- * against this host's own cells (646 s vs 52.7 s,
- * configs/reference/kbuild-small-tcg-2026-12-02.json); the lab's own cells
- * are TCG too, its guests run under KVM nested in it.
+ * A sample against bare metal, assumed.  TCG: 10x, between kbuild-small's
+ * TCG guests against this host's own cells (646 s vs 52.7 s: 12x,
+ * configs/reference/kbuild-small-tcg-2026-12-02.json) and randwalk's in
+ * the demo (15-18 s vs 1.9-2.5 s: 8x, tests/fixtures/results-demo.json).
+ * The lab's own cells are TCG too; its guests run under KVM nested in it,
+ * NPT's page walk emulated: a quarter more (docs/lab.md, 3.11 s against
+ * 2.49 s).
  */
 static const double place_factors[] = {
-	[EST_BARE] = 1.0,      [EST_GUEST_KVM] = 1.1, [EST_GUEST_TCG] = 12.0,
-	[EST_LAB_BARE] = 12.0, [EST_LAB_GUEST] = 15.0,
+	[EST_BARE] = 1.0,      [EST_GUEST_KVM] = 1.1, [EST_GUEST_TCG] = 10.0,
+	[EST_LAB_BARE] = 10.0, [EST_LAB_GUEST] = 12.5,
 };
 
 /* Boot to hello, assumed: the tiny image and a disk image (debian). */
@@ -75,6 +79,119 @@ double est_place_factor(enum est_place p)
 double est_assumed_boot_s(const char *image, enum est_place p)
 {
 	return !strcmp(image, "tiny") ? boot_tiny[p] : boot_disk[p];
+}
+
+/* ---- a declared estimate ---- */
+
+/* A parameter name at *P ([A-Z][A-Z0-9_]*) into NAME; false when none. */
+static bool name_at(const char **p, char *name, size_t len)
+{
+	size_t k = 0;
+
+	if (!(**p >= 'A' && **p <= 'Z'))
+		return false;
+	while ((**p >= 'A' && **p <= 'Z') || (**p >= '0' && **p <= '9') ||
+	       **p == '_') {
+		if (k + 1 < len)
+			name[k++] = **p;
+		(*p)++;
+	}
+	name[k] = '\0';
+	return true;
+}
+
+static bool number_at(const char **p, double *x)
+{
+	char *end;
+
+	if (!((**p >= '0' && **p <= '9') || **p == '.'))
+		return false;
+	*x = strtod(*p, &end);
+	if (end == *p)
+		return false;
+	*p = end;
+	return true;
+}
+
+static void blanks(const char **p)
+{
+	while (**p == ' ' || **p == '\t')
+		(*p)++;
+}
+
+/* The value of parameter NAME, a number, into *X. */
+static int param_value(const char *name, const char *const *names,
+		       const char *const *values, size_t n, double *x,
+		       char *why, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n && strcmp(names[i], name); i++)
+		;
+	if (i == n) {
+		snprintf(why, len, "'%s' is not a parameter of the workload",
+			 name);
+		return -EINVAL;
+	}
+	if (!ini_number(values[i], x)) {
+		snprintf(why, len, "parameter %s = '%s' is not a number", name,
+			 values[i]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int est_declared_eval(const char *expr, const char *const *names,
+		      const char *const *values, size_t n, double *out,
+		      bool *params, char *why, size_t len)
+{
+	const char *p = expr;
+	double sum = 0;
+	bool any = false;
+
+	for (;;) {
+		char name[65] = "";
+		double c = 1, v = 1;
+		bool num;
+
+		blanks(&p);
+		num = number_at(&p, &c);
+		if (!num && !name_at(&p, name, sizeof(name)))
+			break;
+		blanks(&p);
+		if (*p == '*') {
+			p++;
+			blanks(&p);
+			if (num ? !name_at(&p, name, sizeof(name))
+				: !number_at(&p, &c))
+				break;
+		}
+		if (*name) {
+			if (param_value(name, names, values, n, &v, why, len) < 0)
+				return -EINVAL;
+			any = true;
+		}
+		sum += c * v;
+		blanks(&p);
+		if (!*p) {
+			if (!(sum >= 0)) {
+				snprintf(why, len, "'%s' comes to %g s, below 0",
+					 expr, sum);
+				return -EINVAL;
+			}
+			*out = sum;
+			if (params)
+				*params = any;
+			return 0;
+		}
+		if (*p++ != '+')
+			break;
+	}
+	snprintf(why, len,
+		 "'%s' is not seconds as a sum of terms, each a number or a "
+		 "number * a PARAMETER",
+		 expr);
+	return -EINVAL;
 }
 
 /* ---- counting ---- */
@@ -280,7 +397,7 @@ static void VMTAX_PRINTF(4, 5)
 static void terms_say(char *buf, size_t len, size_t *off, const char *head,
 		      const struct term *t, size_t nt, const char *unit)
 {
-	char src[192];
+	char src[320];
 	size_t i;
 
 	for (i = 0; i < nt; i++) {
@@ -298,7 +415,7 @@ void est_format(const struct est_input *in, char *buf, size_t len)
 	size_t nts = 0, ntb = 0, off = 0;
 	double lo = est_total(in, false), hi = est_total(in, true);
 	long starts = 0;
-	char d[32], src[192];
+	char d[32], src[320];
 	int i;
 
 	for (i = 0; i < in->ncells; i++) {

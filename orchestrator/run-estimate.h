@@ -72,6 +72,20 @@ double est_place_factor(enum est_place p);
  * P, assumed. */
 double est_assumed_boot_s(const char *image, enum est_place p);
 
+/*
+ * A workload's declared estimate (its 'estimate' key): seconds a sample
+ * takes on bare metal, as a sum of terms, each a number or a number times
+ * a parameter ("0.5 + 0.0034 * SIZE_MIB + 0.00000046 * READS"; NAME * C
+ * is C * NAME).  Its value for parameters NAMES[i] = VALUES[i] (i < N),
+ * each named one a number (ini_number(): "2G" is bytes) into *OUT; *PARAMS
+ * (may be NULL) gets whether it names any.  0, or -EINVAL with the reason
+ * in WHY: bad syntax, a name that is not a parameter, a value that is not
+ * a number.  'vmtax run' and the workload's check use this one reading.
+ */
+int est_declared_eval(const char *expr, const char *const *names,
+		      const char *const *values, size_t n, double *out,
+		      bool *params, char *why, size_t len);
+
 enum est_source { EST_MEASURED, EST_DECLARED, EST_ASSUMED };
 
 /* One cost: seconds, and where the figure came from. */
@@ -79,7 +93,7 @@ struct est_figure {
 	double s;
 	enum est_source src;
 	char date[16];	/* EST_MEASURED: the day (YYYY-MM-DD) */
-	char how[128];	/* EST_DECLARED, EST_ASSUMED: how it was made */
+	char how[256];	/* EST_DECLARED, EST_ASSUMED: how it was made */
 };
 
 /* The rules of [run] that decide how many samples and starts. */

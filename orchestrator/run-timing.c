@@ -69,56 +69,78 @@ static bool params_set(const struct run *r)
 /* A sample of the workload at P with parameters PKEY: this host's figure,
  * else one of another place scaled, else the declared, else assumed. */
 static void sample_figure(const struct run *r, const json_t *t,
-			  const char *pkey, enum est_place p,
-			  struct est_figure *f)
+			  const struct cell *cell, const char *pkey,
+			  enum est_place p, struct est_figure *f)
 {
 	const char *wl = r->cfg.wl.name;
-	double fac = est_place_factor(p);
-	char *key;
+	const char **names = xcalloc(cell->nparams + 1, sizeof(*names));
+	const char **values = xcalloc(cell->nparams + 1, sizeof(*values));
+	double fac = est_place_factor(p), x = 0;
+	char *key, why[256] = "";
+	bool named = false;
+	size_t i;
 	int q;
 
-	key = xasprintf("%s/%s/%s", wl, pkey, est_place_name(p));
-	if (timings_find(t, "sample", key, f)) {
-		free(key);
-		return;
-	}
-	free(key);
-	for (q = 0; q < EST_NPLACES; q++) {
-		struct est_figure o;
+	for (q = -1; q < EST_NPLACES; q++) {
+		enum est_place o = q < 0 ? p : (enum est_place)q;
+		struct est_figure m;
 
-		key = xasprintf("%s/%s/%s", wl, pkey,
-				est_place_name((enum est_place)q));
-		if (timings_find(t, "sample", key, &o)) {
+		key = xasprintf("%s/%s/%s", wl, pkey, est_place_name(o));
+		if (!timings_find(t, "sample", key, &m)) {
 			free(key);
-			f->s = o.s * fac / est_place_factor((enum est_place)q);
+			continue;
+		}
+		free(key);
+		*f = m;
+		if (o != p) {
+			/* measured elsewhere: scaled */
+			f->s = m.s * fac / est_place_factor(o);
 			f->src = EST_ASSUMED;
 			snprintf(f->how, sizeof(f->how),
 				 "%.3gx its %s figure, measured here %s",
-				 fac / est_place_factor((enum est_place)q),
-				 est_place_name((enum est_place)q), o.date);
-			return;
+				 fac / est_place_factor(o), est_place_name(o),
+				 m.date);
 		}
-		free(key);
+		goto out;
 	}
 	memset(f, 0, sizeof(*f));
-	if (r->cfg.wl.estimate_s > 0) {
-		f->s = r->cfg.wl.estimate_s * fac;
+	for (i = 0; i < cell->nparams; i++) {
+		names[i] = cell->params[i].name;
+		values[i] = cell->params[i].value;
+	}
+	if (*r->cfg.wl.estimate &&
+	    est_declared_eval(r->cfg.wl.estimate, names, values, cell->nparams,
+			      &x, &named, why, sizeof(why)) == 0) {
+		/* a figure that names no parameter is the defaults' */
+		const char *dflt = !named && params_set(r)
+					   ? ", at its defaults, which this run "
+					     "changes"
+					   : "";
+
+		f->s = x * fac;
 		f->src = EST_DECLARED;
-		snprintf(f->how, sizeof(f->how), "%.3gx its estimate, %g s on "
-			 "bare metal%s", fac, r->cfg.wl.estimate_s,
-			 params_set(r) ? " at its defaults, which this run "
-					 "changes" : "");
 		if (fac == 1)
-			snprintf(f->how, sizeof(f->how), "its estimate%s",
-				 params_set(r) ? ", at its defaults, which this "
-						 "run changes" : "");
-		return;
+			snprintf(f->how, sizeof(f->how), "its estimate%s", dflt);
+		else
+			snprintf(f->how, sizeof(f->how),
+				 "%.3gx its estimate, %.3g s on bare metal%s",
+				 fac, x, dflt);
+		goto out;
 	}
 	f->s = EST_ASSUMED_SAMPLE_S * fac;
 	f->src = EST_ASSUMED;
-	snprintf(f->how, sizeof(f->how),
-		 "no estimate in '%s': assumed %g s x %.3g", r->cfg.wl.path,
-		 EST_ASSUMED_SAMPLE_S, fac);
+	if (*why)
+		snprintf(f->how, sizeof(f->how),
+			 "its estimate cannot be read (%.120s): assumed %g s "
+			 "x %.3g",
+			 why, EST_ASSUMED_SAMPLE_S, fac);
+	else
+		snprintf(f->how, sizeof(f->how),
+			 "no estimate in '%s': assumed %g s x %.3g",
+			 r->cfg.wl.path, EST_ASSUMED_SAMPLE_S, fac);
+out:
+	free(names);
+	free(values);
 }
 
 static void boot_figure(const json_t *t, const char *image, enum est_place p,
@@ -150,7 +172,7 @@ static void cell_costs(const struct run *r, const json_t *t, int ci,
 		values[i] = cell->params[i].value;
 	}
 	timings_params_key(names, values, cell->nparams, pkey);
-	sample_figure(r, t, pkey, p, &c->sample);
+	sample_figure(r, t, cell, pkey, p, &c->sample);
 	snprintf(c->sample_what, sizeof(c->sample_what), "%s, %s",
 		 r->cfg.wl.name, est_place_name(p));
 	if (c->guest) {

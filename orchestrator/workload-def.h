@@ -54,10 +54,11 @@ struct workload {
 	char *better; /* "lower" or "higher" */
 	char *packages;
 	double timeout_s; /* 0: use the run's */
-	/* seconds a sample takes on bare metal at the defaults, as measured
-	 * where the file was written (0: not said): the run's estimate until
-	 * this host has its own figure (run-estimate.h) */
-	double estimate_s;
+	/* seconds a sample takes on bare metal, as measured where the file
+	 * was written, a sum of terms over the parameters ("" : not said):
+	 * the run's estimate until this host has its own figure
+	 * (est_declared_eval(), run-estimate.h) */
+	char *estimate;
 	struct wl_param *params;
 	size_t nparams;
 	struct ini_origin origin;

@@ -367,6 +367,67 @@ static void test_eta(void **state)
 	assert_float_equal(est_eta(&in, now, 42), 0, 1e-9);
 }
 
+/* A declared estimate over the parameters; each bad one with its reason. */
+static void test_declared(void **state)
+{
+	const char *names[] = {"SIZE_MIB", "READS", "MODE", "MEM"};
+	const char *values[] = {"1024", "4000000", "fast", "1G"};
+	static const struct {
+		const char *expr;
+		double want;
+		bool params;
+		const char *why; /* NULL: reads */
+	} rows[] = {
+	    {"2", 2, false, NULL},
+	    {" 0.5 ", 0.5, false, NULL},
+	    {"0.0034 * SIZE_MIB + 0.00000046 * READS", 0.0034 * 1024 + 1.84,
+	     true, NULL},
+	    {"1 + SIZE_MIB * 0.001", 1 + 1.024, true, NULL},
+	    {"READS", 4000000, true, NULL},
+	    {"1e-9 * MEM", 1.073741824, true, NULL},
+	    {"2 * SIZE", 0, false, "'SIZE' is not a parameter of the workload"},
+	    {"2 * MODE", 0, false, "parameter MODE = 'fast' is not a number"},
+	    {"", 0, false,
+	     "'' is not seconds as a sum of terms, each a number or a number "
+	     "* a PARAMETER"},
+	    {"2 +", 0, false,
+	     "'2 +' is not seconds as a sum of terms, each a number or a "
+	     "number * a PARAMETER"},
+	    {"2 * 3", 0, false,
+	     "'2 * 3' is not seconds as a sum of terms, each a number or a "
+	     "number * a PARAMETER"},
+	    {"SIZE_MIB * READS", 0, false,
+	     "'SIZE_MIB * READS' is not seconds as a sum of terms, each a "
+	     "number or a number * a PARAMETER"},
+	    {"2 - 1", 0, false,
+	     "'2 - 1' is not seconds as a sum of terms, each a number or a "
+	     "number * a PARAMETER"},
+	    {"size_mib", 0, false,
+	     "'size_mib' is not seconds as a sum of terms, each a number or a "
+	     "number * a PARAMETER"},
+	};
+	char why[256];
+	double x;
+	bool named;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		int ret = est_declared_eval(rows[i].expr, names, values, 4, &x,
+					    &named, why, sizeof(why));
+
+		if (!rows[i].why) {
+			if (ret != 0)
+				fail_msg("'%s': %s", rows[i].expr, why);
+			assert_float_equal(x, rows[i].want, 1e-9);
+			assert_int_equal(named, rows[i].params);
+		} else {
+			assert_int_equal(ret, -EINVAL);
+			assert_string_equal(why, rows[i].why);
+		}
+	}
+}
+
 static void test_params_key(void **state)
 {
 	const char *n1[] = {"A", "B"}, *v1[] = {"1", "2"};
@@ -517,6 +578,7 @@ int main(void)
 	    cmocka_unit_test(test_places),   cmocka_unit_test(test_count),
 	    cmocka_unit_test(test_total),    cmocka_unit_test(test_duration),
 	    cmocka_unit_test(test_format),   cmocka_unit_test(test_eta),
+	    cmocka_unit_test(test_declared),
 	    cmocka_unit_test(test_params_key), cmocka_unit_test(test_update),
 	    cmocka_unit_test(test_file),
 	};
