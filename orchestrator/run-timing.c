@@ -32,9 +32,11 @@ void run_estimate_free(struct run_est *e)
 	free(e);
 }
 
+/* Whether the cells run inside a lab host: their figures are the lab's
+ * (the estimate's places), not this host's. */
 static bool run_in_lab(const struct run *r)
 {
-	return r->cfg.executor && !strcmp(r->cfg.executor, "lab");
+	return r->ncells > 0 && run_exec_of(r, 0) == &cell_exec_lab;
 }
 
 /* Whether cell CI runs in a guest wherever its matrix runs: the executor
@@ -301,6 +303,34 @@ void run_estimate_print(const struct run *r, FILE *f)
 	run_estimate_free(e);
 }
 
+/* A resumed run: what the estimate leaves of it, said. */
+static void resumed_left(const struct run *r)
+{
+	const struct est_input *in = &r->est->in;
+	struct est_now *now = xcalloc((size_t)r->ncells + 1, sizeof(*now));
+	long taken = 0, all = 0;
+	char d[32];
+	int ci;
+
+	for (ci = 0; ci < r->ncells; ci++) {
+		const struct cell_state *st = &r->states[ci];
+		long want = in->cells[ci].count.samples;
+
+		now[ci].pending = st->status == CELL_PENDING;
+		now[ci].samples_left = want > st->nsamples ? want - st->nsamples
+							   : 0;
+		now[ci].boots_done = st->boots < in->cells[ci].count.starts
+					 ? st->boots
+					 : in->cells[ci].count.starts;
+		taken += st->nsamples < want ? st->nsamples : want;
+		all += want;
+	}
+	est_duration(est_eta(in, now, 0), d, sizeof(d));
+	note("estimate: resumed with %ld of %ld samples taken: %s left", taken,
+	     all, d);
+	free(now);
+}
+
 void run_estimate_begin(struct run *r)
 {
 	char line[2048];
@@ -314,6 +344,8 @@ void run_estimate_begin(struct run *r)
 		r->est->n0[ci] = r->states[ci].nsamples;
 		r->est->b0[ci] = r->states[ci].boots;
 	}
+	if (r->resume && r->states)
+		resumed_left(r);
 }
 
 double run_eta(const struct run *r)

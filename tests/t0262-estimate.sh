@@ -111,6 +111,33 @@ test_expect_success 'a file that is not root'\''s is neither read nor replaced' 
 	test "$(stat -c %u timings/timings.json)" = 1
 '
 
+wait_samples() {
+	# wait_samples DIR N: until results.json holds N samples (max ~20 s)
+	i=0
+	while [ "$(jq '[.cells[].samples[]] | length' "$1/results.json" 2>/dev/null || echo 0)" -lt "$2" ]; do
+		i=$((i + 1)); [ $i -lt 200 ] || return 1
+		sleep 0.1
+	done
+}
+
+test_expect_success 'a resumed run says what is left of it' '
+	rm -f timings/timings.json &&
+	"$VMTAX" run nap.ini --out cut --set workload.S=0.4 >/dev/null 2>&1 &
+	pid=$! &&
+	wait_samples cut 1 &&
+	kill -KILL $pid && { wait $pid || true; } &&
+	n=$(jq "[.cells[].samples[]] | length" cut/results.json) &&
+	"$VMTAX" run --resume cut >/dev/null 2>err &&
+	grep "estimate: resumed with $n of 3 samples taken: [0-9.]* \(s\|min\) left" err &&
+	test "$(jq "[.cells[].samples[]] | length" cut/results.json)" = 3
+'
+
+test_expect_success 'a resumed run keeps its samples'\'' figures, not its wall'\''s' '
+	f=timings/timings.json &&
+	test "$(jq "[.sample[] | select(.params == \"S=0.4\")] | length" "$f")" = 1 &&
+	test "$(jq ".rest | length" "$f")" = 0
+'
+
 test_expect_success 'host THP is as it was' '
 	test "$(thp_get enabled)" = "$thp"
 '
