@@ -27,9 +27,11 @@
  * rules allow (max_repeat samples; max_boots boots).
  *
  * The ETA of a running run (est_eta()) is the same model over what is
- * left (samples not yet taken, boots not yet made), scaled by how the run
- * has gone against it so far: (elapsed + P) / (done + P), P a tenth of
- * the whole estimate, so one slow boot early does not swing it.
+ * left (samples not yet taken, starts no sample has followed yet), scaled
+ * by how the run has gone against it so far: (elapsed + P) / (done + P),
+ * P a tenth of the whole estimate, so one slow boot early does not swing
+ * it; before any start or sample is behind it, the model less the time
+ * gone.
  */
 #ifndef VMTAX_RUN_ESTIMATE_H
 #define VMTAX_RUN_ESTIMATE_H
@@ -56,13 +58,17 @@ int est_place_parse(const char *s, enum est_place *out);
 enum est_place est_place_of(bool lab, bool guest, bool tcg);
 /*
  * A sample at P against the same on bare metal, to scale a workload's
- * declared estimate (an assumption, said as one: TCG emulates every
- * instruction, docs/profile.md "Cost").
+ * declared estimate (an assumption, said as one), for a workload TCG
+ * slows TCG times (its estimate_tcg; 0: EST_ASSUMED_TCG).  TCG emulates
+ * every instruction (docs/profile.md "Cost"): code that computes runs 10
+ * to 20 times slower (kbuild 12x), code that waits on memory about as
+ * fast (randwalk 1x here, docs/estimate.md).
  */
-double est_place_factor(enum est_place p);
+double est_place_factor(enum est_place p, double tcg);
 
 /* Assumed figures, where nothing was measured or declared. */
 #define EST_ASSUMED_SAMPLE_S 10.0 /* a workload with no estimate */
+#define EST_ASSUMED_TCG 10.0	  /* TCG against bare metal */
 #define EST_ASSUMED_REST_S 3.0	  /* per start: setup, shutdown, settings */
 #define EST_ASSUMED_LAB_RESTORED_S 10.0
 #define EST_ASSUMED_LAB_BOOTED_S 40.0

@@ -77,7 +77,8 @@ static void sample_figure(const struct run *r, const json_t *t,
 	const char *wl = r->cfg.wl.name;
 	const char **names = xcalloc(cell->nparams + 1, sizeof(*names));
 	const char **values = xcalloc(cell->nparams + 1, sizeof(*values));
-	double fac = est_place_factor(p), x = 0;
+	double tcg = r->cfg.wl.estimate_tcg;
+	double fac = est_place_factor(p, tcg), x = 0;
 	char *key, why[256] = "";
 	bool named = false;
 	size_t i;
@@ -96,11 +97,11 @@ static void sample_figure(const struct run *r, const json_t *t,
 		*f = m;
 		if (o != p) {
 			/* measured elsewhere: scaled */
-			f->s = m.s * fac / est_place_factor(o);
+			f->s = m.s * fac / est_place_factor(o, tcg);
 			f->src = EST_ASSUMED;
 			snprintf(f->how, sizeof(f->how),
 				 "%.3gx its %s figure, measured here %s",
-				 fac / est_place_factor(o), est_place_name(o),
+				 fac / est_place_factor(o, tcg), est_place_name(o),
 				 m.date);
 		}
 		goto out;
@@ -121,12 +122,16 @@ static void sample_figure(const struct run *r, const json_t *t,
 
 		f->s = x * fac;
 		f->src = EST_DECLARED;
-		if (fac == 1)
+		if (p == EST_BARE)
 			snprintf(f->how, sizeof(f->how), "its estimate%s", dflt);
 		else
 			snprintf(f->how, sizeof(f->how),
-				 "%.3gx its estimate, %.3g s on bare metal%s",
-				 fac, x, dflt);
+				 "its estimate, %.3g s on bare metal%s, x %.3g "
+				 "(%s)",
+				 x, dflt, fac,
+				 p == EST_GUEST_KVM ? "a KVM guest, assumed"
+				 : tcg > 0 ? "emulated, its estimate_tcg"
+					   : "emulated, assumed");
 		goto out;
 	}
 	f->s = EST_ASSUMED_SAMPLE_S * fac;

@@ -155,6 +155,11 @@ static const struct ini_key workload_keys[] = {
 		"each a number or a number * a PARAMETER (\"0.0034 * "
 		"SIZE_MIB + 0.00000046 * READS\"): 'vmtax run --dry-run' "
 		"estimates with it until the workload has run on the host"),
+    KEY("estimate_tcg", INI_DOUBLE, estimate_tcg, "0", .min = 0, .max = 1000,
+	.help = "how many times slower a sample runs under TCG emulation "
+		"(a TCG guest, the lab) than on bare metal, for the estimate "
+		"(0: assumed 10; memory-bound code about 1, code that "
+		"computes 10 to 20)"),
 };
 
 static const char *const workload_extra[] = {"param.*", NULL};

@@ -88,10 +88,15 @@ static void test_places(void **state)
 	assert_int_equal(est_place_of(true, false, true), EST_LAB_BARE);
 	assert_int_equal(est_place_of(true, true, false), EST_LAB_GUEST);
 	/* TCG costs more than a KVM guest, which costs more than none */
-	assert_true(est_place_factor(EST_GUEST_TCG) >
-		    est_place_factor(EST_GUEST_KVM));
-	assert_true(est_place_factor(EST_GUEST_KVM) >=
-		    est_place_factor(EST_BARE));
+	/* the workload's TCG factor, else the assumed one */
+	assert_float_equal(est_place_factor(EST_GUEST_TCG, 0), EST_ASSUMED_TCG,
+			   1e-9);
+	assert_float_equal(est_place_factor(EST_GUEST_TCG, 2), 2, 1e-9);
+	assert_float_equal(est_place_factor(EST_LAB_BARE, 2), 2, 1e-9);
+	assert_float_equal(est_place_factor(EST_LAB_GUEST, 2), 2.5, 1e-9);
+	assert_float_equal(est_place_factor(EST_BARE, 2), 1, 1e-9);
+	assert_true(est_place_factor(EST_GUEST_KVM, 2) >
+		    est_place_factor(EST_BARE, 2));
 	assert_true(est_assumed_boot_s("debian", EST_GUEST_KVM) >
 		    est_assumed_boot_s("tiny", EST_GUEST_KVM));
 }
@@ -350,6 +355,10 @@ static void test_eta(void **state)
 	now[0].samples_left = 4;
 	/* nothing done: the whole estimate */
 	assert_float_equal(est_eta(&in, now, 0), 52, 1e-9);
+	/* a guest booted, no sample yet: its start is still ahead, 3 s of it
+	 * gone */
+	now[0].boots_done = 1;
+	assert_float_equal(est_eta(&in, now, 3), 49, 1e-9);
 	/* half done (a boot and 2 samples: 26 s) at the model's pace */
 	now[0].samples_done = 2;
 	now[0].samples_left = 2;
