@@ -64,7 +64,7 @@ test_expect_success 'a run says the estimate first, an ETA in its progress' '
 	e=$(grep -m1 ": estimate: " numbered | cut -d: -f1) &&
 	p=$(grep -m1 "\[1/1\]" numbered | cut -d: -f1) &&
 	test -n "$e" && test -n "$p" && test "$e" -lt "$p" &&
-	grep "\[1/1\] bare-metal/host-thp=$thp: sample 3 of 3 (elapsed [0-9]*:[0-9][0-9], ETA [0-9]*:[0-9][0-9])" err
+	grep "\[1/1\] bare-metal/host-thp=$thp: sample 3/3 (elapsed [0-9]*:[0-9][0-9], ETA [0-9]*:[0-9][0-9])" err
 '
 
 test_expect_success 'the run kept its figures: root'\''s, 0644, its schema' '
