@@ -940,6 +940,8 @@ int image_build_disk(const struct image_opts *o, const char *dir,
 	if (!o->check && !disk_built(&b) && (ret = disk_lock(&b)) < 0)
 		goto out;
 	if (disk_built(&b)) {
+		if (o->would)
+			*o->would = IMAGE_WOULD_NOTHING;
 		note("image: %s: up to date: '%s' (recipe %s, %s)", k->name,
 		     b.qcow2, b.key,
 		     b.host ? "from this host's packages" : "from debootstrap");
@@ -948,6 +950,9 @@ int image_build_disk(const struct image_opts *o, const char *dir,
 		goto out;
 	}
 	if (o->check) {
+		if (o->would)
+			*o->would = b.host ? IMAGE_WOULD_SECONDS
+					   : IMAGE_WOULD_MINUTES;
 		note("image: %s: would be built: recipe %s, root file system "
 		     "%s (%s)",
 		     k->name, b.key, b.rkey,

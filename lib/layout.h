@@ -17,6 +17,7 @@
  *                                                    DATADIR/mkinitramfs-tiny.sh
  *   root initrd script   T/image/mkinitramfs-root.sh DATADIR/mkinitramfs-root.sh
  *   host lock, journal   STATEDIR (/var/lib/vmtax), both
+ *   run estimate figures CACHEDIR/timings.json, both (timings.h)
  *
  * (T is the tree of BIN: BIN/../.. or BIN/.., whichever holds the file;
  * "./" the working directory, where neither does, as the build tree always
@@ -47,7 +48,7 @@ struct layout_dirs {
 	const char *bindir;	/* P/bin: vmtax */
 	const char *libexecdir; /* P/libexec/vmtax: the agent and workloads */
 	const char *datadir;	/* P/share/vmtax: configs, workload INIs */
-	const char *cachedir;	/* /var/cache/vmtax: images */
+	const char *cachedir;	/* /var/cache/vmtax: images, timings.json */
 	const char *statedir;	/* /var/lib/vmtax: host lock and journal */
 };
 

@@ -390,6 +390,7 @@ static void dry_run_print(const struct run *r)
 		       f->initrd, f->disk ? ", disk " : "",
 		       f->disk ? f->disk : "");
 	}
+	run_estimate_print(r, stdout);
 }
 
 /*
@@ -490,6 +491,7 @@ static int run_start(struct run *r, json_t *old)
 		r->head = results_head_new(r);
 		results_states_init(r);
 	}
+	run_estimate_begin(r);
 	return results_save(r);
 }
 
@@ -513,6 +515,7 @@ static int run_finish(struct run *r)
 		return 1;
 	report_write_rundir(r->rundir, r->results_path);
 	time_summary(r);
+	run_timings_record(r);
 	if (r->failures)
 		warn("%ld samples failed; see the reasons in results.json",
 		     r->failures);

@@ -82,6 +82,7 @@ static int lab_check(struct run *r, bool dry)
 		return 0;
 	lab_image_opts(&r->cfg, r->bindir, &o);
 	o.check = true;
+	o.would = &r->lab_image_would;
 	if (image_build(&o) < 0)
 		return -EIO;
 	printf("lab host: %s %s, %ld vCPUs, %.1f GiB, TCG on this host\n",

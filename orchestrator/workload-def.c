@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run-estimate.h"
 #include "util.h"
 
 #define W(f) offsetof(struct workload, f)
@@ -97,6 +98,34 @@ static int finish_metric(const struct ini_key *k, void *obj,
 	return -EINVAL;
 }
 
+/* The estimate reads, over the parameters' defaults. */
+static int finish_estimate(const struct ini_key *k, void *obj,
+			   const struct ini_origin *o, char *msg, size_t len)
+{
+	const struct workload *w = obj;
+	const char **names = xcalloc(w->nparams + 1, sizeof(*names));
+	const char **values = xcalloc(w->nparams + 1, sizeof(*values));
+	double x;
+	size_t i;
+	int ret = 0;
+
+	(void)k;
+	(void)o;
+	for (i = 0; i < w->nparams; i++) {
+		names[i] = w->params[i].name;
+		values[i] = w->params[i].value;
+	}
+	/* a parameter with no default is said after (workload_load()) */
+	for (i = 0; i < w->nparams && values[i]; i++)
+		;
+	if (*w->estimate && i == w->nparams)
+		ret = est_declared_eval(w->estimate, names, values, w->nparams,
+					&x, NULL, msg, len);
+	free(names);
+	free(values);
+	return ret;
+}
+
 static const struct ini_key workload_keys[] = {
     KEY("description", INI_STR, description, "", .help = "one line"),
     KEY("setup", INI_STR, setup, "",
@@ -121,6 +150,16 @@ static const struct ini_key workload_keys[] = {
 	.help = "Debian packages the guest image needs"),
     KEY("timeout", INI_DOUBLE, timeout_s, "0", .min = 0, .max = 7 * 86400,
 	.help = "seconds one sample may take (0: the run's timeout)"),
+    KEY("estimate", INI_STR, estimate, "", .finish = finish_estimate,
+	.help = "seconds one sample takes on bare metal, a sum of terms, "
+		"each a number or a number * a PARAMETER (\"0.0034 * "
+		"SIZE_MIB + 0.00000046 * READS\"): 'vmtax run --dry-run' "
+		"estimates with it until the workload has run on the host"),
+    KEY("estimate_tcg", INI_DOUBLE, estimate_tcg, "0", .min = 0, .max = 1000,
+	.help = "how many times slower a sample runs under TCG emulation "
+		"(a TCG guest, the lab) than on bare metal, for the estimate "
+		"(0: assumed 10; memory-bound code about 1, code that "
+		"computes 10 to 20)"),
 };
 
 static const char *const workload_extra[] = {"param.*", NULL};

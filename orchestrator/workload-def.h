@@ -7,7 +7,8 @@
  * own rule (the regexes compile with their groups, package names are Debian
  * names, metric = regex needs metric_regex, run is given):
  *	[workload]    description, setup, run, clean, metric, metric_regex,
- *	              series_regex, unit, better, packages, timeout
+ *	              series_regex, unit, better, packages, timeout,
+ *	              estimate, estimate_tcg
  *	[param.NAME]  default, description  (NAME: [A-Z][A-Z0-9_]*)
  *
  * A parameter reaches the workload's commands as the environment variable
@@ -61,6 +62,14 @@ struct workload {
 	char *better; /* "lower" or "higher" */
 	char *packages;
 	double timeout_s; /* 0: use the run's */
+	/* seconds a sample takes on bare metal, as measured where the file
+	 * was written, a sum of terms over the parameters ("" : not said):
+	 * the run's estimate until this host has its own figure
+	 * (est_declared_eval(), run-estimate.h) */
+	char *estimate;
+	/* how many times slower a sample runs under TCG (a TCG guest, the
+	 * lab): 0, not said (run-estimate.h assumes) */
+	double estimate_tcg;
 	struct wl_param *params;
 	size_t nparams;
 	struct ini_origin origin;
