@@ -297,6 +297,10 @@ int timings_update(json_t *t, const json_t *doc, double wall, bool whole,
 			json_number_value(ready), 1, date, NULL);
 		n++;
 	}
+	/* a lab that died or hung and was booted again: its wall holds the
+	 * probe, the boots and the work done twice, no start's cost */
+	if (json_integer_value(json_object_get(lab, "boots")) > 1)
+		whole = false;
 	if (whole && wall > 0 && rs.starts > 0) {
 		double rest = wall - rs.elapsed - rs.boots_s - rs.warm_s -
 			      (json_is_number(ready) ? json_number_value(ready)

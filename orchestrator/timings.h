@@ -54,7 +54,8 @@ bool timings_find(const json_t *t, const char *section, const char *key,
  * Put what the run of results.json DOC measured into T, dated DATE
  * ("YYYY-MM-DD"): every guest cell's boot to hello, every cell's mean ok
  * sample, and, when WHOLE (the run went from its start to its end in
- * WALL seconds, not resumed), its rest per start; a lab run's lab start.
+ * WALL seconds, not resumed) and its lab (if any) never had to be booted
+ * again, its rest per start; a lab run's lab start.
  * Nothing from a run whose cells ran on another host (a remote libvirt, a
  * fleet): its figures are not this host's.  Returns the figures written.
  */

@@ -510,6 +510,21 @@ static void test_update(void **state)
 	json_object_del(t, "rest");
 	assert_int_equal(timings_update(t, doc, 124, false, "2026-12-06"), 3);
 	assert_false(timings_find(t, "rest", "wl", &f));
+	/* a lab booted again (it died or hung): its start, no rest */
+	json_object_set_new(doc, "lab",
+			    json_pack("{s:f, s:b, s:i}", "ready_s", 15.0,
+				      "restored", 0, "boots", 2));
+	assert_int_equal(timings_update(t, doc, 124, true, "2026-12-06"), 4);
+	assert_false(timings_find(t, "rest", "wl", &f));
+	assert_true(timings_find(t, "lab", "booted", &f));
+	assert_float_equal(f.s, 15.0, 1e-9);
+	/* one lab boot: its rest counts the lab's start out */
+	json_object_set_new(json_object_get(doc, "lab"), "boots",
+			    json_integer(1));
+	assert_int_equal(timings_update(t, doc, 139, true, "2026-12-06"), 5);
+	assert_true(timings_find(t, "rest", "wl", &f));
+	assert_float_equal(f.s, 10.0, 1e-9);
+	json_object_del(doc, "lab");
 	/* guests of a remote libvirt are not this host's */
 	json_object_set_new(json_object_get(doc, "run"), "remote_libvirt",
 			    json_object());
