@@ -14,6 +14,8 @@
 #   make deps-workloads  also the packages the workloads ask for (packages =
 #                   in configs/workloads/*.ini), for their bare-metal cells
 #   make image-tiny build the tiny initramfs guest
+#   make srcsets    the source set of the ccbuild workload, where linux-source
+#                   is installed (make deps-workloads); 'make' makes it too
 #   make clean
 #
 # Layout: every lib/*.c, host/*.c, reports/*.c and orchestrator/*.c file is
@@ -64,15 +66,25 @@ AGENT_SRCS  := $(wildcard agent/*.c) $(LIB_SRCS)
 AGENT_CFLAGS = -std=c11 -g -O2 $(REPRO_CFLAGS) $(WARN) -D_GNU_SOURCE -Ilib \
                -Ibuild/gen -DVMTAX_VERSION='"$(VERSION)"' $(AGENT_EXTRA)
 
-.PHONY: install uninstall man FORCE
+.PHONY: install uninstall man FORCE srcsets
 .PHONY: all check check-unit check-integration demo bench deps deps-check deps-workloads clean \
         image-tiny fmt san tools fuzz fuzz-build fuzz-replay check-slow
 # The tiny image (mkinitramfs-tiny.sh, and so the lab image's) carries
 # both agents: 'all' builds both, so that every command works after 'make'.
 AGENTS := build/bin/vmtax-agent build/bin/vmtax-agent-test
-all: $(B)/vmtax $(AGENTS) $(WL_BINS) $(TEST_TOOLS)
+all: $(B)/vmtax $(AGENTS) $(WL_BINS) $(TEST_TOOLS) srcsets
 
-tools: $(AGENTS) $(WL_BINS)
+tools: $(AGENTS) $(WL_BINS) srcsets
+
+# The ccbuild workload's source set (configs/workloads/ccbuild.ini): files
+# of Debian's linux-source, checked against workloads/ccbuild.sha256, into
+# build/src (beside build/bin: guest-files.h guest_srcdir_new()), which the
+# debian and lab images carry.  The script keys it by the manifest's and its
+# own contents: a no-op when they are unchanged, nothing where linux-source
+# is not installed.  Always in build/, as the agent and the workloads.
+SRCSET := build/src/ccbuild.tar
+srcsets:
+	@sh workloads/ccbuild-srcset.sh --if-source $(SRCSET)
 
 $(B)/obj/%.o: %.c | $(B)/gen/install-dirs.h
 	@mkdir -p $(dir $@)
@@ -112,10 +124,13 @@ $(B)/tests/bench-%: tests/bench-%.c $(B)/libvmtax.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
+# test-ini-linear counts the INI reader's string comparisons: its own
+# strcmp() stands in for libvmtax.a's.
+$(B)/tests/test-ini-linear: UNIT_LDFLAGS := -Wl,--wrap=strcmp
 $(B)/tests/test-%: tests/unit/test-%.c $(B)/libvmtax.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -Itests/unit -o $@ $^ \
-		$(PKG_LIBS) -lcmocka -lm
+		$(UNIT_LDFLAGS) $(PKG_LIBS) -lcmocka -lm
 
 # The tiny guest is built by 'vmtax image build' for the newest guest kernel
 # (a no-op when its recipe is unchanged), which keeps the link 'vmtax run'
@@ -163,7 +178,9 @@ FORCE:
 
 # The agent, the agent's test build and the workloads go to LIBEXECDIR;
 # configs, workload INIs and the tiny image's script to DATADIR; the images
-# are built on first use into CACHEDIR/images.
+# are built on first use into CACHEDIR/images.  ccbuild's source set script
+# and manifest go to DATADIR, not the set (GPL sources of linux-source, made
+# where it is installed): 'sh DATADIR/ccbuild-srcset.sh CACHEDIR/src/ccbuild.tar'.
 MAN_PAGES := $(patsubst man/%.in,build/man/%,$(wildcard man/*.[158].in)) \
              build/man/vmtax-config.5
 install: all man
@@ -182,6 +199,8 @@ install: all man
 	$(INSTALL) -m 755 image/mkinitramfs-tiny.sh image/mkinitramfs-root.sh \
 		$(DESTDIR)$(DATADIR)/
 	$(INSTALL) -m 644 image/mkinitramfs-lib.sh $(DESTDIR)$(DATADIR)/
+	$(INSTALL) -m 644 workloads/ccbuild-srcset.sh workloads/ccbuild.sha256 \
+		$(DESTDIR)$(DATADIR)/
 	$(INSTALL) -m 644 README.md docs/*.md docs/*.json $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 644 configs/reference/* $(DESTDIR)$(DOCDIR)/reference/
 	$(INSTALL) -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
@@ -217,10 +236,12 @@ $(B)/gen-man-config: man/gen-man-config.c $(B)/libvmtax.a
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 # ---- end install layout ----------------------------------------------------
 
-# Bare-metal cells run a workload on the host: it needs what the images get.
+# Bare-metal cells run a workload on the host: it needs what the images get;
+# and linux-source, which ccbuild's source set is made from (srcsets).
 WL_PKGS = $(shell sed -n 's/^packages *= *//p' configs/workloads/*.ini | tr , ' ')
 deps-workloads:
-	sh .ci/deps.sh $(WL_PKGS)
+	sh .ci/deps.sh $(WL_PKGS) linux-source
+	$(MAKE) srcsets
 
 # One sanitized pass: unit tests, then the shell tests with the sanitized
 # vmtax.  The static agent and workloads are built normally, and so is a

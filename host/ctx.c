@@ -57,7 +57,8 @@ static int lock_take(struct host_ctx *ctx)
 		  0600);
 	if (fd < 0)
 		return err_errno("cannot open '%s'", ctx->lock_path);
-	if (fstat(fd, &st) < 0 || !stat_ours(&st, why, sizeof(why))) {
+	/* checked before its PID is read or it is truncated */
+	if (fstat(fd, &st) < 0 || !stat_ours_file(&st, why, sizeof(why))) {
 		close(fd);
 		return err_code(-EPERM, "the lock '%s' is %s: remove it",
 				ctx->lock_path, why);
@@ -87,20 +88,35 @@ static int lock_take(struct host_ctx *ctx)
 	return 0;
 }
 
-/* Create the journal in the state directory (0600), durably. */
+/*
+ * Create the journal in the state directory (0600), durably: truncated
+ * only once it is known to be a file of one name, ours (a hard link's
+ * other name could be any file).
+ */
 static int journal_open(struct host_ctx *ctx)
 {
+	struct stat st;
+	char why[128];
 	int ret = 0;
 
 	if (ctx->journal_fd >= 0)
 		return 0;
 	ctx->journal_fd = open(ctx->journal,
-			       O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
-				   O_NOFOLLOW | O_CLOEXEC,
+			       O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
+				   O_NONBLOCK | O_CLOEXEC,
 			       0600);
 	if (ctx->journal_fd < 0)
 		return err_errno("cannot create '%s'", ctx->journal);
-	if (fchmod(ctx->journal_fd, 0600) < 0 || fsync(ctx->journal_fd) < 0)
+	if (fstat(ctx->journal_fd, &st) < 0)
+		ret = err_errno("cannot stat '%s'", ctx->journal);
+	else if (!stat_ours_file(&st, why, sizeof(why)))
+		ret = err_code(-EPERM,
+			       "the journal '%s' is %s: not written; remove "
+			       "it",
+			       ctx->journal, why);
+	else if (ftruncate(ctx->journal_fd, 0) < 0 ||
+		 fchmod(ctx->journal_fd, 0600) < 0 ||
+		 fsync(ctx->journal_fd) < 0)
 		ret = err_errno("cannot create '%s'", ctx->journal);
 	if (ret == 0)
 		ret = fsync_dir(ctx->state_dir);
@@ -193,7 +209,8 @@ static int journal_stale_open(struct host_ctx *ctx, int *fd)
 				"'%s' is an older vmtax's link to a journal "
 				"outside the state directory: %s",
 				ctx->link_path, fix);
-	*fd = open(ctx->journal, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	*fd = open(ctx->journal,
+		   O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (*fd < 0 && errno == ENOENT)
 		return 0;
 	if (*fd < 0)
@@ -201,9 +218,7 @@ static int journal_stale_open(struct host_ctx *ctx, int *fd)
 				 ctx->journal, errno == ELOOP ? fix : "");
 	if (fstat(*fd, &st) < 0)
 		return err_errno("cannot stat '%s'", ctx->journal);
-	if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
-		snprintf(why, sizeof(why), "not a plain file");
-	else if (stat_ours(&st, why, sizeof(why)))
+	if (stat_ours_file(&st, why, sizeof(why)))
 		return 0;
 	close(*fd);
 	*fd = -1;

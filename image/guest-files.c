@@ -33,19 +33,32 @@ int guest_bindir_find(char *buf, size_t len)
 	return 0;
 }
 
-char *guest_images_dir_new(const char *bindir)
+/* BINDIR's sibling NAME: "X/bin" -> "X/NAME", else BINDIR/../NAME. */
+static char *bin_sibling_new(const char *bindir, const char *name)
 {
 	size_t n = strlen(bindir);
 
-	if (layout_installed_bin(bindir))
-		return xasprintf("%s/images", layout_dirs()->cachedir);
 	while (n > 1 && bindir[n - 1] == '/')
 		n--;
 	if (n >= 4 && !strncmp(bindir + n - 4, "/bin", 4))
-		return xasprintf("%.*s/images", (int)(n - 4), bindir);
+		return xasprintf("%.*s/%s", (int)(n - 4), bindir, name);
 	if (n == 3 && !strncmp(bindir, "bin", 3))
-		return xstrdup("images");
-	return xasprintf("%.*s/../images", (int)n, bindir);
+		return xstrdup(name);
+	return xasprintf("%.*s/../%s", (int)n, bindir, name);
+}
+
+char *guest_images_dir_new(const char *bindir)
+{
+	if (layout_installed_bin(bindir))
+		return xasprintf("%s/images", layout_dirs()->cachedir);
+	return bin_sibling_new(bindir, "images");
+}
+
+char *guest_srcdir_new(const char *bindir)
+{
+	if (layout_installed_bin(bindir))
+		return xasprintf("%s/src", layout_dirs()->cachedir);
+	return bin_sibling_new(bindir, "src");
 }
 
 char *guest_image_cache_new(void)
@@ -258,22 +271,29 @@ static int resolve_disk(const char *kind, const char *images,
 	return pin_path(&f->disk);
 }
 
+/* The guest kernel of IMAGES' cache, else /boot, into *PATH (new). */
+static int tiny_kernel_auto(const char *images, const char *config_path,
+			    char **path)
+{
+	char *cache = guest_kernel_cache_new(images);
+	int r = guest_kernel_find(cache, path, NULL);
+
+	if (r < 0)
+		fprintf(stderr,
+			"%s: no guest kernel: none in '%s/boot' or "
+			"/boot ('make deps' unpacks Debian's "
+			"linux-image there)\n",
+			config_path, cache);
+	free(cache);
+	return r < 0 ? -EINVAL : 0;
+}
+
 static int resolve_tiny(const char *images, const char *kernel,
 			const char *initrd, const char *config_path,
 			struct guest_files *f)
 {
 	if (!strcmp(kernel, "auto")) {
-		char *cache = guest_kernel_cache_new(images);
-		int r = guest_kernel_find(cache, &f->kernel, NULL);
-
-		if (r < 0)
-			fprintf(stderr,
-				"%s: no guest kernel: none in '%s/boot' or "
-				"/boot ('make deps' unpacks Debian's "
-				"linux-image there)\n",
-				config_path, cache);
-		free(cache);
-		if (r < 0)
+		if (tiny_kernel_auto(images, config_path, &f->kernel) < 0)
 			return -EINVAL;
 	} else {
 		f->kernel = xstrdup(kernel);
@@ -338,6 +358,27 @@ int guest_files_resolve(const char *image, const char *kernel,
 		ret = boot_pvh(images, kernel, f);
 	if (ret < 0)
 		guest_files_release(f);
+	free(images);
+	return ret;
+}
+
+int guest_tiny_vmlinuz(const char *bindir, const char *config_path,
+		       char **path)
+{
+	char *images = guest_images_dir_new(bindir);
+	int ret;
+
+	*path = NULL;
+	ret = tiny_kernel_auto(images, config_path, path);
+
+	if (ret == 0)
+		ret = guest_file_ok(config_path, "kernel", *path, "");
+	if (ret == 0)
+		ret = pin_path(path);
+	if (ret < 0) {
+		free(*path);
+		*path = NULL;
+	}
 	free(images);
 	return ret;
 }

@@ -40,9 +40,11 @@
  *
  * Inside the lab image vmtax lives at GUEST_LAB_VMTAX (put there by 'vmtax
  * lab run', not by the image build), its agent and workloads in
- * GUEST_LAB_BINDIR, and the tiny image of the lab's own kernel
- * at guest_tiny_path_new(GUEST_LAB_IMAGES, KVER): the same layout as a
- * build tree, so vmtax inside finds them as it does here.
+ * GUEST_LAB_BINDIR, the source sets in GUEST_SRCDIR, and the tiny image of
+ * the lab's own kernel at guest_tiny_path_new(GUEST_LAB_IMAGES, KVER): the
+ * same layout as a build tree, so vmtax inside finds them as it does here.
+ * The debian image has the agent's and workloads' GUEST_LAB_BINDIR and
+ * GUEST_SRCDIR too.
  *
  * Errors are reported once, as "CONFIG_PATH: message" (config errors), and
  * -EINVAL is returned; other failures are reported with the path and return
@@ -77,6 +79,18 @@ int guest_bindir_find(char *buf, size_t len);
  * CACHEDIR/images; "X/bin" -> "X/images", else BINDIR/../images. */
 char *guest_images_dir_new(const char *bindir);
 
+/*
+ * BINDIR -> the source sets that build workloads compile (ccbuild.tar of
+ * configs/workloads/ccbuild.ini, made by 'make': workloads/ccbuild-srcset.sh):
+ * the installed LIBEXECDIR -> CACHEDIR/src (made there by the installed
+ * DATADIR/ccbuild-srcset.sh: the package ships the script and its manifest,
+ * not the sources); "X/bin" -> "X/src", else BINDIR/../src.  Workload
+ * commands find it in $WL_ENV_SRCDIR (workload-def.h); the disk images carry
+ * its files at GUEST_SRCDIR, which is guest_srcdir_new(GUEST_LAB_BINDIR), so
+ * a bare-metal cell inside the lab finds them where its guests do.
+ */
+char *guest_srcdir_new(const char *bindir);
+
 /* The tiny image for kernel KVER: IMAGES/tiny-KVER.cpio.gz. */
 char *guest_tiny_path_new(const char *images_dir, const char *kver);
 
@@ -88,6 +102,8 @@ char *guest_tiny_path_new(const char *images_dir, const char *kver);
 #define GUEST_LAB_VMTAX "/opt/vmtax/vmtax"
 #define GUEST_LAB_BINDIR "/opt/vmtax/bin"
 #define GUEST_LAB_IMAGES "/opt/vmtax/images"
+/* Where the debian and lab images carry the source sets (guest_srcdir_new()). */
+#define GUEST_SRCDIR "/opt/vmtax/src"
 
 /*
  * The image cache every checkout shares: where the lab image's own files
@@ -138,6 +154,14 @@ void guest_files_release(struct guest_files *f);
 int guest_files_check(const char *image, const char *kernel,
 		      const char *initrd, const char *bindir, char *why,
 		      size_t wlen, char *fix, size_t flen);
+/*
+ * The kernel image a tiny guest boots with kernel = auto (the .vmlinuz
+ * guest_files_resolve() finds), canonical, into *PATH (new): it needs no
+ * initramfs, so a script may ask for it before any image is built.  As
+ * guest_files_resolve(); *PATH is NULL on error.
+ */
+int guest_tiny_vmlinuz(const char *bindir, const char *config_path,
+		       char **path);
 /* Remove the overlays ("PID-TAG.qcow2") in DIR left by runs that were
  * killed (their PID is gone). */
 void guest_overlays_sweep(const char *dir);

@@ -330,6 +330,70 @@ void hostpkg_recipe(const struct hostpkg_set *s, struct recipe *r)
 				   s->p[i].version, s->p[i].arch);
 }
 
+/* Field NAME's value in STANZA (LEN bytes) into BUF; false when absent. */
+static bool stanza_field(const char *stanza, size_t len, const char *name,
+			 char *buf, size_t size)
+{
+	size_t n = strlen(name);
+	const char *p = stanza, *end = stanza + len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t m = (size_t)((eol ? eol : end) - p);
+
+		if (m > n + 1 && !strncmp(p, name, n) && p[n] == ':') {
+			const char *v = p + n + 1;
+
+			while (v < p + m && *v == ' ')
+				v++;
+			snprintf(buf, size, "%.*s", (int)(p + m - v), v);
+			return true;
+		}
+		p += m + 1;
+	}
+	return false;
+}
+
+/* Whether STANZA is an installed package of S's closure, as S has it. */
+static bool stanza_in(const struct hostpkg_set *s, const char *stanza,
+		      size_t len)
+{
+	char name[256], arch[64], status[64];
+	struct hostpkg key = {.name = name}, *p;
+
+	if (!stanza_field(stanza, len, "Package", name, sizeof(name)) ||
+	    !stanza_field(stanza, len, "Architecture", arch, sizeof(arch)) ||
+	    !stanza_field(stanza, len, "Status", status, sizeof(status)) ||
+	    strcmp(status, "install ok installed"))
+		return false;
+	p = bsearch(&key, s->p, s->n, sizeof(*s->p), pkg_cmp);
+	return p && p->in && !strcmp(p->arch, arch);
+}
+
+char *hostpkg_status_new(const struct hostpkg_set *s, const char *status)
+{
+	const char *p = status;
+	char *out = xcalloc(1, strlen(status) + 3);
+	size_t used = 0;
+
+	while (*p) {
+		const char *end = strstr(p, "\n\n");
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len && stanza_in(s, p, len)) {
+			/* at most STATUS's bytes, and one stanza's ending */
+			memcpy(out + used, p, len);
+			memcpy(out + used + len, "\n\n", 2);
+			used += len + 2;
+		}
+		p += len;
+		while (*p == '\n')
+			p++;
+	}
+	out[used] = '\0';
+	return out;
+}
+
 void hostpkg_release(struct hostpkg_set *s)
 {
 	size_t i;

@@ -20,6 +20,8 @@
  * The recipe.  hostpkg_recipe() adds one "host-package NAME VERSION ARCH"
  * line a package, sorted by name: a changed package makes a new image.
  *
+ * The status.  hostpkg_status_new() filters dpkg's status to the closure.
+ *
  * The files.  hostpkg_stage() puts every file of dpkg's lists of the
  * closure (/var/lib/dpkg/info/PKG[:ARCH].list) into DIR, as the host has it
  * (owner, mode, the host's conffiles as they are): regular files hard
@@ -85,6 +87,16 @@ int hostpkg_load(struct hostpkg_set *s);
 size_t hostpkg_count(const struct hostpkg_set *s);
 void hostpkg_recipe(const struct hostpkg_set *s, struct recipe *r);
 int hostpkg_stage(const struct hostpkg_set *s, const char *dir);
+/*
+ * dpkg's status for the closure: the stanzas of STATUS (the text of
+ * /var/lib/dpkg/status) of S's marked packages ("Package:" and
+ * "Architecture:" as S has them, "Status: install ok installed"), in
+ * STATUS's order, each ended by a blank line.  Staged as the image's
+ * /var/lib/dpkg/status, so dpkg-query there answers for what it has (vmtax
+ * run's check of a workload's packages, for bare-metal cells in the lab).
+ * Pure; owned by the caller.
+ */
+char *hostpkg_status_new(const struct hostpkg_set *s, const char *status);
 void hostpkg_release(struct hostpkg_set *s);
 
 #endif

@@ -90,8 +90,11 @@ static const char *const lab_packages[] = {
 
 /*
  * The lab from this host's packages (host-packages.h): lab_packages (but
- * libguestfs0, for the loader: its libraries only) and what debootstrap's
- * image has for booting (systemd as init, udev, dbus for libvirtd, procps).
+ * libguestfs0, for the loader: its libraries only), what debootstrap's
+ * image has for booting (systemd as init, udev, dbus for libvirtd, procps),
+ * and build-essential (gcc, make, libc6-dev), which ccbuild's bare-metal
+ * cells in the lab compile with and check for (configs/workloads/ccbuild.ini
+ * packages =; debootstrap's lab has it from the workloads' packages).
  * A missing one means debootstrap.
  */
 static const struct hostpkg_root lab_host_roots[] = {
@@ -114,6 +117,7 @@ static const struct hostpkg_root lab_host_roots[] = {
     {"procps", false},
     {"openssh-server", false},
     {"iproute2", false},
+    {"build-essential", false},
 };
 
 /*
@@ -372,6 +376,57 @@ static int disk_add_binaries(struct disk_build *b)
 		   b->bindir);
 }
 
+/*
+ * The source sets of BINDIR (guest-files.h guest_srcdir_new(): the *.tar
+ * files 'make' made there) into the file list and the recipe, at
+ * GUEST_SRCDIR; none is said, not an error (a host without linux-source
+ * builds images all the same, and ccbuild's setup names what is missing).
+ */
+static int disk_add_srcsets(struct disk_build *b)
+{
+	char *dir = guest_srcdir_new(b->bindir);
+	struct dirent **ents = NULL;
+	int n = scandir(dir, &ents, NULL, alphasort), i, ret = 0;
+
+	if (n < 0) {
+		note("image: %s: no source sets in '%s' (ccbuild's: 'make' "
+		     "makes them where linux-source is installed)",
+		     b->k->name, dir);
+		n = 0;
+	}
+	for (i = 0; i < n && ret == 0; i++) {
+		const char *name = ents[i]->d_name;
+		size_t len = strlen(name), f = b->nfiles;
+		struct stat st;
+		char *path;
+
+		if (len < 5 || strcmp(name + len - 4, ".tar"))
+			continue;
+		path = xasprintf("%s/%s", dir, name);
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		/* room for the tiny image and the PVH kernel (disk_tiny()) */
+		if (f + 3 >= DISK_MAX_FILES) {
+			free(path);
+			ret = err("image: %s: more than %d files to put in",
+				  b->k->name, DISK_MAX_FILES - 3);
+			break;
+		}
+		b->paths[f] = path;
+		b->remotes[f] = xasprintf(GUEST_SRCDIR "/%s", name);
+		b->files[f].local = b->paths[f];
+		b->files[f].remote = b->remotes[f];
+		b->files[f].mode = 0644;
+		b->nfiles++;
+		ret = disk_recipe_file(b, b->remotes[f], b->paths[f]);
+	}
+	image_free_ents(ents, n);
+	free(dir);
+	return ret;
+}
+
 /* The image: the root file system plus everything put into it. */
 static int disk_recipe(struct disk_build *b)
 {
@@ -387,6 +442,8 @@ static int disk_recipe(struct disk_build *b)
 		recipe_add(&b->r, "text %s\n%s", k->texts[i].remote,
 			   k->texts[i].text);
 	ret = disk_add_binaries(b);
+	if (ret == 0)
+		ret = disk_add_srcsets(b);
 	if (ret < 0)
 		return ret;
 	if (k->vmtax) {
@@ -883,6 +940,8 @@ int image_build_disk(const struct image_opts *o, const char *dir,
 	if (!o->check && !disk_built(&b) && (ret = disk_lock(&b)) < 0)
 		goto out;
 	if (disk_built(&b)) {
+		if (o->would)
+			*o->would = IMAGE_WOULD_NOTHING;
 		note("image: %s: up to date: '%s' (recipe %s, %s)", k->name,
 		     b.qcow2, b.key,
 		     b.host ? "from this host's packages" : "from debootstrap");
@@ -891,6 +950,9 @@ int image_build_disk(const struct image_opts *o, const char *dir,
 		goto out;
 	}
 	if (o->check) {
+		if (o->would)
+			*o->would = b.host ? IMAGE_WOULD_SECONDS
+					   : IMAGE_WOULD_MINUTES;
 		note("image: %s: would be built: recipe %s, root file system "
 		     "%s (%s)",
 		     k->name, b.key, b.rkey,

@@ -30,6 +30,7 @@
 #define SYSTEM_STATIC_MIN 60000
 #define ALTERNATIVES "/etc/alternatives"
 #define ALTERNATIVES_DB "/var/lib/dpkg/alternatives"
+#define DPKG_STATUS "/var/lib/dpkg/status"
 /* mke2fs -E: no zeros written (the file is sparse, zeros already) */
 #define MKE2FS_OPTS "root_owner=0:0,lazy_itable_init=1,lazy_journal_init=1"
 
@@ -304,6 +305,22 @@ static int tree_alternatives(const char *stage)
 	return ret;
 }
 
+/* dpkg's status of the closure (hostpkg_status_new()) into the tree. */
+static int tree_dpkg_status(const struct hostdisk *h, const char *stage)
+{
+	char *text = NULL, *out;
+	int ret = read_file(DPKG_STATUS, FILE_MAX, &text, NULL);
+
+	if (ret < 0)
+		return err_code(ret, "image: host disk: cannot read '%s'",
+				DPKG_STATUS);
+	out = hostpkg_status_new(&h->pkgs, text);
+	ret = tree_write(stage, DPKG_STATUS, out, strlen(out), 0644);
+	free(out);
+	free(text);
+	return ret;
+}
+
 /* The kernel and its modules into the tree STAGE, then depmod. */
 static int tree_kernel(const struct hostdisk *s, const char *stage)
 {
@@ -369,6 +386,8 @@ static int make_tree(const struct hostdisk *h, const struct gfs_disk_spec *d,
 		ret = tree_users(stage);
 	if (ret == 0)
 		ret = tree_alternatives(stage);
+	if (ret == 0)
+		ret = tree_dpkg_status(h, stage);
 	for (i = 0; i < ARRAY_SIZE(tree_copies) && ret == 0; i++) {
 		char *from = xasprintf("%s%s", stage, tree_copies[i].target);
 
@@ -550,6 +569,9 @@ int hostdisk_recipe(const struct hostdisk *h, const struct hostpkg_root *roots,
 	recipe_add(r,
 		   "\nusers below %d and from %d, shadow locked\nmke2fs %s\n",
 		   SYSTEM_ID_MAX, SYSTEM_STATIC_MIN, MKE2FS_OPTS);
+	/* its stanzas follow from the packages and versions above */
+	recipe_add(r, "dpkg status: the packages' stanzas of " DPKG_STATUS
+		      "\n");
 	ret = alternatives(&alt);
 	if (ret < 0)
 		return ret;

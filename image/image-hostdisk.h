@@ -13,7 +13,8 @@
  * The workloads' "packages =" are not added: 'image build' passes them
  * and a lab run does not, and the image must be the same either way (the
  * debootstrap image has them through its own package list); a workload
- * that needs more than the lab's packages (kbuild) is for debootstrap.
+ * that needs more than the lab's packages (kbuild) is for debootstrap;
+ * the lab's roots carry build-essential for ccbuild (image-disk.c).
  *
  * hostdisk_recipe() adds what decides the tree's bytes: the roots, every
  * package of the closure with its version, the paths skipped, the kernel version and the hash of its image, the hashes
@@ -24,7 +25,9 @@
  * depmod), the system users and groups of this host's /etc/passwd and
  * /etc/group (id below 1000, and nobody: the files' owners are the host's
  * numbers), locked shadow entries (no password, no host hash), an empty
- * /etc/machine-id (systemd makes one at boot), ld.so.cache (ldconfig -r),
+ * /etc/machine-id (systemd makes one at boot), dpkg's status of the closure
+ * (hostpkg_status_new(): dpkg-query there knows what the image has),
+ * ld.so.cache (ldconfig -r),
  * then D's files, texts and links (gfs.h's structs, the same the libguestfs
  * build puts in) and LINKS.  mke2fs -d writes the tree into a sparse raw
  * ext4 file system of D->size (no partition table: the guest's root is

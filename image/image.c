@@ -247,6 +247,10 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 	rec = xasprintf("%s/tiny-%s-%s.recipe", dir, kver, key);
 	link = o->link ? xstrdup(o->link) : guest_tiny_path_new(dir, kver);
 	if (o->check) {
+		if (o->would)
+			*o->would = image_exists(rec) && image_exists(out)
+					? IMAGE_WOULD_NOTHING
+					: IMAGE_WOULD_SECONDS;
 		note("image: tiny: %s: '%s'",
 		     image_exists(rec) && image_exists(out) ? "up to date"
 							    : "would be built",

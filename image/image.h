@@ -86,6 +86,15 @@ enum image_from {
  * choices). */
 extern const char *const image_from_names[];
 
+/* What building an image would take, as its check says (image_opts
+ * .would): nothing (up to date), seconds (the tiny image, a disk from
+ * this host's packages), minutes (a disk through debootstrap). */
+enum image_would {
+	IMAGE_WOULD_NOTHING,
+	IMAGE_WOULD_SECONDS,
+	IMAGE_WOULD_MINUTES,
+};
+
 struct image_opts {
 	enum image_kind kind;
 	enum image_from from; /* lab (debian: auto or debootstrap only) */
@@ -102,6 +111,8 @@ struct image_opts {
 	/* Check the inputs and say (note()) whether the image is up to date
 	 * or would be built, and how long that takes; build nothing. */
 	bool check;
+	/* with check, when not NULL: what building it would take */
+	enum image_would *would;
 };
 
 /*

@@ -9,12 +9,15 @@
  *   BIN: agent, workloads  EXE_DIR/bin, EXE_DIR/../bin  LIBEXECDIR
  * (P/libexec/vmtax) images               BIN/../images CACHEDIR/images
  *                                                    (/var/cache/vmtax/images)
+ *   source sets          BIN/../src                  CACHEDIR/src
+ *                        (guest-files.h guest_srcdir_new())
  *   workload INIs        T/configs/workloads         DATADIR/configs/workloads
  *   configs              ./configs                   DATADIR/configs
  *   tiny script          T/image/mkinitramfs-tiny.sh
  *                                                    DATADIR/mkinitramfs-tiny.sh
  *   root initrd script   T/image/mkinitramfs-root.sh DATADIR/mkinitramfs-root.sh
  *   host lock, journal   STATEDIR (/var/lib/vmtax), both
+ *   run estimate figures CACHEDIR/timings.json, both (timings.h)
  *
  * (T is the tree of BIN: BIN/../.. or BIN/.., whichever holds the file;
  * "./" the working directory, where neither does, as the build tree always
@@ -45,7 +48,7 @@ struct layout_dirs {
 	const char *bindir;	/* P/bin: vmtax */
 	const char *libexecdir; /* P/libexec/vmtax: the agent and workloads */
 	const char *datadir;	/* P/share/vmtax: configs, workload INIs */
-	const char *cachedir;	/* /var/cache/vmtax: images */
+	const char *cachedir;	/* /var/cache/vmtax: images, timings.json */
 	const char *statedir;	/* /var/lib/vmtax: host lock and journal */
 };
 

@@ -11,14 +11,17 @@
 #include <time.h>
 #include <unistd.h>
 
+/* KIND NULL: MSG alone, with no program name (err_plain()). */
 static void vreport(const char *kind, const char *fmt, va_list ap, int code)
 {
 	char msg[4096];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	/* messages quote what guests and results files say */
+	/* messages quote what guests, results files and configs say */
 	untrusted_scrub(msg, true);
-	if (code)
+	if (!kind)
+		fprintf(stderr, "%s\n", msg);
+	else if (code)
 		fprintf(stderr, "%s: %s%s: %s\n", program_invocation_short_name,
 			kind, msg, strerror(code));
 	else
@@ -57,6 +60,16 @@ int err_code(int code, const char *fmt, ...)
 	vreport("error: ", fmt, ap, -code);
 	va_end(ap);
 	return code;
+}
+
+int err_plain(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(NULL, fmt, ap, 0);
+	va_end(ap);
+	return -EINVAL;
 }
 
 void warn(const char *fmt, ...)
@@ -101,6 +114,13 @@ void *xrealloc(void *p, size_t n)
 	if (!p)
 		abort();
 	return p;
+}
+
+void *xgrow(void *p, size_t n, size_t size)
+{
+	if (n & (n - 1)) /* neither 0 nor a power of two: there is room */
+		return p;
+	return xrealloc(p, (n ? 2 * n : 1) * size);
 }
 
 char *xstrdup(const char *s)

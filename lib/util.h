@@ -36,6 +36,13 @@ int err(const char *fmt, ...) VMTAX_PRINTF(1, 2);
 int err_errno(const char *fmt, ...) VMTAX_PRINTF(1, 2);
 /* Report "prog: error: MSG: strerror(-code)" and return code (code < 0). */
 int err_code(int code, const char *fmt, ...) VMTAX_PRINTF(2, 3);
+/*
+ * Report MSG as it is, with no program name before it: a config's
+ * compiler-style "FILE:LINE: message" (STYLE.md 8).  Its control
+ * characters are scrubbed as err()'s are: it quotes the file.  Returns
+ * -EINVAL.
+ */
+int err_plain(const char *fmt, ...) VMTAX_PRINTF(1, 2);
 /* Report "prog: warning: MSG". */
 void warn(const char *fmt, ...) VMTAX_PRINTF(1, 2);
 /* Progress and notes on stderr: "prog: MSG". */
@@ -44,6 +51,12 @@ void note(const char *fmt, ...) VMTAX_PRINTF(1, 2);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
+/*
+ * Room for element N of the array P of SIZE-byte elements (N its count)
+ * that only ever grows through this call: doubled when N is 0 or a power
+ * of two, so N appends cost O(N).  Returns the array (it may move).
+ */
+void *xgrow(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) VMTAX_PRINTF(1, 2);

@@ -20,6 +20,7 @@
 #include "cmds.h"
 #include "model.h"
 #include "report.h"
+#include "results-doc.h"
 #include "util.h"
 
 /* The command line, and the 'vmtax run' one it makes (argv of cmd_run). */
@@ -145,7 +146,6 @@ int cmd_calibrate(int argc, char **argv)
 	char *path = NULL;
 	int first, ret = EXIT_USAGE, i;
 	json_t *doc = NULL;
-	json_error_t jerr;
 
 	a.rargv = xcalloc((size_t)argc * 2 + 8, sizeof(*a.rargv));
 	a.rargv[a.rargc++] = "run";
@@ -170,9 +170,7 @@ int cmd_calibrate(int argc, char **argv)
 	if (ret == EXIT_USAGE)
 		goto out;
 	path = xasprintf("%s/results.json", a.out);
-	doc = json_load_file(path, 0, &jerr);
-	if (!doc) {
-		err("%s: %s", path, jerr.text);
+	if (results_doc_load(path, 0, &doc) < 0) {
 		ret = 1;
 		goto out;
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "beneath.h"
 #include "caps.h"
 #include "cmd-opts.h"
 #include "cmds.h"
@@ -13,6 +14,7 @@
 #include "model.h"
 #include "output.h"
 #include "report.h"
+#include "results-doc.h"
 #include "util.h"
 
 struct compare_args {
@@ -124,18 +126,15 @@ static int compare_render(const struct compare_args *a, char **paths,
 /* Whether PATH is a split fleet run's results (fleet.mode "split"). */
 static bool split_run(const char *path)
 {
-	char *text = NULL;
-	size_t len = 0;
-	json_t *doc = NULL;
+	json_t *doc;
 	bool split;
 
-	if (read_file(path, RESULTS_FILE_MAX, &text, &len) == 0)
-		doc = json_loadb(text, len, 0, NULL);
+	if (results_doc_load(path, JSON_REJECT_DUPLICATES, &doc) < 0)
+		return false;
 	split = !strcmp(json_string_value(json_object_get(
 			    json_object_get(doc, "fleet"), "mode")) ?: "",
 			"split");
 	json_decref(doc);
-	free(text);
 	return split;
 }
 

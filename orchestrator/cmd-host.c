@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd-opts.h"
@@ -445,6 +447,97 @@ out:
 	return ret;
 }
 
+/* How many of the N names of DEAD still run (LIVE: running names). */
+static size_t still_running(char *const *dead, size_t n, char *const *live)
+{
+	size_t i, j, left = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; live && live[j]; j++)
+			if (!strcmp(dead[i], live[j])) {
+				left++;
+				break;
+			}
+	return left;
+}
+
+/*
+ * Whether domain NAME is a vmtax domain of a run that is gone, once the
+ * host lock was free.  A lab host (vmtax-lab-PID-N) is a run's that does
+ * not hold the host lock: its PID says; a restored one (vmtax-lab-saved-*)
+ * has no AUTODESTROY, the next lab run ends it, and is not waited for.
+ * Any other vmtax-* domain is a local run's guest, and every such run
+ * holds the lock while its guests run.
+ */
+static bool of_dead_run(const char *name)
+{
+	const char *lab = "vmtax-lab-";
+	char *end;
+	long pid;
+
+	if (strncmp(name, "vmtax-", 6))
+		return false;
+	if (strncmp(name, lab, strlen(lab)))
+		return true;
+	pid = strtol(name + strlen(lab), &end, 10);
+	if (end == name + strlen(lab) || *end != '-')
+		return false;
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+/*
+ * The vmtax-* domains running once the host lock was free (so no run is
+ * alive: they are a dead run's, libvirt still finishing a start it will
+ * autodestroy) waited for, polling every 250 ms, for at most
+ * HOST_VM_DRAIN_S: 'vmtax host restore' returns when they are gone, or
+ * fails naming them.  0, or 1 with them named.
+ */
+static int wait_dead_domains(const char *uri)
+{
+	const struct timespec tick = { 0, 250 * 1000 * 1000 };
+	char **live = NULL, **dead = NULL;
+	size_t n = 0, left = 0, i;
+	double t0 = mono_now();
+	int ret = 0, k;
+
+	if (vm_list_running(uri, &live) < 0)
+		return 0; /* no libvirt: nothing of ours can run */
+	for (k = 0; live && live[k]; k++)
+		if (of_dead_run(live[k])) {
+			dead = xrealloc(dead, (n + 1) * sizeof(*dead));
+			dead[n++] = xstrdup(live[k]);
+		}
+	vm_names_free(live);
+	live = NULL;
+	if (n)
+		note("waiting up to %d s for %zu domain%s of a run that is "
+		     "gone (libvirt ends them)",
+		     HOST_VM_DRAIN_S, n, n == 1 ? "" : "s");
+	while (n) {
+		if (vm_list_running(uri, &live) < 0)
+			break;
+		left = still_running(dead, n, live);
+		vm_names_free(live);
+		live = NULL;
+		if (!left || mono_now() - t0 >= HOST_VM_DRAIN_S)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	if (left) {
+		for (i = 0; i < n; i++)
+			err("domain '%s' of a run that is gone still runs "
+			    "after %d s: 'virsh destroy %s'",
+			    dead[i], HOST_VM_DRAIN_S, dead[i]);
+		ret = 1;
+	} else if (n) {
+		note("they are gone after %.1f s", mono_now() - t0);
+	}
+	for (i = 0; i < n; i++)
+		free(dead[i]);
+	free(dead);
+	return ret;
+}
+
 static int restore(const char *state_dir, const char *uri)
 {
 	struct host_opts opts = {
@@ -462,7 +555,7 @@ static int restore(const char *state_dir, const char *uri)
 		note("nothing to restore: no journal from an unfinished run");
 	else
 		note("restored %d host setting%s", n, n == 1 ? "" : "s");
-	return 0;
+	return wait_dead_domains(uri);
 }
 
 int cmd_host(int argc, char **argv)

@@ -96,7 +96,9 @@ static void usage(FILE *f)
 	    "'initrd PATH' (and 'disk PATH') lines; exit 1 with the reason\n"
 	    "when one is missing.  'kernel' is what QEMU boots: the kernel's\n"
 	    "ELF through its PVH entry (pvh-HASH.vmlinux) when it has one,\n"
-	    "else the kernel image, 'vmlinuz' (docs/guest-image.md).\n"
+	    "else the kernel image, 'vmlinuz' (docs/guest-image.md).  The\n"
+	    "tiny kind's 'vmlinuz' alone needs no initramfs: it names the\n"
+	    "guest kernel before any image is built.\n"
 	    "See docs/guest-image.md.\n",
 	    layout_dirs()->cachedir, layout_dirs()->cachedir,
 	    layout_workloads_dir(layout_dirs()->libexecdir));
@@ -230,8 +232,18 @@ static int image_path(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ret = 1;
-	if (guest_bindir_find(bindir, sizeof(bindir)) < 0 ||
-	    guest_files_resolve(a.kind, "auto", "auto", bindir,
+	if (guest_bindir_find(bindir, sizeof(bindir)) < 0)
+		goto out;
+	/* The kernel image alone: found before any image is built. */
+	if (what && !strcmp(what, "vmlinuz") && !strcmp(a.kind, "tiny")) {
+		if (guest_tiny_vmlinuz(bindir, "vmtax image path",
+				       &f.vmlinuz) < 0)
+			goto out;
+		printf("%s\n", f.vmlinuz);
+		ret = 0;
+		goto out;
+	}
+	if (guest_files_resolve(a.kind, "auto", "auto", bindir,
 				"vmtax image path", &f) < 0)
 		goto out;
 	if (what && !strcmp(what, "disk") && !f.disk) {

@@ -219,12 +219,12 @@ static int remote_checks(struct run *r)
 		return -EINVAL;
 	g = r->remote;
 	if (*g->thp && strcmp(g->thp, r->cfg.host_thp.v[0])) {
-		fprintf(stderr,
-			"%s: host_thp = %s, but '%s' (the remote libvirt's "
-			"host) runs THP %s: its THP is not set from here (that "
-			"needs [fleet]); give host_thp = %s\n",
-			r->cfg.path, r->cfg.host_thp.v[0], g->d.host, g->thp,
-			g->thp);
+		err_plain(
+		    "%s: host_thp = %s, but '%s' (the remote libvirt's "
+		    "host) runs THP %s: its THP is not set from here (that "
+		    "needs [fleet]); give host_thp = %s",
+		    r->cfg.path, r->cfg.host_thp.v[0], g->d.host, g->thp,
+		    g->thp);
 		return -EINVAL;
 	}
 	r->accel = strcmp(r->cfg.accel, "tcg") && g->kvm ? "kvm" : "tcg";
@@ -232,8 +232,8 @@ static int remote_checks(struct run *r)
 		 "on the remote libvirt of '%.64s' (%.64s), which %s /dev/kvm",
 		 g->d.host, g->hostname, g->kvm ? "has" : "has no");
 	if (!strcmp(r->cfg.accel, "kvm") && !g->kvm) {
-		fprintf(stderr, "%s: accel = kvm, but '%s' has no /dev/kvm\n",
-			r->cfg.path, g->d.host);
+		err_plain("%s: accel = kvm, but '%s' has no /dev/kvm",
+			  r->cfg.path, g->d.host);
 		return -EINVAL;
 	}
 	snprintf(cpu.vendor, sizeof(cpu.vendor), "%s", g->vendor);
@@ -349,6 +349,7 @@ static void dry_run_print(const struct run *r)
 		       f->initrd, f->disk ? ", disk " : "",
 		       f->disk ? f->disk : "");
 	}
+	run_estimate_print(r, stdout);
 }
 
 /*
@@ -449,6 +450,7 @@ static int run_start(struct run *r, json_t *old)
 		r->head = results_head_new(r);
 		results_states_init(r);
 	}
+	run_estimate_begin(r);
 	return results_save(r);
 }
 
@@ -472,6 +474,7 @@ static int run_finish(struct run *r)
 		return 1;
 	report_write_rundir(r->rundir, r->results_path);
 	time_summary(r);
+	run_timings_record(r);
 	if (r->failures)
 		warn("%ld samples failed; see the reasons in results.json",
 		     r->failures);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guest-files.h"
 #include "proto.h"
 #include "run-engine.h"
 #include "util.h"
@@ -26,20 +27,25 @@ static int rm_cb(const char *p, const struct stat *s, int flag, struct FTW *f)
 	return remove(p);
 }
 
-/* The cell's workload parameters, PATH with the workloads, the work dir. */
+/*
+ * The cell's workload parameters, PATH with the workloads, the work dir and
+ * the source sets (workload-def.h).
+ */
 static char **bare_env_new(const struct run *r, const struct cell *c,
 			   const char *workdir)
 {
-	char **env = cell_env_new(c);
+	char **env = cell_env_new(c), *src = guest_srcdir_new(r->bindir);
 	size_t n = 0;
 
 	while (env[n])
 		n++;
-	env = xrealloc(env, (n + 3) * sizeof(*env));
+	env = xrealloc(env, (n + 4) * sizeof(*env));
 	env[n] = xasprintf("PATH=%s:%s", r->bindir,
 			   getenv("PATH") ?: "/usr/bin:/bin");
-	env[n + 1] = xasprintf("VMTAX_WORKDIR=%s", workdir);
-	env[n + 2] = NULL;
+	env[n + 1] = xasprintf(WL_ENV_WORKDIR "=%s", workdir);
+	env[n + 2] = xasprintf(WL_ENV_SRCDIR "=%s", src);
+	env[n + 3] = NULL;
+	free(src);
 	return env;
 }
 

@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "beneath.h"
 #include "cell-exec.h"
 #include "fleet.h"
 #include "host-diff.h"
@@ -253,6 +255,17 @@ static void probe_hosts(struct fleet *f)
 	free(mid);
 }
 
+/* RUN/hosts, beneath the run directory (beneath.h). */
+static void hosts_dir_make(const struct run *r)
+{
+	int dfd = dir_open_nofollow(r->rundir);
+
+	if (dfd < 0 || mkdirat_beneath(dfd, FLEET_SUBDIR, 0755) < 0)
+		warn("fleet: cannot make '%s/" FLEET_SUBDIR "'", r->rundir);
+	if (dfd >= 0)
+		close(dfd);
+}
+
 static int fleet_run_remote(struct run *r, json_t **doc, json_t **label,
 			    int *rc)
 {
@@ -269,10 +282,7 @@ static int fleet_run_remote(struct run *r, json_t **doc, json_t **label,
 	f.rplain = fleet_remote_dir_new(r->rundir);
 	f.rdir = sh_quote_new(f.rplain);
 	probe_hosts(&f);
-	cmd = xasprintf("%s/" FLEET_SUBDIR, r->rundir);
-	if (mkdir_parents(cmd, 0755) < 0)
-		warn("fleet: cannot make '%s'", cmd);
-	free(cmd);
+	hosts_dir_make(r);
 	for (k = 0; k < f.n; k++) {
 		if (r->resume)
 			fleet_take_up(&f, k);

@@ -13,6 +13,7 @@
 #include "agent-client.h"
 #include "beneath.h"
 #include "cpuset.h"
+#include "guest-files.h"
 #include "guest-remote.h"
 #include "host.h"
 #include "quiet.h"
@@ -76,7 +77,8 @@ static json_t *guest_run_args(const struct run *r, const struct cell *c,
 {
 	json_t *a = json_object(), *env = cell_kv_json(c->params, c->nparams);
 
-	json_object_set_new(env, "VMTAX_WORKDIR", json_string("/tmp"));
+	json_object_set_new(env, WL_ENV_WORKDIR, json_string("/tmp"));
+	json_object_set_new(env, WL_ENV_SRCDIR, json_string(GUEST_SRCDIR));
 	json_object_set_new(a, "cmd", json_string(cmd));
 	json_object_set_new(a, "env", env);
 	json_object_set_new(a, "cwd", json_string("/tmp"));

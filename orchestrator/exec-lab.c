@@ -42,6 +42,7 @@
 #include "lab-session.h"
 #include "lab-sync.h"
 #include "profile-sample.h"
+#include "results-doc.h"
 #include "run-engine.h"
 #include "util.h"
 #include "vm.h"
@@ -81,6 +82,7 @@ static int lab_check(struct run *r, bool dry)
 		return 0;
 	lab_image_opts(&r->cfg, r->bindir, &o);
 	o.check = true;
+	o.would = &r->lab_image_would;
 	if (image_build(&o) < 0)
 		return -EIO;
 	printf("lab host: %s %s, %ld vCPUs, %.1f GiB, TCG on this host\n",
@@ -172,8 +174,7 @@ static int lab_drive(struct lab *l, int *rc)
  */
 static json_t *lab_doc_read(const struct lab *l)
 {
-	char *text = NULL, why[256];
-	json_error_t je;
+	char *text = NULL, why[RESULTS_DOC_WHY_MAX];
 	json_t *doc, *c;
 	size_t len = 0, i;
 	int ret;
@@ -181,16 +182,17 @@ static json_t *lab_doc_read(const struct lab *l)
 	ret = read_file_beneath(l->dir, LAB_SUBDIR "/results.json",
 				(size_t)LAB_FILE_BYTES_MAX, &text, &len);
 	if (ret < 0) {
-		err_code(ret, "lab: no results came back: '%s/" LAB_SUBDIR
-			      "/results.json'",
-			 l->dir);
+		err("lab: no results came back: '%s/" LAB_SUBDIR
+		    "/results.json': %s",
+		    l->dir, beneath_strerror(ret));
 		return NULL;
 	}
-	doc = json_loadb(text, len, 0, &je);
+	ret = results_doc_decode(text, len, 0, &doc, why, sizeof(why));
 	free(text);
+	if (ret == 0 && !json_is_object(doc))
+		snprintf(why, sizeof(why), "not an object");
 	if (!json_is_object(doc)) {
-		err("lab: '%s/" LAB_SUBDIR "/results.json': %s", l->dir,
-		    doc ? "not an object" : je.text);
+		err("lab: '%s/" LAB_SUBDIR "/results.json': %s", l->dir, why);
 		json_decref(doc);
 		return NULL;
 	}

@@ -2,13 +2,18 @@
 /*
  * fleet-cmd.c - the commands a fleet host runs (fleet.h): where its run
  * goes, the run of the matrix (or of its share) and the resume of that run,
- * each one POSIX sh command line built here from sh-quoted words.  Pure.
+ * each one POSIX sh command line built here from sh-quoted words; and the
+ * size of its run directory, asked before the copy back, with what is made
+ * of the answer.  Pure.
  */
 #include "fleet.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "caps.h"
 #include "cell-exec.h"
 #include "util.h"
 
@@ -114,4 +119,58 @@ char *fleet_resume_cmd_new(const char *rdir, const char *vmtax,
 	free(vm);
 	free(d);
 	return cmd;
+}
+
+char *fleet_usage_cmd_new(const char *dir)
+{
+	char *q = sh_quote_new(dir);
+	char *cmd = xasprintf("du -s -b -- %s && du -s --inodes -- %s", q, q);
+
+	free(q);
+	return cmd;
+}
+
+/* The number at the start of the line at *P ("N<TAB>PATH"), *P moved to
+ * the next line: 0, or -1 when it has none. */
+static int usage_line(const char **p, long long *n)
+{
+	const char *s = *p, *nl = strchr(s, '\n');
+	size_t digits = strspn(s, "0123456789");
+
+	*p = nl ? nl + 1 : s + strlen(s);
+	if (!digits || digits > 18 || (s[digits] != '\t' && s[digits] != ' '))
+		return -1;
+	*n = atoll(s);
+	return 0;
+}
+
+int fleet_usage_parse(const char *text, long long *bytes, long long *files)
+{
+	const char *p = text;
+
+	if (usage_line(&p, bytes) < 0 || usage_line(&p, files) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+int fleet_copy_judge(long long bytes, long long files, const char *what,
+		     char *why, size_t len)
+{
+	if (bytes > FLEET_COPY_BYTES_MAX) {
+		snprintf(
+		    why, len,
+		    "%s %lld bytes in %lld files, over FLEET_COPY_BYTES_MAX "
+		    "(%lld bytes)",
+		    what, bytes, files, FLEET_COPY_BYTES_MAX);
+		return -EFBIG;
+	}
+	if (files > FLEET_COPY_FILES_MAX) {
+		snprintf(
+		    why, len,
+		    "%s %lld files (%lld bytes), over FLEET_COPY_FILES_MAX "
+		    "(%d files)",
+		    what, files, bytes, FLEET_COPY_FILES_MAX);
+		return -EFBIG;
+	}
+	return 0;
 }

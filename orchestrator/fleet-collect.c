@@ -19,6 +19,7 @@
 #include "beneath.h"
 #include "caps.h"
 #include "fleet.h"
+#include "results-doc.h"
 #include "results-file.h"
 #include "run-engine.h"
 #include "util.h"
@@ -28,11 +29,19 @@ static void take_doc(struct fleet *f, struct fleet_host *h, const char *rel)
 {
 	char *path = xasprintf("%s/results.json", rel), *text = NULL;
 	char *what = xasprintf("fleet: host '%s''s results", h->name);
+	char why[RESULTS_DOC_WHY_MAX];
 	size_t len = 0;
+	int ret;
 
-	if (read_file_beneath(f->r->rundir, path, RESULTS_FILE_MAX, &text,
-			      &len) == 0)
-		h->doc = json_loadb(text, len, 0, NULL);
+	ret = read_file_beneath(f->r->rundir, path, RESULTS_FILE_MAX, &text,
+				&len);
+	if (ret == 0 &&
+	    results_doc_decode(text, len, 0, &h->doc, why, sizeof(why)) < 0 &&
+	    !*h->why)
+		snprintf(h->why, sizeof(h->why), "its results.json: %s", why);
+	else if (ret < 0 && ret != -ENOENT && !*h->why)
+		snprintf(h->why, sizeof(h->why), "its results '%s/%s': %s",
+			 f->r->rundir, path, beneath_strerror(ret));
 	if (h->doc && results_remote_check(f->r, h->doc, what) < 0) {
 		json_decref(h->doc);
 		h->doc = NULL;
@@ -57,28 +66,93 @@ static int remove_cb(const char *path, const struct stat *sb, int flag,
 	return remove(path) < 0 ? -1 : 0;
 }
 
+/* A host's copy as it comes (fleet_run_capture_watch()): 1 once past a
+ * cap, with why. */
+struct copy_watch {
+	const char *local;
+	char why[256];
+};
+
+static int copy_over(void *arg)
+{
+	struct copy_watch *w = arg;
+	long long bytes, files;
+	int ret = tree_usage(w->local, FLEET_COPY_DEPTH_MAX, &bytes, &files);
+
+	if (ret == -ELOOP) {
+		snprintf(w->why, sizeof(w->why),
+			 "its copy is deeper than %d directories "
+			 "(FLEET_COPY_DEPTH_MAX)",
+			 FLEET_COPY_DEPTH_MAX);
+		return 1;
+	}
+	return ret == 0 && fleet_copy_judge(bytes, files, "its copy came to",
+					    w->why, sizeof(w->why)) < 0;
+}
+
+/* LOCAL and everything in it removed (no link followed). */
+static void copy_remove(const char *local)
+{
+	if (nftw(local, remove_cb, 16, FTW_DEPTH | FTW_PHYS) < 0 &&
+	    errno != ENOENT)
+		warn("fleet: cannot remove '%s'", local);
+}
+
+/* Whether host K's run directory REMOTE may come back as its du says it
+ * is (a host whose du does not answer is judged as its copy comes). */
+static bool copy_allowed(struct fleet *f, size_t k, const char *remote)
+{
+	struct fleet_host *h = &f->h[k];
+	char *cmd = fleet_usage_cmd_new(remote), *out = NULL, why[256];
+	long long bytes, files;
+	int status = -1;
+	bool ok = true;
+
+	if (fleet_on_host(f, k, cmd, -1, FLEET_CHECK_TIMEOUT_S, &out,
+			  &status) == 0 &&
+	    status == 0 && fleet_usage_parse(out, &bytes, &files) == 0 &&
+	    fleet_copy_judge(bytes, files, "its run directory there is", why,
+			     sizeof(why)) < 0) {
+		snprintf(h->why, sizeof(h->why), "%s: not copied", why);
+		warn("fleet: host '%s': %s", h->name, h->why);
+		ok = false;
+	}
+	free(out);
+	free(cmd);
+	return ok;
+}
+
 void fleet_fetch(struct fleet *f, size_t k)
 {
 	struct fleet_host *h = &f->h[k];
 	char *rel = xasprintf(FLEET_SUBDIR "/%s", h->name);
 	char *local = xasprintf("%s/%s", f->r->rundir, rel);
 	char *remote = xasprintf("%s/run", f->rplain), *out = NULL;
+	struct copy_watch w = {local, ""};
 	size_t n;
 	char **v = fleet_scp_argv_new(&f->ssh, h->name, remote, local, &n);
-	int status = -1;
+	int status = -1, ret;
 
-	if (nftw(local, remove_cb, 16, FTW_DEPTH | FTW_PHYS) < 0 &&
-	    errno != ENOENT)
-		warn("fleet: cannot remove '%s' before its copy", local);
-	if (fleet_run_capture(v, -1, FLEET_COPY_TIMEOUT_S, &out, &status) ==
-		0 &&
-	    status == 0)
+	copy_remove(local);
+	if (!copy_allowed(f, k, remote))
+		goto out;
+	ret = fleet_run_capture_watch(v, FLEET_COPY_TIMEOUT_S, copy_over, &w,
+				      &out, &status);
+	if (ret == 0 && status == 0 && copy_over(&w))
+		ret = -EFBIG; /* what came after the last look */
+	if (ret == -EFBIG) {
+		copy_remove(local);
+		snprintf(h->why, sizeof(h->why), "%s: removed", w.why);
+		warn("fleet: host '%s': %s", h->name, h->why);
+	} else if (ret == 0 && status == 0) {
 		take_doc(f, h, rel);
-	else if (!*h->why)
+	} else if (!*h->why) {
 		snprintf(h->why, sizeof(h->why),
 			 "its run directory did not come back (scp status "
 			 "%d): %s",
 			 status, out ? strtok(out, "\n") ?: "" : "");
+	}
+out:
 	strv_free(v, n);
 	free(out);
 	free(remote);

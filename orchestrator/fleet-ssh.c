@@ -336,11 +336,18 @@ static void capture_line(void *arg, const char *s)
 	c->buf[c->n] = '\0';
 }
 
+/* What capture_n() asks between passes (fleet_run_capture_watch()). */
+struct capture_watch {
+	int (*fn)(void *arg);
+	void *arg;
+};
+
 /* One pass over the running ones: 1 while some still run. */
 static int capture_pass(struct fleet_proc *p, struct capture *c, int *rets,
-			size_t n, double end)
+			size_t n, double end, const struct capture_watch *w)
 {
 	struct pollfd pfd[FLEET_HOSTS_MAX];
+	bool stop = w && w->fn(w->arg);
 	size_t i, np = 0;
 
 	for (i = 0; i < n; i++) {
@@ -356,9 +363,9 @@ static int capture_pass(struct fleet_proc *p, struct capture *c, int *rets,
 			p[i].fd = -1;
 			continue;
 		}
-		if (end - mono_now() <= 0) {
+		if (stop || end - mono_now() <= 0) {
 			fleet_proc_kill(&p[i], SIGKILL);
-			rets[i] = -ETIMEDOUT;
+			rets[i] = stop ? -EFBIG : -ETIMEDOUT;
 			close(p[i].fd);
 			p[i].fd = -1;
 			continue;
@@ -373,7 +380,8 @@ static int capture_pass(struct fleet_proc *p, struct capture *c, int *rets,
 
 /* ARGVS[0..N) at once, N at most FLEET_HOSTS_MAX (see fleet.h). */
 static void capture_n(char *const *const *argvs, const int *in_fds, size_t n,
-		      double timeout_s, char **outs, int *statuses, int *rets)
+		      double timeout_s, const struct capture_watch *w,
+		      char **outs, int *statuses, int *rets)
 {
 	struct fleet_proc *p = xcalloc(n, sizeof(*p));
 	struct capture *c = xcalloc(n, sizeof(*c));
@@ -385,7 +393,7 @@ static void capture_n(char *const *const *argvs, const int *in_fds, size_t n,
 		rets[i] =
 		    fleet_proc_start(argvs[i], in_fds ? in_fds[i] : -1, &p[i]);
 	}
-	while (capture_pass(p, c, rets, n, end))
+	while (capture_pass(p, c, rets, n, end, w))
 		;
 	for (i = 0; i < n; i++) {
 		statuses[i] = fleet_proc_wait(&p[i]); /* -1: never started */
@@ -400,7 +408,18 @@ int fleet_run_capture(char *const *argv, int in_fd, double timeout_s,
 {
 	int ret;
 
-	capture_n(&argv, &in_fd, 1, timeout_s, out, status, &ret);
+	capture_n(&argv, &in_fd, 1, timeout_s, NULL, out, status, &ret);
+	return ret;
+}
+
+int fleet_run_capture_watch(char *const *argv, double timeout_s,
+			    int (*watch)(void *arg), void *arg, char **out,
+			    int *status)
+{
+	struct capture_watch w = {watch, arg};
+	int in_fd = -1, ret;
+
+	capture_n(&argv, &in_fd, 1, timeout_s, &w, out, status, &ret);
 	return ret;
 }
 
@@ -408,5 +427,5 @@ void fleet_run_capture_all(char *const *const *argvs, size_t n,
 			   double timeout_s, char **outs, int *statuses,
 			   int *rets)
 {
-	capture_n(argvs, NULL, n, timeout_s, outs, statuses, rets);
+	capture_n(argvs, NULL, n, timeout_s, NULL, outs, statuses, rets);
 }

@@ -13,7 +13,8 @@
  *			under a 0700 directory of this run, BatchMode, a
  *			connect timeout, StrictHostKeyChecking=yes), running a
  *			command there with a timeout, streaming one
- *	fleet-cmd.c	the commands a host runs (its run, its resume)
+ *	fleet-cmd.c	the commands a host runs (its run, its resume, the
+ *			size of its run directory) and their answers judged
  *	fleet-check.c	what a host must be before anything runs (its probe's
  *			answers judged: reachable, root, the same vmtax build,
  *			libvirt and an accelerator where the matrix needs them,
@@ -23,8 +24,9 @@
  *	exec-fleet.c	the executor: its state, check() and run_remote()
  *	fleet-follow.c	each host's run there, started (or taken up on
  *			--resume) and followed, prefixed, to its end
- *	fleet-collect.c	each host's run directory and results back here,
- *			and this run's record of them
+ *	fleet-collect.c	each host's run directory and results back here
+ *			(its size asked first, watched while it comes and
+ *			counted after: caps.h), and this run's record of them
  *
  * Trust: a destination is a word of [A-Za-z0-9._@-] (fleet_dest_check()),
  * given to ssh after "--", never to a shell on this host; remote commands
@@ -136,6 +138,14 @@ int fleet_proc_pump(struct fleet_proc *p,
 int fleet_run_capture(char *const *argv, int in_fd, double timeout_s,
 		      char **out, int *status);
 /*
+ * fleet_run_capture() with no stdin and WATCH(ARG) asked before each pass
+ * (about every 200 ms) while ARGV runs: a nonzero answer kills it and
+ * gives -EFBIG (a copy past its cap, fleet_fetch()).
+ */
+int fleet_run_capture_watch(char *const *argv, double timeout_s,
+			    int (*watch)(void *arg), void *arg, char **out,
+			    int *status);
+/*
  * The same for ARGVS[0..N) (N at most FLEET_HOSTS_MAX) all at once, no
  * stdin: each one's output, status and return value (0, -ETIMEDOUT, or
  * the error of its start) into OUTS[i] (owned), STATUSES[i] and RETS[i].
@@ -174,6 +184,24 @@ char *fleet_run_cmd_new(const char *rdir, const char *vmtax,
  */
 char *fleet_resume_cmd_new(const char *rdir, const char *vmtax,
 			   const char *run_cmd);
+
+/*
+ * The command that says how large DIR (a host's run directory there) is:
+ * two lines, "BYTES<TAB>DIR" (du -s -b: apparent sizes, what scp copies)
+ * and "ENTRIES<TAB>DIR" (du -s --inodes), for fleet_usage_parse().  Owned.
+ */
+char *fleet_usage_cmd_new(const char *dir);
+/* Its answer TEXT into *BYTES and *FILES: 0, or -EINVAL when TEXT is not
+ * that (a du without --inodes, a host that said something else). */
+int fleet_usage_parse(const char *text, long long *bytes, long long *files);
+/*
+ * Whether a host's run directory of BYTES in FILES (entries) may come
+ * back: 0, or -EFBIG with why in WHY, WHAT first ("its run directory
+ * there is", "its copy came to") and then the size and the cap it passes
+ * (FLEET_COPY_BYTES_MAX, FLEET_COPY_FILES_MAX: caps.h).
+ */
+int fleet_copy_judge(long long bytes, long long files, const char *what,
+		     char *why, size_t len);
 
 /* ---- fleet-check.c ---- */
 

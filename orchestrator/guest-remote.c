@@ -111,10 +111,9 @@ int guest_remote_open(const char *uri, const char *config,
 		goto out;
 	if (remote_run(g, PROBE_CMD, -1, &text) < 0) {
 		last_line(text, line, sizeof(line));
-		fprintf(stderr,
-			"%s: cannot reach '%s', the remote libvirt's host, "
-			"over ssh: %s\n",
-			config, g->dest, *line ? line : "no answer");
+		err_plain("%s: cannot reach '%s', the remote libvirt's host, "
+			  "over ssh: %s",
+			  config, g->dest, *line ? line : "no answer");
 		goto out;
 	}
 	answer(text, "thp", buf, sizeof(buf));

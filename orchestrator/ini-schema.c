@@ -6,6 +6,7 @@
 #include <fnmatch.h>
 #include <ini.h>
 #include <math.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,8 @@ struct parse_state {
 	const char *path;
 	const char *text; /* cursor for the reader */
 	int line;	  /* line the reader handed out last */
-	char **seen;	  /* sections seen so far */
-	size_t nseen;
+	void *sections;	  /* struct seen: the sections so far */
+	void *keys;	  /* struct seen: "SECTION\nNAME" of extra keys */
 	ini_extra_fn extra;
 	void *extra_arg;
 	int errors;
@@ -288,6 +289,55 @@ static void suggest(const struct ini_schema *s, const char *section,
 	}
 }
 
+/*
+ * A name the file used, and its line: the sections, and the keys no table
+ * names, each once.  tsearch(3)'s trees (red-black in glibc): a lookup is
+ * O(log n) whatever the names are, so a file of 100,000 sections parses in
+ * n log n comparisons, not the n^2 of a list (test-ini-linear counts them).
+ */
+struct seen {
+	char *name;
+	int line;
+};
+
+static int seen_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct seen *)a)->name,
+		      ((const struct seen *)b)->name);
+}
+
+static void seen_free(void *p)
+{
+	struct seen *s = p;
+
+	free(s->name);
+	free(s);
+}
+
+/* The line NAME was first seen on in ROOT, or 0. */
+static int seen_line(void *const *root, const char *name)
+{
+	struct seen key = {(char *)name, 0}, **s = tfind(&key, root, seen_cmp);
+
+	return s ? (*s)->line : 0;
+}
+
+/* NAME (owned: taken) into ROOT on LINE: 0, or the line it was first on. */
+static int seen_add(void **root, char *name, int line)
+{
+	struct seen *s = xmalloc(sizeof(*s)), **at;
+
+	s->name = name;
+	s->line = line;
+	at = tsearch(s, root, seen_cmp);
+	if (!at)
+		abort(); /* out of memory, as xmalloc() */
+	if (*at == s)
+		return 0;
+	seen_free(s);
+	return (*at)->line;
+}
+
 static void perr(struct parse_state *st, const char *fmt, ...)
 	VMTAX_PRINTF(2, 3);
 static void perr(struct parse_state *st, const char *fmt, ...)
@@ -298,7 +348,7 @@ static void perr(struct parse_state *st, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s:%d: %s\n", st->path, st->line, msg);
+	err_plain("%s:%d: %s", st->path, st->line, msg);
 	st->errors++;
 }
 
@@ -340,10 +390,22 @@ static int handler(void *user, const char *section, const char *name,
 		return 1;
 	}
 	if (section_is_extra(st->s, section, &open_keys) && st->extra) {
+		char *key = xasprintf("%s\n%s", section, name);
+		int first = seen_line(&st->keys, key);
+
+		if (first) {
+			free(key);
+			perr(st, "'%s' is set twice in [%s] (first on line %d)",
+			     name, section, first);
+			return 1;
+		}
 		ret = st->extra(st->extra_arg, st->path, st->line, section,
 				name, value);
-		if (ret == 0)
+		if (ret == 0) {
+			seen_add(&st->keys, key, st->line);
 			return 1;
+		}
+		free(key);
 		if (ret != -ENOENT) {
 			st->errors++;
 			return 1;
@@ -361,21 +423,17 @@ static int handler(void *user, const char *section, const char *name,
 static void note_section(struct parse_state *st, const char *line)
 {
 	const char *p = line, *e;
-	char name[INI_LINE_MAX];
-	size_t i;
+	int first;
 
 	while (*p == ' ' || *p == '\t')
 		p++;
 	if (*p != '[' || !(e = strchr(p, ']')))
 		return;
-	snprintf(name, sizeof(name), "%.*s", (int)(e - p - 1), p + 1);
-	for (i = 0; i < st->nseen; i++)
-		if (!strcmp(st->seen[i], name)) {
-			perr(st, "section [%s] appears twice", name);
-			return;
-		}
-	st->seen = xrealloc(st->seen, (st->nseen + 1) * sizeof(char *));
-	st->seen[st->nseen++] = xstrdup(name);
+	first = seen_add(&st->sections, xstrndup(p + 1, (size_t)(e - p - 1)),
+			 st->line);
+	if (first)
+		perr(st, "section [%.*s] appears twice (first on line %d)",
+		     (int)(e - p - 1), p + 1, first);
 }
 
 static char *reader(char *str, int num, void *stream)
@@ -409,9 +467,9 @@ static int check_lines(const char *path, const char *text)
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 
 		if (n >= INI_LINE_MAX - 1) {
-			fprintf(stderr, "%s:%d: line is too long (%zu characters, at most %d)\n",
-				path, line, n, INI_LINE_MAX - 2);
-			return -EINVAL;
+			return err_plain("%s:%d: line is too long (%zu "
+					 "characters, at most %d)",
+					 path, line, n, INI_LINE_MAX - 2);
 		}
 		if (!nl)
 			break;
@@ -428,14 +486,13 @@ int ini_read_file(const char *path, char **text)
 
 	ret = read_file(path, INI_FILE_MAX, text, &len);
 	if (ret == -EFBIG) {
-		fprintf(stderr, "%s: file is too large (more than %d bytes)\n",
-			path, INI_FILE_MAX);
-		return -EINVAL;
+		return err_plain("%s: file is too large (more than %d bytes)",
+				 path, INI_FILE_MAX);
 	}
 	if (ret < 0)
 		return err_code(ret, "cannot read '%s'", path);
 	if (!ini_utf8_valid(*text, len)) {
-		fprintf(stderr, "%s: not UTF-8 text\n", path);
+		err_plain("%s: not UTF-8 text", path);
 		free(*text);
 		*text = NULL;
 		return -EINVAL;
@@ -473,7 +530,7 @@ int ini_parse_text(const struct ini_schema *s, void *obj, struct ini_origin *o,
 		goto out;
 	r = ini_parse_stream(reader, &st, handler, &st);
 	if (r > 0 && !st.errors) {
-		fprintf(stderr, "%s:%d: syntax error\n", path, r);
+		err_plain("%s:%d: syntax error", path, r);
 		st.errors++;
 	}
 	if (r < 0) {
@@ -482,9 +539,8 @@ int ini_parse_text(const struct ini_schema *s, void *obj, struct ini_origin *o,
 	}
 	ret = st.errors ? -EINVAL : 0;
 out:
-	for (i = 0; i < st.nseen; i++)
-		free(st.seen[i]);
-	free(st.seen);
+	tdestroy(st.sections, seen_free);
+	tdestroy(st.keys, seen_free);
 	return ret;
 }
 
@@ -500,17 +556,14 @@ int ini_set(const struct ini_schema *s, void *obj, struct ini_origin *o,
 	k = find_key(s, section, name, &idx);
 	if (!k) {
 		suggest(s, section, name, sug, sizeof(sug));
-		fprintf(stderr, "%s: unknown key '%s.%s'%s\n", where, section,
-			name, sug);
-		return -EINVAL;
+		return err_plain("%s: unknown key '%s.%s'%s", where, section,
+				 name, sug);
 	}
 	if (store(k, obj, value, why, sizeof(why), &whole) < 0) {
 		if (whole)
-			fprintf(stderr, "%s: %s\n", where, why);
-		else
-			fprintf(stderr, "%s: bad value for '%s.%s': %s\n",
-				where, section, name, why);
-		return -EINVAL;
+			return err_plain("%s: %s", where, why);
+		return err_plain("%s: bad value for '%s.%s': %s", where,
+				 section, name, why);
 	}
 	if (!o->line[idx])
 		o->line[idx] = -1;
@@ -530,10 +583,8 @@ int ini_finish(const struct ini_schema *s, void *obj,
 		if (!k->finish || k->finish(k, obj, o, msg, sizeof(msg)) == 0)
 			continue;
 		if (o->line[i] > 0)
-			fprintf(stderr, "%s:%d: %s\n", o->path, o->line[i], msg);
-		else
-			fprintf(stderr, "%s: %s\n", o->path, msg);
-		return -EINVAL;
+			return err_plain("%s:%d: %s", o->path, o->line[i], msg);
+		return err_plain("%s: %s", o->path, msg);
 	}
 	return 0;
 }

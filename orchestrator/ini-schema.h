@@ -27,7 +27,11 @@
  * Errors are compiler-style, "FILE:LINE: message", reported once, and make
  * ini_parse_text() return -EINVAL.  Files must be UTF-8, at most INI_FILE_MAX
  * bytes, with lines shorter than INI_LINE_MAX characters; a section may not
- * appear twice; an unknown key gets a did-you-mean suggestion.
+ * appear twice, nor a key in a section (one the table names or one the
+ * extra callback takes, each checked in O(log n): the reader is not
+ * quadratic in a file's sections or keys); an unknown key gets a
+ * did-you-mean suggestion.  Messages quoting the file go through
+ * err_plain(), which scrubs control characters.
  *
  * Ownership: strings and lists stored into the caller's struct are owned by
  * it; free them with ini_release().

@@ -2,7 +2,9 @@
 /* lab-session.c - the lab host of one lab run (lab-session.h). */
 #include "lab-session.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -336,8 +338,89 @@ int lab_put_vmtax(struct lab *l)
 }
 
 /*
+ * DIR/LAB_SUBDIR/REL (a directory; AT, or -1 to open it; DEPTH names
+ * deep) back into the lab's run directory, for a run whose lab disk is
+ * gone: what the last sync brought (its results, samples, logs, profiles),
+ * so that the run goes on from there and the next sync, which removes here
+ * what the lab no longer has, keeps it.  Only names the lab could have sent
+ * (lab_path_check()), regular files, no link followed.
+ */
+static int put_back_dir(struct lab *l, int at, const char *name,
+			const char *rel, int depth);
+static int lab_put_back(struct lab *l, int at, const char *rel, int depth)
+{
+	int fd = at >= 0 ? dup(at)
+			 : open_beneath(l->dir, LAB_SUBDIR,
+					O_RDONLY | O_DIRECTORY, 0);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	char why[512];
+	int ret = 0;
+
+	if (!d) { /* nothing came back yet */
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (ret == 0 && (e = readdir(d))) {
+		char *path = *rel ? xasprintf("%s/%s", rel, e->d_name)
+				  : xstrdup(e->d_name);
+		char *local = xasprintf(LAB_SUBDIR "/%s", path);
+		char *remote = xasprintf(LAB_RUNDIR "/%s", path), *data = NULL;
+		struct stat sb;
+		size_t len;
+
+		/* "." and "..", and what is not the lab's, stay here */
+		bool ours =
+		    lab_path_check(path, strlen(path), why, sizeof(why)) == 0 &&
+		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+
+		if (ours && S_ISDIR(sb.st_mode) && depth < LAB_DEPTH_MAX)
+			ret = put_back_dir(l, dirfd(d), e->d_name, path, depth);
+		else if (ours && S_ISREG(sb.st_mode) &&
+			 read_file_beneath(l->dir, local,
+					   (size_t)LAB_FILE_BYTES_MAX, &data,
+					   &len) == 0 &&
+			 agent_put_file(&l->life.a, remote, data, len, 0644,
+					why, sizeof(why)) < 0)
+			ret = err("lab: cannot put '%s': %s", remote, why);
+		free(data);
+		free(remote);
+		free(local);
+		free(path);
+	}
+	closedir(d);
+	return ret;
+}
+
+/* The directory NAME beneath AT (REL in the lab's run directory) made in
+ * the lab and put back (lab_put_back()). */
+static int put_back_dir(struct lab *l, int at, const char *name,
+			const char *rel, int depth)
+{
+	char *remote = xasprintf(LAB_RUNDIR "/%s", rel);
+	char *q = sh_quote_new(remote), *cmd = xasprintf("mkdir -p %s", q);
+	int ret = lab_sh(l, "mkdir", cmd, 60, NULL), sub = -1;
+
+	if (ret > 0)
+		ret = err("lab: cannot make '%s'", remote);
+	if (ret == 0)
+		sub = openat(at, name,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub >= 0) {
+		ret = lab_put_back(l, sub, rel, depth + 1);
+		close(sub);
+	}
+	free(cmd);
+	free(q);
+	free(remote);
+	return ret;
+}
+
+/*
  * Put the config and its workload into the lab at their paths here, and
- * LAB_SCRIPT; with an interrupted run whose disk is gone, its results too.
+ * LAB_SCRIPT; with an interrupted run whose disk is gone, what came back
+ * of it (lab_put_back()).
  */
 int lab_push(struct lab *l, bool *inner_resume)
 {
@@ -371,40 +454,16 @@ int lab_push(struct lab *l, bool *inner_resume)
 		return 0;
 	}
 	/* The lab's disk is gone: this host's copy is where to go on from. */
-	{
-		static const char *const files[] = { "results.json",
-						     "samples.jsonl" };
-		size_t i;
-
-		for (i = 0; i < ARRAY_SIZE(files); i++) {
-			char *local = xasprintf(LAB_SUBDIR "/%s", files[i]);
-			char *remote = xasprintf("%s/%s", LAB_RUNDIR, files[i]);
-			char *data = NULL;
-			size_t len;
-
-			ret = read_file_beneath(l->dir, local,
-						(size_t)LAB_FILE_BYTES_MAX, &data,
-						&len);
-			if (ret == 0 && agent_put_file(&l->life.a, remote, data, len,
-						       0644, why,
-						       sizeof(why)) < 0)
-				ret = err("lab: cannot put '%s': %s", remote,
-					  why);
-			else if (ret == -ENOENT)
-				ret = 0;
-			if (!i && ret == 0 && data)
-				*inner_resume = true;
-			free(data);
-			free(local);
-			free(remote);
-			if (ret < 0)
-				return ret;
-		}
-		if (*inner_resume)
-			note("lab: the lab's disk was gone: its run goes on "
-			     "from the results in '%s/" LAB_SUBDIR "'",
-			     l->dir);
-	}
+	ret = lab_put_back(l, -1, "", 1);
+	if (ret < 0)
+		return ret;
+	*inner_resume =
+	    lab_sh(l, "looking for the run",
+		   "test -s " LAB_RUNDIR "/results.json", 60, NULL) == 0;
+	if (*inner_resume)
+		note("lab: the lab's disk was gone: its run goes on from the "
+		     "results in '%s/" LAB_SUBDIR "'",
+		     l->dir);
 	return 0;
 }
 
@@ -564,7 +623,8 @@ int lab_sync(struct lab *l, bool quiet)
 		free(list);
 		return err("lab: cannot read the list of its files: %s", why);
 	}
-	ret = lab_sync_files(l->dir, list, len, &rsrc, &st);
+	ret =
+	    lab_sync_files(l->dir, list, len, &rsrc, LAB_TOTAL_BYTES_MAX, &st);
 	free(list);
 	if (ret < 0)
 		return ret;
@@ -576,8 +636,10 @@ int lab_sync(struct lab *l, bool quiet)
 		write_file_beneath(l->dir, "logs/lab-run.log", list, len);
 	free(list);
 	if (!quiet)
-		note("lab: %d files (%lld bytes) brought back into '%s/%s'%s",
-		     st.files, st.bytes, l->dir, LAB_SUBDIR,
+		note("lab: %d files (%lld bytes) brought back into '%s/%s' "
+		     "(%lld bytes there)%s%s",
+		     st.files, st.bytes, l->dir, LAB_SUBDIR, st.held,
+		     st.removed ? "; files the lab no longer has removed" : "",
 		     st.refused ? "; some refused (above)" : "");
 	return 0;
 }

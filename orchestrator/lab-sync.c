@@ -2,6 +2,7 @@
 /* The lab's run directory into DIR/lab (lab-sync.h). */
 #include "lab-sync.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -187,55 +188,136 @@ fail:
 	return ret;
 }
 
-/* One record: SIZE and REL (N bytes, not NUL-terminated inside REL). */
-static int sync_one(int labfd, const char *labdir, long long size,
-		    const char *rel, size_t n, const struct lab_sync_src *src,
-		    struct lab_sync_stats *st)
-{
-	char why[256], *data = NULL;
-	struct stat sb;
-	size_t got;
-	int ret;
+/* What one sync works on. */
+struct sync {
+	int labfd;
+	const char *labdir;
+	const struct lab_sync_src *src;
+	long long total_max;
+	struct lab_sync_stats *st;
+};
 
-	if (lab_path_check(rel, n, why, sizeof(why)) < 0) {
-		refuse(st, rel, n, why);
-		return 0;
+/* One record of the listing: REL NULL when refused already. */
+struct rec {
+	char *rel;
+	long long size;
+	bool keep; /* in DIR/lab after the sync */
+};
+
+/*
+ * One listing record S (N bytes, "SIZE PATH") into R, or refused (R->rel
+ * NULL) when it is malformed, its path breaks the name rule or it claims
+ * more than a file may hold.
+ */
+static void rec_parse(const char *s, size_t n, struct rec *r,
+		      struct lab_sync_stats *st)
+{
+	const char *sp = memchr(s, ' ', n);
+	size_t digits = sp ? (size_t)(sp - s) : 0, rn;
+	char why[256];
+
+	memset(r, 0, sizeof(*r));
+	if (!digits || digits > 15 || strspn(s, "0123456789") < digits) {
+		refuse(st, s, n, "a malformed listing record");
+		return;
 	}
-	if (size > LAB_FILE_BYTES_MAX) {
+	r->size = atoll(s);
+	rn = n - digits - 1;
+	/* a NUL inside cannot happen: records end at NUL */
+	if (lab_path_check(sp + 1, rn, why, sizeof(why)) < 0) {
+		refuse(st, sp + 1, rn, why);
+		return;
+	}
+	if (r->size > LAB_FILE_BYTES_MAX) {
 		snprintf(why, sizeof(why),
 			 "claims %lld bytes, over the cap of %lld a file "
 			 "(LAB_FILE_BYTES_MAX)",
-			 size, LAB_FILE_BYTES_MAX);
-		refuse(st, rel, n, why);
+			 r->size, LAB_FILE_BYTES_MAX);
+		refuse(st, sp + 1, rn, why);
+		return;
+	}
+	r->rel = xstrndup(sp + 1, rn);
+}
+
+/* The lab's results, brought back at every sync and first. */
+static bool is_results(const struct rec *r)
+{
+	return !strcmp(r->rel, "results.json");
+}
+
+/* A file here already, the same size as the lab's: kept while it fits. */
+static void keep_same(struct sync *y, struct rec *r)
+{
+	struct stat sb;
+
+	if (fstatat(y->labfd, r->rel, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(sb.st_mode) || sb.st_size != r->size ||
+	    y->st->held + r->size > y->total_max)
+		return;
+	r->keep = true;
+	y->st->held += r->size;
+	y->st->same++;
+}
+
+/*
+ * The room left for R: what is left of one sync's bytes and of the
+ * total DIR/lab may hold, whichever is less, its name into NAME.
+ */
+static long long room_left(const struct sync *y, char *name, size_t len)
+{
+	long long sync = LAB_SYNC_BYTES_MAX - y->st->bytes;
+	long long total = y->total_max - y->st->held;
+
+	if (sync < total) {
+		snprintf(name, len,
+			 "what is left of one sync's LAB_SYNC_BYTES_MAX "
+			 "(%lld of %lld bytes brought)",
+			 y->st->bytes, LAB_SYNC_BYTES_MAX);
+		return sync;
+	}
+	snprintf(name, len,
+		 "what is left of LAB_TOTAL_BYTES_MAX, the cap on the lab's "
+		 "files here (%lld of %lld bytes held)",
+		 y->st->held, y->total_max);
+	return total;
+}
+
+/* R brought back from the lab into DIR/lab, or refused. */
+static int fetch_one(struct sync *y, struct rec *r)
+{
+	char why[512], name[256], *data = NULL;
+	long long room = room_left(y, name, sizeof(name));
+	size_t got, n = strlen(r->rel);
+	int ret;
+
+	if (r->size > room) {
+		snprintf(why, sizeof(why), "is %lld bytes, over %s", r->size,
+			 name);
+		refuse(y->st, r->rel, n, why);
 		return 0;
 	}
-	if (strcmp(rel, "results.json") &&
-	    fstatat(labfd, rel, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISREG(sb.st_mode) && sb.st_size == size) {
-		st->same++;
+	if (parents_make(y->labfd, r->rel) < 0) {
+		refuse(y->st, r->rel, n, "a file of this host is in the way");
 		return 0;
 	}
-	if (parents_make(labfd, rel) < 0) {
-		refuse(st, rel, n, "a file of this host is in the way");
-		return 0;
-	}
-	ret = lab_fetch(src, rel, LAB_RUN_BYTES_MAX - st->bytes,
-			"what is left of one sync's LAB_RUN_BYTES_MAX", &data,
-			&got, why, sizeof(why));
+	ret = lab_fetch(y->src, r->rel, room, name, &data, &got, why,
+			sizeof(why));
 	if (ret == -EREMOTEIO) { /* gone since the listing: the next sync */
-		warn("lab: cannot bring back '%s': %s", rel, why);
+		warn("lab: cannot bring back '%s': %s", r->rel, why);
 		ret = 0;
 	} else if (ret < 0) {
-		err("lab: cannot bring back '%s': %s", rel, why);
+		err("lab: cannot bring back '%s': %s", r->rel, why);
 	} else if (ret > 0) {
-		refuse(st, rel, n, why);
+		refuse(y->st, r->rel, n, why);
 		ret = 0;
 	} else {
-		ret = write_at_atomic(labfd, labdir, rel, data ? data : "", got,
-				      0644);
+		ret = write_at_atomic(y->labfd, y->labdir, r->rel,
+				      data ? data : "", got, 0644);
 		if (ret == 0) {
-			st->files++;
-			st->bytes += (long long)got;
+			r->keep = true;
+			y->st->files++;
+			y->st->bytes += (long long)got;
+			y->st->held += (long long)got;
 		}
 	}
 	free(data);
@@ -243,41 +325,112 @@ static int sync_one(int labfd, const char *labdir, long long size,
 }
 
 /*
- * One listing record REC (RN bytes, "SIZE PATH"): the file synced into
- * LABFD, or refused when the record is malformed.
+ * Remove what is beneath DIRFD (REL its path in DIR/lab, "" at the top,
+ * DEPTH names deep) but the files KEEP (N, sorted): each file the lab no
+ * longer lists, or that was refused, and the directories left empty.
+ * Nothing is followed: a symlink is removed as itself.
  */
-static int sync_record(int labfd, const char *labdir, const char *rec,
-		       size_t rn, const struct lab_sync_src *src,
-		       struct lab_sync_stats *st)
+static void prune(struct sync *y, int dirfd, const char *rel, char *const *keep,
+		  size_t n, int depth)
 {
-	const char *sp = memchr(rec, ' ', rn);
-	char *rel, *num;
-	long long size;
-	int ret;
+	int fd = dup(dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
 
-	num = sp ? xstrndup(rec, (size_t)(sp - rec)) : NULL;
-	if (!num || !*num || strlen(num) > 15 ||
-	    strspn(num, "0123456789") != strlen(num)) {
-		refuse(st, rec, rn, "a malformed listing record");
-		free(num);
-		return 0;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		warn("lab: cannot list '%s/%s' to remove the lab's old files",
+		     y->labdir, rel);
+		return;
 	}
-	size = atoll(num);
-	free(num);
-	rel = xstrndup(sp + 1, rn - (size_t)(sp + 1 - rec));
-	/* a NUL inside cannot happen: records end at NUL */
-	ret = sync_one(labfd, labdir, size, rel, rn - (size_t)(sp + 1 - rec),
-		       src, st);
-	free(rel);
-	return ret;
+	while ((e = readdir(d))) {
+		char *path;
+		struct stat sb;
+		int sub;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(dirfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		path = *rel ? xasprintf("%s/%s", rel, e->d_name)
+			    : xstrdup(e->d_name);
+		if (S_ISDIR(sb.st_mode)) {
+			/* deeper than a kept file can be: left alone */
+			sub = depth < LAB_DEPTH_MAX
+				  ? openat(dirfd, e->d_name,
+					   O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					       O_CLOEXEC)
+				  : -1;
+			if (sub >= 0) {
+				prune(y, sub, path, keep, n, depth + 1);
+				close(sub);
+				unlinkat(dirfd, e->d_name, AT_REMOVEDIR);
+			}
+		} else if (!n ||
+			   !bsearch(&path, keep, n, sizeof(*keep), strv_cmp)) {
+			if (unlinkat(dirfd, e->d_name, 0) == 0)
+				y->st->removed++;
+			else
+				warn("lab: cannot remove '%s/%s': %s",
+				     y->labdir, path, strerror(errno));
+		}
+		free(path);
+	}
+	closedir(d);
+}
+
+/* DIR/lab pruned of all but the kept files of RECS (N). */
+static void prune_unkept(struct sync *y, const struct rec *recs, size_t n)
+{
+	char **keep = NULL;
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (recs[i].keep) {
+			keep = xgrow(keep, k, sizeof(*keep));
+			keep[k++] = recs[i].rel;
+		}
+	if (k)
+		qsort(keep, k, sizeof(*keep), strv_cmp);
+	prune(y, y->labfd, "", keep, k, 1);
+	free(keep);
+}
+
+/* LIST's records into *RECS (new): their count. */
+static size_t recs_parse(const char *list, size_t len, struct rec **recs,
+			 struct lab_sync_stats *st)
+{
+	size_t at = 0, n = 0;
+
+	*recs = NULL;
+	while (at < len) {
+		const char *rec = list + at, *end = memchr(rec, '\0', len - at);
+		size_t rn = end ? (size_t)(end - rec) : len - at;
+
+		at += rn + 1;
+		if (n == LAB_FILES_MAX) {
+			warn("lab: the lab lists more than %d files "
+			     "(LAB_FILES_MAX): the rest are refused",
+			     LAB_FILES_MAX);
+			st->refused += 1;
+			break;
+		}
+		*recs = xgrow(*recs, n, sizeof(**recs));
+		rec_parse(rec, rn, &(*recs)[n++], st);
+	}
+	return n;
 }
 
 int lab_sync_files(const char *dir, const char *list, size_t len,
-		   const struct lab_sync_src *src, struct lab_sync_stats *st)
+		   const struct lab_sync_src *src, long long total_max,
+		   struct lab_sync_stats *st)
 {
 	char *labdir = xasprintf("%s/%s", dir, LAB_SUBDIR);
-	size_t at = 0, records = 0;
-	int dfd, labfd = -1, ret;
+	struct sync y = {-1, labdir, src, total_max, st};
+	struct rec *recs = NULL;
+	size_t i, n = 0;
+	int dfd, ret;
 
 	memset(st, 0, sizeof(*st));
 	dfd = dir_open_nofollow(dir);
@@ -286,32 +439,34 @@ int lab_sync_files(const char *dir, const char *list, size_t len,
 		goto out;
 	}
 	ret = mkdirat_beneath(dfd, LAB_SUBDIR, 0755);
-	labfd = ret < 0 ? ret
-			: openat_beneath(dfd, LAB_SUBDIR,
-					 O_RDONLY | O_DIRECTORY, 0);
-	if (labfd < 0) {
-		ret = err_code(labfd, "cannot use '%s' (a symbolic link?)",
+	y.labfd = ret < 0 ? ret
+			  : openat_beneath(dfd, LAB_SUBDIR,
+					   O_RDONLY | O_DIRECTORY, 0);
+	if (y.labfd < 0) {
+		ret = err_code(y.labfd, "cannot use '%s' (a symbolic link?)",
 			       labdir);
 		goto out;
 	}
+	n = recs_parse(list, len, &recs, st);
+	/* the room goes to results.json, then to what is here already */
 	ret = 0;
-	while (ret == 0 && at < len) {
-		const char *rec = list + at, *end = memchr(rec, '\0', len - at);
-		size_t rn = end ? (size_t)(end - rec) : len - at;
-
-		at += rn + 1;
-		if (++records > LAB_FILES_MAX) {
-			warn("lab: the lab lists more than %d files "
-			     "(LAB_FILES_MAX): the rest are refused",
-			     LAB_FILES_MAX);
-			st->refused += 1;
-			break;
-		}
-		ret = sync_record(labfd, labdir, rec, rn, src, st);
-	}
+	for (i = 0; ret == 0 && i < n; i++)
+		if (recs[i].rel && is_results(&recs[i]))
+			ret = fetch_one(&y, &recs[i]);
+	for (i = 0; ret == 0 && i < n; i++)
+		if (recs[i].rel && !is_results(&recs[i]))
+			keep_same(&y, &recs[i]);
+	for (i = 0; ret == 0 && i < n; i++)
+		if (recs[i].rel && !is_results(&recs[i]) && !recs[i].keep)
+			ret = fetch_one(&y, &recs[i]);
+	if (ret == 0)
+		prune_unkept(&y, recs, n);
 out:
-	if (labfd >= 0)
-		close(labfd);
+	for (i = 0; i < n; i++)
+		free(recs[i].rel);
+	free(recs);
+	if (y.labfd >= 0)
+		close(y.labfd);
 	if (dfd >= 0)
 		close(dfd);
 	free(labdir);

@@ -11,8 +11,9 @@
  * checked by lab_name_check(), each component of a path, and every file
  * is written beneath LAB_SUBDIR's descriptor with no symlink followed
  * (beneath.h).  A refused file is named in the log with its reason and the
- * others come back; the caps below bound what one file and one sync may
- * bring.
+ * others come back; the caps of caps.h bound what one file and one sync
+ * may bring, and what DIR/LAB_SUBDIR holds in all: it is the lab's run
+ * directory as of the last sync, a file the lab no longer lists removed.
  *
  * The lab lists its files as "SIZE NAME\0" records (GNU find -printf
  * '%s %P\0'), so a name may hold any byte but NUL; the bytes come through
@@ -25,15 +26,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "caps.h" /* LAB_*_MAX: what the lab may bring back */
+
 /* DIR/lab: the lab's run directory, and nothing else. */
 #define LAB_SUBDIR "lab"
-/* Caps on what the lab may bring back (one definition: docs/security.md). */
-#define LAB_NAME_MAX 128		       /* bytes in one name */
-#define LAB_DEPTH_MAX 4			       /* names in one path */
-#define LAB_FILES_MAX 4096		       /* files in one listing */
-#define LAB_LIST_MAX (1024 * 1024)	       /* bytes of the listing */
-#define LAB_FILE_BYTES_MAX (256LL << 20)       /* bytes in one file */
-#define LAB_RUN_BYTES_MAX (1LL << 30)	       /* bytes in one sync */
 /* The characters of a name (and no leading '.'). */
 #define LAB_NAME_CHARS                                                        \
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"     \
@@ -72,19 +68,28 @@ struct lab_sync_stats {
 	int files;	 /* brought back */
 	int same;	 /* skipped: the same size here already */
 	int refused;	 /* named in the log with the reason */
+	int removed;	 /* here, but no longer the lab's: removed */
 	long long bytes; /* brought back */
+	long long held;	 /* in DIR/LAB_SUBDIR after the sync */
 };
 
 /*
  * Bring back every file of LIST (LEN bytes of "SIZE NAME\0" records) into
  * DIR/LAB_SUBDIR (made if missing): each whose size differs here, and
- * results.json always.  Refused files are warned about ("lab: refusing
- * the lab's file 'NAME': REASON", the name with its control characters
- * escaped) and counted; the others come back.  Returns 0, or a negative
- * errno when DIR/LAB_SUBDIR cannot be used or the source fails (reported).
+ * results.json always, at most LAB_SYNC_BYTES_MAX in all.  Then remove
+ * every file there that did not come back or stay (the lab no longer
+ * lists it, or it was refused), so that DIR/LAB_SUBDIR holds at most
+ * TOTAL_MAX bytes (LAB_TOTAL_BYTES_MAX; a test gives less): results.json
+ * first, then the files already here (in the listing's order), then the
+ * others.  Refused files are warned about ("lab: refusing the lab's file
+ * 'NAME': REASON", the name with its control characters escaped) and
+ * counted; the others come back.  Returns 0, or a negative errno when
+ * DIR/LAB_SUBDIR cannot be used or the source fails (reported; nothing
+ * is removed then).
  */
 int lab_sync_files(const char *dir, const char *list, size_t len,
-		   const struct lab_sync_src *src, struct lab_sync_stats *st);
+		   const struct lab_sync_src *src, long long total_max,
+		   struct lab_sync_stats *st);
 /*
  * REL from SRC into *BUF (new; *N bytes), at most LAB_FILE_BYTES_MAX and
  * ROOM bytes (ROOM_NAME names that cap in WHY): 0, 1 when over a cap (WHY

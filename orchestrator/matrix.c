@@ -400,8 +400,8 @@ int matrix_expand(const struct run_config *c, struct matrix *m)
 	add_axes(&b);
 	total = count_cells(&b);
 	if (total > MATRIX_MAX_CELLS) {
-		fprintf(stderr, "%s: the matrix has more than %d cells\n",
-			c->path, MATRIX_MAX_CELLS);
+		err_plain("%s: the matrix has more than %d cells", c->path,
+			  MATRIX_MAX_CELLS);
 		goto out;
 	}
 	all = xcalloc(total + 1, sizeof(*all));
@@ -468,7 +468,7 @@ int matrix_expand(const struct run_config *c, struct matrix *m)
 		    "one, or set it empty for the first); cells are:",
 		    c->baseline);
 		for (i = 0; i < m->ncells; i++)
-			fprintf(stderr, "    %s\n", m->cells[i].id);
+			err_plain("    %s", m->cells[i].id);
 		goto out;
 	}
 	for (i = 0; i < c->cells.n; i++)

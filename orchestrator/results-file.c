@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +12,12 @@
 #include <unistd.h>
 
 #include "beneath.h"
+#include "caps.h"
 #include "fleet.h"
 #include "host.h"
 #include "identity.h"
 #include "report.h"
+#include "results-doc.h"
 #include "sample-unit.h"
 #include "guest-remote.h"
 #include "util.h"
@@ -87,12 +90,14 @@ static int rundir_check(int fd, const char *dir)
 
 /*
  * The run directory OUT (else runs/NAME-TIMESTAMP) made if need be, its
- * parents too; its absolute path into *DIR.
+ * parents too, each component made with mkdirat and opened O_NOFOLLOW, a
+ * symbolic link on the way followed only when link_followable(): its
+ * descriptor, and its absolute path into *DIR.
  */
-static int rundir_create(const char *out, const char *name, char **dir)
+static int rundir_open(const char *out, const char *name, char **dir)
 {
-	char ts[32], *path, *parent;
-	int ret;
+	char ts[32], why[PATH_MAX + 192], *path;
+	int fd;
 
 	if (out) {
 		path = xstrdup(out);
@@ -100,23 +105,19 @@ static int rundir_create(const char *out, const char *name, char **dir)
 		iso8601_now(ts, sizeof(ts));
 		path = xasprintf("runs/%s-%s", name, ts);
 	}
-	/* the parents as before; the directory itself made by this vmtax */
-	parent = strrchr(path, '/') ? xstrdup(path) : NULL;
-	if (parent)
-		*strrchr(parent, '/') = '\0';
-	ret = parent && *parent ? mkdir_parents(parent, 0755) : 0;
-	if (ret == 0 && mkdir(path, 0755) < 0 && errno != EEXIST)
-		ret = -errno;
-	free(parent);
-	if (ret < 0) {
-		ret = err_code(ret, "cannot create run directory '%s'", path);
-	} else {
-		*dir = realpath(path, NULL);
-		if (!*dir)
-			ret = err_errno("cannot resolve '%s'", path);
+	fd = dir_open_path(path, true, 0755, why, sizeof(why));
+	/* WHY names the component and its reason (strerror's too) */
+	if (fd < 0)
+		err("cannot create run directory '%s': %s%s", path, why,
+		    fd == -ELOOP ? "; give another --out, or the link's "
+				   "target if you trust it"
+				 : "");
+	if (fd >= 0 && !(*dir = fd_path_new(fd))) {
+		close(fd);
+		fd = err("cannot resolve '%s' (is /proc mounted?)", path);
 	}
 	free(path);
-	return ret;
+	return fd;
 }
 
 /* DIR's logs/ (FD is DIR) made, a directory this vmtax made. */
@@ -149,14 +150,9 @@ int results_dir_make(const char *out, const char *name, bool resume,
 	int ret, fd = -1;
 
 	*dir = NULL;
-	ret = rundir_create(out, name, dir);
-	if (ret < 0)
-		return ret;
-	fd = dir_open_nofollow(*dir);
-	if (fd < 0) {
-		ret = err_code(fd, "cannot open run directory '%s'", *dir);
-		goto out;
-	}
+	fd = rundir_open(out, name, dir);
+	if (fd < 0)
+		return fd;
 	ret = rundir_check(fd, *dir);
 	if (ret < 0)
 		goto out;
@@ -177,9 +173,9 @@ out:
 int results_doc_load_ours(const char *dir, const char *rel, const char *what,
 			  json_t **doc)
 {
-	char why[128];
+	char why[RESULTS_DOC_WHY_MAX], fdpath[64], *text = NULL;
 	struct stat st;
-	json_error_t e;
+	size_t len = 0;
 	int dfd, fd = -1, ret;
 
 	*doc = NULL;
@@ -189,30 +185,38 @@ int results_doc_load_ours(const char *dir, const char *rel, const char *what,
 	ret = rundir_check(dfd, dir);
 	if (ret < 0)
 		goto out;
-	fd = openat_beneath(dfd, rel, O_RDONLY, 0);
+	fd = openat_file(dfd, rel);
 	if (fd < 0) {
-		ret = err_code(fd, "cannot open '%s/%s'", dir, rel);
+		ret = fd;
+		err("cannot open '%s/%s': %s", dir, rel, beneath_strerror(fd));
 		goto out;
 	}
 	if (fstat(fd, &st) < 0) {
 		ret = err_errno("cannot stat '%s/%s'", dir, rel);
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode) || !stat_ours(&st, why, sizeof(why))) {
+	if (!stat_ours(&st, why, sizeof(why))) {
 		ret = err_code(-EPERM,
 			       "'%s/%s' was not written by this vmtax (%s): "
 			       "its config path and --set list are not taken; "
 			       "if you trust it, 'chown %u %s/%s && chmod go-w "
 			       "%s/%s'",
-			       dir, rel,
-			       S_ISREG(st.st_mode) ? why : "not a regular file",
-			       (unsigned)geteuid(), dir, rel, dir, rel);
+			       dir, rel, why, (unsigned)geteuid(), dir, rel,
+			       dir, rel);
 		goto out;
 	}
-	*doc = json_loadfd(fd, 0, &e);
-	if (!*doc)
-		ret = err("%s/%s:%d: %s: %s", dir, rel, e.line, what, e.text);
+	/* read_file() of our own descriptor: no second lookup by name */
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	ret = read_file(fdpath, RESULTS_FILE_MAX, &text, &len);
+	if (ret < 0) {
+		ret = err_code(ret, "%s: cannot read '%s/%s'", what, dir, rel);
+		goto out;
+	}
+	ret = results_doc_decode(text, len, 0, doc, why, sizeof(why));
+	if (ret < 0)
+		err("%s: '%s/%s': %s", what, dir, rel, why);
 out:
+	free(text);
 	if (fd >= 0)
 		close(fd);
 	close(dfd);
@@ -444,24 +448,22 @@ static bool resumable(const json_t *j, const char *path)
 	if (!json_is_string(json_object_get(j, "schema")) ||
 	    strcmp(json_string_value(json_object_get(j, "schema")),
 		   RESULTS_SCHEMA)) {
-		fprintf(stderr, "%s: cannot resume: not a %s file\n", path,
-			RESULTS_SCHEMA);
+		err_plain("%s: cannot resume: not a %s file", path,
+			  RESULTS_SCHEMA);
 		return false;
 	}
 	if (!json_is_string(json_object_get(run, "config_path"))) {
-		fprintf(stderr, "%s: cannot resume: no run.config_path\n",
-			path);
+		err_plain("%s: cannot resume: no run.config_path", path);
 		return false;
 	}
 	if (!json_is_array(json_object_get(j, "cells"))) {
-		fprintf(stderr, "%s: cannot resume: no cells\n", path);
+		err_plain("%s: cannot resume: no cells", path);
 		return false;
 	}
 	if (json_is_string(json_object_get(run, "status")) &&
 	    !strcmp(json_string_value(json_object_get(run, "status")),
 		    "complete")) {
-		fprintf(stderr, "%s: the run is complete; nothing to resume\n",
-			path);
+		err_plain("%s: the run is complete; nothing to resume", path);
 		return false;
 	}
 	return true;
@@ -470,13 +472,20 @@ static bool resumable(const json_t *j, const char *path)
 int results_resume_load(const char *dir, json_t **doc, const char ***sets,
 			size_t *nsets)
 {
-	char *abs = realpath(dir, NULL), *path = NULL;
+	char *abs = NULL, *path = NULL, why[PATH_MAX + 192];
 	json_t *j = NULL, *s;
 	size_t i;
-	int ret = -EINVAL;
+	int ret = -EINVAL, fd;
 
+	/* DIR as --out is taken: a link another user made is not followed */
+	fd = dir_open_path(dir, false, 0, why, sizeof(why));
+	if (fd >= 0) {
+		abs = fd_path_new(fd);
+		close(fd);
+	}
 	if (!abs) {
-		err_errno("cannot resume '%s'", dir);
+		err("cannot resume '%s': %s", dir,
+		    fd < 0 ? why : "cannot resolve it (is /proc mounted?)");
 		goto out;
 	}
 	path = xasprintf("%s/results.json", abs);
@@ -515,18 +524,18 @@ int results_resume_check(struct run *r, json_t *old, bool force)
 
 	if (!text || strcmp(text, r->cfg.text)) {
 		if (!force) {
-			fprintf(stderr,
-				"%s: the config has changed since the run began; "
-				"'--force' resumes anyway\n",
-				r->cfg.path);
+			err_plain(
+			    "%s: the config has changed since the run began; "
+			    "'--force' resumes anyway",
+			    r->cfg.path);
 			return -EINVAL;
 		}
 		warn("%s: the config has changed since the run began; "
 		     "resuming anyway (--force)", r->cfg.path);
 	}
 	if ((size_t)r->ncells != json_array_size(cells)) {
-		fprintf(stderr, "%s: the matrix has %d cells, the run has %zu\n",
-			r->cfg.path, r->ncells, json_array_size(cells));
+		err_plain("%s: the matrix has %d cells, the run has %zu",
+			  r->cfg.path, r->ncells, json_array_size(cells));
 		return -EINVAL;
 	}
 	for (i = 0; i < r->ncells; i++) {
@@ -534,9 +543,9 @@ int results_resume_check(struct run *r, json_t *old, bool force)
 			json_object_get(json_array_get(cells, i), "id"));
 
 		if (!id || strcmp(r->cells[i].id, id)) {
-			fprintf(stderr,
-				"%s: cell %d is '%s' in the config but not in the run\n",
-				r->cfg.path, i, r->cells[i].id);
+			err_plain("%s: cell %d is '%s' in the config but not "
+				  "in the run",
+				  r->cfg.path, i, r->cells[i].id);
 			return -EINVAL;
 		}
 	}
@@ -571,10 +580,14 @@ static void state_add_sample(struct run *r, struct cell_state *st,
 static void take_late_samples(struct run *r)
 {
 	char *text = NULL, *line, *save = NULL;
-	int i;
+	int i, ret;
 
-	if (read_file_beneath(r->rundir, "samples.jsonl", 1 << 30, &text,
-			      NULL) < 0)
+	ret = read_file_beneath(r->rundir, "samples.jsonl", 1 << 30, &text,
+				NULL);
+	if (ret < 0 && ret != -ENOENT)
+		warn("'%s/samples.jsonl' not read: %s", r->rundir,
+		     beneath_strerror(ret));
+	if (ret < 0)
 		return;
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {

@@ -25,7 +25,9 @@
 
 /*
  * The run directory: OUT, or runs/NAME-TIMESTAMP; created with its logs/
- * (and any missing parents) and resolved into *DIR (owned), an absolute
+ * (and any missing parents, each by mkdirat, beneath.h's dir_open_path():
+ * a symbolic link on the way is followed only when the user running
+ * vmtax, or root, owns it) and resolved into *DIR (owned), an absolute
  * path: libvirt opens console logs from another working directory.  One
  * that holds a run already (results.json) is refused unless RESUME, the
  * message pointing at 'CMD --resume DIR'.  An existing directory (or its
@@ -40,9 +42,10 @@ int results_dir_make(const char *out, const char *name, bool resume,
  * DIR/REL (a run directory's results.json) as a document into
  * *DOC, only if this vmtax wrote it: DIR and REL owned by the effective
  * user and not writable by group or others (stat_ours(), beneath.h), REL
- * opened beneath DIR with no symlink followed.  Anything else is refused
- * (-EPERM) with the fix named; WHAT prefixes a parse error ("cannot
- * resume").  0 or a negative errno, reported.
+ * opened beneath DIR with no symlink followed, and loaded within its
+ * memory budget (results-doc.h).  Anything else is refused (-EPERM) with
+ * the fix named; WHAT prefixes a read or parse error ("cannot resume").
+ * 0 or a negative errno, reported.
  */
 int results_doc_load_ours(const char *dir, const char *rel, const char *what,
 			  json_t **doc);

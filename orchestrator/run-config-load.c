@@ -151,24 +151,15 @@ static int set_knob(struct run_config *c, const char *where, int line,
 	struct ini_list l;
 	char why[600];
 
-	if (host && run_config_host_knob_check(name, why, sizeof(why)) < 0) {
-		fprintf(stderr, "%s: %s\n", where, why);
-		return -EINVAL;
-	}
-	k = knob_find(*ks, *n, name);
-	if (k && line > 0) {
-		fprintf(stderr,
-			"%s: '%s' is set twice in [%s] (first on line %d)\n",
-			where, name, section, k->line);
-		return -EINVAL;
-	}
-	if (parse_values(value, true, &l, why, sizeof(why)) < 0) {
-		fprintf(stderr, "%s: bad value for '%s': %s\n", where, name,
-			why);
-		return -EINVAL;
-	}
+	if (host && run_config_host_knob_check(name, why, sizeof(why)) < 0)
+		return err_plain("%s: %s", where, why);
+	/* the file sets a key once (ini-schema.c says so): --set replaces */
+	k = line < 0 ? knob_find(*ks, *n, name) : NULL;
+	if (parse_values(value, true, &l, why, sizeof(why)) < 0)
+		return err_plain("%s: bad value for '%s': %s", where, name,
+				 why);
 	if (!k) {
-		*ks = xrealloc(*ks, (*n + 1) * sizeof(**ks));
+		*ks = xgrow(*ks, *n, sizeof(**ks));
 		k = &(*ks)[(*n)++];
 		k->name = xstrdup(name);
 	} else {
@@ -183,20 +174,15 @@ static int set_knob(struct run_config *c, const char *where, int line,
 static int set_param(struct run_config *c, const char *where, int line,
 		     const char *name, const char *value)
 {
-	struct wl_param *p = wl_param_find(c->overrides, c->noverrides, name);
+	/* the file sets a key once (ini-schema.c says so): --set replaces */
+	struct wl_param *p =
+	    line < 0 ? wl_param_find(c->overrides, c->noverrides, name) : NULL;
 	struct ini_list l;
 	char why[600];
 
-	if (p && line > 0) {
-		fprintf(stderr, "%s: parameter '%s' is set twice\n", where,
-			name);
-		return -EINVAL;
-	}
-	if (parse_values(value, false, &l, why, sizeof(why)) < 0) {
-		fprintf(stderr, "%s: bad value for '%s': %s\n", where, name,
-			why);
-		return -EINVAL;
-	}
+	if (parse_values(value, false, &l, why, sizeof(why)) < 0)
+		return err_plain("%s: bad value for '%s': %s", where, name,
+				 why);
 	if (!p)
 		p = wl_param_add(&c->overrides, &c->noverrides, name);
 	wl_param_set(p, &l);
@@ -229,12 +215,10 @@ static int run_extra_key(void *arg, const char *path, int line,
 				    strlen(KNOB_PREFIX_SYSCTL)) ||
 			   !strncmp(name, KNOB_PREFIX_MM,
 				    strlen(KNOB_PREFIX_MM))) {
-			fprintf(stderr,
-				"%s: '%s' is not a guest knob name (sysctl.A.B "
-				"or mm.A.B, components of letters, digits, "
-				"'_', '-')\n",
-				where, name);
-			ret = -EINVAL;
+			ret = err_plain("%s: '%s' is not a guest knob name "
+					"(sysctl.A.B or mm.A.B, components of "
+					"letters, digits, '_', '-')",
+					where, name);
 		}
 	}
 	free(where);
@@ -252,9 +236,9 @@ void run_config_error(const struct run_config *c, size_t key, const char *fmt,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (line > 0)
-		fprintf(stderr, "%s:%d: %s\n", c->path, line, msg);
+		err_plain("%s:%d: %s", c->path, line, msg);
 	else
-		fprintf(stderr, "%s: %s\n", c->path, msg);
+		err_plain("%s: %s", c->path, msg);
 }
 
 static int apply_set(struct run_config *c, const char *set)
@@ -266,7 +250,7 @@ static int apply_set(struct run_config *c, const char *set)
 	eq = strchr(copy, '=');
 	dot = strchr(copy, '.');
 	if (!eq || !dot || dot > eq) {
-		fprintf(stderr, "%s: expected SECTION.KEY=VALUE\n", where);
+		err_plain("%s: expected SECTION.KEY=VALUE", where);
 		goto out;
 	}
 	*eq = '\0';
@@ -293,7 +277,7 @@ static int resolve_workload(struct run_config *c)
 	int ret = -EINVAL;
 
 	if (!c->workload_name || !*c->workload_name) {
-		fprintf(stderr, "%s: [workload] name is missing\n", c->path);
+		err_plain("%s: [workload] name is missing", c->path);
 		goto out;
 	}
 	dir = dirname(dircopy);
@@ -319,16 +303,14 @@ static int resolve_workload(struct run_config *c)
 
 		if (!p) {
 			if (o->override_line > 0)
-				fprintf(stderr,
-					"%s:%d: workload '%s' has no parameter "
-					"'%s'\n",
-					c->path, o->override_line,
-					c->workload_name, o->name);
+				err_plain("%s:%d: workload '%s' has no "
+					  "parameter '%s'",
+					  c->path, o->override_line,
+					  c->workload_name, o->name);
 			else
-				fprintf(stderr,
-					"--set: workload '%s' has no parameter "
-					"'%s'\n",
-					c->workload_name, o->name);
+				err_plain("--set: workload '%s' has no "
+					  "parameter '%s'",
+					  c->workload_name, o->name);
 			goto out;
 		}
 		ini_list_copy(&l, &o->values);

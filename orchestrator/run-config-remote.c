@@ -59,14 +59,14 @@ static int remote_host_settings(const struct run_config *c, const char *host)
 	if (c->nhost_knobs) {
 		const struct knob_setting *k = &c->host_knobs[0];
 
-		fprintf(stderr, "%s:", c->path);
+		char line[16] = "";
+
 		if (k->line > 0)
-			fprintf(stderr, "%d:", k->line);
-		fprintf(stderr,
-			" [host] %s with guests on the remote libvirt of '%s': "
-			"its knobs are not set from here; %s\n",
-			k->name, host, NEEDS_FLEET);
-		return -EINVAL;
+			snprintf(line, sizeof(line), "%d:", k->line);
+		return err_plain("%s:%s [host] %s with guests on the remote "
+				 "libvirt of '%s': its knobs are not set from "
+				 "here; %s",
+				 c->path, line, k->name, host, NEEDS_FLEET);
 	}
 	if (c->ept_set || c->npt_set) {
 		run_config_error(c, RUN_CONFIG_KEY(ept),

@@ -54,6 +54,7 @@
 
 #include "cell-exec.h"
 #include "guest-files.h"
+#include "image.h"
 #include "matrix.h"
 #include "run-config.h"
 #include "runner.h"
@@ -136,6 +137,12 @@ struct run {
 	unsigned long long seed;
 	json_t *schedule;
 	long next_round;	/* the next round's number, across groups */
+	/* the run's estimate and where the cells were when it began
+	 * (run-timing.c), for the ETA; NULL: none */
+	struct run_est *est;
+	/* --dry-run with executor = lab: what building the lab image would
+	 * take (its check, exec-lab.c) */
+	enum image_would lab_image_would;
 };
 
 /* One cell while it runs: what an executor gets. */
@@ -181,12 +188,12 @@ void run_remote(struct run *r);
  * boot epochs ([run] boots).  Called by run_engine().
  */
 void run_rounds(struct run *r, bool *profiled);
-/* Whether the guests of cells A and B may be up at once in interleaved
- * rounds (one group: same paging, host THP, [host] knobs, THP backing). */
-bool run_guests_together(const struct cell *a, const struct cell *b);
 /* After the passes of run_rounds(): conclude every cell (interrupted ones
  * stay pending). */
 void run_rounds_conclude(struct run *r);
+/* The guest memory a group of interleaved rounds may hold: a share of
+ * MemAvailable (rounds-group.h), 0 when unknown. */
+unsigned long long run_rounds_budget(void);
 void run_release(struct run *r);
 
 /*
@@ -230,6 +237,9 @@ void run_slug(const char *id, char *out, size_t len);
  * failed or skipped. */
 int run_host_prepare(struct run *r, int ci, char *pool, size_t plen,
 		     char *orig, size_t olen);
+/* The paging guest cell C asks for: "tcg", "shadow", or the CPU's ("ept",
+ * "npt"); R's accel must be known. */
+const char *run_cell_paging(const struct run *r, const struct cell *c);
 /* THP and [host] knobs only, before each interleaved sample. */
 int run_host_apply(struct run *r, int ci);
 /*
@@ -264,6 +274,19 @@ void run_cell_finish(struct run *r, struct cell_state *st,
 void cell_fail(struct cell_state *st, const char *reason);
 void cell_set_status(struct cell_state *st, enum cell_status s,
 		     const char *reason);
+/*
+ * The run's estimate (run-estimate.h, docs/estimate.md) from this host's
+ * figures (timings.h), in run-timing.c: run_estimate_print() says it on F
+ * (--dry-run); run_estimate_begin() says it in the run's first lines and
+ * keeps it for the ETA; run_eta() is the seconds left (< 0: no estimate);
+ * run_timings_record() puts what the run measured into the figures, from
+ * its results.json, when it ends.
+ */
+void run_estimate_print(const struct run *r, FILE *f);
+void run_estimate_begin(struct run *r);
+double run_eta(const struct run *r);
+void run_timings_record(const struct run *r);
+void run_estimate_free(struct run_est *e);
 /* "[3/11] CELL: WHAT (elapsed, ETA)" on stderr. */
 void run_progress(struct run *r, int ci, const char *what);
 /* Whether to stop now (a signal, max_failures or an unwritable run dir). */

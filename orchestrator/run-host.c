@@ -147,6 +147,11 @@ static const char *cell_paging(const struct run *r, const struct cell *c)
 	return r->vendor_paging;
 }
 
+const char *run_cell_paging(const struct run *r, const struct cell *c)
+{
+	return cell_paging(r, c);
+}
+
 /* The cell's [host] knobs, each read back into observed.host_knobs. */
 static int host_knobs_set(struct run *r, const struct cell *c,
 			  struct cell_state *st)

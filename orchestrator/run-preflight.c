@@ -16,6 +16,7 @@
 #include "host.h"
 #include "image.h"
 #include "quiet.h"
+#include "rounds-group.h"
 #include "run-engine.h"
 #include "untrusted.h"
 #include "util.h"
@@ -449,28 +450,48 @@ static int statvfs_free(const char *path, uint64_t *bytes)
 
 /*
  * The most disk guests of this host up at once, each with its overlay:
- * one for order = cells, the biggest group of interleaved rounds
- * (run_guests_together()) otherwise.
+ * one for order = cells; otherwise the most in one group of interleaved
+ * rounds, grouped as run-rounds.c groups them (rounds-group.h), within the
+ * memory budget of ROOT's MemAvailable.
  */
 static int disk_guests_at_once(const struct pf *s)
 {
 	const struct run *r = s->r;
-	int i, j, most = 0;
+	size_t n = r->ncells > 0 ? (size_t)r->ncells : 1, ng, k, j;
+	bool *guest = xcalloc(n, sizeof(*guest));
+	bool *waiting = xcalloc(n, sizeof(*waiting));
+	unsigned long long budget = 0;
+	struct rgroup *gs = NULL;
+	int ci, most = 0;
+	long kb;
 
-	for (i = 0; i < r->ncells; i++) {
-		int n = 0;
-
-		if (!local_guest(s, i) || !disk_image(r->cells[i].image))
-			continue;
-		if (!strcmp(r->cfg.order, "cells"))
-			return 1;
-		for (j = 0; j < r->ncells; j++)
-			n += local_guest(s, j) &&
-			     disk_image(r->cells[j].image) &&
-			     (i == j || run_guests_together(&r->cells[i],
-							     &r->cells[j]));
-		most = n > most ? n : most;
+	for (ci = 0; ci < r->ncells; ci++) {
+		guest[ci] = run_exec_has(r, ci, EXEC_NEEDS_GUEST);
+		waiting[ci] = true;
+		if (local_guest(s, ci) && disk_image(r->cells[ci].image))
+			most = 1;
 	}
+	if (!most || !strcmp(r->cfg.order, "cells"))
+		goto out;
+	if (host_meminfo_kb(s->root, "MemAvailable", &kb) == 0 && kb > 0)
+		budget = (unsigned long long)((double)kb * 1024 *
+					      ROUNDS_MEM_SHARE);
+	ng = rounds_groups_make(r->cells, r->ncells, guest, waiting, budget,
+				&gs);
+	for (k = 0; k < ng; k++) {
+		int disks = 0;
+
+		for (j = 0; j < gs[k].nguests; j++) {
+			ci = gs[k].cells[j];
+			disks += local_guest(s, ci) &&
+				 disk_image(r->cells[ci].image);
+		}
+		most = disks > most ? disks : most;
+	}
+	rounds_groups_free(gs, ng);
+out:
+	free(guest);
+	free(waiting);
 	return most;
 }
 

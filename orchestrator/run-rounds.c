@@ -7,21 +7,12 @@
  * baseline measured round by round cancels it (Abedi & Brecht, ICPE 2017;
  * duet benchmarking, ICPE 2020).
  *
- * Groups.  The guests of a group stay up for its rounds.  Guests whose host
- * settings differ cannot be up together: paging needs kvm_amd/kvm_intel
- * reloaded with no guest running, a hugetlb-backed guest owns its pool, and
- * a guest booted under host THP never would have its memory collapsed by
- * khugepaged (and new faults served huge) while the host runs at always or
- * madvise for another cell.  So guest cells are grouped by (paging, host
- * THP, [host] knobs, backing), hugetlb-backed ones alone, groups split
- * where their guests' memory would not fit in MemAvailable.  A bare-metal
- * cell joins every group whose guests tolerate its settings (same [host]
- * knobs; THP anything but a guest-at-never group's switch to a THP mode),
- * so a bare-metal cell sampled in two groups bridges them (the reports pair
- * through it: reports/stats-paired.h).  Bare-metal cells no group takes
- * form a group of their own.  (Guest cells are those whose executor has
+ * Groups.  The guests of a group stay up for its rounds; which cells share
+ * a group, and why, is rounds-group.h (a bare-metal cell sampled in two
+ * groups bridges them: the reports pair through it,
+ * reports/stats-paired.h).  Guest cells are those whose executor has
  * EXEC_NEEDS_GUEST, cell-exec.h; every other cell is placed as a
- * bare-metal one.)
+ * bare-metal one.
  *
  * Boots.  A guest group's rounds are split into [run] boots epochs; every
  * guest of the group is replaced (a fresh boot, setup and warm-up) between
@@ -43,16 +34,18 @@
 
 #include "host.h"
 #include "rng.h"
+#include "rounds-group.h"
 #include "run-engine.h"
 #include "util.h"
-
-/* A guest group's guests may take this share of MemAvailable. */
-#define ROUNDS_MEM_SHARE 0.7
 
 struct rslot {
 	int ci;
 	struct cell_run cr;
 	bool started; /* its executor is up */
+	bool guest;   /* a guest cell of the group (else bare metal) */
+	/* bare metal that samples in every round a guest of the group
+	 * samples in, past its planned count if need be (slots_new()) */
+	bool pairs;
 	long quota;   /* samples it takes in this group */
 	long taken;
 };
@@ -64,47 +57,6 @@ struct rphase {
 	const char *what; /* "" or "sizing: " */
 };
 
-struct rgroup {
-	int *cells; /* guest cells first, then bare-metal cells */
-	size_t nguests, ncells;
-	char *why;  /* owned: what the group shares */
-};
-
-static void group_add(struct rgroup *g, int ci)
-{
-	g->cells = xrealloc(g->cells, (g->ncells + 1) * sizeof(*g->cells));
-	g->cells[g->ncells++] = ci;
-}
-
-static bool same_knobs(const struct cell *a, const struct cell *b)
-{
-	size_t i;
-
-	if (a->nhost_knobs != b->nhost_knobs)
-		return false;
-	for (i = 0; i < a->nhost_knobs; i++)
-		if (strcmp(a->host_knobs[i].value, b->host_knobs[i].value))
-			return false;
-	return true;
-}
-
-/* Whether guest cells A and B may be up at once. */
-static bool same_host(const struct cell *a, const struct cell *b)
-{
-	return a->paging == b->paging && !strcmp(a->host_thp, b->host_thp) &&
-	       a->backing == b->backing && a->backing == BACKING_THP &&
-	       same_knobs(a, b);
-}
-
-/* Whether the guests of a group led by guest cell G tolerate the host
- * switched to bare-metal cell B's settings for one sample. */
-static bool tolerates(const struct cell *g, const struct cell *b)
-{
-	if (!same_knobs(g, b))
-		return false;
-	return strcmp(g->host_thp, "never") || !strcmp(b->host_thp, "never");
-}
-
 /* MemAvailable in bytes, 0 when unknown (no split by memory then). */
 static unsigned long long mem_available(void)
 {
@@ -115,136 +67,29 @@ static unsigned long long mem_available(void)
 		       : 0;
 }
 
-/* Group the pending cells (see the top of this file); returns the count. */
-/* Whether cell CI still waits for its samples. */
-static bool cell_waiting(const struct run *r, int ci)
+unsigned long long run_rounds_budget(void)
 {
-	return r->states[ci].status == CELL_PENDING &&
-	       r->states[ci].stop == STOP_NONE;
+	return (unsigned long long)(mem_available() * ROUNDS_MEM_SHARE);
 }
 
-/*
- * The waiting guest cells into groups of one host setting each, as many
- * in a group as fit in the memory budget; the groups' count.
- */
-static size_t group_guests(struct run *r, struct rgroup **out)
-{
-	struct rgroup *gs = NULL;
-	size_t ng = 0, k;
-	unsigned long long budget = mem_available() * ROUNDS_MEM_SHARE;
-	unsigned long long *used = NULL;
-	int ci;
-
-	for (ci = 0; ci < r->ncells; ci++) {
-		const struct cell *c = &r->cells[ci];
-
-		if (!run_exec_has(r, ci, EXEC_NEEDS_GUEST) || !cell_waiting(r, ci))
-			continue;
-		for (k = 0; k < ng; k++)
-			if (same_host(&r->cells[gs[k].cells[0]], c) &&
-			    (!budget || used[k] + c->memory <= budget))
-				break;
-		if (k == ng) {
-			gs = xrealloc(gs, (ng + 1) * sizeof(*gs));
-			used = xrealloc(used, (ng + 1) * sizeof(*used));
-			memset(&gs[ng], 0, sizeof(*gs));
-			used[ng++] = 0;
-		}
-		group_add(&gs[k], ci);
-		gs[k].nguests++;
-		used[k] += c->memory;
-	}
-	free(used);
-	*out = gs;
-	return ng;
-}
-
-/*
- * The waiting bare-metal cells into every guest group whose host setting
- * they tolerate; those no group takes into a group of their own.
- */
-static size_t group_bare(struct run *r, struct rgroup **gsp, size_t ng)
-{
-	bool *placed = xcalloc((size_t)r->ncells, sizeof(*placed));
-	struct rgroup *gs = *gsp;
-	size_t k;
-	int ci;
-
-	for (k = 0; k < ng; k++) {
-		const struct cell *lead = &r->cells[gs[k].cells[0]];
-
-		for (ci = 0; ci < r->ncells; ci++)
-			if (!run_exec_has(r, ci, EXEC_NEEDS_GUEST) &&
-			    cell_waiting(r, ci) &&
-			    tolerates(lead, &r->cells[ci])) {
-				group_add(&gs[k], ci);
-				placed[ci] = true;
-			}
-	}
-	for (ci = 0; ci < r->ncells; ci++) {
-		if (run_exec_has(r, ci, EXEC_NEEDS_GUEST) || placed[ci] ||
-		    !cell_waiting(r, ci))
-			continue;
-		for (k = 0; k < ng && gs[k].nguests; k++)
-			;
-		if (k == ng) {
-			gs = xrealloc(gs, (ng + 1) * sizeof(*gs));
-			memset(&gs[ng++], 0, sizeof(*gs));
-		}
-		group_add(&gs[k], ci);
-	}
-	free(placed);
-	*gsp = gs;
-	return ng;
-}
-
-/* What group G shares, said in the log. */
-static char *group_why_new(const struct run *r, const struct rgroup *g)
-{
-	const struct cell *lead = &r->cells[g->cells[0]];
-	char *s;
-	size_t j;
-
-	if (!g->nguests)
-		return xstrdup("bare-metal cells that no guest "
-			       "group can take");
-	s = xasprintf("guests with host THP %s%s%s%s", lead->host_thp,
-		      lead->paging > PAGING_AUTO ? ", paging " : "",
-		      lead->paging > PAGING_AUTO ? paging_name(lead->paging)
-						 : "",
-		      lead->backing != BACKING_THP ? ", hugetlb" : "");
-	for (j = 0; j < lead->nhost_knobs; j++) {
-		char *t = xasprintf("%s, %s=%s", s, lead->host_knobs[j].name,
-				    lead->host_knobs[j].value);
-
-		free(s);
-		s = t;
-	}
-	return s;
-}
-
+/* The cells still waiting for samples, grouped (rounds-group.h). */
 static size_t make_groups(struct run *r, struct rgroup **out)
 {
-	struct rgroup *gs = NULL;
-	size_t ng, k;
+	bool *guest = xcalloc((size_t)r->ncells, sizeof(*guest));
+	bool *waiting = xcalloc((size_t)r->ncells, sizeof(*waiting));
+	size_t ng;
+	int ci;
 
-	ng = group_guests(r, &gs);
-	ng = group_bare(r, &gs, ng);
-	for (k = 0; k < ng; k++)
-		gs[k].why = group_why_new(r, &gs[k]);
-	*out = gs;
-	return ng;
-}
-
-static void groups_free(struct rgroup *gs, size_t ng)
-{
-	size_t k;
-
-	for (k = 0; k < ng; k++) {
-		free(gs[k].cells);
-		free(gs[k].why);
+	for (ci = 0; ci < r->ncells; ci++) {
+		guest[ci] = run_exec_has(r, ci, EXEC_NEEDS_GUEST);
+		waiting[ci] = r->states[ci].status == CELL_PENDING &&
+			      r->states[ci].stop == STOP_NONE;
 	}
-	free(gs);
+	ng = rounds_groups_make(r->cells, r->ncells, guest, waiting,
+				run_rounds_budget(), out);
+	free(guest);
+	free(waiting);
+	return ng;
 }
 
 /* results.json "schedule": the order, the seed and the groups. */
@@ -288,12 +133,42 @@ static void slot_stop(struct run *r, struct rslot *s)
 	s->started = false;
 }
 
-static bool slot_wants(const struct run *r, const struct rslot *s)
+/* S wants a sample of its own plan (not counting a pairing one). */
+static bool slot_wants_own(const struct run *r, const struct rslot *s)
 {
 	const struct cell_state *st = &r->states[s->ci];
 
 	return st->status == CELL_PENDING && s->taken < s->quota &&
 	       st->nsamples < st->planned;
+}
+
+/* A guest of the N slots wants a sample. */
+static bool guests_want(const struct run *r, const struct rslot *slots,
+			size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (slots[i].guest && slot_wants_own(r, &slots[i]))
+			return true;
+	return false;
+}
+
+/*
+ * S (one of the N SLOTS) wants a sample: of its own plan, or, a bare-metal
+ * slot that pairs, one to pair with a guest of the group that still
+ * samples (a resumed run's guest can need a round its baseline has no
+ * sample left for: that round would pair with nothing).
+ */
+static bool slot_wants(const struct run *r, const struct rslot *slots,
+		       size_t n, const struct rslot *s)
+{
+	const struct cell_state *st = &r->states[s->ci];
+
+	if (slot_wants_own(r, s))
+		return true;
+	return s->pairs && st->status == CELL_PENDING && s->taken < s->quota &&
+	       guests_want(r, slots, n);
 }
 
 /* One round: a sample of every slot that wants one, shuffled. */
@@ -311,8 +186,13 @@ static void one_round(struct run *r, struct rslot *slots, size_t n)
 		struct rslot *s = &slots[order[i]];
 		struct cell_state *st = &r->states[s->ci];
 
-		if (!s->started || !slot_wants(r, s))
+		if (!s->started || !slot_wants(r, slots, n, s))
 			continue;
+		if (st->nsamples >= st->planned) {
+			/* a pairing sample past the plan (slot_wants()) */
+			st->planned++;
+			r->samples_total++;
+		}
 		if (run_host_apply(r, s->ci) < 0) {
 			slot_stop(r, s);
 			continue;
@@ -334,7 +214,7 @@ static bool group_wants(const struct run *r, const struct rslot *slots,
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (slot_wants(r, &slots[i]))
+		if (slot_wants(r, slots, n, &slots[i]))
 			return true;
 	return false;
 }
@@ -348,6 +228,7 @@ static struct rslot *slots_new(struct run *r, const struct rgroup *g,
 			       const struct rphase *ph, long *rounds)
 {
 	struct rslot *slots = xcalloc(g->ncells, sizeof(*slots));
+	long guest_rounds = 0;
 	size_t i;
 
 	*rounds = 0;
@@ -361,12 +242,21 @@ static struct rslot *slots_new(struct run *r, const struct rgroup *g,
 		s->cr.st = &r->states[s->ci];
 		s->cr.round = -1;
 		run_slug(s->cr.cell->id, s->cr.slug, sizeof(s->cr.slug));
+		s->guest = i < g->nguests;
 		s->quota = st->planned - st->nsamples;
 		if (s->quota > ph->rounds)
 			s->quota = ph->rounds;
 		if (s->quota > *rounds)
 			*rounds = s->quota;
+		if (s->guest && s->quota > guest_rounds)
+			guest_rounds = s->quota;
 	}
+	/* Bare metal samples in every round its guests sample in. */
+	for (i = g->nguests; i < g->ncells; i++)
+		if (slots[i].quota < guest_rounds) {
+			slots[i].quota = guest_rounds;
+			slots[i].pairs = true;
+		}
 	return slots;
 }
 
@@ -384,7 +274,7 @@ static void group_start(struct run *r, struct rslot *slots, size_t n, long e,
 		struct rslot *s = &slots[i];
 		int ret;
 
-		if (s->started || !slot_wants(r, s))
+		if (s->started || !slot_wants(r, slots, n, s))
 			continue;
 		if (e == 0 && i == 0)
 			ret =
@@ -463,26 +353,12 @@ out:
 	free(slots);
 }
 
-/* The cells of group G that are in it N times, as run_rounds() counts. */
-static long in_groups(const struct rgroup *gs, size_t ng, int ci)
-{
-	long in = 0;
-	size_t k, j;
-
-	for (k = 0; k < ng; k++)
-		for (j = 0; j < gs[k].ncells; j++)
-			in += gs[k].cells[j] == ci;
-	return in;
-}
-
 /*
  * [run] plan = auto: a sizing pass of PLAN_SIZING_BOOTS boots of
  * PLAN_SIZING_ROUNDS / PLAN_SIZING_BOOTS samples over every group, then
  * for each guest group the plan (run_plan_group()) and the boots it asks
  * for beyond the sizing pass's, each of its samples per boot.
  */
-#define PLAN_SIZING_BOOTS 2
-#define PLAN_SIZING_ROUNDS 4
 static void run_rounds_auto(struct run *r, struct rgroup *gs, size_t ng,
 			    bool *profiled)
 {
@@ -493,7 +369,7 @@ static void run_rounds_auto(struct run *r, struct rgroup *gs, size_t ng,
 
 	for (i = 0; i < r->ncells; i++) {
 		struct cell_state *st = &r->states[i];
-		long want = PLAN_SIZING_ROUNDS * in_groups(gs, ng, i);
+		long want = PLAN_SIZING_ROUNDS * rounds_groups_in(gs, ng, i);
 
 		if (st->status == CELL_PENDING && st->planned < want) {
 			r->samples_total += want - st->planned;
@@ -545,7 +421,7 @@ void run_rounds(struct run *r, bool *profiled)
 	 * a later pass (a target's) what the plan asked, spread over them. */
 	for (i = 0; i < r->ncells; i++) {
 		struct cell_state *st = &r->states[i];
-		long in = in_groups(gs, ng, i), want;
+		long in = rounds_groups_in(gs, ng, i), want;
 
 		if (!in)
 			continue;
@@ -568,7 +444,7 @@ void run_rounds(struct run *r, bool *profiled)
 		for (k = 0; k < ng && !run_should_stop(r); k++)
 			run_group(r, &gs[k], k, ng, &ph, profiled);
 	run_save(r);
-	groups_free(gs, ng);
+	rounds_groups_free(gs, ng);
 }
 
 void run_rounds_conclude(struct run *r)
@@ -592,9 +468,4 @@ void run_rounds_conclude(struct run *r)
 		}
 	}
 	run_save(r);
-}
-
-bool run_guests_together(const struct cell *a, const struct cell *b)
-{
-	return same_host(a, b);
 }

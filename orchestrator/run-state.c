@@ -69,10 +69,13 @@ void cell_fail(struct cell_state *st, const char *reason)
 
 void run_progress(struct run *r, int ci, const char *what)
 {
-	double el = mono_now() - r->t0;
+	double el = mono_now() - r->t0, eta_s = run_eta(r);
 	char eta[32] = "?";
 
-	if (r->samples_done > 0) {
+	if (eta_s >= 0) {
+		snprintf(eta, sizeof(eta), "%ld:%02ld", (long)eta_s / 60,
+			 (long)eta_s % 60);
+	} else if (r->samples_done > 0) {
 		double per = el / r->samples_done;
 		long left = r->samples_total - r->samples_done;
 
@@ -193,6 +196,7 @@ void run_release(struct run *r)
 	size_t k;
 
 	cell_states_free(r->states, r->ncells);
+	run_estimate_free(r->est);
 	json_decref(r->head);
 	json_decref(r->record_cells);
 	json_decref(r->schedule);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run-estimate.h"
 #include "util.h"
 
 #define W(f) offsetof(struct workload, f)
@@ -97,6 +98,34 @@ static int finish_metric(const struct ini_key *k, void *obj,
 	return -EINVAL;
 }
 
+/* The estimate reads, over the parameters' defaults. */
+static int finish_estimate(const struct ini_key *k, void *obj,
+			   const struct ini_origin *o, char *msg, size_t len)
+{
+	const struct workload *w = obj;
+	const char **names = xcalloc(w->nparams + 1, sizeof(*names));
+	const char **values = xcalloc(w->nparams + 1, sizeof(*values));
+	double x;
+	size_t i;
+	int ret = 0;
+
+	(void)k;
+	(void)o;
+	for (i = 0; i < w->nparams; i++) {
+		names[i] = w->params[i].name;
+		values[i] = w->params[i].value;
+	}
+	/* a parameter with no default is said after (workload_load()) */
+	for (i = 0; i < w->nparams && values[i]; i++)
+		;
+	if (*w->estimate && i == w->nparams)
+		ret = est_declared_eval(w->estimate, names, values, w->nparams,
+					&x, NULL, msg, len);
+	free(names);
+	free(values);
+	return ret;
+}
+
 static const struct ini_key workload_keys[] = {
     KEY("description", INI_STR, description, "", .help = "one line"),
     KEY("setup", INI_STR, setup, "",
@@ -121,6 +150,16 @@ static const struct ini_key workload_keys[] = {
 	.help = "Debian packages the guest image needs"),
     KEY("timeout", INI_DOUBLE, timeout_s, "0", .min = 0, .max = 7 * 86400,
 	.help = "seconds one sample may take (0: the run's timeout)"),
+    KEY("estimate", INI_STR, estimate, "", .finish = finish_estimate,
+	.help = "seconds one sample takes on bare metal, a sum of terms, "
+		"each a number or a number * a PARAMETER (\"0.0034 * "
+		"SIZE_MIB + 0.00000046 * READS\"): 'vmtax run --dry-run' "
+		"estimates with it until the workload has run on the host"),
+    KEY("estimate_tcg", INI_DOUBLE, estimate_tcg, "0", .min = 0, .max = 1000,
+	.help = "how many times slower a sample runs under TCG emulation "
+		"(a TCG guest, the lab) than on bare metal, for the estimate "
+		"(0: assumed 10; memory-bound code about 1, code that "
+		"computes 10 to 20)"),
 };
 
 static const char *const workload_extra[] = {"param.*", NULL};
@@ -184,7 +223,7 @@ struct wl_param *wl_param_add(struct wl_param **p, size_t *n, const char *name)
 {
 	struct wl_param *q;
 
-	*p = xrealloc(*p, (*n + 1) * sizeof(**p));
+	*p = xgrow(*p, *n, sizeof(**p));
 	q = &(*p)[(*n)++];
 	memset(q, 0, sizeof(*q));
 	q->name = xstrdup(name);
@@ -220,14 +259,15 @@ static int workload_extra_key(void *arg, const char *path, int line,
 	const char *pname = section + strlen("param.");
 	struct wl_param *p;
 
-	if (!wl_param_name_valid(pname)) {
-		fprintf(stderr,
-			"%s:%d: parameter name '%s' must be upper case "
-			"letters, digits and '_'\n",
-			path, line, pname);
-		return -EINVAL;
-	}
-	p = wl_param_find(w->params, w->nparams, pname);
+	if (!wl_param_name_valid(pname))
+		return err_plain("%s:%d: parameter name '%s' must be upper "
+				 "case letters, digits and '_'",
+				 path, line, pname);
+	/* a section appears once (ini-schema.c): its keys come together,
+	 * so its parameter is the last one or a new one */
+	p = w->nparams ? &w->params[w->nparams - 1] : NULL;
+	if (p && strcmp(p->name, pname))
+		p = NULL;
 	if (!p) {
 		p = wl_param_add(&w->params, &w->nparams, pname);
 		p->line = line;
@@ -272,8 +312,8 @@ int workload_load(const char *path, struct workload *w)
 	ret = -EINVAL;
 	for (i = 0; i < w->nparams; i++)
 		if (!w->params[i].values.n) {
-			fprintf(stderr, "%s:%d: [param.%s] has no default\n",
-				path, w->params[i].line, w->params[i].name);
+			err_plain("%s:%d: [param.%s] has no default", path,
+				  w->params[i].line, w->params[i].name);
 			goto out;
 		}
 	ret = 0;

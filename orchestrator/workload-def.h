@@ -7,12 +7,18 @@
  * own rule (the regexes compile with their groups, package names are Debian
  * names, metric = regex needs metric_regex, run is given):
  *	[workload]    description, setup, run, clean, metric, metric_regex,
- *	              series_regex, unit, better, packages, timeout
+ *	              series_regex, unit, better, packages, timeout,
+ *	              estimate, estimate_tcg
  *	[param.NAME]  default, description  (NAME: [A-Z][A-Z0-9_]*)
  *
  * A parameter reaches the workload's commands as the environment variable
  * NAME.  A run config may override it, with one value or a list (then it is
  * an axis of the matrix, see docs/axes.md): wl_param.values holds them.
+ *
+ * Every command gets two more, set by the cell's executor:
+ * WL_ENV_WORKDIR, its scratch working directory, and WL_ENV_SRCDIR, where
+ * the source sets that build workloads compile are (guest-files.h
+ * guest_srcdir_new(): build/src on bare metal, GUEST_SRCDIR in a guest).
  *
  * Ownership: workload_load() fills a struct workload that workload_release()
  * frees.
@@ -25,6 +31,9 @@
 #include <stdio.h>
 
 #include "ini-schema.h"
+
+#define WL_ENV_WORKDIR "VMTAX_WORKDIR"
+#define WL_ENV_SRCDIR "VMTAX_SRCDIR"
 
 struct wl_param {
 	char *name;
@@ -53,6 +62,14 @@ struct workload {
 	char *better; /* "lower" or "higher" */
 	char *packages;
 	double timeout_s; /* 0: use the run's */
+	/* seconds a sample takes on bare metal, as measured where the file
+	 * was written, a sum of terms over the parameters ("" : not said):
+	 * the run's estimate until this host has its own figure
+	 * (est_declared_eval(), run-estimate.h) */
+	char *estimate;
+	/* how many times slower a sample runs under TCG (a TCG guest, the
+	 * lab): 0, not said (run-estimate.h assumes) */
+	double estimate_tcg;
 	struct wl_param *params;
 	size_t nparams;
 	struct ini_origin origin;

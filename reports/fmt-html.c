@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caps.h"
 #include "util.h"
 
 
@@ -433,7 +434,7 @@ static void html_sampling(const struct report *r, FILE *out)
 static int html_render(const struct report *r, FILE *out)
 {
 	char buf[FMT_BUF];
-	size_t i, n = 0;
+	size_t i, n = 0, flame_left = FLAME_REPORT_FRAMES_MAX;
 
 	fmt_html_begin(out, "vmtax report: ", r->run_name);
 	{
@@ -464,7 +465,7 @@ static int html_render(const struct report *r, FILE *out)
 	if (r->has_profile)
 		fprintf(out, "<h2>Profiles</h2>\n");
 	for (i = 0; i < r->ncells; i++)
-		fmt_html_profile(r, &r->cells[i], out);
+		fmt_html_profile(r, &r->cells[i], &flame_left, out);
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 

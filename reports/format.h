@@ -260,9 +260,13 @@ json_t *fmt_profile_json(const struct report_cell *c);
 /* Rows of kind "profile" (label self:SYM or total:SYM, n the samples,
  * metric the contribution); NCOLS columns in all. */
 void fmt_profile_csv(const struct report *r, FILE *out, size_t ncols);
-/* A flame graph of C's profile and a differential one vs the baseline
- * (inline SVG, no script). */
+/*
+ * A flame graph of C's profile and a differential one vs the baseline
+ * (inline SVG, no script).  *LEFT: how many more frames the report's
+ * graphs may draw (FLAME_REPORT_FRAMES_MAX at first); a graph that would
+ * draw more is left out with a note, and what is drawn is taken from it.
+ */
 void fmt_html_profile(const struct report *r, const struct report_cell *c,
-		      FILE *out);
+		      size_t *left, FILE *out);
 
 #endif

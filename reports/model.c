@@ -2,14 +2,17 @@
 #include "model.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
+#include "beneath.h"
 #include "caps.h"
 #include "sample-unit.h"
 #include "report.h"
+#include "results-doc.h"
 #include "run-engine.h"
 #include "runner.h"
 #include "sampling-plan.h"
@@ -18,13 +21,14 @@
 
 char *report_results_path_new(const char *arg)
 {
-	struct stat st;
+	int fd = dir_open_path(arg, false, 0, NULL, 0);
 	size_t len = strlen(arg);
 
-	if (!stat(arg, &st) && S_ISDIR(st.st_mode))
-		return xasprintf("%s%sresults.json", arg,
-				 len && arg[len - 1] == '/' ? "" : "/");
-	return xstrdup(arg);
+	if (fd < 0)
+		return xstrdup(arg); /* a file, or the read says why not */
+	close(fd);
+	return xasprintf("%s%sresults.json", arg,
+			 len && arg[len - 1] == '/' ? "" : "/");
 }
 
 long report_find_cell(const struct report *r, const char *id)
@@ -460,32 +464,18 @@ out:
 int report_load(const char *path, struct report **out)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
-	json_error_t jerr;
-	char *text = NULL;
-	size_t len;
 	int ret;
 
 	*out = NULL;
 	r->path = xstrdup(path);
-	ret = read_file(path, RESULTS_FILE_MAX, &text, &len);
+	ret = results_doc_load(path, JSON_REJECT_DUPLICATES, &r->doc);
 	if (ret < 0) {
-		ret = err_code(ret, "cannot read '%s'", path);
-		goto out;
+		report_free(r);
+		return ret;
 	}
-	r->doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!r->doc) {
-		ret = err("'%s': corrupt JSON at line %d: %s", path, jerr.line,
-			  jerr.text);
-		goto out;
-	}
-	free(text);
 	/* a fleet run's hosts, an axis of its own record */
 	r->fleet_view = report_fleet_has_axis(r->doc);
 	return load_built(r, out);
-out:
-	free(text);
-	report_free(r);
-	return ret;
 }
 
 int report_load_doc(const char *path, json_t *doc, bool fleet_view,

@@ -341,6 +341,10 @@ struct report {
 	bool has_series; /* some cell has a series */
 	bool has_kvm;	 /* some cell has KVM evidence (cell->kvm.present) */
 	bool has_profile; /* some cell has observed.profile */
+	/* what its profiles and comparisons hold (PROFILE_REPORT_MEM_MAX),
+	 * and whether a profile did not fit (no later one is read) */
+	size_t prof_mem;
+	bool prof_full;
 
 	/* Geometric mean of (1 + slowdown) over non-baseline cells. */
 	double geomean_slowdown; /* minus 1, NaN when ngeo == 0 */
@@ -364,7 +368,10 @@ struct report {
 
 /* Load and validate PATH (results.json) and compute all statistics; the
  * axis REPORT_FLEET_AXIS is known in a fleet run that records it
- * (report_fleet_has_axis()). */
+ * (report_fleet_has_axis()).  PATH and its profiles are read as beneath.h
+ * reads a run directory (read_path_file(), read_file_beneath()): a link
+ * someone else made is not followed, nothing but a regular file is read
+ * (-EINVAL, reported). */
 int report_load(const char *path, struct report **out);
 /*
  * The same of DOC (a reference taken), PATH naming it in messages; with
@@ -377,7 +384,8 @@ void report_free(struct report *r);
 
 /*
  * RUNDIR or results.json -> the results.json path (owned).  A directory gets
- * "/results.json" appended.
+ * "/results.json" appended: one dir_open_path() opens, so following only
+ * links the user or root owns (beneath.h); report_load() says why not.
  */
 char *report_results_path_new(const char *arg);
 

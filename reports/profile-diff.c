@@ -20,6 +20,7 @@ struct table {
 	size_t n, cap;
 };
 
+/* S's (N bytes) counts, added when new; NULL past PROFILE_DIFF_SYMBOLS_MAX. */
 static struct acc *table_get(struct table *t, const char *s, size_t n)
 {
 	size_t h;
@@ -49,13 +50,16 @@ static struct acc *table_get(struct table *t, const char *s, size_t n)
 			return &t->v[h];
 		h = (h + 1) & (t->cap - 1);
 	}
+	if (t->n >= PROFILE_DIFF_SYMBOLS_MAX)
+		return NULL;
 	t->v[h].name = xstrndup(s, n);
 	t->n++;
 	return &t->v[h];
 }
 
-static void count(struct table *t, const struct profile *p, int side,
-		  uint64_t *serial)
+/* P's stacks counted into T as SIDE; -E2BIG past the symbols' cap. */
+static int count(struct table *t, const struct profile *p, int side,
+		 uint64_t *serial)
 {
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const char *s = p->stacks[i].stack;
@@ -67,6 +71,8 @@ static void count(struct table *t, const struct profile *p, int side,
 			size_t n = e ? (size_t)(e - s) : strlen(s);
 			struct acc *a = table_get(t, s, n);
 
+			if (!a)
+				return -E2BIG;
 			if (a->seen != *serial) {
 				a->seen = *serial;
 				a->total[side] += c;
@@ -78,6 +84,7 @@ static void count(struct table *t, const struct profile *p, int side,
 			s = e + 1;
 		}
 	}
+	return 0;
 }
 
 static int by_self(const void *a, const void *b)
@@ -115,8 +122,13 @@ int profile_diff_build(const struct profile *base, const struct profile *cell,
 		return -EINVAL;
 	out->scaled = isfinite(slowdown);
 	out->slowdown = out->scaled ? slowdown : 0;
-	count(&t, base, 0, &serial);
-	count(&t, cell, 1, &serial);
+	if (count(&t, base, 0, &serial) < 0 ||
+	    count(&t, cell, 1, &serial) < 0) {
+		for (size_t i = 0; i < t.cap; i++)
+			free(t.v[i].name);
+		free(t.v);
+		return -E2BIG;
+	}
 	nb = (double)base->samples;
 	nc = (double)cell->samples;
 	k = 1 + out->slowdown;

@@ -48,7 +48,9 @@ struct profile_diff {
 
 /*
  * Compare CELL against BASE, scaled by SLOWDOWN (a fraction; NaN: none).
- * Returns 0, or -EINVAL when either profile has no samples.
+ * Returns 0, -EINVAL when either profile has no samples, or -E2BIG when
+ * the two hold more than PROFILE_DIFF_SYMBOLS_MAX distinct symbols
+ * (caps.h; nothing is kept).
  */
 int profile_diff_build(const struct profile *base, const struct profile *cell,
 		       double slowdown, struct profile_diff *out);

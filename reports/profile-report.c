@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The report model's profiles (model.h, struct report_profile). */
 #include "model.h"
+#include "beneath.h"
 #include "util.h"
 
 #include <errno.h>
@@ -9,15 +10,61 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The folded file beside the run's results.json, read and parsed. */
-static void cell_profile_load(const struct report *r, struct report_profile *rp)
-{
-	char *dir = xstrdup(r->path), *path, *text = NULL, errbuf[160];
-	size_t len;
-	int ret;
+/* A cap's number in a static message. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
-	path = xasprintf("%s/%s", dirname(dir), rp->folded);
-	ret = read_file(path, PROFILE_FILE_MAX, &text, &len);
+static const char too_many_frames[] =
+    "no comparison: more than " STR(PROFILE_DIFF_SYMBOLS_MAX)
+    " distinct frames in it and the baseline's (PROFILE_DIFF_SYMBOLS_MAX)";
+static const char over_budget[] =
+    "no comparison: with it the report's profiles would take over " STR(
+	PROFILE_REPORT_MEM_MAX_MIB) " MiB (PROFILE_REPORT_MEM_MAX)";
+
+/*
+ * What a profile of LEN folded bytes takes, at most: its stacks' strings
+ * (no more than the text) and per stack (a line at most) its entry, its
+ * string's malloc overhead and its share of the index, with their growth.
+ */
+static size_t profile_cost(const char *text, size_t len)
+{
+	size_t lines = 1;
+
+	for (const char *s = text;
+	     (s = memchr(s, '\n', len - (size_t)(s - text))); s++)
+		lines++;
+	return len + 96 * lines;
+}
+
+/*
+ * The folded file beside the run's results.json, read and parsed, when
+ * the report's profiles stay within PROFILE_REPORT_MEM_MAX.  The first
+ * that would not fit ends the budget: no later cell's file is read.
+ */
+static void cell_profile_load(struct report *r, struct report_profile *rp)
+{
+	char *dir = xstrdup(r->path), *text = NULL, errbuf[160];
+	const char *base;
+	size_t len = 0, cost = 0, left = PROFILE_REPORT_MEM_MAX - r->prof_mem;
+	int ret = -ENOSPC;
+
+	base = dirname(dir);
+	if (!r->prof_full)
+		/* beneath the run directory: no link followed, only a file */
+		ret = read_file_beneath(base, rp->folded,
+					left < PROFILE_FILE_MAX
+						? left
+						: PROFILE_FILE_MAX,
+					&text, &len);
+	if (ret == -ENOSPC || (ret == -EFBIG && left < PROFILE_FILE_MAX) ||
+	    (ret == 0 && (cost = profile_cost(text, len)) > left)) {
+		r->prof_full = true;
+		rp->why = rp->owned_why = xasprintf(
+		    "'%s' not read: the report's profiles would take over %d "
+		    "MiB (PROFILE_REPORT_MEM_MAX)",
+		    rp->folded, PROFILE_REPORT_MEM_MAX_MIB);
+		goto out;
+	}
 	if (ret < 0) {
 		rp->why = rp->owned_why =
 		    ret == -EFBIG
@@ -25,9 +72,10 @@ static void cell_profile_load(const struct report *r, struct report_profile *rp)
 				    "(PROFILE_FILE_MAX)",
 				    rp->folded, PROFILE_FILE_MAX)
 			: xasprintf("cannot read '%s': %s", rp->folded,
-				    strerror(-ret));
+				    beneath_strerror(ret));
 		goto out;
 	}
+	r->prof_mem += cost;
 	rp->p = profile_new();
 	if (profile_folded_parse(rp->p, text, len, errbuf, sizeof(errbuf)) <
 	    0) {
@@ -44,7 +92,6 @@ static void cell_profile_load(const struct report *r, struct report_profile *rp)
 	rp->present = true;
 out:
 	free(text);
-	free(path);
 	free(dir);
 }
 
@@ -78,9 +125,21 @@ void report_cell_profile(struct report *r, struct report_cell *c, json_t *obs)
 	cell_profile_load(r, rp);
 }
 
+/* What D holds: per entry, its own, its name's and its by_total slot. */
+static size_t diff_cost(const struct profile_diff *d)
+{
+	size_t cost = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		cost += 128 + strlen(d->v[i].name);
+	return cost;
+}
+
 void report_profiles_diff(struct report *r)
 {
 	const struct report_cell *base;
+	size_t cost;
+	int ret;
 
 	if (!r->has_profile || r->baseline < 0)
 		return;
@@ -94,11 +153,21 @@ void report_profiles_diff(struct report *r)
 			c->prof.diff_why = "the baseline has no profile";
 			continue;
 		}
-		if (profile_diff_build(base->prof.p, c->prof.p,
-				       c->vs_base.valid ? c->vs_base.delta
-							: NAN,
-				       &c->prof.diff) == 0)
-			c->prof.has_diff = true;
+		ret = profile_diff_build(
+		    base->prof.p, c->prof.p,
+		    c->vs_base.valid ? c->vs_base.delta : NAN, &c->prof.diff);
+		if (ret == -E2BIG)
+			c->prof.diff_why = too_many_frames;
+		if (ret < 0)
+			continue;
+		cost = diff_cost(&c->prof.diff);
+		if (cost > PROFILE_REPORT_MEM_MAX - r->prof_mem) {
+			profile_diff_release(&c->prof.diff);
+			c->prof.diff_why = over_budget;
+			continue;
+		}
+		r->prof_mem += cost;
+		c->prof.has_diff = true;
 	}
 }
 

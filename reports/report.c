@@ -2,14 +2,17 @@
 #include "report.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "beneath.h"
 #include "caps.h"
 #include "format.h"
+#include "results-doc.h"
 #include "util.h"
 
 const struct report_format *const report_formats[] = {
@@ -70,17 +73,16 @@ int report_fleet_paths(const char *results_path, char ***paths, size_t *n,
 		       bool *fleet)
 {
 	const char *slash = strrchr(results_path, '/');
-	char *text = NULL;
-	size_t len = 0, i;
 	json_t *doc, *hosts, *h;
+	size_t i;
+	int ret;
 
 	*paths = NULL;
 	*n = 0;
 	*fleet = false;
-	if (read_file(results_path, RESULTS_FILE_MAX, &text, &len) < 0)
-		return 0; /* report_load() says why */
-	doc = json_loadb(text, len, 0, NULL);
-	free(text);
+	ret = results_doc_load(results_path, JSON_REJECT_DUPLICATES, &doc);
+	if (ret < 0)
+		return ret;
 	hosts = json_object_get(json_object_get(doc, "fleet"), "hosts");
 	/* a split fleet's cells are one matrix: its report is the run's */
 	if (!strcmp(json_string_value(json_object_get(
@@ -97,10 +99,9 @@ int report_fleet_paths(const char *results_path, char ***paths, size_t *n,
 		if (!rel)
 			continue;
 		if (!fleet_rel_ok(rel)) {
-			int ret = err("'%s': fleet host results at '%s': not "
-				      "hosts/NAME/results.json",
-				      results_path, rel);
-
+			ret = err("'%s': fleet host results at '%s': not "
+				  "hosts/NAME/results.json",
+				  results_path, rel);
 			json_decref(doc); /* REL was borrowed from it */
 			return ret;
 		}
@@ -135,20 +136,15 @@ static int fleet_view_write(const char *results_path, char **paths,
 	json_t **docs = xcalloc(n, sizeof(*docs)), *doc = NULL;
 	const char **names = xcalloc(n, sizeof(*names));
 	struct report *r = NULL;
-	char *text, *name;
-	size_t k, len;
+	char *name;
+	size_t k;
 	int ret = find_format(format, &f);
 
 	for (k = 0; ret == 0 && k < n; k++) {
-		ret = read_file(paths[k], RESULTS_FILE_MAX, &text, &len);
-		if (ret < 0) {
-			ret = err_code(ret, "cannot read '%s'", paths[k]);
+		ret = results_doc_load(paths[k], JSON_REJECT_DUPLICATES,
+				       &docs[k]);
+		if (ret < 0)
 			break;
-		}
-		docs[k] = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
-		free(text);
-		if (!docs[k])
-			ret = err("'%s': corrupt JSON", paths[k]);
 		name = xstrdup(paths[k]);
 		names[k] = xstrdup(host_of_path(name));
 		free(name);
@@ -181,15 +177,11 @@ static int fleet_view_write(const char *results_path, char **paths,
  * its own (report_fleet_has_axis()). */
 static bool host_axis_recorded(const char *results_path)
 {
-	char *text = NULL;
-	size_t len = 0;
 	json_t *doc;
 	bool has;
 
-	if (read_file(results_path, RESULTS_FILE_MAX, &text, &len) < 0)
+	if (results_doc_load(results_path, JSON_REJECT_DUPLICATES, &doc) < 0)
 		return false;
-	doc = json_loadb(text, len, 0, NULL);
-	free(text);
 	has = report_fleet_has_axis(doc);
 	json_decref(doc);
 	return has;
@@ -293,7 +285,7 @@ void report_write_rundir(const char *rundir, const char *results_path)
 
 	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
 		char *path = xasprintf("%s/%s", rundir, fmts[i][1]);
-		FILE *f = fopen_new(path);
+		FILE *f = fopen_beneath(rundir, fmts[i][1], false);
 		int ret = f ? report_write(results_path, fmts[i][0], f) : -EIO;
 
 		if (f)

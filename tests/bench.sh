@@ -35,6 +35,13 @@
 #     host lane's sum (the least it can take)
 #  8. the statistics: the hierarchical bootstrap's time against the same
 #     resampling draws summed (tests/bench-stats.c), in the same run
+#  9. the run's estimate (docs/estimate.md) against its measured wall:
+#     'vmtax run CONFIG --dry-run' (this host's figures, from its last runs),
+#     then the run, timed; its error.  configs/demo.ini always; the lab
+#     table (EST_LAB_CONFIG, default configs/lab-npt.ini) and
+#     configs/kbuild-small.ini only with EST_SLOW=1 (tens of minutes each:
+#     their estimates are printed all the same), each skipped with the
+#     reason where this host cannot run it (its dry run's refusal)
 # SECTIONS="2 3" runs only those.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,7 +58,7 @@ W=$(mktemp -d /tmp/vmtax-bench.XXXXXX)
 trap 'if [ -n "${KEEP:-}" ]; then rm -rf "$KEEP"; mv "$W" "$KEEP"; else rm -rf "$W"; fi' EXIT
 thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
 now() { date +%s.%N; }
-want() { case " ${SECTIONS:-1 2 3 4 5 6 7 8} " in *" $1 "*) return 0 ;; esac; return 1; }
+want() { case " ${SECTIONS:-1 2 3 4 5 6 7 8 9} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # The cells the sections run (section 5 reuses 1's and 2's): written
 # first, so that any SECTIONS works on its own.
@@ -474,7 +481,7 @@ else
 	# lab ready, restored vs booted: bare-metal lab runs of one small
 	# sample, [lab] restore = on (saves a state when none fits), off
 	# (booted), on (restored)
-	LBM="--set matrix.where=bare-metal --set matrix.host_thp=always --set run.repeat=1 --set run.baseline= --set workload.PROCS=10 --set workload.TOUCH_KIB=1024"
+	LBM="--set matrix.where=bare-metal --set matrix.host_thp=always --set run.repeat=1 --set run.boots=1 --set run.baseline= --set workload.PROCS=10 --set workload.TOUCH_KIB=1024"
 	echo "   $VMTAX run configs/lab-npt.ini $LBM --set lab.restore=on, then off, then on"
 	for m in on off on2; do
 		(cd "$TOP" && "$VMTAX" run configs/lab-npt.ini --out "$W/lr-$m" $LBM \
@@ -617,4 +624,53 @@ if want 8; then
 echo "== 8. the hierarchical bootstrap against its least work (tests/bench-stats.c)"
 echo "   $TOP/build/tests/bench-stats"
 "$TOP/build/tests/bench-stats"
+fi
+if want 9; then
+echo "== 9. the run's estimate against its measured wall (docs/estimate.md)"
+# The seconds of an estimate line: "estimate: 45 s (", "7.5 min (",
+# "23 min (", "2 h 05 min (".
+est_secs() {
+	sed -n 's/^estimate: \([^(]*\) (.*/\1/p' "$1" | head -n 1 |
+		awk '$2 == "s" { print $1 } $2 == "min" { print $1 * 60 }
+		     $2 == "h" { print $1 * 3600 + $3 * 60 }'
+}
+EST_ROWS=
+# NAME CONFIG RUN: the estimate, and with RUN = yes the run and its error
+est_one() {
+	if ! "$VMTAX" run "$2" --dry-run >"$W/est-$1.dry" 2>"$W/est-$1.err"; then
+		echo "   $1: skipped, this host cannot run it: $(grep -v '^  ' "$W/est-$1.err" | tail -n 1)"
+		return 0
+	fi
+	echo "   $VMTAX run $2 --dry-run"
+	grep '^estimate: ' "$W/est-$1.dry" | sed 's/^/     /'
+	e=$(est_secs "$W/est-$1.dry")
+	if [ "$3" != yes ]; then
+		printf '   %s: estimate %.0f s; not run (EST_SLOW=1 runs it)\n' "$1" "$e"
+		return 0
+	fi
+	echo "   $VMTAX run $2 --out DIR (timed by the shell; load before: $(cut -d' ' -f1-3 /proc/loadavg))"
+	t0=$(now)
+	rc=0
+	"$VMTAX" run "$2" --out "$W/est-$1" >"$W/est-$1.out" 2>&1 || rc=$?
+	t1=$(now)
+	wall=$(echo "$t1 - $t0" | bc -l)
+	err=$(echo "($e - $wall) * 100 / $wall" | bc -l)
+	printf '   %s: estimate %.0f s, measured %.0f s (exit %d, load after: %s): error %+.1f%%\n' \
+		"$1" "$e" "$wall" "$rc" "$(cut -d' ' -f1-3 /proc/loadavg)" "$err"
+	EST_ROWS="$EST_ROWS$(printf '%-14s %8.0f s %8.0f s %+7.1f%%' "$1" "$e" "$wall" "$err")
+"
+}
+slow=no
+[ -n "${EST_SLOW:-}" ] && slow=yes
+est_one demo "$TOP/configs/demo.ini" yes
+if virsh -c qemu:///system version >/dev/null 2>&1; then
+	est_one lab "${EST_LAB_CONFIG:-$TOP/configs/lab-npt.ini}" "$slow"
+else
+	echo "   lab: skipped, this host cannot run it: libvirtd is not reachable"
+fi
+est_one kbuild-small "$TOP/configs/kbuild-small.ini" "$slow"
+if [ -n "$EST_ROWS" ]; then
+	printf '   %-14s %10s %10s %8s\n' config estimate measured error
+	printf '%s' "$EST_ROWS" | sed 's/^/   /'
+fi
 fi

@@ -7,7 +7,8 @@ A body runs under set -e (tests/lib-test.sh), but the shell ignores set -e in
 an if condition, in any but the last command of an && or || list, and in
 everything called from there; so, as in git's t/chainlint.pl, every command
 of a test body that is followed by another must be joined to it with && (or
-||, or |).  It finds each test_expect_success / test_expect_failure_code call,
+||, or |).  It finds each test_expect_success / test_expect_failure_code call
+(with or without its prerequisites first: one more argument),
 takes its body (the last argument, after shell quoting), parses it as shell
 and reports each break as FILE:LINE.  Accepted without &&:
 
@@ -451,8 +452,10 @@ def lint_file(path, out):
             args.append(a)
         if len(args) < CALLS[t.text]:
             continue
-        body = args[CALLS[t.text] - 1]
-        name = args[0].text
+        # PREREQS NAME ... BODY: the prerequisites come first
+        first = 1 if len(args) > CALLS[t.text] else 0
+        body = args[first + CALLS[t.text] - 1]
+        name = args[first].text
 
         def report(line, msg, body=body, name=name):
             found.append((line, "%s:%d: '%s': %s" % (path, line, name, msg)))

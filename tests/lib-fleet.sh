@@ -12,12 +12,14 @@
 #                          saying MACHINE-ID (and what jq filter JQ makes
 #                          of its "host", e.g. '.cpu_model = "X"'), its
 #                          runs one at a time (they share this machine's
-#                          host lock)
+#                          host lock); an executable
+#                          $FAKE_FLEET/hosts/NAME/after-run runs after
+#                          each run there, in the run's directory there
 
 . "$(dirname "$0")/lib-faults.sh"
-test_prereq ROOT || skip_all "needs root (the hosts' bare-metal runs take the host lock)"
-command -v jq >/dev/null || skip_all "no jq"
-command -v flock >/dev/null || skip_all "no flock"
+test_need ROOT "needs root (the hosts' bare-metal runs take the host lock)"
+test_need JQ
+test_need FLOCK
 wait_host_free 900 || skip_all "another vmtax held the host lock for 15 minutes"
 
 thp_now=$(thp_get enabled)
@@ -32,7 +34,11 @@ host() {
 #!/bin/sh
 case "\$1" in
 host) "$VMTAX" "\$@" | jq --arg mid '$2' '.host.machine_id = \$mid | .host |= (${3:-.})' ;;
-run) exec flock "$FAKE_FLEET/lock" "$VMTAX" "\$@" ;;
+run) if [ -x "$FAKE_FLEET/hosts/$1/after-run" ]; then
+	flock "$FAKE_FLEET/lock" "$VMTAX" "\$@"; rc=\$?
+	"$FAKE_FLEET/hosts/$1/after-run"; exit \$rc
+fi
+exec flock "$FAKE_FLEET/lock" "$VMTAX" "\$@" ;;
 *) exec "$VMTAX" "\$@" ;;
 esac
 EOF

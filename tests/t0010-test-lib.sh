@@ -1,22 +1,29 @@
 #!/bin/sh
 # The test library and the chain lint themselves: a failing line fails its
 # test even when the next line passes; expected exit codes, skips and
-# prerequisites still work; chainlint.py names each broken && chain at
-# file:line and passes good bodies.
+# prerequisites still work; every skip names its prerequisite and reason,
+# and under CI=true one the host could have run fails; chainlint.py names
+# each broken && chain at file:line and passes good bodies.
 . "$(dirname "$0")/lib-test.sh"
 
-# child NAME BODY: run a test file whose tests are BODY; its output in
-# NAME.out, its exit status in NAME.rc; its scratch directory removed.
+# child NAME BODY: run a test file whose tests are BODY (with CI=$CHILD_CI);
+# its output in NAME.out, its exit status in NAME.rc; its scratch
+# directory removed.
 child() {
 	{
 		echo ". \"$TOP/tests/lib-test.sh\""
 		printf '%s\n' "$2"
 		echo test_done
 	} >"$TRASH/$1.sh"
-	(cd "$TRASH" && sh "$1.sh" >"$1.out" 2>&1; echo $? >"$1.rc")
+	(cd "$TRASH" && CI=${CHILD_CI:-} sh "$1.sh" >"$1.out" 2>&1; echo $? >"$1.rc")
 	sed -n 's/^# scratch left in //p' "$TRASH/$1.out" | while read -r d; do
 		case $d in /tmp/vmtax-*) rm -rf "$d" ;; esac
 	done
+}
+child_ci() {
+	CHILD_CI=true
+	child "$@"
+	CHILD_CI=
 }
 
 child first-line "test_expect_success 'fails on its first line' '
@@ -42,7 +49,7 @@ test_expect_failure_code 'the last line exits 3 after a good line' 3 '
 	x=3 &&
 	(exit \$x)
 '
-test_skip 'skipped' 'for a reason'
+test_skip '' 'skipped' 'for a reason'
 true && test_expect_success 'after a true &&' 'false
 true'
 if true; then test_expect_success 'if' 'test_expect_code 2 sh -c \"exit 2\"'; fi
@@ -54,7 +61,7 @@ test_expect_success 'passing bodies, exit codes (of the last line only) and skip
 	grep -x "not ok 3 - exits 4, wanted 3 (exit 4, wanted 3)" passing.out &&
 	grep -x "not ok 4 - an earlier line exits 3 (an earlier line failed: exit 3)" passing.out &&
 	grep -x "ok 5 - the last line exits 3 after a good line" passing.out &&
-	grep -x "ok 6 - skipped # SKIP for a reason" passing.out &&
+	grep -x "ok 6 - skipped # SKIP for a reason (no prerequisite)" passing.out &&
 	grep -x "not ok 7 - after a true && (exit 1)" passing.out &&
 	grep -x "ok 8 - if" passing.out &&
 	grep -x "not ok 9 - in an if condition (exit 125)" passing.out &&
@@ -62,21 +69,133 @@ test_expect_success 'passing bodies, exit codes (of the last line only) and skip
 	grep -x "# passing: 9 tests, 4 failed, 1 skipped" passing.out
 '
 
-child skipall 'test_prereq NOSUCH || skip_all "no such thing here"'
-test_expect_success 'skip_all prints its reason and passes' '
-	grep -x "1..0 # SKIP skipall: no such thing here" skipall.out &&
-	test "$(cat skipall.rc)" = 0
+# Skips: each names the prerequisite it is for.  NEVER is one no host has,
+# HERE one every host has (test_lazy_prereq: the file's own).
+never='test_lazy_prereq NEVER "never here" false'
+here='test_lazy_prereq HERE "always here" true'
+child skipall "$never
+test_need NEVER"
+child_ci skipall-ci "$never
+test_need NEVER"
+test_expect_success 'a file needing a prerequisite the host lacks is skipped with its reason, under CI too' '
+	grep -x "1..0 # SKIP skipall: never here (missing NEVER)" skipall.out &&
+	test "$(cat skipall.rc)" = 0 &&
+	grep -x "1..0 # SKIP skipall-ci: never here (missing NEVER)" skipall-ci.out &&
+	test "$(cat skipall-ci.rc)" = 0
 '
 
-test_expect_success 'the runner counts a file that skips entirely as skipped, with its reason' '
-	mkdir suite &&
-	cp "$TOP/tests/run-shell-tests.sh" "$TOP/tests/lib-test.sh" "$TOP/tests/chainlint.py" suite/ &&
-	printf "%s\n" ". \"\$(dirname \"\$0\")/lib-test.sh\"" "skip_all \"no such thing here\"" >suite/t0001-skips.sh &&
-	printf "%s\n" ". \"\$(dirname \"\$0\")/lib-test.sh\"" "test_expect_success one true" test_done >suite/t0002-passes.sh &&
-	T= sh suite/run-shell-tests.sh >suite.out &&
+child later "$never
+test_expect_success first true
+test_need ROOT,NEVER 'needs a thing after the first'
+test_expect_success second true"
+test_expect_success 'test_need after tests ran skips the rest of the file, said as a test' '
+	cat later.out &&
+	grep -x "ok 1 - first" later.out &&
+	grep -x "ok 2 - the rest of later # SKIP needs a thing after the first (missing $(test_prereq ROOT || echo ROOT,)NEVER)" later.out &&
+	! grep "second" later.out &&
+	test "$(cat later.rc)" = 0
+'
+
+child cases "$never
+$here
+test_expect_success NEVER 'needs never' false
+test_expect_failure_code HERE,NEVER 'needs both' 3 '(exit 3)'
+test_expect_success HERE 'needs here' true
+test_expect_success '!NEVER' 'needs no never' true
+test_expect_success '!HERE' 'needs no here' false"
+test_expect_success 'a test whose prerequisite is missing is skipped with the reason; the others run' '
+	cat cases.out &&
+	grep -x "ok 1 - needs never # SKIP never here (missing NEVER)" cases.out &&
+	grep -x "ok 2 - needs both # SKIP never here (missing NEVER)" cases.out &&
+	grep -x "ok 3 - needs here" cases.out &&
+	grep -x "ok 4 - needs no never" cases.out &&
+	grep -x "ok 5 - needs no here # SKIP this host has HERE (missing !HERE)" cases.out &&
+	grep -x "# cases: 5 tests, 0 failed, 3 skipped" cases.out &&
+	test "$(cat cases.rc)" = 0
+'
+
+child typo 'test_need NOSUCH "no such thing here"'
+test_expect_success 'an unknown prerequisite fails the file (a typo would skip for ever)' '
+	grep -x "Bail out! typo: unknown prerequisite NOSUCH" typo.out &&
+	test "$(cat typo.rc)" = 1
+'
+
+# A skip the host could have run: for a prerequisite it has, or for none
+# (as t0180 did: its own kernel glob failed where the kernel was there).
+chose="$here
+test_skip HERE 'chose to' 'the file says so'"
+noprereq='ls /nonexistent/vmlinuz-* >/dev/null 2>&1 || skip_all "no guest kernel"'
+child chose "$chose"
+child_ci chose-ci "$chose"
+child noprereq "$noprereq"
+child_ci noprereq-ci "$noprereq"
+test_expect_success 'a skip for a prerequisite the host meets, or for none, passes, but fails under CI=true' '
+	cat chose.out chose-ci.out noprereq.out noprereq-ci.out &&
+	grep -x "ok 1 - chose to # SKIP the file says so (missing HERE)" chose.out &&
+	test "$(cat chose.rc)" = 0 &&
+	grep -x "not ok 1 - chose to # skipped: the file says so (missing HERE), but the host meets HERE: under CI=true a skip must be for a prerequisite the host lacks" chose-ci.out &&
+	test "$(cat chose-ci.rc)" = 1 &&
+	grep -x "1..0 # SKIP noprereq: no guest kernel (no prerequisite)" noprereq.out &&
+	test "$(cat noprereq.rc)" = 0 &&
+	grep -x "Bail out! noprereq-ci skipped: no guest kernel (no prerequisite), but it names no prerequisite: under CI=true a skip must be for a prerequisite the host lacks" noprereq-ci.out &&
+	test "$(cat noprereq-ci.rc)" = 1
+'
+
+# suite DIR FILE BODY...: a test file of DIR/ that sources its lib-test.sh
+suite() {
+	_d=$1 _f=$2
+	shift 2
+	printf "%s\n" ". \"\$(dirname \"\$0\")/lib-test.sh\"" "$@" >"$TRASH/$_d/$_f"
+}
+mkdir "$TRASH/suite"
+cp "$TOP/tests/run-shell-tests.sh" "$TOP/tests/lib-test.sh" "$TOP/tests/chainlint.py" "$TRASH/suite/"
+suite suite t0001-skips.sh "$never" "test_need NEVER"
+suite suite t0002-passes.sh "$never" "test_expect_success one true" \
+	"test_expect_success NEVER two true" test_done
+suite suite t0003-no-prereq.sh 'skip_all "for no named reason"'
+test_expect_success 'the runner names each skipped file and each skipped test, with its reason' '
+	T= CI= sh suite/run-shell-tests.sh >suite.out &&
 	cat suite.out &&
-	grep -x "  t0001-skips.sh: no such thing here" suite.out &&
-	grep -x "shell-tests: 1 passed, 0 failed, 1 skipped" suite.out
+	sed -n "/^skipped /,/^[^ ]/p" suite.out >skips &&
+	printf "%s\n" "skipped (files: 2, tests inside files that ran: 1):" \
+		"  t0001-skips.sh: never here (missing NEVER)" \
+		"  t0002-passes.sh: '"'"'two'"'"': never here (missing NEVER)" \
+		"  t0003-no-prereq.sh: for no named reason (no prerequisite)" \
+		"== wall: Xs with -j N" >want &&
+	sed "s/^== wall: .*/== wall: Xs with -j N/" skips >got &&
+	test_cmp want got &&
+	grep -x "shell-tests: 1 passed, 0 failed, 2 skipped" suite.out
+'
+
+test_expect_success 'under CI=true the runner fails a file that skips for no prerequisite' '
+	test_expect_code 1 env T= CI=true sh suite/run-shell-tests.sh >suite-ci.out &&
+	cat suite-ci.out &&
+	grep -x "Bail out! t0003-no-prereq skipped: for no named reason (no prerequisite), but it names no prerequisite: under CI=true a skip must be for a prerequisite the host lacks" suite-ci.out &&
+	grep -x "failed: t0003-no-prereq.sh" suite-ci.out &&
+	grep -x "shell-tests: 1 passed, 1 failed, 1 skipped" suite-ci.out
+'
+
+# KERNEL asks vmtax where the guest kernel is (its cache, build/kernel
+# beside its bin/, else /boot): a scratch tree with a kernel in its cache
+# and none in /boot (this host has none there) has it.  t0180 skipped
+# when either of its two globs matched nothing.
+test_expect_success 'KERNEL: a kernel in the cache is found, whatever /boot holds; t0180 needs it' '
+	k=$TRASH/k &&
+	mkdir -p "$k/build/bin" "$k/build/kernel/boot" &&
+	cp "$VMTAX" "$k/build/vmtax" &&
+	echo image >"$k/build/kernel/boot/vmlinuz-9.9.9-test" &&
+	(VMTAX=$k/build/vmtax && test_prereq KERNEL && echo "$test_kernel_") >found &&
+	echo "$k/build/kernel/boot/vmlinuz-9.9.9-test" >want &&
+	test_cmp want found &&
+	rm "$k/build/kernel/boot/vmlinuz-9.9.9-test" &&
+	if ls /boot/vmlinuz-* >/dev/null 2>&1; then
+		(VMTAX=$k/build/vmtax && test_prereq KERNEL && echo "$test_kernel_") >found &&
+		grep -x "/boot/vmlinuz-.*" found
+	else
+		(VMTAX=$k/build/vmtax && ! test_prereq KERNEL && echo "$prereq_why_") >why &&
+		grep -x "no guest kernel: .$k/build/vmtax image path vmlinuz. names none (make deps)" why
+	fi &&
+	grep -x "test_need KERNEL" "$TOP/tests/t0180-image-tiny.sh"
 '
 
 # A suite for the parallel runner: two tests that need the host (they log

@@ -6,9 +6,9 @@
 # run) writes both runs and its verdict.
 . "$(dirname "$0")/lib-test.sh"
 . "$(dirname "$0")/lib-faults.sh"
-test_prereq ROOT || skip_all "needs root to set host THP"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
-test_prereq TINY || skip_all "no tiny image (make image-tiny)"
+test_need ROOT "needs root to set host THP"
+test_need LIBVIRT
+test_need TINY
 
 thp_before=$(thp_get enabled)
 

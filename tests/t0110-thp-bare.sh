@@ -3,9 +3,8 @@
 # On bare metal, THP always really changes the fault count of randwalk:
 # at least 50x fewer minor faults than THP never.
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root to set host THP"
-grep -q always /sys/kernel/mm/transparent_hugepage/enabled ||
-	skip_all "this kernel has no THP"
+test_need ROOT "needs root to set host THP"
+test_need THP
 
 thp_before=$(thp_get enabled)
 cat >"$TRASH/run.ini" <<EOF2

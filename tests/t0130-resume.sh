@@ -4,7 +4,7 @@
 # SIGINT, resumes to the same cells and samples as an uninterrupted run,
 # never repeating a completed sample; a changed config is refused.
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root to set host THP"
+test_need ROOT "needs root to set host THP"
 
 thp_before=$(thp_get enabled)
 mkdir -p "$TRASH/wl"

@@ -4,7 +4,7 @@
 # sample, and vmtax report carries it into csv as rows of kind "series".
 # Bare metal only, at the host's current THP mode, so the host is unchanged.
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root (vmtax run reads and sets host THP)"
+test_need ROOT "needs root (vmtax run reads and sets host THP)"
 
 thp=$(thp_get enabled)
 cat >"$TRASH/run.ini" <<EOF2

@@ -10,12 +10,11 @@
 # developers sharing one host); unset, or with VMTAX_HOST_LOCK_HELD=1 (the
 # caller holds it: run-shell-tests.sh), nothing is locked.
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root (vmtax run sets host THP)"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
-[ -x "$BUILD/bin/vmtax-agent" ] || skip_all "no $BUILD/bin/vmtax-agent (make tools)"
-# The guest kernel: vmtax's cache (make deps), else /boot.
-ls "$BUILD"/kernel/boot/vmlinuz-* /boot/vmlinuz-* >/dev/null 2>&1 ||
-	skip_all "no guest kernel in $BUILD/kernel/boot or /boot (make deps)"
+test_need ROOT "needs root (vmtax run sets host THP)"
+test_need LIBVIRT
+test_need AGENT
+# The guest kernel, as vmtax finds it: its cache (make deps), else /boot.
+test_need KERNEL
 
 LOCK=${VMTAX_HOST_LOCK:-}
 [ "${VMTAX_HOST_LOCK_HELD:-}" != 1 ] || LOCK=
@@ -30,14 +29,14 @@ with_host_lock() {
 # QEMU (libvirt-qemu) opens the image: the tree must be traversable (0755),
 # so it is not under $TRASH (0700).
 T=$(mktemp -d /tmp/vmtax-t0180-tree.XXXXXX) && chmod 0755 "$T" ||
-	skip_all "cannot make a scratch tree"
+	bail_out "cannot make a scratch tree"
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/build" "$T/image" &&
 	cp "$VMTAX" "$T/build/vmtax" &&
 	cp -a "$BUILD/bin" "$T/build/bin" &&
 	cp "$TOP/image/mkinitramfs-tiny.sh" "$TOP/image/mkinitramfs-lib.sh" "$T/image/" &&
 	{ ! test -d "$BUILD/kernel" || ln -s "$BUILD/kernel" "$T/build/kernel"; } ||
-	skip_all "cannot copy the build into $T"
+	bail_out "cannot copy the build into $T"
 V=$T/build/vmtax
 thp=$(thp_get enabled)
 thp_before=$thp

@@ -9,15 +9,14 @@
 # test (tests/slow/t0500-image-debian.sh) and a 'make bench' figure.
 . "$(dirname "$0")/lib-test.sh"
 
-[ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
-test_prereq ROOT || skip_all "needs root (libguestfs's direct backend, the kernel cache)"
-ls "$BUILD"/kernel/boot/vmlinuz-* >/dev/null 2>&1 ||
-	skip_all "no guest kernel in $BUILD/kernel/boot (make deps)"
+test_need VMTAX
+test_need ROOT "needs root (libguestfs's direct backend, the kernel cache)"
+test_need KERNEL
 
 # Each row has its own TMPDIR, where libguestfs keeps supermin's appliance
 # (.guestfs-UID): built anew, as on a fresh machine, not found cached.
 test_expect_success 'the appliance boots the cached guest kernel, makes and mounts an ext4' '
-	kernel=$(ls -v "$BUILD"/kernel/boot/vmlinuz-* | tail -n 1) &&
+	kernel=$("$VMTAX" image path vmlinuz) &&
 	env -u SUPERMIN_KERNEL -u SUPERMIN_MODULES -u SUPERMIN_KERNEL_VERSION \
 		TMPDIR="$TRASH" "$VMTAX" image appliance 2>err &&
 	cat err &&

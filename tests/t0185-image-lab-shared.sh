@@ -11,7 +11,7 @@
 # Nothing boots.  The build (about 15 s, 0.7 GB, removed at the end) needs
 # root and the lab's packages on this host; else only the keys are checked.
 . "$(dirname "$0")/lib-test.sh"
-[ -x "$BUILD/bin/vmtax-agent" ] || skip_all "no $BUILD/bin/vmtax-agent (make)"
+test_need AGENT
 
 # Two scratch trees, A and B: vmtax, bin/, the scripts, the workloads and
 # the kernel cache (linked), as a fresh clone has them after make.
@@ -25,7 +25,7 @@ tree() {
 }
 VMTAX_IMAGE_CACHE=$TRASH/cache
 export VMTAX_IMAGE_CACHE
-tree "$TRASH/a" && tree "$TRASH/b" || skip_all "cannot copy the build into $TRASH"
+tree "$TRASH/a" && tree "$TRASH/b" || bail_out "cannot copy the build into $TRASH"
 # The recipe key of 'image build --kind lab --check' in tree $1, ARGS after.
 key() {
 	d=$1
@@ -80,29 +80,23 @@ test_expect_success '[lab] image_from = debootstrap: the dry run names it' '
 	grep "image: lab: would be built: .*(debootstrap" err
 '
 
-if ! test_prereq ROOT; then
-	test_skip 'the second tree reuses the first one'"'"'s lab image' "needs root"
-elif ! key_why=$( (cd "$TRASH/a" && build/vmtax image build --kind lab --check) 2>&1) ||
-	! echo "$key_why" | grep -q "the host's packages"; then
-	test_skip 'the second tree reuses the first one'"'"'s lab image' \
-		"this host cannot build the lab from its packages: $key_why"
-else
-	test_expect_success 'the second tree reuses the first one'"'"'s lab image' '
-		(cd a && build/vmtax image build --kind lab) >built-a 2>err-a &&
-		q=$(cat built-a | head -n 1) &&
-		case "$q" in "$VMTAX_IMAGE_CACHE"/lab-????????????????.qcow2) ;; *) false ;; esac &&
-		test "$(readlink a/build/images/lab.qcow2)" = "$q" &&
-		t0=$(date +%s%N) &&
-		(cd b && build/vmtax image build --kind lab) >built-b 2>err-b &&
-		ms=$(( ($(date +%s%N) - t0) / 1000000 )) &&
-		echo "# the second tree: $ms ms" &&
-		test "$ms" -lt 2000 &&
-		grep "image: lab: up to date: .$q. (recipe .*, from this host.s packages)" err-b &&
-		! grep "host disk" err-b &&
-		test_cmp built-a built-b &&
-		test "$(readlink b/build/images/lab.qcow2)" = "$q" &&
-		test "$(stat -c %a "$VMTAX_IMAGE_CACHE")" = 755
-	'
-fi
+test_lazy_prereq LAB_FROM_HOST \
+	"this host cannot build the lab from its packages ('vmtax image build --kind lab --check' says so)" \
+	'(cd "$TRASH/a" && build/vmtax image build --kind lab --check) 2>&1 | grep -q "the host.s packages"'
+test_expect_success ROOT,LAB_FROM_HOST 'the second tree reuses the first one'"'"'s lab image' '
+	(cd a && build/vmtax image build --kind lab) >built-a 2>err-a &&
+	q=$(cat built-a | head -n 1) &&
+	case "$q" in "$VMTAX_IMAGE_CACHE"/lab-????????????????.qcow2) ;; *) false ;; esac &&
+	test "$(readlink a/build/images/lab.qcow2)" = "$q" &&
+	t0=$(date +%s%N) &&
+	(cd b && build/vmtax image build --kind lab) >built-b 2>err-b &&
+	ms=$(( ($(date +%s%N) - t0) / 1000000 )) &&
+	echo "# the second tree: $ms ms (a figure, not asserted: make check runs on busy hosts)" &&
+	grep "image: lab: up to date: .$q. (recipe .*, from this host.s packages)" err-b &&
+	! grep "host disk" err-b &&
+	test_cmp built-a built-b &&
+	test "$(readlink b/build/images/lab.qcow2)" = "$q" &&
+	test "$(stat -c %a "$VMTAX_IMAGE_CACHE")" = 755
+'
 rm -rf "$VMTAX_IMAGE_CACHE"
 test_done

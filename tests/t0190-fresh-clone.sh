@@ -9,17 +9,15 @@
 # refused with the reason and what to do).  Nothing boots and the host is
 # not changed; the clone is of the committed HEAD.
 . "$(dirname "$0")/lib-test.sh"
-command -v git >/dev/null || skip_all "git is not installed"
-git -C "$TOP" rev-parse HEAD >/dev/null 2>&1 || skip_all "$TOP is not a git tree"
+test_need GIT
 # The guest kernel: this tree's kernel cache ('make deps' unpacks Debian's
 # package into build/kernel, per tree), else a /boot kernel of the host's.
-ls "$TOP"/build/kernel/boot/vmlinuz-* /boot/vmlinuz-* 2>/dev/null | grep -q . ||
-	skip_all "no guest kernel in $TOP/build/kernel or /boot (make deps)"
-[ -x /bin/busybox ] || skip_all "no /bin/busybox (make deps)"
+test_need KERNEL
+test_need BUSYBOX
 
 # A user's clone: readable by libvirt's QEMU (0755), not under $TRASH.
 C=$(mktemp -d /tmp/vmtax-t0190-clone.XXXXXX) && chmod 0755 "$C" ||
-	skip_all "cannot make a scratch directory"
+	bail_out "cannot make a scratch directory"
 trap 'rm -rf "$C"' EXIT
 V=$C/vmtax/build/vmtax
 
@@ -44,7 +42,7 @@ test_expect_success 'vmtax lab run --help' '
 test_expect_success 'the lab image step: inputs there, image up to date or to build' '
 	(cd "$C/vmtax" && "$V" lab run configs/lab-npt.ini --dry-run) >out 2>err &&
 	cat out err &&
-	grep "^run .lab-npt.: 10 cells x 2 samples of .forktouch., inside a lab host (executor = lab: TCG-emulated EPYC +svm +npt" out &&
+	grep "^run .lab-npt.: 10 cells x 5 samples of .forktouch., inside a lab host (executor = lab: TCG-emulated EPYC +svm +npt" out &&
 	grep "^lab host: EPYC +svm +npt, 2 vCPUs, 3.0 GiB" out &&
 	grep -E "image: lab: (up to date|would be built: recipe [0-9a-f]{16})" err &&
 	test ! -e "$C/vmtax/runs"
@@ -92,7 +90,7 @@ directmap 2 ^  - guest image: image = debian, but there is no built image .*: ru
 hint-sweep 0 ^run 'hint-sweep': 4 cells x 3 samples of 'wss-sweep'
 kbuild-ept-thp 2 ^  - guest image: image = debian, but there is no built image .*: run 'vmtax image build --kind debian' first$
 kbuild-small 2 ^  - guest image: image = debian, but there is no built image .*: run 'vmtax image build --kind debian' first$
-lab-npt 0 ^run 'lab-npt': 10 cells x 2 samples of 'forktouch', inside a lab host
+lab-npt 0 ^run 'lab-npt': 10 cells x 5 samples of .forktouch., inside a lab host
 stream-thp 0 ^run 'stream-thp': 8 cells x 3 samples of 'stream'
 thp-pathology 0 ^run 'thp-pathology': 4 cells x 3 samples of 'sparse-touch'
 vcpus-scaling 0,2 ^run 'vcpus-scaling': 4 cells x 3 samples of 'randwalk-par'|^  - CPUs: cell '.*/vcpus=4' asks for 4 vCPUs, and this host has [123] CPUs online

@@ -10,7 +10,7 @@
 # (AUTODESTROY), only THP and the journal.
 . "$(dirname "$0")/lib-test.sh"
 . "$(dirname "$0")/lib-faults.sh"
-test_prereq ROOT || skip_all "needs root to set host THP"
+test_need ROOT "needs root to set host THP"
 
 wait_host_free 900 || skip_all "another vmtax held the host lock for 15 minutes"
 thp_before=$(thp_get enabled)
@@ -133,8 +133,8 @@ name = nap
 EOF
 
 if ! test_prereq LIBVIRT || ! test_prereq TINY; then
-	test_skip 'SIGINT during a guest sample' 'no libvirtd or no tiny image'
-	test_skip 'SIGKILL during a guest sample' 'no libvirtd or no tiny image'
+	test_skip LIBVIRT,TINY 'SIGINT during a guest sample'
+	test_skip LIBVIRT,TINY 'SIGKILL during a guest sample'
 else
 	test_expect_success 'SIGINT during guest sample 2: stops after it, domain gone, THP restored' '
 		vmtax_bg guest.ini gINT &&

@@ -10,8 +10,10 @@
 # works.
 . "$(dirname "$0")/lib-test.sh"
 . "$(dirname "$0")/lib-faults.sh"
-test_prereq ROOT || skip_all "needs root (chown to nobody; the run takes the host lock)"
-NOBODY=$(id -u nobody 2>/dev/null) || skip_all "no user nobody"
+test_need ROOT "needs root (chown to nobody; the run takes the host lock)"
+test_lazy_prereq NOBODY "no user nobody" 'id -u nobody'
+test_need NOBODY
+NOBODY=$(id -u nobody)
 wait_host_free 900 || skip_all "another vmtax held the host lock for 15 minutes"
 
 thp_now=$(thp_get enabled)

@@ -4,7 +4,7 @@
 # samples it cannot record, says how many samples were kept, leaves no
 # temporary file, and resumes to completion once there is room.
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root to mount a small tmpfs and set host THP"
+test_need ROOT "needs root to mount a small tmpfs and set host THP"
 
 thp_before=$(thp_get enabled)
 mkdir -p "$TRASH/wl" "$TRASH/small"

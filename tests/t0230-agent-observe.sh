@@ -8,14 +8,16 @@
 # a guest: run it under the host lock, as the other guest tests
 # (flock -o /tmp/vmtax-host.lock sh tests/t0230-agent-observe.sh).
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root for libvirt's system URI"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
-test_prereq TINY || skip_all "no tiny image (make image-tiny)"
+test_need ROOT "needs root for libvirt's system URI"
+test_need LIBVIRT
+test_need TINY
 DRIVE=${AGENT_DRIVE:-$(dirname "$VMTAX")/tests/agent-drive}
-[ -x "$DRIVE" ] || skip_all "no '$DRIVE' (make)"
+test_lazy_prereq AGENT_DRIVE "no '$DRIVE' (make)" '[ -x "$DRIVE" ]'
+test_need AGENT_DRIVE
+test_need KERNEL
 # The kernel vmtax run boots with that image, by the same lookup.
-KERNEL=$("$VMTAX" image path kernel 2>/dev/null)
-[ -r "$KERNEL" ] || skip_all "no guest kernel ('$VMTAX image path kernel' names none)"
+KERNEL=$("$VMTAX" image path kernel) && [ -r "$KERNEL" ] ||
+	bail_out "'$VMTAX image path kernel' names no readable kernel"
 
 VCPUS=2
 MEM_MIB=768

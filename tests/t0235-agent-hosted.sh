@@ -8,10 +8,10 @@
 # refusals each give their own reason.  Host state is left alone: the only
 # writes are a value the kernel refuses and a knob's current value again.
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root to write /proc/sys"
+test_need ROOT "needs root to write /proc/sys"
+test_need AGENT_TEST
 AGENT=$BUILD/bin/vmtax-agent-test
-[ -x "$AGENT" ] || skip_all "no '$AGENT' (make build/bin/vmtax-agent-test)"
-command -v python3 >/dev/null || skip_all "no python3"
+test_need PYTHON3
 
 SWAPPINESS=$(cat /proc/sys/vm/swappiness)
 PRINTK=$(cat /proc/sys/kernel/printk)

@@ -5,9 +5,9 @@
 # own reason.  Served on this host by the test build of the agent
 # (tests/agent-hosted.py), on files in the scratch directory.
 . "$(dirname "$0")/lib-test.sh"
+test_need AGENT_TEST
 AGENT=$BUILD/bin/vmtax-agent-test
-[ -x "$AGENT" ] || skip_all "no '$AGENT' (make build/bin/vmtax-agent-test)"
-command -v python3 >/dev/null || skip_all "no python3"
+test_need PYTHON3
 
 F=$TRASH/f.txt
 head -c 300000 "$AGENT" >"$TRASH/big"

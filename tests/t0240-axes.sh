@@ -5,7 +5,7 @@
 # cell gets its own value, records what it asked for and what was read back,
 # and the host is left as found.
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root to set host knobs"
+test_need ROOT "needs root to set host knobs"
 
 thp_before=$(thp_get enabled)
 defrag_before=$(thp_get defrag)
@@ -128,7 +128,7 @@ test_expect_success 'every guest sample says why there are no KVM stats here' '
 	test "$(jq "[.cells[].samples[] | select(.kvm == null and (.kvm_why | length) > 0)] | length" guest/results.json)" = 3
 '
 else
-	test_skip 'guest axes' "libvirtd is not reachable or there is no tiny image"
+	test_skip LIBVIRT,TINY 'guest axes'
 fi
 
 test_expect_success 'host THP is as before and no vmtax domain is left' '

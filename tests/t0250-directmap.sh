@@ -7,9 +7,9 @@
 # tests/agent-drive.c, checks the side effects of the 4K option
 # (clearcpuid=pse: no PSE, no THP, a tainted kernel) and set-thp there.
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root to set host THP"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
-test_prereq TINY || skip_all "no tiny image (make image-tiny)"
+test_need ROOT "needs root to set host THP"
+test_need LIBVIRT
+test_need TINY
 
 thp_before=$(thp_get enabled)
 C_1G='guest/host-thp=always/guest-thp=never/cmdline='

@@ -8,7 +8,7 @@
 # a target every cell stops at repeat.
 # Each stop reason is recorded in results.json and shown in every format.
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root to set host THP"
+test_need ROOT "needs root to set host THP"
 
 thp_before=$(thp_get enabled)
 mkdir -p "$TRASH/wl" "$TRASH/state"
@@ -153,29 +153,25 @@ dir = $TRASH/wl
 name = rise
 EOF2
 
-if test_prereq LIBVIRT && test_prereq TINY; then
-	test_expect_success 'boots = 2: four samples in two fresh guests' '
-		"$VMTAX" run boots.ini --out boots >out 2>err &&
-		test "$(jq -c "[.cells[0].samples[].boot]" boots/results.json)" = "[0,0,1,1]" &&
-		test "$(jq -c "[.cells[0].samples[].metric]" boots/results.json)" = "[100,101,100,101]" &&
-		test "$(jq -r ".cells[0].observed.guest_boots" boots/results.json)" = 2 &&
-		test "$(jq -r ".cells[0].sample_unit" boots/results.json)" = boot &&
-		test "$(jq -r ".cells[0].stop_reason" boots/results.json)" = repeat &&
-		test -s boots/logs/guest_host-thp_always_guest-thp_always.boot1.console.log
-	'
-	test_expect_success 'the report splits the variance by boot' '
-		"$VMTAX" report boots >boots.txt &&
-		grep -q "boots: 2 boots, sd within 0.7071, between 0; interval over boot means" boots.txt &&
-		"$VMTAX" report --format json boots >boots.json &&
-		test "$(jq -r ".cells[0].sampling.units" boots.json)" = 2 &&
-		test "$(jq -r ".cells[0].sampling.boots.between_var == 0" boots.json)" = true
-	'
-	test_expect_success 'no guest of this test is left running' '
-		! virsh -c qemu:///system list --name | grep -q "^vmtax-t0260b-"
-	'
-else
-	test_skip 'boots = 2: four samples in two fresh guests' "no libvirt or tiny image"
-fi
+test_expect_success LIBVIRT,TINY 'boots = 2: four samples in two fresh guests' '
+	"$VMTAX" run boots.ini --out boots >out 2>err &&
+	test "$(jq -c "[.cells[0].samples[].boot]" boots/results.json)" = "[0,0,1,1]" &&
+	test "$(jq -c "[.cells[0].samples[].metric]" boots/results.json)" = "[100,101,100,101]" &&
+	test "$(jq -r ".cells[0].observed.guest_boots" boots/results.json)" = 2 &&
+	test "$(jq -r ".cells[0].sample_unit" boots/results.json)" = boot &&
+	test "$(jq -r ".cells[0].stop_reason" boots/results.json)" = repeat &&
+	test -s boots/logs/guest_host-thp_always_guest-thp_always.boot1.console.log
+'
+test_expect_success LIBVIRT,TINY 'the report splits the variance by boot' '
+	"$VMTAX" report boots >boots.txt &&
+	grep -q "boots: 2 boots, sd within 0.7071, between 0; interval over boot means" boots.txt &&
+	"$VMTAX" report --format json boots >boots.json &&
+	test "$(jq -r ".cells[0].sampling.units" boots.json)" = 2 &&
+	test "$(jq -r ".cells[0].sampling.boots.between_var == 0" boots.json)" = true
+'
+test_expect_success LIBVIRT,TINY 'no guest of this test is left running' '
+	! virsh -c qemu:///system list --name | grep -q "^vmtax-t0260b-"
+'
 
 test_expect_success 'the host is left as found' '
 	test "$(thp_get enabled)" = "$thp_before"

@@ -49,7 +49,7 @@ bad quiet-range "^quiet-range.ini:2: bad value for .quiet_wait.: -1 is out of ra
 quiet_wait = -1
 $w"
 
-test_prereq ROOT || { test_done; exit; }
+test_need ROOT "the bare-metal runs need root"
 thp=$(thp_get enabled)
 bare() { # NAME QUIET_WAIT QUIET_OTHERS
 	cat >"$TRASH/$1.ini" <<EOF2
@@ -98,7 +98,7 @@ test_expect_success 'a threshold above what runs: quiet, no wait' '
 	! grep -q "busy host" calm.err
 '
 
-test_prereq LIBVIRT && test_prereq TINY || { test_done; exit; }
+test_need LIBVIRT,TINY
 last=$(echo "$online" | sed 's/.*[,-]//')
 cat >"$TRASH/pin.ini" <<EOF2
 [run]

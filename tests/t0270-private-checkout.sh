@@ -5,10 +5,11 @@
 # /var/lib/libvirt/images/vmtax (image/guest-reach.h); where staging
 # cannot help, the run is refused before booting, with the path and the fix.
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root (QEMU runs as another user)"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
-test_prereq TINY || skip_all "no tiny image (make image-tiny)"
-id libvirt-qemu >/dev/null 2>&1 || skip_all "no libvirt-qemu user"
+test_need ROOT "needs root (QEMU runs as another user)"
+test_need LIBVIRT
+test_need TINY
+test_lazy_prereq LIBVIRT_QEMU "no libvirt-qemu user" 'id libvirt-qemu'
+test_need LIBVIRT_QEMU
 
 thp=$(thp_get enabled)
 # A copy of the build, as a newcomer's clone would have it, in a 0700 dir
@@ -20,11 +21,11 @@ mkdir -p "$P/build/bin" "$P/build/images" &&
 	cp -a "$BUILD/bin/." "$P/build/bin/" &&
 	cp -a "$BUILD"/images/tiny-*.cpio.gz "$P/build/images/" &&
 	{ ! test -d "$BUILD/kernel" || ln -s "$BUILD/kernel" "$P/build/kernel"; } ||
-	skip_all "cannot copy the build"
+	bail_out "cannot copy the build"
 # The image links are absolute (into $BUILD): point them into the copy.
 for l in "$P"/build/images/*; do
 	[ -L "$l" ] || continue
-	ln -sfn "$(basename "$(readlink "$l")")" "$l" || skip_all "cannot relink '$l'"
+	ln -sfn "$(basename "$(readlink "$l")")" "$l" || bail_out "cannot relink '$l'"
 done
 
 cat >"$TRASH/one.ini" <<EOF2

@@ -8,9 +8,9 @@
 # guest whose kallsyms shows no addresses are counted as [unknown], said,
 # and fail nothing.
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root to set host THP"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
-test_prereq TINY || skip_all "no tiny image (make image-tiny)"
+test_need ROOT "needs root to set host THP"
+test_need LIBVIRT
+test_need TINY
 
 thp_before=$(thp_get enabled)
 
@@ -161,10 +161,7 @@ test_expect_success 'md, csv and json carry the top entries' '
 	jq -e "[.cells[] | select(.id | startswith(\"guest\")) | .profile.self[0].symbol | length > 0] | all" report.json
 '
 
-chromium=
-! test_prereq CHROMIUM || chromium=yes
-[ -n "$chromium" ] || test_skip 'html: flame graphs' 'chromium is not installed'
-[ -z "$chromium" ] || test_expect_success 'html: flame graphs render in headless Chromium, nothing fetched' '
+test_expect_success CHROMIUM 'html: flame graphs render in headless Chromium, nothing fetched' '
 	"$VMTAX" report -f html -o report.html out &&
 	! grep -inE "https?:|src=|href=|url\\(|@import|<script|<link" report.html &&
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \

@@ -4,7 +4,7 @@
 # (review the diff before committing it).
 . "$(dirname "$0")/lib-test.sh"
 
-[ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
+test_need VMTAX
 
 for fixture in demo hw series vcpus kernels kvm lab profile interleaved; do
 	for fmt in text md csv json html; do

@@ -3,7 +3,7 @@
 # nothing on stdout.
 . "$(dirname "$0")/lib-test.sh"
 
-[ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
+test_need VMTAX
 
 demo="$TOP/tests/fixtures/results-demo.json"
 

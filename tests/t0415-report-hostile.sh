@@ -12,7 +12,7 @@
 # reasons starting with = + - @ and a tab.
 . "$(dirname "$0")/lib-test.sh"
 
-[ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
+test_need VMTAX
 
 hostile="$TOP/tests/fixtures/results-hostile.json"
 cd "$TRASH" || exit 1
@@ -155,23 +155,19 @@ chrome() {
 		2>>chrome.log
 }
 
-if test_prereq CHROMIUM; then
-	test_expect_success 'chromium: the check sees a script that runs' '
-		printf "<!DOCTYPE html><body><img src=x onerror=\"document.body.setAttribute(%s,%s)\"><script>document.body.setAttribute(%s,%s)</script></body>" \
-			"'\''data-pwned'\''" "'\''img'\''" "'\''data-hook'\''" "'\''ran'\''" >control.html &&
-		chrome control.html >control.dom &&
-		grep -q "<body data-hook=\"ran\" data-pwned=\"img\">" control.dom
-	'
-	test_expect_success 'chromium: the hostile report runs no script' '
-		cp h.html hostile.html &&
-		chrome hostile.html >hostile.dom &&
-		grep -q "<svg class=\"scaling\"" hostile.dom &&
-		! grep -q "<body[^>]*data-pwned" hostile.dom &&
-		! grep -q "<script" hostile.dom
-	'
-else
-	echo "# skipped the Chromium checks: chromium is not installed"
-fi
+test_expect_success CHROMIUM 'chromium: the check sees a script that runs' '
+	printf "<!DOCTYPE html><body><img src=x onerror=\"document.body.setAttribute(%s,%s)\"><script>document.body.setAttribute(%s,%s)</script></body>" \
+		"'\''data-pwned'\''" "'\''img'\''" "'\''data-hook'\''" "'\''ran'\''" >control.html &&
+	chrome control.html >control.dom &&
+	grep -q "<body data-hook=\"ran\" data-pwned=\"img\">" control.dom
+'
+test_expect_success CHROMIUM 'chromium: the hostile report runs no script' '
+	cp h.html hostile.html &&
+	chrome hostile.html >hostile.dom &&
+	grep -q "<svg class=\"scaling\"" hostile.dom &&
+	! grep -q "<body[^>]*data-pwned" hostile.dom &&
+	! grep -q "<script" hostile.dom
+'
 
 # A profiled run whose folded file is one stack of N frames.
 deep() {

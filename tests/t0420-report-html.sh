@@ -4,9 +4,9 @@
 # and a screenshot is kept in $BUILD/screenshots/ for a human to look at.
 . "$(dirname "$0")/lib-test.sh"
 
-[ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
-test_prereq CHROMIUM || skip_all "chromium is not installed"
-command -v python3 >/dev/null 2>&1 || skip_all "python3 is needed to read the net log"
+test_need VMTAX
+test_need CHROMIUM
+test_need PYTHON3 "python3 is needed to read the net log"
 
 SHOTS="$BUILD/screenshots"
 mkdir -p "$SHOTS"

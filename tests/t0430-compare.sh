@@ -3,7 +3,7 @@
 # refusals (different workloads or metrics, bad usage) with exit status 2.
 . "$(dirname "$0")/lib-test.sh"
 
-[ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
+test_need VMTAX
 
 A="$TOP/tests/fixtures/results-demo.json"
 B="$TOP/tests/fixtures/results-demo-b.json"

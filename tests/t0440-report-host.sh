@@ -6,8 +6,8 @@
 # same in every sample while the cells' times differ is warned about.
 . "$(dirname "$0")/lib-test.sh"
 
-[ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
-command -v jq >/dev/null || skip_all "no jq"
+test_need VMTAX
+test_need JQ
 
 F=$TOP/tests/fixtures
 # with_host CASE OUT: the demo run as recorded on host CASE of

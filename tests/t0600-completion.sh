@@ -4,8 +4,8 @@
 # workload files or a run's axes can give.
 . "$(dirname "$0")/lib-test.sh"
 
-[ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
-command -v bash >/dev/null || skip_all "no bash"
+test_need VMTAX
+test_need BASH
 
 # complete LINE: the completions for LINE (the cursor at its end; a trailing
 # space starts a new word), one a line, sorted.

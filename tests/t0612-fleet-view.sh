@@ -14,8 +14,8 @@
 # reports.
 . "$(dirname "$0")/lib-test.sh"
 
-[ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
-command -v jq >/dev/null || skip_all "no jq"
+test_need VMTAX
+test_need JQ
 
 F=$TOP/tests/fixtures
 mkdir -p "$TRASH/run/hosts/alpha" "$TRASH/run/hosts/root@beta"

@@ -8,7 +8,7 @@
 # a config that cannot run there.  The "remote" host is this machine behind
 # a fake ssh (tests/tools/fake-ssh-here.sh); no guest boots here.
 . "$(dirname "$0")/lib-test.sh"
-command -v jq >/dev/null || skip_all "no jq"
+test_need JQ
 
 thp_now=$(thp_get enabled)
 case $thp_now in always) thp_other=never ;; *) thp_other=always ;; esac

@@ -10,11 +10,12 @@
 # ($VMTAX_REMOTE_STAGE_DIR) named by content hash, reused by a second run.
 # Nothing of this host's settings is changed.
 . "$(dirname "$0")/lib-test.sh"
-test_prereq ROOT || skip_all "needs root (qemu:///system)"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
-test_prereq TINY || skip_all "no tiny image (make image-tiny)"
-command -v jq >/dev/null || skip_all "no jq"
-command -v virt-ssh-helper >/dev/null || skip_all "no virt-ssh-helper"
+test_need ROOT "needs root (qemu:///system)"
+test_need LIBVIRT
+test_need TINY
+test_need JQ
+test_lazy_prereq VIRT_SSH_HELPER "no virt-ssh-helper" 'command -v virt-ssh-helper'
+test_need VIRT_SSH_HELPER
 
 thp_before=$(thp_get enabled)
 FAKE_SSH_LOG=$TRASH/ssh.log

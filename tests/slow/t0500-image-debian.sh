@@ -9,8 +9,8 @@
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/lib-test.sh"
 
-test_prereq ROOT || skip_all "debootstrap and libguestfs need root"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
+test_need ROOT "debootstrap and libguestfs need root"
+test_need LIBVIRT
 command -v debootstrap >/dev/null || skip_all "debootstrap is not installed"
 
 DOM=vmtax-t0500-$$

@@ -10,8 +10,8 @@
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/lib-test.sh"
 
-test_prereq ROOT || skip_all "debootstrap, libguestfs and vmtax run need root"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
+test_need ROOT "debootstrap, libguestfs and vmtax run need root"
+test_need LIBVIRT
 command -v debootstrap >/dev/null || skip_all "debootstrap is not installed"
 
 thp=$(thp_get enabled)

@@ -16,8 +16,8 @@
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/lib-test.sh"
 
-test_prereq ROOT || skip_all "building the image needs root"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
+test_need ROOT "building the image needs root"
+test_need LIBVIRT
 # "debootstrap instead" is said whenever the host lacks a lab package
 HOSTPKG=yes
 (cd "$TOP" && "$VMTAX" image build --kind lab --check) 2>&1 |

@@ -13,8 +13,8 @@
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/lib-test.sh"
 
-test_prereq ROOT || skip_all "the lab image and libvirt need root"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
+test_need ROOT "the lab image and libvirt need root"
+test_need LIBVIRT
 command -v debootstrap >/dev/null || skip_all "debootstrap is not installed"
 virsh -q domcapabilities --virttype qemu 2>/dev/null | grep -q "<model.*>EPYC<" ||
 	skip_all "this libvirt/QEMU offers no EPYC CPU model to TCG guests"

@@ -23,8 +23,8 @@
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/lib-test.sh"
 
-test_prereq ROOT || skip_all "the lab image and libvirt need root"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
+test_need ROOT "the lab image and libvirt need root"
+test_need LIBVIRT
 ! (cd "$TOP" && "$VMTAX" image build --kind lab --check) 2>&1 |
 	grep -q "debootstrap instead" || command -v debootstrap >/dev/null ||
 	skip_all "this host lacks the lab's packages, and debootstrap is not installed"
@@ -33,7 +33,7 @@ virsh -q domcapabilities --virttype qemu 2>/dev/null | grep -q "<model.*>EPYC<" 
 
 thp_before=$(thp_get enabled)
 huge_before=$(cat /proc/sys/vm/nr_hugepages)
-SETS="--set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=1 --set run.profile=on"
+SETS="--set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=1 --set run.boots=1 --set run.profile=on"
 
 test_expect_success 'a lab run stopped with SIGTERM after its first guest cell' '
 	(cd "$TOP" && exec "$VMTAX" run configs/lab-npt.ini --out "$TRASH/lab" $SETS) 2>err1 &

@@ -10,9 +10,9 @@
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/lib-test.sh"
 
-test_prereq ROOT || skip_all "needs root (libvirt's system connection)"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable (make deps starts it)"
-test_prereq TINY || skip_all "no tiny image (make image-tiny)"
+test_need ROOT "needs root (libvirt's system connection)"
+test_need LIBVIRT
+test_need TINY
 [ -x "$BUILD/tests/agent-drive" ] || skip_all "no $BUILD/tests/agent-drive (make)"
 
 BOOTS=${LOCKUP_BOOTS:-20}

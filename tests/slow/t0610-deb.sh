@@ -10,8 +10,8 @@
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/lib-test.sh"
 
-test_prereq ROOT || skip_all "installing a package needs root"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
+test_need ROOT "installing a package needs root"
+test_need LIBVIRT
 for t in dpkg-buildpackage dh lintian; do
 	command -v $t >/dev/null || skip_all "$t is not installed (make deps)"
 done

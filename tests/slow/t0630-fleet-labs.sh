@@ -19,8 +19,8 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/lib-test.sh"
 . "$TOP/tests/lib-faults.sh"
 
-test_prereq ROOT || skip_all "the lab image and libvirt need root"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
+test_need ROOT "the lab image and libvirt need root"
+test_need LIBVIRT
 for t in ssh ssh-keygen jq ss; do
 	command -v $t >/dev/null || skip_all "no $t"
 done

@@ -12,10 +12,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "beneath.h"
+#include "caps.h"
 #include "fleet.h"
 #include "util.h"
 
@@ -127,6 +132,12 @@ static void test_argv(void **state)
 	strv_free(v, n);
 }
 
+/* The watch of test_copy_caps(): past the cap once PATH exists. */
+static int grown(void *path)
+{
+	return access(path, F_OK) == 0;
+}
+
 static void test_capture(void **state)
 {
 	char *argv[] = { "sh", "-c", "echo one; echo two >&2; exit 3", NULL };
@@ -177,6 +188,108 @@ static void test_capture_all(void **state)
 	assert_int_equal(rets[2], -ETIMEDOUT);
 	for (i = 0; i < 3; i++)
 		free(outs[i]);
+}
+
+/*
+ * What may come back from a host: its du's answer read, the caps judged
+ * (each refusal with the size and the cap), a copy counted with no link
+ * followed, and one stopped while it comes once past a cap.
+ */
+static void test_copy_caps(void **state)
+{
+	static const struct {
+		const char *text;
+		int ret;
+		long long bytes, files;
+	} answers[] = {
+	    {"123\tvmtax-fleet/r/run\n45\tvmtax-fleet/r/run\n", 0, 123, 45},
+	    {"5368709120 run\n7 run\n", 0, 5368709120LL, 7},
+	    {"123\trun\n", -EINVAL, 0, 0}, /* no --inodes line */
+	    {"du: unrecognized option '--inodes'\n", -EINVAL, 0, 0},
+	    {"", -EINVAL, 0, 0},
+	    {"-1\trun\n2\trun\n", -EINVAL, 0, 0},
+	    {"99999999999999999999\trun\n2\trun\n", -EINVAL, 0, 0},
+	};
+	static const struct {
+		long long bytes, files;
+		const char *why; /* NULL: allowed */
+	} sizes[] = {
+	    {1 << 20, 40, NULL},
+	    {FLEET_COPY_BYTES_MAX, FLEET_COPY_FILES_MAX, NULL},
+	    {FLEET_COPY_BYTES_MAX + 1, 3,
+	     "its run directory there is 4294967297 bytes in 3 files, "
+	     "over FLEET_COPY_BYTES_MAX (4294967296 bytes)"},
+	    {4096, FLEET_COPY_FILES_MAX + 1,
+	     "its run directory there is 100001 files (4096 bytes), over "
+	     "FLEET_COPY_FILES_MAX (100000 files)"},
+	};
+	char dir[] = "/tmp/vmtax-test-fleet-copy.XXXXXX", path[128], why[256];
+	char *cmd, *out = NULL;
+	char *grow[] = {"sh", "-c", NULL, NULL};
+	long long bytes, files;
+	size_t i;
+	int status, fd;
+
+	(void)state;
+	cmd = fleet_usage_cmd_new("vmtax-fleet/r 1/run");
+	assert_string_equal(cmd, "du -s -b -- 'vmtax-fleet/r 1/run' && "
+				 "du -s --inodes -- 'vmtax-fleet/r 1/run'");
+	free(cmd);
+	for (i = 0; i < ARRAY_SIZE(answers); i++) {
+		bytes = files = -1;
+		assert_int_equal(
+		    fleet_usage_parse(answers[i].text, &bytes, &files),
+		    answers[i].ret);
+		if (!answers[i].ret) {
+			assert_int_equal(bytes, answers[i].bytes);
+			assert_int_equal(files, answers[i].files);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		why[0] = '\0';
+		assert_int_equal(fleet_copy_judge(sizes[i].bytes,
+						  sizes[i].files,
+						  "its run directory there is",
+						  why, sizeof(why)),
+				 sizes[i].why ? -EFBIG : 0);
+		if (sizes[i].why)
+			assert_string_equal(why, sizes[i].why);
+	}
+
+	/* a copy counted: a sparse 5 GiB file, a link not followed */
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/logs", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/logs/big", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 5LL << 30), 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	assert_int_equal(symlink("logs/big", path), 0);
+	assert_int_equal(tree_usage(dir, 4, &bytes, &files), 0);
+	assert_int_equal(bytes, 5LL << 30);
+	assert_int_equal(files, 3); /* logs, logs/big, link */
+	assert_int_equal(fleet_copy_judge(bytes, files, "its copy came to", why,
+					  sizeof(why)),
+			 -EFBIG);
+	assert_string_equal(why, "its copy came to 5368709120 bytes in 3 "
+				 "files, over FLEET_COPY_BYTES_MAX "
+				 "(4294967296 bytes)");
+	/* deeper than counted */
+	assert_int_equal(tree_usage(dir, 0, &bytes, &files), -ELOOP);
+
+	/* a copy that passes a cap as it comes is stopped there */
+	snprintf(path, sizeof(path), "%s/growing", dir);
+	grow[2] = xasprintf("echo x >'%s'; exec sleep 60", path);
+	assert_int_equal(
+	    fleet_run_capture_watch(grow, 120, grown, path, &out, &status),
+	    -EFBIG);
+	assert_int_equal(status, 128 + 9);
+	free(out);
+	free(grow[2]);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
 }
 
 #define PROBE(root, ver, build, libvirt, accel)                                 \
@@ -633,12 +746,18 @@ static void test_probe_cmd(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_dest),     cmocka_unit_test(test_argv),
-	    cmocka_unit_test(test_capture),  cmocka_unit_test(test_capture_all),
+	    cmocka_unit_test(test_dest),
+	    cmocka_unit_test(test_argv),
+	    cmocka_unit_test(test_capture),
+	    cmocka_unit_test(test_capture_all),
 	    cmocka_unit_test(test_judge),
-	    cmocka_unit_test(test_probe_host), cmocka_unit_test(test_merge),
-	    cmocka_unit_test(test_probe_cmd), cmocka_unit_test(test_split),
-	    cmocka_unit_test(test_cmds),     cmocka_unit_test(test_unlike),
+	    cmocka_unit_test(test_copy_caps),
+	    cmocka_unit_test(test_probe_host),
+	    cmocka_unit_test(test_merge),
+	    cmocka_unit_test(test_probe_cmd),
+	    cmocka_unit_test(test_split),
+	    cmocka_unit_test(test_cmds),
+	    cmocka_unit_test(test_unlike),
 	    cmocka_unit_test(test_each_record),
 	};
 

@@ -141,14 +141,14 @@ static void test_no_kernel(void **state)
 static void test_names(void **state)
 {
 	static const struct {
-		const char *bindir, *images;
+		const char *bindir, *images, *src;
 	} dirs[] = {
-	    {"/x/build/bin", "/x/build/images"},
-	    {"/x/build/bin/", "/x/build/images"},
-	    {"build/bin", "build/images"},
-	    {"bin", "images"},
-	    {"/opt/vmtax", "/opt/vmtax/../images"},
-	    {"/x/sbin", "/x/sbin/../images"},
+	    {"/x/build/bin", "/x/build/images", "/x/build/src"},
+	    {"/x/build/bin/", "/x/build/images", "/x/build/src"},
+	    {"build/bin", "build/images", "build/src"},
+	    {"bin", "images", "src"},
+	    {"/opt/vmtax", "/opt/vmtax/../images", "/opt/vmtax/../src"},
+	    {"/x/sbin", "/x/sbin/../images", "/x/sbin/../src"},
 	};
 	size_t i;
 	char *p;
@@ -158,7 +158,14 @@ static void test_names(void **state)
 		p = guest_images_dir_new(dirs[i].bindir);
 		assert_string_equal(p, dirs[i].images);
 		free(p);
+		p = guest_srcdir_new(dirs[i].bindir);
+		assert_string_equal(p, dirs[i].src);
+		free(p);
 	}
+	/* a bare-metal cell in the lab finds the sets where its guests do */
+	p = guest_srcdir_new(GUEST_LAB_BINDIR);
+	assert_string_equal(p, GUEST_SRCDIR);
+	free(p);
 	p = guest_tiny_path_new("/i", "6.1.0-18-amd64");
 	assert_string_equal(p, "/i/tiny-6.1.0-18-amd64.cpio.gz");
 	free(p);
@@ -303,6 +310,50 @@ static void test_check(void **state)
 	free(missing);
 }
 
+/*
+ * The tiny kind's kernel image alone: ROOT/kernel/boot holds two kernels
+ * and ROOT/images no initramfs; the newer is found, canonical.  With the
+ * cache emptied it is the host's /boot or nothing, said once.
+ */
+static void test_tiny_vmlinuz(void **state)
+{
+	char *root = scratch_new(), *bin = xasprintf("%s/bin", root);
+	char *images = xasprintf("%s/images", root);
+	char *cache = xasprintf("%s/kernel", root);
+	char *boot = xasprintf("%s/kernel/boot", root);
+	char *newest = xasprintf("%s/vmlinuz-6.1.0-18-amd64", boot);
+	char *path = NULL, real[PATH_MAX];
+	int ret;
+
+	(void)state;
+	assert_int_equal(mkdir(bin, 0755), 0);
+	assert_int_equal(mkdir(images, 0755), 0);
+	assert_int_equal(mkdir(cache, 0755), 0);
+	assert_int_equal(mkdir(boot, 0755), 0);
+	touch(boot, "vmlinuz-6.1.0-9-amd64");
+	touch(boot, "vmlinuz-6.1.0-18-amd64");
+	assert_int_equal(guest_tiny_vmlinuz(bin, "x", &path), 0);
+	assert_non_null(realpath(newest, real));
+	assert_string_equal(path, real);
+	free(path);
+
+	rm_rf(boot);
+	ret = guest_tiny_vmlinuz(bin, "x", &path);
+	if (ret == 0)
+		assert_true(!strncmp(path, "/boot/vmlinuz-", 14));
+	else
+		assert_true(ret == -EINVAL && !path);
+	free(path);
+
+	rm_rf(root);
+	free(root);
+	free(bin);
+	free(images);
+	free(cache);
+	free(boot);
+	free(newest);
+}
+
 /* A kept disk is usable only with its backing file (qemu-img makes them). */
 static void test_overlay_usable(void **state)
 {
@@ -351,6 +402,7 @@ int main(void)
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_resolve_tiny),
 	    cmocka_unit_test(test_check),
+	    cmocka_unit_test(test_tiny_vmlinuz),
 	    cmocka_unit_test(test_overlay_usable),
 	};
 

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -88,6 +89,50 @@ static void test_missing_root(void **state)
 	hostpkg_release(&s);
 }
 
+/*
+ * dpkg's status filtered to the closure: a package in it (its architecture),
+ * not one outside it, not its other architecture, not one whose Status is
+ * not installed, each stanza whole and ended by a blank line.
+ */
+static void test_status(void **state)
+{
+	static const struct hostpkg_root roots[] = {{"app", false}};
+	static const char dpkg[] =
+	    "Package: app\nStatus: install ok installed\nArchitecture: amd64\n"
+	    "Version: 1\nDescription: the app\n more of it\n\n"
+	    "Package: unused\nStatus: install ok installed\n"
+	    "Architecture: amd64\n\n"
+	    "Package: libc6\nStatus: install ok installed\n"
+	    "Architecture: i386\n\n"
+	    "Package: libc6\nStatus: install ok installed\n"
+	    "Architecture: amd64\nVersion: 3\n\n\n"
+	    "Package: mta\nStatus: deinstall ok config-files\n"
+	    "Architecture: all\n\n"
+	    "Package: liba\nStatus: install ok installed\n"
+	    "Architecture: amd64"; /* the last, with no newline */
+	struct hostpkg_set s;
+	const char *missing = NULL;
+	char *out;
+
+	(void)state;
+	assert_int_equal(hostpkg_parse(status, "amd64", &s), 0);
+	assert_int_equal(hostpkg_mark(&s, roots, 1, &missing), 0);
+	out = hostpkg_status_new(&s, dpkg);
+	assert_string_equal(
+	    out,
+	    "Package: app\nStatus: install ok installed\nArchitecture: amd64\n"
+	    "Version: 1\nDescription: the app\n more of it\n\n"
+	    "Package: libc6\nStatus: install ok installed\n"
+	    "Architecture: amd64\nVersion: 3\n\n"
+	    "Package: liba\nStatus: install ok installed\n"
+	    "Architecture: amd64\n\n");
+	free(out);
+	out = hostpkg_status_new(&s, "");
+	assert_string_equal(out, "");
+	free(out);
+	hostpkg_release(&s);
+}
+
 static void test_bad_line(void **state)
 {
 	struct hostpkg_set s;
@@ -102,6 +147,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_closure),
 	    cmocka_unit_test(test_missing_root),
+	    cmocka_unit_test(test_status),
 	    cmocka_unit_test(test_bad_line),
 	};
 

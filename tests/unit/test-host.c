@@ -801,6 +801,59 @@ static void test_lock(void **state)
 	host_ctx_free(b);
 }
 
+/*
+ * The lock and the journal are files of one name: a hard link in their
+ * place (to a file that is root's and 0600, as the lock would be) is
+ * refused naming the file, and the file it shares is neither truncated
+ * nor written.  Before, the lock got a PID and the journal a knob.
+ */
+static void test_state_hard_links(void **state)
+{
+	char keep[PATH_MAX], lock[PATH_MAX + 8], journal[PATH_MAX + 16];
+	char want[PATH_MAX + 128], buf[256];
+	struct host_ctx *ctx = NULL;
+	struct fixture f;
+	const char *msg;
+
+	(void)state;
+	fixture_init(&f);
+	put("/run/precious", "precious\n");
+	snprintf(keep, sizeof(keep), "%s/run/precious", fake_root);
+	snprintf(lock, sizeof(lock), "%s/lock", f.state);
+	snprintf(journal, sizeof(journal), "%s/host-journal", f.state);
+	assert_int_equal(chmod(keep, 0600), 0);
+
+	assert_int_equal(link(keep, lock), 0);
+	capture_begin();
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), -EPERM);
+	msg = capture_end();
+	assert_null(ctx);
+	snprintf(want, sizeof(want), "the lock '%s' is a hard link (2 names)",
+		 lock);
+	if (!strstr(msg, want))
+		fail_msg("lock: %s", msg);
+	get("/run/precious", buf, sizeof(buf));
+	assert_string_equal(buf, "precious");
+	assert_int_equal(unlink(lock), 0);
+
+	/* the journal made once the run sets its first knob */
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_int_equal(link(keep, journal), 0);
+	capture_begin();
+	assert_int_equal(host_set(ctx, "thp.enabled", "never"), -EPERM);
+	msg = capture_end();
+	snprintf(want, sizeof(want),
+		 "the journal '%s' is a hard link (2 names)", journal);
+	if (!strstr(msg, want) || !strstr(msg, "not written"))
+		fail_msg("journal: %s", msg);
+	get("/run/precious", buf, sizeof(buf));
+	assert_string_equal(buf, "precious");
+	/* nothing journalled, nothing changed */
+	get(THP_EN, buf, sizeof(buf));
+	assert_string_equal(buf, "always [madvise] never");
+	host_ctx_free(ctx);
+}
+
 static void test_hugetlb(void **state)
 {
 	struct host_ctx *ctx;
@@ -1264,7 +1317,7 @@ static void test_journal_refused(void **state)
 		{ "an older vmtax's link", 0644, -1, 2,
 		  "is an older vmtax's link to a journal outside the state "
 		  "directory" },
-		{ "a hard link", 0600, -1, 3, "is not a plain file" },
+		{ "a hard link", 0600, -1, 3, "is a hard link (2 names)" },
 	};
 	/* the review's journal set kernel.core_pattern to "|/tmp/x"; the fake
 	 * /proc/sys takes integers only, so: a knob it takes */
@@ -1413,6 +1466,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_crash_then_restore, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_state_hard_links, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_hugetlb, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_nx_huge_pages, setup,
 					    teardown),

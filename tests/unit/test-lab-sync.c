@@ -270,7 +270,9 @@ static void test_hostile_lab(void **state)
 
 	before = tree(rundir);
 	capture_begin();
-	assert_int_equal(lab_sync_files(rundir, list, len, &src, &st), 0);
+	assert_int_equal(
+	    lab_sync_files(rundir, list, len, &src, LAB_TOTAL_BYTES_MAX, &st),
+	    0);
 	msg = capture_end();
 	after = tree(rundir);
 
@@ -341,8 +343,9 @@ static void test_hostile_lab(void **state)
 
 	/* a second sync brings back only what changed (results.json always) */
 	capture_begin();
-	assert_int_equal(lab_sync_files(rundir, list, len, &src, &st),
-			 0);
+	assert_int_equal(
+	    lab_sync_files(rundir, list, len, &src, LAB_TOTAL_BYTES_MAX, &st),
+	    0);
 	free(capture_end());
 	assert_int_equal(st.files, 1);
 	assert_int_equal(st.same, 2);
@@ -379,7 +382,9 @@ static void test_real_listing(void **state)
 	len = fread(list, 1, sizeof(list), p);
 	pclose(p);
 	capture_begin();
-	assert_int_equal(lab_sync_files(rundir, list, len, &src, &st), 0);
+	assert_int_equal(
+	    lab_sync_files(rundir, list, len, &src, LAB_TOTAL_BYTES_MAX, &st),
+	    0);
 	msg = capture_end();
 	assert_int_equal(st.files, 2); /* results.json, logs/ok.log */
 	assert_int_equal(st.refused, 3);
@@ -415,7 +420,9 @@ static void test_symlink_in_lab(void **state)
 	assert_int_equal(symlink(target, path), 0);
 	len = listing(list, sizeof(list), names, sizes, 1);
 	capture_begin();
-	assert_int_equal(lab_sync_files(rundir, list, len, &src, &st), 0);
+	assert_int_equal(
+	    lab_sync_files(rundir, list, len, &src, LAB_TOTAL_BYTES_MAX, &st),
+	    0);
 	msg = capture_end();
 	assert_int_equal(st.refused, 1);
 	assert_non_null(strstr(msg, "a file of this host is in the way"));
@@ -430,7 +437,8 @@ static void test_symlink_in_lab(void **state)
 	snprintf(path, sizeof(path), "%s/lab", rundir);
 	assert_int_equal(symlink(target, path), 0);
 	capture_begin();
-	assert_true(lab_sync_files(rundir, list, len, &src, &st) < 0);
+	assert_true(lab_sync_files(rundir, list, len, &src, LAB_TOTAL_BYTES_MAX,
+				   &st) < 0);
 	msg = capture_end();
 	assert_non_null(strstr(msg, "/lab' (a symbolic link?)"));
 	free(msg);
@@ -439,16 +447,214 @@ static void test_symlink_in_lab(void **state)
 	free(s);
 }
 
+/* FAKELAB/REL holds TEXT (its directories made). */
+static void lab_put(const char *rel, const char *text)
+{
+	char path[PATH_MAX * 2], *slash;
+
+	snprintf(path, sizeof(path), "%s/%s", fakelab, rel);
+	for (slash = path + strlen(fakelab) + 1; (slash = strchr(slash, '/'));
+	     slash++) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	put(path, text);
+}
+
+/*
+ * Sync the lab's files NAMES (N; their sizes as they are in FAKELAB, or
+ * CLAIM when not 0) with TOTAL_MAX: 0 or the error, the log into *MSG.
+ */
+static int sync_names(const char *const *names, size_t n, long long claim,
+		      long long total_max, struct lab_sync_stats *st,
+		      char **msg)
+{
+	long long sizes[16];
+	char path[PATH_MAX * 2], list[4096];
+	struct lab_sync_src src = {fake_read, NULL};
+	struct stat sb;
+	size_t i, len;
+	int ret;
+
+	assert_true(n <= 16);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", fakelab, names[i]);
+		sizes[i] = claim		  ? claim
+			   : stat(path, &sb) == 0 ? (long long)sb.st_size
+						  : 1;
+	}
+	len = listing(list, sizeof(list), names, sizes, n);
+	capture_begin();
+	ret = lab_sync_files(rundir, list, len, &src, total_max, st);
+	*msg = capture_end();
+	return ret;
+}
+
+/* Bytes of the regular files under DIR/lab, and (into *FILES) how many. */
+static long long lab_bytes(int *files)
+{
+	char cmd[PATH_MAX + 128], line[64] = "";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "find '%s/lab' -type f -printf '%%s\\n' | "
+		 "awk '{ n++; s += $1 } END { print n + 0, s + 0 }'",
+		 rundir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(line, sizeof(line), p));
+	pclose(p);
+	*files = atoi(line);
+	return atoll(strchr(line, ' ') + 1);
+}
+
+static bool in_lab(const char *rel)
+{
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s/lab/%s", rundir, rel);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * A sync replaces the last one: a file the lab no longer lists is removed
+ * from DIR/lab (and a directory left empty), and so is anything else there
+ * (a stale temporary, a symlink, which is removed as itself).
+ */
+static void test_old_syncs_replaced(void **state)
+{
+	static const char *const first[] = {"results.json", "a", "b", "old/x"};
+	static const char *const second[] = {"results.json", "c", "logs/d"};
+	char path[PATH_MAX * 4], target[PATH_MAX + 16], *msg;
+	struct lab_sync_stats st;
+	size_t i;
+	int files;
+
+	(void)state;
+	lab_put("results.json", "{}\n");
+	lab_put("a", "aaaa");
+	lab_put("b", "bbbb");
+	lab_put("old/x", "xxxx");
+	assert_int_equal(
+	    sync_names(first, 4, 0, LAB_TOTAL_BYTES_MAX, &st, &msg), 0);
+	free(msg);
+	for (i = 0; i < 4; i++)
+		assert_true(in_lab(first[i]));
+	/* the lab moves on: a, b and old/ are gone there, c and logs/d new */
+	snprintf(path, sizeof(path), "rm -r '%s/a' '%s/b' '%s/old'", fakelab,
+		 fakelab, fakelab);
+	assert_int_equal(system(path), 0);
+	lab_put("c", "cccc");
+	lab_put("logs/d", "dddd");
+	/* and something in DIR/lab the lab never sent */
+	snprintf(path, sizeof(path), "%s/lab/a.tmp", rundir);
+	put(path, "stale");
+	snprintf(target, sizeof(target), "%s/outside/keep", top);
+	put(target, "the host's own");
+	snprintf(path, sizeof(path), "%s/lab/link", rundir);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(
+	    sync_names(second, 3, 0, LAB_TOTAL_BYTES_MAX, &st, &msg), 0);
+	free(msg);
+	assert_int_equal(st.files, 3);
+	assert_int_equal(st.removed, 5); /* a, b, old/x, a.tmp, link */
+	for (i = 0; i < 3; i++)
+		assert_true(in_lab(second[i]));
+	assert_false(in_lab("a"));
+	assert_false(in_lab("b"));
+	assert_false(in_lab("old"));
+	assert_false(in_lab("a.tmp"));
+	assert_false(in_lab("link"));
+	msg = slurp(target);
+	assert_string_equal(msg, "the host's own"); /* not followed */
+	free(msg);
+	assert_int_equal(lab_bytes(&files), 3 + 4 + 4);
+	assert_int_equal(files, 3);
+	assert_int_equal(st.held, 3 + 4 + 4);
+}
+
+/*
+ * What DIR/lab holds in all is capped: results.json has room first, then
+ * the files already here, and a file past the cap is refused with its
+ * size and the cap; a lab that sends new names at every sync never makes
+ * DIR/lab grow past it.
+ */
+static void test_total_cap(void **state)
+{
+	static const char *const first[] = {"results.json", "x", "y", "z"};
+	static const char *const later[] = {"w", "x", "y", "results.json"};
+	char name[2][32], *msg;
+	const char *names[3];
+	struct lab_sync_stats st;
+	int k, files;
+
+	(void)state;
+	lab_put("results.json", "{}\n");
+	lab_put("w", "wwwwwwww");
+	lab_put("x", "xxxxxxxx");
+	lab_put("y", "yyyyyyyy");
+	lab_put("z", "zzzzzzzz");
+	assert_int_equal(sync_names(first, 4, 0, 20, &st, &msg), 0);
+	assert_int_equal(st.files, 3);
+	assert_int_equal(st.refused, 1);
+	assert_int_equal(st.held, 19);
+	if (!strstr(msg, "lab: refusing the lab's file 'z': is 8 bytes, over "
+			 "what is left of LAB_TOTAL_BYTES_MAX, the cap on "
+			 "the lab's files here (19 of 20 bytes held)"))
+		fail_msg("no refusal of 'z' in:\n%s", msg);
+	free(msg);
+	assert_false(in_lab("z"));
+
+	/* a new file listed first does not push out those already here */
+	assert_int_equal(sync_names(later, 4, 0, 20, &st, &msg), 0);
+	assert_int_equal(st.same, 2);
+	assert_int_equal(st.files, 1); /* results.json */
+	assert_non_null(strstr(msg, "refusing the lab's file 'w': is 8 "
+				    "bytes, over what is left of "
+				    "LAB_TOTAL_BYTES_MAX"));
+	free(msg);
+	assert_true(in_lab("x") && in_lab("y") && !in_lab("w"));
+
+	/* ten syncs, each with two new files of 8 bytes and the old gone */
+	for (k = 0; k < 10; k++) {
+		snprintf(name[0], sizeof(name[0]), "n%da", k);
+		snprintf(name[1], sizeof(name[1]), "n%db", k);
+		lab_put(name[0], "nnnnnnnn");
+		lab_put(name[1], "nnnnnnnn");
+		names[0] = "results.json";
+		names[1] = name[0];
+		names[2] = name[1];
+		assert_int_equal(sync_names(names, 3, 0, 20, &st, &msg), 0);
+		free(msg);
+		assert_true(lab_bytes(&files) <= 20);
+		assert_int_equal(files, 3);
+		assert_true(in_lab(name[0]) && in_lab(name[1]));
+	}
+
+	/* a file that claims less than it holds stops at the cap as read */
+	lab_put("grows", "0123456789012345678901234567890123456789");
+	names[0] = "grows";
+	assert_int_equal(sync_names(names, 1, 1, 20, &st, &msg), 0);
+	assert_non_null(strstr(msg, "refusing the lab's file 'grows': would "
+				    "pass what is left of "
+				    "LAB_TOTAL_BYTES_MAX"));
+	free(msg);
+	assert_false(in_lab("grows"));
+	assert_true(lab_bytes(&files) <= 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),
-		cmocka_unit_test_setup_teardown(test_hostile_lab, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_symlink_in_lab, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_real_listing, setup,
-						teardown),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test_setup_teardown(test_hostile_lab, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_symlink_in_lab, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_real_listing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_old_syncs_replaced, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_total_cap, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

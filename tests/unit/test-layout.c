@@ -93,6 +93,11 @@ static void test_installed_paths(void **state)
 	want = xasprintf("%s/mkinitramfs-root.sh", d->datadir);
 	assert_string_equal(layout_root_script(d->libexecdir), want);
 	free(want);
+	want = xasprintf("%s/src", d->cachedir);
+	images = guest_srcdir_new(d->libexecdir);
+	assert_string_equal(images, want);
+	free(images);
+	free(want);
 
 	/* a build tree: as it always was */
 	images = guest_images_dir_new("/x/build/bin");

@@ -183,6 +183,19 @@ static void test_list_parse(void **state)
 	}
 }
 
+/* Whether S holds a control character but '\n' (a raw ESC, BEL...). */
+static bool ctrl_in(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n') || *s == 0x7f) {
+			print_error("a control character 0x%02x in the "
+				    "message\n",
+				    (unsigned char)*s);
+			return true;
+		}
+	return false;
+}
+
 /* Each bad input and its own message (file:line: where it has a line). */
 static void test_bad_lists(void **state)
 {
@@ -239,7 +252,7 @@ static void test_bad_lists(void **state)
 	    {"[workload]\nname = jobs\nJOBS = \"2\n", NULL,
 	     "run.ini:3: bad value for 'JOBS': unterminated quote"},
 	    {"[workload]\nname = jobs\nJOBS = 2\nJOBS = 4\n", NULL,
-	     "run.ini:4: parameter 'JOBS' is set twice"},
+	     "run.ini:4: 'JOBS' is set twice in [workload] (first on line 3)"},
 	    {"[workload]\nname = jobs\nJOSB = 2\n", NULL,
 	     "run.ini:3: workload 'jobs' has no parameter 'JOSB'"},
 	    {"", "guest.vcpus=1,0",
@@ -262,6 +275,14 @@ static void test_bad_lists(void **state)
 	     "run.ini:2: give the paging axis once"},
 	    {"[matrix]\nept = on\nnpt = off\n", NULL,
 	     "run.ini:3: give either 'ept' or 'npt', not both"},
+	    /* a name with terminal escapes: shown scrubbed ('?') */
+	    {"", "host.sysctl.vm.\033]0;x\007=1",
+	     "--set 'host.sysctl.vm.?]0;x?=1': unknown host knob "
+	     "'sysctl.vm.?]0;x?' in [host]"},
+	    {"", "ru\033[2Jn.name=x",
+	     "--set 'ru?[2Jn.name=x': unknown key 'ru?[2Jn.name'"},
+	    {"[workload]\nname = jobs\nJ\033OBS = 2\n", NULL,
+	     "run.ini:3: unknown key 'J?OBS' in [workload]"},
 	};
 	struct run_config c;
 	char errbuf[4096];
@@ -278,6 +299,7 @@ static void test_bad_lists(void **state)
 		if (!strstr(errbuf, bad[i].msg))
 			fail_msg("row %zu: got '%s', wanted '%s'", i, errbuf,
 				 bad[i].msg);
+		assert_false(ctrl_in(errbuf));
 		run_config_release(&c);
 	}
 }

@@ -691,6 +691,37 @@ static void test_diff(void **state)
 	profile_free(empty);
 }
 
+/*
+ * PROFILE_DIFF_SYMBOLS_MAX distinct frames in the two profiles compare;
+ * one more is refused (-E2BIG) and leaves nothing to release.
+ */
+static void test_diff_symbols_cap(void **state)
+{
+	struct profile *b = profile_new(), *c = profile_new();
+	struct profile_diff d;
+	char frame[32];
+
+	(void)state;
+	/* b: "main" only; c: main;fN for N < MAX - 1: MAX names in all */
+	profile_add_folded(b, "main", 4, 1);
+	for (size_t i = 0; i + 1 < PROFILE_DIFF_SYMBOLS_MAX; i++) {
+		int n = snprintf(frame, sizeof(frame), "main;f%zu", i);
+
+		profile_add_folded(c, frame, (size_t)n, 1);
+	}
+	assert_int_equal(profile_diff_build(b, c, 0.5, &d), 0);
+	assert_int_equal(d.n, PROFILE_DIFF_SYMBOLS_MAX);
+	profile_diff_release(&d);
+	profile_add_folded(c, "main;one_more", 13, 1);
+	assert_int_equal(profile_diff_build(b, c, 0.5, &d), -E2BIG);
+	assert_int_equal(d.n, 0);
+	assert_null(d.v);
+	/* the same from the baseline's side */
+	assert_int_equal(profile_diff_build(c, b, 0.5, &d), -E2BIG);
+	profile_free(b);
+	profile_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -704,6 +735,7 @@ int main(void)
 	    cmocka_unit_test(test_demangle),
 	    cmocka_unit_test(test_symbolizer_demangles),
 	    cmocka_unit_test(test_diff),
+	    cmocka_unit_test(test_diff_symbols_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -272,6 +272,19 @@ static int load_expand(const char *text, struct run_config *c, char *errbuf,
 	return ret;
 }
 
+/* Whether S holds a control character but '\n' (a raw ESC, BEL...). */
+static bool ctrl_in(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n') || *s == 0x7f) {
+			print_error("a control character 0x%02x in the "
+				    "message\n",
+				    (unsigned char)*s);
+			return true;
+		}
+	return false;
+}
+
 struct bad {
 	const char *text;
 	const char *why; /* the message, after "DIR/" */
@@ -357,6 +370,19 @@ static void test_bad_configs(void **state)
 		{ "[run]\n", "run.ini: [workload] name is missing" },
 		{ "[run\nname = x\n", "run.ini:2: key 'name' outside any section" },
 		{ "[run]\nname = \xff\xfe\n", "run.ini: not UTF-8 text" },
+		/* terminal escapes in a name: shown scrubbed ('?') */
+		{ "[ma\033[2Jtrix]\nwhere = guest\n[workload]\nname = walk\n",
+		  "run.ini:2: unknown section [ma?[2Jtrix]" },
+		{ "[run]\nna\033[31mme = x\n[workload]\nname = walk\n",
+		  "run.ini:2: unknown key 'na?[31mme' in [run]" },
+		{ "[host]\nsysctl.vm.\033]0;x\007 = 1\n[workload]\nname = walk\n",
+		  "run.ini:2: unknown host knob 'sysctl.vm.?]0;x?' in [host]" },
+		{ "[guest]\nsysctl.\033c = 1\n[workload]\nname = walk\n",
+		  "run.ini:2: 'sysctl.?c' is not a guest knob name" },
+		{ "[run]\nname = a\n[run\033]\n[run\033]\n[workload]\nname = walk\n",
+		  "run.ini:4: section [run?] appears twice (first on line 3)" },
+		{ "[workload]\nname = wa\033lk\n",
+		  "run.ini:2: bad workload name 'wa?lk'" },
 	};
 	char errbuf[4096];
 	struct run_config c;
@@ -372,6 +398,7 @@ static void test_bad_configs(void **state)
 		if (!strstr(errbuf, want))
 			fail_msg("config %zu: got '%s', wanted '%s'", i, errbuf,
 				 want);
+		assert_false(ctrl_in(errbuf));
 		free(want);
 		run_config_release(&c);
 	}
@@ -389,6 +416,12 @@ static void test_bad_workloads(void **state)
 		  "w.ini:3: metric_regex 'no groups' is not a POSIX ERE with a capture group" },
 		{ "[workload]\nrun = true\nseries_regex = (x) only\n",
 		  "w.ini:3: series_regex '(x) only' is not a POSIX ERE with two capture groups" },
+		{ "[workload]\nrun = true\nestimate = 2 * N\n",
+		  "w.ini:3: 'N' is not a parameter of the workload" },
+		{ "[workload]\nrun = true\nestimate = 0.1 * N\n[param.N]\ndefault = many\n",
+		  "w.ini:3: parameter N = 'many' is not a number" },
+		{ "[workload]\nrun = true\nestimate = 2 x N\n[param.N]\ndefault = 1\n",
+		  "w.ini:3: '2 x N' is not seconds as a sum of terms, each a number or a number * a PARAMETER" },
 		{ "[workload]\nrun = true\npackages = bash, Not_A_Package\n",
 		  "w.ini:3: packages: 'Not_A_Package' is not a Debian package name" },
 		{ "[workload]\nrun = true\n[param.X]\ndescription = d\n",
@@ -397,6 +430,10 @@ static void test_bad_workloads(void **state)
 		  "w.ini:4: parameter name 'lower' must be upper case" },
 		{ "[workload]\nrun = true\nmetirc = elapsed\n",
 		  "w.ini:3: unknown key 'metirc' in [workload] (did you mean 'metric'?)" },
+		{ "[workload]\nrun = true\n[param.X]\ndefault = 1\ndefault = 2\n",
+		  "w.ini:5: 'default' is set twice in [param.X] (first on line 4)" },
+		{ "[workload]\nrun = true\n[param.\033[2J]\ndefault = 1\n",
+		  "w.ini:4: parameter name '?[2J' must be upper case" },
 	};
 	char *p = xasprintf("%s/w.ini", tmpdir), *e;
 	char errbuf[4096];
@@ -428,6 +465,7 @@ static void test_bad_workloads(void **state)
 		if (!strstr(errbuf, want))
 			fail_msg("workload %zu: got '%s', wanted '%s'", i,
 				 errbuf, want);
+		assert_false(ctrl_in(errbuf));
 		free(want);
 	}
 	free(e);

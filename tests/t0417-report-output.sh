@@ -8,8 +8,8 @@
 # this test's scratch directory, never on the host's /dev.
 . "$(dirname "$0")/lib-test.sh"
 
-[ -x "$VMTAX" ] || skip_all "no vmtax binary at $VMTAX"
-test_prereq ROOT || skip_all "mknod of a device needs root"
+test_need VMTAX
+test_need ROOT "mknod of a device needs root"
 
 demo="$TOP/tests/fixtures/results-demo.json"
 demo_b="$TOP/tests/fixtures/results-demo-b.json"
