@@ -156,12 +156,14 @@ void guest_overlays_sweep(const char *dir)
 
 /*
  * Whether the files of disk image KIND (GUEST_IMAGE_DEBIAN or
- * GUEST_IMAGE_LAB) in IMAGES are missing, with KERNEL and INITRD ("auto":
- * the image's own): WHY says what, FIX how to get them.  Changes nothing.
+ * GUEST_IMAGE_LAB) in IMAGES are there, with KERNEL and INITRD ("auto":
+ * the image's own), as guest_files_check() answers: 0,
+ * GUEST_FILES_UNBUILT or -ENOENT, WHY saying what, FIX how to get them.
+ * Changes nothing.
  */
-static bool disk_missing(const char *kind, const char *images,
-			 const char *kernel, const char *initrd, char *why,
-			 size_t wlen, char *fix, size_t flen)
+static int disk_missing(const char *kind, const char *images,
+			const char *kernel, const char *initrd, char *why,
+			size_t wlen, char *fix, size_t flen)
 {
 	bool kauto = !strcmp(kernel, "auto"), iauto = !strcmp(initrd, "auto");
 	char *disk = guest_disk_path_new(images, kind, "qcow2");
@@ -169,7 +171,7 @@ static bool disk_missing(const char *kind, const char *images,
 			: xstrdup(kernel);
 	char *i = iauto ? guest_disk_path_new(images, kind, "initrd")
 			: xstrdup(initrd);
-	bool missing = true;
+	int ret = 0;
 
 	if (access(disk, R_OK) < 0 || (kauto && access(k, R_OK) < 0) ||
 	    (iauto && access(i, R_OK) < 0)) {
@@ -178,17 +180,17 @@ static bool disk_missing(const char *kind, const char *images,
 			 kind, disk);
 		snprintf(fix, flen, "run 'vmtax image build --kind %s' first",
 			 kind);
+		ret = GUEST_FILES_UNBUILT;
 	} else if (file_missing("kernel", k, why, wlen) ||
 		   file_missing("initramfs", i, why, wlen)) {
 		snprintf(fix, flen, "give [guest] %s a file that is there",
 			 access(k, R_OK) < 0 ? "kernel" : "initrd");
-	} else {
-		missing = false;
+		ret = -ENOENT;
 	}
 	free(disk);
 	free(k);
 	free(i);
-	return missing;
+	return ret;
 }
 
 int guest_files_check(const char *image, const char *kernel,
@@ -200,9 +202,8 @@ int guest_files_check(const char *image, const char *kernel,
 
 	if (!strcmp(image, GUEST_IMAGE_DEBIAN) ||
 	    !strcmp(image, GUEST_IMAGE_LAB)) {
-		if (!disk_missing(image, images, kernel, initrd, why, wlen,
-				  fix, flen))
-			ret = 0;
+		ret = disk_missing(image, images, kernel, initrd, why, wlen,
+				   fix, flen);
 		goto out;
 	}
 	if (strcmp(image, "tiny")) {
@@ -238,7 +239,7 @@ int guest_files_check(const char *image, const char *kernel,
 	}
 	tiny = guest_tiny_path_new(images,
 				   guest_kernel_version(k ? k : kernel));
-	ret = access(tiny, R_OK) == 0 ? 0 : 1;
+	ret = access(tiny, R_OK) == 0 ? 0 : GUEST_FILES_FIRST_USE;
 out:
 	free(tiny);
 	free(k);

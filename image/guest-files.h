@@ -144,13 +144,17 @@ void guest_files_release(struct guest_files *f);
 /*
  * Whether the files IMAGE, KERNEL and INITRD name are there, as
  * guest_files_resolve() looks them up, changing nothing (for a run's
- * preflight): 0 when they are; 1 for a tiny image of initrd "auto" not
- * built yet ('vmtax run' builds it on first use: its kernel is there);
- * -ENOENT with what is missing in WHY ("image = debian, but there is no
- * built image ('IMAGES/debian.qcow2')") and how to get it in FIX ("run
- * 'vmtax image build --kind debian' first"); -EINVAL, with both, for an
- * image of no known kind.  Reports nothing.
+ * preflight): 0 when they are; GUEST_FILES_FIRST_USE for a tiny image of
+ * initrd "auto" not built yet ('vmtax run' builds it on first use: its
+ * kernel is there); GUEST_FILES_UNBUILT for a debian or lab image not
+ * built, and -ENOENT for any other file missing, each with what is
+ * missing in WHY ("image = debian, but there is no built image
+ * ('IMAGES/debian.qcow2')") and how to get it in FIX ("run 'vmtax image
+ * build --kind debian' first"); -EINVAL, with both, for an image of no
+ * known kind.  Reports nothing.
  */
+#define GUEST_FILES_FIRST_USE 1
+#define GUEST_FILES_UNBUILT 2
 int guest_files_check(const char *image, const char *kernel,
 		      const char *initrd, const char *bindir, char *why,
 		      size_t wlen, char *fix, size_t flen);

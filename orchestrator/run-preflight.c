@@ -302,10 +302,11 @@ static enum preflight_verdict check_image(struct pf *s,
 
 	while ((i = next_files(s->r, &ci)) >= 0) {
 		const struct cell *c = &s->r->cells[i];
+		int ret = guest_files_check(c->image, c->kernel, c->initrd,
+					    s->r->bindir, why, sizeof(why),
+					    fix, sizeof(fix));
 
-		if (guest_files_check(c->image, c->kernel, c->initrd,
-				      s->r->bindir, why, sizeof(why), fix,
-				      sizeof(fix)) >= 0)
+		if (ret == 0 || ret == GUEST_FILES_FIRST_USE)
 			continue;
 		if (!n++) {
 			snprintf(it->what, sizeof(it->what), "%s", why);
@@ -364,14 +365,13 @@ static enum preflight_verdict check_image_build(struct pf *s,
 					    s->r->bindir, why, sizeof(why),
 					    fix, sizeof(fix));
 
-		if (ret == 1) {
+		if (ret == GUEST_FILES_FIRST_USE) {
 			lacking(s, IMAGE_TINY_HOST_PACKAGES, pkgs,
 				sizeof(pkgs));
 			snprintf(built, sizeof(built), "the tiny image (built "
 						       "on first use)");
-		} else if (ret == -ENOENT &&
-			   !strcmp(c->image, GUEST_IMAGE_DEBIAN) &&
-			   strstr(why, "no built image")) {
+		} else if (ret == GUEST_FILES_UNBUILT &&
+			   !strcmp(c->image, GUEST_IMAGE_DEBIAN)) {
 			lacking(s, IMAGE_DEBIAN_HOST_PACKAGES, pkgs,
 				sizeof(pkgs));
 			free(mods);
@@ -509,10 +509,9 @@ static enum preflight_verdict check_disk(struct pf *s,
 					    s->r->bindir, why, sizeof(why),
 					    fix, sizeof(fix));
 
-		if (ret == 1)
+		if (ret == GUEST_FILES_FIRST_USE)
 			build += IMAGE_TINY_BUILD_BYTES;
-		else if (ret == -ENOENT && disk_image(c->image) &&
-			 strstr(why, "no built image"))
+		else if (ret == GUEST_FILES_UNBUILT)
 			build += IMAGE_DEBIAN_BUILD_BYTES;
 	}
 	overlays = disk_guests_at_once(s);

@@ -250,16 +250,16 @@ static void test_check(void **state)
 		int ret;
 		const char *why, *fix;
 	} cases[] = {
-	    {"tiny", kernel, "auto", false, 1, "", ""},
+	    {"tiny", kernel, "auto", false, GUEST_FILES_FIRST_USE, "", ""},
 	    {"tiny", kernel, "auto", true, 0, "", ""},
 	    {"tiny", missing, "auto", true, -ENOENT, "guest kernel '",
 	     "give [guest] kernel a file that is there"},
 	    {"tiny", kernel, missing, true, -ENOENT, "guest initramfs '",
 	     "give [guest] initrd a file that is there"},
-	    {"debian", "auto", "auto", false, -ENOENT,
+	    {"debian", "auto", "auto", false, GUEST_FILES_UNBUILT,
 	     "image = debian, but there is no built image ('",
 	     "run 'vmtax image build --kind debian' first"},
-	    {"lab", "auto", "auto", false, -ENOENT,
+	    {"lab", "auto", "auto", false, GUEST_FILES_UNBUILT,
 	     "image = lab, but there is no built image ('",
 	     "run 'vmtax image build --kind lab' first"},
 	    {"debian", "auto", "auto", true, 0, "", ""},
