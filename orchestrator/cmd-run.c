@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vmtax run CONFIG: the command line.  It loads and checks everything that
- * can be checked before the host changes (config, matrix, packages, accel,
- * guest files, run directory), takes the host (lock, journal, signals),
- * hands the cells to the run engine (run-engine.h), then restores the host
- * and writes the reports.
+ * can be checked before the host changes (config, matrix, what the run
+ * needs of this host: run-preflight.h; accel, guest files, run directory),
+ * takes the host (lock, journal, signals), hands the cells to the run
+ * engine (run-engine.h), then restores the host and writes the reports.
  */
 #include <errno.h>
 #include <limits.h>
@@ -59,7 +59,8 @@ static const struct opt run_opts[] = {
 	  "resume even if the config file has changed", NULL },
 	{ 'n', "dry-run", OPT_FLAG, offsetof(struct run_args, dry), NULL, NULL,
 	  "check CONFIG as a run does before it changes\n"
-	  "anything (config, matrix, packages, accel,\n"
+	  "anything (config, matrix, every missing\n"
+	  "requirement of this host at once, accel,\n"
 	  "guest files; the tiny image is built on\n"
 	  "first use), print its cells and stop: no\n"
 	  "run directory, no host change, no guest",
