@@ -72,24 +72,64 @@ unsigned long long run_rounds_budget(void)
 	return (unsigned long long)(mem_available() * ROUNDS_MEM_SHARE);
 }
 
-/* The cells still waiting for samples, grouped (rounds-group.h). */
+/*
+ * A bare-metal cell of a resumed run that ended with all its samples: it
+ * may take more, to pair with a guest round its plan has no sample left
+ * for (slot_wants()).
+ */
+static bool reopenable(const struct run *r, int ci)
+{
+	const struct cell_state *st = &r->states[ci];
+
+	return r->resume && !run_exec_has(r, ci, EXEC_NEEDS_GUEST) &&
+	       st->status == CELL_OK &&
+	       (st->stop == STOP_REPEAT || st->stop == STOP_PLAN);
+}
+
+/*
+ * The cells still waiting for samples, grouped (rounds-group.h); in a
+ * resumed run, with the bare-metal cells that ended (reopenable()) in the
+ * groups whose guests still wait, and in no other.
+ */
 static size_t make_groups(struct run *r, struct rgroup **out)
 {
 	bool *guest = xcalloc((size_t)r->ncells, sizeof(*guest));
 	bool *waiting = xcalloc((size_t)r->ncells, sizeof(*waiting));
-	size_t ng;
+	bool guests_wait = false;
+	struct rgroup *gs;
+	size_t ng, k, j, n;
 	int ci;
 
 	for (ci = 0; ci < r->ncells; ci++) {
 		guest[ci] = run_exec_has(r, ci, EXEC_NEEDS_GUEST);
 		waiting[ci] = r->states[ci].status == CELL_PENDING &&
 			      r->states[ci].stop == STOP_NONE;
+		guests_wait |= guest[ci] && waiting[ci];
 	}
+	for (ci = 0; guests_wait && ci < r->ncells; ci++)
+		waiting[ci] |= reopenable(r, ci);
 	ng = rounds_groups_make(r->cells, r->ncells, guest, waiting,
-				run_rounds_budget(), out);
+				run_rounds_budget(), &gs);
+	/* A group of no guest has nothing for an ended cell to pair with. */
+	for (k = 0, n = 0; k < ng; k++) {
+		struct rgroup *g = &gs[k];
+		size_t keep = 0;
+
+		for (j = 0; j < g->ncells; j++)
+			if (g->nguests || !reopenable(r, g->cells[j]))
+				g->cells[keep++] = g->cells[j];
+		g->ncells = keep;
+		if (keep) {
+			gs[n++] = *g;
+		} else {
+			free(g->cells);
+			free(g->why);
+		}
+	}
+	*out = gs;
 	free(guest);
 	free(waiting);
-	return ng;
+	return n;
 }
 
 /* results.json "schedule": the order, the seed and the groups. */
@@ -167,8 +207,9 @@ static bool slot_wants(const struct run *r, const struct rslot *slots,
 
 	if (slot_wants_own(r, s))
 		return true;
-	return s->pairs && st->status == CELL_PENDING && s->taken < s->quota &&
-	       guests_want(r, slots, n);
+	return s->pairs &&
+	       (st->status == CELL_PENDING || reopenable(r, s->ci)) &&
+	       s->taken < s->quota && guests_want(r, slots, n);
 }
 
 /* One round: a sample of every slot that wants one, shuffled. */
@@ -192,6 +233,12 @@ static void one_round(struct run *r, struct rslot *slots, size_t n)
 			/* a pairing sample past the plan (slot_wants()) */
 			st->planned++;
 			r->samples_total++;
+		}
+		if (st->status != CELL_PENDING) {
+			/* an ended cell reopened to pair (reopenable()):
+			 * run_rounds_conclude() ends it again */
+			cell_set_status(st, CELL_PENDING, NULL);
+			st->stop = STOP_NONE;
 		}
 		if (run_host_apply(r, s->ci) < 0) {
 			slot_stop(r, s);
