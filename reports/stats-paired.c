@@ -190,6 +190,51 @@ static double unit_mean(const double *x, const struct units *u, size_t j)
 
 /* ---- the paired estimate ---- */
 
+static size_t uf_root(size_t *parent, size_t i)
+{
+	while (parent[i] != i)
+		i = parent[i] = parent[parent[i]];
+	return i;
+}
+
+static bool same_boot(const long *boot, size_t i, size_t j)
+{
+	return boot && boot[i] >= 0 && boot[i] == boot[j];
+}
+
+size_t stats_paired_units(const long *boot_a, const long *boot_b, size_t n,
+			  long *unit)
+{
+	size_t *parent, i, j, k = 0;
+
+	if (!n)
+		return 0;
+	parent = malloc(n * sizeof(*parent));
+	if (!parent)
+		abort();
+	for (i = 0; i < n; i++)
+		parent[i] = i;
+	/* Union-find: rounds that share a boot on either side join. */
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (same_boot(boot_a, i, j) || same_boot(boot_b, i, j))
+				parent[uf_root(parent, i)] = uf_root(parent, j);
+	for (i = 0; i < n; i++)
+		unit[i] = -1;
+	for (i = 0; i < n; i++) {
+		size_t root = uf_root(parent, i);
+
+		if (unit[root] < 0)
+			unit[root] = (long)k++;
+		unit[i] = unit[root];
+	}
+	free(parent);
+	if (k == n)
+		for (i = 0; i < n; i++)
+			unit[i] = -1;
+	return k;
+}
+
 const char *stats_unit_name(enum stats_unit u)
 {
 	switch (u) {

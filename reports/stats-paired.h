@@ -42,7 +42,9 @@
  * samples of that round: a drift of the host that multiplies both cancels.
  * The units are the boots' means of d when there is more than one boot,
  * else the rounds themselves; boots, not rounds, are independent (Kalibera
- * & Jones: the interval's df comes from the top level).  A guest cell
+ * & Jones: the interval's df comes from the top level), and the boots are
+ * the coarser side's (stats_paired_units()): a round's log ratio carries
+ * both samples' boots, so either side's boot ties the rounds it spans.  A guest cell
  * with one boot has its rounds stand in: nothing measures the between-boot
  * variance then (kj.t2sq is NaN), and the interval is too narrow by as
  * much as that variance matters.  With u the unit means and k their
@@ -160,6 +162,20 @@ struct stats_paired {
  */
 int stats_log_ratios(const double *cell, const double *ref, size_t n,
 		     double *d);
+
+/*
+ * The units of N rounds measured on two sides, from each side's boot per
+ * round (BOOT_A, BOOT_B; a negative boot, or a NULL array: that side has
+ * no level above the round).  Rounds that share a boot on either side are
+ * one unit: the coarser side's level decides (a bare-metal cell against a
+ * guest baseline with boots has the baseline's boots as its units, not
+ * its rounds), and where both sides have boots that do not nest, the
+ * groups they chain into.  UNIT[i] is round i's unit (0 first, in order of
+ * first appearance), or -1 for every round when no two rounds share a
+ * boot.  Returns the number of units.
+ */
+size_t stats_paired_units(const long *boot_a, const long *boot_b, size_t n,
+			  long *unit);
 
 /*
  * The slowdown from D[0..N) (stats_log_ratios()) with the cell's boot per

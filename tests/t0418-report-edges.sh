@@ -1,0 +1,68 @@
+#!/bin/sh
+# vmtax report at the edges of its statistics (issue 35), on results files
+# written here from tests/fixtures/results-interleaved.json with the samples
+# of two cells replaced: the units of a paired interval from the coarser
+# side, intervals of a time ratio that stay in (-100%, inf), too few samples
+# to judge, magnitudes near 1e300, and ok samples whose metric is no number.
+. "$(dirname "$0")/lib-test.sh"
+
+test_need VMTAX
+
+src="$TOP/tests/fixtures/results-interleaved.json"
+cd "$TRASH" || exit 1
+
+# make OUT PYTHON: the fixture as d, the baseline cell as b and the bare
+# metal cell at never as c, changed by PYTHON, into OUT.  samples(VALUES,
+# BOOTS) makes ok samples, one a round (BOOTS: a boot per round, or None).
+make() {
+	python3 - "$src" "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+cells = {x["id"]: x for x in d["cells"]}
+b = cells["bare-metal/host-thp=always"]
+c = cells["bare-metal/host-thp=never"]
+g = cells["guest/host-thp=always/guest-thp=always"]
+def samples(values, boots=None, rounds=True):
+    out = []
+    for i, v in enumerate(values):
+        s = {"index": i, "status": "ok", "exit_status": 0,
+             "elapsed_s": v, "metric": v}
+        if rounds:
+            s["round"] = i
+        if boots is not None:
+            s["boot"] = boots[i]
+        out.append(s)
+    return out
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+PY
+}
+
+# field FILE CELL EXPR: EXPR of the JSON report's cell CELL (as c).
+field() {
+	"$VMTAX" report -f json "$1" >"$1.report" &&
+	python3 - "$1.report" "$2" "$3" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = [x for x in r["cells"] if x["id"] == sys.argv[2]][0]
+print(eval(sys.argv[3]))
+PY
+}
+
+# A guest baseline with 3 boots of 3 rounds each, and a bare-metal cell in
+# the same 9 rounds: the cell's units are the baseline's boots (df 2), not
+# its rounds (df 8).
+test_expect_success 'a bare-metal cell against a guest baseline with boots: the boots are the units' '
+	make guestbase.json "
+d[\"baseline\"] = g[\"id\"]
+g[\"samples\"] = samples([10, 11, 10.5, 14, 13.5, 14.2, 9, 9.4, 9.1],
+                         [0, 0, 0, 1, 1, 1, 2, 2, 2])
+c[\"samples\"] = samples([15, 16.1, 15.7, 20, 20.4, 21, 13.2, 14, 13.7])
+" &&
+	field guestbase.json bare-metal/host-thp=never \
+		"(c[\"interval\"][\"unit\"], c[\"interval\"][\"units\"], c[\"interval\"][\"df\"], c[\"interval\"][\"rounds\"])" >got &&
+	echo "('"'"'boot'"'"', 3, 2.0, 9)" >want &&
+	test_cmp want got
+'
+
+test_done
