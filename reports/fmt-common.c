@@ -17,8 +17,10 @@ char *fmt_num(char *buf, size_t len, double x)
 {
 	if (isnan(x))
 		snprintf(buf, len, "n/a");
-	else
+	else if (fabs(x) < FMT_NUM_FIXED_MAX)
 		snprintf(buf, len, "%.3f", x);
+	else
+		snprintf(buf, len, "%.6g", x);
 	return buf;
 }
 
@@ -45,7 +47,8 @@ char *fmt_interval(char *buf, size_t len, const struct stats_delta *d)
 	char lo[FMT_BUF], hi[FMT_BUF];
 
 	if (!d->valid || !d->bounded)
-		snprintf(buf, len, "%s", d->valid ? "unbounded" : "n/a");
+		snprintf(buf, len, "%s%s%s", d->valid ? "unbounded" : "n/a",
+			 d->why ? ": " : "", d->why ? d->why : "");
 	else
 		snprintf(buf, len, "[%s, %s]", fmt_spct(lo, sizeof(lo), d->lo),
 			 fmt_spct(hi, sizeof(hi), d->hi));
@@ -97,7 +100,9 @@ char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c)
 	else if (c->is_baseline)
 		snprintf(buf, len, "baseline");
 	else if (!c->vs_base.valid)
-		snprintf(buf, len, "slowdown n/a");
+		snprintf(buf, len, "slowdown n/a%s%s",
+			 c->vs_base.why ? ": " : "",
+			 c->vs_base.why ? c->vs_base.why : "");
 	else
 		snprintf(buf, len, "slowdown %s%s%s%s",
 			 fmt_pct(pct, sizeof(pct), c->vs_base.delta),

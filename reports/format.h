@@ -49,6 +49,9 @@ const char *report_format_names(void);
  */
 #define FMT_BUF 96
 /* "%.3f" or "n/a". */
+/* A measurement: "%.3f" below FMT_NUM_FIXED_MAX in magnitude, "%.6g"
+ * above (a median of 1e300 is not a 300-digit number). */
+#define FMT_NUM_FIXED_MAX 1e12
 char *fmt_num(char *buf, size_t len, double x);
 /* A fraction as a percentage with 2 decimals: 0.1271 -> "12.71%". */
 char *fmt_pct(char *buf, size_t len, double x);

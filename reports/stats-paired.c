@@ -206,6 +206,7 @@ size_t stats_paired_units(const long *boot_a, const long *boot_b, size_t n,
 			  long *unit)
 {
 	size_t *parent, i, j, k = 0;
+	bool any = false;
 
 	if (!n)
 		return 0;
@@ -219,8 +220,10 @@ size_t stats_paired_units(const long *boot_a, const long *boot_b, size_t n,
 		for (j = 0; j < i; j++)
 			if (same_boot(boot_a, i, j) || same_boot(boot_b, i, j))
 				parent[uf_root(parent, i)] = uf_root(parent, j);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		unit[i] = -1;
+		any |= (boot_a && boot_a[i] >= 0) || (boot_b && boot_b[i] >= 0);
+	}
 	for (i = 0; i < n; i++) {
 		size_t root = uf_root(parent, i);
 
@@ -229,7 +232,7 @@ size_t stats_paired_units(const long *boot_a, const long *boot_b, size_t n,
 		unit[i] = unit[root];
 	}
 	free(parent);
-	if (k == n)
+	if (!any)
 		for (i = 0; i < n; i++)
 			unit[i] = -1;
 	return k;
@@ -287,8 +290,11 @@ static void paired_fill(struct stats_paired *o, double m, double se, double df,
 	o->ratio = exp(m);
 	o->d.valid = true;
 	o->d.delta = expm1(higher_better ? -m : m);
-	if (!(df > 0) || isnan(se))
+	/* One unit, or two that agree: nothing to judge the spread by. */
+	if (!(df > 0) || isnan(se) || stats_too_few((size_t)(df + 1), se)) {
+		o->d.why = STATS_WHY_TOO_FEW;
 		return;
+	}
 	/* No spread at all: the ratio is exact (as stats_delta() has it). */
 	tq = se == 0 ? 0 : stats_t_quantile(1 - STATS_ALPHA / 2, df);
 	o->ratio_lo = exp(m - tq * se);

@@ -56,7 +56,10 @@
  * shape.  It fills a struct stats_delta as stats_delta() does (positive is
  * slower: ratio - 1 when lower is better, 1/ratio - 1 when higher is), with
  * p from the one-sample t-test of mean_log = 0, so reports print it
- * unchanged.
+ * unchanged.  Its interval is on the log scale, so never outside
+ * (-100%, inf); with fewer than 3 units (df + 1 for a bridge) whose spread
+ * is at most STATS_NEAR_ZERO_SPREAD, or one unit, it is valid, unbounded
+ * and not judged (d.why = STATS_WHY_TOO_FEW), as stats_delta() has it.
  *
  * The bridge.  A cell that shares no rounds with the baseline, but shares
  * rounds with a cell M that also shares rounds with the baseline (the
@@ -171,7 +174,7 @@ int stats_log_ratios(const double *cell, const double *ref, size_t n,
  * guest baseline with boots has the baseline's boots as its units, not
  * its rounds), and where both sides have boots that do not nest, the
  * groups they chain into.  UNIT[i] is round i's unit (0 first, in order of
- * first appearance), or -1 for every round when no two rounds share a
+ * first appearance), or -1 for every round when neither side records a
  * boot.  Returns the number of units.
  */
 size_t stats_paired_units(const long *boot_a, const long *boot_b, size_t n,

@@ -65,4 +65,55 @@ c[\"samples\"] = samples([15, 16.1, 15.7, 20, 20.4, 21, 13.2, 14, 13.7])
 	test_cmp want got
 '
 
+# Cells order (no rounds), n = 2 each, one side wide: Fieller's lower end
+# would be a ratio below 0 (-100%), and the mean's t interval a time below
+# 0 s.  Neither is printed.
+test_expect_success 'n = 2 in cells order: no interval below -100%, no mean below 0 s' '
+	make wide.json "
+b[\"samples\"] = samples([10, 10.2], rounds=False)
+c[\"samples\"] = samples([5, 100], rounds=False)
+" &&
+	field wide.json bare-metal/host-thp=never \
+		"(c[\"slowdown\"][\"bounded\"], c[\"slowdown\"][\"ci95\"], c[\"slowdown\"][\"why\"], c[\"elapsed_s\"][\"ci95\"][0])" >got &&
+	echo "(False, None, '"'"'it would reach a ratio <= 0 (too few samples for their spread)'"'"', 0.0)" >want &&
+	test_cmp want got &&
+	"$VMTAX" report wide.json >wide.txt &&
+	grep -q "95% interval unbounded: it would reach a ratio <= 0" wide.txt &&
+	! grep -q "\[-[0-9][0-9][0-9]" wide.txt
+'
+
+# 10.0 s against 10.0001 s, two samples each that agree: nothing to judge
+# the spread by, so no verdict (it was "significant *").
+test_expect_success 'zero variance with n = 2: too few samples to judge, not significant' '
+	make flat.json "
+b[\"samples\"] = samples([10.0, 10.0], rounds=False)
+c[\"samples\"] = samples([10.0001, 10.0001], rounds=False)
+" &&
+	field flat.json bare-metal/host-thp=never \
+		"(c[\"slowdown\"][\"significant\"], c[\"slowdown\"][\"p\"], c[\"slowdown\"][\"why\"])" >got &&
+	echo "(False, None, '"'"'too few samples to judge (under 3, no spread)'"'"')" >want &&
+	test_cmp want got &&
+	"$VMTAX" report flat.json >flat.txt &&
+	grep "^THP never host (slowdown" flat.txt >head &&
+	echo "THP never host (slowdown 0.00% ±unbounded)" >want &&
+	test_cmp want head &&
+	grep -q "+0.00%, 95% interval unbounded: too few samples to judge" flat.txt
+'
+
+# Values near 1e300: the spread and the interval as at 1, and numbers
+# printed as numbers (a median was 96 digits long).
+test_expect_success 'values near 1e300: finite spread, bounded interval, short numbers' '
+	make huge.json "
+b[\"samples\"] = samples([1e300, 1.05e300, 0.95e300], rounds=False)
+c[\"samples\"] = samples([1.1e300, 1.25e300, 1.3e300], rounds=False)
+" &&
+	field huge.json bare-metal/host-thp=never \
+		"(c[\"metric\"][\"stddev\"] is not None, c[\"slowdown\"][\"bounded\"], round(c[\"slowdown\"][\"value\"], 6))" >got &&
+	echo "(True, True, 0.216667)" >want &&
+	test_cmp want got &&
+	"$VMTAX" report huge.json >huge.txt &&
+	grep -q "median 1.25e+300" huge.txt &&
+	! grep -q "[0-9]\{20\}" huge.txt
+'
+
 test_done

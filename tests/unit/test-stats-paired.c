@@ -515,6 +515,28 @@ static void test_rerun(void **state)
 	assert_false(ab || ba);
 }
 
+/* Two rounds that agree: too few to judge, not significant (issue 35). */
+static void test_paired_too_few(void **state)
+{
+	const double d[] = {1e-5, 1e-5}, e[] = {1e-5, 1e-5 + 1e-9};
+	struct stats_paired p;
+
+	(void)state;
+	assert_int_equal(stats_paired(d, NULL, 2, false, &p), 0);
+	assert_true(p.d.valid);
+	assert_false(p.d.bounded);
+	assert_false(p.d.significant);
+	assert_true(isnan(p.d.p));
+	assert_string_equal(p.d.why, STATS_WHY_TOO_FEW);
+	assert_int_equal(stats_paired(e, NULL, 2, false, &p), 0);
+	assert_false(p.d.significant);
+	assert_string_equal(p.d.why, STATS_WHY_TOO_FEW);
+	/* One unit: the point estimate, and why there is no interval. */
+	assert_int_equal(stats_paired(d, NULL, 1, false, &p), 0);
+	assert_true(p.d.valid);
+	assert_string_equal(p.d.why, STATS_WHY_TOO_FEW);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -525,6 +547,7 @@ int main(void)
 	    cmocka_unit_test(test_paired_boots),
 	    cmocka_unit_test(test_bridge),
 	    cmocka_unit_test(test_paired_bad),
+	    cmocka_unit_test(test_paired_too_few),
 	    cmocka_unit_test(test_log_ratios),
 	    cmocka_unit_test(test_hboot),
 	    cmocka_unit_test(test_hboot_ratio),
