@@ -116,4 +116,54 @@ c[\"samples\"] = samples([1.1e300, 1.25e300, 1.3e300], rounds=False)
 	! grep -q "[0-9]\{20\}" huge.txt
 '
 
+# An ok sample whose metric or time is no finite number >= 0 is refused at
+# load, with the cell, the sample and why, exit 2 (a metric "NaN" or null
+# was dropped while the header said "3 of 3 samples ok"; a negative
+# elapsed was averaged in).  Each row its own reason.
+refused() {
+	test_expect_success "refused at load: $1" "
+		make $2.json \"
+c[\\\"samples\\\"] = samples([10, 11, 12], rounds=False)
+$3
+\" &&
+		test_expect_code 2 \"\$VMTAX\" report $2.json >out 2>err &&
+		test ! -s out &&
+		cat err &&
+		grep -q \"'$2.json': cell 'bare-metal/host-thp=never': sample 1 is ok but $4 (a finite number >= 0 is wanted\" err
+	"
+}
+refused 'a metric that is the string NaN' nanstr \
+	'c[\"samples\"][1][\"metric\"] = \"NaN\"' 'its metric is the string \"NaN\"'
+refused 'a metric that is null' null \
+	'c[\"samples\"][1][\"metric\"] = None' 'its metric is null'
+refused 'a metric that is missing' missing \
+	'del c[\"samples\"][1][\"metric\"]' 'its metric is missing'
+refused 'a negative metric' negmetric \
+	'c[\"samples\"][1][\"metric\"] = -1' 'its metric is negative (-1)'
+refused 'a negative elapsed time' negelapsed \
+	'c[\"samples\"][1][\"elapsed_s\"] = -35' 'its elapsed_s is negative (-35)'
+
+test_expect_success 'a failed sample is no error: the header counts what was used' '
+	make failed.json "
+c[\"samples\"] = samples([10, 11, 12], rounds=False)
+c[\"samples\"][1].update(status=\"failed\", metric=None, reason=\"the metric nan is not a finite number >= 0\")
+" &&
+	"$VMTAX" report failed.json >failed.txt &&
+	grep -q "cell bare-metal/host-thp=never: ok, 2 of 3 samples ok" failed.txt &&
+	grep -q "sample 1 failed: the metric nan is not a finite number >= 0" failed.txt
+'
+
+# A baseline whose mean is 0: the slowdown is n/a, and says why.
+test_expect_success 'a baseline mean of 0 says so' '
+	make zero.json "
+b[\"samples\"] = samples([0, 0, 0], rounds=False)
+c[\"samples\"] = samples([10, 11, 12], rounds=False)
+" &&
+	"$VMTAX" report zero.json >zero.txt &&
+	grep -q "^THP never host (slowdown n/a: the baseline'"'"'s mean is 0)$" zero.txt &&
+	field zero.json bare-metal/host-thp=never "c[\"slowdown_why\"]" >got &&
+	echo "the baseline'"'"'s mean is 0" >want &&
+	test_cmp want got
+'
+
 test_done
