@@ -26,7 +26,26 @@ static void kj_nan(struct stats_kj *o, size_t n)
 {
 	memset(o, 0, sizeof(*o));
 	o->nsamples = n;
-	o->r1 = o->s1sq = o->s2sq = o->t1sq = o->t2sq = NAN;
+	o->r1 = o->inv_r1 = o->s1sq = o->s2sq = o->t1sq = o->t2sq = NAN;
+}
+
+/* The mean of 1 / n_i over the NG groups of BOOT[0..N) (stats_groups()'s
+ * grouping): what the within variance adds to the boot means' variance. */
+static double mean_inverse_size(const long *boot, size_t n, size_t ng)
+{
+	double s = 0;
+	size_t i, j, c;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && (!boot || boot[j] != boot[i]); j++)
+			;
+		if (j < i)
+			continue; /* counted at the boot's first sample */
+		for (c = 0, j = i; j < n; j++)
+			c += !boot || boot[j] == boot[i];
+		s += 1.0 / c;
+	}
+	return s / ng;
 }
 
 int stats_kj(const double *x, const long *boot, size_t n, struct stats_kj *out)
@@ -49,11 +68,12 @@ int stats_kj(const double *x, const long *boot, size_t n, struct stats_kj *out)
 	free(zero);
 	out->nboots = g.ngroups;
 	out->r1 = (double)n / g.ngroups;
+	out->inv_r1 = mean_inverse_size(boot, n, g.ngroups);
 	out->s1sq = out->t1sq = g.within_var;
 	out->s2sq = g.between_var;
 	if (isnan(out->s1sq) || isnan(out->s2sq))
 		return 0;
-	raw = out->s2sq - out->s1sq / out->r1;
+	raw = out->s2sq - out->s1sq * out->inv_r1;
 	out->t2sq_clamped = raw < 0;
 	out->t2sq = raw < 0 ? 0 : raw;
 	return 0;

@@ -21,13 +21,16 @@
  *
  * Variance components (Kalibera & Jones, "Rigorous Benchmarking in
  * Reasonable Time", ISMM 2013, section 4).  Two levels: boots (level 2)
- * and samples within a boot (level 1), r1 samples per boot (the mean when
- * boots differ).  S1^2 is the pooled within-boot variance (df n - k),
- * S2^2 the sample variance of the k boot means (df k - 1).  Their unbiased
- * estimators of the components are T1^2 = S1^2 and
- * T2^2 = S2^2 - S1^2 / r1 (the boot means carry the within variance too);
- * a negative T2^2 (a sampling accident when the between-boot variance is
- * small) is clamped to 0 and flagged.
+ * and samples within a boot (level 1), n_i samples in boot i, r1 = N / k
+ * their mean.  S1^2 is the pooled within-boot variance (df N - k), S2^2
+ * the sample variance of the k boot means (df k - 1).  A boot mean of n_i
+ * samples has variance T2^2 + T1^2 / n_i, so E[S2^2] = T2^2 + T1^2
+ * mean(1 / n_i), and the unbiased estimators of the components are
+ * T1^2 = S1^2 and T2^2 = S2^2 - S1^2 mean(1 / n_i), which is the paper's
+ * S2^2 - S1^2 / r1 when the boots are equal.  (With unequal boots, 1 / r1
+ * in its place is biased upward by T1^2 (mean(1 / n_i) - k / N): boots of
+ * 1, 6, 6, 6 samples, 0.164 T1^2.)  A negative T2^2 (a sampling accident
+ * when the between-boot variance is small) is clamped to 0 and flagged.
  *
  * The plan (same paper, section 6).  With c1 the cost of one sample and c2
  * the cost of one boot without its samples (boot, setup, warm-up), the
@@ -107,10 +110,12 @@
 
 struct stats_kj {
 	size_t nboots, nsamples;
-	double r1;	   /* mean samples per boot */
+	double r1;	   /* mean samples per boot, N / k */
+	double inv_r1;	   /* mean of 1 / n_i over the boots (1 / r1 when
+			      the boots are equal) */
 	double s1sq, s2sq; /* within-boot (pooled), between boot means */
 	double t1sq, t2sq; /* the components; NaN when not estimable */
-	bool t2sq_clamped; /* S2^2 - S1^2/r1 was negative: t2sq is 0 */
+	bool t2sq_clamped; /* S2^2 - S1^2 inv_r1 was negative: t2sq is 0 */
 };
 /*
  * The Kalibera-Jones components of X[0..N) grouped by BOOT[0..N) (equal
