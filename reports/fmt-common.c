@@ -47,11 +47,22 @@ char *fmt_interval(char *buf, size_t len, const struct stats_delta *d)
 	char lo[FMT_BUF], hi[FMT_BUF];
 
 	if (!d->valid || !d->bounded)
-		snprintf(buf, len, "%s%s%s", d->valid ? "unbounded" : "n/a",
-			 d->why ? ": " : "", d->why ? d->why : "");
+		snprintf(buf, len, "%s", d->valid ? "unbounded" : "n/a");
 	else
 		snprintf(buf, len, "[%s, %s]", fmt_spct(lo, sizeof(lo), d->lo),
 			 fmt_spct(hi, sizeof(hi), d->hi));
+	return buf;
+}
+
+char *fmt_interval_why(char *buf, size_t len, const struct stats_delta *d)
+{
+	char iv[FMT_BUF];
+
+	fmt_interval(iv, sizeof(iv), d);
+	if ((!d->valid || !d->bounded) && d->why)
+		snprintf(buf, len, "%s: %s", iv, d->why);
+	else
+		snprintf(buf, len, "%s", iv);
 	return buf;
 }
 

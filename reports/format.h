@@ -59,6 +59,10 @@ char *fmt_pct(char *buf, size_t len, double x);
 char *fmt_spct(char *buf, size_t len, double x);
 /* A delta's interval: "[+12.31%, +13.11%]" or "unbounded". */
 char *fmt_interval(char *buf, size_t len, const struct stats_delta *d);
+/* The same, and where there is none why: "unbounded: too few samples to
+ * judge (under 3, no spread)" (a report's own cells; compare rows keep
+ * the short form). */
+char *fmt_interval_why(char *buf, size_t len, const struct stats_delta *d);
 /* Half the interval width as "±0.40%", or "±unbounded"/"" when no delta. */
 char *fmt_halfwidth(char *buf, size_t len, const struct stats_delta *d);
 /* A p value: "0.0312", "<0.0001", or "n/a". */
