@@ -20,8 +20,9 @@ bool sample_metric(const struct workload *w, const char *output,
 		*value = elapsed;
 		if (isfinite(elapsed) && elapsed >= 0)
 			return true;
-		snprintf(why, len, "the elapsed time %g is not a finite number "
-			 ">= 0", elapsed);
+		snprintf(why, len,
+			 "the elapsed time %g is not a finite number >= 0",
+			 elapsed);
 		return false;
 	}
 	if (regcomp(&re, w->metric_regex, REG_EXTENDED | REG_NEWLINE)) {
@@ -38,9 +39,10 @@ bool sample_metric(const struct workload *w, const char *output,
 		/* A report takes an ok sample's metric as a finite number
 		 * >= 0 (model-cell.c): anything else fails the sample. */
 		if (ok && !(isfinite(*value) && *value >= 0)) {
-			snprintf(why, len, "the metric '%.32s' that "
-				 "metric_regex '%s' found is not a finite "
-				 "number >= 0", v, w->metric_regex);
+			snprintf(why, len,
+				 "the metric '%.32s' that metric_regex '%s' "
+				 "found is not a finite number >= 0",
+				 v, w->metric_regex);
 			free(v);
 			regfree(&re);
 			return false;

@@ -43,13 +43,13 @@ static json_t *jdelta(const struct stats_delta *d)
 	if (!d->valid)
 		return json_null();
 	j = json_pack("{s:o, s:o, s:b, s:o, s:o, s:b, s:b}", "value",
-			 jreal(d->delta), "ci95",
-			 d->bounded
-			     ? json_pack("[o, o]", jreal(d->lo), jreal(d->hi))
-			     : json_null(),
-			 "bounded", d->bounded, "p", jreal(d->p), "welch_df",
-			 jreal(d->df), "significant", d->significant,
-			 "within_noise", !isnan(d->p) && !d->significant);
+		      jreal(d->delta), "ci95",
+		      d->bounded
+			  ? json_pack("[o, o]", jreal(d->lo), jreal(d->hi))
+			  : json_null(),
+		      "bounded", d->bounded, "p", jreal(d->p), "welch_df",
+		      jreal(d->df), "significant", d->significant,
+		      "within_noise", !isnan(d->p) && !d->significant);
 	/* Only an interval that is not there says why: others stay as-is. */
 	if (d->why)
 		json_object_set_new(j, "why", json_string(d->why));

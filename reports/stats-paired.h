@@ -47,9 +47,9 @@
  * else the rounds themselves; boots, not rounds, are independent (Kalibera
  * & Jones: the interval's df comes from the top level), and the boots are
  * the coarser side's (stats_paired_units()): a round's log ratio carries
- * both samples' boots, so either side's boot ties the rounds it spans.  A guest cell
- * with one boot has its rounds stand in: nothing measures the between-boot
- * variance then (kj.t2sq is NaN), and the interval is too narrow by as
+ * both samples' boots, so either side's boot ties the rounds it spans.
+ * A guest cell with one boot has its rounds stand in: nothing measures the
+ * between-boot variance then (kj.t2sq is NaN), and the interval is too narrow by as
  * much as that variance matters.  With u the unit means and k their
  * number: mean_log = mean(u), se = sd(u) / sqrt(k), df = k - 1, and the
  * ratio cell/ref is exp(mean_log) with the interval

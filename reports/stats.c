@@ -56,8 +56,8 @@ int stats_summarize(const double *x, size_t n, struct stats_summary *s)
 	s->mean = sum / n * scale;
 	s->min = sorted[0];
 	s->max = sorted[n - 1];
-	s->median = n % 2 ? sorted[n / 2]
-			  : sorted[n / 2 - 1] / 2 + sorted[n / 2] / 2;
+	s->median =
+	    n % 2 ? sorted[n / 2] : sorted[n / 2 - 1] / 2 + sorted[n / 2] / 2;
 	free(sorted);
 	if (n < 2)
 		return 0;
@@ -275,8 +275,8 @@ int stats_delta(const struct stats_summary *cell,
 		return 0;
 	}
 	if (ref->mean == 0 || cell->mean == 0) {
-		d->why = ref->mean == 0 ? STATS_WHY_ZERO_REF
-					: STATS_WHY_ZERO_CELL;
+		d->why =
+		    ref->mean == 0 ? STATS_WHY_ZERO_REF : STATS_WHY_ZERO_CELL;
 		return 0;
 	}
 	stats_welch(cell, ref, &w);
@@ -286,10 +286,9 @@ int stats_delta(const struct stats_summary *cell,
 	if (num->n >= 2 && den->n >= 2) {
 		vnum = rel_var(num, snum);
 		vden = rel_var(den, sden);
-		rse = sqrt(vnum * snum / fabs(num->mean) * snum /
-				   fabs(num->mean) +
-			   vden * sden / fabs(den->mean) * sden /
-			       fabs(den->mean));
+		rse = sqrt(
+		    vnum * snum / fabs(num->mean) * snum / fabs(num->mean) +
+		    vden * sden / fabs(den->mean) * sden / fabs(den->mean));
 		tq = isnan(w.df) ? NAN
 				 : stats_t_quantile(1 - STATS_ALPHA / 2, w.df);
 		/* No spread at all: the ratio is exact. */

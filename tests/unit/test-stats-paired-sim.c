@@ -329,27 +329,28 @@ static void test_simulation_guest_baseline(void **state)
 
 			if (r % per == 0)
 				zb = rng_normal(&g);
-			ref = BASE_S *
-			      exp(BOOT_SIGMA * zb + BASE_SIGMA * rng_normal(&g)) *
-			      host_factor(&h, (double)(r * NCELLS + pb));
+			ref =
+			    BASE_S *
+			    exp(BOOT_SIGMA * zb + BASE_SIGMA * rng_normal(&g)) *
+			    host_factor(&h, (double)(r * NCELLS + pb));
 			cell = CELL_S * exp(CELL_SIGMA * rng_normal(&g)) *
 			       host_factor(&h, (double)(r * NCELLS + pc));
 			d[r] = log(cell / ref);
 			cboot[r] = -1;
 			bboot[r] = r / per;
 		}
-		assert_int_equal(stats_paired_units(cboot, bboot, (size_t)n,
-						    unit),
-				 (size_t)boots);
 		assert_int_equal(
-		    stats_paired(d, unit, (size_t)n, false, &p), 0);
+		    stats_paired_units(cboot, bboot, (size_t)n, unit),
+		    (size_t)boots);
+		assert_int_equal(stats_paired(d, unit, (size_t)n, false, &p),
+				 0);
 		assert_int_equal(p.unit, STATS_UNIT_BOOT);
 		assert_true(p.df == (double)boots - 1);
 		held += stats_interval_holds(&p.d, truth);
 		hw += (p.d.hi - p.d.lo) / 2;
 		/* The cell's own units (before issue 35): its rounds. */
-		assert_int_equal(
-		    stats_paired(d, cboot, (size_t)n, false, &q), 0);
+		assert_int_equal(stats_paired(d, cboot, (size_t)n, false, &q),
+				 0);
 		held_rounds += stats_interval_holds(&q.d, truth);
 	}
 	print_message("sim guest baseline (4 boots x 6 rounds), bare-metal "
@@ -364,7 +365,8 @@ static void test_simulation_guest_baseline(void **state)
 			 (double)held / RUNS);
 	if (held_rounds >= 800)
 		fail_msg("rounds as units hold the truth in %.3f, expected "
-			 "< 0.80", (double)held_rounds / RUNS);
+			 "< 0.80",
+			 (double)held_rounds / RUNS);
 }
 
 /* The units of two sides' boots: the coarser level, chained. */
@@ -377,20 +379,30 @@ static void test_paired_units(void **state)
 		size_t k;
 	} rows[] = {
 	    {"bare metal against bare metal: rounds",
-	     {-1, -1, -1, -1, -1, -1}, {-1, -1, -1, -1, -1, -1},
-	     {-1, -1, -1, -1, -1, -1}, 6},
+	     {-1, -1, -1, -1, -1, -1},
+	     {-1, -1, -1, -1, -1, -1},
+	     {-1, -1, -1, -1, -1, -1},
+	     6},
 	    {"guest cell, bare-metal baseline: the cell's boots",
-	     {0, 0, 0, 1, 1, 1}, {-1, -1, -1, -1, -1, -1},
-	     {0, 0, 0, 1, 1, 1}, 2},
+	     {0, 0, 0, 1, 1, 1},
+	     {-1, -1, -1, -1, -1, -1},
+	     {0, 0, 0, 1, 1, 1},
+	     2},
 	    {"bare-metal cell, guest baseline: the baseline's boots",
-	     {-1, -1, -1, -1, -1, -1}, {5, 5, 6, 6, 7, 7},
-	     {0, 0, 1, 1, 2, 2}, 3},
+	     {-1, -1, -1, -1, -1, -1},
+	     {5, 5, 6, 6, 7, 7},
+	     {0, 0, 1, 1, 2, 2},
+	     3},
 	    {"boots that do not nest chain into one group",
-	     {0, 0, 1, 1, 2, 2}, {0, 1, 1, 2, 3, 3},
-	     {0, 0, 0, 0, 1, 1}, 2},
+	     {0, 0, 1, 1, 2, 2},
+	     {0, 1, 1, 2, 3, 3},
+	     {0, 0, 0, 0, 1, 1},
+	     2},
 	    {"one boot on one side: one unit",
-	     {-1, -1, -1, -1, -1, -1}, {3, 3, 3, 3, 3, 3},
-	     {0, 0, 0, 0, 0, 0}, 1},
+	     {-1, -1, -1, -1, -1, -1},
+	     {3, 3, 3, 3, 3, 3},
+	     {0, 0, 0, 0, 0, 0},
+	     1},
 	};
 	size_t i, j;
 

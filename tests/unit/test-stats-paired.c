@@ -95,9 +95,8 @@ static void test_kj(void **state)
  */
 static void test_kj_unequal(void **state)
 {
-	const double x[] = {10,	 11,  12,  11.5, 12.5, 11, 12,
-			    9,	 9.5, 10,  9,    10.5, 9.5, 13,
-			    12,	 12.5, 13.5, 12,  13};
+	const double x[] = {10, 11,   12,  11.5, 12.5, 11,   12,   9,  9.5, 10,
+			    9,	10.5, 9.5, 13,	 12,   12.5, 13.5, 12, 13};
 	const long b[] = {0, 1, 1, 1, 1, 1, 1, 2, 2, 2,
 			  2, 2, 2, 3, 3, 3, 3, 3, 3};
 	const size_t size[] = {1, 6, 6, 6};

@@ -334,9 +334,9 @@ static void test_geomean(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_t_quantile), cmocka_unit_test(test_betai),
-	    cmocka_unit_test(test_summary),    cmocka_unit_test(test_welch),
-	    cmocka_unit_test(test_fieller),    cmocka_unit_test(test_delta),
+	    cmocka_unit_test(test_t_quantile),	cmocka_unit_test(test_betai),
+	    cmocka_unit_test(test_summary),	cmocka_unit_test(test_welch),
+	    cmocka_unit_test(test_fieller),	cmocka_unit_test(test_delta),
 	    cmocka_unit_test(test_delta_edges), cmocka_unit_test(test_geomean),
 	};
 
