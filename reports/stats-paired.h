@@ -50,9 +50,9 @@
  * both samples' boots, so either side's boot ties the rounds it spans.
  * A guest cell with one boot has its rounds stand in: nothing measures the
  * between-boot variance then (kj.t2sq is NaN), and the interval is too
- * narrow by as much as that variance matters.  With u the unit means and k their
- * number: mean_log = mean(u), se = sd(u) / sqrt(k), df = k - 1, and the
- * ratio cell/ref is exp(mean_log) with the interval
+ * narrow by as much as that variance matters.  With u the unit means and
+ * k their number: mean_log = mean(u), se = sd(u) / sqrt(k), df = k - 1,
+ * and the ratio cell/ref is exp(mean_log) with the interval
  * exp(mean_log +- t(0.975, df) se).  That ratio is a geometric mean of
  * per-round ratios: the slowdown of the typical round, which equals the
  * ratio of the arithmetic means only when both sides' noise has the same
