@@ -108,14 +108,26 @@ static int pin_path(char **path)
 	return 0;
 }
 
+/* Whether guest file PATH (WHAT: "kernel", "initramfs") is missing: WHY
+ * says so. */
+static bool file_missing(const char *what, const char *path, char *why,
+			 size_t len)
+{
+	if (access(path, R_OK) == 0)
+		return false;
+	snprintf(why, len, "guest %s '%s' is missing", what, path);
+	return true;
+}
+
 /* A guest kernel or initramfs must be readable; HINT ends the message. */
 static int guest_file_ok(const char *config_path, const char *what,
 			 const char *path, const char *hint)
 {
-	if (access(path, R_OK) == 0)
+	char why[PATH_MAX + 64];
+
+	if (!file_missing(what, path, why, sizeof(why)))
 		return 0;
-	fprintf(stderr, "%s: guest %s '%s' is missing%s\n", config_path, what,
-		path, hint);
+	fprintf(stderr, "%s: %s%s\n", config_path, why, hint);
 	return -EINVAL;
 }
 
@@ -142,30 +154,117 @@ void guest_overlays_sweep(const char *dir)
 	closedir(d);
 }
 
+/*
+ * Whether the files of disk image KIND (GUEST_IMAGE_DEBIAN or
+ * GUEST_IMAGE_LAB) in IMAGES are there, with KERNEL and INITRD ("auto":
+ * the image's own), as guest_files_check() answers: 0,
+ * GUEST_FILES_UNBUILT or -ENOENT, WHY saying what, FIX how to get them.
+ * Changes nothing.
+ */
+static int disk_missing(const char *kind, const char *images,
+			const char *kernel, const char *initrd, char *why,
+			size_t wlen, char *fix, size_t flen)
+{
+	bool kauto = !strcmp(kernel, "auto"), iauto = !strcmp(initrd, "auto");
+	char *disk = guest_disk_path_new(images, kind, "qcow2");
+	char *k = kauto ? guest_disk_path_new(images, kind, "vmlinuz")
+			: xstrdup(kernel);
+	char *i = iauto ? guest_disk_path_new(images, kind, "initrd")
+			: xstrdup(initrd);
+	int ret = 0;
+
+	if (access(disk, R_OK) < 0 || (kauto && access(k, R_OK) < 0) ||
+	    (iauto && access(i, R_OK) < 0)) {
+		snprintf(why, wlen,
+			 "image = %s, but there is no built image ('%s')",
+			 kind, disk);
+		snprintf(fix, flen, "run 'vmtax image build --kind %s' first",
+			 kind);
+		ret = GUEST_FILES_UNBUILT;
+	} else if (file_missing("kernel", k, why, wlen) ||
+		   file_missing("initramfs", i, why, wlen)) {
+		snprintf(fix, flen, "give [guest] %s a file that is there",
+			 access(k, R_OK) < 0 ? "kernel" : "initrd");
+		ret = -ENOENT;
+	}
+	free(disk);
+	free(k);
+	free(i);
+	return ret;
+}
+
+int guest_files_check(const char *image, const char *kernel,
+		      const char *initrd, const char *bindir, char *why,
+		      size_t wlen, char *fix, size_t flen)
+{
+	char *images = guest_images_dir_new(bindir), *k = NULL, *tiny = NULL;
+	int ret = -ENOENT;
+
+	if (!strcmp(image, GUEST_IMAGE_DEBIAN) ||
+	    !strcmp(image, GUEST_IMAGE_LAB)) {
+		ret = disk_missing(image, images, kernel, initrd, why, wlen,
+				   fix, flen);
+		goto out;
+	}
+	if (strcmp(image, "tiny")) {
+		snprintf(why, wlen, "unknown guest image '%s'", image);
+		snprintf(fix, flen, "give [guest] image tiny, debian or lab");
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!strcmp(kernel, "auto")) {
+		char *cache = guest_kernel_cache_new(images);
+
+		if (guest_kernel_find(cache, &k, NULL) < 0) {
+			snprintf(why, wlen,
+				 "no guest kernel: none in '%s/boot' or /boot",
+				 cache);
+			snprintf(fix, flen, "'make deps' unpacks Debian's "
+					    "linux-image there");
+		}
+		free(cache);
+		if (!k)
+			goto out;
+	} else if (file_missing("kernel", kernel, why, wlen)) {
+		snprintf(fix, flen, "give [guest] kernel a file that is there");
+		goto out;
+	}
+	if (strcmp(initrd, "auto")) {
+		if (file_missing("initramfs", initrd, why, wlen))
+			snprintf(fix, flen,
+				 "give [guest] initrd a file that is there");
+		else
+			ret = 0;
+		goto out;
+	}
+	tiny = guest_tiny_path_new(images,
+				   guest_kernel_version(k ? k : kernel));
+	ret = access(tiny, R_OK) == 0 ? 0 : GUEST_FILES_FIRST_USE;
+out:
+	free(tiny);
+	free(k);
+	free(images);
+	return ret;
+}
+
 /* A disk image kind (GUEST_IMAGE_DEBIAN or GUEST_IMAGE_LAB). */
 static int resolve_disk(const char *kind, const char *images,
 			const char *kernel, const char *initrd,
 			const char *config_path, struct guest_files *f)
 {
 	bool kauto = !strcmp(kernel, "auto"), iauto = !strcmp(initrd, "auto");
+	char why[2 * PATH_MAX], fix[256];
 
+	if (disk_missing(kind, images, kernel, initrd, why, sizeof(why), fix,
+			 sizeof(fix))) {
+		fprintf(stderr, "%s: %s; %s\n", config_path, why, fix);
+		return -EINVAL;
+	}
 	f->disk = guest_disk_path_new(images, kind, "qcow2");
 	f->kernel = kauto ? guest_disk_path_new(images, kind, "vmlinuz")
 			  : xstrdup(kernel);
 	f->initrd = iauto ? guest_disk_path_new(images, kind, "initrd")
 			  : xstrdup(initrd);
-	if (access(f->disk, R_OK) < 0 ||
-	    (kauto && access(f->kernel, R_OK) < 0) ||
-	    (iauto && access(f->initrd, R_OK) < 0)) {
-		fprintf(stderr,
-			"%s: image = %s, but there is no built image "
-			"('%s'); run 'vmtax image build --kind %s' first\n",
-			config_path, kind, f->disk, kind);
-		return -EINVAL;
-	}
-	if (guest_file_ok(config_path, "kernel", f->kernel, "") < 0 ||
-	    guest_file_ok(config_path, "initramfs", f->initrd, "") < 0)
-		return -EINVAL;
 	f->overlay_dir = xasprintf("%s/overlays", images);
 	if (mkdir(f->overlay_dir, 0755) < 0 && errno != EEXIST)
 		return err_errno("cannot create '%s'", f->overlay_dir);

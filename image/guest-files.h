@@ -142,6 +142,23 @@ int guest_files_resolve(const char *image, const char *kernel,
 			const char *config_path, struct guest_files *f);
 void guest_files_release(struct guest_files *f);
 /*
+ * Whether the files IMAGE, KERNEL and INITRD name are there, as
+ * guest_files_resolve() looks them up, changing nothing (for a run's
+ * preflight): 0 when they are; GUEST_FILES_FIRST_USE for a tiny image of
+ * initrd "auto" not built yet ('vmtax run' builds it on first use: its
+ * kernel is there); GUEST_FILES_UNBUILT for a debian or lab image not
+ * built, and -ENOENT for any other file missing, each with what is
+ * missing in WHY ("image = debian, but there is no built image
+ * ('IMAGES/debian.qcow2')") and how to get it in FIX ("run 'vmtax image
+ * build --kind debian' first"); -EINVAL, with both, for an image of no
+ * known kind.  Reports nothing.
+ */
+#define GUEST_FILES_FIRST_USE 1
+#define GUEST_FILES_UNBUILT 2
+int guest_files_check(const char *image, const char *kernel,
+		      const char *initrd, const char *bindir, char *why,
+		      size_t wlen, char *fix, size_t flen);
+/*
  * The kernel image a tiny guest boots with kernel = auto (the .vmlinuz
  * guest_files_resolve() finds), canonical, into *PATH (new): it needs no
  * initramfs, so a script may ask for it before any image is built.  As

@@ -115,6 +115,26 @@ struct image_opts {
 	enum image_would *would;
 };
 
+/*
+ * What a build needs of the host, and what its files take, for 'vmtax
+ * run's preflight (run-preflight.h) to name before a run.  The Debian
+ * packages (blank separated) each kind's build runs: tiny the busybox and
+ * cpio of image/mkinitramfs-tiny.sh; debian debootstrap, libguestfs's
+ * appliance builder (supermin) and qemu-img.
+ */
+#define IMAGE_TINY_HOST_PACKAGES "busybox-static cpio"
+#define IMAGE_DEBIAN_HOST_PACKAGES "debootstrap supermin qemu-utils"
+/*
+ * Disk space in the images directory: a debian build at its peak (the
+ * debootstrap tree, 1.2 GiB here on 2026-12-05, its tar, and the qcow2,
+ * 1.3 GiB), a tiny build (its cpio, 4 MiB, and its kernel's PVH ELF,
+ * 63 MiB), and what a booted disk guest's overlay may take (its writes
+ * outside /tmp, which is a tmpfs in the guest: a few MiB in the lab).
+ */
+#define IMAGE_DEBIAN_BUILD_BYTES (4ULL << 30)
+#define IMAGE_TINY_BUILD_BYTES (128ULL << 20)
+#define IMAGE_OVERLAY_BYTES (512ULL << 20)
+
 /* "tiny" -> IMAGE_TINY ("debian", "lab"); -EINVAL for an unknown kind (reports
  * nothing). */
 int image_kind_parse(const char *s, enum image_kind *out);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vmtax run CONFIG: the command line.  It loads and checks everything that
- * can be checked before the host changes (config, matrix, packages, accel,
- * guest files, run directory), takes the host (lock, journal, signals),
- * hands the cells to the run engine (run-engine.h), then restores the host
- * and writes the reports.
+ * can be checked before the host changes (config, matrix, what the run
+ * needs of this host: run-preflight.h; accel, guest files, run directory),
+ * takes the host (lock, journal, signals), hands the cells to the run
+ * engine (run-engine.h), then restores the host and writes the reports.
  */
 #include <errno.h>
 #include <limits.h>
@@ -30,6 +30,7 @@
 #include "results-file.h"
 #include "run-args.h"
 #include "run-engine.h"
+#include "run-preflight.h"
 #include "stop-signals.h"
 #include "util.h"
 #include "vm.h"
@@ -58,7 +59,8 @@ static const struct opt run_opts[] = {
 	  "resume even if the config file has changed", NULL },
 	{ 'n', "dry-run", OPT_FLAG, offsetof(struct run_args, dry), NULL, NULL,
 	  "check CONFIG as a run does before it changes\n"
-	  "anything (config, matrix, packages, accel,\n"
+	  "anything (config, matrix, every missing\n"
+	  "requirement of this host at once, accel,\n"
 	  "guest files; the tiny image is built on\n"
 	  "first use), print its cells and stop: no\n"
 	  "run directory, no host change, no guest",
@@ -90,39 +92,6 @@ static void usage(FILE *f)
 }
 
 /* ---- set-up ---- */
-
-/*
- * Bare-metal cells run the workload on this host: the packages its INI asks
- * the images for must be here too, or its setup fails minutes in.
- */
-static int check_host_packages(struct run *r)
-{
-	char missing[1024];
-	int ret;
-
-	if (!r->cfg.wl.packages || !r->cfg.wl.packages[0])
-		return 0;
-	ret = host_missing_packages(r->cfg.wl.packages, missing,
-				    sizeof(missing));
-	if (ret == -ENOENT) {
-		warn("cannot check the packages workload '%s' needs (%s): "
-		     "no dpkg-query",
-		     r->cfg.wl.name, r->cfg.wl.packages);
-		return 0;
-	}
-	if (ret < 0)
-		return err_code(ret, "%s: workload '%s': packages",
-				r->cfg.path, r->cfg.wl.name);
-	if (!missing[0])
-		return 0;
-	err_plain(
-	    "%s: bare-metal cells run workload '%s' on this host, which "
-	    "lacks packages it needs: %s\n"
-	    "  install them (apt-get install %s), or run guest cells only "
-	    "(--set matrix.where=guest --set run.baseline=)",
-	    r->cfg.path, r->cfg.wl.name, missing, missing);
-	return -ENOENT;
-}
 
 /*
  * vmtax builds the tiny image of a cell's kernel the first time a run needs
@@ -286,12 +255,8 @@ static int run_local_checks(struct run *r)
 
 	if (r->need_guest && vm_uri_remote(r->cfg.uri, NULL))
 		return remote_checks(r);
+	/* accel = kvm where KVM is unusable: run_preflight() refused it */
 	r->accel = host_accel_decide("", r->accel_why, sizeof(r->accel_why));
-	if (!strcmp(r->cfg.accel, "kvm") && strcmp(r->accel, "kvm")) {
-		err_plain("%s: accel = kvm, but KVM is unusable here: %s",
-			  r->cfg.path, r->accel_why);
-		return -EINVAL;
-	}
 	if (!strcmp(r->cfg.accel, "tcg")) {
 		r->accel = "tcg";
 		snprintf(r->accel_why, sizeof(r->accel_why),
@@ -310,14 +275,13 @@ static int run_local_checks(struct run *r)
 
 /*
  * Everything that can be checked is checked before the host changes: the
- * config and its matrix (against OLD when resuming), the workload's packages
- * for bare-metal cells, the accelerator, the guest files (a remote
- * executor's check() instead), the run directory.
+ * config and its matrix (against OLD when resuming), what the run needs of
+ * this host, all of it at once (run-preflight.h), the accelerator, the
+ * guest files (a remote executor's check() instead), the run directory.
  */
 static int run_prepare(struct run *r, const char *config_path, json_t *old,
 		       bool force, const char *out, bool dry)
 {
-	bool need_bare = false;
 	int i;
 
 	if (run_config_load(config_path, r->sets, r->nsets, &r->cfg) < 0)
@@ -330,13 +294,9 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 		return -EINVAL;
 	if (guest_bindir_find(r->bindir, sizeof(r->bindir)) < 0)
 		return -EINVAL;
-	for (i = 0; i < r->ncells; i++) {
+	for (i = 0; i < r->ncells; i++)
 		r->need_guest |= run_exec_has(r, i, EXEC_NEEDS_GUEST);
-		/* the workload runs on this host itself */
-		need_bare |= !run_exec_has(r, i, EXEC_NEEDS_GUEST) &&
-			     run_exec_has(r, i, EXEC_CHANGES_HOST_KNOBS);
-	}
-	if (need_bare && check_host_packages(r) < 0)
+	if (run_preflight(r) < 0)
 		return -EINVAL;
 	/* Cells on another host: its own run decides and checks the rest. */
 	if (run_exec_has(r, 0, EXEC_REMOTE)) {

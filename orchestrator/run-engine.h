@@ -242,6 +242,22 @@ int run_host_prepare(struct run *r, int ci, char *pool, size_t plen,
 const char *run_cell_paging(const struct run *r, const struct cell *c);
 /* THP and [host] knobs only, before each interleaved sample. */
 int run_host_apply(struct run *r, int ci);
+/*
+ * Why the host of CTX (its tree ROOT) cannot give cell C what it asks,
+ * into WHY, or false when it can (run-host.c): a [host] knob it sets; the
+ * paging of a guest (hw, shadow: KVM, whose guests here run under ACCEL
+ * for ACCEL_WHY, and its vendor module reloadable); the hugetlb pool and
+ * hugetlbfs mount of a guest's backing.  A cell any of these refuses is
+ * skipped with the reason (step 2 above); the preflight (run-preflight.h)
+ * asks the same before the run.  Changes nothing, reports nothing.
+ */
+bool run_cell_knobs_unsupported(struct host_ctx *ctx, const struct cell *c,
+				char *why, size_t len);
+bool run_cell_paging_unsupported(struct host_ctx *ctx, const struct cell *c,
+				 const char *accel, const char *accel_why,
+				 char *why, size_t len);
+bool run_cell_hugetlb_unsupported(struct host_ctx *ctx, const char *root,
+				  const struct cell *c, char *why, size_t len);
 /* Start the cell's executor, replacing a guest that dies first. */
 int run_cell_start(struct run *r, const struct cell_exec_ops *ex,
 		   struct cell_run *cr);

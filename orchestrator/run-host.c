@@ -23,35 +23,29 @@ static bool local_guest(const struct run *r, int ci)
 	return run_exec_has(r, ci, EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS);
 }
 
+/* The hugetlb pool's page size of backing B in kB, 0 for none. */
+static unsigned long backing_kib(enum backing b)
+{
+	return b == BACKING_HUGETLB_2M ? 2048 : b == BACKING_HUGETLB_1G ? 1048576 : 0;
+}
+
 /*
  * For a hugetlb-backed guest, reserve the guest's memory in the pool before
  * the cell (the original size goes to ORIG, the knob to POOL).  A cell that
- * cannot have its pool is skipped with the reason; returns -1 then.
+ * cannot have its pool is skipped with the reason; returns -1 then.  That
+ * the pool and its mount are there was checked before (cell_skip()).
  */
 static int hugetlb_reserve(struct run *r, const struct cell *c,
 			   struct cell_state *st, char *pool, size_t plen,
 			   char *orig, size_t olen)
 {
-	unsigned long kib;
+	unsigned long kib = backing_kib(c->backing);
 	char why[512], want[32];
 	int ret;
 
-	if (c->backing == BACKING_HUGETLB_2M)
-		kib = 2048;
-	else if (c->backing == BACKING_HUGETLB_1G)
-		kib = 1048576;
-	else
+	if (!kib)
 		return 0;
 	snprintf(pool, plen, "%s", kib == 2048 ? "hugetlb.2M" : "hugetlb.1G");
-	if (!host_supported(r->host, pool, NULL, why, sizeof(why)))
-		goto skip;
-	if (host_hugetlbfs_mounted("", kib) != 1) {
-		snprintf(why, sizeof(why),
-			 "no hugetlbfs mount with %s pages (mount one, then "
-			 "restart libvirtd: it looks for mounts only at start)",
-			 kib == 2048 ? "2M" : "1G");
-		goto skip;
-	}
 	if (host_get(r->host, pool, orig, olen) < 0) {
 		snprintf(why, sizeof(why), "cannot read the %s pool", pool);
 		goto skip;
@@ -77,30 +71,69 @@ skip:
 	return -1;
 }
 
+bool run_cell_knobs_unsupported(struct host_ctx *ctx, const struct cell *c,
+				char *why, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < c->nhost_knobs; i++)
+		if (!host_supported(ctx, c->host_knobs[i].name,
+				    c->host_knobs[i].value, why, len))
+			return true;
+	return false;
+}
+
+bool run_cell_paging_unsupported(struct host_ctx *ctx, const struct cell *c,
+				 const char *accel, const char *accel_why,
+				 char *why, size_t len)
+{
+	if (c->paging != PAGING_HW && c->paging != PAGING_SHADOW)
+		return false;
+	if (!strcmp(accel, "tcg")) {
+		snprintf(why, len,
+			 "paging=%s needs KVM; this host runs guests under TCG "
+			 "(%s), where EPT/NPT does not apply",
+			 paging_name(c->paging), accel_why);
+		return true;
+	}
+	return !host_supported(ctx, "paging", paging_name(c->paging), why,
+			       len);
+}
+
+bool run_cell_hugetlb_unsupported(struct host_ctx *ctx, const char *root,
+				  const struct cell *c, char *why, size_t len)
+{
+	unsigned long kib = backing_kib(c->backing);
+
+	if (!kib)
+		return false;
+	if (!host_supported(ctx, kib == 2048 ? "hugetlb.2M" : "hugetlb.1G",
+			    NULL, why, len))
+		return true;
+	if (host_hugetlbfs_mounted(root, kib) != 1) {
+		snprintf(why, len,
+			 "no hugetlbfs mount with %s pages (mount one, then "
+			 "restart libvirtd: it looks for mounts only at start)",
+			 kib == 2048 ? "2M" : "1G");
+		return true;
+	}
+	return false;
+}
+
 /* Why cell CI cannot be honoured here, or false when it can. */
 static bool cell_skip(struct run *r, int ci, char *why, size_t len)
 {
 	const struct cell *c = &r->cells[ci];
-	size_t i;
 
 	if (!run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS))
 		return false; /* this host's settings are not the cell's */
-	for (i = 0; i < c->nhost_knobs; i++)
-		if (!host_supported(r->host, c->host_knobs[i].name,
-				    c->host_knobs[i].value, why, len))
-			return true;
-	if (!local_guest(r, ci) || c->paging == PAGING_AUTO ||
-	    c->paging == PAGING_TCG)
-		return false;
-	if (!strcmp(r->accel, "tcg")) {
-		snprintf(why, len,
-			 "paging=%s needs KVM; this host runs guests under TCG "
-			 "(%s), where EPT/NPT does not apply",
-			 paging_name(c->paging), r->accel_why);
+	if (run_cell_knobs_unsupported(r->host, c, why, len))
 		return true;
-	}
-	return !host_supported(r->host, "paging", paging_name(c->paging), why,
-			       len);
+	if (!local_guest(r, ci))
+		return false;
+	return run_cell_paging_unsupported(r->host, c, r->accel, r->accel_why,
+					   why, len) ||
+	       run_cell_hugetlb_unsupported(r->host, "", c, why, len);
 }
 
 static const char *cell_paging(const struct run *r, const struct cell *c)

@@ -454,6 +454,18 @@ static int html_render(const struct report *r, FILE *out)
 	fmt_html_series(r, out);
 	for (i = 0; i < r->nscaling; i++)
 		fmt_html_scaling(r, &r->scaling[i], out);
+	if (r->ncontrasts)
+		fprintf(out, "<h2>THP contrasts</h2>\n<p>Never against always, "
+			     "cells alike but for it:</p>\n<ul>\n");
+	for (i = 0; i < r->ncontrasts; i++) {
+		fprintf(out, "<li>");
+		fmt_html_escape(out, r->contrasts[i].text);
+		fprintf(out, "</li>\n");
+	}
+	if (r->ncontrasts)
+		fprintf(out, "</ul>\n");
+	if (r->contrast_note)
+		fprintf(out, "<p>Note: %s.</p>\n", r->contrast_note);
 	fprintf(out,
 		"<p>Geometric mean of (1 + slowdown) over %zu cells: "
 		"slowdown <b>%s</b>.</p>\n",

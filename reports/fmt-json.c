@@ -56,6 +56,30 @@ static json_t *jdelta(const struct stats_delta *d)
 	return j;
 }
 
+/* "thp_contrasts": the report's THP contrasts (model.h). */
+static json_t *jcontrasts(const struct report *r)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < r->ncontrasts; i++) {
+		const struct report_contrast *k = &r->contrasts[i];
+
+		json_array_append_new(
+		    a, json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:I, s:s, "
+				 "s:s}",
+				 "axis", k->axis, "never",
+				 r->cells[k->never].id, "always",
+				 r->cells[k->always].id, "context",
+				 k->context, "delta", jdelta(&k->d), "method",
+				 k->method, "units", (json_int_t)k->units,
+				 "verdict",
+				 report_contrast_verdict_name(k->verdict),
+				 "text", k->text));
+	}
+	return a;
+}
+
 static json_t *jcounter(const struct report_counter_stats *cs)
 {
 	if (cs->state == CS_NOT_SUPPORTED)
@@ -427,6 +451,11 @@ static int json_render(const struct report *r, FILE *out)
 	if (doc && r->host_note)
 		json_object_set_new(doc, "host_note",
 				    json_string(r->host_note));
+	if (doc && r->ncontrasts)
+		json_object_set_new(doc, "thp_contrasts", jcontrasts(r));
+	if (doc && r->contrast_note)
+		json_object_set_new(doc, "thp_contrast_note",
+				    json_string(r->contrast_note));
 	if (doc && r->metric_warning)
 		json_object_set_new(doc, "metric_warning",
 				    json_string(r->metric_warning));

@@ -358,6 +358,13 @@ static int md_render(const struct report *r, FILE *out)
 	md_matrix(r, out);
 	for (i = 0; i < r->nscaling; i++)
 		md_scaling(r, &r->scaling[i], out);
+	if (r->ncontrasts)
+		mdprintf(out, "\n### THP contrasts\n\nNever against always, "
+			      "cells alike but for it:\n\n");
+	for (i = 0; i < r->ncontrasts; i++)
+		mdprintf(out, "- %s\n", r->contrasts[i].text);
+	if (r->contrast_note)
+		mdprintf(out, "\nNote: %s.\n", r->contrast_note);
 	mdprintf(out,
 		"\nGeometric mean of (1 + slowdown) over %zu cells: "
 		"slowdown **%s**.\n",

@@ -372,6 +372,13 @@ static int text_render(const struct report *r, FILE *out)
 	text_matrix(r, out);
 	for (i = 0; i < r->nscaling; i++)
 		text_scaling(r, &r->scaling[i], out);
+	if (r->ncontrasts)
+		tprintf(out, "\nTHP contrasts (never against always, cells "
+			     "alike but for it):\n");
+	for (i = 0; i < r->ncontrasts; i++)
+		tprintf(out, " %s\n", r->contrasts[i].text);
+	if (r->contrast_note)
+		tprintf(out, " note: %s\n", r->contrast_note);
 	tprintf(out,
 		"\ngeometric mean of (1 + slowdown) over %zu cells: "
 		"slowdown %s\n",

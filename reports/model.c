@@ -454,6 +454,7 @@ static int load_built(struct report *r, struct report **out)
 	if (ret < 0)
 		goto out;
 	report_build_scaling(r);
+	report_build_contrasts(r);
 	*out = r;
 	r = NULL;
 out:
@@ -511,6 +512,7 @@ void report_free(struct report *r)
 	free(r->cells);
 	report_matrix_release(&r->matrix);
 	report_scaling_free(r);
+	report_contrasts_free(r);
 	report_axes_free(r);
 	free(r->host_word);
 	free(r->host_note);

@@ -361,7 +361,36 @@ struct report {
 	struct report_matrix matrix;
 	struct report_scaling *scaling; /* owned, one per numeric axis */
 	size_t nscaling;
+	struct report_contrast *contrasts; /* owned: THP contrasts */
+	size_t ncontrasts;
+	/* static, or NULL: why a contrast may not show on an emulated host
+	 * (a lab or TCG run with a contrast that is not never slower) */
+	const char *contrast_note;
 };
+
+/*
+ * A THP contrast (reports/thp-contrast.c, docs/reading-reports.md): two
+ * cells that differ in one THP axis only (host-thp or guest-thp), never
+ * against always.  d is never's delta against always (paired over the
+ * rounds they share, else Fieller); the verdict says whether never is a
+ * resolved slowdown, a resolved speed-up, or neither; text (owned) is the
+ * line every format prints, with the page faults, KVM exits and 2M
+ * mappings beside any verdict but the first.
+ */
+enum report_contrast_verdict { RCV_SLOWER, RCV_INVERTED, RCV_HIDDEN };
+struct report_contrast {
+	const char *axis;   /* static: "host-thp", "guest-thp" */
+	long never, always; /* cell indexes */
+	char *context;	    /* owned: the other axes' values */
+	struct stats_delta d;
+	const char *method; /* static: "paired rounds", "Fieller" */
+	size_t units;
+	enum report_contrast_verdict verdict;
+	char *text; /* owned */
+};
+const char *report_contrast_verdict_name(enum report_contrast_verdict v);
+void report_build_contrasts(struct report *r);
+void report_contrasts_free(struct report *r);
 
 /* The elapsed spread (slowest / fastest - 1) that makes metric_warning. */
 #define REPORT_CONSTANT_ELAPSED 0.01

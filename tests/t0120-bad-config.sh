@@ -55,7 +55,7 @@ $w"
 bad dup-ids '^dup-ids.ini: two cells have the id .guest/host-thp=always/guest-thp=always/kernel=vmlinuz.' "[guest]
 kernel = /a/vmlinuz, /b/vmlinuz
 $w"
-bad missing-kernel '^missing-kernel.ini: guest kernel ./nonexistent. is missing$' "[guest]
+bad missing-kernel '^  - guest image: guest kernel ./nonexistent. is missing: give \[guest\] kernel a file that is there$' "[guest]
 kernel = /nonexistent
 $w"
 bad uri-ext '^uri-ext.ini:2: refusing libvirt URI .qemu\+ext:///system\?command=/tmp/x.: transport .ext. makes libvirt run an external command \(as root, here\)$' "[guest]
@@ -76,10 +76,11 @@ printf '[workload]\nrun = true\npackages = bash, vmtax-no-such-package coreutils
 bad bad-package '/badpkg.ini:3: packages: .Not_A_Package. is not a Debian package name' "[workload]
 dir = $TRASH/wl
 name = badpkg"
-command -v dpkg-query >/dev/null && bad lacking-package "^lacking-package.ini: bare-metal cells run workload .lackpkg. on this host, which lacks packages it needs: vmtax-no-such-package\$" "[workload]
+command -v dpkg-query >/dev/null && bad lacking-package "^  - workload packages: bare-metal cells run workload .lackpkg. on this host, which lacks packages it needs: vmtax-no-such-package: " "[workload]
 dir = $TRASH/wl
 name = lackpkg"
-command -v dpkg-query >/dev/null && test_expect_success 'the lacking package is named with its way out' '
+command -v dpkg-query >/dev/null && test_expect_success 'the lacking package is named with its way out, in the preflight list' '
+	grep -x "vmtax: preflight: 1 requirement missing for lacking-package.ini:" err-lacking-package &&
 	grep "apt-get install vmtax-no-such-package), or run guest cells only (--set matrix.where=guest --set run.baseline=)" err-lacking-package
 '
 

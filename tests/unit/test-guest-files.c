@@ -235,6 +235,82 @@ static void test_resolve_tiny(void **state)
 }
 
 /*
+ * guest_files_check(), the preflight's look (changing nothing): each case
+ * with its own answer and, where missing, its own reason and remedy.
+ */
+static void test_check(void **state)
+{
+	char *root = scratch_new(), *bin = xasprintf("%s/bin", root);
+	char *images = xasprintf("%s/images", root);
+	char *kernel = xasprintf("%s/vmlinuz-6.1.0-18-amd64", root);
+	char *missing = xasprintf("%s/none", root);
+	const struct {
+		const char *image, *kernel, *initrd;
+		bool built; /* the tiny and debian images are there */
+		int ret;
+		const char *why, *fix;
+	} cases[] = {
+	    {"tiny", kernel, "auto", false, GUEST_FILES_FIRST_USE, "", ""},
+	    {"tiny", kernel, "auto", true, 0, "", ""},
+	    {"tiny", missing, "auto", true, -ENOENT, "guest kernel '",
+	     "give [guest] kernel a file that is there"},
+	    {"tiny", kernel, missing, true, -ENOENT, "guest initramfs '",
+	     "give [guest] initrd a file that is there"},
+	    {"debian", "auto", "auto", false, GUEST_FILES_UNBUILT,
+	     "image = debian, but there is no built image ('",
+	     "run 'vmtax image build --kind debian' first"},
+	    {"lab", "auto", "auto", false, GUEST_FILES_UNBUILT,
+	     "image = lab, but there is no built image ('",
+	     "run 'vmtax image build --kind lab' first"},
+	    {"debian", "auto", "auto", true, 0, "", ""},
+	    {"debian", missing, "auto", true, -ENOENT, "guest kernel '",
+	     "give [guest] kernel a file that is there"},
+	    {"fedora", "auto", "auto", true, -EINVAL,
+	     "unknown guest image 'fedora'", "tiny, debian or lab"},
+	};
+	static const char *const files[] = {
+	    "tiny-6.1.0-18-amd64.cpio.gz", "debian.qcow2", "debian.vmlinuz",
+	    "debian.initrd"};
+	char why[512], fix[512], *overlays = xasprintf("%s/overlays", images);
+	size_t i, f;
+
+	(void)state;
+	assert_int_equal(mkdir(bin, 0755), 0);
+	assert_int_equal(mkdir(images, 0755), 0);
+	touch(root, "vmlinuz-6.1.0-18-amd64");
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		for (f = 0; f < ARRAY_SIZE(files); f++) {
+			char *p = xasprintf("%s/%s", images, files[f]);
+
+			if (cases[i].built)
+				touch(images, files[f]);
+			else
+				unlink(p);
+			free(p);
+		}
+		why[0] = fix[0] = '\0';
+		assert_int_equal(guest_files_check(cases[i].image,
+						   cases[i].kernel,
+						   cases[i].initrd, bin, why,
+						   sizeof(why), fix,
+						   sizeof(fix)),
+				 cases[i].ret);
+		if (!strstr(why, cases[i].why) || !strstr(fix, cases[i].fix))
+			fail_msg("case %zu: '%s: %s' lacks '%s: %s'", i, why,
+				 fix, cases[i].why, cases[i].fix);
+	}
+	/* it made nothing (guest_files_resolve() makes the overlays dir) */
+	assert_int_equal(access(overlays, F_OK), -1);
+	free(overlays);
+	rm_rf(root);
+	free(root);
+	free(bin);
+	free(images);
+	free(kernel);
+	free(missing);
+}
+
+/*
  * The tiny kind's kernel image alone: ROOT/kernel/boot holds two kernels
  * and ROOT/images no initramfs; the newer is found, canonical.  With the
  * cache emptied it is the host's /boot or nothing, said once.
@@ -325,6 +401,7 @@ int main(void)
 	    cmocka_unit_test(test_no_kernel),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_resolve_tiny),
+	    cmocka_unit_test(test_check),
 	    cmocka_unit_test(test_tiny_vmlinuz),
 	    cmocka_unit_test(test_overlay_usable),
 	};
