@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "sample-parse.h"
 
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,12 @@ bool sample_metric(const struct workload *w, const char *output,
 
 	if (!strcmp(w->metric, "elapsed")) {
 		*value = elapsed;
-		return true;
+		if (isfinite(elapsed) && elapsed >= 0)
+			return true;
+		snprintf(why, len,
+			 "the elapsed time %g is not a finite number >= 0",
+			 elapsed);
+		return false;
 	}
 	if (regcomp(&re, w->metric_regex, REG_EXTENDED | REG_NEWLINE)) {
 		snprintf(why, len, "metric_regex '%s' does not compile",
@@ -30,6 +36,17 @@ bool sample_metric(const struct workload *w, const char *output,
 
 		*value = strtod(v, &end);
 		ok = end != v;
+		/* A report takes an ok sample's metric as a finite number
+		 * >= 0 (model-cell.c): anything else fails the sample. */
+		if (ok && !(isfinite(*value) && *value >= 0)) {
+			snprintf(why, len,
+				 "the metric '%.32s' that metric_regex '%s' "
+				 "found is not a finite number >= 0",
+				 v, w->metric_regex);
+			free(v);
+			regfree(&re);
+			return false;
+		}
 		free(v);
 	}
 	regfree(&re);

@@ -15,7 +15,8 @@
 /*
  * The metric of one sample of W: ELAPSED for metric = elapsed, else the
  * first group of metric_regex in OUTPUT.  False, with WHY, when it cannot
- * be had.
+ * be had or is not a finite number >= 0 ("nan", "inf", "-3": the sample
+ * is then failed, with WHY, rather than an ok sample a report refuses).
  */
 bool sample_metric(const struct workload *w, const char *output,
 		   double elapsed, double *value, char *why, size_t len);

@@ -17,8 +17,10 @@ char *fmt_num(char *buf, size_t len, double x)
 {
 	if (isnan(x))
 		snprintf(buf, len, "n/a");
-	else
+	else if (fabs(x) < FMT_NUM_FIXED_MAX)
 		snprintf(buf, len, "%.3f", x);
+	else
+		snprintf(buf, len, "%.6g", x);
 	return buf;
 }
 
@@ -49,6 +51,18 @@ char *fmt_interval(char *buf, size_t len, const struct stats_delta *d)
 	else
 		snprintf(buf, len, "[%s, %s]", fmt_spct(lo, sizeof(lo), d->lo),
 			 fmt_spct(hi, sizeof(hi), d->hi));
+	return buf;
+}
+
+char *fmt_interval_why(char *buf, size_t len, const struct stats_delta *d)
+{
+	char iv[FMT_BUF];
+
+	fmt_interval(iv, sizeof(iv), d);
+	if ((!d->valid || !d->bounded) && d->why)
+		snprintf(buf, len, "%s: %s", iv, d->why);
+	else
+		snprintf(buf, len, "%s", iv);
 	return buf;
 }
 
@@ -97,7 +111,9 @@ char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c)
 	else if (c->is_baseline)
 		snprintf(buf, len, "baseline");
 	else if (!c->vs_base.valid)
-		snprintf(buf, len, "slowdown n/a");
+		snprintf(buf, len, "slowdown n/a%s%s",
+			 c->vs_base.why ? ": " : "",
+			 c->vs_base.why ? c->vs_base.why : "");
 	else
 		snprintf(buf, len, "slowdown %s%s%s%s",
 			 fmt_pct(pct, sizeof(pct), c->vs_base.delta),

@@ -222,7 +222,7 @@ static void html_bar(const struct bar_scale *b, const struct report_cell *c,
 	fprintf(out, "\"><title>");
 	fmt_html_escape(out, c->label);
 	fprintf(out, ": %s %s</title>\n", fmt_spct(buf, sizeof(buf), d->delta),
-		fmt_interval(iv, sizeof(iv), d));
+		fmt_interval_why(iv, sizeof(iv), d));
 	fprintf(out,
 		"<text x=\"%.1f\" y=\"%.1f\" "
 		"text-anchor=\"end\">",

@@ -38,16 +38,22 @@ static json_t *jsummary(const struct stats_summary *s)
 
 static json_t *jdelta(const struct stats_delta *d)
 {
+	json_t *j;
+
 	if (!d->valid)
 		return json_null();
-	return json_pack("{s:o, s:o, s:b, s:o, s:o, s:b, s:b}", "value",
-			 jreal(d->delta), "ci95",
-			 d->bounded
-			     ? json_pack("[o, o]", jreal(d->lo), jreal(d->hi))
-			     : json_null(),
-			 "bounded", d->bounded, "p", jreal(d->p), "welch_df",
-			 jreal(d->df), "significant", d->significant,
-			 "within_noise", !isnan(d->p) && !d->significant);
+	j = json_pack("{s:o, s:o, s:b, s:o, s:o, s:b, s:b}", "value",
+		      jreal(d->delta), "ci95",
+		      d->bounded
+			  ? json_pack("[o, o]", jreal(d->lo), jreal(d->hi))
+			  : json_null(),
+		      "bounded", d->bounded, "p", jreal(d->p), "welch_df",
+		      jreal(d->df), "significant", d->significant,
+		      "within_noise", !isnan(d->p) && !d->significant);
+	/* Only an interval that is not there says why: others stay as-is. */
+	if (d->why)
+		json_object_set_new(j, "why", json_string(d->why));
+	return j;
 }
 
 /* "thp_contrasts": the report's THP contrasts (model.h). */
@@ -252,6 +258,12 @@ static json_t *jcell(const struct report *r, const struct report_cell *c)
 	    c->dtlb_miss_rate.valid ? jreal(c->dtlb_miss_rate.value)
 				    : json_null(),
 	    "slowdown", jdelta(&c->vs_base));
+	/* A slowdown that is null says why (a baseline mean of 0); others
+	 * stay as-is. */
+	if (jc && !c->is_baseline && c->nok && !c->vs_base.valid &&
+	    c->vs_base.why)
+		json_object_set_new(jc, "slowdown_why",
+				    json_string(c->vs_base.why));
 	if (jc)
 		jcell_extras(r, c, jc);
 	return jc;

@@ -119,7 +119,7 @@ static void md_cells(const struct report *r, FILE *out)
 		else
 			mdprintf(out, "%s | %s | %s | %s |\n",
 				fmt_spct(a, sizeof(a), c->vs_base.delta),
-				fmt_interval(b, sizeof(b), &c->vs_base),
+				fmt_interval_why(b, sizeof(b), &c->vs_base),
 				fmt_p(d, sizeof(d), c->vs_base.p),
 				fmt_signif(&c->vs_base));
 	}

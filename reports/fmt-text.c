@@ -201,6 +201,8 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 	    fmt_p(d, sizeof(d), c->vs_base.p), isnan(c->vs_base.df) ? "n/a" : e,
 	    *fmt_signif(&c->vs_base) ? ": " : "",
 	    c->vs_base.significant ? "significant *" : fmt_signif(&c->vs_base));
+	if (!c->vs_base.bounded && c->vs_base.why)
+		tprintf(out, " no interval: %s\n", c->vs_base.why);
 }
 
 /* A guest cell's KVM evidence, or why it has none (format.h). */

@@ -49,6 +49,9 @@ const char *report_format_names(void);
  */
 #define FMT_BUF 96
 /* "%.3f" or "n/a". */
+/* A measurement: "%.3f" below FMT_NUM_FIXED_MAX in magnitude, "%.6g"
+ * above (a median of 1e300 is not a 300-digit number). */
+#define FMT_NUM_FIXED_MAX 1e12
 char *fmt_num(char *buf, size_t len, double x);
 /* A fraction as a percentage with 2 decimals: 0.1271 -> "12.71%". */
 char *fmt_pct(char *buf, size_t len, double x);
@@ -56,6 +59,10 @@ char *fmt_pct(char *buf, size_t len, double x);
 char *fmt_spct(char *buf, size_t len, double x);
 /* A delta's interval: "[+12.31%, +13.11%]" or "unbounded". */
 char *fmt_interval(char *buf, size_t len, const struct stats_delta *d);
+/* The same, and where there is none why: "unbounded: too few samples to
+ * judge (under 3, no spread)" (a report's own cells; compare rows keep
+ * the short form). */
+char *fmt_interval_why(char *buf, size_t len, const struct stats_delta *d);
 /* Half the interval width as "±0.40%", or "±unbounded"/"" when no delta. */
 char *fmt_halfwidth(char *buf, size_t len, const struct stats_delta *d);
 /* A p value: "0.0312", "<0.0001", or "n/a". */

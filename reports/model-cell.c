@@ -138,6 +138,67 @@ static void cell_labels(const struct report *r, struct report_cell *c)
 	free(extra);
 }
 
+/*
+ * Why KEY of the ok sample JS is not a finite number >= 0 (into WHY), or
+ * false when it is.  NEED: absent or null is a reason too (the metric);
+ * else only a value that is there is checked (elapsed_s, user_s, sys_s).
+ */
+static bool bad_value(json_t *js, const char *key, bool need, char *why,
+		      size_t len)
+{
+	json_t *v = json_object_get(js, key);
+	double x;
+
+	if (!v || json_is_null(v)) {
+		if (need)
+			snprintf(why, len, "its %s is %s", key,
+				 v ? "null" : "missing");
+		return need;
+	}
+	if (json_is_string(v)) {
+		snprintf(why, len, "its %s is the string \"%.32s\"", key,
+			 json_string_value(v));
+		return true;
+	}
+	if (!json_is_number(v)) {
+		snprintf(why, len, "its %s is not a number", key);
+		return true;
+	}
+	x = json_number_value(v);
+	if (isfinite(x) && x >= 0)
+		return false;
+	snprintf(why, len, "its %s is %s (%g)", key,
+		 isfinite(x) ? "negative" : "not finite", x);
+	return true;
+}
+
+/*
+ * An ok sample's numbers: its metric a finite number >= 0, and its times
+ * too where it has them; anything else is refused at load (the cell, the
+ * sample and why), since a report that drops or averages it would count
+ * samples it did not use.  A run records such a metric as a failed
+ * sample instead (sample-parse.c).
+ */
+static int check_ok_sample(const char *path, const char *id, json_t *js,
+			   const struct report_sample *s)
+{
+	static const char *const times[] = {"elapsed_s", "user_s", "sys_s"};
+	char why[128];
+	size_t k;
+
+	if (bad_value(js, "metric", true, why, sizeof(why)))
+		goto bad;
+	for (k = 0; k < ARRAY_SIZE(times); k++)
+		if (bad_value(js, times[k], false, why, sizeof(why)))
+			goto bad;
+	return 0;
+bad:
+	return err("'%s': cell '%s': sample %ld is ok but %s (a finite "
+		   "number >= 0 is wanted; a sample without one is failed, "
+		   "with its reason)",
+		   path, id, s->index, why);
+}
+
 static int load_sample(const char *path, const char *id, json_t *js,
 		       struct report_sample *s)
 {
@@ -157,6 +218,8 @@ static int load_sample(const char *path, const char *id, json_t *js,
 		return err("'%s': cell '%s': sample %ld has an unknown status "
 			   "'%s' (ok, failed, timeout, killed)",
 			   path, id, s->index, s->status);
+	if (rs == RUNNER_OK && check_ok_sample(path, id, js, s) < 0)
+		return -EINVAL;
 	s->reason = jstr(js, "reason");
 	quiet = json_object_get(js, "host_quiet");
 	s->busy = json_is_false(json_object_get(quiet, "quiet"));

@@ -466,7 +466,8 @@ void report_kvm_release(struct report_kvm *k);
  */
 void report_cell_slowdown(const struct report *r, struct report_cell *c);
 /*
- * A against B over the rounds they share (log(A/B), A's boots as units):
+ * A against B over the rounds they share (log(A/B), the units the coarser
+ * side's boots: stats_paired_units()):
  * false when they share none.  LO/HI (may be NULL) get the hierarchical
  * bootstrap's interval of the delta.
  */

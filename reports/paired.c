@@ -37,12 +37,14 @@ static bool at_round(const struct report_cell *c, long rd, double *x,
 	return true;
 }
 
-/* The rounds A and B share: log(A/B) into D, A's boot into BOOT. */
+/* The rounds A and B share: log(A/B) into D, A's and B's boots into
+ * ABOOT and BBOOT. */
 static size_t shared_rounds(const struct report_cell *a,
-			    const struct report_cell *b, double *d, long *boot)
+			    const struct report_cell *b, double *d, long *aboot,
+			    long *bboot)
 {
 	size_t i, n = 0;
-	long rd, bb;
+	long rd;
 	double x, y;
 
 	for (i = 0; i < a->nsamples; i++) {
@@ -54,8 +56,8 @@ static size_t shared_rounds(const struct report_cell *a,
 			continue;
 		for (j = 0; j < i && !seen; j++)
 			seen = a->samples[j].round == rd;
-		if (seen || !at_round(a, rd, &x, &boot[n]) ||
-		    !at_round(b, rd, &y, &bb))
+		if (seen || !at_round(a, rd, &x, &aboot[n]) ||
+		    !at_round(b, rd, &y, &bboot[n]))
 			continue;
 		d[n++] = log(x / y);
 	}
@@ -69,9 +71,14 @@ bool report_pair(const struct report *r, const struct report_cell *a,
 	size_t n = a->nsamples ? a->nsamples : 1;
 	double *d = xcalloc(n, sizeof(*d));
 	long *boot = xcalloc(n, sizeof(*boot));
+	long *aboot = xcalloc(n, sizeof(*aboot));
+	long *bboot = xcalloc(n, sizeof(*bboot));
 	bool ok = false;
 
-	n = shared_rounds(a, b, d, boot);
+	n = shared_rounds(a, b, d, aboot, bboot);
+	/* The units: the coarser side's boots (a guest baseline's, for a
+	 * bare-metal cell), else the rounds. */
+	stats_paired_units(aboot, bboot, n, boot);
 	if (n && stats_paired(d, boot, n, r->higher_better, p) == 0 &&
 	    p->d.valid) {
 		ok = true;
@@ -82,6 +89,8 @@ bool report_pair(const struct report *r, const struct report_cell *a,
 	}
 	free(d);
 	free(boot);
+	free(aboot);
+	free(bboot);
 	return ok;
 }
 

@@ -26,7 +26,26 @@ static void kj_nan(struct stats_kj *o, size_t n)
 {
 	memset(o, 0, sizeof(*o));
 	o->nsamples = n;
-	o->r1 = o->s1sq = o->s2sq = o->t1sq = o->t2sq = NAN;
+	o->r1 = o->inv_r1 = o->s1sq = o->s2sq = o->t1sq = o->t2sq = NAN;
+}
+
+/* The mean of 1 / n_i over the NG groups of BOOT[0..N) (stats_groups()'s
+ * grouping): what the within variance adds to the boot means' variance. */
+static double mean_inverse_size(const long *boot, size_t n, size_t ng)
+{
+	double s = 0;
+	size_t i, j, c;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && (!boot || boot[j] != boot[i]); j++)
+			;
+		if (j < i)
+			continue; /* counted at the boot's first sample */
+		for (c = 0, j = i; j < n; j++)
+			c += !boot || boot[j] == boot[i];
+		s += 1.0 / c;
+	}
+	return s / ng;
 }
 
 int stats_kj(const double *x, const long *boot, size_t n, struct stats_kj *out)
@@ -49,11 +68,12 @@ int stats_kj(const double *x, const long *boot, size_t n, struct stats_kj *out)
 	free(zero);
 	out->nboots = g.ngroups;
 	out->r1 = (double)n / g.ngroups;
+	out->inv_r1 = mean_inverse_size(boot, n, g.ngroups);
 	out->s1sq = out->t1sq = g.within_var;
 	out->s2sq = g.between_var;
 	if (isnan(out->s1sq) || isnan(out->s2sq))
 		return 0;
-	raw = out->s2sq - out->s1sq / out->r1;
+	raw = out->s2sq - out->s1sq * out->inv_r1;
 	out->t2sq_clamped = raw < 0;
 	out->t2sq = raw < 0 ? 0 : raw;
 	return 0;
@@ -190,6 +210,54 @@ static double unit_mean(const double *x, const struct units *u, size_t j)
 
 /* ---- the paired estimate ---- */
 
+static size_t uf_root(size_t *parent, size_t i)
+{
+	while (parent[i] != i)
+		i = parent[i] = parent[parent[i]];
+	return i;
+}
+
+static bool same_boot(const long *boot, size_t i, size_t j)
+{
+	return boot && boot[i] >= 0 && boot[i] == boot[j];
+}
+
+size_t stats_paired_units(const long *boot_a, const long *boot_b, size_t n,
+			  long *unit)
+{
+	size_t *parent, i, j, k = 0;
+	bool any = false;
+
+	if (!n)
+		return 0;
+	parent = malloc(n * sizeof(*parent));
+	if (!parent)
+		abort();
+	for (i = 0; i < n; i++)
+		parent[i] = i;
+	/* Union-find: rounds that share a boot on either side join. */
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (same_boot(boot_a, i, j) || same_boot(boot_b, i, j))
+				parent[uf_root(parent, i)] = uf_root(parent, j);
+	for (i = 0; i < n; i++) {
+		unit[i] = -1;
+		any |= (boot_a && boot_a[i] >= 0) || (boot_b && boot_b[i] >= 0);
+	}
+	for (i = 0; i < n; i++) {
+		size_t root = uf_root(parent, i);
+
+		if (unit[root] < 0)
+			unit[root] = (long)k++;
+		unit[i] = unit[root];
+	}
+	free(parent);
+	if (!any)
+		for (i = 0; i < n; i++)
+			unit[i] = -1;
+	return k;
+}
+
 const char *stats_unit_name(enum stats_unit u)
 {
 	switch (u) {
@@ -242,8 +310,11 @@ static void paired_fill(struct stats_paired *o, double m, double se, double df,
 	o->ratio = exp(m);
 	o->d.valid = true;
 	o->d.delta = expm1(higher_better ? -m : m);
-	if (!(df > 0) || isnan(se))
+	/* One unit, or two that agree: nothing to judge the spread by. */
+	if (!(df > 0) || isnan(se) || stats_too_few((size_t)(df + 1), se)) {
+		o->d.why = STATS_WHY_TOO_FEW;
 		return;
+	}
 	/* No spread at all: the ratio is exact (as stats_delta() has it). */
 	tq = se == 0 ? 0 : stats_t_quantile(1 - STATS_ALPHA / 2, df);
 	o->ratio_lo = exp(m - tq * se);

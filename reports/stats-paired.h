@@ -21,13 +21,16 @@
  *
  * Variance components (Kalibera & Jones, "Rigorous Benchmarking in
  * Reasonable Time", ISMM 2013, section 4).  Two levels: boots (level 2)
- * and samples within a boot (level 1), r1 samples per boot (the mean when
- * boots differ).  S1^2 is the pooled within-boot variance (df n - k),
- * S2^2 the sample variance of the k boot means (df k - 1).  Their unbiased
- * estimators of the components are T1^2 = S1^2 and
- * T2^2 = S2^2 - S1^2 / r1 (the boot means carry the within variance too);
- * a negative T2^2 (a sampling accident when the between-boot variance is
- * small) is clamped to 0 and flagged.
+ * and samples within a boot (level 1), n_i samples in boot i, r1 = N / k
+ * their mean.  S1^2 is the pooled within-boot variance (df N - k), S2^2
+ * the sample variance of the k boot means (df k - 1).  A boot mean of n_i
+ * samples has variance T2^2 + T1^2 / n_i, so E[S2^2] = T2^2 + T1^2
+ * mean(1 / n_i), and the unbiased estimators of the components are
+ * T1^2 = S1^2 and T2^2 = S2^2 - S1^2 mean(1 / n_i), which is the paper's
+ * S2^2 - S1^2 / r1 when the boots are equal.  (With unequal boots, 1 / r1
+ * in its place is biased upward by T1^2 (mean(1 / n_i) - k / N): boots of
+ * 1, 6, 6, 6 samples, 0.164 T1^2.)  A negative T2^2 (a sampling accident
+ * when the between-boot variance is small) is clamped to 0 and flagged.
  *
  * The plan (same paper, section 6).  With c1 the cost of one sample and c2
  * the cost of one boot without its samples (boot, setup, warm-up), the
@@ -42,19 +45,24 @@
  * samples of that round: a drift of the host that multiplies both cancels.
  * The units are the boots' means of d when there is more than one boot,
  * else the rounds themselves; boots, not rounds, are independent (Kalibera
- * & Jones: the interval's df comes from the top level).  A guest cell
- * with one boot has its rounds stand in: nothing measures the between-boot
- * variance then (kj.t2sq is NaN), and the interval is too narrow by as
- * much as that variance matters.  With u the unit means and k their
- * number: mean_log = mean(u), se = sd(u) / sqrt(k), df = k - 1, and the
- * ratio cell/ref is exp(mean_log) with the interval
+ * & Jones: the interval's df comes from the top level), and the boots are
+ * the coarser side's (stats_paired_units()): a round's log ratio carries
+ * both samples' boots, so either side's boot ties the rounds it spans.
+ * A guest cell with one boot has its rounds stand in: nothing measures the
+ * between-boot variance then (kj.t2sq is NaN), and the interval is too
+ * narrow by as much as that variance matters.  With u the unit means and
+ * k their number: mean_log = mean(u), se = sd(u) / sqrt(k), df = k - 1,
+ * and the ratio cell/ref is exp(mean_log) with the interval
  * exp(mean_log +- t(0.975, df) se).  That ratio is a geometric mean of
  * per-round ratios: the slowdown of the typical round, which equals the
  * ratio of the arithmetic means only when both sides' noise has the same
  * shape.  It fills a struct stats_delta as stats_delta() does (positive is
  * slower: ratio - 1 when lower is better, 1/ratio - 1 when higher is), with
  * p from the one-sample t-test of mean_log = 0, so reports print it
- * unchanged.
+ * unchanged.  Its interval is on the log scale, so never outside
+ * (-100%, inf); with fewer than 3 units (df + 1 for a bridge) whose spread
+ * is at most STATS_NEAR_ZERO_SPREAD, or one unit, it is valid, unbounded
+ * and not judged (d.why = STATS_WHY_TOO_FEW), as stats_delta() has it.
  *
  * The bridge.  A cell that shares no rounds with the baseline, but shares
  * rounds with a cell M that also shares rounds with the baseline (the
@@ -102,10 +110,12 @@
 
 struct stats_kj {
 	size_t nboots, nsamples;
-	double r1;	   /* mean samples per boot */
+	double r1;	   /* mean samples per boot, N / k */
+	double inv_r1;	   /* mean of 1 / n_i over the boots (1 / r1 when
+			      the boots are equal) */
 	double s1sq, s2sq; /* within-boot (pooled), between boot means */
 	double t1sq, t2sq; /* the components; NaN when not estimable */
-	bool t2sq_clamped; /* S2^2 - S1^2/r1 was negative: t2sq is 0 */
+	bool t2sq_clamped; /* S2^2 - S1^2 inv_r1 was negative: t2sq is 0 */
 };
 /*
  * The Kalibera-Jones components of X[0..N) grouped by BOOT[0..N) (equal
@@ -160,6 +170,20 @@ struct stats_paired {
  */
 int stats_log_ratios(const double *cell, const double *ref, size_t n,
 		     double *d);
+
+/*
+ * The units of N rounds measured on two sides, from each side's boot per
+ * round (BOOT_A, BOOT_B; a negative boot, or a NULL array: that side has
+ * no level above the round).  Rounds that share a boot on either side are
+ * one unit: the coarser side's level decides (a bare-metal cell against a
+ * guest baseline with boots has the baseline's boots as its units, not
+ * its rounds), and where both sides have boots that do not nest, the
+ * groups they chain into.  UNIT[i] is round i's unit (0 first, in order of
+ * first appearance), or -1 for every round when neither side records a
+ * boot.  Returns the number of units.
+ */
+size_t stats_paired_units(const long *boot_a, const long *boot_b, size_t n,
+			  long *unit);
 
 /*
  * The slowdown from D[0..N) (stats_log_ratios()) with the cell's boot per

@@ -7,7 +7,11 @@
  *
  * Methods and accuracy:
  * - stddev is the sample standard deviation (n - 1); CV = stddev / mean.
- * - The 95% interval of a mean is mean +- t(0.975, n-1) * stddev / sqrt(n).
+ *   Means and spreads are summed over values divided by a power of two
+ *   near the largest (exact), so they are finite and right at 1e300.
+ * - The 95% interval of a mean is mean +- t(0.975, n-1) * stddev / sqrt(n),
+ *   its lower end cut at 0 when every value is >= 0 (a time's mean is
+ *   never below 0; the cut loses no coverage).
  * - t quantiles invert the Student t CDF, which is computed through the
  *   regularized incomplete beta function I_x(a, b) (Lentz's continued
  *   fraction, as in Numerical Recipes 6.4, relative tolerance 1e-15).  The
@@ -79,6 +83,15 @@ int stats_fieller(double a, double va, double b, double vb, double tq,
  * delta = mean/ref - 1 when lower is better, ref/mean - 1 when higher is
  * better, so a positive delta is always a slowdown.  The interval is
  * Fieller's at 95% with Welch's df; significant = p < STATS_ALPHA.
+ * Never outside (-100%, inf), and why says what it is instead:
+ * - a mean of 0 on either side: not valid (STATS_WHY_ZERO_REF, _CELL);
+ * - too few samples to judge (stats_too_few(), the smaller side's n):
+ *   valid, not bounded, p NaN, not significant (STATS_WHY_TOO_FEW);
+ * - Fieller unbounded (g >= 1): STATS_WHY_DENOM;
+ * - Fieller's lower bound at a ratio <= 0, both means positive: not
+ *   bounded (STATS_WHY_REACHES_ZERO) rather than a negative time ratio.
+ * Each side is scaled by a power of two first (exact): values near 1e300
+ * give the same interval as values near 1.
  */
 struct stats_delta {
 	bool valid; /* both sides have n >= 1 and a non-zero mean */
@@ -86,7 +99,31 @@ struct stats_delta {
 	bool bounded;
 	double p, df;
 	bool significant;
+	/* Why not valid, or why not bounded (one of STATS_WHY_*, static);
+	 * NULL when valid and bounded. */
+	const char *why;
 };
+
+/* The reasons of struct stats_delta (reports print them; short enough
+ * for a line: "unbounded: " and one of them fit FMT_BUF). */
+#define STATS_WHY_NO_SAMPLE "no ok sample on one side"
+#define STATS_WHY_ZERO_REF "the baseline's mean is 0"
+#define STATS_WHY_ZERO_CELL "the cell's mean is 0"
+#define STATS_WHY_TOO_FEW "too few samples to judge (under 3, no spread)"
+#define STATS_WHY_DENOM "the denominator's mean is not clear of 0 at 95%"
+#define STATS_WHY_REACHES_ZERO                                                 \
+	"it would reach a ratio <= 0 (too few samples for their spread)"
+
+/*
+ * Too few samples to judge: fewer than STATS_JUDGE_MIN_N, with a relative
+ * standard error (of the ratio, or of the log ratio) at most
+ * STATS_NEAR_ZERO_SPREAD, or unknown (NaN).  Two samples that agree to the
+ * timer's resolution show no spread, and a test that divides by that
+ * spread calls any difference significant.
+ */
+#define STATS_JUDGE_MIN_N 3
+#define STATS_NEAR_ZERO_SPREAD 1e-6
+bool stats_too_few(size_t n, double rel_se);
 int stats_delta(const struct stats_summary *cell,
 		const struct stats_summary *ref, bool higher_better,
 		struct stats_delta *d);

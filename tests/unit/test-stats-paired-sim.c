@@ -298,6 +298,132 @@ static void test_simulation(void **state)
 }
 
 /*
+ * Issue 35: the baseline is a guest cell with boots (median 40 s, each
+ * boot offset by sigma 0.2, each sample by 1/40) and the cell studied is
+ * bare metal (median 60 s, sigma 1/60), interleaved as above, 4 boots of
+ * the baseline x 6 rounds.  The truth is the ratio of medians, +50%.  The
+ * units are those stats_paired_units() makes of both sides' boots (the
+ * baseline's); the cell's own (none: its rounds) held the truth in about
+ * half the runs.
+ */
+static void test_simulation_guest_baseline(void **state)
+{
+	struct rng g = {0x35000001};
+	const long boots = 4, per = 6, n = boots * per;
+	long held = 0, held_rounds = 0, run, r;
+	double hw = 0;
+
+	(void)state;
+	for (run = 0; run < RUNS; run++) {
+		struct host h = {2 * M_PI * rng_unit(&g), (double)n * NCELLS,
+				 DRIFT};
+		double d[MAX_N], zb = 0;
+		long cboot[MAX_N], bboot[MAX_N], unit[MAX_N];
+		struct stats_paired p, q;
+
+		for (r = 0; r < n; r++) {
+			size_t pb = rng_below(&g, NCELLS);
+			size_t pc =
+			    (pb + 1 + rng_below(&g, NCELLS - 1)) % NCELLS;
+			double ref, cell;
+
+			if (r % per == 0)
+				zb = rng_normal(&g);
+			ref =
+			    BASE_S *
+			    exp(BOOT_SIGMA * zb + BASE_SIGMA * rng_normal(&g)) *
+			    host_factor(&h, (double)(r * NCELLS + pb));
+			cell = CELL_S * exp(CELL_SIGMA * rng_normal(&g)) *
+			       host_factor(&h, (double)(r * NCELLS + pc));
+			d[r] = log(cell / ref);
+			cboot[r] = -1;
+			bboot[r] = r / per;
+		}
+		assert_int_equal(
+		    stats_paired_units(cboot, bboot, (size_t)n, unit),
+		    (size_t)boots);
+		assert_int_equal(stats_paired(d, unit, (size_t)n, false, &p),
+				 0);
+		assert_int_equal(p.unit, STATS_UNIT_BOOT);
+		assert_true(p.df == (double)boots - 1);
+		held += stats_interval_holds(&p.d, truth);
+		hw += (p.d.hi - p.d.lo) / 2;
+		/* The cell's own units (before issue 35): its rounds. */
+		assert_int_equal(stats_paired(d, cboot, (size_t)n, false, &q),
+				 0);
+		held_rounds += stats_interval_holds(&q.d, truth);
+	}
+	print_message("sim guest baseline (4 boots x 6 rounds), bare-metal "
+		      "cell: holds +50%%: %.3f with the baseline's boots as "
+		      "units (mean half-width %.1f points); %.3f with the "
+		      "cell's rounds\n",
+		      (double)held / RUNS, 100 * hw / RUNS,
+		      (double)held_rounds / RUNS);
+	if (held < 930 || held > 970)
+		fail_msg("guest baseline: the interval holds the truth in "
+			 "%.3f of runs (want 0.93 to 0.97)",
+			 (double)held / RUNS);
+	if (held_rounds >= 800)
+		fail_msg("rounds as units hold the truth in %.3f, expected "
+			 "< 0.80",
+			 (double)held_rounds / RUNS);
+}
+
+/* The units of two sides' boots: the coarser level, chained. */
+static void test_paired_units(void **state)
+{
+	static const struct {
+		const char *what;
+		long a[6], b[6];
+		long want[6];
+		size_t k;
+	} rows[] = {
+	    {"bare metal against bare metal: rounds",
+	     {-1, -1, -1, -1, -1, -1},
+	     {-1, -1, -1, -1, -1, -1},
+	     {-1, -1, -1, -1, -1, -1},
+	     6},
+	    {"guest cell, bare-metal baseline: the cell's boots",
+	     {0, 0, 0, 1, 1, 1},
+	     {-1, -1, -1, -1, -1, -1},
+	     {0, 0, 0, 1, 1, 1},
+	     2},
+	    {"bare-metal cell, guest baseline: the baseline's boots",
+	     {-1, -1, -1, -1, -1, -1},
+	     {5, 5, 6, 6, 7, 7},
+	     {0, 0, 1, 1, 2, 2},
+	     3},
+	    {"boots that do not nest chain into one group",
+	     {0, 0, 1, 1, 2, 2},
+	     {0, 1, 1, 2, 3, 3},
+	     {0, 0, 0, 0, 1, 1},
+	     2},
+	    {"one boot on one side: one unit",
+	     {-1, -1, -1, -1, -1, -1},
+	     {3, 3, 3, 3, 3, 3},
+	     {0, 0, 0, 0, 0, 0},
+	     1},
+	};
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		long unit[6];
+		size_t k = stats_paired_units(rows[i].a, rows[i].b, 6, unit);
+
+		if (k != rows[i].k)
+			fail_msg("%s: %zu units, want %zu", rows[i].what, k,
+				 rows[i].k);
+		for (j = 0; j < 6; j++)
+			if (unit[j] != rows[i].want[j])
+				fail_msg("%s: round %zu in unit %ld, want %ld",
+					 rows[i].what, j, unit[j],
+					 rows[i].want[j]);
+	}
+	assert_int_equal(stats_paired_units(NULL, NULL, 0, NULL), 0);
+}
+
+/*
  * A/A: two identical guest configurations A and B in the same rounds
  * (with the baseline and 3 other cells), each with its own boots, both
  * replaced every 6 rounds: d = log(A / B), the units the pairs of boots.
@@ -377,6 +503,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_simulation),
 	    cmocka_unit_test(test_simulation_aa),
+	    cmocka_unit_test(test_simulation_guest_baseline),
+	    cmocka_unit_test(test_paired_units),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "rng.h"
 #include "stats-paired.h"
 #include "stats.h"
 
@@ -38,7 +39,9 @@ static void test_kj(void **state)
 	const double x[] = {1, 3, 5, 7, 9, 11};
 	const long b[] = {0, 0, 1, 1, 2, 2};
 	/* Unbalanced: means 3 and 10, S1^2 = (4 + 0 + 4) / (4 - 2) = 4,
-	 * S2^2 = 24.5, r1 = 2, T2^2 = 24.5 - 4 / 2 = 22.5. */
+	 * S2^2 = 24.5, mean(1 / n_i) = (1/3 + 1) / 2 = 2/3,
+	 * T2^2 = 24.5 - 4 * 2/3 = 21.8333 (the mean boot size, r1 = 2, gave
+	 * 22.5). */
 	const double u[] = {1, 3, 5, 10};
 	const long ub[] = {7, 7, 7, 9};
 	/* Equal means 2 and 2, S1^2 = 10 / 2 = 5: T2^2 = 0 - 5 / 2 < 0. */
@@ -62,7 +65,7 @@ static void test_kj(void **state)
 	assert_int_equal(stats_kj(u, ub, 4, &k), 0);
 	assert_close(k.s1sq, 4, 1e-14);
 	assert_close(k.s2sq, 24.5, 1e-14);
-	assert_close(k.t2sq, 22.5, 1e-14);
+	assert_close(k.t2sq, 24.5 - 4.0 * 2 / 3, 1e-14);
 
 	assert_int_equal(stats_kj(c, cb, 4, &k), 0);
 	assert_close(k.s1sq, 5, 1e-14);
@@ -79,6 +82,60 @@ static void test_kj(void **state)
 	assert_int_equal(k.nboots, 3);
 	assert_close(k.s2sq, 1, 1e-15);
 	assert_true(isnan(k.s1sq) && isnan(k.t1sq) && isnan(k.t2sq));
+}
+
+/*
+ * Issue 35: the exact unequal-boot correction.  Boots of 1, 6, 6, 6
+ * samples: S1^2 = 43/120 (df 15), S2^2 = 2.0758101852 (df 3),
+ * mean(1 / n_i) = 3/8 against k / N = 4/19, so T2^2 = S2^2 - 3/8 S1^2 =
+ * 1.9414351852 (the mean boot size gave 2.0003715887).  And by
+ * simulation (seeded, 20,000 data sets of those boot sizes, T1^2 = 1,
+ * T2^2 = 4): the mean estimate is 4 within 0.06, where the mean boot
+ * size's is 4 + (3/8 - 4/19) = 4.164.
+ */
+static void test_kj_unequal(void **state)
+{
+	const double x[] = {10, 11,   12,  11.5, 12.5, 11,   12,   9,  9.5, 10,
+			    9,	10.5, 9.5, 13,	 12,   12.5, 13.5, 12, 13};
+	const long b[] = {0, 1, 1, 1, 1, 1, 1, 2, 2, 2,
+			  2, 2, 2, 3, 3, 3, 3, 3, 3};
+	const size_t size[] = {1, 6, 6, 6};
+	struct stats_kj k;
+	struct rng g;
+	double sum = 0, xs[19];
+	long bs[19];
+	int run;
+
+	(void)state;
+	assert_int_equal(stats_kj(x, b, 19, &k), 0);
+	assert_int_equal(k.nboots, 4);
+	assert_close(k.r1, 19.0 / 4, 1e-15);
+	assert_close(k.inv_r1, 3.0 / 8, 1e-15);
+	assert_close(k.s1sq, 43.0 / 120, 1e-13);
+	assert_close(k.s2sq, 2.07581018518519, 1e-12);
+	assert_close(k.t2sq, 1.94143518518519, 1e-12);
+	assert_false(k.t2sq_clamped);
+
+	rng_seed(&g, 0x35004);
+	for (run = 0; run < 20000; run++) {
+		size_t i, j, n = 0;
+
+		for (i = 0; i < 4; i++) {
+			double zb = 2 * rng_normal(&g);
+
+			for (j = 0; j < size[i]; j++) {
+				bs[n] = (long)i;
+				xs[n++] = 100 + zb + rng_normal(&g);
+			}
+		}
+		assert_int_equal(stats_kj(xs, bs, n, &k), 0);
+		sum += k.t2sq;
+	}
+	print_message("K-J T2^2 over 20000 data sets of boots 1, 6, 6, 6 "
+		      "(T1^2 = 1, T2^2 = 4): mean %.4f\n",
+		      sum / 20000);
+	if (fabs(sum / 20000 - 4) > 0.06)
+		fail_msg("mean T2^2 %.4f, want 4 within 0.06", sum / 20000);
 }
 
 static void test_kj_plan(void **state)
@@ -515,16 +572,40 @@ static void test_rerun(void **state)
 	assert_false(ab || ba);
 }
 
+/* Two rounds that agree: too few to judge, not significant (issue 35). */
+static void test_paired_too_few(void **state)
+{
+	const double d[] = {1e-5, 1e-5}, e[] = {1e-5, 1e-5 + 1e-9};
+	struct stats_paired p;
+
+	(void)state;
+	assert_int_equal(stats_paired(d, NULL, 2, false, &p), 0);
+	assert_true(p.d.valid);
+	assert_false(p.d.bounded);
+	assert_false(p.d.significant);
+	assert_true(isnan(p.d.p));
+	assert_string_equal(p.d.why, STATS_WHY_TOO_FEW);
+	assert_int_equal(stats_paired(e, NULL, 2, false, &p), 0);
+	assert_false(p.d.significant);
+	assert_string_equal(p.d.why, STATS_WHY_TOO_FEW);
+	/* One unit: the point estimate, and why there is no interval. */
+	assert_int_equal(stats_paired(d, NULL, 1, false, &p), 0);
+	assert_true(p.d.valid);
+	assert_string_equal(p.d.why, STATS_WHY_TOO_FEW);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_kj),
+	    cmocka_unit_test(test_kj_unequal),
 	    cmocka_unit_test(test_kj_plan),
 	    cmocka_unit_test(test_kj_boots),
 	    cmocka_unit_test(test_paired_rounds),
 	    cmocka_unit_test(test_paired_boots),
 	    cmocka_unit_test(test_bridge),
 	    cmocka_unit_test(test_paired_bad),
+	    cmocka_unit_test(test_paired_too_few),
 	    cmocka_unit_test(test_log_ratios),
 	    cmocka_unit_test(test_hboot),
 	    cmocka_unit_test(test_hboot_ratio),

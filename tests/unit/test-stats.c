@@ -64,7 +64,8 @@ static void test_summary(void **state)
 	(void)state;
 	/* mean = 20/5 = 4; squares about the mean 0+9+36+1+4 = 50;
 	 * stddev = sqrt(50/4) = 3.5355339; cv = 0.8838835; median 3;
-	 * CI = 4 -+ 2.776445 * 3.5355339 / sqrt(5) = [-0.3899452, 8.3899452] */
+	 * CI = 4 -+ 2.776445 * 3.5355339 / sqrt(5) = [-0.3899452, 8.3899452],
+	 * cut at 0 (every value >= 0: the mean of a time is not below 0) */
 	stats_summarize(x, 5, &s);
 	assert_int_equal(s.n, 5);
 	assert_close(s.mean, 4, 1e-15);
@@ -73,10 +74,18 @@ static void test_summary(void **state)
 	assert_close(s.max, 10, 0);
 	assert_close(s.stddev, 3.53553390593274, 1e-12);
 	assert_close(s.cv, 0.883883476483184, 1e-12);
-	assert_close(s.ci_lo, -0.389945165425415, 1e-9);
+	assert_close(s.ci_lo, 0, 0);
 	assert_close(s.ci_hi, 8.38994516542542, 1e-9);
 	/* The input is left alone. */
 	assert_close(x[0], 4, 0);
+	/* Values below 0 (not a time): the interval is not cut. */
+	{
+		const double y[] = {4 - 6, 1 - 6, 10 - 6, 3 - 6, 2 - 6};
+
+		stats_summarize(y, 5, &s);
+		assert_close(s.ci_lo, -0.389945165425415 - 6, 1e-9);
+		assert_close(s.ci_hi, 8.38994516542542 - 6, 1e-9);
+	}
 
 	/* Even n: the median is the mean of the middle two. */
 	stats_summarize(x, 4, &s);
@@ -160,6 +169,106 @@ static void test_fieller(void **state)
 	assert_int_equal(stats_fieller(1, 0, 0, 0, 2, &r), -EDOM);
 }
 
+/*
+ * Issue 35: every interval of a time ratio in (-100%, inf), or unbounded
+ * with the reason; too few samples to judge; the same figures at 1e300.
+ */
+static void test_delta_edges(void **state)
+{
+	struct stats_summary sr, sc, sr1, sc1;
+	struct stats_delta d, d1;
+
+	(void)state;
+	/* 10.0 s against 10.0001 s, n = 2 each: no spread to judge by. */
+	{
+		const double c[] = {10.0001, 10.0001}, b[] = {10.0, 10.0};
+
+		stats_summarize(c, 2, &sc);
+		stats_summarize(b, 2, &sr);
+		stats_delta(&sc, &sr, false, &d);
+		assert_true(d.valid);
+		assert_close(d.delta, 1e-5, 1e-9);
+		assert_false(d.bounded);
+		assert_false(d.significant);
+		assert_true(isnan(d.p));
+		assert_string_equal(d.why, STATS_WHY_TOO_FEW);
+	}
+	/* Near zero: a spread of a billionth of the mean is none. */
+	{
+		const double c[] = {10.0001, 10.0001 + 1e-8},
+			     b[] = {10.0, 10.0 + 1e-8};
+
+		stats_summarize(c, 2, &sc);
+		stats_summarize(b, 2, &sr);
+		stats_delta(&sc, &sr, false, &d);
+		assert_false(d.significant);
+		assert_string_equal(d.why, STATS_WHY_TOO_FEW);
+	}
+	/* n = 1 on one side: too few too. */
+	{
+		const double c[] = {12}, b[] = {10, 11, 10.5};
+
+		stats_summarize(c, 1, &sc);
+		stats_summarize(b, 3, &sr);
+		stats_delta(&sc, &sr, false, &d);
+		assert_true(d.valid);
+		assert_false(d.bounded);
+		assert_string_equal(d.why, STATS_WHY_TOO_FEW);
+	}
+	/*
+	 * n = 2 with a wide spread: Fieller's lower end is a negative
+	 * ratio (cell mean 52.5, se 47.5; baseline 10.1, se 0.1; t(0.975,
+	 * ~1) = 12.7: (5.2 - 59.3) / 0.98 < 0): unbounded, with why.
+	 */
+	{
+		const double c[] = {5, 100}, b[] = {10, 10.2};
+
+		stats_summarize(c, 2, &sc);
+		stats_summarize(b, 2, &sr);
+		stats_delta(&sc, &sr, false, &d);
+		assert_true(d.valid);
+		assert_false(d.bounded);
+		assert_true(isnan(d.lo));
+		assert_string_equal(d.why, STATS_WHY_REACHES_ZERO);
+		/* Higher is better: the same ratio, inverted. */
+		stats_delta(&sc, &sr, true, &d);
+		assert_true(!d.bounded || d.lo > -1);
+	}
+	/* A baseline mean of 0 says so. */
+	{
+		const double c[] = {1, 2, 3}, b[] = {0, 0, 0};
+
+		stats_summarize(c, 3, &sc);
+		stats_summarize(b, 3, &sr);
+		stats_delta(&sc, &sr, false, &d);
+		assert_false(d.valid);
+		assert_string_equal(d.why, STATS_WHY_ZERO_REF);
+	}
+	/* 1e300: the figures of the same data at 1. */
+	{
+		const double c[] = {1.1e300, 1.25e300, 1.3e300},
+			     b[] = {1e300, 1.05e300, 0.95e300};
+		const double c1[] = {1.1, 1.25, 1.3}, b1[] = {1, 1.05, 0.95};
+
+		stats_summarize(c, 3, &sc);
+		stats_summarize(b, 3, &sr);
+		stats_summarize(c1, 3, &sc1);
+		stats_summarize(b1, 3, &sr1);
+		assert_true(isfinite(sc.stddev));
+		assert_close(sc.stddev / 1e300, sc1.stddev, 1e-12);
+		assert_close(sc.mean / 1e300, sc1.mean, 1e-12);
+		assert_close(sc.ci_hi / 1e300, sc1.ci_hi, 1e-12);
+		stats_delta(&sc, &sr, false, &d);
+		stats_delta(&sc1, &sr1, false, &d1);
+		assert_true(d.bounded);
+		assert_close(d.delta, d1.delta, 1e-12);
+		assert_close(d.lo, d1.lo, 1e-12);
+		assert_close(d.hi, d1.hi, 1e-12);
+		assert_close(d.p, d1.p, 1e-12);
+		assert_close(d.df, d1.df, 1e-9);
+	}
+}
+
 static void test_delta(void **state)
 {
 	const double ref[] = {1, 2, 3}, cell[] = {2, 4, 6, 8};
@@ -225,10 +334,10 @@ static void test_geomean(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_t_quantile), cmocka_unit_test(test_betai),
-	    cmocka_unit_test(test_summary),    cmocka_unit_test(test_welch),
-	    cmocka_unit_test(test_fieller),    cmocka_unit_test(test_delta),
-	    cmocka_unit_test(test_geomean),
+	    cmocka_unit_test(test_t_quantile),	cmocka_unit_test(test_betai),
+	    cmocka_unit_test(test_summary),	cmocka_unit_test(test_welch),
+	    cmocka_unit_test(test_fieller),	cmocka_unit_test(test_delta),
+	    cmocka_unit_test(test_delta_edges), cmocka_unit_test(test_geomean),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

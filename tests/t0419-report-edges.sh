@@ -1,0 +1,170 @@
+#!/bin/sh
+# vmtax report at the edges of its statistics (issue 35), on results files
+# written here from tests/fixtures/results-interleaved.json with the samples
+# of two cells replaced: the units of a paired interval from the coarser
+# side, intervals of a time ratio that stay in (-100%, inf), too few samples
+# to judge, magnitudes near 1e300, and ok samples whose metric is no number.
+. "$(dirname "$0")/lib-test.sh"
+
+test_need VMTAX
+
+src="$TOP/tests/fixtures/results-interleaved.json"
+cd "$TRASH" || exit 1
+
+# make OUT PYTHON: the fixture as d, the baseline cell as b and the bare
+# metal cell at never as c, changed by PYTHON, into OUT.  samples(VALUES,
+# BOOTS) makes ok samples, one a round (BOOTS: a boot per round, or None).
+make() {
+	python3 - "$src" "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+cells = {x["id"]: x for x in d["cells"]}
+b = cells["bare-metal/host-thp=always"]
+c = cells["bare-metal/host-thp=never"]
+g = cells["guest/host-thp=always/guest-thp=always"]
+def samples(values, boots=None, rounds=True):
+    out = []
+    for i, v in enumerate(values):
+        s = {"index": i, "status": "ok", "exit_status": 0,
+             "elapsed_s": v, "metric": v}
+        if rounds:
+            s["round"] = i
+        if boots is not None:
+            s["boot"] = boots[i]
+        out.append(s)
+    return out
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+PY
+}
+
+# field FILE CELL EXPR: EXPR of the JSON report's cell CELL (as c).
+field() {
+	"$VMTAX" report -f json "$1" >"$1.report" &&
+	python3 - "$1.report" "$2" "$3" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = [x for x in r["cells"] if x["id"] == sys.argv[2]][0]
+print(eval(sys.argv[3]))
+PY
+}
+
+# A guest baseline with 3 boots of 3 rounds each, and a bare-metal cell in
+# the same 9 rounds: the cell's units are the baseline's boots (df 2), not
+# its rounds (df 8).
+test_expect_success 'a bare-metal cell against a guest baseline with boots: the boots are the units' '
+	make guestbase.json "
+d[\"baseline\"] = g[\"id\"]
+g[\"samples\"] = samples([10, 11, 10.5, 14, 13.5, 14.2, 9, 9.4, 9.1],
+                         [0, 0, 0, 1, 1, 1, 2, 2, 2])
+c[\"samples\"] = samples([15, 16.1, 15.7, 20, 20.4, 21, 13.2, 14, 13.7])
+" &&
+	field guestbase.json bare-metal/host-thp=never \
+		"(c[\"interval\"][\"unit\"], c[\"interval\"][\"units\"], c[\"interval\"][\"df\"], c[\"interval\"][\"rounds\"])" >got &&
+	echo "('"'"'boot'"'"', 3, 2.0, 9)" >want &&
+	test_cmp want got
+'
+
+# Cells order (no rounds), n = 2 each, one side wide: Fieller's lower end
+# would be a ratio below 0 (-100%), and the mean's t interval a time below
+# 0 s.  Neither is printed.
+test_expect_success 'n = 2 in cells order: no interval below -100%, no mean below 0 s' '
+	make wide.json "
+b[\"samples\"] = samples([10, 10.2], rounds=False)
+c[\"samples\"] = samples([5, 100], rounds=False)
+" &&
+	field wide.json bare-metal/host-thp=never \
+		"(c[\"slowdown\"][\"bounded\"], c[\"slowdown\"][\"ci95\"], c[\"slowdown\"][\"why\"], c[\"elapsed_s\"][\"ci95\"][0])" >got &&
+	echo "(False, None, '"'"'it would reach a ratio <= 0 (too few samples for their spread)'"'"', 0.0)" >want &&
+	test_cmp want got &&
+	"$VMTAX" report wide.json >wide.txt &&
+	grep -q "^ no interval: it would reach a ratio <= 0 (too few samples for their spread)$" wide.txt &&
+	! grep -q "\[-[0-9][0-9][0-9]" wide.txt
+'
+
+# 10.0 s against 10.0001 s, two samples each that agree: nothing to judge
+# the spread by, so no verdict (it was "significant *").
+test_expect_success 'zero variance with n = 2: too few samples to judge, not significant' '
+	make flat.json "
+b[\"samples\"] = samples([10.0, 10.0], rounds=False)
+c[\"samples\"] = samples([10.0001, 10.0001], rounds=False)
+" &&
+	field flat.json bare-metal/host-thp=never \
+		"(c[\"slowdown\"][\"significant\"], c[\"slowdown\"][\"p\"], c[\"slowdown\"][\"why\"])" >got &&
+	echo "(False, None, '"'"'too few samples to judge (under 3, no spread)'"'"')" >want &&
+	test_cmp want got &&
+	"$VMTAX" report flat.json >flat.txt &&
+	grep "^THP never host (slowdown" flat.txt >head &&
+	echo "THP never host (slowdown 0.00% ±unbounded)" >want &&
+	test_cmp want head &&
+	grep -q "^ slowdown +0.00%, 95% interval unbounded (Fieller), Welch p n/a" flat.txt &&
+	grep -q "^ no interval: too few samples to judge (under 3, no spread)$" flat.txt
+'
+
+# Values near 1e300: the spread and the interval as at 1, and numbers
+# printed as numbers (a median was 96 digits long).
+test_expect_success 'values near 1e300: finite spread, bounded interval, short numbers' '
+	make huge.json "
+b[\"samples\"] = samples([1e300, 1.05e300, 0.95e300], rounds=False)
+c[\"samples\"] = samples([1.1e300, 1.25e300, 1.3e300], rounds=False)
+" &&
+	field huge.json bare-metal/host-thp=never \
+		"(c[\"metric\"][\"stddev\"] is not None, c[\"slowdown\"][\"bounded\"], round(c[\"slowdown\"][\"value\"], 6))" >got &&
+	echo "(True, True, 0.216667)" >want &&
+	test_cmp want got &&
+	"$VMTAX" report huge.json >huge.txt &&
+	grep -q "median 1.25e+300" huge.txt &&
+	! grep -q "[0-9]\{20\}" huge.txt
+'
+
+# An ok sample whose metric or time is no finite number >= 0 is refused at
+# load, with the cell, the sample and why, exit 2 (a metric "NaN" or null
+# was dropped while the header said "3 of 3 samples ok"; a negative
+# elapsed was averaged in).  Each row its own reason.
+refused() {
+	test_expect_success "refused at load: $1" "
+		make $2.json \"
+c[\\\"samples\\\"] = samples([10, 11, 12], rounds=False)
+$3
+\" &&
+		test_expect_code 2 \"\$VMTAX\" report $2.json >out 2>err &&
+		test ! -s out &&
+		cat err &&
+		grep -q \"'$2.json': cell 'bare-metal/host-thp=never': sample 1 is ok but $4 (a finite number >= 0 is wanted\" err
+	"
+}
+refused 'a metric that is the string NaN' nanstr \
+	'c[\"samples\"][1][\"metric\"] = \"NaN\"' 'its metric is the string \"NaN\"'
+refused 'a metric that is null' null \
+	'c[\"samples\"][1][\"metric\"] = None' 'its metric is null'
+refused 'a metric that is missing' missing \
+	'del c[\"samples\"][1][\"metric\"]' 'its metric is missing'
+refused 'a negative metric' negmetric \
+	'c[\"samples\"][1][\"metric\"] = -1' 'its metric is negative (-1)'
+refused 'a negative elapsed time' negelapsed \
+	'c[\"samples\"][1][\"elapsed_s\"] = -35' 'its elapsed_s is negative (-35)'
+
+test_expect_success 'a failed sample is no error: the header counts what was used' '
+	make failed.json "
+c[\"samples\"] = samples([10, 11, 12], rounds=False)
+c[\"samples\"][1].update(status=\"failed\", metric=None, reason=\"the metric nan is not a finite number >= 0\")
+" &&
+	"$VMTAX" report failed.json >failed.txt &&
+	grep -q "cell bare-metal/host-thp=never: ok, 2 of 3 samples ok" failed.txt &&
+	grep -q "sample 1 failed: the metric nan is not a finite number >= 0" failed.txt
+'
+
+# A baseline whose mean is 0: the slowdown is n/a, and says why.
+test_expect_success 'a baseline mean of 0 says so' '
+	make zero.json "
+b[\"samples\"] = samples([0, 0, 0], rounds=False)
+c[\"samples\"] = samples([10, 11, 12], rounds=False)
+" &&
+	"$VMTAX" report zero.json >zero.txt &&
+	grep -q "^THP never host (slowdown n/a: the baseline'"'"'s mean is 0)$" zero.txt &&
+	field zero.json bare-metal/host-thp=never "c[\"slowdown_why\"]" >got &&
+	echo "the baseline'"'"'s mean is 0" >want &&
+	test_cmp want got
+'
+
+test_done
