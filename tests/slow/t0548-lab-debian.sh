@@ -5,22 +5,25 @@
 # overlay of it, with the kernel and initrd from the image's own /boot, its
 # agent over virtio-serial, its THP set and read back.  One sample of
 # forktouch (small) with NPT on and with NPT off, one lab THP and one guest
-# THP.  The lab boots (a saved state is of a lab without the disk); this
+# THP; then one sample of ccbuild (the compiler workload: gcc over the
+# image's checksummed source set) in each, where the image carries the set.  The lab boots (a saved state is of a lab without the disk); this
 # host's image is read, never written.  Prints what the inner guests took
 # to boot and to run, for docs/lab.md.  Minutes: the lab boots under TCG
 # and each Debian inner guest boots under the lab's KVM.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/lib-test.sh"
 
-test_prereq ROOT || skip_all "the lab image and libvirt need root"
-test_prereq LIBVIRT || skip_all "libvirtd is not reachable"
+test_need ROOT "the lab image and libvirt need root"
+test_need LIBVIRT
 ! (cd "$TOP" && "$VMTAX" image build --kind lab --check) 2>&1 |
 	grep -q "debootstrap instead" || command -v debootstrap >/dev/null ||
 	skip_all "this host lacks the lab's packages, and debootstrap is not installed"
 virsh -q domcapabilities --virttype qemu 2>/dev/null | grep -q "<model.*>EPYC<" ||
 	skip_all "this libvirt/QEMU offers no EPYC CPU model to TCG guests"
-disk=$(cd "$TOP" && "$VMTAX" image path --kind debian disk 2>/dev/null) ||
-	skip_all "no debian image: vmtax image build --kind debian (about 10 minutes)"
+test_lazy_prereq DEBIAN_IMAGE "no debian image: vmtax image build --kind debian (about 10 minutes)" \
+	'cd "$TOP" && "$VMTAX" image path --kind debian disk'
+test_need DEBIAN_IMAGE
+disk=$(cd "$TOP" && "$VMTAX" image path --kind debian disk)
 image=$(basename "$(readlink -f "$disk")")
 stamp_before=$(stat -L -c "%s %Y" "$disk")
 
@@ -72,13 +75,60 @@ test_expect_success 'this host'\''s debian image was not written; nothing left r
 	test "$(cat /proc/sys/vm/nr_hugepages)" = "$huge_before"
 '
 
+# The compiler workload: a config of the test's own (its path and the
+# workload's file go into the lab as they are here).  The image must carry
+# the source set (its recipe names /opt/vmtax/src/ccbuild.tar).
+recipe=$(readlink -f "$disk" | sed 's/\.qcow2$/.recipe/')
+test_lazy_prereq CCBUILD_IMAGE "no ccbuild workload, or '$image' carries no source set (vmtax image build --kind debian)" \
+	'test -f "$TOP/configs/workloads/ccbuild.ini" && grep -q "^/opt/vmtax/src/ccbuild.tar " "$recipe"'
+cat >"$TRASH/ccb.ini" <<EOF
+[run]
+name = t0548-ccbuild
+executor = lab
+order = cells
+repeat = 1
+boots = 1
+warmup = 0
+timeout = 1800
+boot_timeout = 600
+retries = 1
+[lab]
+vcpus = 2
+memory = 3G
+[guest]
+image = debian
+vcpus = 1
+memory = 1G
+accel = kvm
+[matrix]
+where = guest
+host_thp = always
+guest_thp = always
+npt = on, off
+[workload]
+dir = $TOP/configs/workloads
+name = ccbuild
+EOF
+test_expect_success CCBUILD_IMAGE 'ccbuild in Debian inner guests, NPT on and off: each compiles the checksummed set' '
+	"$VMTAX" run ccb.ini --out "$TRASH/ccb" 2>err-ccb &&
+	jq -e ".run.status == \"complete\"" ccb/results.json &&
+	jq -e "[.cells[] | select(.status == \"ok\")] | length == 2" ccb/results.json &&
+	jq -e "[.cells[] | .samples[0].metric > 0] == [true, true]" ccb/results.json &&
+	jq -e --arg i "$image" "[.cells[].observed.guest_image] == [\$i, \$i]" ccb/results.json &&
+	jq -e "[.cells[].observed.guest_thp] == [\"always\", \"always\"]" ccb/results.json &&
+	jq -e "[.cells[].observed.paging] == [\"hw\", \"shadow\"]" ccb/results.json &&
+	test "$(grep -l "^ccbuild: make -j1 FILES=12, set sha256:[0-9a-f]\{64\}$" ccb/lab/logs/*.sample-0.out | wc -l)" = 2 &&
+	! virsh -q list --name | grep "^vmtax-" &&
+	test "$(stat -L -c "%s %Y" "$disk")" = "$stamp_before"
+'
+
 # The figures docs/lab.md quotes: the lab's own start, then each inner
 # guest's boot to hello (with its breakdown) and its sample.
-R=$TRASH/lab/results.json
-if [ -f "$R" ]; then
-	echo "# lab: ready_s $(jq .lab.ready_s "$R"), boot_to_hello_s $(jq .lab.boot_to_hello_s "$R")"
+for R in "$TRASH/lab/results.json" "$TRASH/ccb/results.json"; do
+	[ -f "$R" ] || continue
+	echo "# $(jq -r .run.config.workload.name "$R"): lab ready_s $(jq .lab.ready_s "$R"), boot_to_hello_s $(jq .lab.boot_to_hello_s "$R")"
 	jq -r '.cells[] | "# \(.id): boot to hello \(.observed.boot_to_hello_s) s (firmware \(.observed.boot_breakdown.firmware_s), kernel to agent \(.observed.boot_breakdown.kernel_to_agent_s)), sample \([.samples[].metric])"' "$R"
-	grep "lab: its guests boot\|lab| vmtax: time:" "$TRASH/err" | sed "s/^/# /"
-fi
+done
+grep -h "lab: its guests boot\|lab| vmtax: time:" "$TRASH/err" "$TRASH/err-ccb" 2>/dev/null | sed "s/^/# /"
 
 test_done
