@@ -367,7 +367,8 @@ static void prune(struct sync *y, int dirfd, const char *rel, char *const *keep,
 				close(sub);
 				unlinkat(dirfd, e->d_name, AT_REMOVEDIR);
 			}
-		} else if (!bsearch(&path, keep, n, sizeof(*keep), strv_cmp)) {
+		} else if (!n ||
+			   !bsearch(&path, keep, n, sizeof(*keep), strv_cmp)) {
 			if (unlinkat(dirfd, e->d_name, 0) == 0)
 				y->st->removed++;
 			else

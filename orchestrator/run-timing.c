@@ -57,6 +57,22 @@ static enum est_place cell_place(const struct run *r, int ci, bool guest)
 	return est_place_of(run_in_lab(r), guest, tcg);
 }
 
+/* The key of cell C's workload parameters (timings_params_key()). */
+static void cell_params_key(const struct cell *c, char *pkey)
+{
+	const char **names = xcalloc(c->nparams + 1, sizeof(*names));
+	const char **values = xcalloc(c->nparams + 1, sizeof(*values));
+	size_t i;
+
+	for (i = 0; i < c->nparams; i++) {
+		names[i] = c->params[i].name;
+		values[i] = c->params[i].value;
+	}
+	timings_params_key(names, values, c->nparams, pkey);
+	free(names);
+	free(values);
+}
+
 /* Whether the run sets any of the workload's parameters. */
 static bool params_set(const struct run *r)
 {
@@ -168,17 +184,10 @@ static void cell_costs(const struct run *r, const json_t *t, int ci,
 		       struct est_cell *c)
 {
 	const struct cell *cell = &r->cells[ci];
-	const char **names = xcalloc(cell->nparams + 1, sizeof(*names));
-	const char **values = xcalloc(cell->nparams + 1, sizeof(*values));
 	enum est_place p = cell_place(r, ci, c->guest);
 	char pkey[17];
-	size_t i;
 
-	for (i = 0; i < cell->nparams; i++) {
-		names[i] = cell->params[i].name;
-		values[i] = cell->params[i].value;
-	}
-	timings_params_key(names, values, cell->nparams, pkey);
+	cell_params_key(cell, pkey);
 	sample_figure(r, t, cell, pkey, p, &c->sample);
 	snprintf(c->sample_what, sizeof(c->sample_what), "%s, %s",
 		 r->cfg.wl.name, est_place_name(p));
@@ -187,8 +196,6 @@ static void cell_costs(const struct run *r, const json_t *t, int ci,
 		snprintf(c->boot_what, sizeof(c->boot_what), "%s, %s",
 			 cell->image, est_place_name(p));
 	}
-	free(names);
-	free(values);
 }
 
 static void lab_costs(const struct run *r, const json_t *t,
@@ -239,6 +246,21 @@ static void range_say(const struct run *r, struct est_input *in)
 			 r->cfg.target_text, r->cfg.max_repeat);
 }
 
+/* The rest per start of the workload with R's first cell's parameters
+ * (timings.h). */
+static bool rest_find(const struct run *r, const json_t *t,
+		      struct est_figure *f)
+{
+	char pkey[17], *key;
+	bool found;
+
+	cell_params_key(&r->cells[0], pkey);
+	key = xasprintf("%s/%s", r->cfg.wl.name, pkey);
+	found = timings_find(t, "rest", key, f);
+	free(key);
+	return found;
+}
+
 /* The estimate of R's run into a new struct run_est (NULL: none). */
 static struct run_est *estimate_new(const struct run *r)
 {
@@ -281,7 +303,7 @@ static struct run_est *estimate_new(const struct run *r)
 		in->cells[ci].guest = guest[ci];
 		cell_costs(r, t, ci, &in->cells[ci]);
 	}
-	if (!timings_find(t, "rest", r->cfg.wl.name, &in->rest)) {
+	if (!rest_find(r, t, &in->rest)) {
 		in->rest.s = EST_ASSUMED_REST_S;
 		in->rest.src = EST_ASSUMED;
 		snprintf(in->rest.how, sizeof(in->rest.how), "assumed");

@@ -249,6 +249,33 @@ static void cell_sums(const json_t *doc, const json_t *c, bool lab,
 		rs->starts += starts;
 }
 
+/* SECTION of T cut to TIMINGS_KEYS_MAX figures, the oldest dropped. */
+static void prune(json_t *t, const char *section)
+{
+	json_t *sec = json_object_get(t, section), *v;
+	const char *k;
+
+	while (json_object_size(sec) > TIMINGS_KEYS_MAX) {
+		const char *oldest = NULL;
+		char *drop = NULL;
+
+		json_object_foreach(sec, k, v)
+		{
+			const char *d =
+			    json_string_value(json_object_get(v, "date"));
+
+			d = d ? d : "";
+			if (!oldest || strcmp(d, oldest) < 0) {
+				oldest = d;
+				free(drop);
+				drop = xstrdup(k);
+			}
+		}
+		json_object_del(sec, drop);
+		free(drop);
+	}
+}
+
 int timings_update(json_t *t, const json_t *doc, double wall, bool whole,
 		   const char *date)
 {
@@ -297,15 +324,34 @@ int timings_update(json_t *t, const json_t *doc, double wall, bool whole,
 			json_number_value(ready), 1, date, NULL);
 		n++;
 	}
+	/* a lab that died or hung and was booted again: its wall holds the
+	 * probe, the boots and the work done twice, no start's cost */
+	if (json_integer_value(json_object_get(lab, "boots")) > 1)
+		whole = false;
 	if (whole && wall > 0 && rs.starts > 0) {
 		double rest = wall - rs.elapsed - rs.boots_s - rs.warm_s -
 			      (json_is_number(ready) ? json_number_value(ready)
 						     : 0);
 
-		fig_put(t, "rest", wl, rest > 0 ? rest / (double)rs.starts : 0,
-			rs.starts, date, NULL);
+		char pkey[17], ptext[512], *key;
+
+		/* the run's parameters as its first cell has them */
+		cell_params(json_object_get(
+				json_object_get(json_array_get(
+						    json_object_get(doc, "cells"), 0),
+						"env"),
+				"params"),
+			    pkey, ptext, sizeof(ptext));
+		key = xasprintf("%s/%s", wl, pkey);
+		fig_put(t, "rest", key,
+			rest > 0 ? rest / (double)rs.starts : 0, rs.starts,
+			date, json_pack("{s:s}", "params", ptext));
+		free(key);
 		n++;
 	}
+	prune(t, "sample");
+	prune(t, "boot");
+	prune(t, "rest");
 out:
 	json_decref(a.samples);
 	json_decref(a.boots);

@@ -9,15 +9,18 @@
  *   {"schema": "vmtax-timings/1",
  *    "boot":   {"IMAGE/PLACE": FIG},	   guest boot to hello
  *    "sample": {"WORKLOAD/PARAMS/PLACE": FIG}, a sample's elapsed time
- *    "rest":   {"WORKLOAD": FIG},	   per start: setup and the rest
+ *    "rest":   {"WORKLOAD/PARAMS": FIG},  per start: setup and the rest
  *    "lab":    {"restored": FIG, "booted": FIG}}  a lab's start to ready
  *   FIG: {"s": seconds, "n": how many it is the mean of,
  *         "date": "YYYY-MM-DD"[, "params": "NAME=VALUE ..."]}
  *
  * PLACE is an enum est_place name ("guest-tcg"), PARAMS the hash of the
- * cell's workload parameters (timings_params_key()).  Each run replaces
+ * cell's workload parameters (timings_params_key()); a rest's are the
+ * run's first cell's (a test's run of a workload with small parameters
+ * is not the demo's).  Each run replaces
  * the figures it measured (timings_update(), from its results.json): the
- * last run of a kind is the figure.  The file is cache: losing it loses
+ * last run of a kind is the figure; a section keeps TIMINGS_KEYS_MAX, the
+ * oldest dropped.  The file is cache: losing it loses
  * nothing but the estimate's precision.
  *
  * The file is read only when it is a regular file (no symbolic link)
@@ -39,6 +42,8 @@
 #define TIMINGS_FILE "timings.json"
 #define TIMINGS_DIR_ENV "VMTAX_TIMINGS_DIR"
 #define TIMINGS_BYTES_MAX (4 << 20)
+/* Figures a section keeps, the oldest dropped first (about 300 KiB). */
+#define TIMINGS_KEYS_MAX 1000
 
 /*
  * The key of a cell's workload parameters NAMES[i]=VALUES[i], i < N: 16
@@ -54,7 +59,8 @@ bool timings_find(const json_t *t, const char *section, const char *key,
  * Put what the run of results.json DOC measured into T, dated DATE
  * ("YYYY-MM-DD"): every guest cell's boot to hello, every cell's mean ok
  * sample, and, when WHOLE (the run went from its start to its end in
- * WALL seconds, not resumed), its rest per start; a lab run's lab start.
+ * WALL seconds, not resumed) and its lab (if any) never had to be booted
+ * again, its rest per start; a lab run's lab start.
  * Nothing from a run whose cells ran on another host (a remote libvirt, a
  * fleet): its figures are not this host's.  Returns the figures written.
  */

@@ -481,7 +481,7 @@ else
 	# lab ready, restored vs booted: bare-metal lab runs of one small
 	# sample, [lab] restore = on (saves a state when none fits), off
 	# (booted), on (restored)
-	LBM="--set matrix.where=bare-metal --set matrix.host_thp=always --set run.repeat=1 --set run.baseline= --set workload.PROCS=10 --set workload.TOUCH_KIB=1024"
+	LBM="--set matrix.where=bare-metal --set matrix.host_thp=always --set run.repeat=1 --set run.boots=1 --set run.baseline= --set workload.PROCS=10 --set workload.TOUCH_KIB=1024"
 	echo "   $VMTAX run configs/lab-npt.ini $LBM --set lab.restore=on, then off, then on"
 	for m in on off on2; do
 		(cd "$TOP" && "$VMTAX" run configs/lab-npt.ini --out "$W/lr-$m" $LBM \

@@ -49,6 +49,11 @@ TINY=${TINY:-$("$VMTAX" image path initrd 2>/dev/null)}
 export TOP BUILD VMTAX TINY
 test_name=$(basename "$0" .sh)
 TRASH=$(mktemp -d "/tmp/vmtax-$test_name.XXXXXX")
+# A run keeps its figures for the next estimate (docs/estimate.md): a
+# test's runs keep theirs in its scratch directory, never in the host's
+# cache, where a test's small workloads would stand for real ones.
+VMTAX_TIMINGS_DIR=$TRASH/timings
+export VMTAX_TIMINGS_DIR
 test_count=0 test_fail=0 test_skip=0
 
 # test_prereq_ NAME: the host has NAME (status 0); the reason a test

@@ -38,27 +38,6 @@ test_expect_success 'an interleaved run of two host THP modes completes' '
 	grep -q "interleaved rounds (seed 7): 2 groups" stderr
 '
 
-# A resumed run whose guest still needs a round when its baseline has no
-# sample of its plan left (a lab that hung took the guest's last sample
-# with it, 2026-12-05): the baseline takes one more, in the guest's round,
-# so that round pairs; unpaired, the cell's interval had one unit (df 0).
-test_expect_success 'resumed: the baseline takes a sample to pair with a guest round it lacks' '
-	cp -r il il2 &&
-	g=guest/host-thp=always/guest-thp=always &&
-	b=bare-metal/host-thp=always &&
-	last=$(jq "[.cells[] | select(.id == \"$g\") | .samples[].round] | max" il2/results.json) &&
-	jq "(.cells[] | select(.id == \"$g\")) |= (.samples |= map(select(.round != $last)) | .status = \"pending\" | .stop_reason = null) | .run.status = \"interrupted\"" \
-		il/results.json >il2/results.json &&
-	"$VMTAX" run --resume il2 >stdout2 2>stderr2 &&
-	new=$(jq "[.cells[] | select(.id == \"$g\") | .samples[].round] | max" il2/results.json) &&
-	test "$new" -gt "$last" &&
-	test "$(jq "[.cells[] | select(.id == \"$g\") | .samples[] | select(.status == \"ok\")] | length" il2/results.json)" = 2 &&
-	jq -e "[.cells[] | select(.id == \"$b\") | .samples[].round] | index($new) != null" il2/results.json &&
-	test "$(jq "[.cells[] | select(.id == \"$b\") | .samples[]] | length" il2/results.json)" = 3 &&
-	"$VMTAX" report il2 -f json >report2.json &&
-	test "$(jq -r ".cells[] | select(.id == \"$g\") | .interval.rounds" report2.json)" = 2
-'
-
 test_expect_success 'the schedule: two groups, split by host THP, with the seed' '
 	test "$(jq -r .schedule.order il/results.json)" = interleaved &&
 	test "$(jq -r .schedule.seed il/results.json)" = 7 &&
@@ -166,21 +145,6 @@ test_expect_success 'a guest killed mid-round is replaced and the round goes on'
 	res die "[.cells[] | [.samples[] | select(.status == \"ok\")] | length] == [2, 2]" &&
 	res die ".cells[] | select(.env.where == \"guest\") | (.observed.guest_restarts | length) == 1" &&
 	res die "[.cells[].samples[] | select(.status == \"ok\") | .round] | sort == [0, 0, 1, 1]"
-'
-
-# vmtax host restore after a run killed (SIGKILL) as it started a guest:
-# libvirt autodestroys that guest only once it has finished starting it
-# (about 4 s here); restore returns when it is gone, so a script that
-# checks right after sees no vmtax-* domain (issue 33).
-test_expect_success 'host restore after SIGKILL at a guest start returns with no domain left' '
-	vmtax_bg il.ini killed --set run.seed=9 &&
-	wait_for killed.stderr "booting guest" 300 &&
-	kill -KILL "$VPID" &&
-	{ wait "$VPID" || true; } &&
-	"$VMTAX" host restore 2>restore.err &&
-	cat restore.err &&
-	no_vmtax_domains &&
-	test "$(thp_get enabled)" = "$thp_before"
 '
 
 test_expect_success 'host THP is as before and no vmtax domain is left' '

@@ -42,7 +42,7 @@ test_expect_success 'vmtax lab run --help' '
 test_expect_success 'the lab image step: inputs there, image up to date or to build' '
 	(cd "$C/vmtax" && "$V" lab run configs/lab-npt.ini --dry-run) >out 2>err &&
 	cat out err &&
-	grep "^run .lab-npt.: 10 cells x 2 samples of .forktouch., inside a lab host (executor = lab: TCG-emulated EPYC +svm +npt" out &&
+	grep "^run .lab-npt.: 10 cells x 5 samples of .forktouch., inside a lab host (executor = lab: TCG-emulated EPYC +svm +npt" out &&
 	grep "^lab host: EPYC +svm +npt, 2 vCPUs, 3.0 GiB" out &&
 	grep -E "image: lab: (up to date|would be built: recipe [0-9a-f]{16})" err &&
 	test ! -e "$C/vmtax/runs"
@@ -89,7 +89,7 @@ directmap 2 ^configs/directmap.ini: image = debian, but there is no built image 
 hint-sweep 0 ^run 'hint-sweep': 4 cells x 3 samples of 'wss-sweep'
 kbuild-ept-thp 0,2 ^run 'kbuild-ept-thp': |^configs/kbuild-ept-thp.ini: bare-metal cells run workload 'kbuild' on this host, which lacks packages it needs
 kbuild-small 0,2 ^run 'kbuild-small': |^configs/kbuild-small.ini: bare-metal cells run workload 'kbuild' on this host, which lacks packages it needs
-lab-npt 0 ^run 'lab-npt': 10 cells x 2 samples of 'forktouch', inside a lab host
+lab-npt 0 ^run 'lab-npt': 10 cells x 5 samples of .forktouch., inside a lab host
 stream-thp 0 ^run 'stream-thp': 8 cells x 3 samples of 'stream'
 thp-pathology 0 ^run 'thp-pathology': 4 cells x 3 samples of 'sparse-touch'
 vcpus-scaling 0 ^run 'vcpus-scaling': 4 cells x 3 samples of 'randwalk-par'

@@ -33,7 +33,7 @@ virsh -q domcapabilities --virttype qemu 2>/dev/null | grep -q "<model.*>EPYC<" 
 
 thp_before=$(thp_get enabled)
 huge_before=$(cat /proc/sys/vm/nr_hugepages)
-SETS="--set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=1 --set run.profile=on"
+SETS="--set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=1 --set run.boots=1 --set run.profile=on"
 
 test_expect_success 'a lab run stopped with SIGTERM after its first guest cell' '
 	(cd "$TOP" && exec "$VMTAX" run configs/lab-npt.ini --out "$TRASH/lab" $SETS) 2>err1 &

@@ -29,11 +29,11 @@ STATES_STAGE=${VMTAX_STAGE_DIR:-/var/lib/libvirt/images/vmtax}/overlays
 # (tests run in subshells: each asks again)
 states_of() { STATES=$(dirname "$(jq -r .lab.disk "$1/results.json")"); }
 # One bare-metal cell, one small sample.
-BM="--set matrix.where=bare-metal --set matrix.host_thp=always --set run.repeat=1
+BM="--set matrix.where=bare-metal --set matrix.host_thp=always --set run.repeat=1 --set run.boots=1
  --set run.baseline= --set workload.PROCS=10 --set workload.TOUCH_KIB=1024"
 # ... and guests with NPT on and off.
 GU="--set matrix.where=bare-metal,guest --set matrix.npt=on,off
- --set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=1
+ --set matrix.host_thp=always --set matrix.guest_thp=always --set run.repeat=1 --set run.boots=1
  --set run.baseline= --set workload.PROCS=10 --set workload.TOUCH_KIB=1024"
 
 # lab_run NAME SETS...: a lab run into NAME (its terminal in NAME.err),
@@ -126,7 +126,7 @@ test_expect_success 'part 1c: a run inside gone without an exit status is an err
 	t0=$(date +%s) &&
 	test_expect_code 1 "$VMTAX" run "$TRASH/gone/gone.ini" --out g1 \
 		--set matrix.where=bare-metal --set matrix.host_thp=always \
-		--set run.repeat=1 --set run.baseline= 2>g1.err &&
+		--set run.repeat=1 --set run.boots=1 --set run.baseline= 2>g1.err &&
 	echo "# ended after $(($(date +%s) - t0)) s" &&
 	grep "lab: the run inside is gone without an exit status (no process, no /root/vmtax-lab/run.rc)" g1.err &&
 	test $(($(date +%s) - t0)) -lt 600 &&

@@ -479,7 +479,8 @@ static void test_update(void **state)
 	const char *names[] = {"N"}, *values[] = {"1"};
 	json_t *doc = json_loads(results_doc, 0, NULL), *t = json_object();
 	struct est_figure f;
-	char pkey[17], *key;
+	char pkey[17], *key, *rkey;
+	size_t i;
 
 	(void)state;
 	assert_non_null(doc);
@@ -487,6 +488,8 @@ static void test_update(void **state)
 	/* wall 80 s: samples 38 s, boots 2 x 6 s, warm-ups 2 x 15 s (guest)
 	 * + 2 x 2 s (bare metal, in 2 groups): 84 s: no rest (0) */
 	assert_int_equal(timings_update(t, doc, 80, true, "2026-12-05"), 4);
+	/* the rest per start: under the first cell's parameters */
+	rkey = xasprintf("wl/%s", pkey);
 	key = xasprintf("wl/%s/bare-metal", pkey);
 	assert_true(timings_find(t, "sample", key, &f));
 	assert_float_equal(f.s, 2.0, 1e-9); /* the ok samples' mean */
@@ -499,21 +502,55 @@ static void test_update(void **state)
 	free(key);
 	assert_true(timings_find(t, "boot", "tiny/guest-tcg", &f));
 	assert_float_equal(f.s, 6.0, 1e-9);
-	assert_true(timings_find(t, "rest", "wl", &f));
+	assert_true(timings_find(t, "rest", rkey, &f));
 	assert_float_equal(f.s, 0, 1e-9);
 	/* wall 124 s: 40 s more over 4 starts (2 boots, 2 bare) */
 	assert_int_equal(timings_update(t, doc, 124, true, "2026-12-06"), 4);
-	assert_true(timings_find(t, "rest", "wl", &f));
+	assert_true(timings_find(t, "rest", rkey, &f));
 	assert_float_equal(f.s, 10.0, 1e-9);
 	assert_string_equal(f.date, "2026-12-06");
 	/* a resumed run: no rest from its wall */
 	json_object_del(t, "rest");
 	assert_int_equal(timings_update(t, doc, 124, false, "2026-12-06"), 3);
-	assert_false(timings_find(t, "rest", "wl", &f));
+	assert_false(timings_find(t, "rest", rkey, &f));
+	/* a lab booted again (it died or hung): its start, no rest */
+	json_object_set_new(doc, "lab",
+			    json_pack("{s:f, s:b, s:i}", "ready_s", 15.0,
+				      "restored", 0, "boots", 2));
+	assert_int_equal(timings_update(t, doc, 124, true, "2026-12-06"), 4);
+	assert_false(timings_find(t, "rest", rkey, &f));
+	assert_true(timings_find(t, "lab", "booted", &f));
+	assert_float_equal(f.s, 15.0, 1e-9);
+	/* one lab boot: its rest counts the lab's start out */
+	json_object_set_new(json_object_get(doc, "lab"), "boots",
+			    json_integer(1));
+	assert_int_equal(timings_update(t, doc, 139, true, "2026-12-06"), 5);
+	assert_true(timings_find(t, "rest", rkey, &f));
+	assert_float_equal(f.s, 10.0, 1e-9);
+	json_object_del(doc, "lab");
 	/* guests of a remote libvirt are not this host's */
 	json_object_set_new(json_object_get(doc, "run"), "remote_libvirt",
 			    json_object());
 	assert_int_equal(timings_update(t, doc, 124, true, "2026-12-06"), 0);
+	/* a section keeps TIMINGS_KEYS_MAX figures, the oldest dropped */
+	json_object_del(json_object_get(doc, "run"), "remote_libvirt");
+	for (i = 0; i < TIMINGS_KEYS_MAX + 5; i++) {
+		key = xasprintf("old/%zu/bare-metal", i);
+		json_object_set_new(
+		    json_object_get(t, "sample"), key,
+		    json_pack("{s:f, s:i, s:s}", "s", 1.0, "n", 1, "date",
+			      i == 7 ? "2026-01-01" : "2026-06-01"));
+		free(key);
+	}
+	assert_int_equal(timings_update(t, doc, 124, true, "2026-12-07"), 4);
+	assert_int_equal(json_object_size(json_object_get(t, "sample")),
+			 TIMINGS_KEYS_MAX);
+	assert_false(timings_find(t, "sample", "old/7/bare-metal", &f));
+	key = xasprintf("wl/%s/guest-tcg", pkey);
+	assert_true(timings_find(t, "sample", key, &f));
+	assert_string_equal(f.date, "2026-12-07");
+	free(key);
+	free(rkey);
 	json_decref(doc);
 	json_decref(t);
 }
