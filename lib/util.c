@@ -160,15 +160,40 @@ const char *path_base(const char *path)
 	return s ? s + 1 : path;
 }
 
-uint64_t hash_fnv1a(const char *s, size_t n)
+uint64_t hash_fnv1a_more(uint64_t h, const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-
 	for (size_t i = 0; i < n; i++) {
 		h ^= (unsigned char)s[i];
 		h *= 1099511628211ull;
 	}
 	return h;
+}
+
+uint64_t hash_fnv1a(const char *s, size_t n)
+{
+	return hash_fnv1a_more(HASH_FNV1A_INIT, s, n);
+}
+
+int hash_fnv1a_file(const char *path, uint64_t *h)
+{
+	char buf[1 << 16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	*h = HASH_FNV1A_INIT;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		*h = hash_fnv1a_more(*h, buf, (size_t)n);
+	}
+	close(fd);
+	return ret;
 }
 
 char *xasprintf(const char *fmt, ...)

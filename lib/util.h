@@ -62,6 +62,12 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) VMTAX_PRINTF(1, 2);
 /* FNV-1a over the N bytes at S: for hash tables, not for security. */
 uint64_t hash_fnv1a(const char *s, size_t n);
+/* The same, going on from H (hash_fnv1a() starts at HASH_FNV1A_INIT). */
+#define HASH_FNV1A_INIT 1469598103934665603ull
+uint64_t hash_fnv1a_more(uint64_t h, const char *s, size_t n);
+/* hash_fnv1a() of the bytes of file PATH, read in blocks, into *H: 0, or
+ * a negative errno (not reported). */
+int hash_fnv1a_file(const char *path, uint64_t *h);
 /* qsort() comparator of strings (char * elements), by strcmp(). */
 int strv_cmp(const void *a, const void *b);
 /* Free the N strings of V, then V. */

@@ -218,8 +218,12 @@ out:
 	return ret;
 }
 
-/* The qcow2 DISK as virtio vda. */
-static int disk_elem(xmlTextWriterPtr w, const char *disk)
+/*
+ * The qcow2 DISK as virtio DEV; READONLY: QEMU opens it read-only, and
+ * SERIAL (may be NULL) names it inside.
+ */
+static int disk_elem(xmlTextWriterPtr w, const char *disk, const char *dev,
+		     bool readonly, const char *serial)
 {
 	int ret = -1;
 
@@ -234,9 +238,15 @@ static int disk_elem(xmlTextWriterPtr w, const char *disk)
 	W(attr(w, "file", disk));
 	W(end(w));
 	W(start(w, "target"));
-	W(attr(w, "dev", "vda"));
+	W(attr(w, "dev", dev));
 	W(attr(w, "bus", "virtio"));
 	W(end(w));
+	if (serial)
+		W(elem_text(w, "serial", serial));
+	if (readonly) {
+		W(start(w, "readonly"));
+		W(end(w));
+	}
 	W(end(w));
 	ret = 0;
 out:
@@ -328,7 +338,9 @@ static int devices_elem(xmlTextWriterPtr w, const struct vm_spec *s)
 	W(attr(w, "model", "none"));
 	W(end(w));
 	if (s->disk)
-		W(disk_elem(w, s->disk));
+		W(disk_elem(w, s->disk, "vda", false, NULL));
+	if (s->carrier)
+		W(disk_elem(w, s->carrier, "vdb", true, VM_CARRIER_SERIAL));
 	W(serial_elems(w, s->console_log));
 	/* A guest panic is reported (pvpanic) instead of waited out. */
 	W(start(w, "panic"));

@@ -316,6 +316,17 @@ static json_t *boot_breakdown(json_t *res, double libvirt_s, double hello_s)
 			 hello_s);
 }
 
+/* A fresh overlay of GF->disk for a guest of cell TAG, here or on the
+ * remote libvirt's host (guest-remote.h): *PATH, owned, set even on
+ * failure. */
+static int guest_overlay_new(struct run *r, const struct guest_files *gf,
+			     const char *tag, char **path)
+{
+	if (r->remote)
+		return guest_remote_overlay(r->remote, gf, tag, path);
+	return guest_overlay_create(gf, tag, path);
+}
+
 /*
  * The spec of guest number G->boot of the cell (a fresh guest after one
  * died gets its own name and console log, so the dead one's is kept):
@@ -365,8 +376,8 @@ static int guest_spec(struct run *r, struct cell_run *cr, struct guest *g,
 		 * clean, and one cell's build tree cannot leak into the next.
 		 * It lives beside the image, where QEMU (libvirt-qemu) can
 		 * reach it as it must reach the image; a run directory may
-		 * sit under a private one. */
-		if (guest_overlay_create(gf, cr->slug, &g->overlay) < 0) {
+		 * sit under a private one.  On a remote libvirt, there. */
+		if (guest_overlay_new(r, gf, cr->slug, &g->overlay) < 0) {
 			cell_fail(cr->st, "cannot create the disk overlay");
 			return -1;
 		}
@@ -513,7 +524,10 @@ static void guest_down(struct run *r, struct cell_run *cr, struct guest *g)
 				json_object_get(bye, "agent_max_rss_kb"));
 	json_decref(bye);
 	if (g->overlay) {
-		unlink(g->overlay);
+		if (r->remote)
+			guest_remote_remove(r->remote, g->overlay);
+		else
+			unlink(g->overlay);
 		free(g->overlay);
 		g->overlay = NULL;
 	}

@@ -59,17 +59,24 @@ static void host_facts_read(struct lab_host_facts *h)
 
 /*
  * Before anything boots: what the lab cannot run of the matrix is refused
- * (lab_config_check()); this vmtax's agent and workloads must be found;
- * with DRY, whether the lab image is up to date is said.
+ * (lab_config_check()); this vmtax's agent and workloads must be found,
+ * and the debian image its guests boot, if any (lab_carrier_find()); with
+ * DRY, whether the lab image is up to date is said, and what it carries.
  */
 static int lab_check(struct run *r, bool dry)
 {
 	struct lab_host_facts facts;
+	struct guest_files carrier;
 	struct image_opts o;
+	int ret;
 
 	host_facts_read(&facts);
 	if (lab_config_check(&r->cfg, &r->matrix, &facts) < 0)
 		return -EINVAL;
+	/* A debian image for its guests is this host's, built already. */
+	ret = lab_carrier_find(&r->matrix, r->bindir, r->cfg.path, &carrier);
+	if (ret < 0)
+		return ret;
 	if (!r->resume && r->cfg.profile && !r->cfg.profile_hz_set)
 		note("lab: every cell runs on emulated hardware: the profile "
 		     "samples at %g Hz unless run.profile_hz is set",
@@ -78,17 +85,23 @@ static int lab_check(struct run *r, bool dry)
 		 "inside a lab host (executor = lab: TCG-emulated %s %s, "
 		 "its guests under its KVM)",
 		 r->cfg.lab_cpu, r->cfg.lab_cpu_features);
-	if (!dry)
-		return 0;
-	lab_image_opts(&r->cfg, r->bindir, &o);
-	o.check = true;
-	o.would = &r->lab_image_would;
-	if (image_build(&o) < 0)
-		return -EIO;
-	printf("lab host: %s %s, %ld vCPUs, %.1f GiB, TCG on this host\n",
-	       r->cfg.lab_cpu, r->cfg.lab_cpu_features, r->cfg.lab_vcpus,
-	       (double)r->cfg.lab_memory / (1 << 30));
-	return 0;
+	if (dry) {
+		lab_image_opts(&r->cfg, r->bindir, &o);
+		o.check = true;
+		o.would = &r->lab_image_would;
+		ret = image_build(&o) < 0 ? -EIO : 0;
+	}
+	if (dry && ret == 0)
+		printf("lab host: %s %s, %ld vCPUs, %.1f GiB, TCG on this "
+		       "host\n",
+		       r->cfg.lab_cpu, r->cfg.lab_cpu_features,
+		       r->cfg.lab_vcpus, (double)r->cfg.lab_memory / (1 << 30));
+	if (dry && ret == 0 && carrier.disk)
+		printf("lab carries: '%s', read-only: the debian image its "
+		       "guests boot\n",
+		       carrier.disk);
+	guest_files_release(&carrier);
+	return ret;
 }
 
 /*
@@ -244,6 +257,11 @@ static json_t *lab_label_new(const struct lab *l)
 	json_object_set_new(label, "restored", json_boolean(l->restored));
 	json_object_set_new(label, "state_saved",
 			    json_boolean(l->state_saved));
+	/* The debian image its guests booted, carried in (lab-carrier.c). */
+	json_object_set_new(label, "carries",
+			    l->carrier.disk
+				? json_string(path_base(l->carrier.disk))
+				: json_null());
 	json_object_set_new(label, "ready_s",
 			    l->ready_s >= 0 ? json_real(l->ready_s)
 					    : json_null());
@@ -267,6 +285,7 @@ static void lab_end(struct lab *l, int rc)
 	vm_conn_close(l->conn);
 	json_decref(l->hello);
 	guest_files_release(&l->gf);
+	guest_files_release(&l->carrier);
 	free(l->overlay);
 	free(l->config_path);
 	free(l->tcg_hz);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,18 +148,19 @@ void guest_remote_free(struct guest_remote *g)
 static int stage_one(struct guest_remote *g, char **path)
 {
 	const char *base = path_base(*path);
-	char *data = NULL, *remote = NULL, *q = NULL, *cmd = NULL, *text = NULL;
+	char *remote = NULL, *q = NULL, *cmd = NULL, *text = NULL;
 	char line[256];
-	size_t len = 0;
+	uint64_t h;
 	int fd = -1, ret;
 
-	ret = read_file(*path, 1UL << 30, &data, &len);
+	/* In blocks: a debian disk is gigabytes. */
+	ret = hash_fnv1a_file(*path, &h);
 	if (ret < 0) {
 		ret = err_code(ret, "cannot read '%s'", *path);
 		goto out;
 	}
-	remote = xasprintf("%s/%016llx-%s", g->stage,
-			   (unsigned long long)hash_fnv1a(data, len), base);
+	remote = xasprintf("%s/%016llx-%s", g->stage, (unsigned long long)h,
+			   base);
 	q = sh_quote_new(remote);
 	cmd = xasprintf("test -s %s && echo vmtax-have", q);
 	remote_run(g, cmd, -1, &text);
@@ -188,7 +190,6 @@ done:
 out:
 	if (fd >= 0)
 		close(fd);
-	free(data);
 	free(remote);
 	free(q);
 	free(cmd);
@@ -196,12 +197,76 @@ out:
 	return ret;
 }
 
+/* This host's name as a file name's first word (GUEST_REMOTE_OVERLAYS). */
+static void here_name(char *buf, size_t len)
+{
+	char name[256] = "";
+	size_t i, o = 0;
+
+	gethostname(name, sizeof(name) - 1);
+	for (i = 0; name[i] && o + 1 < len; i++)
+		if (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			   "0123456789.", name[i]))
+			buf[o++] = name[i];
+	buf[o] = '\0';
+	if (!o)
+		snprintf(buf, len, "host");
+}
+
+/*
+ * Remove this host's overlays in DIR on HOST whose vmtax is gone (killed:
+ * its PID no longer runs here).  Best effort.
+ */
+static void overlays_sweep(struct guest_remote *g, const char *dir)
+{
+	char here[128], *q = sh_quote_new(dir), *cmd, *text = NULL, *p;
+	char *out = NULL;
+	size_t hl;
+
+	here_name(here, sizeof(here));
+	hl = strlen(here);
+	cmd = xasprintf("ls -1 %s", q);
+	remote_run(g, cmd, -1, &text);
+	free(cmd);
+	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		size_t n = strcspn(p, "\n");
+		char *end, *name, *path, *qp;
+		long pid;
+
+		if (n <= hl + 1 || strncmp(p, here, hl) || p[hl] != '-')
+			continue;
+		pid = strtol(p + hl + 1, &end, 10);
+		if (pid <= 0 || *end != '-' || pid == getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		name = xstrndup(p, n);
+		if (strchr(name, '/')) {
+			free(name);
+			continue;
+		}
+		path = xasprintf("%s/%s", dir, name);
+		qp = sh_quote_new(path);
+		cmd = xasprintf("rm -f %s", qp);
+		remote_run(g, cmd, -1, &out);
+		free(out);
+		out = NULL;
+		free(cmd);
+		free(qp);
+		free(path);
+		free(name);
+	}
+	free(text);
+	free(q);
+}
+
 int guest_remote_stage(struct guest_remote *g, struct guest_files *f)
 {
 	char *q = sh_quote_new(g->stage), *cmd, *text = NULL, line[256];
 	int ret;
 
-	cmd = xasprintf("umask 022 && mkdir -p %s/console", q);
+	cmd = xasprintf("umask 022 && mkdir -p %s/console %s/"
+			GUEST_REMOTE_OVERLAYS,
+			q, q);
 	ret = remote_run(g, cmd, -1, &text);
 	if (ret < 0) {
 		last_line(text, line, sizeof(line));
@@ -213,13 +278,57 @@ int guest_remote_stage(struct guest_remote *g, struct guest_files *f)
 	free(text);
 	if (ret < 0)
 		return ret;
-	if (f->disk)
-		return err_code(-EOPNOTSUPP,
-				"'%s': a disk image is not copied to a remote "
-				"libvirt",
-				f->disk);
 	ret = stage_one(g, &f->kernel);
-	return ret < 0 ? ret : stage_one(g, &f->initrd);
+	if (ret == 0)
+		ret = stage_one(g, &f->initrd);
+	if (ret < 0 || !f->disk)
+		return ret;
+	/* A disk image: its overlays are made there, one a guest. */
+	ret = stage_one(g, &f->disk);
+	if (ret < 0)
+		return ret;
+	free(f->overlay_dir);
+	f->overlay_dir = xasprintf("%s/" GUEST_REMOTE_OVERLAYS, g->stage);
+	overlays_sweep(g, f->overlay_dir);
+	return 0;
+}
+
+int guest_remote_overlay(struct guest_remote *g, const struct guest_files *f,
+			 const char *tag, char **path)
+{
+	char here[128], *qd, *qp, *cmd, *text = NULL, line[256];
+	int ret;
+
+	here_name(here, sizeof(here));
+	*path = xasprintf("%s/%s-%d-%s.qcow2", f->overlay_dir, here,
+			  (int)getpid(), tag);
+	qd = sh_quote_new(f->disk);
+	qp = sh_quote_new(*path);
+	cmd = xasprintf("qemu-img create -q -f qcow2 -F qcow2 -b %s %s", qd,
+			qp);
+	ret = remote_run(g, cmd, -1, &text);
+	if (ret < 0) {
+		last_line(text, line, sizeof(line));
+		ret = err_code(-EIO, "cannot make the overlay '%s' on '%s': %s",
+			       *path, g->dest, line);
+	}
+	free(text);
+	free(cmd);
+	free(qp);
+	free(qd);
+	return ret;
+}
+
+void guest_remote_remove(struct guest_remote *g, const char *path)
+{
+	char *q = sh_quote_new(path), *cmd = xasprintf("rm -f %s", q);
+	char *text = NULL;
+
+	if (remote_run(g, cmd, -1, &text) < 0)
+		warn("cannot remove '%s' on '%s'", path, g->dest);
+	free(text);
+	free(cmd);
+	free(q);
 }
 
 char *guest_remote_console_new(const struct guest_remote *g, const char *name)

@@ -10,10 +10,19 @@
  *   - guest_remote_open() asks HOST what the run must know before anything
  *     changes: its THP mode (a config's one host_thp must be it), whether
  *     it has /dev/kvm, its CPU vendor, its name;
- *   - guest_remote_stage() copies a guest's kernel and initrd into
- *     REMOTE_STAGE (GUEST_REMOTE_STAGE_DIR, or $VMTAX_REMOTE_STAGE_DIR for
- *     tests) as HASH-NAME, HASH the FNV-1a 64 of its bytes: a file already
- *     there is reused, so a second run copies nothing;
+ *   - guest_remote_stage() copies a guest's kernel and initrd, and a
+ *     debian image's disk, into REMOTE_STAGE (GUEST_REMOTE_STAGE_DIR, or
+ *     $VMTAX_REMOTE_STAGE_DIR for tests) as HASH-NAME, HASH the FNV-1a 64
+ *     of its bytes: a file already there is reused, so a second run
+ *     copies nothing;
+ *   - each debian guest boots an overlay of that disk made there
+ *     (guest_remote_overlay(): qemu-img on HOST) in
+ *     REMOTE_STAGE/GUEST_REMOTE_OVERLAYS, named HERE-PID-TAG.qcow2 (HERE
+ *     this host's name, PID this vmtax's), removed after the guest
+ *     (guest_remote_remove()); those of a vmtax of this host that was
+ *     killed are removed by the next guest_remote_stage().  A directory
+ *     of its own: HOST's own vmtax sweeps REMOTE_STAGE/overlays by its
+ *     own PIDs (guest-reach.h);
  *   - a guest's console log is written there by HOST's virtlogd
  *     (REMOTE_STAGE/console/NAME.log) and guest_remote_fetch() brings it
  *     into the run directory after the guest, removing it there.
@@ -36,6 +45,7 @@
 #include "vm.h"
 
 #define GUEST_REMOTE_STAGE_DIR "/var/lib/libvirt/images/vmtax"
+#define GUEST_REMOTE_OVERLAYS "remote-overlays"
 #define GUEST_REMOTE_CONNECT_TIMEOUT_S 10.0
 #define GUEST_REMOTE_TIMEOUT_S 600.0 /* one copy or command */
 
@@ -62,10 +72,21 @@ int guest_remote_open(const char *uri, const char *config,
 		      struct guest_remote **out);
 void guest_remote_free(struct guest_remote *g);
 /*
- * Copy F's kernel and initrd to HOST (reused when there), and point F at
- * the copies.  0, or a negative errno (reported).
+ * Copy F's kernel, initrd and disk (a debian image's) to HOST (reused when
+ * there), and point F at the copies; with a disk, F->overlay_dir is
+ * REMOTE_STAGE/GUEST_REMOTE_OVERLAYS there.  0, or a negative errno
+ * (reported).
  */
 int guest_remote_stage(struct guest_remote *g, struct guest_files *f);
+/*
+ * A fresh overlay of F->disk (staged) on HOST for one guest, *PATH (owned,
+ * set even on failure): F->overlay_dir/HERE-PID-TAG.qcow2.  0, or a
+ * negative errno (reported).
+ */
+int guest_remote_overlay(struct guest_remote *g, const struct guest_files *f,
+			 const char *tag, char **path);
+/* Remove PATH on HOST (a warning when it cannot). */
+void guest_remote_remove(struct guest_remote *g, const char *path);
 /* Where HOST's virtlogd writes guest NAME's console.  Owned. */
 char *guest_remote_console_new(const struct guest_remote *g,
 			       const char *name);

@@ -109,11 +109,15 @@ int lab_image(struct lab *l)
 	if (image_build(&o) < 0)
 		return -EIO;
 	if (guest_files_resolve(GUEST_IMAGE_LAB, "auto", "auto", l->bindir,
-				l->config_path, &l->gf) < 0)
+				l->config_path, &l->gf) < 0 ||
+	    lab_carrier_find(l->m, l->bindir, l->config_path, &l->carrier) < 0)
 		return -EINVAL;
 	/* From a private checkout the lab's disk, its overlays and saved
-	 * states are staged where QEMU can open them (guest-reach.h). */
-	return guest_files_reach_for(&l->gf, l->cfg->uri);
+	 * states are staged where QEMU can open them (guest-reach.h), and
+	 * the debian image it carries too. */
+	if (guest_files_reach_for(&l->gf, l->cfg->uri) < 0)
+		return -EACCES;
+	return lab_carrier_reach(l);
 }
 
 char *lab_disk_tag_new(const struct lab *l)
@@ -177,6 +181,7 @@ void lab_spec_fill(const struct lab *l, struct vm_spec *spec,
 	spec->cmdline = LAB_CMDLINE;
 	spec->console_log = console;
 	spec->disk = disk;
+	spec->carrier = l->carrier.disk;
 	spec->backing = "thp";
 	spec->cpu_model = l->cfg->lab_cpu;
 	spec->cpu_features = l->cfg->lab_cpu_features;
@@ -270,8 +275,14 @@ int lab_boot(struct lab *l)
 		/* Restored labs have no AUTODESTROY: those of killed runs. */
 		vm_sweep_orphans(l->conn, "vmtax-lab");
 	}
-	/* A kept disk holds a run of its own: it boots, never restores. */
-	if (l->cfg->lab_restore && !lab_disk_kept(l) &&
+	/* A kept disk holds a run of its own: it boots, never restores;
+	 * so does a lab that carries the debian image (a saved state is of
+	 * a lab without it: docs/lab.md, "Debian inner guests"). */
+	if (l->cfg->lab_restore && l->carrier.disk && l->boots == 1)
+		note("lab: its guests boot the debian image, carried in as a "
+		     "second disk: the lab boots with it rather than being "
+		     "restored from its saved state");
+	if (l->cfg->lab_restore && !l->carrier.disk && !lab_disk_kept(l) &&
 	    lab_boot_restored(l, console) == 0) {
 		ret = 0;
 		goto out;
@@ -430,6 +441,10 @@ int lab_push(struct lab *l, bool *inner_resume)
 	ret = lab_sh(l, "mkdir", "mkdir -p " LAB_RUNDIR "/logs", 60, NULL);
 	if (ret != 0)
 		return ret < 0 ? ret : -EIO;
+	/* The debian image of its guests, from the disk it carries. */
+	ret = lab_carrier_setup(l);
+	if (ret < 0)
+		return ret;
 	/* This vmtax runs the matrix inside: the image has none of its own. */
 	ret = lab_put_vmtax(l);
 	if (ret == 0)

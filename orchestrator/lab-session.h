@@ -51,6 +51,8 @@ struct lab {
 	const char *dir; /* the run directory, absolute */
 	char bindir[PATH_MAX];
 	struct guest_files gf;
+	/* The debian image its guests boot (lab-carrier.c); zeroed: none. */
+	struct guest_files carrier;
 	char *overlay;
 	bool overlay_reused;
 	struct vm_conn *conn;
@@ -114,5 +116,53 @@ char *lab_disk_tag_new(const struct lab *l);
  * without a saved state.
  */
 int lab_boot_restored(struct lab *l, const char *console);
+
+/*
+ * ---- lab-carrier.c: the debian image a lab carries for its guests
+ * (docs/lab.md, "Debian inner guests") ----
+ *
+ * When a guest cell boots image = debian (lab_carries()), the lab gets
+ * this host's pinned debian-HASH.qcow2 as a second disk, read-only
+ * (vm_spec.carrier: vdb, serial VM_CARRIER_SERIAL).  Inside, once the lab
+ * is ready, GUEST_LAB_IMAGES gets what the inner vmtax resolves for
+ * image = debian: debian-HASH.qcow2, a small qcow2 whose backing file is
+ * the raw device (each inner guest's overlay goes on it), and the
+ * image's kernel and initrd, copied from the carried disk's /boot (the
+ * files of the same sizes as this host's debian-HASH.vmlinuz and .initrd),
+ * under this host's names, with the debian.* links.  A lab with a carrier
+ * boots; it is never restored from a saved state (which is a lab without
+ * one).
+ */
+
+/*
+ * The debian image for M's guests, found as 'vmtax run' finds it
+ * (guest_files_resolve(), pinned; no PVH file made here) into F; F zeroed
+ * and 0 when no guest cell boots it.  A missing image is a config error
+ * (-EINVAL, reported as CONFIG_PATH: ...).
+ */
+int lab_carrier_find(const struct matrix *m, const char *bindir,
+		     const char *config_path, struct guest_files *f);
+/* l->carrier made reachable by QEMU (guest_files_reach_for()). */
+int lab_carrier_reach(struct lab *l);
+/* Inside the ready lab: GUEST_LAB_IMAGES as above (nothing without a
+ * carrier).  0, or a negative errno (reported with the lab's words). */
+int lab_carrier_setup(struct lab *l);
+
+/* What the set-up inside looks for and makes (file names, no '/'). */
+struct lab_carrier_want {
+	const char *sys_block; /* "/sys/block" */
+	const char *dev_dir;   /* "/dev" */
+	const char *images;    /* GUEST_LAB_IMAGES */
+	const char *qcow2;     /* "debian-HASH.qcow2": made on the device */
+	const char *vmlinuz, *initrd; /* copied from its /boot, these names */
+	long long vmlinuz_bytes, initrd_bytes; /* their sizes here */
+};
+/*
+ * The shell command (sh -c, as root) that does it for W: exit status 0
+ * with "kernel=KVER" (when copied) and "disk=DEV" lines; 3 with one line
+ * for what the carried disk lacks; another status from the failed step
+ * (mount, cp, qemu-img) with its message.  Owned.  Pure.
+ */
+char *lab_carrier_cmd_new(const struct lab_carrier_want *w);
 
 #endif

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "guest-files.h"
 #include "lab.h"
 #include "util.h"
 
@@ -129,6 +130,48 @@ static int lab_cells_check(const struct run_config *c, const struct matrix *m,
 	return bad;
 }
 
+bool lab_carries(const struct matrix *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->ncells; i++)
+		if (m->cells[i].where == WHERE_GUEST &&
+		    !strcmp(m->cells[i].image, GUEST_IMAGE_DEBIAN))
+			return true;
+	return false;
+}
+
+/*
+ * A debian guest in the lab boots the kernel and initrd the lab copies
+ * from the image it carries: a path of this host's is not in the lab.
+ */
+static int lab_files_check(const struct run_config *c, const struct matrix *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->ncells; i++) {
+		const struct cell *x = &m->cells[i];
+		bool k;
+
+		if (x->where != WHERE_GUEST ||
+		    strcmp(x->image, GUEST_IMAGE_DEBIAN))
+			continue;
+		k = strcmp(x->kernel, "auto") != 0;
+		if (!k && !strcmp(x->initrd, "auto"))
+			continue;
+		run_config_error(c, k ? RUN_CONFIG_KEY(kernel)
+				      : RUN_CONFIG_KEY(initrd),
+				 "cell '%s' boots the %s '%s', but a lab's "
+				 "debian guests boot the kernel and initrd "
+				 "of the image it carries: set %s = auto",
+				 x->id, k ? "kernel" : "initrd",
+				 k ? x->kernel : x->initrd,
+				 k ? "kernel" : "initrd");
+		return 1;
+	}
+	return 0;
+}
+
 /* The lab host itself fits in this host's memory and CPUs. */
 static int lab_host_check(const struct run_config *c,
 			  const struct lab_host_facts *h)
@@ -170,6 +213,7 @@ int lab_config_check(const struct run_config *c, const struct matrix *m,
 	bad = lab_cpu_check(c);
 	bad |= lab_cells_check(c, m, cpu);
 	bad |= lab_host_check(c, h);
+	bad |= lab_files_check(c, m);
 	return bad ? -EINVAL : 0;
 }
 

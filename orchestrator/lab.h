@@ -13,7 +13,8 @@
  * Its size and CPU come from the config's [lab] section (run-config.h).
  * lab_config_check() refuses, before anything boots, what the lab cannot
  * do: Intel's ept (the lab is AMD), 1G backing without pdpe1gb, guests
- * bigger than the lab, a lab bigger than this host.  It is pure: the host's
+ * bigger than the lab, a lab bigger than this host, a debian guest with a
+ * kernel or initrd of this host's (the lab has the image's own).  It is pure: the host's
  * facts come in struct lab_host_facts.
  */
 #ifndef VMTAX_LAB_H
@@ -78,5 +79,11 @@ void lab_image_opts(const struct run_config *c, const char *bindir,
 
 int lab_config_check(const struct run_config *c, const struct matrix *m,
 		     const struct lab_host_facts *h);
+
+/*
+ * Whether a guest cell of M boots the debian image: the lab then carries
+ * it (lab-session.h, docs/lab.md "Debian inner guests").
+ */
+bool lab_carries(const struct matrix *m);
 
 #endif

@@ -89,7 +89,6 @@ static int remote_host_settings(const struct run_config *c, const char *host)
 int run_config_remote_check(const struct run_config *c)
 {
 	static const char *const bare[] = { "bare-metal", NULL };
-	static const char *const disk[] = { "debian", NULL };
 	struct vm_uri_dest d;
 
 	if (!vm_uri_remote(c->uri, &d))
@@ -104,10 +103,7 @@ int run_config_remote_check(const struct run_config *c)
 	}
 	if (refuse_value(c, RUN_CONFIG_KEY(where), &c->where, bare, d.host,
 			 "bare-metal cells would run on this host, not there; "
-			 NEEDS_FLEET ", or set where = guest") < 0 ||
-	    refuse_value(c, RUN_CONFIG_KEY(image), &c->image, disk, d.host,
-			 "a disk image is not copied there yet (only the tiny "
-			 "guest's kernel and initrd are)") < 0)
+			 NEEDS_FLEET ", or set where = guest") < 0)
 		return -EINVAL;
 	if (strcmp(c->pin, "none")) {
 		run_config_error(c, RUN_CONFIG_KEY(pin),

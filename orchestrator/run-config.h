@@ -194,8 +194,9 @@ int run_config_host_knob_check(const char *name, char *msg, size_t len);
  * With a remote [guest] uri (qemu+ssh://USER@HOST/system), what needs
  * HOST's own vmtax ([fleet]) is refused: bare-metal cells, a host_thp
  * axis, [host] knobs, paging/ept/npt, hugetlb backing; and what is not
- * built (a debian image, pin, executor lab or fleet).  0, or -EINVAL
- * reported at the key's line.  Pure (run-config-remote.c).
+ * built (pin, executor lab or fleet).  A debian image is copied there
+ * (guest-remote.h).  0, or -EINVAL reported at the key's line.  Pure
+ * (run-config-remote.c).
  */
 int run_config_remote_check(const struct run_config *c);
 /* Whether NAME is a guest knob key: sysctl.A.B or mm.A.B, well formed. */

@@ -100,6 +100,13 @@ struct vm_spec {
 	const char *cmdline;
 	const char *console_log; /* serial console goes to this file */
 	const char *disk;	/* a qcow2 as /dev/vda (virtio), or NULL */
+	/*
+	 * A qcow2 attached read-only as the second virtio disk (vdb, serial
+	 * VM_CARRIER_SERIAL), or NULL: the debian image a lab host carries
+	 * for its own guests (docs/lab.md, "Debian inner guests").  QEMU
+	 * opens it read-only; nothing in the guest can write it.
+	 */
+	const char *carrier;
 	/* "thp" (ordinary anonymous memory), "hugetlb-2M", "hugetlb-1G" */
 	const char *backing;
 	/*
@@ -126,6 +133,9 @@ struct vm_spec {
 	 */
 	unsigned ssh_port;
 };
+
+/* The serial of vm_spec.carrier's disk: /sys/block/vdX/serial inside. */
+#define VM_CARRIER_SERIAL "vmtax-carrier"
 
 /* The guest's address on QEMU's user network (slirp's first DHCP lease;
  * the guest sets it itself: it has no DHCP client), and its prefix. */

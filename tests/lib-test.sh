@@ -334,3 +334,23 @@ fake_ssh_on_path() {
 	PATH=$TRASH/bin:$PATH &&
 	export PATH
 }
+# debian_layout DIR: DIR/vmtax, a copy of $VMTAX, with its bin directory
+# (links to $BUILD/bin's files), its kernel cache (a link to $BUILD's), the
+# tree's image/ and configs/ (links: lib/layout.h's T is DIR) and,
+# in DIR/images, a stand-in for a built debian image: a small qcow2, a
+# kernel and an initrd, named as 'vmtax image build --kind debian' names
+# them (DEBIAN_STANDIN).  For checks that find the image and boot nothing.
+DEBIAN_STANDIN=debian-0123456789abcdef
+debian_layout() {
+	mkdir -p "$1/bin" "$1/images" &&
+	cp "$VMTAX" "$1/vmtax" &&
+	for f in "$BUILD"/bin/*; do ln -s "$f" "$1/bin/" || return 1; done &&
+	{ ! test -d "$BUILD/kernel" || ln -s "$BUILD/kernel" "$1/kernel"; } &&
+	ln -s "$TOP/image" "$1/image" && ln -s "$TOP/configs" "$1/configs" &&
+	qemu-img create -q -f qcow2 "$1/images/$DEBIAN_STANDIN.qcow2" 64M &&
+	echo kernel >"$1/images/$DEBIAN_STANDIN.vmlinuz" &&
+	echo initrd >"$1/images/$DEBIAN_STANDIN.initrd" &&
+	for e in qcow2 vmlinuz initrd; do
+		ln -s "$DEBIAN_STANDIN.$e" "$1/images/debian.$e" || return 1
+	done
+}

@@ -57,6 +57,15 @@ bad no-such-cpu '^no-such-cpu.ini:2: bad value for .cpu.: .Skylake. is not one o
 cpu = Skylake
 $w"
 
+bad debian-kernel '^debian-kernel.ini:3: cell .guest/.* boots the kernel ./boot/vmlinuz-x., but a lab.s debian guests boot the kernel and initrd of the image it carries: set kernel = auto' "[guest]
+image = debian
+kernel = /boot/vmlinuz-x
+$w"
+bad debian-initrd '^debian-initrd.ini:3: cell .guest/.* boots the initrd ./boot/initrd-x., but a lab.s debian guests boot the kernel and initrd of the image it carries: set initrd = auto' "[guest]
+image = debian
+initrd = /boot/initrd-x
+$w"
+
 bad no-such-executor '^no-such-executor.ini:2: bad value for .executor.: .cloud. is not one of: local, lab, fleet' "[run]
 executor = cloud
 $w"
@@ -68,6 +77,29 @@ test_expect_success 'executor = lab in the config: vmtax run checks the lab, and
 	grep -E "^lab host: EPYC \+svm \+npt, 2 vCPUs, 2.0 GiB" out &&
 	grep -E "image: lab: (up to date|would be built)" err &&
 	test ! -d runs
+'
+
+# A debian image for the lab's guests: this host's, found before anything
+# boots (a stand-in here: debian_layout), and carried in (docs/lab.md,
+# "Debian inner guests"; it boots in tests/slow/t0548-lab-debian.sh).
+printf "[run]\nexecutor = lab\nrepeat = 1\n[lab]\nmemory = 2G\n[guest]\nimage = debian\nmemory = 768M\n[matrix]\nwhere = guest\nguest_thp = never\n%s\n" "$w" >"$TRASH/deb.ini"
+
+test_expect_success 'image = debian: the dry run names the debian image the lab carries' '
+	debian_layout dl &&
+	dl/vmtax run deb.ini --dry-run >out 2>err &&
+	grep -F "lab carries: '\''$TRASH/dl/images/$DEBIAN_STANDIN.qcow2'\'', read-only: the debian image its guests boot" out &&
+	grep "^run .run.: 2 cells x 1 samples of .randwalk., inside a lab host" out &&
+	test ! -d runs &&
+	"$VMTAX" run ok.ini --dry-run >out2 &&
+	! grep "lab carries" out2
+'
+
+test_expect_success 'image = debian with no debian image built: refused, naming the build' '
+	debian_layout nodeb &&
+	rm nodeb/images/debian* &&
+	test_expect_code 2 nodeb/vmtax run deb.ini --out out-nodeb 2>err &&
+	grep -F "deb.ini: image = debian, but there is no built image ('\''$TRASH/nodeb/images/debian.qcow2'\''); run '\''vmtax image build --kind debian'\'' first" err &&
+	test ! -e out-nodeb
 '
 
 test_expect_success 'the [lab] keys are in run --help' '

@@ -72,9 +72,12 @@ test_expect_success 'hugetlb backing needs [fleet]' '
 		"'\''hugetlb-2M'\'' with guests on the remote libvirt of '\''fakebox'\'': its hugetlbfs pool is not reserved from here; that needs [fleet]"
 '
 
-test_expect_success 'the debian image is not copied there (not built)' '
-	refused guest.image=debian \
-		"'\''debian'\'' with guests on the remote libvirt of '\''fakebox'\'': a disk image is not copied there yet"
+test_expect_success 'a debian image is not refused: it goes there when the run starts' '
+	debian_layout dl &&
+	dl/vmtax run run.ini --dry-run --set guest.image=debian >deb.txt 2>deb.err &&
+	cat deb.err &&
+	grep -q "on the remote libvirt of '\''fakebox'\''" deb.txt &&
+	grep -q "^guest files: .*, disk $TRASH/dl/images/$DEBIAN_STANDIN.qcow2$" deb.txt
 '
 
 test_expect_success 'pin names this host'\''s CPUs' '

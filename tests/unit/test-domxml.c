@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for the guest CPU in domain XML (orchestrator/domxml.c). */
+/* Unit tests for domain XML (orchestrator/domxml.c): the CPU, the NIC, disks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -110,6 +110,45 @@ static void test_lab_model(void **state)
 	assert_null(vm_domain_xml_new(&s));
 }
 
+/*
+ * A lab whose guests boot the debian image carries it as a second disk:
+ * vdb, read-only, named by its serial; a guest or lab without one has one
+ * disk.
+ */
+static void test_carrier(void **state)
+{
+	struct vm_spec s = spec("qemu", "+svm +npt");
+	const char *vdb;
+	char *x;
+
+	(void)state;
+	s.disk = "/o/kept-lab-1.qcow2";
+	x = vm_domain_xml_new(&s);
+	assert_non_null(x);
+	assert_non_null(strstr(x, "<target dev=\"vda\" bus=\"virtio\"/>"));
+	assert_null(strstr(x, "vdb"));
+	assert_null(strstr(x, "<readonly"));
+	assert_null(strstr(x, "<serial>"));
+	free(x);
+	s.carrier = "/i/debian-0123456789abcdef.qcow2";
+	x = vm_domain_xml_new(&s);
+	assert_non_null(x);
+	/* The root disk stays vda, writable, first. */
+	vdb = strstr(x, "<source file=\"/i/debian-0123456789abcdef.qcow2\"/>");
+	assert_non_null(vdb);
+	assert_true(strstr(x, "<source file=\"/o/kept-lab-1.qcow2\"/>") < vdb);
+	assert_true(strstr(x, "<readonly/>") > vdb);
+	assert_non_null(strstr(vdb, "<target dev=\"vdb\" bus=\"virtio\"/>"));
+	assert_non_null(strstr(vdb, "<serial>" VM_CARRIER_SERIAL "</serial>"));
+	/* One read-only disk: the carrier's element holds it. */
+	assert_null(strstr(strstr(x, "<readonly/>") + 1, "<readonly/>"));
+	assert_true(strstr(x, "<readonly/>") < strstr(vdb, "</disk>"));
+	/* The carrier is a qcow2 as the root disk is: two qcow2 drivers. */
+	assert_non_null(strstr(strstr(x, "type=\"qcow2\"") + 1,
+			       "type=\"qcow2\""));
+	free(x);
+}
+
 static void test_bad_features(void **state)
 {
 	static const char *const bad[] = {
@@ -166,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_lab_model),
 		cmocka_unit_test(test_bad_features),
+		cmocka_unit_test(test_carrier),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for the lab host's CPU facts (orchestrator/lab.c). */
+/* Unit tests for the lab host's CPU facts and what it carries (orchestrator/lab.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,11 +47,33 @@ static void test_models(void **state)
 	assert_null(lab_cpu_model_find("epyc"));
 }
 
+/* The lab carries the debian image when a guest cell boots it. */
+static void test_carries(void **state)
+{
+	struct cell cells[] = {
+		{ .where = WHERE_BARE },
+		{ .where = WHERE_GUEST, .image = "tiny" },
+		{ .where = WHERE_GUEST, .image = "debian" },
+	};
+	struct matrix m = { .cells = cells, .ncells = 2 };
+
+	(void)state;
+	assert_false(lab_carries(&m));
+	m.ncells = 3;
+	assert_true(lab_carries(&m));
+	m.cells = cells + 2;
+	m.ncells = 1;
+	assert_true(lab_carries(&m));
+	m.ncells = 0;
+	assert_false(lab_carries(&m));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_feature),
 		cmocka_unit_test(test_models),
+		cmocka_unit_test(test_carries),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
