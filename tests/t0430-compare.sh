@@ -291,6 +291,24 @@ test_expect_success 'hosts that differ, --allow-unlike: every format names what 
 	grep -qxF "note: $note" host.effect
 '
 
+# Two interleaved runs compare each cell's paired slowdown (docs/sampling.md,
+# "Comparing interleaved runs"): run B is run A with one guest cell 10%
+# slower in every sample, so only that row moves, by exactly +10%.
+IL="$TOP/tests/fixtures/results-interleaved.json"
+export IL
+test_expect_success 'interleaved runs: rows compare the paired slowdowns, a note says so' '
+	jq "(.cells[] | select(.id == \"guest/host-thp=always/guest-thp=always\") | .samples[]) |= (.metric *= 1.1 | .elapsed_s *= 1.1)" \
+		"$IL" >il-b.json &&
+	"$VMTAX" compare "$IL" il-b.json >il.cmp 2>err &&
+	cat il.cmp &&
+	test ! -s err &&
+	grep -qxF "note: the runs were interleaved: a cell'"'"'s change is that of its paired slowdown against the baseline '"'"'bare-metal/host-thp=always'"'"' in each run (the host'"'"'s drift within a run cancels); the baseline'"'"'s own row compares its means" il.cmp &&
+	grep -qx " A 0.836 s -> B 0.920 s: delta +10.00% \[.*\], p .* within noise" il.cmp &&
+	test "$(grep -c "delta +0.00%" il.cmp)" = 5 &&
+	"$VMTAX" compare "$A" "$A" >aa.cmp &&
+	! grep -q "interleaved" aa.cmp
+'
+
 # The exit status is the verdict (as diff's): ARGS<TAB>STATUS<TAB>what
 # stderr must be (a grep -E pattern; empty: nothing), one case a line.
 cat >"$TRASH/verdicts" <<'EOF'
