@@ -7,7 +7,7 @@
 
 # _vmtax_arg N: the Nth argument after the subcommand that is not an option
 # or an option's value (options taking a value are those of _vmtax_takes).
-_vmtax_takes='--out|-o|--set|-s|--resume|-r|--format|-f|--output|--rows|--cols|--by|--kind|-k|--mirror|--suite|--uri|--state-dir'
+_vmtax_takes='--out|-o|--set|-s|--resume|-r|--format|-f|--output|--rows|--cols|--by|--threshold|--kind|-k|--mirror|--suite|--uri|--state-dir'
 _vmtax_arg()
 {
 	local i n=0 skip=

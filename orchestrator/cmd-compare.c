@@ -14,11 +14,13 @@
 #include "model.h"
 #include "output.h"
 #include "report.h"
+#include "untrusted.h"
 #include "results-doc.h"
 #include "util.h"
 
 struct compare_args {
 	const char *format, *output;
+	bool exit_zero;
 	struct compare_opts o;
 	struct compare_pair *pairs;	/* o.pairs, owned */
 	struct compare_baseline *bases; /* o.baselines, owned */
@@ -49,6 +51,13 @@ static int take_baseline(void *args, char *arg)
 	return 0;
 }
 
+static int take_threshold(void *args, char *arg)
+{
+	struct compare_args *a = args;
+
+	return compare_parse_threshold(arg, &a->o.threshold) < 0 ? -EINVAL : 0;
+}
+
 static const struct opt compare_opts[] = {
 	{ 0, "effect", OPT_FLAG, offsetof(struct compare_args, o.effect), NULL,
 	  NULL,
@@ -71,6 +80,20 @@ static const struct opt compare_opts[] = {
 	  "(docs/axes.md): %s,\n"
 	  "vcpus, host.KNOB, ...; host: a fleet run's hosts",
 	  compare_axes },
+	{ 0, "threshold", OPT_CALLBACK, 0, take_threshold, "PCT",
+	  "exit 1 only for a significant change of more than\n"
+	  "PCT percent (default 0: any significant change)",
+	  NULL },
+	{ 0, "exit-zero", OPT_FLAG, offsetof(struct compare_args, exit_zero),
+	  NULL, NULL,
+	  "exit 0 whatever changed: only the table (errors are\n"
+	  "still 2)",
+	  NULL },
+	{ 0, "allow-unlike", OPT_FLAG,
+	  offsetof(struct compare_args, o.allow_unlike), NULL, NULL,
+	  "compare runs whose hosts differ (CPU, kernel, memory,\n"
+	  "...: named in a note) instead of refusing them",
+	  NULL },
 	{ 'f', "format", OPT_STRING, offsetof(struct compare_args, format),
 	  NULL, "FMT", "%s (default text)", report_format_names },
 	{ 'o', "output", OPT_STRING, offsetof(struct compare_args, output),
@@ -98,29 +121,40 @@ static void usage(FILE *f)
 		"differs only in AXIS and has the baseline's value of it.  "
 		"Runs of different\n"
 		"workloads or metrics are refused unless --effect is "
-		"given.\n\n");
+		"given, runs from hosts\n"
+		"that differ unless --allow-unlike is.  Interleaved runs "
+		"compare each cell's\n"
+		"paired slowdown against its run's baseline.\n\n");
 	opts_help(f, compare_opts, 3, 22);
-	fprintf(f, "\nexit status: 0 ok, 1 failure, 2 bad usage or bad input\n");
+	fprintf(f,
+		"\nexit status: 0 no significant change, 1 a significant "
+		"change (beyond\n"
+		"--threshold) or two runs of one config NOT consistent with a "
+		"re-run\n"
+		"(unless --exit-zero), 2 bad usage, bad input or another "
+		"error\n");
 }
 
-/* The comparison of the runs at PATHS into *BUF: 0, or the exit status. */
+/*
+ * The comparison of the runs at PATHS into *BUF and what changed into
+ * *VERDICT (compare.h compare_verdict_new()): 0, or the exit status.
+ */
 static int compare_render(const struct compare_args *a, char **paths,
-			  size_t n, char **buf, size_t *len)
+			  size_t n, char **buf, size_t *len, char **verdict)
 {
 	FILE *mem = open_memstream(buf, len);
 	int rc;
 
+	*verdict = NULL;
 	if (!mem) {
 		err_errno("cannot allocate the comparison");
-		return 1;
+		return EXIT_USAGE;
 	}
 	rc = report_compare_write((const char *const *)paths, n, &a->o,
-				  a->format, mem);
+				  a->format, mem, verdict);
 	if (fclose(mem) && !rc)
 		rc = -EIO;
-	if (rc < 0)
-		return rc == -EINVAL || rc == -ENOENT ? EXIT_USAGE : 1;
-	return 0;
+	return rc < 0 ? EXIT_USAGE : 0;
 }
 
 /* Whether PATH is a split fleet run's results (fleet.mode "split"). */
@@ -175,13 +209,14 @@ static int fleet_hosts(struct compare_args *a, char ***paths, size_t *n)
 	*paths = hosts;
 	*n = nh;
 	a->o.by = NULL;
+	a->o.allow_unlike = true; /* the hosts are what is compared */
 	return 0;
 }
 
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_args a = { .format = "text" };
-	char **paths = NULL, *buf = NULL;
+	char **paths = NULL, *buf = NULL, *verdict = NULL;
 	size_t len = 0, n = 0, i;
 	int first, ret, rc;
 
@@ -207,7 +242,7 @@ int cmd_compare(int argc, char **argv)
 		if (ret)
 			goto out;
 	}
-	ret = compare_render(&a, paths, n, &buf, &len);
+	ret = compare_render(&a, paths, n, &buf, &len, &verdict);
 	if (ret)
 		goto out;
 	if (a.output)
@@ -216,8 +251,15 @@ int cmd_compare(int argc, char **argv)
 		rc = err_errno("cannot write the comparison");
 	else
 		rc = 0;
-	ret = rc < 0 ? 1 : 0;
+	ret = rc < 0 ? EXIT_USAGE : 0;
+	if (!ret && verdict && !a.exit_zero) {
+		fputs("vmtax: compare: ", stderr);
+		untrusted_fputs(stderr, verdict); /* cell ids from the file */
+		fputs(" (exit 1; --exit-zero: 0)\n", stderr);
+		ret = 1;
+	}
 out:
+	free(verdict);
 	for (i = 0; paths && i < n; i++)
 		free(paths[i]);
 	free(paths);

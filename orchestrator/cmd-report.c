@@ -11,10 +11,12 @@
 #include "model.h"
 #include "output.h"
 #include "report.h"
+#include "untrusted.h"
 #include "util.h"
 
 struct report_args {
 	const char *format, *output, *rows, *cols;
+	bool exit_zero;
 };
 
 static const struct opt report_opts[] = {
@@ -31,6 +33,11 @@ static const struct opt report_opts[] = {
 	  NULL },
 	{ 'o', "output", OPT_STRING, offsetof(struct report_args, output), NULL,
 	  "FILE", OUTPUT_HELP, NULL },
+	{ 0, "exit-zero", OPT_FLAG, offsetof(struct report_args, exit_zero),
+	  NULL, NULL,
+	  "exit 0 though cells failed: only the report (errors\n"
+	  "are still 2)",
+	  NULL },
 	OPT_ROW_END,
 };
 
@@ -50,14 +57,16 @@ static void usage(FILE *f)
 		"numeric axis (vcpus, memory, ...) the slowdown against its "
 		"value.\n\n");
 	opts_help(f, report_opts, 3, 22);
-	fprintf(f, "\nexit status: 0 ok, 1 failure, 2 bad usage or bad input\n");
+	fprintf(f, "\nexit status: 0 every cell ended ok or skipped, 1 a cell "
+		   "(or a fleet host)\nfailed (unless --exit-zero), 2 bad usage, "
+		   "bad input or another error\n");
 }
 
 /* Render into memory first: a bad input never leaves a partial file. */
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .format = "text" };
-	char *path = NULL, *buf = NULL;
+	char *path = NULL, *buf = NULL, *failed = NULL;
 	size_t len = 0;
 	FILE *mem = NULL;
 	int first, ret = EXIT_USAGE, rc;
@@ -78,23 +87,29 @@ int cmd_report(int argc, char **argv)
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
 		err_errno("cannot allocate the report");
-		ret = 1;
 		goto out;
 	}
 	rc = report_write_view(path, a.format, a.rows, a.cols, mem);
 	if (fclose(mem) && !rc)
 		rc = -EIO;
 	mem = NULL;
-	if (rc < 0) {
-		ret = rc == -EINVAL || rc == -ENOENT ? EXIT_USAGE : 1;
+	if (rc < 0 || report_failures_new(path, &failed) < 0)
 		goto out;
-	}
 	if (a.output)
 		rc = output_write(a.output, buf, len);
 	else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout))
 		rc = err_errno("cannot write the report");
-	ret = rc < 0 ? 1 : 0;
+	if (rc < 0)
+		goto out;
+	ret = 0;
+	if (failed && !a.exit_zero) {
+		fputs("vmtax: report: ", stderr);
+		untrusted_fputs(stderr, failed); /* cell ids from the file */
+		fputs(" (exit 1; --exit-zero: 0)\n", stderr);
+		ret = 1;
+	}
 out:
+	free(failed);
 	if (mem)
 		fclose(mem);
 	free(buf);

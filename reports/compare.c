@@ -151,6 +151,33 @@ static void effect_finish(struct compare_row *row)
 	    1 + sa->delta > 0 ? (1 + sb->delta) / (1 + sa->delta) - 1 : NAN;
 }
 
+/*
+ * Both runs of ROW interleaved, with one baseline, and both cells paired
+ * against it: the change of the paired estimates (compare.h).
+ */
+static bool paired_delta(const struct compare *c, struct compare_row *row,
+			 bool higher_better)
+{
+	const struct report *ra = c->runs[row->ref_run], *rb = c->runs[row->run];
+	struct stats_paired neg, out;
+
+	if (c->by || !ra->schedule || !rb->schedule ||
+	    strcmp(ra->baseline_id, rb->baseline_id) ||
+	    row->ref->iv == REPORT_IV_FIELLER ||
+	    row->cell->iv == REPORT_IV_FIELLER || !row->ref->paired.d.valid ||
+	    !row->cell->paired.d.valid)
+		return false;
+	neg = row->ref->paired;
+	neg.mean_log = -neg.mean_log;
+	if (stats_paired_bridge(&row->cell->paired, &neg, higher_better,
+				&out) < 0 ||
+	    !out.d.valid)
+		return false;
+	row->d = out.d;
+	row->paired = true;
+	return true;
+}
+
 static void row_finish(struct compare *c, struct compare_row *row,
 		       bool higher_better)
 {
@@ -171,8 +198,9 @@ static void row_finish(struct compare *c, struct compare_row *row,
 	if (!row->note && c->effect) {
 		effect_finish(row);
 	} else if (!row->note) {
-		stats_delta(&row->cell->units, &row->ref->units,
-			    higher_better, &row->d);
+		if (!paired_delta(c, row, higher_better))
+			stats_delta(&row->cell->units, &row->ref->units,
+				    higher_better, &row->d);
 		kvm_delta(&row->ref->kvm, &row->cell->kvm, &row->kvm);
 		if (row->kvm.valid)
 			c->has_kvm = true;
@@ -310,8 +338,17 @@ static void baseline_note(struct compare *c, const struct compare_opts *o,
 	free(with);
 }
 
-/* Say so when a run's host is not run A's: the machines differ too. */
-static void host_notes(struct compare *c)
+static void add_note(struct compare *c, char *note)
+{
+	c->notes = xrealloc(c->notes, (c->nnotes + 1) * sizeof(*c->notes));
+	c->notes[c->nnotes++] = note;
+}
+
+/*
+ * A run whose host is not run A's: refused unless ALLOW_UNLIKE, else
+ * noted (the machines differ too).
+ */
+static int host_notes(struct compare *c, bool allow_unlike)
 {
 	const json_t *a = json_object_get(
 	    json_object_get(c->runs[0]->doc, "run"), "host");
@@ -324,17 +361,40 @@ static void host_notes(struct compare *c)
 
 		if (!host_diff_text(a, b, diff, sizeof(diff)))
 			continue;
-		c->notes =
-		    xrealloc(c->notes, (c->nnotes + 1) * sizeof(*c->notes));
-		c->notes[c->nnotes++] = xasprintf(
-		    "run %s ran on another host than run A: %s; its "
-		    "differences are the hosts' too",
-		    compare_run_letter(k), diff);
+		if (!allow_unlike)
+			return err("'%s' (run %s) ran on another host than "
+				   "'%s' (run A): %s; its differences would "
+				   "be the hosts' too (--allow-unlike compares "
+				   "them anyway)",
+				   c->runs[k]->path, compare_run_letter(k),
+				   c->runs[0]->path, diff);
+		add_note(c, xasprintf("run %s ran on another host than run "
+				      "A: %s; its differences are the "
+				      "hosts' too",
+				      compare_run_letter(k), diff));
 	}
+	return 0;
+}
+
+/* Say once that interleaved runs' rows compare paired estimates. */
+static void paired_note(struct compare *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nrows && !c->rows[i].paired; i++)
+		;
+	if (i == c->nrows)
+		return;
+	add_note(c, xasprintf(
+			"the runs were interleaved: a cell's change is that of "
+			"its paired slowdown against the baseline '%s' in "
+			"each run (the host's drift within a run cancels); "
+			"the baseline's own row compares its means",
+			c->runs[0]->baseline_id));
 }
 
 /* Two runs of one config: consistent with a re-run?  (compare.h) */
-static char *compare_rerun_new(const struct compare *c)
+static char *compare_rerun_new(struct compare *c)
 {
 	const struct report *a = c->runs[0], *b = c->runs[1];
 	size_t i, n = 0, miss = 0, checks = 0, hold = 0;
@@ -362,6 +422,7 @@ static char *compare_rerun_new(const struct compare *c)
 	if (!n)
 		return NULL;
 	allowed = calibrate_allowed_misses(n);
+	c->rerun_inconsistent = miss > allowed;
 	return xasprintf(
 	    "the two runs share one config: %zu of %zu cells' B/A intervals "
 	    "hold 0 (up to %zu misses expected by chance); each run's "
@@ -574,6 +635,7 @@ int compare_new(struct report **runs, size_t nruns,
 	c->nruns = nruns;
 	c->by = o->by;
 	c->effect = o->effect;
+	c->threshold = o->threshold;
 	ret = check_opts(o, nruns);
 	if (ret < 0)
 		goto out;
@@ -592,8 +654,11 @@ int compare_new(struct report **runs, size_t nruns,
 		if (ret < 0)
 			goto out;
 	} else {
-		host_notes(c);
+		ret = host_notes(c, o->allow_unlike || c->effect);
+		if (ret < 0)
+			goto out;
 		across_runs(c, o);
+		paired_note(c);
 	}
 	if (!c->by && !c->effect && nruns == 2)
 		c->rerun = compare_rerun_new(c);
@@ -633,6 +698,68 @@ int compare_parse_baseline(const char *text, struct compare_baseline *b)
 			   text);
 	b->run = (size_t)(text[0] - 'A');
 	b->id = text + 2;
+	return 0;
+}
+
+bool compare_row_changed(const struct compare_row *row, double threshold)
+{
+	return row->d.valid && row->d.significant &&
+	       (threshold <= 0 || fabs(row->d.delta) > threshold);
+}
+
+char *compare_verdict_new(const struct compare *c)
+{
+	char *list = xstrdup(""), *out = NULL, *t;
+	size_t i, n = 0, shown = 0;
+
+	for (i = 0; i < c->nrows; i++) {
+		const struct compare_row *row = &c->rows[i];
+		const struct report_cell *cell = row->cell ? row->cell : row->ref;
+
+		if (!compare_row_changed(row, c->threshold))
+			continue;
+		if (++n > 5)
+			continue;
+		t = xasprintf("%s%s'%s'%s%s %+.1f%%", list, shown++ ? ", " : "",
+			      cell->id, c->by ? "" : " run ",
+			      c->by ? "" : compare_run_letter(row->run),
+			      100 * row->d.delta);
+		free(list);
+		list = t;
+	}
+	if (n) {
+		char beyond[64] = "";
+
+		if (c->threshold > 0)
+			snprintf(beyond, sizeof(beyond), " beyond %g%%",
+				 100 * c->threshold);
+		out = xasprintf("%zu of %zu rows changed significantly%s: %s%s",
+				n, c->nrows, beyond, list, n > shown ? ", ..." : "");
+	}
+	if (c->rerun_inconsistent) {
+		t = xasprintf("%s%sthe runs are NOT consistent with a re-run",
+			      out ? out : "", out ? "; " : "");
+		free(out);
+		out = t;
+	}
+	free(list);
+	return out;
+}
+
+int compare_parse_threshold(const char *text, double *fraction)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (end != text && *end == '%')
+		end++;
+	if (end == text || *end || errno || !isfinite(v) || v < 0)
+		return err("--threshold '%s': expected a percentage >= 0 "
+			   "(5 or 5%%: a change of more than 5%% counts)",
+			   text);
+	*fraction = v / 100;
 	return 0;
 }
 

@@ -55,9 +55,28 @@
  *
  * Hosts: across runs, a run whose run.host differs from run A's in what
  * the machine is (reports/host-diff.h: CPU, microcode, memory, kernel,
- * NUMA, accel, virtualized...) gets a note in c->notes naming each field
- * and both values, in plain and effect compares alike; runs on like hosts
- * get none.
+ * NUMA, accel, virtualized...) is refused in a plain compare (-EINVAL,
+ * reported naming each field and both values: its raw figures would be
+ * the hosts' too) unless o->allow_unlike (--allow-unlike); then, and in
+ * effect compares (each side against its own host's baseline: comparing
+ * hosts' slowdowns, a seed reference's among them, is what they are
+ * for), it gets that note in c->notes.  Runs on like hosts get none.
+ *
+ * Interleaved runs (results' "schedule"): when both runs of a row were
+ * interleaved, share their baseline's id, and both cells have a paired
+ * estimate against it (model.h REPORT_IV_PAIRED or _BRIDGE), the row's
+ * delta is the change of the paired estimate: log(B/base_B) -
+ * log(A/base_A), se = sqrt(se_A^2 + se_B^2), Welch-Satterthwaite df from
+ * each run's units (stats_paired_bridge() on B and A negated), so the
+ * host's drift that each run's rounds cancel stays cancelled; row->paired
+ * is then true, and c->notes says so once.  The baseline row itself, and
+ * any row without both estimates, compares the raw units (Fieller) as
+ * in runs in cells order.
+ *
+ * The verdict ('vmtax compare' exit status, compare_verdict_new()): a row
+ * is changed when its delta is valid and significant and |delta| exceeds
+ * o->threshold (a fraction; 0: any significant change).  Effect rows have
+ * no test and are never changed.
  *
  * Pairs (o->pairs, --pair REF_ID,ID): across runs, cell REF_ID of run A
  * is aligned with cell ID of each later run, whatever their ids; the
@@ -104,7 +123,8 @@ struct compare_row {
 	const struct report_cell *ref, *cell; /* NULL when absent */
 	const char *ref_name, *name;	      /* run letter or axis value */
 	struct stats_delta d;
-	char *note; /* owned: why there is no delta, or NULL */
+	bool paired; /* d is the change of the runs' paired estimates */
+	char *note;  /* owned: why there is no delta, or NULL */
 	struct compare_kvm kvm;
 	struct compare_effect effect; /* c->effect only */
 };
@@ -127,6 +147,8 @@ struct compare_opts {
 	size_t npairs;
 	const struct compare_baseline *baselines; /* borrowed, nbaselines */
 	size_t nbaselines;
+	bool allow_unlike; /* compare runs whose hosts differ (with a note) */
+	double threshold;  /* a change counts beyond this fraction (>= 0) */
 };
 
 struct compare {
@@ -150,6 +172,8 @@ struct compare {
 	 * slowdown interval holds the other's estimate).  Owned; NULL else.
 	 */
 	char *rerun;
+	bool rerun_inconsistent; /* rerun says "NOT consistent" */
+	double threshold;	 /* o->threshold */
 };
 
 /* The run letters: "A", "B", ... (static storage; index < 26). */
@@ -178,6 +202,20 @@ int compare_parse_pair(char *text, struct compare_pair *p);
  * from TEXT.  Returns 0, or -EINVAL (reported).
  */
 int compare_parse_baseline(const char *text, struct compare_baseline *b);
+/*
+ * What makes C a failing comparison ('vmtax compare' exits 1), owned:
+ * "2 of 12 cells changed significantly (beyond 5%): 'ID' run B +10.3%,
+ * ..." and/or that the runs are not consistent with a re-run; NULL when
+ * nothing changed.  Never fails.
+ */
+char *compare_verdict_new(const struct compare *c);
+/* Whether ROW's change counts for the verdict beyond THRESHOLD. */
+bool compare_row_changed(const struct compare_row *row, double threshold);
+/*
+ * Parse --threshold's TEXT, "PCT" or "PCT%" (a finite number >= 0), into
+ * *FRACTION (5 -> 0.05).  0, or -EINVAL (reported).
+ */
+int compare_parse_threshold(const char *text, double *fraction);
 void compare_free(struct compare *c);
 
 #endif

@@ -226,8 +226,9 @@ static int fleet_report(const char *results_path, char **paths, size_t n,
 			   results_path, dl, results_path);
 	if (n == 1)
 		return report_write_view(paths[0], format, NULL, NULL, out);
-	return report_compare_write((const char *const *)paths, n, NULL,
-				    format, out);
+	return report_compare_write((const char *const *)paths, n,
+				    &(struct compare_opts){.allow_unlike = true},
+				    format, out, NULL);
 }
 
 int report_write_view(const char *results_path, const char *format,
@@ -307,7 +308,7 @@ out:
 
 int report_compare_write(const char *const *paths, size_t n,
 			 const struct compare_opts *o, const char *format,
-			 FILE *out)
+			 FILE *out, char **verdict)
 {
 	const struct report_format *f;
 	struct report **runs = xcalloc(n + 1, sizeof(*runs));
@@ -315,6 +316,8 @@ int report_compare_write(const char *const *paths, size_t n,
 	size_t i;
 	int ret;
 
+	if (verdict)
+		*verdict = NULL;
 	ret = find_format(format, &f);
 	if (ret < 0)
 		goto out;
@@ -331,10 +334,92 @@ int report_compare_write(const char *const *paths, size_t n,
 	if (ret < 0)
 		goto out;
 	ret = f->render_compare(c, out);
+	if (ret == 0 && verdict)
+		*verdict = compare_verdict_new(c);
 out:
 	compare_free(c);
 	for (i = 0; i < n; i++)
 		report_free(runs[i]);
 	free(runs);
+	return ret;
+}
+
+/* Append "'WHAT' (REASON)" to *LIST, the Nth item (at most 5 shown). */
+static void failure_add(char **list, size_t n, const char *what,
+			const char *reason)
+{
+	char *t;
+
+	if (n > 5)
+		return;
+	t = n == 5 ? xasprintf("%s, ...", *list)
+		   : xasprintf("%s%s%s (%s)", *list, n ? ", " : "", what,
+			       reason ? reason : "no reason given");
+	free(*list);
+	*list = t;
+}
+
+int report_failures_new(const char *results_path, char **why)
+{
+	json_t *doc, *cells, *hosts, *x;
+	char *list = xstrdup(""), *hlist = xstrdup(""), *what;
+	size_t i, n = 0, nh = 0;
+	int ret;
+
+	*why = NULL;
+	ret = results_doc_load(results_path, JSON_REJECT_DUPLICATES, &doc);
+	if (ret < 0)
+		goto out;
+	cells = json_object_get(doc, "cells");
+	json_array_foreach(cells, i, x)
+	{
+		if (strcmp(json_string_value(json_object_get(x, "status")) ?: "",
+			   "failed"))
+			continue;
+		what = xasprintf("'%s'",
+				 json_string_value(json_object_get(x, "id")) ?: "?");
+		failure_add(&list, n++, what,
+			    json_string_value(json_object_get(x, "reason")));
+		free(what);
+	}
+	hosts = json_object_get(json_object_get(doc, "fleet"), "hosts");
+	json_array_foreach(hosts, i, x)
+	{
+		const char *name =
+		    json_string_value(json_object_get(x, "name")) ?: "?";
+		json_int_t nf = json_integer_value(
+		    json_object_get(json_object_get(x, "cells"), "failed"));
+
+		if (!strcmp(json_string_value(json_object_get(x, "status")) ?: "",
+			    "ok") &&
+		    (nf <= 0 || report_fleet_has_axis(doc)))
+			continue;
+		what = xasprintf("host '%s'", name);
+		if (nf > 0) {
+			char *r = xasprintf("%lld of its cells failed",
+					    (long long)nf);
+
+			failure_add(&hlist, nh++, what, r);
+			free(r);
+		} else {
+			failure_add(&hlist, nh++, what,
+				    json_string_value(json_object_get(x, "reason")));
+		}
+		free(what);
+	}
+	if (n && nh)
+		*why = xasprintf("%zu of %zu cells failed: %s; %zu fleet "
+				 "hosts with failures: %s",
+				 n, json_array_size(cells), list, nh, hlist);
+	else if (n)
+		*why = xasprintf("%zu of %zu cells failed: %s", n,
+				 json_array_size(cells), list);
+	else if (nh)
+		*why = xasprintf("%zu of %zu fleet hosts with failures: %s", nh,
+				 json_array_size(hosts), hlist);
+	json_decref(doc);
+out:
+	free(list);
+	free(hlist);
 	return ret;
 }

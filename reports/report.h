@@ -48,7 +48,19 @@ struct compare_opts;
  */
 int report_compare_write(const char *const *paths, size_t n,
 			 const struct compare_opts *o, const char *format,
-			 FILE *out);
+			 FILE *out, char **verdict);
+/*
+ * (report_compare_write()'s VERDICT, when not NULL: compare.h
+ * compare_verdict_new() of the comparison rendered, owned, NULL when it
+ * found no change; NULL on error.)
+ *
+ * What failed in the run at RESULTS_PATH ('vmtax report' exits 1 then):
+ * its cells of status "failed", and for a fleet run the hosts that failed
+ * or had cells fail, as one text into *WHY (owned: "2 of 6 cells failed:
+ * 'ID' (REASON), ..."); *WHY NULL when nothing failed.  0, or a negative
+ * errno (reported: the file cannot be read).
+ */
+int report_failures_new(const char *results_path, char **why);
 
 /*
  * report_write() with the matrix laid out by ROWS and COLS (comma-separated

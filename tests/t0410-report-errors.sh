@@ -196,4 +196,49 @@ test_expect_success 'report: an old file has the derived axes only' '
 	grep -q "unknown axis .vcpus. (axes of .*results-demo.json.: where, paging, host-thp, guest-thp)" err
 '
 
+
+# The exit status says whether the run failed (as a test runner's): a
+# failed cell, or a fleet host that failed, is 1 (--exit-zero: 0), with
+# one line on stderr naming them; skipped cells are not failures.
+jq '(.cells[] | select(.id == "guest/paging=tcg/host-thp=always/guest-thp=never" or .id == "guest/paging=tcg/host-thp=never/guest-thp=never")) |= (.status = "failed" | .reason = "the guest did not boot")' \
+	"$demo" >twofailed.json
+jq '(.cells[] | select(.status == "ok")) |= (.status = "failed" | .reason = "x")' \
+	"$demo" >allfailed.json
+mkdir -p fleet/hosts/alpha && cp "$demo" fleet/hosts/alpha/results.json &&
+jq '.fleet = {"mode": "each", "hosts": [{"name": "alpha", "status": "ok", "reason": null, "results": "hosts/alpha/results.json", "cells": {"ok": 6, "failed": 0}}, {"name": "beta", "status": "failed", "reason": "ssh: connection lost", "results": null}]}' \
+	"$demo" >fleet/results.json || exit 1
+# ARGS<TAB>STATUS<TAB>what stderr must be (grep -E; empty: nothing)
+cat >verdicts <<'EOF'
+$demo	0	
+$vcpus	1	^vmtax: report: 1 of 14 cells failed: 'guest/host-thp=never/guest-thp=never/vcpus=4' \(3 of 3 samples failed: the guest agent did not answer within 600 s\) \(exit 1; --exit-zero: 0\)$
+$vcpus --exit-zero	0	
+$vcpus -f json	1	^vmtax: report: 1 of 14 cells failed
+twofailed.json	1	^vmtax: report: 2 of 10 cells failed: 'guest/paging=tcg/host-thp=always/guest-thp=never' \(the guest did not boot\), 'guest/paging=tcg/host-thp=never/guest-thp=never' \(the guest did not boot\) \(exit 1
+allfailed.json	1	^vmtax: report: 6 of 10 cells failed: 'bare-metal/host-thp=always' \(x\), .*, 'guest/paging=tcg/host-thp=never/guest-thp=always' \(x\), \.\.\. \(exit 1
+fleet	1	^vmtax: report: 1 of 2 fleet hosts with failures: host 'beta' \(ssh: connection lost\) \(exit 1; --exit-zero: 0\)$
+fleet --exit-zero	0	
+EOF
+test_expect_success 'the exit status says whether the run failed: each case its status and line' '
+	n=0 &&
+	while IFS="	" read -r args code want; do
+		n=$((n + 1)) &&
+		eval "set -- $args" &&
+		echo "$n: vmtax report $* (want $code)" &&
+		test_expect_code $code "$VMTAX" report "$@" >out 2>err &&
+		cat err &&
+		if test -z "$want"
+		then
+			test ! -s err && test -s out
+		else
+			test "$(wc -l <err)" = 1 && grep -Eq "$want" err
+		fi || { echo "case $n: want: $want"; exit 1; }
+	done <verdicts &&
+	test "$n" = 8
+'
+test_expect_success 'report --help says what the exit status means' '
+	"$VMTAX" report --help >help &&
+	grep -q -- "--exit-zero  " help &&
+	grep -q "^exit status: 0 every cell ended ok or skipped, 1 a cell" help
+'
+
 test_done

@@ -74,7 +74,7 @@ expect_bad 'an escape sequence in an axis name is not printed' axesc.json \
 
 test_expect_success 'the hostile file renders in all five formats' '
 	for f in text md csv json html; do
-		"$VMTAX" report -f $f "$hostile" >h.$f || exit 1
+		test_expect_code 1 "$VMTAX" report -f $f "$hostile" >h.$f 2>h.$f.err || exit 1
 	done &&
 	grep -q "data-pwned" h.text
 '

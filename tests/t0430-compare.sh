@@ -11,34 +11,37 @@ HW="$TOP/tests/fixtures/results-hw.json"
 export A B HW
 
 test_expect_success 'two runs: a delta with an interval per measured cell' '
-	"$VMTAX" compare "$A" "$B" >out &&
-	cat out &&
+	test_expect_code 1 "$VMTAX" compare "$A" "$B" >out 2>err &&
+	cat out err &&
+	grep -qx "vmtax: compare: 4 of 10 rows changed significantly: .bare-metal/host-thp=always. run B +2.7%, .*; the runs are NOT consistent with a re-run (exit 1; --exit-zero: 0)" err &&
 	test "$(grep -c "^ A .* -> B .*: delta [+-][0-9.]*% \[[+-][0-9.]*%, [+-][0-9.]*%\], p " out)" = 6 &&
 	grep -q "^ A 1.915 s -> B 1.966 s: delta +2.67% \[+0.88%, +4.45%\], p 0.0225 \*$" out &&
 	grep -q "within noise" out
 '
 
 test_expect_success 'two runs: skipped cells are shown with their reason' '
-	"$VMTAX" compare "$A" "$B" >out &&
+	"$VMTAX" compare --exit-zero "$A" "$B" >out 2>err &&
+	test ! -s err &&
 	test "$(grep -c "no delta: run A: skipped: paging cannot be changed" out)" = 4
 '
 
 test_expect_success 'a run against itself: no difference, within noise' '
-	"$VMTAX" compare "$A" "$A" >out &&
+	"$VMTAX" compare "$A" "$A" >out 2>err &&
+	test ! -s err &&
 	! grep -q "\*$" out &&
 	grep -q "delta +0.00% \[-0.29%, +0.29%\], p 1.0000 within noise" out
 '
 
 test_expect_success 'run directories are accepted' '
 	mkdir -p a b && cp "$A" a/results.json && cp "$B" b/results.json &&
-	"$VMTAX" compare a b >dirs &&
-	"$VMTAX" compare "$A" "$B" >files &&
+	test_expect_code 1 "$VMTAX" compare a b >dirs &&
+	test_expect_code 1 "$VMTAX" compare "$A" "$B" >files &&
 	sed 1,3d dirs >d1 && sed 1,3d files >f1 && cmp d1 f1
 '
 
 test_expect_success 'every format renders a comparison, the numbers agree' '
 	for f in text md csv json html; do
-		"$VMTAX" compare --format $f "$A" "$B" >cmp.$f || exit 1
+		test_expect_code 1 "$VMTAX" compare --format $f "$A" "$B" >cmp.$f || exit 1
 	done &&
 	grep -q "| THP always host | A | 1.915 | B | 1.966 | +2.67% | \[+0.88%, +4.45%\] | 0.0225 | \* |" cmp.md &&
 	grep -q "^compare,bare-metal/host-thp=always,.*,0.0266526467,0.00879372833,0.0445302323,0.0225453902," cmp.csv &&
@@ -49,7 +52,7 @@ test_expect_success 'every format renders a comparison, the numbers agree' '
 '
 
 test_expect_success '--by host_thp pairs cells differing only in host THP' '
-	"$VMTAX" compare "$HW" --by host_thp >by &&
+	test_expect_code 1 "$VMTAX" compare "$HW" --by host_thp >by &&
 	cat by &&
 	test "$(grep -c "^ always .* -> never .*: delta" by)" = 3 &&
 	test "$(grep -c "^ always .* -> madvise .*: delta" by)" = 1 &&
@@ -57,13 +60,13 @@ test_expect_success '--by host_thp pairs cells differing only in host THP' '
 '
 
 test_expect_success '--by where: each guest cell against bare metal at its host THP' '
-	"$VMTAX" compare "$HW" --by where >by &&
+	test_expect_code 1 "$VMTAX" compare "$HW" --by where >by &&
 	test "$(grep -c "^ bare-metal .* -> guest .*: delta" by)" = 6 &&
 	grep -q "guest/paging=shadow/host-thp=never/guest-thp=never vs bare-metal/host-thp=never" by
 '
 
 test_expect_success '--by paging: EPT off against EPT on' '
-	"$VMTAX" compare "$HW" --by paging --format csv >by.csv &&
+	test_expect_code 1 "$VMTAX" compare "$HW" --by paging --format csv >by.csv &&
 	test "$(grep -c "^compare,guest/paging=shadow/.*,ept,shadow," by.csv)" = 3
 '
 
@@ -96,7 +99,7 @@ KERNELS="$TOP/tests/fixtures/results-kernels.json"
 export VCPUS KERNELS
 
 test_expect_success '--by vcpus: each guest cell against the same THP pair at 1 vcpu' '
-	"$VMTAX" compare "$VCPUS" --by vcpus >by &&
+	test_expect_code 1 "$VMTAX" compare "$VCPUS" --by vcpus >by &&
 	cat by &&
 	grep -q "by vcpus: each cell against vcpus=1" by &&
 	test "$(grep -c "^ 1 .* -> 2 .*: delta" by)" = 4 &&
@@ -107,19 +110,19 @@ test_expect_success '--by vcpus: each guest cell against the same THP pair at 1 
 '
 
 test_expect_success '--by kernel: a text axis of guest cells' '
-	"$VMTAX" compare "$KERNELS" --by kernel --format csv >by.csv &&
+	test_expect_code 1 "$VMTAX" compare "$KERNELS" --by kernel --format csv >by.csv &&
 	test "$(grep -c "^compare,guest/.*/kernel=vmlinuz-6.12.5,.*,vmlinuz-6.1.0-13-amd64,vmlinuz-6.12.5," by.csv)" = 2
 '
 
 test_expect_success '--by where in a run with axes ignores the guest-only ones' '
-	"$VMTAX" compare "$VCPUS" --by where >by &&
+	test_expect_code 1 "$VMTAX" compare "$VCPUS" --by where >by &&
 	test "$(grep -c "^ bare-metal .* -> guest .*: delta" by)" = 11 &&
 	grep -q "guest/host-thp=never/guest-thp=always/vcpus=4 vs bare-metal/host-thp=never" by
 '
 
 test_expect_success '--by host-thp (the axis name) and host_thp agree' '
-	"$VMTAX" compare "$HW" --by host-thp >dash &&
-	"$VMTAX" compare "$HW" --by host_thp >under &&
+	test_expect_code 1 "$VMTAX" compare "$HW" --by host-thp >dash &&
+	test_expect_code 1 "$VMTAX" compare "$HW" --by host_thp >under &&
 	sed 2d dash >d && sed 2d under >u && cmp d u
 '
 
@@ -133,7 +136,7 @@ KVMB="$TOP/tests/fixtures/results-kvm-b.json"
 export KVMA KVMB
 
 test_expect_success 'kvm: two runs show the KVM deltas of guest cells with evidence' '
-	"$VMTAX" compare "$KVMA" "$KVMB" >kvm &&
+	test_expect_code 1 "$VMTAX" compare "$KVMA" "$KVMB" >kvm &&
 	cat kvm &&
 	test "$(grep -c "^ KVM: " kvm)" = 2 &&
 	grep -q "^ KVM: exits per sample 1913.3 -> 2035.3 (+6.38%); 2M share 99.46% -> 64.19% (-35.27 points); most changed: npf 116.0 -> 220.3 (+104.3), interrupt 785.7 -> 793.7 (+8.0), msr 629.0 -> 635.0 (+6.0)$" kvm &&
@@ -143,13 +146,13 @@ test_expect_success 'kvm: two runs show the KVM deltas of guest cells with evide
 '
 
 test_expect_success 'kvm: --by paging puts NPT off against NPT on, a reason one side lacks at 0' '
-	"$VMTAX" compare "$KVMA" --by paging >bypg &&
+	test_expect_code 1 "$VMTAX" compare "$KVMA" --by paging >bypg &&
 	grep -q "^ KVM: exits per sample 1913.3 -> 3599.0 (+88.10%); 2M share 99.46% -> 90.27% (-9.19 points); most changed: PF excp 0.0 -> 1807.0 (+1807.0), npf 116.0 -> 0.0 (-116.0), interrupt 785.7 -> 706.3 (-79.3)$" bypg
 '
 
 test_expect_success 'kvm: every format carries the KVM deltas, the numbers agree' '
 	for f in md csv json html; do
-		"$VMTAX" compare --format $f "$KVMA" "$KVMB" >kcmp.$f || exit 1
+		test_expect_code 1 "$VMTAX" compare --format $f "$KVMA" "$KVMB" >kcmp.$f || exit 1
 	done &&
 	grep -q "^- THP always guest, NPT on + THP always host (A -> B): exits per sample 1913.3 -> 2035.3 (+6.38%); 2M share 99.46% -> 64.19% (-35.27 points)" kcmp.md &&
 	grep -q "^kvm,guest/paging=hw/host-thp=always/guest-thp=always,share_2m,guest/paging=hw/host-thp=always/guest-thp=always,A,B,3,0.994623899,3,0.641879377,-0.352744522," kcmp.csv &&
@@ -171,7 +174,7 @@ assert r[\"bare-metal/host-thp=always\"][\"kvm\"] is None
 
 test_expect_success 'kvm: runs without KVM evidence compare as before' '
 	for f in text md csv json html; do
-		"$VMTAX" compare --format $f "$A" "$B" >plain.$f || exit 1
+		test_expect_code 1 "$VMTAX" compare --format $f "$A" "$B" >plain.$f || exit 1
 	done &&
 	! grep -q "KVM" plain.text &&
 	! grep -q "KVM" plain.md &&
@@ -207,7 +210,7 @@ test_expect_success 'effect: a run against itself differs by 0 points in every m
 '
 
 test_expect_success '--pair without --effect: a plain delta between the paired cells' '
-	"$VMTAX" compare "$A" "$B" --pair bare-metal/host-thp=always,bare-metal/host-thp=never >pair &&
+	test_expect_code 1 "$VMTAX" compare "$A" "$B" --pair bare-metal/host-thp=always,bare-metal/host-thp=never >pair &&
 	grep -qx "A THP always host / B THP never host" pair &&
 	grep -qx " cell bare-metal/host-thp=never vs bare-metal/host-thp=always" pair &&
 	grep -qx " A 1.915 s -> B 2.453 s: delta +28.13% \[+26.39%, +29.87%\], p 0.0001 \*" pair &&
@@ -256,18 +259,27 @@ test_expect_success 'effect: bad input, each with its own reason (exit 2)' '
 
 test_expect_success 'hosts alike: no note' '
 	for f in text md csv json html; do
-		"$VMTAX" compare --format $f "$A" "$B" >same.$f || exit 1
+		test_expect_code 1 "$VMTAX" compare --format $f "$A" "$B" >same.$f || exit 1
 	done &&
 	! grep -qi "note" same.text && ! grep -q "Note" same.md &&
 	! grep -q "^note," same.csv && ! grep -q "\"notes\"" same.json &&
 	! grep -q "class=\"note\"" same.html
 '
 
-test_expect_success 'hosts that differ: every format names what differs' '
+test_expect_success 'hosts that differ: refused, naming what differs (exit 2)' '
 	jq ".run.host.cpu_model = \"AMD EPYC 9654\" | .run.host.kernel = \"6.12.5\"" \
 		"$B" >other-host.json &&
+	test_expect_code 2 "$VMTAX" compare "$A" other-host.json >out 2>err &&
+	cat err &&
+	test ! -s out &&
+	grep -qxF "vmtax: error: '"'"'other-host.json'"'"' (run B) ran on another host than '"'"'$A'"'"' (run A): cpu_model ('"'"'Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz'"'"' vs '"'"'AMD EPYC 9654'"'"'), kernel ('"'"'6.1.0-13-amd64'"'"' vs '"'"'6.12.5'"'"'); its differences would be the hosts'"'"' too (--allow-unlike compares them anyway)" err &&
+	test_expect_code 2 "$VMTAX" compare --exit-zero "$A" "$A" other-host.json 2>err3 &&
+	grep -qF "(run C) ran on another host than" err3
+'
+
+test_expect_success 'hosts that differ, --allow-unlike: every format names what differs' '
 	for f in text md csv json html; do
-		"$VMTAX" compare --format $f "$A" other-host.json >host.$f || exit 1
+		test_expect_code 1 "$VMTAX" compare --allow-unlike --format $f "$A" other-host.json >host.$f || exit 1
 	done &&
 	note="run B ran on another host than run A: cpu_model ('"'"'Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz'"'"' vs '"'"'AMD EPYC 9654'"'"'), kernel ('"'"'6.1.0-13-amd64'"'"' vs '"'"'6.12.5'"'"'); its differences are the hosts'"'"' too" &&
 	grep -qxF "note: $note" host.text &&
@@ -279,10 +291,68 @@ test_expect_success 'hosts that differ: every format names what differs' '
 	grep -qxF "note: $note" host.effect
 '
 
+# Two interleaved runs compare each cell's paired slowdown (docs/sampling.md,
+# "Comparing interleaved runs"): run B is run A with one guest cell 10%
+# slower in every sample, so only that row moves, by exactly +10%.
+IL="$TOP/tests/fixtures/results-interleaved.json"
+export IL
+test_expect_success 'interleaved runs: rows compare the paired slowdowns, a note says so' '
+	jq "(.cells[] | select(.id == \"guest/host-thp=always/guest-thp=always\") | .samples[]) |= (.metric *= 1.1 | .elapsed_s *= 1.1)" \
+		"$IL" >il-b.json &&
+	"$VMTAX" compare "$IL" il-b.json >il.cmp 2>err &&
+	cat il.cmp &&
+	test ! -s err &&
+	grep -qxF "note: the runs were interleaved: a cell'"'"'s change is that of its paired slowdown against the baseline '"'"'bare-metal/host-thp=always'"'"' in each run (the host'"'"'s drift within a run cancels); the baseline'"'"'s own row compares its means" il.cmp &&
+	grep -qx " A 0.836 s -> B 0.920 s: delta +10.00% \[.*\], p .* within noise" il.cmp &&
+	test "$(grep -c "delta +0.00%" il.cmp)" = 5 &&
+	"$VMTAX" compare "$A" "$A" >aa.cmp &&
+	! grep -q "interleaved" aa.cmp
+'
+
+# The exit status is the verdict (as diff's): ARGS<TAB>STATUS<TAB>what
+# stderr must be (a grep -E pattern; empty: nothing), one case a line.
+cat >"$TRASH/verdicts" <<'EOF'
+$A $A	0	
+$A $B	1	^vmtax: compare: 4 of 10 rows changed significantly: 'bare-metal/host-thp=always' run B \+2\.7%, 'bare-metal/host-thp=never' run B \+2\.6%, .*; the runs are NOT consistent with a re-run \(exit 1; --exit-zero: 0\)$
+$A $B --exit-zero	0	
+$A $B --threshold 3	1	^vmtax: compare: 2 of 10 rows changed significantly beyond 3%: 'guest/paging=tcg/host-thp=always/guest-thp=always' run B \+3\.3%, 'guest/paging=tcg/host-thp=never/guest-thp=always' run B \+3\.6%; the runs are NOT
+$A $B --threshold 5%	1	^vmtax: compare: the runs are NOT consistent with a re-run \(exit 1; --exit-zero: 0\)$
+$HW --by host_thp	1	^vmtax: compare: 3 of 4 rows changed significantly: 'bare-metal/host-thp=never' \+4\.0%
+$HW --by host_thp --threshold 10	1	^vmtax: compare: 1 of 4 rows changed significantly beyond 10%: 'guest/paging=ept/host-thp=never/guest-thp=never' \+10\.6% \(exit 1
+$HW --by host_thp --threshold 50	0	
+$KVMA $KVMB --threshold 5	1	^vmtax: compare: 1 of 5 rows changed significantly beyond 5%: 'guest/paging=shadow/host-thp=always/guest-thp=always' run B -7\.0%; the runs are NOT
+--effect $A $B	0	
+$A $A --threshold -1	2	^vmtax: error: --threshold '-1': expected a percentage >= 0
+$A $A --threshold 5x	2	^vmtax: error: --threshold '5x': expected a percentage >= 0
+$A $A --threshold nan	2	^vmtax: error: --threshold 'nan': expected a percentage >= 0
+$A other.json --exit-zero	2	^vmtax: error: cannot compare
+EOF
+
+test_expect_success 'the exit status is the verdict: each case its status and its line' '
+	n=0 &&
+	while IFS="	" read -r args code want; do
+		n=$((n + 1)) &&
+		eval "set -- $args" &&
+		echo "$n: vmtax compare $* (want $code)" &&
+		test_expect_code $code "$VMTAX" compare "$@" >out 2>err &&
+		cat err &&
+		if test -z "$want"
+		then
+			test ! -s err
+		else
+			test "$(wc -l <err)" = 1 && grep -Eq "$want" err
+		fi || { echo "case $n: want: $want"; exit 1; }
+	done <verdicts &&
+	test "$n" = 14
+'
+
 test_expect_success 'compare --help names --effect, --pair and --baseline' '
 	"$VMTAX" compare --help >help &&
 	grep -q -- "--effect  " help && grep -q -- "--pair REF_ID,ID  " help &&
-	grep -q -- "--baseline RUN=ID  " help
+	grep -q -- "--baseline RUN=ID  " help &&
+	grep -q -- "--threshold PCT  " help && grep -q -- "--exit-zero  " help &&
+	grep -q -- "--allow-unlike  " help &&
+	grep -q "^exit status: 0 no significant change, 1 a significant change" help
 '
 
 test_done

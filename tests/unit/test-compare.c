@@ -338,6 +338,15 @@ static void test_parse(void **state)
 	    {"B=", -1, NULL},
 	    {"BB=x", -1, NULL},
 	};
+	/* --threshold: the fraction, or NAN for a refusal */
+	static const struct {
+		const char *text;
+		double want;
+	} thresholds[] = {
+	    {"5", 0.05}, {"5%", 0.05}, {"0", 0}, {"2.5", 0.025},
+	    {"-1", NAN}, {"5x", NAN},  {"", NAN}, {"%", NAN},
+	    {"nan", NAN}, {"inf", NAN}, {"5%%", NAN},
+	};
 	size_t i;
 
 	(void)state;
@@ -367,6 +376,49 @@ static void test_parse(void **state)
 			assert_int_equal(ret, -EINVAL);
 		}
 	}
+	for (i = 0; i < sizeof(thresholds) / sizeof(thresholds[0]); i++) {
+		double f = -1;
+		int ret = compare_parse_threshold(thresholds[i].text, &f);
+
+		if (isnan(thresholds[i].want)) {
+			assert_int_equal(ret, -EINVAL);
+			assert_true(f == -1); /* untouched */
+		} else {
+			assert_int_equal(ret, 0);
+			assert_true(fabs(f - thresholds[i].want) < 1e-12);
+		}
+	}
+}
+
+/* The verdict's rule for one row: valid, significant, beyond the threshold. */
+static void test_row_changed(void **state)
+{
+	static const struct {
+		bool valid, significant;
+		double delta, threshold;
+		bool want;
+	} rows[] = {
+	    {true, true, 0.027, 0, true},    /* any significant change */
+	    {true, true, -0.07, 0.05, true}, /* a speed-up counts too */
+	    {true, true, 0.033, 0.03, true},
+	    {true, true, 0.027, 0.03, false}, /* within the threshold */
+	    {true, true, 0.05, 0.05, false},  /* more than, not as much */
+	    {true, false, 0.5, 0, false},     /* not significant */
+	    {false, true, 0.5, 0, false},     /* no delta */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct compare_row row;
+
+		memset(&row, 0, sizeof(row));
+		row.d.valid = rows[i].valid;
+		row.d.significant = rows[i].significant;
+		row.d.delta = rows[i].delta;
+		if (compare_row_changed(&row, rows[i].threshold) != rows[i].want)
+			fail_msg("row %zu: want %d", i, rows[i].want);
+	}
 }
 
 int main(void)
@@ -377,6 +429,7 @@ int main(void)
 	    cmocka_unit_test(test_effect_baseline),
 	    cmocka_unit_test(test_effect_refused),
 	    cmocka_unit_test(test_parse),
+	    cmocka_unit_test(test_row_changed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
