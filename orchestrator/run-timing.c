@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lab.h"
 #include "rounds-group.h"
 #include "run-estimate.h"
 #include "timings.h"
@@ -201,21 +202,26 @@ static void cell_costs(const struct run *r, const json_t *t, int ci,
 static void lab_costs(const struct run *r, const json_t *t,
 		      struct est_input *in)
 {
-	const char *how = r->cfg.lab_restore ? "restored" : "booted";
+	/* a lab that carries the debian image boots: its saved state is of
+	 * a lab without it (lab_boot()) */
+	bool restore = r->cfg.lab_restore && !lab_carries(&r->matrix);
+	const char *how = restore ? "restored" : "booted";
 
 	in->lab = true;
 	if (!timings_find(t, "lab", how, &in->lab_start)) {
-		in->lab_start.s = r->cfg.lab_restore ? EST_ASSUMED_LAB_RESTORED_S
-						     : EST_ASSUMED_LAB_BOOTED_S;
+		in->lab_start.s = restore ? EST_ASSUMED_LAB_RESTORED_S
+					  : EST_ASSUMED_LAB_BOOTED_S;
 		in->lab_start.src = EST_ASSUMED;
 		snprintf(in->lab_start.how, sizeof(in->lab_start.how),
 			 "assumed%s",
-			 r->cfg.lab_restore
-			     ? "; a boot and a save where no state fits: "
-			       "about a minute more"
-			     : "");
+			 restore ? "; a boot and a save where no state fits: "
+				   "about a minute more"
+				 : "");
 	}
-	snprintf(in->lab_what, sizeof(in->lab_what), "%s", how);
+	snprintf(in->lab_what, sizeof(in->lab_what), "%s%s", how,
+		 r->cfg.lab_restore && !restore
+		     ? ": it carries the debian image"
+		     : "");
 	if (r->lab_image_would != IMAGE_WOULD_NOTHING) {
 		bool minutes = r->lab_image_would == IMAGE_WOULD_MINUTES;
 
