@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* CPU and KVM module facts from ROOT/proc and ROOT/sys; see host.h. */
+/* CPU and KVM module facts from ROOT/proc and ROOT/sys (host.h), and the
+ * CPU vendors' table (cpu-vendor.h). */
 #include "host.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,44 +97,106 @@ bool host_cpu_has(const struct host_cpu *cpu, const char *flag)
 	return false;
 }
 
-static const struct virt_hw virt_intel = {"vmx", "kvm_intel", "ept"};
-static const struct virt_hw virt_amd = {"svm", "kvm_amd", "npt"};
+/* The rows of cpu-vendor.h's table: a label's words are made from it. */
+#define VIRT_HW(flag, ext, module, paging, label)                            \
+	{flag, ext, module, paging, label, label " on", label " off"}
+static const struct virt_hw virt_intel =
+    VIRT_HW("vmx", "VT-x", "kvm_intel", "ept", "EPT");
+static const struct virt_hw virt_amd =
+    VIRT_HW("svm", "AMD-V", VIRT_AMD_MODULE, "npt", "NPT");
 
-/* See host.h. */
-enum virt_vendor host_virt_vendor(const struct host_cpu *cpu)
+static const struct {
+	enum virt_vendor v;
+	const char *vendor_id; /* cpuinfo's vendor_id */
+	const char *name;      /* the word in its model names */
+	const struct virt_hw *hw;
+} vendors[] = {
+    {VIRT_VENDOR_INTEL, "GenuineIntel", "Intel", &virt_intel},
+    {VIRT_VENDOR_AMD, "AuthenticAMD", "AMD", &virt_amd},
+    {VIRT_VENDOR_HYGON, "HygonGenuine", "Hygon", &virt_amd},
+};
+
+/* Whether WORD is a word of TEXT: not inside a longer run of letters and
+ * digits ("AMD" of "AMD EPYC", not of "XAMDY"). */
+static bool has_word(const char *text, const char *word)
 {
-	static const struct {
-		const char *vendor_id;
-		enum virt_vendor v;
-	} vendors[] = {
-	    {"GenuineIntel", VIRT_VENDOR_INTEL},
-	    {"AuthenticAMD", VIRT_VENDOR_AMD},
-	    {"HygonGenuine", VIRT_VENDOR_HYGON},
-	};
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = text; (p = strstr(p, word)); p++)
+		if ((p == text || !isalnum((unsigned char)p[-1])) &&
+		    !isalnum((unsigned char)p[n]))
+			return true;
+	return false;
+}
+
+/* See cpu-vendor.h. */
+enum virt_vendor host_virt_vendor_named(const char *vendor_id,
+					const char *model)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(vendors); i++) {
+		if (vendor_id && *vendor_id
+			? !strcmp(vendor_id, vendors[i].vendor_id)
+			: model && has_word(model, vendors[i].name))
+			return vendors[i].v;
+	}
+	return VIRT_VENDOR_NONE;
+}
+
+const char *host_virt_vendor_name(enum virt_vendor v)
+{
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(vendors); i++)
-		if (!strcmp(cpu->vendor, vendors[i].vendor_id))
-			return vendors[i].v;
+		if (vendors[i].v == v)
+			return vendors[i].name;
+	return "unknown";
+}
+
+const struct virt_hw *host_virt_hw(enum virt_vendor v)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(vendors); i++)
+		if (vendors[i].v == v)
+			return vendors[i].hw;
+	return NULL;
+}
+
+const struct virt_hw *host_virt_hw_paging(const char *paging)
+{
+	size_t i;
+
+	for (i = 0; paging && i < ARRAY_SIZE(vendors); i++)
+		if (!strcmp(paging, vendors[i].hw->paging))
+			return vendors[i].hw;
+	return NULL;
+}
+
+void host_virt_vendor_ids(char *buf, size_t len)
+{
+	size_t i, at = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(vendors) && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       i ? ", " : "", vendors[i].vendor_id);
+}
+
+/* See host.h: the vendor_id, else the flags. */
+enum virt_vendor host_virt_vendor(const struct host_cpu *cpu)
+{
+	enum virt_vendor v = host_virt_vendor_named(cpu->vendor, NULL);
+
+	if (v != VIRT_VENDOR_NONE)
+		return v;
 	if (host_cpu_has(cpu, virt_intel.flag))
 		return VIRT_VENDOR_INTEL;
 	if (host_cpu_has(cpu, virt_amd.flag))
 		return VIRT_VENDOR_AMD;
 	return VIRT_VENDOR_NONE;
-}
-
-const struct virt_hw *host_virt_hw(enum virt_vendor v)
-{
-	switch (v) {
-	case VIRT_VENDOR_INTEL:
-		return &virt_intel;
-	case VIRT_VENDOR_AMD:
-	case VIRT_VENDOR_HYGON:
-		return &virt_amd;
-	case VIRT_VENDOR_NONE:
-		break;
-	}
-	return NULL;
 }
 
 const struct virt_hw *host_virt_usable(const struct host_cpu *cpu)

@@ -75,6 +75,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cpu-vendor.h"
+
 /*
  * The accel decision for accel=auto: "kvm" only when ROOT/dev/kvm can be
  * opened read-write and ROOT/proc/cpuinfo shows vmx or svm (the flag of
@@ -200,32 +202,13 @@ void host_cpuinfo_value(const char *text, const char *key, char *out,
 bool host_cpu_has(const struct host_cpu *cpu, const char *flag);
 
 /*
- * The CPU's hardware virtualization: the one place where a CPU vendor becomes
- * the flag that offers it, KVM's vendor module, and that module's parameter
- * for two-dimensional paging (which is also the paging's name in results).
- *	Intel			vmx	kvm_intel	ept
- *	AMD, Hygon		svm	kvm_amd		npt
- * (Hygon's Dhyana is an AMD derivative: AMD-V, kvm_amd, NPT.)
- * host_virt_vendor() goes by vendor_id (GenuineIntel, AuthenticAMD,
- * HygonGenuine); a CPU of any other vendor by its flags (vmx: VT-x, e.g.
+ * The CPU's vendor and its hardware virtualization (cpu-vendor.h): by
+ * vendor_id; a CPU of any other vendor by its flags (vmx: VT-x, e.g.
  * Zhaoxin; svm: AMD-V); VIRT_VENDOR_NONE when neither says.  A vendor does not
  * mean the flag is there (a guest without nested virtualization):
  * host_virt_usable() is both.
  */
-enum virt_vendor {
-	VIRT_VENDOR_NONE,
-	VIRT_VENDOR_INTEL,
-	VIRT_VENDOR_AMD,
-	VIRT_VENDOR_HYGON,
-};
-struct virt_hw {
-	const char *flag;   /* the /proc/cpuinfo flag: "vmx", "svm" */
-	const char *module; /* KVM's vendor module: "kvm_intel", "kvm_amd" */
-	const char *paging; /* its paging parameter and name: "ept", "npt" */
-};
 enum virt_vendor host_virt_vendor(const struct host_cpu *cpu);
-/* V's row of the table above; NULL for VIRT_VENDOR_NONE. */
-const struct virt_hw *host_virt_hw(enum virt_vendor v);
 /* The row of CPU when it has its vendor's flag, else NULL. */
 const struct virt_hw *host_virt_usable(const struct host_cpu *cpu);
 

@@ -393,10 +393,15 @@ void host_summary_json(json_t *host)
 	uname(&u);
 	json_object_set_new(host, "hostname", json_string(hn));
 	json_object_set_new(host, "kernel", json_string(u.release));
-	if (host_cpu_read("", &cpu) == 0)
+	if (host_cpu_read("", &cpu) == 0) {
+		json_object_set_new(host, "cpu_vendor",
+				    *cpu.vendor ? json_string(cpu.vendor)
+						: json_null());
 		json_object_set_new(host, "cpu_model", json_string(cpu.model));
-	else
+	} else {
+		json_object_set_new(host, "cpu_vendor", json_null());
 		json_object_set_new(host, "cpu_model", json_null());
+	}
 	json_object_set_new(host, "cpus",
 			    json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
 	json_object_set_new(host, "mem_bytes",

@@ -109,7 +109,8 @@ void host_ident_json(const struct host_ident *id, json_t *host);
 
 /*
  * What run.host records first: "hostname", "kernel" (the release),
- * "cpu_model" (null when /proc/cpuinfo cannot be read), "cpus" (online)
+ * "cpu_vendor" (vendor_id; null when there is none) and "cpu_model" (null
+ * when /proc/cpuinfo cannot be read), "cpus" (online)
  * and "mem_bytes", into HOST in that order.  Of this host: no ROOT.
  */
 void host_summary_json(json_t *host);

@@ -32,7 +32,7 @@ void kvm_exits_init(struct kvm_exits *x)
 
 void kvm_exits_release(struct kvm_exits *x)
 {
-	enum kvm_vendor v;
+	enum virt_vendor v;
 
 	if (!x)
 		return;

@@ -49,41 +49,26 @@ static const char *const level_counters[] = {
 static const char *const page_counters[] = {"pages_4k", "pages_2m", "pages_1g"};
 
 
-/* The CPU vendor whose KVM module and flag stand for V (host.h). */
-static enum virt_vendor kvm_vendor_virt(enum kvm_vendor v)
+enum virt_vendor kvm_vendor_detect(const char *root)
 {
-	switch (v) {
-	case KVM_VENDOR_SVM:
-		return VIRT_VENDOR_AMD;
-	case KVM_VENDOR_VMX:
-		return VIRT_VENDOR_INTEL;
-	case KVM_VENDOR_NONE:
-		break;
-	}
-	return VIRT_VENDOR_NONE;
-}
-
-enum kvm_vendor kvm_vendor_detect(const char *root)
-{
-	static const enum kvm_vendor order[] = {KVM_VENDOR_SVM,
-						KVM_VENDOR_VMX};
+	static const enum virt_vendor order[] = {VIRT_VENDOR_AMD,
+						 VIRT_VENDOR_INTEL};
 	char path[PATH_MAX];
 	struct stat st;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
 		snprintf(path, sizeof(path), "%s/sys/module/%s",
-			 kvm_root(root),
-			 host_virt_hw(kvm_vendor_virt(order[i]))->module);
+			 kvm_root(root), host_virt_hw(order[i])->module);
 		if (stat(path, &st) == 0)
 			return order[i];
 	}
-	return KVM_VENDOR_NONE;
+	return VIRT_VENDOR_NONE;
 }
 
-const char *kvm_vendor_name(enum kvm_vendor v)
+const char *kvm_vendor_name(enum virt_vendor v)
 {
-	const struct virt_hw *hv = host_virt_hw(kvm_vendor_virt(v));
+	const struct virt_hw *hv = host_virt_hw(v);
 
 	return hv ? hv->flag : "none";
 }
@@ -96,18 +81,16 @@ static const char *lookup(const struct exit_reason *t, size_t n, uint32_t code)
 	return NULL;
 }
 
-const char *kvm_exit_reason_name(enum kvm_vendor v, uint32_t code)
+const char *kvm_exit_reason_name(enum virt_vendor v, uint32_t code)
 {
-	switch (v) {
-	case KVM_VENDOR_SVM:
+	const struct virt_hw *hv = host_virt_hw(v);
+
+	if (!hv)
+		return NULL;
+	/* kvm_amd's exits are SVM's (a Hygon host's too), kvm_intel's VMX's */
+	if (hv == host_virt_hw(VIRT_VENDOR_AMD))
 		return lookup(svm_reasons, ARRAY_SIZE(svm_reasons), code);
-	case KVM_VENDOR_VMX:
-		return lookup(vmx_reasons, ARRAY_SIZE(vmx_reasons),
-			      code & 0xffff);
-	case KVM_VENDOR_NONE:
-		break;
-	}
-	return NULL;
+	return lookup(vmx_reasons, ARRAY_SIZE(vmx_reasons), code & 0xffff);
 }
 
 bool kvm_counter_cumulative(const char *name)

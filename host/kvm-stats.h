@@ -67,6 +67,8 @@
 
 #include <jansson.h>
 
+#include "cpu-vendor.h"
+
 #define KVM_WHY_MAX 256
 #define KVM_COUNTER_NAME_MAX 64
 
@@ -76,24 +78,22 @@ static inline const char *kvm_root(const char *root)
 	return root ? root : "";
 }
 
-/* Which exit-reason table applies: the loaded KVM module's (the modules and
- * flags are host_virt_hw()'s, host.h; Hygon's is AMD's). */
-enum kvm_vendor {
-	KVM_VENDOR_NONE, /* neither kvm_amd nor kvm_intel is loaded */
-	KVM_VENDOR_SVM,	 /* AMD, Hygon: kvm_amd */
-	KVM_VENDOR_VMX,	 /* Intel: kvm_intel */
-};
-
-/* From ROOT/sys/module/kvm_amd and kvm_intel ("" ROOT: the real host). */
-enum kvm_vendor kvm_vendor_detect(const char *root);
+/*
+ * Which exit-reason table applies: the loaded KVM module's, as the vendor
+ * whose module it is (cpu-vendor.h): VIRT_VENDOR_AMD for kvm_amd (a Hygon
+ * host's too: the module cannot tell), VIRT_VENDOR_INTEL for kvm_intel,
+ * VIRT_VENDOR_NONE when neither is loaded.  From ROOT/sys/module ("" ROOT:
+ * the real host).
+ */
+enum virt_vendor kvm_vendor_detect(const char *root);
 /* The vendor's cpuinfo flag, "svm" or "vmx", or "none". */
-const char *kvm_vendor_name(enum kvm_vendor v);
+const char *kvm_vendor_name(enum virt_vendor v);
 /*
  * The kernel's name of exit reason CODE ("npf", "EPT_VIOLATION"), or NULL
  * when the vendor's table has none.  VMX codes with flag bits (failed
  * VM-entry, SGX enclave mode) are named by their basic reason (low 16 bits).
  */
-const char *kvm_exit_reason_name(enum kvm_vendor v, uint32_t code);
+const char *kvm_exit_reason_name(enum virt_vendor v, uint32_t code);
 
 /* Whether counter NAME only grows (reported as a delta per sample). */
 bool kvm_counter_cumulative(const char *name);
@@ -147,7 +147,7 @@ struct kvm_exit_count {
 struct kvm_exits {
 	bool available;
 	char why[KVM_WHY_MAX];
-	enum kvm_vendor vendor;
+	enum virt_vendor vendor;
 	size_t n; /* reasons, sorted by code */
 	struct kvm_exit_count *e;
 	uint64_t total; /* sum of the counts */
@@ -178,7 +178,7 @@ int kvm_exits_delta(const struct kvm_exits *a, const struct kvm_exits *b,
 struct kvm_exit_hist {
 	bool active; /* the trigger is ours and installed */
 	char why[KVM_WHY_MAX];
-	enum kvm_vendor vendor;
+	enum virt_vendor vendor;
 	char *trigger; /* ROOT/.../events/kvm/kvm_exit/trigger */
 	char *hist;    /* ROOT/.../events/kvm/kvm_exit/hist */
 	char *filter;  /* "common_pid==T1||common_pid==T2" */

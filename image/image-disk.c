@@ -139,9 +139,10 @@ static const struct gfs_link lab_host_links[] = {
     WANTS("sockets.target", "virtlockd-admin.socket"),
 };
 
-/* kvm_amd at boot (udev would load it too, from the CPU's svm flag). */
+/* kvm_amd at boot (udev would load it too, from the CPU's svm flag): the
+ * lab CPU is AMD's (orchestrator/lab.c). */
 static const char lab_modules[] = "# written by vmtax image build\n"
-				  "kvm_amd\n";
+				  VIRT_AMD_MODULE "\n";
 
 /*
  * What each disk image kind adds to the common Debian recipe.  The kind's

@@ -206,6 +206,30 @@ static int resolve_guest_files(struct run *r)
 }
 
 /*
+ * R's vendor_paging: the paging name ("ept", "npt") of CPU's vendor
+ * (cpu-vendor.h), the CPU of WHERE, whose guests the cells are; "" for a CPU
+ * of no known vendor.  That is refused when its guests run under KVM: their
+ * paging would have no name.  (Under TCG a hw cell is skipped, and says
+ * "hw".)
+ */
+static int vendor_paging_set(struct run *r, const struct host_cpu *cpu,
+			     const char *where)
+{
+	const struct virt_hw *hv = host_virt_hw(host_virt_vendor(cpu));
+	char ids[64];
+
+	snprintf(r->vendor_paging, sizeof(r->vendor_paging), "%s",
+		 hv ? hv->paging : "");
+	if (hv || strcmp(r->accel, "kvm"))
+		return 0;
+	host_virt_vendor_ids(ids, sizeof(ids));
+	err_plain("%s: cannot tell which paging KVM guests get on %s: its CPU "
+		  "vendor '%s' is none of %s",
+		  r->cfg.path, where, cpu->vendor, ids);
+	return -ENODEV;
+}
+
+/*
  * Guests on a remote libvirt: what its host says (guest-remote.h) decides
  * the accelerator and the paging's name, and its THP must be the config's
  * one host_thp (it is not set from here).
@@ -214,7 +238,8 @@ static int remote_checks(struct run *r)
 {
 	struct guest_remote *g;
 	struct host_cpu cpu = { 0 };
-	const struct virt_hw *virt;
+	char *where;
+	int ret;
 
 	if (guest_remote_open(r->cfg.uri, r->cfg.path, &r->remote) < 0)
 		return -EINVAL;
@@ -238,10 +263,10 @@ static int remote_checks(struct run *r)
 		return -EINVAL;
 	}
 	snprintf(cpu.vendor, sizeof(cpu.vendor), "%s", g->vendor);
-	virt = host_virt_hw(host_virt_vendor(&cpu));
-	snprintf(r->vendor_paging, sizeof(r->vendor_paging), "%s",
-		 (virt ? virt : host_virt_hw(VIRT_VENDOR_INTEL))->paging);
-	return resolve_guest_files(r);
+	where = xasprintf("'%s' (the remote libvirt's host)", g->d.host);
+	ret = vendor_paging_set(r, &cpu, where);
+	free(where);
+	return ret < 0 ? ret : resolve_guest_files(r);
 }
 
 /*
@@ -250,7 +275,6 @@ static int remote_checks(struct run *r)
  */
 static int run_local_checks(struct run *r)
 {
-	const struct virt_hw *virt;
 	struct host_cpu cpu;
 
 	if (r->need_guest && vm_uri_remote(r->cfg.uri, NULL))
@@ -262,14 +286,10 @@ static int run_local_checks(struct run *r)
 		snprintf(r->accel_why, sizeof(r->accel_why),
 			 "accel = tcg in the config");
 	}
-	virt = host_cpu_read("", &cpu) == 0
-		   ? host_virt_hw(host_virt_vendor(&cpu))
-		   : NULL;
-	/* A CPU of no known vendor has no hw paging: its cells say Intel's. */
-	if (!virt)
-		virt = host_virt_hw(VIRT_VENDOR_INTEL);
-	snprintf(r->vendor_paging, sizeof(r->vendor_paging), "%s",
-		 virt->paging);
+	if (host_cpu_read("", &cpu) < 0)
+		memset(&cpu, 0, sizeof(cpu));
+	if (vendor_paging_set(r, &cpu, "this host") < 0)
+		return -ENODEV;
 	return resolve_guest_files(r);
 }
 

@@ -51,26 +51,35 @@ static double gib(uint64_t b)
 	return (double)b / (1ULL << 30);
 }
 
-/* The lab CPU's features: a KVM host (svm, npt), and no Intel ept axis. */
-static int lab_cpu_check(const struct run_config *c)
+/*
+ * The lab CPU's features: a KVM host (its vendor's flag and paging: svm,
+ * npt), and no Intel ept axis (every lab CPU model is AMD's).
+ */
+static int lab_cpu_check(const struct run_config *c,
+			 const struct lab_cpu_model *cpu)
 {
+	const struct virt_hw *hw = host_virt_hw(cpu->vendor);
+	const struct virt_hw *intel = host_virt_hw(VIRT_VENDOR_INTEL);
 	int bad = 0;
 
-	if (lab_feature(c->lab_cpu_features, "svm") != 1 ||
-	    lab_feature(c->lab_cpu_features, "npt") != 1) {
+	if (lab_feature(c->lab_cpu_features, hw->flag) != 1 ||
+	    lab_feature(c->lab_cpu_features, hw->paging) != 1) {
 		run_config_error(
 		    c, RUN_CONFIG_KEY(lab_cpu_features),
-		    "a lab host needs '+svm +npt' (AMD-V with nested "
+		    "a lab host needs '+%s +%s' (%s with nested "
 		    "paging) to be a KVM host; got '%s'",
-		    c->lab_cpu_features);
+		    hw->flag, hw->paging, hw->ext, c->lab_cpu_features);
 		bad = 1;
 	}
 	if (c->ept_set) {
 		run_config_error(c, RUN_CONFIG_KEY(ept),
-			     "ept is Intel's kvm_intel parameter, and a lab "
-			     "host is AMD (%s with svm): use 'npt = on, off' "
-			     "or 'paging = hw, shadow'",
-			     c->lab_cpu);
+			     "%s is %s's %s parameter, and a lab host is %s "
+			     "(%s with %s): use '%s = on, off' or 'paging = "
+			     "hw, shadow'",
+			     intel->paging,
+			     host_virt_vendor_name(VIRT_VENDOR_INTEL),
+			     intel->module, host_virt_vendor_name(cpu->vendor),
+			     c->lab_cpu, hw->flag, hw->paging);
 		bad = 1;
 	}
 	return bad;
@@ -210,7 +219,7 @@ int lab_config_check(const struct run_config *c, const struct matrix *m,
 			     c->lab_cpu);
 		return -EINVAL;
 	}
-	bad = lab_cpu_check(c);
+	bad = lab_cpu_check(c, cpu);
 	bad |= lab_cells_check(c, m, cpu);
 	bad |= lab_host_check(c, h);
 	bad |= lab_files_check(c, m);

@@ -119,7 +119,7 @@ struct run {
 	struct run_guest_files *gfs; /* one per distinct (image, kernel, initrd) */
 	size_t ngfs;
 	char bindir[PATH_MAX];
-	char vendor_paging[8];	/* "ept" or "npt" */
+	char vendor_paging[8];	/* "ept" or "npt"; "" no known vendor */
 	bool need_guest;
 	long failures;
 	double t0;
@@ -238,7 +238,8 @@ void run_slug(const char *id, char *out, size_t len);
 int run_host_prepare(struct run *r, int ci, char *pool, size_t plen,
 		     char *orig, size_t olen);
 /* The paging guest cell C asks for: "tcg", "shadow", or the CPU's ("ept",
- * "npt"); R's accel must be known. */
+ * "npt"; "hw" on a CPU of no known vendor, under TCG); R's accel must be
+ * known. */
 const char *run_cell_paging(const struct run *r, const struct cell *c);
 /* THP and [host] knobs only, before each interleaved sample. */
 int run_host_apply(struct run *r, int ci);

@@ -144,7 +144,8 @@ static const char *cell_paging(const struct run *r, const struct cell *c)
 		return "tcg";
 	if (c->paging == PAGING_SHADOW)
 		return "shadow";
-	return r->vendor_paging;
+	/* a CPU of no known vendor runs no KVM guest: a hw cell is skipped */
+	return *r->vendor_paging ? r->vendor_paging : paging_name(c->paging);
 }
 
 const char *run_cell_paging(const struct run *r, const struct cell *c)

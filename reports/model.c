@@ -60,12 +60,11 @@ const char *report_paging_word(const struct report *r, const char *paging)
 		return "guest";
 	if (!strcmp(paging, "tcg"))
 		return "TCG";
-	if (!strcmp(paging, "ept"))
-		return "EPT on";
-	if (!strcmp(paging, "npt"))
-		return "NPT on";
-	if (!strcmp(paging, "shadow"))
-		return r->amd ? "NPT off" : "EPT off";
+	if (host_virt_hw_paging(paging))
+		return host_virt_hw_paging(paging)->label_on;
+	/* shadow is the host's hw paging off; of no known vendor, "shadow" */
+	if (!strcmp(paging, "shadow") && host_virt_hw(r->vendor))
+		return host_virt_hw(r->vendor)->label_off;
 	return paging;
 }
 
@@ -337,7 +336,8 @@ static void load_run(struct report *r)
 	r->v_vmtax = jstr(ver, "vmtax");
 	r->v_libvirt = jstr(ver, "libvirt");
 	r->v_qemu = jstr(ver, "qemu");
-	r->amd = r->cpu_model && strstr(r->cpu_model, "AMD");
+	r->vendor = host_virt_vendor_named(jstr(host, "cpu_vendor"),
+					   r->cpu_model);
 }
 
 /* The workload: a name, a metric, and which way is better. */

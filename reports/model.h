@@ -42,6 +42,8 @@
 
 #include <jansson.h>
 
+/* The CPU vendors (enum virt_vendor), of host/: no I/O. */
+#include "cpu-vendor.h"
 /* The counters (enum runner_counter, RC_NR, runner_counter_name()). */
 #include "profile-diff.h"
 #include "runner.h"
@@ -330,7 +332,9 @@ struct report {
 	json_t *wl_params; /* borrowed object */
 	bool higher_better;
 	bool metric_is_elapsed;
-	bool amd; /* shadow paging reads "NPT off" rather than "EPT off" */
+	/* run.host's CPU vendor (cpu_vendor, else a word of cpu_model):
+	 * shadow paging reads its label ("NPT off", "EPT off") */
+	enum virt_vendor vendor;
 	const char *baseline_id;
 	long baseline; /* cell index */
 	/* the file's baseline when report_set_baseline() changed it, or NULL */

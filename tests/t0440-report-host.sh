@@ -76,6 +76,43 @@ test_expect_success 'a lab run keeps its emulated wording, whatever its host say
 	! grep -q "host identity" lab.txt
 '
 
+# with_cpu VENDOR MODEL OUT: the kvm run (npt and shadow cells) as if its
+# host's CPU were VENDOR ("-": a file older than run.host.cpu_vendor) MODEL
+with_cpu() {
+	if [ "$1" = - ]; then
+		jq --arg m "$2" '.run.host.cpu_model = $m | del(.run.host.cpu_vendor)' \
+			"$F/results-kvm.json" >"$3"
+	else
+		jq --arg v "$1" --arg m "$2" \
+			'.run.host.cpu_vendor = $v | .run.host.cpu_model = $m' \
+			"$F/results-kvm.json" >"$3"
+	fi
+}
+HYGON="Hygon C86 7185 32-core Processor"
+test_expect_success 'a Hygon host'\''s shadow paging reads NPT off, in every format' '
+	with_cpu HygonGenuine "$HYGON" hygon.json &&
+	python3 "$TOP/tests/check-results.py" hygon.json >/dev/null &&
+	for f in text md csv json html; do
+		"$VMTAX" report --format $f hygon.json >out-hygon.$f &&
+		grep -q "NPT off + THP always host" out-hygon.$f &&
+		! grep -q "EPT" out-hygon.$f || return 1
+	done &&
+	grep -q "host THP  bare metal   NPT on   NPT off$" out-hygon.text
+'
+
+test_expect_success 'the label is the recorded vendor'\''s, else its model'\''s word' '
+	with_cpu - "$HYGON" old-hygon.json &&
+	"$VMTAX" report old-hygon.json | grep -q "NPT off + THP always host" &&
+	with_cpu GenuineIntel "AMD EPYC Processor" intel.json &&
+	"$VMTAX" report intel.json | grep -q "EPT off + THP always host" &&
+	with_cpu - "Intel(R) Xeon(R) CPU X5650 @ 2.67GHz" old-intel.json &&
+	"$VMTAX" report old-intel.json | grep -q "EPT off + THP always host" &&
+	with_cpu CentaurHauls "AMD EPYC Processor" none.json &&
+	"$VMTAX" report none.json >none.txt &&
+	grep -q "guest, shadow + THP always host" none.txt &&
+	! grep -q "[EN]PT off" none.txt
+'
+
 test_expect_success 'the recorded identity passes the results schema' '
 	for c in kvm pvm physical xen hyperv noflags; do
 		python3 "$TOP/tests/check-results.py" in-$c.json >/dev/null || exit 1

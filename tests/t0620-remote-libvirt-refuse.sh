@@ -119,6 +119,29 @@ test_expect_success 'an unreachable remote host is refused, named' '
 	test ! -e out
 '
 
+# probe VENDOR: what the remote host says with FAKE_SSH_PROBE (its THP this
+# host's, /dev/kvm, CPU vendor_id VENDOR)
+probe() {
+	printf "thp=%s\nkvm=yes\nvendor=%s\nhostname=farhost\n" \
+		"$(cat /sys/kernel/mm/transparent_hugepage/enabled)" "$1" >"$TRASH/probe"
+}
+
+test_expect_success 'a KVM host of no known CPU vendor is refused: its guests'\'' paging has no name' '
+	probe CentaurHauls &&
+	FAKE_SSH_PROBE=$TRASH/probe test_expect_code 2 "$VMTAX" run run.ini --out out 2>err &&
+	cat err &&
+	grep -qxF "run.ini: cannot tell which paging KVM guests get on '\''fakebox'\'' (the remote libvirt'\''s host): its CPU vendor '\''CentaurHauls'\'' is none of GenuineIntel, AuthenticAMD, HygonGenuine" err &&
+	test ! -e out
+'
+
+test_expect_success 'a Hygon KVM host is not refused (its paging is npt)' '
+	probe HygonGenuine &&
+	FAKE_SSH_PROBE=$TRASH/probe "$VMTAX" run run.ini --dry-run >hygon.txt 2>hygon.err &&
+	cat hygon.err &&
+	! grep -q "cannot tell" hygon.err &&
+	grep -q "on the remote libvirt of '\''fakebox'\''" hygon.txt
+'
+
 test_expect_success 'the dry run says where the guests run' '
 	"$VMTAX" run run.ini --dry-run >out.txt &&
 	grep -q "on the remote libvirt of '\''fakebox'\''" out.txt

@@ -50,8 +50,8 @@ static void one(const char *text, const char *filter)
 		check(i == 0 || x.e[i - 1].code < x.e[i].code,
 		      "codes not strictly increasing");
 		sum += x.e[i].count;
-		(void)kvm_exit_reason_name(KVM_VENDOR_SVM, x.e[i].code);
-		(void)kvm_exit_reason_name(KVM_VENDOR_VMX, x.e[i].code);
+		(void)kvm_exit_reason_name(VIRT_VENDOR_AMD, x.e[i].code);
+		(void)kvm_exit_reason_name(VIRT_VENDOR_INTEL, x.e[i].code);
 	}
 	check(sum == x.total, "counts do not sum to the total");
 	check(kvm_exits_parse(text, filter, &y) == 0 && y.available &&

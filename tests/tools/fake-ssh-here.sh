@@ -13,6 +13,9 @@
 # Every call is logged to $FAKE_SSH_LOG, else to ssh.log beside the
 # directory of the link (libvirt passes ssh only PATH, HOME and a few more).  A command runs as "sh -c CMD"
 # (the words after the destination joined by spaces, as sshd does).
+# FAKE_SSH_PROBE, when set, is a file printed in place of running vmtax's
+# probe of the host (guest-remote.c's "echo thp=..."): a remote host unlike
+# this machine (another CPU vendor, /dev/kvm).
 me=$(basename "$0")
 echo "$me $*" >>"${FAKE_SSH_LOG:-$(dirname "$0")/../ssh.log}"
 ARGS="$*"
@@ -53,4 +56,7 @@ host_ok "$1"
 [ "$op" = exit ] && exit 0
 shift
 [ $# -ge 1 ] || bad "no command"
+case "$*" in
+"echo thp="*) [ -n "$FAKE_SSH_PROBE" ] && exec cat -- "$FAKE_SSH_PROBE" ;;
+esac
 exec sh -c "$*"

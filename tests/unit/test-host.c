@@ -498,65 +498,6 @@ static void test_paging_reload(void **state)
 	host_ctx_free(ctx);
 }
 
-/*
- * The vendor decides the module, the parameter and the flag (host_virt_*):
- * Hygon, an AMD derivative, is AMD's kvm_amd and npt.
- */
-static void test_virt_vendor(void **state)
-{
-	static const struct {
-		const char *cpuinfo;
-		enum virt_vendor vendor;
-		const char *module, *paging; /* NULL: VIRT_VENDOR_NONE */
-		bool usable;
-	} rows[] = {
-	    {"vendor_id\t: GenuineIntel\nflags\t\t: fpu vmx ept\n",
-	     VIRT_VENDOR_INTEL, "kvm_intel", "ept", true},
-	    {"vendor_id\t: AuthenticAMD\nflags\t\t: fpu svm npt\n",
-	     VIRT_VENDOR_AMD, "kvm_amd", "npt", true},
-	    {"vendor_id\t: HygonGenuine\nflags\t\t: fpu svm npt\n",
-	     VIRT_VENDOR_HYGON, "kvm_amd", "npt", true},
-	    /* a guest without nested virtualization: the vendor, no flag */
-	    {"vendor_id\t: AuthenticAMD\nflags\t\t: fpu hypervisor\n",
-	     VIRT_VENDOR_AMD, "kvm_amd", "npt", false},
-	    {"vendor_id\t: HygonGenuine\nflags\t\t: fpu\n",
-	     VIRT_VENDOR_HYGON, "kvm_amd", "npt", false},
-	    /* another vendor goes by the flag (Zhaoxin has VT-x) */
-	    {"vendor_id\t: CentaurHauls\nflags\t\t: fpu vmx\n",
-	     VIRT_VENDOR_INTEL, "kvm_intel", "ept", true},
-	    {"flags\t\t: fpu svm\n", VIRT_VENDOR_AMD, "kvm_amd", "npt",
-	     true},
-	    {"vendor_id\t: CentaurHauls\nflags\t\t: fpu\n", VIRT_VENDOR_NONE,
-	     NULL, NULL, false},
-	    {"", VIRT_VENDOR_NONE, NULL, NULL, false},
-	};
-	struct host_cpu cpu;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const struct virt_hw *hw;
-
-		host_cpu_parse(rows[i].cpuinfo, &cpu);
-		if (host_virt_vendor(&cpu) != rows[i].vendor)
-			fail_msg("row %zu: vendor %d, want %d", i,
-				 (int)host_virt_vendor(&cpu),
-				 (int)rows[i].vendor);
-		hw = host_virt_hw(rows[i].vendor);
-		if (!rows[i].module) {
-			assert_null(hw);
-		} else {
-			assert_non_null(hw);
-			assert_string_equal(hw->module, rows[i].module);
-			assert_string_equal(hw->paging, rows[i].paging);
-		}
-		if ((host_virt_usable(&cpu) != NULL) != rows[i].usable)
-			fail_msg("row %zu: usable %d, want %d", i,
-				 host_virt_usable(&cpu) != NULL,
-				 rows[i].usable);
-	}
-}
-
 /* A Hygon host: accel kvm by svm, and paging is kvm_amd's npt. */
 static void test_paging_hygon(void **state)
 {
@@ -1452,7 +1393,6 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_paging_reload, setup,
 					    teardown),
-	    cmocka_unit_test(test_virt_vendor),
 	    cmocka_unit_test_setup_teardown(test_paging_hygon, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_paging_insert_fails, setup,
 					    teardown),

@@ -143,7 +143,7 @@ static int teardown(void **state)
 /* ---- exit reason names ---------------------------------------------- */
 
 struct reason {
-	enum kvm_vendor v;
+	enum virt_vendor v;
 	uint32_t code;
 	const char *name; /* NULL: unknown */
 };
@@ -151,25 +151,29 @@ struct reason {
 static void test_reason_names(void **state)
 {
 	static const struct reason rows[] = {
-	    {KVM_VENDOR_SVM, 0x400, "npf"},
-	    {KVM_VENDOR_SVM, 0x7b, "io"},
-	    {KVM_VENDOR_SVM, 0x79, "invlpg"},
-	    {KVM_VENDOR_SVM, 0x13, "write_cr3"},
-	    {KVM_VENDOR_SVM, 0x4e, "PF excp"},
-	    {KVM_VENDOR_SVM, 0x60, "interrupt"},
-	    {KVM_VENDOR_SVM, 0x7c, "msr"},
-	    {KVM_VENDOR_SVM, 0x78, "hlt"},
-	    {KVM_VENDOR_SVM, 0xffffffff, "invalid_guest_state"},
-	    {KVM_VENDOR_SVM, 0x3ff, NULL},
-	    {KVM_VENDOR_VMX, 48, "EPT_VIOLATION"},
-	    {KVM_VENDOR_VMX, 49, "EPT_MISCONFIG"},
-	    {KVM_VENDOR_VMX, 30, "IO_INSTRUCTION"},
-	    {KVM_VENDOR_VMX, 1, "EXTERNAL_INTERRUPT"},
-	    {KVM_VENDOR_VMX, 12, "HLT"},
-	    {KVM_VENDOR_VMX, 0x80000000u | 33, "INVALID_STATE"},
-	    {KVM_VENDOR_VMX, 0x400, NULL},
-	    {KVM_VENDOR_VMX, 6, NULL},
-	    {KVM_VENDOR_NONE, 48, NULL},
+	    {VIRT_VENDOR_AMD, 0x400, "npf"},
+	    {VIRT_VENDOR_AMD, 0x7b, "io"},
+	    {VIRT_VENDOR_AMD, 0x79, "invlpg"},
+	    {VIRT_VENDOR_AMD, 0x13, "write_cr3"},
+	    {VIRT_VENDOR_AMD, 0x4e, "PF excp"},
+	    {VIRT_VENDOR_AMD, 0x60, "interrupt"},
+	    {VIRT_VENDOR_AMD, 0x7c, "msr"},
+	    {VIRT_VENDOR_AMD, 0x78, "hlt"},
+	    {VIRT_VENDOR_AMD, 0xffffffff, "invalid_guest_state"},
+	    {VIRT_VENDOR_AMD, 0x3ff, NULL},
+	    /* Hygon's kvm_amd: SVM's reasons */
+	    {VIRT_VENDOR_HYGON, 0x400, "npf"},
+	    {VIRT_VENDOR_HYGON, 0x4e, "PF excp"},
+	    {VIRT_VENDOR_HYGON, 48, "write_dr0"}, /* not VMX's EPT_VIOLATION */
+	    {VIRT_VENDOR_INTEL, 48, "EPT_VIOLATION"},
+	    {VIRT_VENDOR_INTEL, 49, "EPT_MISCONFIG"},
+	    {VIRT_VENDOR_INTEL, 30, "IO_INSTRUCTION"},
+	    {VIRT_VENDOR_INTEL, 1, "EXTERNAL_INTERRUPT"},
+	    {VIRT_VENDOR_INTEL, 12, "HLT"},
+	    {VIRT_VENDOR_INTEL, 0x80000000u | 33, "INVALID_STATE"},
+	    {VIRT_VENDOR_INTEL, 0x400, NULL},
+	    {VIRT_VENDOR_INTEL, 6, NULL},
+	    {VIRT_VENDOR_NONE, 48, NULL},
 	};
 
 	(void)state;
@@ -186,9 +190,10 @@ static void test_reason_names(void **state)
 			fail_msg("row %zu: code %u: '%s', want '%s'", i,
 				 rows[i].code, n ? n : "(null)", rows[i].name);
 	}
-	assert_string_equal(kvm_vendor_name(KVM_VENDOR_SVM), "svm");
-	assert_string_equal(kvm_vendor_name(KVM_VENDOR_VMX), "vmx");
-	assert_string_equal(kvm_vendor_name(KVM_VENDOR_NONE), "none");
+	assert_string_equal(kvm_vendor_name(VIRT_VENDOR_AMD), "svm");
+	assert_string_equal(kvm_vendor_name(VIRT_VENDOR_HYGON), "svm");
+	assert_string_equal(kvm_vendor_name(VIRT_VENDOR_INTEL), "vmx");
+	assert_string_equal(kvm_vendor_name(VIRT_VENDOR_NONE), "none");
 }
 
 static void test_vendor_detect(void **state)
@@ -196,12 +201,12 @@ static void test_vendor_detect(void **state)
 	char *root = case_root("npt1-s0");
 
 	(void)state;
-	assert_int_equal(kvm_vendor_detect(root), KVM_VENDOR_SVM);
-	assert_int_equal(kvm_vendor_detect(tmpdir), KVM_VENDOR_NONE);
+	assert_int_equal(kvm_vendor_detect(root), VIRT_VENDOR_AMD);
+	assert_int_equal(kvm_vendor_detect(tmpdir), VIRT_VENDOR_NONE);
 	put("intel/sys/module/kvm_intel/parameters/ept", "Y\n");
 	free(root);
 	root = xasprintf("%s/intel", tmpdir);
-	assert_int_equal(kvm_vendor_detect(root), KVM_VENDOR_VMX);
+	assert_int_equal(kvm_vendor_detect(root), VIRT_VENDOR_INTEL);
 	free(root);
 }
 
@@ -528,7 +533,7 @@ static void test_hist_trigger_fake(void **state)
 	put("trig/sys/module/kvm_intel/parameters/ept", "Y\n");
 	assert_int_equal(kvm_exit_hist_start(root, 50, &h), 0);
 	assert_true(h.active);
-	assert_int_equal(h.vendor, KVM_VENDOR_VMX);
+	assert_int_equal(h.vendor, VIRT_VENDOR_INTEL);
 	assert_string_equal(h.filter, "common_pid==50||common_pid==51||"
 				      "common_pid==53");
 	t = xasprintf("%s/sys/kernel/debug/tracing/events/kvm/kvm_exit/"
@@ -567,7 +572,7 @@ static void test_hist_trigger_fake(void **state)
 									  2));
 	assert_int_equal(kvm_exit_hist_read(&h, &x), 0);
 	assert_true(x.available);
-	assert_int_equal(x.vendor, KVM_VENDOR_VMX);
+	assert_int_equal(x.vendor, VIRT_VENDOR_INTEL);
 	assert_int_equal(x.total, 12);
 	assert_int_equal(kvm_exit_hist_stop(&h), 0);
 	assert_false(h.active);
@@ -834,7 +839,7 @@ static void fixture_hist(const char *c, const char *filter, struct kvm_exits *x)
 	char *text = slurp(p);
 
 	assert_int_equal(kvm_exits_parse(text, filter, x), 0);
-	x->vendor = KVM_VENDOR_SVM;
+	x->vendor = VIRT_VENDOR_AMD;
 	free(text);
 	free(p);
 }
@@ -997,7 +1002,7 @@ static void test_fixture_trigger(void **state)
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(kvm_exit_hist_start(root, 319, &h), 0);
 	assert_true(h.active);
-	assert_int_equal(h.vendor, KVM_VENDOR_SVM);
+	assert_int_equal(h.vendor, VIRT_VENDOR_AMD);
 	assert_string_equal(h.filter, recs[3].filter);
 	t = xasprintf("%s/sys/kernel/tracing/events/kvm/kvm_exit/trigger",
 		      root);
@@ -1010,7 +1015,7 @@ static void test_fixture_trigger(void **state)
 	free(text);
 	assert_int_equal(kvm_exit_hist_read(&h, &x), 0);
 	assert_true(x.available);
-	assert_int_equal(x.vendor, KVM_VENDOR_SVM);
+	assert_int_equal(x.vendor, VIRT_VENDOR_AMD);
 	assert_int_equal(x.total, 3331);
 	assert_int_equal(kvm_exit_hist_stop(&h), 0);
 	kvm_exits_release(&x);
