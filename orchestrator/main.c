@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* vmtax - measure what virtualization costs a workload. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
@@ -27,26 +28,62 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: vmtax [--version] [--help] COMMAND [ARGS]\n\n"
+	fprintf(f, "usage: vmtax [-V|--version] [-h|--help] COMMAND [ARGS]\n"
+		   "       vmtax help COMMAND\n\n"
 		   "commands:\n");
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'vmtax COMMAND --help' describes a command.\n");
+	fprintf(f, "\n'vmtax help COMMAND' (or 'vmtax COMMAND --help') "
+		   "describes a command.\n");
+}
+
+static const struct cmd *find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	err("'%s' is not a vmtax command; see 'vmtax --help'", name);
+	return NULL;
+}
+
+/* 'vmtax help CMD [SUB]...' is 'vmtax CMD [SUB]... --help': the same text. */
+static int help(int argc, char **argv)
+{
+	const struct cmd *c;
+	char **av;
+	int ret;
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	if (!(c = find_cmd(argv[1])))
+		return EXIT_USAGE;
+	av = xcalloc((size_t)argc + 1, sizeof(*av));
+	memcpy(av, argv + 1, (size_t)(argc - 1) * sizeof(*av));
+	av[argc - 1] = "--help";
+	ret = c->fn(argc, av);
+	free(av);
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
+	const struct cmd *c;
 	size_t i;
 
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "help"))
+		return help(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--complete")) {
 		if (argc > 2 && !strcmp(argv[2], "commands")) {
 			for (i = 0; i < ARRAY_SIZE(commands); i++)
@@ -55,13 +92,11 @@ int main(int argc, char **argv)
 		}
 		return cmd_complete(argc - 1, argv + 1);
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("vmtax %s\n", VMTAX_VERSION);
 		return 0;
 	}
-	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	err("'%s' is not a vmtax command; see 'vmtax --help'", argv[1]);
-	return EXIT_USAGE;
+	if (!(c = find_cmd(argv[1])))
+		return EXIT_USAGE;
+	return c->fn(argc - 1, argv + 1);
 }
