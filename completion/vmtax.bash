@@ -43,6 +43,8 @@ _vmtax()
 		COMPREPLY=($(compgen -W "$("$vmtax" --complete commands 2>/dev/null)
 help
 --help
+--quiet
+--verbose
 --version" -- "$cur"))
 		return
 	fi

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* vmtax - measure what virtualization costs a workload. */
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd-opts.h"
 #include "cmds.h"
 #include "util.h"
 
@@ -24,13 +27,31 @@ static const struct cmd commands[] = {
 	{ "lab", cmd_lab, "run a config inside a lab host (emulated AMD-V, real KVM)" },
 };
 
+/* The options before COMMAND, for every command. */
+struct global_args {
+	bool quiet, verbose, version;
+};
+
+static const struct opt global_opts[] = {
+	{ 'q', "quiet", OPT_FLAG, offsetof(struct global_args, quiet), NULL,
+	  NULL, "print errors only: no progress, no warnings", NULL },
+	{ 'v', "verbose", OPT_FLAG, offsetof(struct global_args, verbose), NULL,
+	  NULL, "print the details too: which files, domains, figures", NULL },
+	{ 'V', "version", OPT_FLAG, offsetof(struct global_args, version), NULL,
+	  NULL, "print vmtax's version", NULL },
+	OPT_ROW_END,
+};
+
 static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: vmtax [-V|--version] [-h|--help] COMMAND [ARGS]\n"
+	fprintf(f, "usage: vmtax [-q|--quiet] [-v|--verbose] [-V|--version] "
+		   "[-h|--help] COMMAND [ARGS]\n"
 		   "       vmtax help COMMAND\n\n"
-		   "commands:\n");
+		   "options:\n");
+	opts_help(f, global_opts, 3, 18);
+	fprintf(f, "\ncommands:\n");
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'vmtax help COMMAND' (or 'vmtax COMMAND --help') "
@@ -71,20 +92,12 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	struct global_args a = { 0 };
 	const struct cmd *c;
+	int first;
 	size_t i;
 
-	if (argc < 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "help"))
-		return help(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "--complete")) {
+	if (argc >= 2 && !strcmp(argv[1], "--complete")) {
 		if (argc > 2 && !strcmp(argv[2], "commands")) {
 			for (i = 0; i < ARRAY_SIZE(commands); i++)
 				printf("%s\n", commands[i].name);
@@ -92,11 +105,27 @@ int main(int argc, char **argv)
 		}
 		return cmd_complete(argc - 1, argv + 1);
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+	/* argv[0] stands for the command name opts_parse() skips */
+	first = opts_parse_head(global_opts, usage, &a, argc, argv);
+	if (first < 0)
+		return opts_status(first);
+	if (a.version) {
 		printf("vmtax %s\n", VMTAX_VERSION);
 		return 0;
 	}
-	if (!(c = find_cmd(argv[1])))
+	if (a.quiet && a.verbose) {
+		err("--quiet and --verbose contradict each other");
 		return EXIT_USAGE;
-	return c->fn(argc - 1, argv + 1);
+	}
+	verbosity_set(a.quiet ? VERBOSITY_QUIET
+		      : a.verbose ? VERBOSITY_VERBOSE : VERBOSITY_NORMAL);
+	if (first >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[first], "help"))
+		return help(argc - first, argv + first);
+	if (!(c = find_cmd(argv[first])))
+		return EXIT_USAGE;
+	return c->fn(argc - first, argv + first);
 }

@@ -41,4 +41,55 @@ test_expect_success "-V is --version" '
 	grep -Eq "^vmtax [0-9]+\.[0-9]+" short
 '
 
+# A dry run that warns: the figures file of the estimate is a symbolic link
+# (run-timing.c), which is refused with a warning, not an error.
+test_expect_success TINY 'setup: a dry run that warns' '
+	mkdir links &&
+	ln -s /nonexistent links/timings.json &&
+	VMTAX_TIMINGS_DIR=$PWD/links "$VMTAX" run "$TOP/configs/demo.ini" \
+		--dry-run >plain.out 2>plain.err &&
+	grep -q "warning: the run.s estimate" plain.err
+'
+
+test_expect_success TINY '--quiet: no warnings, no progress, the same output' '
+	VMTAX_TIMINGS_DIR=$PWD/links "$VMTAX" --quiet run \
+		"$TOP/configs/demo.ini" --dry-run >quiet.out 2>quiet.err &&
+	test_cmp plain.out quiet.out &&
+	test ! -s quiet.err &&
+	VMTAX_TIMINGS_DIR=$PWD/links "$VMTAX" -q run \
+		"$TOP/configs/demo.ini" --dry-run >q.out 2>q.err &&
+	test_cmp plain.out q.out &&
+	test ! -s q.err
+'
+
+test_expect_success '--quiet still prints errors' '
+	test_expect_code 2 "$VMTAX" -q run nosuch.ini 2>err &&
+	grep -q "error: cannot read .nosuch.ini." err
+'
+
+test_expect_success TINY '--verbose: the details too (the workload file)' '
+	"$VMTAX" --verbose run "$TOP/configs/demo.ini" --dry-run \
+		>v.out 2>v.err &&
+	grep -q "workload .randwalk. from .*configs/workloads/randwalk.ini" v.err &&
+	"$VMTAX" -v run "$TOP/configs/demo.ini" --dry-run >v.out 2>v.err &&
+	grep -q "the run.s estimate: figures of earlier runs from" v.err &&
+	"$VMTAX" run "$TOP/configs/demo.ini" --dry-run >n.out 2>n.err &&
+	! grep -q "workload .randwalk. from" n.err
+'
+
+test_expect_success '--quiet with --verbose, or an unknown option, is refused (exit 2)' '
+	test_expect_code 2 "$VMTAX" -q -v workloads >out 2>err &&
+	grep -q "contradict" err &&
+	test ! -s out &&
+	test_expect_code 2 "$VMTAX" --nosuch workloads >out 2>err &&
+	grep -q "^usage: vmtax" err
+'
+
+test_expect_success '--help lists the global options' '
+	"$VMTAX" --help >help &&
+	grep -q -- "-q, --quiet" help &&
+	grep -q -- "-v, --verbose" help &&
+	grep -q -- "-V, --version" help
+'
+
 test_done
