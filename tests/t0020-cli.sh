@@ -92,4 +92,28 @@ test_expect_success '--help lists the global options' '
 	grep -q -- "-V, --version" help
 '
 
+test_expect_success TINY 'calibrate --dry-run: the A/A run'"'"'s cells, exit 0, no directory' '
+	"$VMTAX" run "$TOP/configs/demo.ini" --dry-run >run.out &&
+	"$VMTAX" calibrate "$TOP/configs/demo.ini" --out cal --dry-run \
+		>cal.out 2>cal.err &&
+	test ! -e cal &&
+	n=$(grep -c "^  bare-metal/\|^  guest/" run.out) &&
+	test "$(grep -c "/replica=a$" cal.out)" = "$n" &&
+	test "$(grep -c "/replica=b$" cal.out)" = "$n" &&
+	grep -q "^estimate: " cal.out &&
+	"$VMTAX" calibrate "$TOP/configs/demo.ini" --dry-run >cal2.out &&
+	test_cmp cal.out cal2.out
+'
+
+test_expect_success 'calibrate --dry-run: a missing requirement is listed, exit 2' '
+	test_expect_code 2 "$VMTAX" calibrate "$TOP/configs/demo.ini" --dry-run \
+		--set guest.kernel=/nonexistent/vmlinuz >out 2>err &&
+	grep -q "^  - guest image: guest kernel ./nonexistent/vmlinuz. is missing" err
+'
+
+test_expect_success 'calibrate without --out or --dry-run is refused (exit 2)' '
+	test_expect_code 2 "$VMTAX" calibrate "$TOP/configs/demo.ini" 2>err &&
+	grep -q "^       vmtax calibrate CONFIG --dry-run" err
+'
+
 test_done
