@@ -222,18 +222,24 @@ uninstall:
 
 # Man pages: man/NAME.SECTION.in with @VERSION@; vmtax-config(5) is printed
 # from the key tables by build/gen-man-config (tests/unit checks every key).
+# A page's ENVIRONMENT section, where it says @ENVIRONMENT@, is printed from
+# the table of environment variables (lib/env.h) by build/gen-man-env.
 MAN_SED = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@DATADIR@|$(DATADIR)|g' \
 	      -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@CACHEDIR@|$(CACHEDIR)|g' \
 	      -e 's|@STATEDIR@|$(STATEDIR)|g'
 man: $(MAN_PAGES)
-build/man/%: man/%.in $(B)/gen/install-dirs.h
+build/man/%: man/%.in $(B)/gen-man-env $(B)/gen/install-dirs.h
 	@mkdir -p $(dir $@)
-	$(MAN_SED) $< >$@
+	$(B)/gen-man-env $(basename $*) >$@.env
+	sed -e '/^@ENVIRONMENT@$$/{r $@.env' -e 'd;}' $< | $(MAN_SED) >$@.tmp
+	rm -f $@.env && mv $@.tmp $@
 build/man/vmtax-config.5: $(B)/gen-man-config $(B)/gen/install-dirs.h
 	@mkdir -p $(dir $@)
 	$(B)/gen-man-config | $(MAN_SED) >$@.tmp && mv $@.tmp $@
 $(B)/gen-man-config: man/gen-man-config.c $(B)/libvmtax.a
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+$(B)/gen-man-env: man/gen-man-env.c $(B)/libvmtax.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^
 # ---- end install layout ----------------------------------------------------
 
 # Bare-metal cells run a workload on the host: it needs what the images get;

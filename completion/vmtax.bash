@@ -41,7 +41,10 @@ _vmtax()
 	done
 	if [[ -z $cmd ]]; then
 		COMPREPLY=($(compgen -W "$("$vmtax" --complete commands 2>/dev/null)
+help
 --help
+--quiet
+--verbose
 --version" -- "$cur"))
 		return
 	fi
@@ -97,6 +100,10 @@ _vmtax()
 	fi
 
 	case $cmd in
+	help)
+		[[ -z $(_vmtax_arg 0) ]] &&
+			COMPREPLY=($(compgen -W "$("$vmtax" --complete commands 2>/dev/null)" -- "$cur"))
+		;;
 	run)
 		COMPREPLY=($(compgen -W "$("$vmtax" --complete configs 2>/dev/null)" -- "$cur")
 			$(compgen -f -X '!*.ini' -- "$cur") $(compgen -d -- "$cur"))

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
 #include "gfs.h"
 #include "guest-kernel.h"
 #include "util.h"
@@ -16,30 +17,30 @@ void gfs_env_for_accel(const char *accel, const char *why)
 	if (strcmp(accel, "tcg"))
 		return;
 	/* Without KVM the default (libvirt) backend hangs; see the docs. */
-	if (!getenv("LIBGUESTFS_BACKEND"))
-		setenv("LIBGUESTFS_BACKEND", "direct", 1);
-	if (!getenv("LIBGUESTFS_BACKEND_SETTINGS"))
-		setenv("LIBGUESTFS_BACKEND_SETTINGS", "force_tcg", 1);
+	if (!getenv(ENV_LIBGUESTFS_BACKEND))
+		setenv(ENV_LIBGUESTFS_BACKEND, "direct", 1);
+	if (!getenv(ENV_LIBGUESTFS_BACKEND_SETTINGS))
+		setenv(ENV_LIBGUESTFS_BACKEND_SETTINGS, "force_tcg", 1);
 	note("image: %s: libguestfs with LIBGUESTFS_BACKEND=%s "
 	     "LIBGUESTFS_BACKEND_SETTINGS=%s",
-	     why, getenv("LIBGUESTFS_BACKEND"),
-	     getenv("LIBGUESTFS_BACKEND_SETTINGS"));
+	     why, getenv(ENV_LIBGUESTFS_BACKEND),
+	     getenv(ENV_LIBGUESTFS_BACKEND_SETTINGS));
 }
 
 void gfs_env_for_kernel(const char *kernel, const char *moddir,
 			const char *kver)
 {
-	if (!getenv("SUPERMIN_KERNEL")) {
-		setenv("SUPERMIN_KERNEL", kernel, 1);
-		if (moddir && !getenv("SUPERMIN_MODULES"))
-			setenv("SUPERMIN_MODULES", moddir, 1);
-		if (kver && !getenv("SUPERMIN_KERNEL_VERSION"))
-			setenv("SUPERMIN_KERNEL_VERSION", kver, 1);
+	if (!getenv(ENV_SUPERMIN_KERNEL)) {
+		setenv(ENV_SUPERMIN_KERNEL, kernel, 1);
+		if (moddir && !getenv(ENV_SUPERMIN_MODULES))
+			setenv(ENV_SUPERMIN_MODULES, moddir, 1);
+		if (kver && !getenv(ENV_SUPERMIN_KERNEL_VERSION))
+			setenv(ENV_SUPERMIN_KERNEL_VERSION, kver, 1);
 	}
 	note("image: libguestfs's appliance boots SUPERMIN_KERNEL=%s "
 	     "(SUPERMIN_MODULES=%s)",
-	     getenv("SUPERMIN_KERNEL"),
-	     getenv("SUPERMIN_MODULES") ?: "the host's /lib/modules");
+	     getenv(ENV_SUPERMIN_KERNEL),
+	     getenv(ENV_SUPERMIN_MODULES) ?: "the host's /lib/modules");
 }
 
 /* Report the last libguestfs error of step WHAT once; returns -EIO. */
@@ -120,7 +121,7 @@ static int gfs_launch_new(const struct gfs_disk_spec *s, guestfs_h **out)
 				   "qcow2", -1) < 0)
 		return gfs_fail(g, "add-drive");
 	note("image: guestfs: launch the appliance (backend %s)...",
-	     getenv("LIBGUESTFS_BACKEND") ?: "default");
+	     getenv(ENV_LIBGUESTFS_BACKEND) ?: "default");
 	t = mono_now();
 	if (guestfs_launch(g) < 0)
 		return gfs_fail(g, "launch");

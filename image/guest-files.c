@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "guest-kernel.h"
 #include "guest-pvh.h"
 #include "layout.h"
@@ -63,7 +64,7 @@ char *guest_srcdir_new(const char *bindir)
 
 char *guest_image_cache_new(void)
 {
-	const char *env = getenv(GUEST_IMAGE_CACHE_ENV);
+	const char *env = getenv(ENV_IMAGE_CACHE);
 
 	if (env && *env)
 		return xstrdup(env);

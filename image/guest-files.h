@@ -109,7 +109,7 @@ char *guest_tiny_path_new(const char *images_dir, const char *kver);
  * The image cache every checkout shares: where the lab image's own files
  * are built and kept (lab-HASH.qcow2, .vmlinuz, .initrd, .recipe, and the
  * rootfs-RHASH/ tree debootstrap made for it), and where IMAGES/lab.*
- * point.  $GUEST_IMAGE_CACHE_ENV when set (tests, the bench's builds from
+ * point.  $VMTAX_IMAGE_CACHE (env.h) when set (tests, the bench's builds from
  * scratch), else CACHEDIR/images (layout.h; /var/cache/vmtax/images, the
  * installed vmtax's own images directory): mode 0755 from / down, so QEMU
  * (user libvirt-qemu, guest-reach.h) opens the image where it is, whatever
@@ -117,7 +117,6 @@ char *guest_tiny_path_new(const char *images_dir, const char *kver);
  * (image.h), so a second clone with the same agent, workloads, scripts and
  * kernel finds its image built.  Owned by the caller.
  */
-#define GUEST_IMAGE_CACHE_ENV "VMTAX_IMAGE_CACHE"
 char *guest_image_cache_new(void);
 
 /*

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "util.h"
 
 void qemu_conf_user(const char *text, char *buf, size_t len)
@@ -282,7 +283,7 @@ int guest_files_reach(struct guest_files *f, const char *stage_dir)
 
 int guest_files_reach_for(struct guest_files *f, const char *uri)
 {
-	const char *dir = getenv("VMTAX_STAGE_DIR");
+	const char *dir = getenv(ENV_STAGE_DIR);
 
 	if (!uri || strcmp(uri, "qemu:///system"))
 		return 0;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "gfs.h"
 #include "guest-files.h"
 #include "guest-kernel.h"
@@ -466,7 +467,7 @@ static int disk_recipe(struct disk_build *b)
 					b->k->shared);
 		if (ret == 0)
 			ret = disk_recipe_file(b, "tiny busybox",
-					       getenv("BUSYBOX")
+					       getenv(ENV_BUSYBOX)
 						   ?: "/bin/busybox");
 		if (ret < 0)
 			return ret;
@@ -730,7 +731,7 @@ out:
 
 int image_appliance_check(const char *bindir)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = getenv(ENV_TMPDIR);
 	char *images = guest_images_dir_new(bindir);
 	char *dir = xasprintf("%s/vmtax-appliance.XXXXXX",
 			      tmp && *tmp ? tmp : "/var/tmp");
@@ -838,7 +839,7 @@ static int disk_lock(struct disk_build *b)
 		ret = err_code(ret,
 			       "image: %s: cannot create '%s' (%s names "
 			       "another)",
-			       b->k->name, b->dir, GUEST_IMAGE_CACHE_ENV);
+			       b->k->name, b->dir, ENV_IMAGE_CACHE);
 		goto out;
 	}
 	b->lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "guest-files.h"
 #include "guest-kernel.h"
 #include "image.h"
@@ -183,7 +184,7 @@ static int tiny_recipe(struct recipe *r, const char *kver, const char *moddir,
 		return ret;
 	/* The script copies busybox in (BUSYBOX overrides the path). */
 	ret =
-	    recipe_add_file(r, "busybox", getenv("BUSYBOX") ?: "/bin/busybox");
+	    recipe_add_file(r, "busybox", getenv(ENV_BUSYBOX) ?: "/bin/busybox");
 	if (ret < 0)
 		return ret;
 	n = image_list_binaries(bindir, &ents);

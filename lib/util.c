@@ -11,6 +11,19 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The one mutable global here (util.h): main() sets it once. */
+static enum verbosity verbosity = VERBOSITY_NORMAL;
+
+void verbosity_set(enum verbosity v)
+{
+	verbosity = v;
+}
+
+enum verbosity verbosity_get(void)
+{
+	return verbosity;
+}
+
 /* KIND NULL: MSG alone, with no program name (err_plain()). */
 static void vreport(const char *kind, const char *fmt, va_list ap, int code)
 {
@@ -76,6 +89,8 @@ void warn(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (verbosity < VERBOSITY_NORMAL)
+		return;
 	va_start(ap, fmt);
 	vreport("warning: ", fmt, ap, 0);
 	va_end(ap);
@@ -85,6 +100,19 @@ void note(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (verbosity < VERBOSITY_NORMAL)
+		return;
+	va_start(ap, fmt);
+	vreport("", fmt, ap, 0);
+	va_end(ap);
+}
+
+void info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity < VERBOSITY_VERBOSE)
+		return;
 	va_start(ap, fmt);
 	vreport("", fmt, ap, 0);
 	va_end(ap);

@@ -11,7 +11,10 @@
  *
  * Messages are lowercase, have no full stop and quote their subject.  They go
  * to stderr prefixed with the program name.  Nothing here allocates global
- * state; the only process-wide state is stderr itself.
+ * state; the only process-wide state is stderr itself and how much goes to
+ * it: the verbosity, which main() sets once from --quiet / --verbose before
+ * anything runs (quiet: errors only; normal: and warnings and progress;
+ * verbose: and info(), the details of what is done and where).
  *
  * Memory: X_new, X_dup and X_detach return memory the caller frees; a const char *
  * return is borrowed.  xmalloc-style helpers abort on out-of-memory, because
@@ -43,10 +46,22 @@ int err_code(int code, const char *fmt, ...) VMTAX_PRINTF(2, 3);
  * -EINVAL.
  */
 int err_plain(const char *fmt, ...) VMTAX_PRINTF(1, 2);
-/* Report "prog: warning: MSG". */
+/* Report "prog: warning: MSG" (not when quiet). */
 void warn(const char *fmt, ...) VMTAX_PRINTF(1, 2);
-/* Progress and notes on stderr: "prog: MSG". */
+/* Progress and notes on stderr: "prog: MSG" (not when quiet). */
 void note(const char *fmt, ...) VMTAX_PRINTF(1, 2);
+/* Details on stderr, "prog: MSG", only when verbose: which file, which
+ * domain, which figures. */
+void info(const char *fmt, ...) VMTAX_PRINTF(1, 2);
+
+enum verbosity {
+	VERBOSITY_QUIET = -1,	/* --quiet: errors only */
+	VERBOSITY_NORMAL = 0,
+	VERBOSITY_VERBOSE = 1,	/* --verbose: info() too */
+};
+/* Set once, by main(), before anything is reported. */
+void verbosity_set(enum verbosity v);
+enum verbosity verbosity_get(void);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

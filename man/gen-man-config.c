@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 
+#include "ini-schema.h"
 #include "run-config.h"
 #include "workload-def.h"
 
@@ -26,7 +27,8 @@ static const char head[] =
     ".PP\n"
     "Both are INI files: \\fB[section]\\fR headers, \\fBkey = value\\fR "
     "lines, comments starting with \\fB;\\fR or \\fB#\\fR.  Files must be "
-    "UTF\\-8, at most 1 MiB, lines shorter than 200 characters; a section "
+    "UTF\\-8, at most 1 MiB; a \\fIkey\\fB = \\fIvalue\\fR line may be as long "
+    "as that, a section header at most %d characters; a section "
     "may not appear twice.  An unknown key is refused with a suggestion; "
     "every error is reported as \\fIFILE\\fB:\\fILINE\\fB: \\fImessage\\fR "
     "and \\fBvmtax run\\fR exits with status 2 before touching the host.\n"
@@ -84,7 +86,7 @@ static const char tail[] =
 
 int main(void)
 {
-	fputs(head, stdout);
+	printf(head, INI_LINE_MAX - 2);
 	run_config_print_man(stdout);
 	fputs(middle, stdout);
 	workload_print_man(stdout);

@@ -9,6 +9,7 @@
  * stdout and DIR/calibration.txt, the figures to DIR/calibration.json.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 /* The command line, and the 'vmtax run' one it makes (argv of cmd_run). */
 struct calibrate_args {
 	const char *out;
+	bool dry;
 	char **rargv;
 	int rargc;
 };
@@ -41,9 +43,18 @@ static int take_set(void *args, char *arg)
 
 static const struct opt calibrate_opts[] = {
 	{ 'o', "out", OPT_STRING, offsetof(struct calibrate_args, out), NULL,
-	  "DIR", "the run directory (required)", NULL },
+	  "DIR", "the run directory (required but with\n"
+	  "--dry-run)",
+	  NULL },
 	{ 's', "set", OPT_CALLBACK, 0, take_set, "S.K=V",
 	  "override a config key, as for vmtax run", NULL },
+	{ 'n', "dry-run", OPT_FLAG, offsetof(struct calibrate_args, dry), NULL,
+	  NULL,
+	  "'vmtax run --dry-run' of the A/A run: check\n"
+	  "CONFIG and this host, print the cells (each\n"
+	  "twice) and the estimate, and stop: DIR (not\n"
+	  "needed) is not made, nothing is changed",
+	  NULL },
 	OPT_ROW_END,
 };
 
@@ -51,6 +62,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: vmtax calibrate CONFIG --out DIR [--set SECTION.KEY=VALUE]...\n"
+		"       vmtax calibrate CONFIG --dry-run [--set SECTION.KEY=VALUE]...\n"
 		"\n"
 		"An A/A run: runs CONFIG's matrix with every cell twice (run A and\n"
 		"run B), both copies in the same interleaved rounds, each with fresh\n"
@@ -66,7 +78,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"Exit status: 0 when the runs are consistent, 1 when they are not or\n"
-		"the run failed, 2 for bad usage.\n");
+		"the run failed, 2 for bad usage; with --dry-run, 0 when the run\n"
+		"could start, 2 when it could not (as 'vmtax run --dry-run').\n");
 }
 
 /* Write replica REP of DIR/results.json to DIR/REP/ with its reports. */
@@ -154,20 +167,24 @@ int cmd_calibrate(int argc, char **argv)
 		ret = opts_status(first);
 		goto out;
 	}
-	if (first != argc - 1 || !a.out) {
+	if (first != argc - 1 || (!a.out && !a.dry)) {
 		ret = opts_usage_error(usage);
 		goto out;
 	}
 	/* The replicas last, so that no --set undoes them. */
 	a.rargv[a.rargc++] = argv[first];
-	a.rargv[a.rargc++] = "--out";
-	a.rargv[a.rargc++] = (char *)a.out;
+	if (a.dry) {
+		a.rargv[a.rargc++] = "--dry-run";
+	} else {
+		a.rargv[a.rargc++] = "--out";
+		a.rargv[a.rargc++] = (char *)a.out;
+	}
 	a.rargv[a.rargc++] = "--set";
 	a.rargv[a.rargc++] = "run.replicas=2";
 	a.rargv[a.rargc++] = "--set";
 	a.rargv[a.rargc++] = "run.order=interleaved";
 	ret = cmd_run(a.rargc, a.rargv);
-	if (ret == EXIT_USAGE)
+	if (ret == EXIT_USAGE || a.dry)
 		goto out;
 	path = xasprintf("%s/results.json", a.out);
 	if (results_doc_load(path, 0, &doc) < 0) {

@@ -22,9 +22,10 @@ static bool row_takes_arg(const struct opt *o)
 	       (o->kind == OPT_CALLBACK && o->argh);
 }
 
-/* OPTS as getopt_long wants them, -h/--help last; free both. */
-static void getopt_tables(const struct opt *opts, struct option **lp,
-			  char **sp)
+/* OPTS as getopt_long wants them, -h/--help last; free both.  HEAD: stop
+ * at the first operand. */
+static void getopt_tables(const struct opt *opts, bool head,
+			  struct option **lp, char **sp)
 {
 	size_t n = 0, i, k = 0;
 	struct option *l;
@@ -33,7 +34,9 @@ static void getopt_tables(const struct opt *opts, struct option **lp,
 	while (opts[n].kind != OPT_END)
 		n++;
 	l = xcalloc(n + 2, sizeof(*l));
-	s = xcalloc(2 * n + 2, 1);
+	s = xcalloc(2 * n + 3, 1);
+	if (head)
+		s[k++] = '+';
 	for (i = 0; i < n; i++) {
 		l[i].name = opts[i].long_name;
 		l[i].has_arg = row_takes_arg(&opts[i]) ? required_argument
@@ -86,14 +89,14 @@ static int row_take(const struct opt *opts, int val, void *args, char *arg)
 	return -EINVAL;
 }
 
-int opts_parse(const struct opt *opts, void (*usage)(FILE *f), void *args,
-	       int argc, char **argv)
+static int parse(const struct opt *opts, bool head, void (*usage)(FILE *f),
+		 void *args, int argc, char **argv)
 {
 	struct option *l;
 	char *s;
 	int c, ret = 0;
 
-	getopt_tables(opts, &l, &s);
+	getopt_tables(opts, head, &l, &s);
 	optind = 0; /* a full reset: calibrate parses, then run does */
 	while (ret == 0 && (c = getopt_long(argc, argv, s, l, NULL)) != -1) {
 		if (c == 'h') {
@@ -109,6 +112,18 @@ int opts_parse(const struct opt *opts, void (*usage)(FILE *f), void *args,
 	free(l);
 	free(s);
 	return ret < 0 ? ret : optind;
+}
+
+int opts_parse(const struct opt *opts, void (*usage)(FILE *f), void *args,
+	       int argc, char **argv)
+{
+	return parse(opts, false, usage, args, argc, argv);
+}
+
+int opts_parse_head(const struct opt *opts, void (*usage)(FILE *f),
+		    void *args, int argc, char **argv)
+{
+	return parse(opts, true, usage, args, argc, argv);
 }
 
 int opts_status(int parsed)

@@ -63,6 +63,14 @@ struct opt {
 int opts_parse(const struct opt *opts, void (*usage)(FILE *f), void *args,
 	       int argc, char **argv);
 
+/*
+ * opts_parse() for options before a command word: it stops at the first
+ * operand (getopt's '+'), which is argv[return value] (main.c's global
+ * options, before COMMAND).
+ */
+int opts_parse_head(const struct opt *opts, void (*usage)(FILE *f),
+		    void *args, int argc, char **argv);
+
 /* The exit status for what opts_parse() returned when it is < 0. */
 int opts_status(int parsed);
 

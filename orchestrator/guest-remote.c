@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "untrusted.h"
 #include "util.h"
 
@@ -100,7 +101,7 @@ int guest_remote_open(const char *uri, const char *config,
 		      struct guest_remote **out)
 {
 	struct guest_remote *g = xcalloc(1, sizeof(*g));
-	const char *env = getenv("VMTAX_REMOTE_STAGE_DIR");
+	const char *env = getenv(ENV_REMOTE_STAGE_DIR);
 	char *text = NULL, line[256], buf[128];
 	int ret = -EINVAL;
 

@@ -28,6 +28,9 @@ struct parse_state {
 	ini_extra_fn extra;
 	void *extra_arg;
 	int errors;
+	/* The value of the line handed out last when it was too long for
+	 * inih's buffer (long_key()); NULL for a line that fit. */
+	char *long_value;
 };
 
 /* Whether V is one of CHOICES (any value without choices); *IDX: which. */
@@ -362,6 +365,8 @@ static int handler(void *user, const char *section, const char *name,
 	size_t idx;
 	int ret;
 
+	if (st->long_value)
+		value = st->long_value;
 	if (!*section) {
 		perr(st, "key '%s' outside any section", name);
 		return 1;
@@ -436,27 +441,96 @@ static void note_section(struct parse_state *st, const char *line)
 		     (int)(e - p - 1), p + 1, first);
 }
 
+/*
+ * inih reads a line into a buffer of INI_LINE_MAX bytes compiled into the
+ * system library.  A longer line is handed to it shortened, with the same
+ * meaning: a comment as ";", a "NAME = VALUE" line as "NAME =", its VALUE
+ * (as inih would take it: up to an inline comment, blanks trimmed) kept in
+ * long_value for the handler.  Anything else must fit (check_lines()).
+ */
+static bool long_comment(const char *p, size_t n)
+{
+	while (n && (*p == ' ' || *p == '\t')) {
+		p++;
+		n--;
+	}
+	return n && (*p == ';' || *p == '#');
+}
+
+/* The length of LINE's "NAME =" (N bytes), or 0: not a key line. */
+static size_t long_key_prefix(const char *line, size_t n)
+{
+	const char *p = line;
+	bool space = false;
+
+	while ((size_t)(p - line) < n && (*p == ' ' || *p == '\t'))
+		p++;
+	if ((size_t)(p - line) == n || *p == '[')
+		return 0;
+	for (; (size_t)(p - line) < n; p++) {
+		if (*p == '=' || *p == ':')
+			return (size_t)(p - line) + 1;
+		if (space && *p == ';') /* an inline comment before any '=' */
+			return 0;
+		space = isspace((unsigned char)*p);
+	}
+	return 0;
+}
+
+/* inih's value of the N bytes at V, after the '=': to an inline comment
+ * (';' after a blank), blanks trimmed. */
+static char *long_value_new(const char *v, size_t n)
+{
+	size_t i, b = 0, e;
+	bool space = false;
+
+	for (i = 0; i < n; i++) {
+		if (space && v[i] == ';')
+			break;
+		space = isspace((unsigned char)v[i]);
+	}
+	e = i;
+	while (b < e && isspace((unsigned char)v[b]))
+		b++;
+	while (e > b && isspace((unsigned char)v[e - 1]))
+		e--;
+	return xstrndup(v + b, e - b);
+}
+
 static char *reader(char *str, int num, void *stream)
 {
 	struct parse_state *st = stream;
 	const char *nl;
-	size_t n;
+	size_t n, key;
 
+	free(st->long_value);
+	st->long_value = NULL;
 	if (!*st->text)
 		return NULL;
 	nl = strchr(st->text, '\n');
 	n = nl ? (size_t)(nl - st->text + 1) : strlen(st->text);
-	/* Lines were checked to fit before parsing. */
-	if (n > (size_t)num - 1)
-		n = num - 1;
-	memcpy(str, st->text, n);
-	str[n] = '\0';
+	if (n <= (size_t)num - 1) {
+		memcpy(str, st->text, n);
+		str[n] = '\0';
+	} else if (long_comment(st->text, n)) {
+		snprintf(str, (size_t)num, ";\n");
+	} else {
+		/* check_lines() let only a key line whose "NAME =" fits by */
+		key = long_key_prefix(st->text, n);
+		if (key > (size_t)num - 2)
+			key = (size_t)num - 2;
+		memcpy(str, st->text, key);
+		str[key] = '\n';
+		str[key + 1] = '\0';
+		st->long_value = long_value_new(st->text + key, n - key);
+	}
 	st->text += n;
 	st->line++;
 	note_section(st, str);
 	return str;
 }
 
+/* Lines too long for inih must be comments or key lines (reader()). */
 static int check_lines(const char *path, const char *text)
 {
 	const char *p = text;
@@ -464,12 +538,17 @@ static int check_lines(const char *path, const char *text)
 
 	while (*p) {
 		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		size_t n = nl ? (size_t)(nl - p) : strlen(p), key;
 
-		if (n >= INI_LINE_MAX - 1) {
-			return err_plain("%s:%d: line is too long (%zu "
-					 "characters, at most %d)",
-					 path, line, n, INI_LINE_MAX - 2);
+		/* as inih reads it: the line, its newline and a NUL */
+		if (n + 2 > INI_LINE_MAX && !long_comment(p, n)) {
+			key = long_key_prefix(p, n);
+			if (!key || key + 2 > INI_LINE_MAX)
+				return err_plain(
+				    "%s:%d: line longer than %d characters "
+				    "(%zu), and not a 'key = value' line whose "
+				    "key is shorter",
+				    path, line, INI_LINE_MAX - 2, n);
 		}
 		if (!nl)
 			break;
@@ -539,6 +618,7 @@ int ini_parse_text(const struct ini_schema *s, void *obj, struct ini_origin *o,
 	}
 	ret = st.errors ? -EINVAL : 0;
 out:
+	free(st.long_value);
 	tdestroy(st.sections, seen_free);
 	tdestroy(st.keys, seen_free);
 	return ret;

@@ -26,7 +26,10 @@
  *
  * Errors are compiler-style, "FILE:LINE: message", reported once, and make
  * ini_parse_text() return -EINVAL.  Files must be UTF-8, at most INI_FILE_MAX
- * bytes, with lines shorter than INI_LINE_MAX characters; a section may not
+ * bytes; a "key = value" line (or a comment) may be of any length within
+ * that, any other line (a section header) must be shorter than INI_LINE_MAX
+ * - 1 characters, or is refused as "FILE:LINE: line longer than N
+ * characters", never cut short; a section may not
  * appear twice, nor a key in a section (one the table names or one the
  * extra callback takes, each checked in O(log n): the reader is not
  * quadratic in a file's sections or keys); an unknown key gets a
@@ -45,6 +48,9 @@
 #include <stdint.h>
 
 #define INI_FILE_MAX (1024 * 1024)
+/* inih's line buffer (ini.h INI_MAX_LINE, compiled into the system
+ * libinih: Debian's is 200): with its newline and NUL a line must fit, or
+ * it is handed to inih shortened (ini-schema.c reader()). */
 #define INI_LINE_MAX 200
 #define INI_KEYS_MAX 64
 

@@ -295,6 +295,7 @@ static int resolve_workload(struct run_config *c)
 	}
 	if (workload_load(path, &c->wl) < 0)
 		goto out;
+	info("%s: workload '%s' from '%s'", c->path, c->workload_name, path);
 	for (i = 0; i < c->noverrides; i++) {
 		struct wl_param *o = &c->overrides[i];
 		struct wl_param *p =

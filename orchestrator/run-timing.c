@@ -291,6 +291,9 @@ static struct run_est *estimate_new(const struct run *r)
 	if (timings_load(dir, &t, why, sizeof(why)) < 0)
 		warn("the run's estimate: '%s/%s' is not used: %s", dir,
 		     TIMINGS_FILE, why);
+	else
+		info("the run's estimate: figures of earlier runs from "
+		     "'%s/%s'%s", dir, TIMINGS_FILE, t ? "" : " (none yet)");
 	/* the lab's guests share the lab's memory */
 	ru.mem_budget =
 	    run_in_lab(r)

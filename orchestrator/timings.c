@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "beneath.h"
+#include "env.h"
 #include "layout.h"
 #include "util.h"
 
@@ -363,7 +364,7 @@ out:
 
 char *timings_dir_new(void)
 {
-	const char *env = getenv(TIMINGS_DIR_ENV);
+	const char *env = getenv(ENV_TIMINGS_DIR);
 
 	return xstrdup(env && *env ? env : layout_dirs()->cachedir);
 }

@@ -40,7 +40,6 @@
 
 #define TIMINGS_SCHEMA "vmtax-timings/1"
 #define TIMINGS_FILE "timings.json"
-#define TIMINGS_DIR_ENV "VMTAX_TIMINGS_DIR"
 #define TIMINGS_BYTES_MAX (4 << 20)
 /* Figures a section keeps, the oldest dropped first (about 300 KiB). */
 #define TIMINGS_KEYS_MAX 1000

@@ -418,6 +418,7 @@ int vm_start(struct vm_conn *c, const struct vm_spec *spec, struct vm **out)
 		goto out;
 	ret = -EIO;
 	vm = vm_new(c, spec->name);
+	info("starting domain '%s' at '%s'", spec->name, c->uri);
 	vm->dom = virDomainCreateXML(c->conn, xml,
 				     VIR_DOMAIN_START_AUTODESTROY);
 	if (!vm->dom) {

@@ -41,6 +41,15 @@ test_expect_success 'subcommands come from the command table' '
 	test "$(cat out)" = report
 '
 
+test_expect_success "'vmtax help' offers the commands" '
+	complete "vmtax he" >out &&
+	test "$(cat out)" = help &&
+	complete "vmtax help rep" >out &&
+	test "$(cat out)" = report &&
+	complete "vmtax help report " >out &&
+	test -z "$(cat out)"
+'
+
 test_expect_success 'options of a subcommand come from its --help' '
 	complete "vmtax report --fo" >out &&
 	test "$(cat out)" = --format &&
