@@ -233,7 +233,7 @@ test_expect_success 'the parallel runner: host tests one at a time under the loc
 
 test_expect_success 'the parallel runner under a caller that holds the lock does not take it again' '
 	: >par.log &&
-	T=host VMTAX_HOST_LOCK_HELD= timeout 60 flock -o "$VMTAX_HOST_LOCK_FILE" \
+	T=host VMTAX_HOST_LOCK_HELD= timeout 600 flock -o "$VMTAX_HOST_LOCK_FILE" \
 		sh par/run-shell-tests.sh -j 2 >held.out &&
 	cat held.out &&
 	grep "held by this run.s caller" held.out &&
