@@ -488,7 +488,7 @@ char *fmt_iv(char *buf, size_t len, const struct report *r,
 		off += (size_t)snprintf(
 			buf + off, len - off,
 			"; variance components (Kalibera-Jones) of the log "
-			"ratio: sd within a boot %s, between boots %s",
+			"ratio: sd within a boot %s, between boots (T2) %s",
 			fmt_num(w, sizeof(w), sqrt(p->kj.t1sq)),
 			fmt_num(b, sizeof(b), sqrt(p->kj.t2sq)));
 	if (off < len && !isnan(c->hboot_lo))
@@ -563,7 +563,9 @@ char *fmt_boots(char *buf, size_t len, const struct report_cell *c)
 	if (c->boots.ngroups < 2)
 		snprintf(buf, len, "%s", "");
 	else
-		snprintf(buf, len, "%zu boots, sd within %s, between %s%s",
+		snprintf(buf, len,
+			 "%zu boots, sd of the samples within a boot %s, "
+			 "sd of the boot means %s%s",
 			 c->boots.ngroups, sd(w, sizeof(w), c->boots.within_var),
 			 sd(b, sizeof(b), c->boots.between_var),
 			 c->unit_boot ? "; interval over boot means" : "");

@@ -81,9 +81,11 @@ char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c);
  * fmt_stop(): "target met (±1.20%, 12 samples)", "max_repeat reached
  * (±3.10%, 20 samples)", "repeat (3 samples)", ... or "" without one.
  * fmt_outliers(): "samples 3, 7" or "none".  fmt_trend(): "rising, p
- * 0.0210" or "none".  fmt_boots(): "3 boots, sd within 0.0123, between
- * 0.0345; interval over boot means" (standard deviations of the metric:
- * the square roots of the variance components) or "" for one boot.
+ * 0.0210" or "none".  fmt_boots(): "3 boots, sd of the samples within
+ * a boot 0.0123, sd of the boot means 0.0345; interval over boot means"
+ * (of the metric: the square roots of S1^2, pooled about each boot's mean,
+ * and S2^2, which is not the between-boot component T2^2) or "" for one
+ * boot.
  */
 bool fmt_sampling_shown(const struct report_cell *c);
 /* How a paired or bridged interval was made (""): units, df, variance
