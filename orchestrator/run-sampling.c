@@ -89,7 +89,7 @@ long run_sampling_plan(struct run *r)
 		st->planned = st->nsamples + sc[i].more;
 		if (st->stop != STOP_NONE && i != b)
 			note("%s: done sampling (%s): %ld samples, interval "
-			     "±%.2f%%",
+			     "half-width %.2f%%",
 			     r->cells[i].id, stop_reason_name(st->stop),
 			     st->nsamples, st->halfwidth * 100);
 		else if (st->stop != STOP_NONE)

@@ -87,8 +87,8 @@ test_expect_success 'every cell is ok, with consecutive sample indexes' '
 
 test_expect_success 'text shows each stop reason, the trend and the outlier' '
 	"$VMTAX" report adapt >report.txt &&
-	grep -q "stopped: target met (±.*, 5 samples)" report.txt &&
-	grep -q "stopped: max_repeat reached (±.*, 8 samples)" report.txt &&
+	grep -q "stopped: target met (half-width .*, 5 samples)" report.txt &&
+	grep -q "stopped: max_repeat reached (half-width .*, 8 samples)" report.txt &&
 	grep -q "trend over the samples (Mann-Kendall): rising, p" report.txt &&
 	grep -q "outliers (modified z > 3.5, kept): samples 3$" report.txt
 '

@@ -97,7 +97,7 @@ c[\"samples\"] = samples([10.0001, 10.0001], rounds=False)
 	test_cmp want got &&
 	"$VMTAX" report flat.json >flat.txt &&
 	grep "^THP never host (slowdown" flat.txt >head &&
-	echo "THP never host (slowdown 0.00% ±unbounded)" >want &&
+	echo "THP never host (slowdown +0.00%, interval unbounded)" >want &&
 	test_cmp want head &&
 	grep -q "^ slowdown +0.00%, 95% interval unbounded (Fieller), Welch p n/a" flat.txt &&
 	grep -q "^ no interval: too few samples to judge (under 3, no spread)$" flat.txt
@@ -213,6 +213,18 @@ g[\"variance\"] = {\"of\": \"log(metric)\", \"boots\": 2, \"samples_per_boot\": 
 	python3 "$TOP/tests/check-results.py" var-old.json &&
 	! python3 "$TOP/tests/check-results.py" var-none.json 2>err &&
 	grep -q "variance" err
+'
+
+# The fixture's bare-metal cell at never: the paired interval is
+# [-66.23%, +996.94%] about +92.48%; its header printed "±531.58%", half
+# the width, as if it were symmetric.
+test_expect_success 'a cell header prints its interval, never ± half of it' '
+	"$VMTAX" report "$src" >iv.txt &&
+	grep -q "^THP never host (slowdown +92.48% \[-66.23%, +996.94%\])$" iv.txt &&
+	grep -q "^ slowdown +92.48%, 95% interval \[-66.23%, +996.94%\] (paired rounds)" iv.txt &&
+	grep -q "^THP never guest, TCG + THP always host (slowdown +22.66% \[+18.52%, +26.95%\] \*)$" iv.txt &&
+	grep -q "^ stopped: repeat (half-width 531.58%, 4 samples)$" iv.txt &&
+	! grep -q "±[0-9u]" iv.txt
 '
 
 test_done
