@@ -227,4 +227,24 @@ test_expect_success 'a cell header prints its interval, never ± half of it' '
 	! grep -q "±[0-9u]" iv.txt
 '
 
+# report --help said "Fieller" for every cell; it lists each kind.
+test_expect_success 'report --help names each kind of interval' '
+	"$VMTAX" report --help >help &&
+	grep -q "^  Fieller (Welch.s df)  order = cells" help &&
+	grep -q "^  paired rounds         interleaved" help &&
+	grep -q "^  paired, bridged       interleaved, no round shared" help &&
+	grep -q "^  unbounded: WHY        too few samples" help
+'
+
+# A bridged cell has no bootstrap interval; docs/sampling.md said it did.
+test_expect_success 'a bridged cell: no bootstrap, and the docs say so' '
+	cp "$src" bridged.json &&
+	field bridged.json guest/host-thp=never/guest-thp=never \
+		"(c[\"interval\"][\"method\"], c[\"interval\"][\"bootstrap\"])" >got &&
+	echo "('"'"'paired, bridged'"'"', [None, None])" >want &&
+	test_cmp want got &&
+	grep -q "paired rounds only, give the hierarchical bootstrap" "$TOP/docs/sampling.md" &&
+	grep -q "a bridged cell has none" "$TOP/docs/sampling.md"
+'
+
 test_done
