@@ -89,7 +89,7 @@ long run_sampling_plan(struct run *r)
 		st->planned = st->nsamples + sc[i].more;
 		if (st->stop != STOP_NONE && i != b)
 			note("%s: done sampling (%s): %ld samples, interval "
-			     "±%.2f%%",
+			     "half-width %.2f%%",
 			     r->cells[i].id, stop_reason_name(st->stop),
 			     st->nsamples, st->halfwidth * 100);
 		else if (st->stop != STOP_NONE)
@@ -195,9 +195,9 @@ void run_plan_group(struct run *r, const int *cells, size_t n, long *r1,
 		st->plan = json_pack(
 			"{s:I, s:I, s:o, s:o, s:o, s:o, s:s}",
 			"samples_per_boot", (json_int_t)per, "boots",
-			(json_int_t)nb, "within_var",
+			(json_int_t)nb, "log_within_var",
 			isnan(kj.t1sq) ? json_null() : json_real(kj.t1sq),
-			"between_var",
+			"log_between_var",
 			isnan(kj.t2sq) ? json_null() : json_real(kj.t2sq),
 			"sample_s", isnan(c1) ? json_null() : json_real(c1),
 			"boot_s", isnan(c2) ? json_null() : json_real(c2),
@@ -226,9 +226,9 @@ json_t *run_cell_variance_new(const struct run *r, int ci)
 	    stats_kj(x, boot, k, &kj) == 0 && kj.nboots > 1)
 		j = json_pack("{s:s, s:I, s:f, s:o, s:o, s:b}", "of",
 			      "log(metric)", "boots", (json_int_t)kj.nboots,
-			      "samples_per_boot", kj.r1, "within_var",
+			      "samples_per_boot", kj.r1, "log_within_var",
 			      isnan(kj.t1sq) ? json_null() : json_real(kj.t1sq),
-			      "between_var",
+			      "log_between_var",
 			      isnan(kj.t2sq) ? json_null() : json_real(kj.t2sq),
 			      "between_clamped", kj.t2sq_clamped);
 	free(x);

@@ -71,9 +71,21 @@ char *fmt_halfwidth(char *buf, size_t len, const struct stats_delta *d)
 	if (!d->valid)
 		snprintf(buf, len, "%s", "");
 	else if (!d->bounded)
-		snprintf(buf, len, "%s", "±unbounded");
+		snprintf(buf, len, "%s", "half-width unbounded");
 	else
-		snprintf(buf, len, "±%.2f%%", 100 * (d->hi - d->lo) / 2);
+		snprintf(buf, len, "half-width %.2f%%",
+			 100 * (d->hi - d->lo) / 2);
+	return buf;
+}
+
+/* "+74.09% [+13.38%, +167.31%]" or "+0.00%, interval unbounded". */
+static char *slowdown_iv(char *buf, size_t len, const struct stats_delta *d)
+{
+	char pct[FMT_BUF], iv[FMT_BUF];
+
+	snprintf(buf, len, "%s%s%s", fmt_spct(pct, sizeof(pct), d->delta),
+		 d->bounded ? " " : ", interval ",
+		 fmt_interval(iv, sizeof(iv), d));
 	return buf;
 }
 
@@ -104,7 +116,7 @@ const char *fmt_reason(const struct report_cell *c)
 
 char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c)
 {
-	char pct[FMT_BUF], hw[FMT_BUF];
+	char sl[2 * FMT_BUF];
 
 	if (strcmp(c->status, "ok") && !c->nok)
 		snprintf(buf, len, "%s: %s", c->status, fmt_reason(c));
@@ -115,10 +127,9 @@ char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c)
 			 c->vs_base.why ? ": " : "",
 			 c->vs_base.why ? c->vs_base.why : "");
 	else
-		snprintf(buf, len, "slowdown %s%s%s%s",
-			 fmt_pct(pct, sizeof(pct), c->vs_base.delta),
-			 *fmt_halfwidth(hw, sizeof(hw), &c->vs_base) ? " " : "",
-			 hw, c->vs_base.significant ? " *" : "");
+		snprintf(buf, len, "slowdown %s%s",
+			 slowdown_iv(sl, sizeof(sl), &c->vs_base),
+			 c->vs_base.significant ? " *" : "");
 	return buf;
 }
 
@@ -149,15 +160,13 @@ char *fmt_scaling_entry(char *buf, size_t len, const struct report *r,
 			long cell)
 {
 	const struct report_cell *c;
-	char pct[FMT_BUF], hw[FMT_BUF];
+	char sl[2 * FMT_BUF];
 
 	if (cell < 0 || !r->cells[cell].nok || r->cells[cell].is_baseline ||
 	    !r->cells[cell].vs_base.valid)
 		return fmt_matrix_entry(buf, len, r, cell);
 	c = &r->cells[cell];
-	snprintf(buf, len, "%s %s%s",
-		 fmt_pct(pct, sizeof(pct), c->vs_base.delta),
-		 fmt_halfwidth(hw, sizeof(hw), &c->vs_base),
+	snprintf(buf, len, "%s%s", slowdown_iv(sl, sizeof(sl), &c->vs_base),
 		 c->vs_base.significant ? "*" : "");
 	return buf;
 }
@@ -488,7 +497,7 @@ char *fmt_iv(char *buf, size_t len, const struct report *r,
 		off += (size_t)snprintf(
 			buf + off, len - off,
 			"; variance components (Kalibera-Jones) of the log "
-			"ratio: sd within a boot %s, between boots %s",
+			"ratio: sd within a boot %s, between boots (T2) %s",
 			fmt_num(w, sizeof(w), sqrt(p->kj.t1sq)),
 			fmt_num(b, sizeof(b), sqrt(p->kj.t2sq)));
 	if (off < len && !isnan(c->hboot_lo))
@@ -563,7 +572,9 @@ char *fmt_boots(char *buf, size_t len, const struct report_cell *c)
 	if (c->boots.ngroups < 2)
 		snprintf(buf, len, "%s", "");
 	else
-		snprintf(buf, len, "%zu boots, sd within %s, between %s%s",
+		snprintf(buf, len,
+			 "%zu boots, sd of the samples within a boot %s, "
+			 "sd of the boot means %s%s",
 			 c->boots.ngroups, sd(w, sizeof(w), c->boots.within_var),
 			 sd(b, sizeof(b), c->boots.between_var),
 			 c->unit_boot ? "; interval over boot means" : "");

@@ -255,7 +255,7 @@ static void sampling_rows(const struct report *r, const struct report_cell *c,
 			     NAN, out);
 		sampling_row(c, n, "within_boot_var", NULL,
 			     c->boots.within_var, out);
-		sampling_row(c, c->boots.ngroups, "between_boot_var", NULL,
+		sampling_row(c, c->boots.ngroups, "boot_means_var", NULL,
 			     c->boots.between_var, out);
 	}
 	if (*fmt_iv(buf, sizeof(buf), r, c))

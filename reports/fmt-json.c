@@ -36,7 +36,12 @@ static json_t *jsummary(const struct stats_summary *s)
 			 jreal(s->ci_hi));
 }
 
-static json_t *jdelta(const struct stats_delta *d)
+/*
+ * A delta; its degrees of freedom are "welch_df" for Fieller's interval
+ * (Welch's df) and "paired_df" for a PAIRED one (paired rounds: units - 1;
+ * bridged: Welch-Satterthwaite over the two pairings), docs/reports.md.
+ */
+static json_t *jdelta(const struct stats_delta *d, bool paired)
 {
 	json_t *j;
 
@@ -47,7 +52,8 @@ static json_t *jdelta(const struct stats_delta *d)
 		      d->bounded
 			  ? json_pack("[o, o]", jreal(d->lo), jreal(d->hi))
 			  : json_null(),
-		      "bounded", d->bounded, "p", jreal(d->p), "welch_df",
+		      "bounded", d->bounded, "p", jreal(d->p),
+		      paired ? "paired_df" : "welch_df",
 		      jreal(d->df), "significant", d->significant,
 		      "within_noise", !isnan(d->p) && !d->significant);
 	/* Only an interval that is not there says why: others stay as-is. */
@@ -71,7 +77,9 @@ static json_t *jcontrasts(const struct report *r)
 				 "axis", k->axis, "never",
 				 r->cells[k->never].id, "always",
 				 r->cells[k->always].id, "context",
-				 k->context, "delta", jdelta(&k->d), "method",
+				 k->context, "delta",
+				 jdelta(&k->d, strcmp(k->method, "Fieller") != 0),
+				 "method",
 				 k->method, "units", (json_int_t)k->units,
 				 "verdict",
 				 report_contrast_verdict_name(k->verdict),
@@ -145,7 +153,10 @@ static json_t *jkvm(const struct report_kvm *k)
 	return j;
 }
 
-/* How a paired or bridged interval was made (docs/sampling.md). */
+/*
+ * How a paired or bridged interval was made (docs/sampling.md); the
+ * variance components are of the log ratio (T1^2, T2^2).
+ */
 static json_t *jinterval(const struct report *r, const struct report_cell *c)
 {
 	const struct stats_paired *p = &c->paired;
@@ -154,14 +165,16 @@ static json_t *jinterval(const struct report *r, const struct report_cell *c)
 		"{s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:[o, o], s:o}", "method",
 		report_interval_name(c), "unit", stats_unit_name(p->unit),
 		"rounds", (json_int_t)p->nrounds, "units",
-		(json_int_t)p->nunits, "df", jreal(p->df), "within_var",
-		jreal(p->kj.t1sq), "between_var", jreal(p->kj.t2sq),
+		(json_int_t)p->nunits, "df", jreal(p->df),
+		"log_ratio_within_var", jreal(p->kj.t1sq),
+		"log_ratio_between_var", jreal(p->kj.t2sq),
 		"bootstrap", jreal(c->hboot_lo), jreal(c->hboot_hi), "via",
 		c->bridge_via >= 0 ? json_string(r->cells[c->bridge_via].id)
 				   : json_null());
 }
 
-/* How the cell sampled: docs/sampling.md. */
+/* How the cell sampled: docs/sampling.md; boots' variances are of the
+ * metric: pooled within a boot (S1^2) and of the boot means (S2^2). */
 static json_t *jsampling(const struct report_cell *c)
 {
 	json_t *out = json_array(), *boots = json_null();
@@ -173,8 +186,8 @@ static json_t *jsampling(const struct report_cell *c)
 					      json_integer(c->samples[i].index));
 	if (c->boots.ngroups > 1)
 		boots = json_pack("{s:I, s:o, s:o}", "n",
-				  (json_int_t)c->boots.ngroups, "within_var",
-				  jreal(c->boots.within_var), "between_var",
+				  (json_int_t)c->boots.ngroups, "within_boot_var",
+				  jreal(c->boots.within_var), "boot_means_var",
 				  jreal(c->boots.between_var));
 	return json_pack("{s:o, s:s, s:I, s:o, s:{s:o, s:o, s:s, s:b}, s:o}",
 			 "stop_reason", jstrn(c->stop_reason), "unit",
@@ -257,7 +270,7 @@ static json_t *jcell(const struct report *r, const struct report_cell *c)
 	    "dtlb_miss_rate",
 	    c->dtlb_miss_rate.valid ? jreal(c->dtlb_miss_rate.value)
 				    : json_null(),
-	    "slowdown", jdelta(&c->vs_base));
+	    "slowdown", jdelta(&c->vs_base, c->iv != REPORT_IV_FIELLER));
 	/* A slowdown that is null says why (a baseline mean of 0); others
 	 * stay as-is. */
 	if (jc && !c->is_baseline && c->nok && !c->vs_base.valid &&
@@ -367,7 +380,9 @@ static json_t *jscaling(const struct report *r)
 					      "value", l->points[k].value, "id",
 					      c->id, "status", c->status,
 					      "baseline", c->is_baseline,
-					      "slowdown", jdelta(&c->vs_base)));
+					      "slowdown",
+					      jdelta(&c->vs_base,
+						     c->iv != REPORT_IV_FIELLER)));
 			}
 			json_array_append_new(
 			    lines, json_pack("{s:s, s:o}", "label", l->label,
@@ -487,12 +502,15 @@ static json_t *jcompare_kvm(const struct compare_kvm *k)
 }
 
 /* One side of an effect row: {"baseline": true} or the slowdown. */
-static json_t *jeffect_side(bool base, const struct stats_delta *d)
+static json_t *jeffect_side(bool base, const struct report_cell *c)
 {
+	const struct stats_delta *d = &c->vs_base;
+
 	if (base)
 		return json_pack("{s:b, s:s}", "baseline", 1, "value",
 				 "0 by definition");
-	return json_pack("{s:b, s:o}", "baseline", 0, "slowdown", jdelta(d));
+	return json_pack("{s:b, s:o}", "baseline", 0, "slowdown",
+			 jdelta(d, c->iv != REPORT_IV_FIELLER));
 }
 
 static int json_effect(const struct compare *c, FILE *out)
@@ -526,10 +544,10 @@ static int json_effect(const struct compare *c, FILE *out)
 			fmt_compare_label(lb, sizeof(lb), row), "ref",
 			compare_run_letter(row->ref_run), "vs",
 			compare_run_letter(row->run), "ref_effect",
-			ok ? jeffect_side(e->ref_base, &row->ref->vs_base)
+			ok ? jeffect_side(e->ref_base, row->ref)
 			   : json_null(),
 			"effect",
-			ok ? jeffect_side(e->base, &row->cell->vs_base)
+			ok ? jeffect_side(e->base, row->cell)
 			   : json_null(),
 			"points",
 			ok && e->valid ? jreal(e->points) : json_null(),
@@ -584,7 +602,8 @@ static int json_compare(const struct compare *c, FILE *out)
 			row->ref ? jsummary(&row->ref->metric) : json_null(),
 			"metric",
 			row->cell ? jsummary(&row->cell->metric) : json_null(),
-			"delta", row->note ? json_null() : jdelta(&row->d),
+			"delta",
+			row->note ? json_null() : jdelta(&row->d, row->paired),
 			"note", jstrn(row->note)));
 		/* Only when some row has KVM deltas: older output stays. */
 		if (c->has_kvm)

@@ -318,8 +318,8 @@ static void md_scaling(const struct report *r, const struct report_scaling *s,
 	char buf[FMT_BUF];
 	size_t j, k;
 
-	mdprintf(out, "\n## Slowdown against %s (vs %s; ± half the 95%% "
-		     "interval; * p < 0.05)\n\n| line |",
+	mdprintf(out, "\n## Slowdown against %s (vs %s; [95%% "
+		     "interval]; * p < 0.05)\n\n| line |",
 		a->name, r->cells[r->baseline].label);
 	for (k = 0; k < a->nvalues; k++) {
 		mdprintf(out, " %s=", a->name);

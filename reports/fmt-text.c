@@ -334,7 +334,7 @@ static void text_scaling(const struct report *r,
 		}
 	}
 	tprintf(out,
-		"\nSlowdown against %s (vs %s; ± half the 95%% interval, "
+		"\nSlowdown against %s (vs %s; [95%% interval], "
 		"* p < 0.05):\n\n",
 		a->name, r->cells[r->baseline].label);
 	tprintf(out, " %-*s", (int)w[0], "line");

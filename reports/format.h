@@ -63,14 +63,20 @@ char *fmt_interval(char *buf, size_t len, const struct stats_delta *d);
  * judge (under 3, no spread)" (a report's own cells; compare rows keep
  * the short form). */
 char *fmt_interval_why(char *buf, size_t len, const struct stats_delta *d);
-/* Half the interval width as "±0.40%", or "±unbounded"/"" when no delta. */
+/*
+ * Half the interval width, what [run] target measures: "half-width
+ * 0.40%", "half-width unbounded", or "" when no delta.  Intervals print as
+ * intervals ("[+12.31%, +13.11%]"), never as "±": Fieller's and the paired
+ * (log-scale) intervals are asymmetric; "±" is only a standard deviation.
+ */
 char *fmt_halfwidth(char *buf, size_t len, const struct stats_delta *d);
 /* A p value: "0.0312", "<0.0001", or "n/a". */
 char *fmt_p(char *buf, size_t len, double p);
 /* "*" if significant, "within noise" if a test ran and was not, else "". */
 const char *fmt_signif(const struct stats_delta *d);
 /*
- * The heading suffix of a cell: "baseline", "slowdown 12.71% ±0.40%",
+ * The heading suffix of a cell: "baseline", "slowdown +12.71% [+12.31%,
+ * +13.11%] *" (* p < 0.05), "slowdown +0.00%, interval unbounded",
  * "skipped: REASON", "failed: REASON", "no ok samples".
  */
 char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c);
@@ -78,12 +84,15 @@ char *fmt_cell_note(char *buf, size_t len, const struct report_cell *c);
  * Sampling (model.h, docs/sampling.md).  fmt_sampling_shown(): the cell
  * has something to say: a stop reason, samples from more than one boot, an
  * outlier or a significant trend (files without these print as before).
- * fmt_stop(): "target met (±1.20%, 12 samples)", "max_repeat reached
- * (±3.10%, 20 samples)", "repeat (3 samples)", ... or "" without one.
+ * fmt_stop(): "target met (half-width 1.20%, 12 samples)", "max_repeat
+ * reached (half-width 3.10%, 20 samples)", "repeat (3 samples)", ... or ""
+ * without one.
  * fmt_outliers(): "samples 3, 7" or "none".  fmt_trend(): "rising, p
- * 0.0210" or "none".  fmt_boots(): "3 boots, sd within 0.0123, between
- * 0.0345; interval over boot means" (standard deviations of the metric:
- * the square roots of the variance components) or "" for one boot.
+ * 0.0210" or "none".  fmt_boots(): "3 boots, sd of the samples within
+ * a boot 0.0123, sd of the boot means 0.0345; interval over boot means"
+ * (of the metric: the square roots of S1^2, pooled about each boot's mean,
+ * and S2^2, which is not the between-boot component T2^2) or "" for one
+ * boot.
  */
 bool fmt_sampling_shown(const struct report_cell *c);
 /* How a paired or bridged interval was made (""): units, df, variance
@@ -100,8 +109,8 @@ const char *fmt_reason(const struct report_cell *c);
 char *fmt_matrix_entry(char *buf, size_t len, const struct report *r,
 		       long cell);
 /*
- * A scaling point: the matrix entry with the interval's half-width,
- * "273.04% ±3.05%*", or "baseline", "failed", "-" (CELL < 0).
+ * A scaling point: the slowdown with its interval, "+273.04% [+270.00%,
+ * +276.10%]*", or the matrix entry "baseline", "failed", "-" (CELL < 0).
  */
 char *fmt_scaling_entry(char *buf, size_t len, const struct report *r,
 			long cell);

@@ -137,6 +137,8 @@ test_expect_success 'plan = auto: a sizing pass, then the boots and samples it c
 	jq -e "$g | (.samples | length) == 4 + (.plan.boots - 2) * .plan.samples_per_boot" auto/results.json &&
 	jq -e "$g | ([.samples[].boot] | unique | length) == .plan.boots" auto/results.json &&
 	jq -e "$g | .plan.why | test(\"samples? per boot\")" auto/results.json &&
+	jq -e "$g | .plan | has(\"log_within_var\") and has(\"log_between_var\") and (has(\"between_var\") | not)" auto/results.json &&
+	jq -e "$g | .variance | has(\"log_between_var\") and (has(\"between_var\") | not)" auto/results.json &&
 	python3 "$TOP/tests/check-results.py" auto/results.json
 '
 

@@ -9,13 +9,13 @@ test_expect_success 'the reference follows the results schema' '
 '
 test_expect_success 'vmtax report gives the seed slowdowns' '
 	"$VMTAX" report "$REF" >out &&
-	for s in "THP never host (slowdown 4.06%" \
-		"THP always guest, EPT on + THP always host (slowdown 5.67%" \
-		"THP never guest, EPT on + THP always host (slowdown 12.71%" \
-		"THP never guest, EPT on + THP never host (slowdown 24.81%" \
-		"THP always guest, EPT off + THP always host (slowdown 198.33%" \
-		"THP never guest, EPT off + THP always host (slowdown 254.43%" \
-		"THP never guest, EPT off + THP never host (slowdown 260.15%"; do
+	for s in "THP never host (slowdown +4.06%" \
+		"THP always guest, EPT on + THP always host (slowdown +5.67%" \
+		"THP never guest, EPT on + THP always host (slowdown +12.71%" \
+		"THP never guest, EPT on + THP never host (slowdown +24.81%" \
+		"THP always guest, EPT off + THP always host (slowdown +198.33%" \
+		"THP never guest, EPT off + THP always host (slowdown +254.43%" \
+		"THP never guest, EPT off + THP never host (slowdown +260.15%"; do
 		grep -qF "$s" out || { echo "missing: $s"; exit 1; }
 	done
 '

@@ -87,8 +87,8 @@ test_expect_success 'every cell is ok, with consecutive sample indexes' '
 
 test_expect_success 'text shows each stop reason, the trend and the outlier' '
 	"$VMTAX" report adapt >report.txt &&
-	grep -q "stopped: target met (±.*, 5 samples)" report.txt &&
-	grep -q "stopped: max_repeat reached (±.*, 8 samples)" report.txt &&
+	grep -q "stopped: target met (half-width .*, 5 samples)" report.txt &&
+	grep -q "stopped: max_repeat reached (half-width .*, 8 samples)" report.txt &&
 	grep -q "trend over the samples (Mann-Kendall): rising, p" report.txt &&
 	grep -q "outliers (modified z > 3.5, kept): samples 3$" report.txt
 '
@@ -164,10 +164,10 @@ test_expect_success LIBVIRT,TINY 'boots = 2: four samples in two fresh guests' '
 '
 test_expect_success LIBVIRT,TINY 'the report splits the variance by boot' '
 	"$VMTAX" report boots >boots.txt &&
-	grep -q "boots: 2 boots, sd within 0.7071, between 0; interval over boot means" boots.txt &&
+	grep -q "boots: 2 boots, sd of the samples within a boot 0.7071, sd of the boot means 0; interval over boot means" boots.txt &&
 	"$VMTAX" report --format json boots >boots.json &&
 	test "$(jq -r ".cells[0].sampling.units" boots.json)" = 2 &&
-	test "$(jq -r ".cells[0].sampling.boots.between_var == 0" boots.json)" = true
+	test "$(jq -r ".cells[0].sampling.boots.boot_means_var == 0" boots.json)" = true
 '
 test_expect_success LIBVIRT,TINY 'no guest of this test is left running' '
 	! virsh -c qemu:///system list --name | grep -q "^vmtax-t0260b-"

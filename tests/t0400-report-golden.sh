@@ -94,7 +94,7 @@ test_expect_success 'IPC and dTLB miss rate from PMU counters' '
 
 test_expect_success 'the slowdowns agree between text, csv and json' '
 	# THP never host: slowdown in text, csv (fraction) and json (fraction).
-	grep -q "^THP never host (slowdown 4.01% " "$TOP/tests/golden/hw.txt" &&
+	grep -q "^THP never host (slowdown +4.01% \[+3.93%, +4.09%\] \*)$" "$TOP/tests/golden/hw.txt" &&
 	grep "^cell,bare-metal/host-thp=never," "$TOP/tests/golden/hw.csv" |
 		cut -d, -f19 | grep -q "^0.04009722" &&
 	grep -A3 "\"slowdown\": {" "$TOP/tests/golden/hw.json" |
@@ -130,14 +130,15 @@ test_expect_success 'vcpus: the header lists the axes, older runs have no such l
 test_expect_success 'vcpus: an axis beyond THP is folded into the matrix rows' '
 	grep -q "^ guest THP  host THP  vcpus  bare metal    EPT on$" "$TOP/tests/golden/vcpus.txt" &&
 	grep -q "^ never      never     4          2.29%\*    failed$" "$TOP/tests/golden/vcpus.txt" &&
-	grep -q "^THP always guest, EPT on + THP never host, vcpus=2 (slowdown 99.08% " "$TOP/tests/golden/vcpus.txt"
+	grep -q "^THP always guest, EPT on + THP never host, vcpus=2 (slowdown +99.08% \[+94.16%, +104.10%\] \*)$" "$TOP/tests/golden/vcpus.txt"
 '
 
 test_expect_success 'vcpus: the scaling table has one line per THP pair' '
 	sed -n "/^Slowdown against vcpus/,/^\$/p;/^ line /,/^\$/p" "$TOP/tests/golden/vcpus.txt" >scal &&
 	cat scal &&
-	grep -q "^ host-thp=always, guest-thp=always  273.04% ±5.51%\*   92.81% ±3.80%\*   7.16% ±1.98%\*$" scal &&
-	grep -q "^ host-thp=never, guest-thp=never    293.71% ±8.99%\*  103.16% ±4.51%\*          failed$" scal &&
+	grep -q "^ host-thp=always, guest-thp=always  +273.04% \[+267.61%, +278.62%\]\*    +92.81% \[+89.06%, +96.65%\]\*    +7.16% \[+5.21%, +9.17%\]\*$" scal &&
+	grep -q "^ host-thp=never, guest-thp=never    +293.71% \[+284.85%, +302.84%\]\*  +103.16% \[+98.71%, +107.72%\]\*                      failed$" scal &&
+	! grep -q "±" scal &&
 	test "$(grep -c "^ host-thp=" scal)" = 4
 '
 

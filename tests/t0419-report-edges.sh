@@ -3,7 +3,9 @@
 # written here from tests/fixtures/results-interleaved.json with the samples
 # of two cells replaced: the units of a paired interval from the coarser
 # side, intervals of a time ratio that stay in (-100%, inf), too few samples
-# to judge, magnitudes near 1e300, and ok samples whose metric is no number.
+# to judge, magnitudes near 1e300, and ok samples whose metric is no number;
+# and (part 4) one name per variance, the df's name, intervals printed as
+# intervals.
 . "$(dirname "$0")/lib-test.sh"
 
 test_need VMTAX
@@ -95,7 +97,7 @@ c[\"samples\"] = samples([10.0001, 10.0001], rounds=False)
 	test_cmp want got &&
 	"$VMTAX" report flat.json >flat.txt &&
 	grep "^THP never host (slowdown" flat.txt >head &&
-	echo "THP never host (slowdown 0.00% ±unbounded)" >want &&
+	echo "THP never host (slowdown +0.00%, interval unbounded)" >want &&
 	test_cmp want head &&
 	grep -q "^ slowdown +0.00%, 95% interval unbounded (Fieller), Welch p n/a" flat.txt &&
 	grep -q "^ no interval: too few samples to judge (under 3, no spread)$" flat.txt
@@ -165,6 +167,84 @@ c[\"samples\"] = samples([10, 11, 12], rounds=False)
 	field zero.json bare-metal/host-thp=never "c[\"slowdown_why\"]" >got &&
 	echo "the baseline'"'"'s mean is 0" >want &&
 	test_cmp want got
+'
+
+# A guest baseline and a guest cell in the same 9 rounds, 3 boots each:
+# three variances, three names (issue 35 part 4: "between_var" was T2^2 of
+# the log ratio in `interval` and S2^2 of the boot means in
+# `sampling.boots`, and "welch_df" held a paired interval's units - 1).
+test_expect_success 'each variance and df has its own name (json, text)' '
+	make kj.json "
+d[\"baseline\"] = g[\"id\"]
+h = cells[\"guest/host-thp=always/guest-thp=never\"]
+g[\"samples\"] = samples([10, 11, 10.5, 14, 13.5, 14.2, 9, 9.4, 9.1],
+                         [0, 0, 0, 1, 1, 1, 2, 2, 2])
+h[\"samples\"] = samples([15, 16.6, 15.1, 20, 20.4, 21.5, 13.2, 14, 13.1],
+                         [0, 0, 0, 1, 1, 1, 2, 2, 2])
+" &&
+	field kj.json guest/host-thp=always/guest-thp=never \
+		"(sorted(c[\"interval\"]), sorted(c[\"sampling\"][\"boots\"]), sorted(c[\"slowdown\"]))" >got &&
+	cat >want <<-\EOF &&
+	(['"'"'bootstrap'"'"', '"'"'df'"'"', '"'"'log_ratio_between_var'"'"', '"'"'log_ratio_within_var'"'"', '"'"'method'"'"', '"'"'rounds'"'"', '"'"'unit'"'"', '"'"'units'"'"', '"'"'via'"'"'], ['"'"'boot_means_var'"'"', '"'"'n'"'"', '"'"'within_boot_var'"'"'], ['"'"'bounded'"'"', '"'"'ci95'"'"', '"'"'p'"'"', '"'"'paired_df'"'"', '"'"'significant'"'"', '"'"'value'"'"', '"'"'within_noise'"'"'])
+	EOF
+	test_cmp want got &&
+	jq -e "[.. | objects | keys[] | select(. == \"between_var\" or . == \"within_var\")] == []" kj.json.report &&
+	"$VMTAX" report kj.json >kj.txt &&
+	grep -q "^ boots: 3 boots, sd of the samples within a boot [0-9.]*, sd of the boot means [0-9.]*; interval over boot means$" kj.txt &&
+	grep -q "^ interval: paired log ratios of 9 rounds, 3 boots as units, df 2.0; variance components (Kalibera-Jones) of the log ratio: sd within a boot [0-9.]*, between boots (T2) [0-9.]*;" kj.txt &&
+	field wide.json bare-metal/host-thp=never "\"welch_df\" in c[\"slowdown\"] and \"paired_df\" not in c[\"slowdown\"]" >got &&
+	echo True >want &&
+	test_cmp want got
+'
+
+# results.json's variance object: the new names (log_within_var,
+# log_between_var) and, for files written before, the old ones validate;
+# neither does not.
+test_expect_success PYTHON3 'results.json variance: new and old names validate, neither does not' '
+	for v in new old none; do
+		make var-$v.json "
+names = {\"new\": (\"log_within_var\", \"log_between_var\"),
+         \"old\": (\"within_var\", \"between_var\"), \"none\": (\"w\", \"b\")}[\"$v\"]
+g[\"variance\"] = {\"of\": \"log(metric)\", \"boots\": 2, \"samples_per_boot\": 1.0,
+                  names[0]: None, names[1]: 0.0025, \"between_clamped\": False}
+" || exit 1
+	done &&
+	python3 "$TOP/tests/check-results.py" var-new.json &&
+	python3 "$TOP/tests/check-results.py" var-old.json &&
+	! python3 "$TOP/tests/check-results.py" var-none.json 2>err &&
+	grep -q "variance" err
+'
+
+# The fixture's bare-metal cell at never: the paired interval is
+# [-66.23%, +996.94%] about +92.48%; its header printed "±531.58%", half
+# the width, as if it were symmetric.
+test_expect_success 'a cell header prints its interval, never ± half of it' '
+	"$VMTAX" report "$src" >iv.txt &&
+	grep -q "^THP never host (slowdown +92.48% \[-66.23%, +996.94%\])$" iv.txt &&
+	grep -q "^ slowdown +92.48%, 95% interval \[-66.23%, +996.94%\] (paired rounds)" iv.txt &&
+	grep -q "^THP never guest, TCG + THP always host (slowdown +22.66% \[+18.52%, +26.95%\] \*)$" iv.txt &&
+	grep -q "^ stopped: repeat (half-width 531.58%, 4 samples)$" iv.txt &&
+	! grep -q "±[0-9u]" iv.txt
+'
+
+# report --help said "Fieller" for every cell; it lists each kind.
+test_expect_success 'report --help names each kind of interval' '
+	"$VMTAX" report --help >help &&
+	grep -q "^  Fieller (Welch.s df)  order = cells" help &&
+	grep -q "^  paired rounds         interleaved" help &&
+	grep -q "^  paired, bridged       interleaved, no round shared" help &&
+	grep -q "^  unbounded: WHY        too few samples" help
+'
+
+# A bridged cell has no bootstrap interval; docs/sampling.md said it did.
+test_expect_success 'a bridged cell: no bootstrap, and the docs say so' '
+	cp "$src" bridged.json &&
+	field bridged.json guest/host-thp=never/guest-thp=never \
+		"(c[\"interval\"][\"method\"], c[\"interval\"][\"bootstrap\"])" >got &&
+	echo "('"'"'paired, bridged'"'"', [None, None])" >want &&
+	test_cmp want got &&
+	grep -q "paired rounds only, give the hierarchical bootstrap" "$TOP/docs/sampling.md" &&
+	grep -q "a bridged cell has none" "$TOP/docs/sampling.md"
 '
 
 test_done
