@@ -156,6 +156,45 @@ char *fmt_matrix_entry(char *buf, size_t len, const struct report *r, long cell)
 	return buf;
 }
 
+char *fmt_matrix_slot(char *buf, size_t len, const struct report *r,
+		      size_t row, size_t col)
+{
+	const struct report_matrix *m = &r->matrix;
+	long cell = m->slot[row * m->ncols + col];
+	const struct stats_delta *d;
+	char pct[FMT_BUF], iv[FMT_BUF];
+
+	if (cell >= 0 && row && m->slot[(row - 1) * m->ncols + col] == cell) {
+		snprintf(buf, len, "%s", "");
+		return buf;
+	}
+	if (cell < 0 || !r->cells[cell].nok || r->cells[cell].is_baseline ||
+	    !r->cells[cell].vs_base.valid)
+		return fmt_matrix_entry(buf, len, r, cell);
+	d = &r->cells[cell].vs_base;
+	if (d->bounded)
+		snprintf(iv, sizeof(iv), "[%.2f, %.2f]", 100 * d->lo,
+			 100 * d->hi);
+	else
+		snprintf(iv, sizeof(iv), "unbounded");
+	snprintf(buf, len, "%s%s %s", fmt_pct(pct, sizeof(pct), d->delta),
+		 d->significant ? "*" : "", iv);
+	return buf;
+}
+
+char *fmt_colgeo(char *buf, size_t len, const struct report_colgeo *g)
+{
+	char pct[FMT_BUF];
+
+	if (!g->n)
+		snprintf(buf, len, "none (no cell with a slowdown)");
+	else
+		snprintf(buf, len, "%s over %zu cell%s",
+			 fmt_pct(pct, sizeof(pct), g->geomean), g->n,
+			 g->n == 1 ? "" : "s");
+	return buf;
+}
+
 char *fmt_scaling_entry(char *buf, size_t len, const struct report *r,
 			long cell)
 {

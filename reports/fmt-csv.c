@@ -37,9 +37,12 @@
  * unit, better, baseline and path), then a row of kind "effect" per pair
  * (each side's is_baseline yes/no, slowdown, lo, hi and bounded yes/no,
  * empty for a baseline, whose slowdown is 0 by definition; points and
- * ratio as fractions; note).  The column order is
- * fixed; empty fields are "not applicable", and counters use the strings
- * "not supported" / "not counted" rather than 0.
+ * ratio as fractions; note).  The column order is fixed.  A numeric
+ * column holds a number or nothing, never a word: an empty field is "not
+ * applicable" unless the row's last column, why_empty, names it as
+ * COLUMN:REASON (space-separated; see why_add()), or the row's status is
+ * not ok (the status is then why).  A counter is never 0 for "not
+ * supported": it is empty with COUNTER:not_supported.
  */
 #include "format.h"
 
@@ -55,12 +58,49 @@ static const char *const cols =
     "kind,id,label,status,reason,sample,n,metric,median,stddev,cv,min,max,"
     "ci95_lo,ci95_hi,elapsed_s,user_s,sys_s,slowdown,slowdown_lo,"
     "slowdown_hi,p_value,welch_df,significant,ipc,dtlb_miss_rate";
+/* after cols and the counters, the last column */
+#define CSV_WHY_COL "why_empty"
+/* every column of a report's csv: cols, the counters, why_empty */
+#define CSV_ALL_COLS (CSV_NCOLS + RC_NR + 1)
+
+/*
+ * Why a row's numeric columns are empty, for its why_empty column: the
+ * reasons are words a program can match (not_supported, not_counted,
+ * baseline, too_few_samples, unbounded, no_ok_sample, zero_mean,
+ * zero_baseline, zero_denominator, no_spread).
+ */
+struct why {
+	char buf[1024];
+	size_t len;
+};
+
+static void why_add(struct why *w, const char *col, const char *reason)
+{
+	int n;
+
+	if (!w || !reason || w->len >= sizeof(w->buf))
+		return;
+	n = snprintf(w->buf + w->len, sizeof(w->buf) - w->len, "%s%s:%s",
+		     w->len ? " " : "", col, reason);
+	if (n > 0)
+		w->len += (size_t)n;
+}
+
+/* A number, or an empty field said in W as COL:REASON (no REASON: not
+ * applicable). */
+static void numw(FILE *out, struct why *w, const char *col, double x,
+		 const char *reason)
+{
+	fputc(',', out);
+	if (!isnan(x) && !isinf(x))
+		fprintf(out, "%.9g", x);
+	else
+		why_add(w, col, reason);
+}
 
 static void num(FILE *out, double x)
 {
-	fputc(',', out);
-	if (!isnan(x))
-		fprintf(out, "%.9g", x);
+	numw(out, NULL, NULL, x, NULL);
 }
 
 static void str(FILE *out, const char *s)
@@ -69,20 +109,79 @@ static void str(FILE *out, const char *s)
 	fmt_csv_field(out, s);
 }
 
-static void counter(FILE *out, enum counter_state st, double x)
+static const char *state_why(enum counter_state st)
 {
-	if (st == CS_NOT_SUPPORTED)
-		str(out, "not supported");
-	else if (st == CS_NOT_COUNTED)
-		str(out, "not counted");
-	else
-		num(out, x);
+	return st == CS_NOT_SUPPORTED ? "not_supported"
+	       : st == CS_NOT_COUNTED ? "not_counted"
+				      : NULL;
 }
 
+/* A ratio of counters NUM/DEN that is not valid: why. */
+static const char *ratio_why(enum counter_state num, enum counter_state den)
+{
+	if (state_why(num))
+		return state_why(num);
+	if (state_why(den))
+		return state_why(den);
+	return "zero_denominator";
+}
+
+/* The word for a stats_delta's why (STATS_WHY_*, stats.h). */
+static const char *delta_why(const struct stats_delta *d)
+{
+	if (!d->why)
+		return NULL;
+	if (!strcmp(d->why, STATS_WHY_NO_SAMPLE))
+		return "no_ok_sample";
+	if (!strcmp(d->why, STATS_WHY_ZERO_REF))
+		return "zero_baseline";
+	if (!strcmp(d->why, STATS_WHY_ZERO_CELL))
+		return "zero_mean";
+	if (!strcmp(d->why, STATS_WHY_TOO_FEW))
+		return "too_few_samples";
+	return "unbounded"; /* STATS_WHY_DENOM, STATS_WHY_REACHES_ZERO */
+}
+
+/* slowdown .. significant of cell C against the baseline, said in W */
+static void slowdown_cols(const struct report_cell *c, struct why *w,
+			  FILE *out)
+{
+	const struct stats_delta *d = &c->vs_base;
+	const char *all = c->is_baseline ? "baseline"
+			  : !d->valid	 ? delta_why(d)
+					 : NULL;
+	const char *part = all ? all : delta_why(d);
+
+	numw(out, w, "slowdown", d->valid ? d->delta : NAN, all);
+	numw(out, w, "slowdown_lo", d->valid ? d->lo : NAN, part);
+	numw(out, w, "slowdown_hi", d->valid ? d->hi : NAN, part);
+	numw(out, w, "p_value", d->valid ? d->p : NAN,
+	     part ? part : "too_few_samples");
+	numw(out, w, "welch_df", d->valid ? d->df : NAN,
+	     part ? part : "too_few_samples");
+	str(out,
+	    d->valid && !isnan(d->p) ? (d->significant ? "yes" : "no") : NULL);
+}
+
+/* Empty fields from column FROM (0-based) to the last, then the end of
+ * the row. */
+static void pad(FILE *out, int from)
+{
+	for (; from < CSV_ALL_COLS; from++)
+		fputc(',', out);
+	fputc('\n', out);
+}
+
+/*
+ * A cell with no ok sample has every value empty: its status says why
+ * (skipped, failed), so its why_empty is empty too.
+ */
 static void cell_row(const struct report *r, const struct report_cell *c,
 		     FILE *out)
 {
-	const struct stats_delta *d = &c->vs_base;
+	const struct report_counter_stats *ct = c->counters;
+	struct why w = {.len = 0}, *wp = c->nok ? &w : NULL;
+	const char *one = c->nok == 1 ? "too_few_samples" : NULL;
 	int k;
 
 	(void)r;
@@ -95,36 +194,27 @@ static void cell_row(const struct report *r, const struct report_cell *c,
 	fprintf(out, ",%zu", c->nok);
 	num(out, c->metric.mean);
 	num(out, c->metric.median);
-	num(out, c->metric.stddev);
-	num(out, c->metric.cv);
+	numw(out, wp, "stddev", c->metric.stddev, one);
+	numw(out, wp, "cv", c->metric.cv, one ? one : "zero_mean");
 	num(out, c->metric.min);
 	num(out, c->metric.max);
-	num(out, c->metric.ci_lo);
-	num(out, c->metric.ci_hi);
+	numw(out, wp, "ci95_lo", c->metric.ci_lo, one);
+	numw(out, wp, "ci95_hi", c->metric.ci_hi, one);
 	num(out, c->elapsed.mean);
 	num(out, c->user.mean);
 	num(out, c->sys.mean);
-	num(out, d->valid ? d->delta : NAN);
-	num(out, d->valid ? d->lo : NAN);
-	num(out, d->valid ? d->hi : NAN);
-	num(out, d->valid ? d->p : NAN);
-	num(out, d->valid ? d->df : NAN);
-	str(out,
-	    d->valid && !isnan(d->p) ? (d->significant ? "yes" : "no") : NULL);
-	if (c->ipc.valid)
-		num(out, c->ipc.value);
-	else
-		str(out, c->nok ? "not supported" : NULL);
-	if (c->dtlb_miss_rate.valid)
-		num(out, c->dtlb_miss_rate.value);
-	else
-		str(out, c->nok ? "not supported" : NULL);
-	for (k = 0; k < RC_NR; k++) {
-		if (c->nok)
-			counter(out, c->counters[k].state, c->counters[k].mean);
-		else
-			str(out, NULL);
-	}
+	slowdown_cols(c, wp, out);
+	numw(out, wp, "ipc", c->ipc.valid ? c->ipc.value : NAN,
+	     ratio_why(ct[RC_INSTRUCTIONS].state, ct[RC_CYCLES].state));
+	numw(out, wp, "dtlb_miss_rate",
+	     c->dtlb_miss_rate.valid ? c->dtlb_miss_rate.value : NAN,
+	     ratio_why(ct[RC_DTLB_LOAD_MISSES].state,
+		       ct[RC_DTLB_LOADS].state));
+	for (k = 0; k < RC_NR; k++)
+		numw(out, wp, runner_counter_name(k),
+		     c->nok && ct[k].state == CS_OK ? ct[k].mean : NAN,
+		     state_why(ct[k].state));
+	str(out, w.buf);
 	fputc('\n', out);
 }
 
@@ -135,11 +225,6 @@ static void cell_row(const struct report *r, const struct report_cell *c,
 static void busy_row(const struct report_cell *c,
 		     const struct report_sample *s, FILE *out)
 {
-	int k, ncols = RC_NR + 1;
-	const char *p;
-
-	for (p = cols; (p = strchr(p, ',')); p++)
-		ncols++;
 	fprintf(out, "busy");
 	str(out, c->id);
 	str(out, c->label);
@@ -147,14 +232,24 @@ static void busy_row(const struct report_cell *c,
 	str(out, s->busy_why);
 	fprintf(out, ",%ld", s->index);
 	/* the six columns so far, then one empty field per other column */
-	for (k = 6; k < ncols; k++)
-		fputc(',', out);
-	fputc('\n', out);
+	pad(out, 6);
+}
+
+/* A sample's ratio of counters NUM/DEN, or NaN said in W. */
+static void sample_ratio(FILE *out, struct why *w, const char *col,
+			 const struct report_sample *s, int num, int den)
+{
+	bool ok = s->cstate[num] == CS_OK && s->cstate[den] == CS_OK &&
+		  s->counter[den] > 0;
+
+	numw(out, w, col, ok ? s->counter[num] / s->counter[den] : NAN,
+	     ratio_why(s->cstate[num], s->cstate[den]));
 }
 
 static void sample_row(const struct report_cell *c,
 		       const struct report_sample *s, FILE *out)
 {
+	struct why w = {.len = 0};
 	int k;
 
 	fprintf(out, "sample");
@@ -171,19 +266,14 @@ static void sample_row(const struct report_cell *c,
 	num(out, s->sys);
 	/* slowdown .. significant */
 	fprintf(out, ",,,,,,");
-	num(out, s->cstate[RC_CYCLES] == CS_OK &&
-			 s->cstate[RC_INSTRUCTIONS] == CS_OK &&
-			 s->counter[RC_CYCLES] > 0
-		     ? s->counter[RC_INSTRUCTIONS] / s->counter[RC_CYCLES]
-		     : NAN);
-	num(out,
-	    s->cstate[RC_DTLB_LOADS] == CS_OK &&
-		    s->cstate[RC_DTLB_LOAD_MISSES] == CS_OK &&
-		    s->counter[RC_DTLB_LOADS] > 0
-		? s->counter[RC_DTLB_LOAD_MISSES] / s->counter[RC_DTLB_LOADS]
-		: NAN);
+	sample_ratio(out, &w, "ipc", s, RC_INSTRUCTIONS, RC_CYCLES);
+	sample_ratio(out, &w, "dtlb_miss_rate", s, RC_DTLB_LOAD_MISSES,
+		     RC_DTLB_LOADS);
 	for (k = 0; k < RC_NR; k++)
-		counter(out, s->cstate[k], s->counter[k]);
+		numw(out, &w, runner_counter_name(k),
+		     s->cstate[k] == CS_OK ? s->counter[k] : NAN,
+		     state_why(s->cstate[k]));
+	str(out, w.buf);
 	fputc('\n', out);
 }
 
@@ -200,8 +290,8 @@ static void series_rows(const struct report_cell *c, FILE *out)
 		num(out, c->series.x[k]);
 		fprintf(out, ",%zu", c->nok);
 		num(out, c->series.y[k]);
-		/* median .. dTLB-load-misses */
-		fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,,,\n");
+		/* median .. why_empty */
+		pad(out, 8);
 	}
 }
 
@@ -216,8 +306,8 @@ static void sampling_row(const struct report_cell *c, size_t n,
 	str(out, reason);
 	fprintf(out, ",,%zu", n);
 	num(out, x);
-	/* median .. dTLB-load-misses */
-	fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,,,\n");
+	/* median .. why_empty */
+	pad(out, 8);
 }
 
 static void kvm_row(const struct report_cell *c, size_t n, const char *what,
@@ -233,8 +323,8 @@ static void kvm_row(const struct report_cell *c, size_t n, const char *what,
 	str(out, NULL);
 	fprintf(out, ",,%zu", n);
 	num(out, x);
-	/* median .. dTLB-load-misses */
-	fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,,,\n");
+	/* median .. why_empty */
+	pad(out, 8);
 	free(label);
 }
 
@@ -305,7 +395,7 @@ static void scaling_rows(const struct report *r,
 		for (k = 0; k < l->npoints; k++) {
 			const struct report_cell *c =
 			    &r->cells[l->points[k].cell];
-			const struct stats_delta *d = &c->vs_base;
+			struct why w = {.len = 0};
 			char *label = xasprintf(
 			    "%s: %s", r->axes[s->axis].name, l->label);
 
@@ -319,16 +409,11 @@ static void scaling_rows(const struct report *r,
 			num(out, c->metric.mean);
 			/* median .. sys_s */
 			fprintf(out, ",,,,,,,,,,");
-			num(out, d->valid ? d->delta : NAN);
-			num(out, d->valid ? d->lo : NAN);
-			num(out, d->valid ? d->hi : NAN);
-			num(out, d->valid ? d->p : NAN);
-			num(out, d->valid ? d->df : NAN);
-			str(out, d->valid && !isnan(d->p)
-				     ? (d->significant ? "yes" : "no")
-				     : NULL);
+			slowdown_cols(c, c->nok ? &w : NULL, out);
 			/* ipc .. dTLB-load-misses */
-			fprintf(out, ",,,,,,,,,\n");
+			fprintf(out, ",,,,,,,,,");
+			str(out, w.buf);
+			fputc('\n', out);
 			free(label);
 		}
 	}
@@ -341,37 +426,24 @@ static void scaling_rows(const struct report *r,
 static void line_row(FILE *out, const char *kind, const char *label,
 		     const char *reason)
 {
-	size_t k, ncols = 1;
-	const char *p;
-
-	for (p = cols; *p; p++)
-		ncols += *p == ',';
 	fputs(kind, out);
 	str(out, NULL);
 	str(out, label);
 	str(out, NULL);
 	str(out, reason);
-	for (k = 5; k < ncols + RC_NR; k++)
-		fputc(',', out);
-	fputc('\n', out);
+	pad(out, 5);
 }
 
 /* A run inside a lab host: one row of kind "lab", the line in "label". */
 static void lab_row(const struct report *r, FILE *out)
 {
 	char *lab = fmt_lab_new(r);
-	size_t k, ncols = 1;
-	const char *p;
 
 	if (!lab)
 		return;
-	for (p = cols; *p; p++)
-		ncols += *p == ',';
 	fprintf(out, "lab,");
 	str(out, lab);
-	for (k = 3; k < ncols + RC_NR; k++)
-		fputc(',', out);
-	fputc('\n', out);
+	pad(out, 3);
 	free(lab);
 }
 
@@ -394,7 +466,7 @@ static int csv_render(const struct report *r, FILE *out)
 	fputs(cols, out);
 	for (k = 0; k < RC_NR; k++)
 		fprintf(out, ",%s", runner_counter_name(k));
-	fputc('\n', out);
+	fputs("," CSV_WHY_COL "\n", out);
 	for (i = 0; i < r->ncells; i++)
 		cell_row(r, &r->cells[i], out);
 	for (i = 0; i < r->ncells; i++)
@@ -419,7 +491,7 @@ static int csv_render(const struct report *r, FILE *out)
 		line_row(out, "warning", NULL, r->metric_warning);
 	for (i = 0; i < r->ncells; i++)
 		sampling_rows(r, &r->cells[i], out);
-	fmt_profile_csv(r, out, CSV_NCOLS + RC_NR);
+	fmt_profile_csv(r, out, CSV_ALL_COLS);
 	return ferror(out) ? -EIO : 0;
 }
 

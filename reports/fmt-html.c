@@ -223,7 +223,9 @@ static void html_matrix_table(const struct report *r, FILE *out)
 
 	fprintf(out, "<h2>Slowdown matrix</h2>\n<p>vs ");
 	esc(out, r->cells[r->baseline].label);
-	fprintf(out, "; * Welch p &lt; 0.05</p>\n<table>\n<tr>");
+	fprintf(out, "; ");
+	esc(out, FMT_MATRIX_KEY);
+	fprintf(out, "</p>\n<table>\n<tr>");
 	for (col = 0; col < m->nrow_axes; col++) {
 		fprintf(out, "<th>");
 		esc(out, report_axis_heading(&r->axes[m->row_axes[col]]));
@@ -244,8 +246,7 @@ static void html_matrix_table(const struct report *r, FILE *out)
 		}
 		for (col = 0; col < m->ncols; col++) {
 			fprintf(out, "<td>");
-			esc(out, fmt_matrix_entry(buf, sizeof(buf), r,
-						  m->slot[row * m->ncols + col]));
+			esc(out, fmt_matrix_slot(buf, sizeof(buf), r, row, col));
 			fprintf(out, "</td>");
 		}
 		fprintf(out, "</tr>\n");
@@ -466,10 +467,17 @@ static int html_render(const struct report *r, FILE *out)
 		fprintf(out, "</ul>\n");
 	if (r->contrast_note)
 		fprintf(out, "<p>Note: %s.</p>\n", r->contrast_note);
-	fprintf(out,
-		"<p>Geometric mean of (1 + slowdown) over %zu cells: "
-		"slowdown <b>%s</b>.</p>\n",
-		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
+	fprintf(out, "<p>");
+	esc(out, FMT_COLGEO_TITLE);
+	fprintf(out, ":</p>\n<ul class=\"colgeo\">\n");
+	for (i = 0; i < r->ncolgeo; i++) {
+		fprintf(out, "<li>");
+		esc(out, r->colgeo[i].column);
+		fprintf(out, ": <b>");
+		esc(out, fmt_colgeo(buf, sizeof(buf), &r->colgeo[i]));
+		fprintf(out, "</b></li>\n");
+	}
+	fprintf(out, "</ul>\n");
 	html_cells(r, out);
 	html_sampling(r, out);
 	html_counters(r, out);

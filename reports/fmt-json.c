@@ -323,6 +323,22 @@ static json_t *jmatrix(const struct report *r)
 	return json_pack("{s:o, s:o}", "columns", cols, "rows", rows);
 }
 
+/* "geomean_by_column": model.h's struct report_colgeo, in its order. */
+static json_t *jcolgeo(const struct report *r)
+{
+	json_t *a = json_array();
+	size_t k;
+
+	for (k = 0; k < r->ncolgeo; k++)
+		json_array_append_new(
+		    a, json_pack("{s:s, s:o, s:I, s:I}", "column",
+				 r->colgeo[k].column, "value",
+				 jreal(r->colgeo[k].geomean), "cells",
+				 (json_int_t)r->colgeo[k].n, "column_cells",
+				 (json_int_t)r->colgeo[k].ncells));
+	return a;
+}
+
 /*
  * "axes": the run's axes as read (or derived); "scaling": per numeric
  * axis, each line's points with the cell's slowdown.  Only written when
@@ -439,6 +455,8 @@ static int json_render(const struct report *r, FILE *out)
 		      jreal(r->geomean_slowdown), "cells", (json_int_t)r->ngeo);
 	if (doc && !r->axes_derived)
 		json_object_set_new(doc, "axes", jaxes(r));
+	if (doc)
+		json_object_set_new(doc, "geomean_by_column", jcolgeo(r));
 	/* A run inside a lab host: what it was, and the line reports show. */
 	if (doc && r->lab) {
 		json_t *lab = json_deep_copy(r->lab);

@@ -275,8 +275,8 @@ static void md_matrix(const struct report *r, FILE *out)
 	char buf[FMT_BUF];
 	size_t row, col;
 
-	mdprintf(out, "\n## Slowdown matrix (vs %s; * p < 0.05)\n\n",
-		r->cells[r->baseline].label);
+	mdprintf(out, "\n## Slowdown matrix (vs %s; %s)\n\n",
+		 r->cells[r->baseline].label, FMT_MATRIX_KEY);
 	mdprintf(out, "|");
 	for (col = 0; col < m->nrow_axes; col++) {
 		mdprintf(out, " ");
@@ -303,10 +303,8 @@ static void md_matrix(const struct report *r, FILE *out)
 			mdprintf(out, " |");
 		}
 		for (col = 0; col < m->ncols; col++)
-			mdprintf(
-			    out, " %s |",
-			    fmt_matrix_entry(buf, sizeof(buf), r,
-					     m->slot[row * m->ncols + col]));
+			mdprintf(out, " %s |",
+				 fmt_matrix_slot(buf, sizeof(buf), r, row, col));
 		mdprintf(out, "\n");
 	}
 }
@@ -365,10 +363,10 @@ static int md_render(const struct report *r, FILE *out)
 		mdprintf(out, "- %s\n", r->contrasts[i].text);
 	if (r->contrast_note)
 		mdprintf(out, "\nNote: %s.\n", r->contrast_note);
-	mdprintf(out,
-		"\nGeometric mean of (1 + slowdown) over %zu cells: "
-		"slowdown **%s**.\n",
-		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
+	mdprintf(out, "\n%s:\n\n", FMT_COLGEO_TITLE);
+	for (i = 0; i < r->ncolgeo; i++)
+		mdprintf(out, "- %s: %s\n", r->colgeo[i].column,
+			 fmt_colgeo(buf, sizeof(buf), &r->colgeo[i]));
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 

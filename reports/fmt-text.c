@@ -264,14 +264,13 @@ static void text_matrix(const struct report *r, FILE *out)
 			if (strlen(fmt_row_value(m, row, col)) > w[col])
 				w[col] = strlen(fmt_row_value(m, row, col));
 		for (col = nl; col < ncol; col++) {
-			fmt_matrix_entry(buf, sizeof(buf), r,
-					 m->slot[row * m->ncols + col - nl]);
+			fmt_matrix_slot(buf, sizeof(buf), r, row, col - nl);
 			if (strlen(buf) > w[col])
 				w[col] = strlen(buf);
 		}
 	}
-	tprintf(out, "\nSlowdown vs %s (* significant, p < 0.05):\n\n",
-		r->cells[r->baseline].label);
+	tprintf(out, "\nSlowdown vs %s (%s):\n\n", r->cells[r->baseline].label,
+		FMT_MATRIX_KEY);
 	for (col = 0; col < nl; col++)
 		tprintf(out, "%s%-*s", col ? "  " : " ", (int)w[col],
 			report_axis_heading(&r->axes[m->row_axes[col]]));
@@ -284,12 +283,26 @@ static void text_matrix(const struct report *r, FILE *out)
 				fmt_row_value(m, row, col));
 		for (col = nl; col < ncol; col++)
 			tprintf(out, "  %*s", (int)w[col],
-				fmt_matrix_entry(
-				    buf, sizeof(buf), r,
-				    m->slot[row * m->ncols + col - nl]));
+				fmt_matrix_slot(buf, sizeof(buf), r, row,
+						col - nl));
 		tprintf(out, "\n");
 	}
 	free(w);
+}
+
+/* After the matrix: its columns' geometric means, each said. */
+static void text_colgeo(const struct report *r, FILE *out)
+{
+	char buf[FMT_BUF];
+	size_t k, w = 0;
+
+	for (k = 0; k < r->ncolgeo; k++)
+		if (strlen(r->colgeo[k].column) > w)
+			w = strlen(r->colgeo[k].column);
+	tprintf(out, "\n%s:\n", FMT_COLGEO_TITLE);
+	for (k = 0; k < r->ncolgeo; k++)
+		tprintf(out, " %-*s  %s\n", (int)w, r->colgeo[k].column,
+			fmt_colgeo(buf, sizeof(buf), &r->colgeo[k]));
 }
 
 /* Characters, not bytes, of UTF-8 S ("±" is two bytes, one column). */
@@ -359,7 +372,6 @@ static void text_scaling(const struct report *r,
 
 static int text_render(const struct report *r, FILE *out)
 {
-	char buf[FMT_BUF];
 	size_t i, nskip = 0;
 
 	text_header(r, out);
@@ -379,10 +391,7 @@ static int text_render(const struct report *r, FILE *out)
 		tprintf(out, " %s\n", r->contrasts[i].text);
 	if (r->contrast_note)
 		tprintf(out, " note: %s\n", r->contrast_note);
-	tprintf(out,
-		"\ngeometric mean of (1 + slowdown) over %zu cells: "
-		"slowdown %s\n",
-		r->ngeo, fmt_pct(buf, sizeof(buf), r->geomean_slowdown));
+	text_colgeo(r, out);
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 

@@ -109,6 +109,25 @@ const char *fmt_reason(const struct report_cell *c);
 char *fmt_matrix_entry(char *buf, size_t len, const struct report *r,
 		       long cell);
 /*
+ * The matrix table's entry at ROW, COL: the matrix entry with the
+ * slowdown's 95% interval in percent, "24.86%* [22.63, 27.09]"
+ * (FMT_MATRIX_KEY; "unbounded" when Fieller's is not), or
+ * "" where the slot holds the cell of the row above: a cell that fills
+ * several rows (bare metal has no guest THP) is shown once, in the first.
+ */
+char *fmt_matrix_slot(char *buf, size_t len, const struct report *r,
+		      size_t row, size_t col);
+/* What the matrix's heading says of its entries. */
+#define FMT_MATRIX_KEY                                                         \
+	"* significant, p < 0.05; [95% interval, in %]; blank: the cell of "  \
+	"the row above"
+/* What the matrix's closing lines say of a column. */
+#define FMT_COLGEO_TITLE                                                       \
+	"Geometric mean of (1 + slowdown), minus 1, per column (each cell "    \
+	"with a slowdown once, the baseline not)"
+/* A column's geometric mean: "24.86% over 3 cells", or "none (...)". */
+char *fmt_colgeo(char *buf, size_t len, const struct report_colgeo *g);
+/*
  * A scaling point: the slowdown with its interval, "+273.04% [+270.00%,
  * +276.10%]*", or the matrix entry "baseline", "failed", "-" (CELL < 0).
  */

@@ -187,6 +187,39 @@ static struct report_ratio counter_ratio(const struct report_cell *c, int num,
 	return q;
 }
 
+/* r->colgeo from the cells' slowdowns (model.h). */
+static void column_geomeans(struct report *r)
+{
+	double *geo = xcalloc(r->ncells, sizeof(*geo));
+	size_t i, j, k;
+
+	free(r->colgeo);
+	r->colgeo = xcalloc(r->ncells, sizeof(*r->colgeo));
+	r->ncolgeo = 0;
+	for (i = 0; i < r->ncells; i++) {
+		struct report_colgeo *g;
+
+		for (k = 0; k < r->ncolgeo; k++)
+			if (!strcmp(r->colgeo[k].column, r->cells[i].column))
+				break;
+		if (k < r->ncolgeo)
+			continue;
+		g = &r->colgeo[r->ncolgeo++];
+		g->column = r->cells[i].column;
+		for (j = i; j < r->ncells; j++) {
+			const struct report_cell *c = &r->cells[j];
+
+			if (strcmp(c->column, g->column))
+				continue;
+			g->ncells++;
+			if (c->vs_base.valid)
+				geo[g->n++] = 1 + c->vs_base.delta;
+		}
+		g->geomean = stats_geomean(geo, g->n) - 1;
+	}
+	free(geo);
+}
+
 /* Each cell's slowdown against the baseline, and their geometric mean. */
 static void compute_slowdowns(struct report *r)
 {
@@ -208,6 +241,7 @@ static void compute_slowdowns(struct report *r)
 	}
 	r->geomean_slowdown = stats_geomean(geo, r->ngeo) - 1;
 	free(geo);
+	column_geomeans(r);
 }
 
 static void compute_stats(struct report *r)
@@ -510,6 +544,7 @@ void report_free(struct report *r)
 		report_profile_release(&r->cells[i].prof);
 	}
 	free(r->cells);
+	free(r->colgeo);
 	report_matrix_release(&r->matrix);
 	report_scaling_free(r);
 	report_contrasts_free(r);

@@ -265,6 +265,19 @@ struct report_matrix {
 	long *slot;
 };
 
+/*
+ * The geometric mean of (1 + slowdown), minus 1, of the cells of one
+ * column label (cell->column: "bare metal", "EPT on", ...) that have a
+ * slowdown, the baseline not among them: bare metal and each paging mode
+ * apart, each cell once whatever rows it fills in the matrix.
+ */
+struct report_colgeo {
+	const char *column; /* borrowed: the cells' column label */
+	double geomean;	    /* minus 1; NaN when n == 0 */
+	size_t n;	    /* the cells averaged */
+	size_t ncells;	    /* the cells of the label, baseline included */
+};
+
 /* A row header of the matrix: "guest THP", "host THP", else the name. */
 const char *report_axis_heading(const struct report_axis *a);
 
@@ -352,6 +365,10 @@ struct report {
 
 	/* Geometric mean of (1 + slowdown) over non-baseline cells. */
 	double geomean_slowdown; /* minus 1, NaN when ngeo == 0 */
+	/* The same per column label (bare metal, each paging word), owned,
+	 * in the order the labels first appear among the cells. */
+	struct report_colgeo *colgeo;
+	size_t ncolgeo;
 	/* results' "schedule" (interleaved rounds), borrowed; NULL for a run
 	 * in cells order or older files */
 	json_t *schedule;

@@ -83,8 +83,22 @@ test_expect_success 'skipped cells keep their reason in every format' '
 
 test_expect_success 'unsupported counters are never printed as 0' '
 	grep -q "<not supported>  cycles" "$TOP/tests/golden/demo.txt" &&
-	grep -q "not supported" "$TOP/tests/golden/demo.csv" &&
+	grep -q " cycles:not_supported " "$TOP/tests/golden/demo.csv" &&
 	! grep -q "\"cycles\": 0" "$TOP/tests/golden/demo.json"
+'
+
+test_expect_success 'matrix: bare metal once per host THP, intervals, a geomean per column' '
+	sed -n "/^Slowdown vs/,/^THP contrasts/p" "$TOP/tests/golden/demo.txt" >mx &&
+	test "$(grep -c "24.86%\*" mx)" = 1 &&
+	grep -q "^ always     never     24.86%\* \[22.63, 27.09\]  782.08%\* \[769.18, 795.00\]  skipped$" mx &&
+	grep -q "^ never      never  *819.73%\* \[809.03, 830.44\]  skipped$" mx &&
+	grep -q "^Geometric mean of (1 + slowdown), minus 1, per column (each cell with a slowdown once, the baseline not):$" "$TOP/tests/golden/demo.txt" &&
+	grep -q "^ bare metal  24.86% over 1 cell$" "$TOP/tests/golden/demo.txt" &&
+	grep -q "^ TCG         751.19% over 4 cells$" "$TOP/tests/golden/demo.txt" &&
+	grep -q "^ EPT on      none (no cell with a slowdown)$" "$TOP/tests/golden/demo.txt" &&
+	! grep -q "^geometric mean of (1 + slowdown) over" "$TOP/tests/golden/demo.txt" &&
+	grep -q "^- TCG: 751.19% over 4 cells$" "$TOP/tests/golden/demo.md" &&
+	jq -e "[.geomean_by_column[] | .column] == [\"bare metal\", \"TCG\", \"EPT on\"] and .geomean_by_column[0].cells == 1" "$TOP/tests/golden/demo.json"
 '
 
 test_expect_success 'IPC and dTLB miss rate from PMU counters' '
@@ -128,8 +142,9 @@ test_expect_success 'vcpus: the header lists the axes, older runs have no such l
 '
 
 test_expect_success 'vcpus: an axis beyond THP is folded into the matrix rows' '
-	grep -q "^ guest THP  host THP  vcpus  bare metal    EPT on$" "$TOP/tests/golden/vcpus.txt" &&
-	grep -q "^ never      never     4          2.29%\*    failed$" "$TOP/tests/golden/vcpus.txt" &&
+	grep -q "^ guest THP  host THP  vcpus           bare metal                     EPT on$" "$TOP/tests/golden/vcpus.txt" &&
+	grep -q "^ always     never     1      2.29%\* \[0.46, 4.17\]  286.44%\* \[278.63, 294.58\]$" "$TOP/tests/golden/vcpus.txt" &&
+	grep -q "^ never      never     4  *failed$" "$TOP/tests/golden/vcpus.txt" &&
 	grep -q "^THP always guest, EPT on + THP never host, vcpus=2 (slowdown +99.08% \[+94.16%, +104.10%\] \*)$" "$TOP/tests/golden/vcpus.txt"
 '
 
@@ -171,14 +186,14 @@ test_expect_success 'vcpus: the html has a scaling chart with a point per measur
 test_expect_success 'kernels: a text axis gives no scaling, a row of its own' '
 	! grep -q "Slowdown against" "$TOP/tests/golden/kernels.txt" &&
 	! grep -q "^scaling," "$TOP/tests/golden/kernels.csv" &&
-	grep -q "^ always     never     vmlinuz-6.12.5              3.58%\*   9.65%\*$" "$TOP/tests/golden/kernels.txt"
+	grep -q "^ always     never     vmlinuz-6.12.5  *9.65%\* \[7.42, 11.96\]$" "$TOP/tests/golden/kernels.txt"
 '
 
 test_expect_success '--cols kernel puts the kernels side by side' '
 	"$VMTAX" report --cols kernel "$KERNELS" >k.txt &&
 	grep -q "^ guest THP  host THP  where       kernel=vmlinuz-6.1.0-13-amd64  kernel=vmlinuz-6.12.5$" k.txt &&
 	grep -q "^ -          always    bare-metal                       baseline               baseline$" k.txt &&
-	grep -q "^ always     never     guest                             11.78%\*                 9.65%\*$" k.txt
+	grep -q "^ always     never     guest               11.78%\* \[9.77, 13.85\]   9.65%\* \[7.42, 11.96\]$" k.txt
 '
 
 test_expect_success '--rows and --cols in every format' '
@@ -186,7 +201,7 @@ test_expect_success '--rows and --cols in every format' '
 		test_expect_code 1 "$VMTAX" report -f $f --rows vcpus --cols host-thp,guest-thp "$VCPUS" >rc.$f || exit 1
 	done &&
 	grep -q "^| vcpus | where | host-thp=always, guest-thp=always | host-thp=always, guest-thp=never |" rc.md &&
-	grep -q "^| - | bare-metal | baseline | baseline | 2.29%\\* | 2.29%\\* |$" rc.md &&
+	grep -q "^| - | bare-metal | baseline | baseline | 2.29%\\* \\[0.46, 4.17\\] | 2.29%\\* \\[0.46, 4.17\\] |$" rc.md &&
 	python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -199,8 +214,9 @@ assert len(rows) == 4, rows
 
 test_expect_success '--rows with the default columns keeps them' '
 	"$VMTAX" report --rows host-thp,guest-thp "$TOP/tests/fixtures/results-hw.json" >hw.txt &&
-	grep -q "^ host THP  guest THP  bare metal   EPT on   EPT off$" hw.txt &&
-	grep -q "^ always    never        baseline  12.84%\\*  254.55%\\*$" hw.txt
+	grep -q "^ host THP  guest THP            bare metal                  EPT on                    EPT off$" hw.txt &&
+	grep -q "^ always    always                 baseline     5.68%\\* \\[5.60, 5.77\\]  198.16%\\* \\[197.92, 198.41\\]$" hw.txt &&
+	grep -q "^ always    never                            12.84%\\* \\[12.63, 13.05\\]  254.55%\\* \\[253.22, 255.89\\]$" hw.txt
 '
 
 KVMG="$TOP/tests/golden/kvm"

@@ -92,7 +92,7 @@ test_expect_success 'mode each: the host the outermost axis of results.json, eac
 	cat view &&
 	grep "^ host       guest THP  " view &&
 	grep "^ alpha      -  *baseline$" view &&
-	grep "^ root@beta  -  *[-+0-9.]*%\*\{0,1\}$" view &&
+	grep "^ root@beta  -  *[-+0-9.]*%\*\{0,1\} \(unbounded\|\[[-0-9.]*, [-0-9.]*\]\)$" view &&
 	"$VMTAX" compare two --by host >by &&
 	grep "^A: run .t0610. (two/hosts/alpha/results.json)" by &&
 	grep "^B: run .t0610. (two/hosts/root@beta/results.json)" by &&
