@@ -104,15 +104,32 @@ static double gib(uint64_t b)
 	return (double)b / (1ULL << 30);
 }
 
-/* The skipped cells of a SKIPS verdict: "N cells ('ID', ...): WHY". */
-static enum preflight_verdict skips(struct preflight_item *it, int n,
-				    const char *first, const char *why)
+/* The cells a check skips: how many, the first and its reason. */
+struct skip_tally {
+	int n;
+	const char *first;
+	char why[512];
+};
+
+static void tally_add(struct skip_tally *t, const struct cell *c,
+		      const char *why)
 {
-	if (!n)
+	if (!t->n++) {
+		t->first = c->id;
+		snprintf(t->why, sizeof(t->why), "%s", why);
+	}
+}
+
+/* The skipped cells of a SKIPS verdict: "N cells ('ID', ...): WHY". */
+static enum preflight_verdict skips(struct preflight_item *it,
+				    const struct skip_tally *t)
+{
+	if (!t->n)
 		return PREFLIGHT_OK;
-	it->ncells = n;
+	it->ncells = t->n;
 	snprintf(it->what, sizeof(it->what), "%d cell%s ('%s'%s) skipped: %s",
-		 n, n == 1 ? "" : "s", first, n > 1 ? ", ..." : "", why);
+		 t->n, t->n == 1 ? "" : "s", t->first,
+		 t->n > 1 ? ", ..." : "", t->why);
 	return PREFLIGHT_SKIPS;
 }
 
@@ -153,9 +170,9 @@ static enum preflight_verdict check_kvm_dev(struct pf *s,
 static enum preflight_verdict check_paging(struct pf *s,
 					   struct preflight_item *it)
 {
-	char why[512] = "", first_why[512] = "";
-	const char *first = NULL;
-	int ci, n = 0;
+	struct skip_tally t = {0};
+	char why[512] = "";
+	int ci;
 
 	/* the rows above refuse a run that needs KVM and has none */
 	if (s->kvm_needed && (!s->virt || strcmp(s->accel, "kvm")))
@@ -163,17 +180,12 @@ static enum preflight_verdict check_paging(struct pf *s,
 	for (ci = 0; ci < s->r->ncells; ci++) {
 		const struct cell *c = &s->r->cells[ci];
 
-		if (!local_guest(s, ci) || !s->ctx ||
-		    !run_cell_paging_unsupported(s->ctx, c, s->accel,
-						 s->accel_why, why,
-						 sizeof(why)))
-			continue;
-		if (!n++) {
-			first = c->id;
-			snprintf(first_why, sizeof(first_why), "%s", why);
-		}
+		if (local_guest(s, ci) && s->ctx &&
+		    run_cell_paging_unsupported(s->ctx, c, s->accel,
+						s->accel_why, why, sizeof(why)))
+			tally_add(&t, c, why);
 	}
-	if (!n)
+	if (!t.n)
 		return PREFLIGHT_OK;
 	if (!strcmp(s->accel, "tcg"))
 		snprintf(it->fix, sizeof(it->fix),
@@ -186,7 +198,7 @@ static enum preflight_verdict check_paging(struct pf *s,
 			 "(modprobe %s), with no guest running",
 			 s->virt->module, s->virt->paging, s->virt->module,
 			 s->virt->paging, s->virt->module);
-	return skips(it, n, first, first_why);
+	return skips(it, &t);
 }
 
 static enum preflight_verdict check_cpus(struct pf *s,
@@ -254,44 +266,36 @@ static enum preflight_verdict check_memory(struct pf *s,
 static enum preflight_verdict check_hugepages(struct pf *s,
 					      struct preflight_item *it)
 {
-	char why[512], first_why[512] = "";
-	const char *first = NULL;
-	int ci, n = 0;
+	struct skip_tally t = {0};
+	char why[512];
+	int ci;
 
 	for (ci = 0; ci < s->r->ncells; ci++) {
 		const struct cell *c = &s->r->cells[ci];
 
-		if (!local_guest(s, ci) || !s->ctx ||
-		    !run_cell_hugetlb_unsupported(s->ctx, s->root, c, why,
-						  sizeof(why)))
-			continue;
-		if (!n++) {
-			first = c->id;
-			snprintf(first_why, sizeof(first_why), "%s", why);
-		}
+		if (local_guest(s, ci) && s->ctx &&
+		    run_cell_hugetlb_unsupported(s->ctx, s->root, c, why,
+						 sizeof(why)))
+			tally_add(&t, c, why);
 	}
-	return skips(it, n, first, first_why);
+	return skips(it, &t);
 }
 
 static enum preflight_verdict check_knobs(struct pf *s,
 					  struct preflight_item *it)
 {
-	char why[512], first_why[512] = "";
-	const char *first = NULL;
-	int ci, n = 0;
+	struct skip_tally t = {0};
+	char why[512];
+	int ci;
 
 	for (ci = 0; ci < s->r->ncells; ci++) {
 		const struct cell *c = &s->r->cells[ci];
 
-		if (!(local_guest(s, ci) || bare_here(s, ci)) || !s->ctx ||
-		    !run_cell_knobs_unsupported(s->ctx, c, why, sizeof(why)))
-			continue;
-		if (!n++) {
-			first = c->id;
-			snprintf(first_why, sizeof(first_why), "%s", why);
-		}
+		if ((local_guest(s, ci) || bare_here(s, ci)) && s->ctx &&
+		    run_cell_knobs_unsupported(s->ctx, c, why, sizeof(why)))
+			tally_add(&t, c, why);
 	}
-	return skips(it, n, first, first_why);
+	return skips(it, &t);
 }
 
 static enum preflight_verdict check_image(struct pf *s,

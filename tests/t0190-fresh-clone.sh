@@ -90,6 +90,7 @@ directmap 2 ^  - guest image: image = debian, but there is no built image .*: ru
 hint-sweep 0 ^run 'hint-sweep': 4 cells x 3 samples of 'wss-sweep'
 kbuild-ept-thp 2 ^  - guest image: image = debian, but there is no built image .*: run 'vmtax image build --kind debian' first$
 kbuild-small 2 ^  - guest image: image = debian, but there is no built image .*: run 'vmtax image build --kind debian' first$
+lab-ccbuild 2 ^configs/lab-ccbuild.ini: image = debian, but there is no built image .*; run 'vmtax image build --kind debian' first$
 lab-npt 0 ^run 'lab-npt': 10 cells x 5 samples of .forktouch., inside a lab host
 stream-thp 0 ^run 'stream-thp': 8 cells x 3 samples of 'stream'
 thp-pathology 0 ^run 'thp-pathology': 4 cells x 3 samples of 'sparse-touch'
