@@ -342,10 +342,11 @@ void host_ctx_free(struct host_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	/* An error, not a warning: --quiet keeps it, and the user must act */
 	if (ctx->nrecords && host_restore(ctx) < 0)
-		warn("host settings not fully restored; the journal '%s' is "
-		     "kept for 'vmtax host restore'",
-		     ctx->journal);
+		err("host settings not fully restored; the journal '%s' is "
+		    "kept for 'vmtax host restore'",
+		    ctx->journal);
 	if (ctx->journal_fd >= 0)
 		close(ctx->journal_fd);
 	if (ctx->lock_fd >= 0)

@@ -557,8 +557,8 @@ void kvm_sampler_free(struct kvm_sampler *k)
 	if (!k)
 		return;
 	if (kvm_exit_hist_stop(&k->hist) < 0)
-		warn("the kvm_exit hist trigger of pid %d may remain",
-		     (int)k->pid);
+		err("the kvm_exit hist trigger of pid %d may remain",
+		    (int)k->pid);
 	kvm_snap_release(&k->s0);
 	kvm_snap_release(&k->s1);
 	kvm_exits_release(&k->e0);

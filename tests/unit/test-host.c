@@ -409,6 +409,37 @@ static void test_thp_set_restore(void **state)
 	host_ctx_free(ctx);
 }
 
+/*
+ * A restore that fails when the context is freed is an error, and
+ * --quiet (errors only) still shows it with the journal to use: the
+ * host is left changed, the user must act.
+ */
+static void test_restore_failure_survives_quiet(void **state)
+{
+	struct host_ctx *ctx;
+	struct fixture f;
+	char path[PATH_MAX];
+	const char *said;
+
+	(void)state;
+	fixture_init(&f);
+	assert_int_equal(host_ctx_new(&f.opts, &ctx), 0);
+	assert_int_equal(host_set(ctx, "thp.enabled", "never"), 0);
+	/* the knob's file becomes a directory: the write back fails */
+	snprintf(path, sizeof(path), "%s" THP_EN, fake_root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkdir(path, 0755), 0);
+	verbosity_set(VERBOSITY_QUIET);
+	capture_begin();
+	host_ctx_free(ctx);
+	said = capture_end();
+	verbosity_set(VERBOSITY_NORMAL);
+	assert_non_null(strstr(said, "error: host settings not fully restored"));
+	assert_non_null(strstr(said, "kept for 'vmtax host restore'"));
+	assert_true(exists("/state/host-journal"));
+	assert_int_equal(rmdir(path), 0);
+}
+
 static void test_thp_bad_value(void **state)
 {
 	struct host_ctx *ctx;
@@ -1383,6 +1414,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_journal_refused, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_state_modes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_restore_failure_survives_quiet,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_thp_set_restore, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_thp_bad_value, setup,
