@@ -18,8 +18,9 @@
  * sample; ref_n and n the samples with evidence).  Then, for a cell with
  * something to say of its sampling (docs/sampling.md), rows of kind
  * "sampling": label stop_reason (the reason in "reason"), boots (their
- * count in "n"), within_boot_var and between_boot_var (in "metric"),
- * outliers (the count in "metric", "samples 3, 7" in "reason") and trend_p
+ * count in "n"), within_boot_var and boot_means_var (in "metric"),
+ * interval for a paired or bridged cell (its units in "n", its df in
+ * "metric", how it was made in "reason"), outliers (the count in "metric", "samples 3, 7" in "reason") and trend_p
  * (the Mann-Kendall p in "metric", "rising, p 0.0210" in "reason" when
  * significant).  A run inside a lab host has a row of kind "lab", one whose
  * guest cells ran on a remote libvirt a row of kind "remote_libvirt" (the
@@ -37,7 +38,10 @@
  * unit, better, baseline and path), then a row of kind "effect" per pair
  * (each side's is_baseline yes/no, slowdown, lo, hi and bounded yes/no,
  * empty for a baseline, whose slowdown is 0 by definition; points and
- * ratio as fractions; note).  The column order is fixed.  A numeric
+ * ratio as fractions; note).  The column order is fixed.  A delta's
+ * degrees of freedom are in welch_df (Fieller's interval) or paired_df (a
+ * paired or bridged one), as the JSON report names them; the other is
+ * empty.  A numeric
  * column holds a number or nothing, never a word: an empty field is "not
  * applicable" unless the row's last column, why_empty, names it as
  * COLUMN:REASON (space-separated; see why_add()), or the row's status is
@@ -53,11 +57,11 @@
 
 #include "util.h"
 
-#define CSV_NCOLS 26 /* in cols */
+#define CSV_NCOLS 27 /* in cols */
 static const char *const cols =
     "kind,id,label,status,reason,sample,n,metric,median,stddev,cv,min,max,"
     "ci95_lo,ci95_hi,elapsed_s,user_s,sys_s,slowdown,slowdown_lo,"
-    "slowdown_hi,p_value,welch_df,significant,ipc,dtlb_miss_rate";
+    "slowdown_hi,p_value,welch_df,paired_df,significant,ipc,dtlb_miss_rate";
 /* after cols and the counters, the last column */
 #define CSV_WHY_COL "why_empty"
 /* every column of a report's csv: cols, the counters, why_empty */
@@ -142,6 +146,24 @@ static const char *delta_why(const struct stats_delta *d)
 	return "unbounded"; /* STATS_WHY_DENOM, STATS_WHY_REACHES_ZERO */
 }
 
+/*
+ * The degrees of freedom of delta D, in the column of its interval's kind
+ * (as the JSON report names them): welch_df for Fieller's (Welch's df),
+ * paired_df for a paired one (units - 1; bridged: Welch-Satterthwaite
+ * over the two pairings).  The other column is not applicable: empty,
+ * unsaid, unless ALL (the delta is missing altogether) says why for both.
+ */
+static void df_cols(FILE *out, struct why *w, const struct stats_delta *d,
+		    bool paired, const char *all, const char *part)
+{
+	const char *why = part ? part : "too_few_samples";
+
+	numw(out, w, "welch_df", d->valid && !paired ? d->df : NAN,
+	     paired ? all : why);
+	numw(out, w, "paired_df", d->valid && paired ? d->df : NAN,
+	     paired ? why : all);
+}
+
 /* slowdown .. significant of cell C against the baseline, said in W */
 static void slowdown_cols(const struct report_cell *c, struct why *w,
 			  FILE *out)
@@ -157,8 +179,7 @@ static void slowdown_cols(const struct report_cell *c, struct why *w,
 	numw(out, w, "slowdown_hi", d->valid ? d->hi : NAN, part);
 	numw(out, w, "p_value", d->valid ? d->p : NAN,
 	     part ? part : "too_few_samples");
-	numw(out, w, "welch_df", d->valid ? d->df : NAN,
-	     part ? part : "too_few_samples");
+	df_cols(out, w, d, c->iv != REPORT_IV_FIELLER, all, part);
 	str(out,
 	    d->valid && !isnan(d->p) ? (d->significant ? "yes" : "no") : NULL);
 }
@@ -265,7 +286,7 @@ static void sample_row(const struct report_cell *c,
 	num(out, s->user);
 	num(out, s->sys);
 	/* slowdown .. significant */
-	fprintf(out, ",,,,,,");
+	fprintf(out, ",,,,,,,");
 	sample_ratio(out, &w, "ipc", s, RC_INSTRUCTIONS, RC_CYCLES);
 	sample_ratio(out, &w, "dtlb_miss_rate", s, RC_DTLB_LOAD_MISSES,
 		     RC_DTLB_LOADS);
@@ -515,7 +536,7 @@ static void compare_kvm_row(const struct compare *c,
 	num(out, val);
 	num(out, delta);
 	/* delta_lo .. note */
-	fprintf(out, ",,,,,,\n");
+	fprintf(out, ",,,,,,,\n");
 	free(label);
 }
 
@@ -599,7 +620,7 @@ static int csv_compare(const struct compare *c, FILE *out)
 	if (c->effect)
 		return csv_effect(c, out);
 	fputs("kind,id,label,ref_id,ref,vs,ref_n,ref_mean,n,mean,delta,"
-	      "delta_lo,delta_hi,p_value,welch_df,significant,note\n",
+	      "delta_lo,delta_hi,p_value,welch_df,paired_df,significant,note\n",
 	      out);
 	for (i = 0; i < c->nrows; i++) {
 		const struct compare_row *row = &c->rows[i];
@@ -622,7 +643,8 @@ static int csv_compare(const struct compare *c, FILE *out)
 		num(out, ok ? row->d.lo : NAN);
 		num(out, ok ? row->d.hi : NAN);
 		num(out, ok ? row->d.p : NAN);
-		num(out, ok ? row->d.df : NAN);
+		num(out, ok && !row->paired ? row->d.df : NAN);
+		num(out, ok && row->paired ? row->d.df : NAN);
 		str(out, ok && !isnan(row->d.p)
 			     ? (row->d.significant ? "yes" : "no")
 			     : NULL);
@@ -634,7 +656,7 @@ static int csv_compare(const struct compare *c, FILE *out)
 	/* kind "note": what the whole comparison must say (hosts that
 	 * differ), in the note column */
 	for (i = 0; i < c->nnotes; i++) {
-		fputs("note,,,,,,,,,,,,,,,", out);
+		fputs("note,,,,,,,,,,,,,,,,", out);
 		str(out, c->notes[i]);
 		fputc('\n', out);
 	}

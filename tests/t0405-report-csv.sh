@@ -57,6 +57,7 @@ for r in csv.DictReader(open(sys.argv[1], newline=\"\")):
 test_expect_success 'the baseline has no slowdown, said; a skipped cell says why in status' '
 	grep -q "^cell bare-metal/host-thp=always slowdown:baseline$" why.demo &&
 	grep -q "^cell bare-metal/host-thp=always welch_df:baseline$" why.demo &&
+	grep -q "^cell bare-metal/host-thp=always paired_df:baseline$" why.demo &&
 	grep -q "^cell,guest/paging=ept/host-thp=always/guest-thp=always,.*,skipped,paging cannot be changed" \
 		"$TOP/tests/golden/demo.csv" &&
 	! grep -q "^cell guest/paging=ept/" why.demo &&
@@ -74,6 +75,39 @@ test_expect_success 'a cell with one ok sample: too_few_samples for its spread a
 	grep -q "^cell bare-metal/host-thp=never p_value:too_few_samples$" why.one &&
 	! grep -q "^cell bare-metal/host-thp=never slowdown:" why.one &&
 	grep "^cell,bare-metal/host-thp=never," one.csv | cut -d, -f19 | grep -q "^0\\.2"
+'
+
+# One name per quantity (issue 35 part 4): welch_df held a paired
+# interval's units - 1.  Each cell's df is in the column the JSON report
+# names it by, and only there; dfcheck.py prints the columns used.
+cat >"$TRASH/dfcheck.py" <<\PY
+import csv, json, sys
+js = {c["id"]: c["slowdown"] for c in json.load(open(sys.argv[2]))["cells"]}
+used = set()
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    s = js.get(r["id"]) if r["kind"] == "cell" else None
+    for col in ("welch_df", "paired_df"):
+        if s and s.get(col) is not None:
+            assert abs(float(r[col]) - s[col]) <= 1e-8 * abs(s[col]), (col, r, s)
+            used.add(col)
+        elif r["kind"] == "cell":
+            assert r[col] == "", (col, r, s)
+print(" ".join(sorted(used)))
+PY
+
+test_expect_success 'a df is in welch_df (Fieller) or paired_df (paired), as json has it' '
+	python3 dfcheck.py "$TOP/tests/golden/interleaved.csv" \
+		"$TOP/tests/golden/interleaved.json" >interleaved.df &&
+	echo paired_df >want &&
+	test_cmp want interleaved.df &&
+	python3 dfcheck.py "$TOP/tests/golden/demo.csv" \
+		"$TOP/tests/golden/demo.json" >demo.df &&
+	echo welch_df >want &&
+	test_cmp want demo.df &&
+	grep -q "^cell,guest/host-thp=always/guest-thp=never,\"[^\"]*\",ok,,,2,.*,0\.00842322892,,1,yes," \
+		"$TOP/tests/golden/interleaved.csv" &&
+	grep -q "^cell,bare-metal/host-thp=never,THP never host,ok,,,3,.*,0\.000358927739,2\.07817641,,yes," \
+		"$TOP/tests/golden/demo.csv"
 '
 
 test_done

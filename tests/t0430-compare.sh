@@ -284,7 +284,7 @@ test_expect_success 'hosts that differ, --allow-unlike: every format names what 
 	note="run B ran on another host than run A: cpu_model ('"'"'Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz'"'"' vs '"'"'AMD EPYC 9654'"'"'), kernel ('"'"'6.1.0-13-amd64'"'"' vs '"'"'6.12.5'"'"'); its differences are the hosts'"'"' too" &&
 	grep -qxF "note: $note" host.text &&
 	grep -qF "**Note**: run B ran on another host than run A: cpu_model" host.md &&
-	grep -qxF "note,,,,,,,,,,,,,,,,\"$note\"" host.csv &&
+	grep -qxF "note,,,,,,,,,,,,,,,,,\"$note\"" host.csv &&
 	jq -e --arg n "$note" ".notes == [\$n]" host.json &&
 	grep -qF "<p class=\"note\">Note: run B ran on another host than run A: cpu_model (&#39;Intel" host.html &&
 	"$VMTAX" compare --effect "$A" other-host.json >host.effect &&
@@ -305,6 +305,27 @@ test_expect_success 'interleaved runs: rows compare the paired slowdowns, a note
 	grep -qxF "note: the runs were interleaved: a cell'"'"'s change is that of its paired slowdown against the baseline '"'"'bare-metal/host-thp=always'"'"' in each run (the host'"'"'s drift within a run cancels); the baseline'"'"'s own row compares its means" il.cmp &&
 	grep -qx " A 0.836 s -> B 0.920 s: delta +10.00% \[.*\], p .* within noise" il.cmp &&
 	test "$(grep -c "delta +0.00%" il.cmp)" = 5 &&
+	# the csv: a paired row'"'"'s df is paired_df, the baseline'"'"'s (its means,
+	# Fieller) welch_df, as the json names them
+	"$VMTAX" compare "$IL" il-b.json --format csv >il.csv &&
+	"$VMTAX" compare "$IL" il-b.json --format json >il.json &&
+	python3 -c "
+import csv, json, sys
+js = {r[\"id\"]: r[\"delta\"] for r in json.load(open(sys.argv[2]))[\"rows\"]}
+n = 0
+for r in csv.DictReader(open(sys.argv[1], newline=\"\")):
+    if r[\"kind\"] != \"compare\":
+        continue
+    d = js[r[\"id\"]]
+    col = \"paired_df\" if \"paired_df\" in d else \"welch_df\"
+    other = \"welch_df\" if col == \"paired_df\" else \"paired_df\"
+    assert r[other] == \"\", r
+    assert abs(float(r[col]) - d[col]) <= 1e-8 * abs(d[col]), (r, d)
+    n += col == \"paired_df\"
+print(n)
+" il.csv il.json >paired.n &&
+	echo 5 >want &&
+	test_cmp want paired.n &&
 	"$VMTAX" compare "$A" "$A" >aa.cmp &&
 	! grep -q "interleaved" aa.cmp
 '
