@@ -243,8 +243,8 @@ test_expect_success 'a bridged cell: no bootstrap, and the docs say so' '
 		"(c[\"interval\"][\"method\"], c[\"interval\"][\"bootstrap\"])" >got &&
 	echo "('"'"'paired, bridged'"'"', [None, None])" >want &&
 	test_cmp want got &&
-	grep -q "paired rounds only, give the hierarchical bootstrap" "$TOP/docs/sampling.md" &&
-	grep -q "a bridged cell has none" "$TOP/docs/sampling.md"
+	grep -q "^| shares rounds with the baseline .*bootstrap.*interval is printed beside it, never instead" "$TOP/docs/sampling.md" &&
+	grep -q "^| shares no round with the baseline, .*; no bootstrap (JSON .interval.bootstrap. is .\[null, null\].)" "$TOP/docs/sampling.md"
 '
 
 test_done
