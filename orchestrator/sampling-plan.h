@@ -9,7 +9,9 @@
  * samples, cell after cell, as vmtax always has.  After each round,
  * sampling_plan_round() looks at each cell still sampling: its slowdown
  * against the baseline (stats_delta(): Fieller's 95% interval with Welch's
- * df, the interval the reports show) over its units, and
+ * df, in either order: the interval a report shows for a run in cells
+ * order; for an interleaved run it shows a paired one, docs/sampling.md
+ * "The stop rule") over its units, and
  *	- without a target, the cell is done ("repeat");
  *	- with one, it is done when the interval's half-width is at most the
  *	  target and both it and the baseline have SAMPLING_MIN_UNITS units

@@ -13,7 +13,8 @@
  * a guest cell pairs with bare metal at the same host THP (and host knobs).
  *
  * The delta is stats_delta(): positive means slower than the reference,
- * with a Fieller 95% interval and Welch's p.  Runs of different workloads,
+ * with a Fieller 95% interval and Welch's p, except across interleaved
+ * runs (below, "Interleaved runs").  Runs of different workloads,
  * metrics, units or directions are refused (-EINVAL, reported, naming
  * --effect) unless o->effect.
  *
