@@ -84,10 +84,38 @@ static void *event_loop(void *arg)
 	return NULL;
 }
 
+static void sigpipe_noop(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * libvirt's client writes its socket with write(): a libvirtd that dies
+ * in the middle of a call would end vmtax with SIGPIPE (exit 141, seen in
+ * t0200's libvirtd-SIGTERM case on a loaded host) instead of the cell
+ * failing "naming libvirt" and the run going on.  The write gets EPIPE
+ * instead, which libvirt reports as a lost connection.  A handler that
+ * does nothing rather than SIG_IGN: exec() puts a caught signal back to
+ * its default, so workloads, qemu-img and ssh still get SIGPIPE as usual.
+ */
+static void sigpipe_catch(void)
+{
+	struct sigaction sa, old;
+
+	if (sigaction(SIGPIPE, NULL, &old) < 0 || old.sa_handler != SIG_DFL)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sigpipe_noop;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
 static void event_init(void)
 {
 	pthread_t t;
 
+	sigpipe_catch();
 	virSetErrorFunc(NULL, silent_error);
 	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
 		return;
