@@ -141,7 +141,7 @@ static const struct gfs_link lab_host_links[] = {
 };
 
 /* kvm_amd at boot (udev would load it too, from the CPU's svm flag): the
- * lab CPU is AMD's (orchestrator/lab/lab.c). */
+ * lab CPU is AMD's (orchestrator/config/lab.c). */
 static const char lab_modules[] = "# written by vmtax image build\n"
 				  VIRT_AMD_MODULE "\n";
 
