@@ -18,8 +18,10 @@
 #                   is installed (make deps-workloads); 'make' makes it too
 #   make clean
 #
-# Layout: every lib/*.c, host/*.c, reports/*.c and orchestrator/*.c file is
-# picked up by wildcard; adding a source file needs no Makefile change.
+# Layout: every lib/*.c, host/*.c, reports/*.c, guest-image/build/*.c and
+# orchestrator/*/*.c file is picked up by wildcard; adding a source file (or
+# a folder of orchestrator/) needs no Makefile change.  Every one of those
+# folders is on the include path.
 # lib/ is also linked (statically) into the guest agent, so it may depend only
 # on libc, jansson and libiberty (the profiler's C++ demangler: LIBERTY).
 
@@ -30,7 +32,11 @@ OPT      ?= -O2
 PKGS     := libvirt libxml-2.0 jansson inih libkmod libguestfs liblzma
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
             -Wmissing-prototypes -Wstrict-prototypes
-CPPFLAGS += -D_GNU_SOURCE -Ilib -Ihost -Ireports -Iorchestrator -Iimage \
+# orchestrator/ is folders by job: config, engine, exec, guest, lab, fleet
+# and cli (the commands and main()).
+ORCH_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard orchestrator/*/*.c))))
+CPPFLAGS += -D_GNU_SOURCE -Ilib -Ihost -Ireports $(ORCH_DIRS:%=-I%) \
+            -Iguest-image/build \
             -I$(B)/gen -DVMTAX_VERSION='"$(VERSION)"'
 CFLAGS   += -std=c11 -g $(OPT) $(WARN) $(SAN)
 VERSION  := 0.1.0
@@ -43,10 +49,11 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(LIBERTY)
 LIB_SRCS    := $(wildcard lib/*.c)
 HOST_SRCS   := $(wildcard host/*.c)
 REPORT_SRCS := $(wildcard reports/*.c)
-ORCH_SRCS   := $(filter-out orchestrator/main.c,$(wildcard orchestrator/*.c))
-# image/ is the image builder and guest-file lookup (host side); agent/ is
-# the static program in the guest, built from agent/ and lib/ only.
-IMG_SRCS    := $(wildcard image/*.c)
+ORCH_SRCS   := $(filter-out orchestrator/cli/main.c,$(wildcard orchestrator/*/*.c))
+# guest-image/ is what goes into the guest: build/ is the image builder and
+# the guest files' layout (host side, in vmtax); agent/ is the static
+# program in the guest, built from guest-image/agent/ and lib/ only.
+IMG_SRCS    := $(wildcard guest-image/build/*.c)
 CORE_SRCS   := $(LIB_SRCS) $(HOST_SRCS) $(REPORT_SRCS) $(ORCH_SRCS) $(IMG_SRCS)
 CORE_OBJS   := $(CORE_SRCS:%.c=$(B)/obj/%.o)
 WL_SRCS     := $(wildcard workloads/*.c)
@@ -62,7 +69,7 @@ TEST_TOOLS  := $(B)/tests/agent-drive
 # directory is "."), so two clones make the same ones and share one lab
 # image (its recipe hashes them: image.h).
 REPRO_CFLAGS := -ffile-prefix-map=$(CURDIR)=.
-AGENT_SRCS  := $(wildcard agent/*.c) $(LIB_SRCS)
+AGENT_SRCS  := $(wildcard guest-image/agent/*.c) $(LIB_SRCS)
 AGENT_CFLAGS = -std=c11 -g -O2 $(REPRO_CFLAGS) $(WARN) -D_GNU_SOURCE -Ilib \
                -Ibuild/gen -DVMTAX_VERSION='"$(VERSION)"' $(AGENT_EXTRA)
 
@@ -96,14 +103,14 @@ $(B)/libvmtax.a: $(CORE_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/vmtax: $(B)/obj/orchestrator/main.o $(B)/libvmtax.a
+$(B)/vmtax: $(B)/obj/orchestrator/cli/main.o $(B)/libvmtax.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-build/bin/vmtax-agent: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard agent/*.h) | build/gen/install-dirs.h
+build/bin/vmtax-agent: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard guest-image/agent/*.h) | build/gen/install-dirs.h
 	@mkdir -p $(dir $@)
 	$(CC) $(AGENT_CFLAGS) -static -o $@ $(AGENT_SRCS) -ljansson $(LIBERTY) -lm
 
-build/bin/vmtax-agent-test: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard agent/*.h) | build/gen/install-dirs.h
+build/bin/vmtax-agent-test: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard guest-image/agent/*.h) | build/gen/install-dirs.h
 	@mkdir -p $(dir $@)
 	$(CC) $(AGENT_CFLAGS) -DVMTAX_AGENT_TEST -static -o $@ $(AGENT_SRCS) -ljansson $(LIBERTY) -lm
 
@@ -196,9 +203,10 @@ install: all man
 	$(INSTALL) -m 644 configs/*.ini $(DESTDIR)$(DATADIR)/configs/
 	$(INSTALL) -m 644 configs/workloads/*.ini \
 		$(DESTDIR)$(DATADIR)/configs/workloads/
-	$(INSTALL) -m 755 image/mkinitramfs-tiny.sh image/mkinitramfs-root.sh \
+	$(INSTALL) -m 755 guest-image/build/mkinitramfs-tiny.sh \
+		guest-image/build/mkinitramfs-root.sh \
 		$(DESTDIR)$(DATADIR)/
-	$(INSTALL) -m 644 image/mkinitramfs-lib.sh $(DESTDIR)$(DATADIR)/
+	$(INSTALL) -m 644 guest-image/build/mkinitramfs-lib.sh $(DESTDIR)$(DATADIR)/
 	$(INSTALL) -m 644 workloads/ccbuild-srcset.sh workloads/ccbuild.sha256 \
 		$(DESTDIR)$(DATADIR)/
 	$(INSTALL) -m 644 README.md docs/*.md docs/*.json $(DESTDIR)$(DOCDIR)/
@@ -386,7 +394,7 @@ bench: deps
 	sh tests/bench.sh
 
 fmt:
-	clang-format -i $(wildcard */*.c */*.h tests/unit/*.c)
+	clang-format -i $(wildcard */*.c */*.h */*/*.c */*/*.h tests/unit/*.c)
 
 clean:
 	rm -rf build

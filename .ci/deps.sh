@@ -12,7 +12,7 @@
 #   - the guest kernel: Debian's linux-image package (the one the
 #     linux-image-amd64 metapackage depends on) is downloaded with
 #     'apt-get download' and unpacked with 'dpkg-deb -x' into vmtax's kernel
-#     cache, build/kernel (image/guest-kernel.h), and depmod -b run
+#     cache, build/kernel (guest-image/build/guest-kernel.h), and depmod -b run
 #     there (its modules.dep, as the package's postinst would make):
 #     never installed, so the host's /boot and what it boots next stay as
 #     they were;

@@ -27,7 +27,7 @@
 
 /*
  * Messages an agent may send while one request waits for its reply
- * (orchestrator/agent-client.c, agent_call()): replies, heartbeats, stale
+ * (orchestrator/guest/agent-client.c, agent_call()): replies, heartbeats, stale
  * replies, bad frames.  A week-long run (the longest workload timeout) at
  * the shortest heartbeat (0.5 s) sends 1.2 million heartbeats.
  */
@@ -103,9 +103,9 @@
 
 /*
  * Transfers: what the lab's run directory may bring into DIR/lab every
- * LAB_SYNC_S while it runs (orchestrator/lab-sync.c, lab_sync_files()),
+ * LAB_SYNC_S while it runs (orchestrator/lab/lab-sync.c, lab_sync_files()),
  * and what a fleet host's run directory may bring into DIR/hosts/NAME at
- * its end (orchestrator/fleet-collect.c, fleet_fetch()).  Each refusal
+ * its end (orchestrator/fleet/fleet-collect.c, fleet_fetch()).  Each refusal
  * names the lab's file or the host, the size and the cap.
  */
 #define LAB_NAME_MAX 128		 /* bytes in one name of the lab's */

@@ -15,8 +15,8 @@
 
 /* The build tree's data, relative to its top (tree_path()). */
 #define TREE_WORKLOADS "configs/workloads"
-#define TREE_TINY_SCRIPT "image/mkinitramfs-tiny.sh"
-#define TREE_ROOT_SCRIPT "image/mkinitramfs-root.sh"
+#define TREE_TINY_SCRIPT "guest-image/build/mkinitramfs-tiny.sh"
+#define TREE_ROOT_SCRIPT "guest-image/build/mkinitramfs-root.sh"
 
 static const struct layout_dirs installed = {
     .bindir = VMTAX_BINDIR,

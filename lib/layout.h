@@ -13,9 +13,10 @@
  *                        (guest-files.h guest_srcdir_new())
  *   workload INIs        T/configs/workloads         DATADIR/configs/workloads
  *   configs              ./configs                   DATADIR/configs
- *   tiny script          T/image/mkinitramfs-tiny.sh
+ *   tiny script          T/guest-image/build/mkinitramfs-tiny.sh
  *                                                    DATADIR/mkinitramfs-tiny.sh
- *   root initrd script   T/image/mkinitramfs-root.sh DATADIR/mkinitramfs-root.sh
+ *   root initrd script   T/guest-image/build/mkinitramfs-root.sh
+ *                                                    DATADIR/mkinitramfs-root.sh
  *   host lock, journal   STATEDIR (/var/lib/vmtax), both
  *   run estimate figures CACHEDIR/timings.json, both (timings.h)
  *

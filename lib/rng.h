@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rng.h - the one pseudo-random generator of vmtax: seeded, deterministic,
- * no global state (the rounds' shuffle in orchestrator/run-rounds.c, the
+ * no global state (the rounds' shuffle in orchestrator/engine/run-rounds.c, the
  * bootstrap in reports/).  splitmix64 seeds xoshiro256** (Blackman and
  * Vigna); a seed gives the same sequence on every host and build.
  */

@@ -2,7 +2,7 @@
 /*
  * fleet-view.c - a fleet run's hosts as one matrix, the host its outermost
  * axis (report.h): the axis, each cell's id and axes with its host (also
- * what a fleet run of mode each records, orchestrator/fleet-merge.c), and
+ * what a fleet run of mode each records, orchestrator/fleet/fleet-merge.c), and
  * the matrix made from the hosts' results for a run recorded before the
  * host was an axis of results.json (report_fleet_doc_new()).  Each host's
  * cells stay that host's (its samples alone: never pooled).  Pure.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * agent-drive - boot one guest and talk to its agent through
- * orchestrator/agent-client.h, for the shell tests
+ * orchestrator/guest/agent-client.h, for the shell tests
  *(tests/t0230-agent-observe.sh).
  *
  *	agent-drive KERNEL INITRD VCPUS MEMORY_MIB CMDLINE CONSOLE_LOG <REQUESTS

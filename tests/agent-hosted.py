@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # agent-hosted.py AGENT_TEST <REQUESTS - run the test build of the agent on
 # this host over a socketpair ("vmtax-agent-test --fd N", see
-# agent/agent.c) and speak docs/protocol.md to it: each line of
+# guest-image/agent/agent.c) and speak docs/protocol.md to it: each line of
 # REQUESTS is a request object without v and id; each reply is printed as one
 # JSON line, in order.  The first line printed is the agent's "ready".  At
 # the end the socket is closed and the agent must exit 0 (exit 1 otherwise).

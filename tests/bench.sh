@@ -405,17 +405,17 @@ fi
 
 if want 6; then
 echo "== 6. the lab image from scratch, from this host's packages, vs supermin of the same packages"
-# A scratch tree (vmtax, bin/, image/*.sh, configs/workloads, the kernel
+# A scratch tree (vmtax, bin/, guest-image/build/*.sh, configs/workloads, the kernel
 # cache linked) and a scratch image cache (VMTAX_IMAGE_CACHE: the lab image
-# is otherwise shared by every checkout, image/guest-files.h): both start
+# is otherwise shared by every checkout, guest-image/build/guest-files.h): both start
 # empty, so the build is from scratch and the shared cache is left alone.
 L=$W/labtree
 LC=$W/labcache
-mkdir -p "$L/build" "$L/image" "$L/configs"
+mkdir -p "$L/build" "$L/guest-image/build" "$L/configs"
 cp "$VMTAX" "$L/build/vmtax"
 cp -a "$TOP/build/bin" "$L/build/bin"
 ln -s "$TOP/build/kernel" "$L/build/kernel"
-cp "$TOP"/image/*.sh "$L/image/"
+cp "$TOP"/guest-image/build/*.sh "$L/guest-image/build/"
 cp -a "$TOP/configs/workloads" "$L/configs/workloads"
 if ! (cd "$L" && VMTAX_IMAGE_CACHE=$LC build/vmtax image build --kind lab --check) 2>&1 | grep -q "the host's packages"; then
 	echo "   skipped: this host cannot build the lab from its own packages:"

@@ -44,7 +44,7 @@
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${BUILD:-$TOP/build}
 VMTAX=${VMTAX:-$BUILD/vmtax}
-# The tiny image 'vmtax run' boots (image/guest-files.h), if built.
+# The tiny image 'vmtax run' boots (guest-image/build/guest-files.h), if built.
 TINY=${TINY:-$("$VMTAX" image path initrd 2>/dev/null)}
 export TOP BUILD VMTAX TINY
 test_name=$(basename "$0" .sh)
@@ -336,7 +336,7 @@ fake_ssh_on_path() {
 }
 # debian_layout DIR: DIR/vmtax, a copy of $VMTAX, with its bin directory
 # (links to $BUILD/bin's files), its kernel cache (a link to $BUILD's), the
-# tree's image/ and configs/ (links: lib/layout.h's T is DIR) and,
+# tree's guest-image/ and configs/ (links: lib/layout.h's T is DIR) and,
 # in DIR/images, a stand-in for a built debian image: a small qcow2, a
 # kernel and an initrd, named as 'vmtax image build --kind debian' names
 # them (DEBIAN_STANDIN).  For checks that find the image and boot nothing.
@@ -346,7 +346,7 @@ debian_layout() {
 	cp "$VMTAX" "$1/vmtax" &&
 	for f in "$BUILD"/bin/*; do ln -s "$f" "$1/bin/" || return 1; done &&
 	{ ! test -d "$BUILD/kernel" || ln -s "$BUILD/kernel" "$1/kernel"; } &&
-	ln -s "$TOP/image" "$1/image" && ln -s "$TOP/configs" "$1/configs" &&
+	ln -s "$TOP/guest-image" "$1/guest-image" && ln -s "$TOP/configs" "$1/configs" &&
 	qemu-img create -q -f qcow2 "$1/images/$DEBIAN_STANDIN.qcow2" 64M &&
 	echo kernel >"$1/images/$DEBIAN_STANDIN.vmlinuz" &&
 	echo initrd >"$1/images/$DEBIAN_STANDIN.initrd" &&

@@ -1,6 +1,6 @@
 #!/bin/sh
 # host: exclusive
-# The preflight (orchestrator/run-preflight.h) on this host: 'vmtax run
+# The preflight (orchestrator/engine/run-preflight.h) on this host: 'vmtax run
 # configs/kbuild-ept-thp.ini --dry-run' (the seed's table: accel = kvm,
 # 24 vCPUs, 15 GiB, the debian image, kbuild's packages on bare metal)
 # names every requirement this host lacks in one run, each with its remedy,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The lab image is shared by checkouts (image/guest-files.h,
+# The lab image is shared by checkouts (guest-image/build/guest-files.h,
 # guest_image_cache_new()): its recipe names contents, not paths, so two
 # trees with the same agent, workloads, scripts and kernel in different
 # directories have the same key, and a changed agent makes a new one; the
@@ -16,10 +16,10 @@ test_need AGENT
 # Two scratch trees, A and B: vmtax, bin/, the scripts, the workloads and
 # the kernel cache (linked), as a fresh clone has them after make.
 tree() {
-	mkdir -p "$1/build" "$1/image" "$1/configs" &&
+	mkdir -p "$1/build" "$1/guest-image/build" "$1/configs" &&
 		cp "$VMTAX" "$1/build/vmtax" &&
 		cp -a "$BUILD/bin" "$1/build/bin" &&
-		cp "$TOP"/image/*.sh "$1/image/" &&
+		cp "$TOP"/guest-image/build/*.sh "$1/guest-image/build/" &&
 		cp -a "$TOP/configs/workloads" "$1/configs/workloads" &&
 		{ ! test -d "$BUILD/kernel" || ln -s "$BUILD/kernel" "$1/build/kernel"; }
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # host: exclusive
 # The agent in a real tiny guest (TCG here), driven through
-# orchestrator/agent-client.h by tests/agent-drive.c: what the guest saw
+# orchestrator/guest/agent-client.h by tests/agent-drive.c: what the guest saw
 # (hello's and observe's cmdline, cpus_online, mem_total_kb, directmap_kb,
 # userland) checked against the guest's own files and the domain asked for,
 # and set-knob round trips and refusals, each with its own reason.  It boots

@@ -2,7 +2,7 @@
 # host: exclusive
 # A build in a directory QEMU (libvirt-qemu) cannot traverse -- a checkout
 # in root's 0700 home -- still boots: the guest files are staged in
-# /var/lib/libvirt/images/vmtax (image/guest-reach.h); where staging
+# /var/lib/libvirt/images/vmtax (orchestrator/guest/guest-reach.h); where staging
 # cannot help, the run is refused before booting, with the path and the fix.
 . "$(dirname "$0")/lib-test.sh"
 test_need ROOT "needs root (QEMU runs as another user)"

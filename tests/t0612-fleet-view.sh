@@ -7,7 +7,7 @@
 # "run" is as a vmtax recorded it before the host was an axis of
 # results.json (the report makes the matrix from RUN/hosts/*); "rec" as
 # one records it now (the host an axis of its results.json, every host's
-# cells in it, orchestrator/fleet-merge.c): both give the same report.
+# cells in it, orchestrator/fleet/fleet-merge.c): both give the same report.
 # 'vmtax compare RUN --by host' of a split run (its cells each from one
 # host) is refused saying so; a split run's fleet.unlike (hosts that
 # differ, [fleet] allow_unlike = on) is said by the text, md and html

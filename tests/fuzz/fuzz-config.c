@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-config - libFuzzer target for run configs and workload files
- * (orchestrator/ini-schema.c, run-config.c, run-config-load.c,
+ * (orchestrator/config/ini-schema.c, run-config.c, run-config-load.c,
  * workload-def.c, matrix.c):
  * reading, the table-driven INI parser and its lists, --set overrides,
  * workload resolution, the matrix expansion (axes, ids, their JSON) and the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-lab-name - libFuzzer target for the name rule of the lab's files
- * (lab_path_check() and lab_name_check() of orchestrator/lab-sync.c).
+ * (lab_path_check() and lab_name_check() of orchestrator/lab/lab-sync.c).
  *
  * Input: any bytes, taken as the path a lab lists (NULs included: the
  * check takes a length).  Checked, beyond the sanitizers: a path accepted

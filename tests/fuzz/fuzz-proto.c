@@ -18,7 +18,7 @@
  * Each message's "result" also goes through proto_sample_parse() and
  * guest_obs_check() (the host's checks of a run and an observe reply).
  *
- * The agent's request handlers (agent/agent.c) are not fuzzed here:
+ * The agent's request handlers (guest-image/agent/agent.c) are not fuzzed here:
  * they are static, write to the port and sysfs, and "run" executes a shell
  * command, so they cannot be driven without I/O.
  */

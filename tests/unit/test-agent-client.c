@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for the host side of the agent protocol's caps
- * (orchestrator/agent-client.c, lib/caps.h): a fake guest, in place of
- * orchestrator/vm.c's channel, that floods, sends too much, claims a huge
+ * (orchestrator/guest/agent-client.c, lib/caps.h): a fake guest, in place of
+ * orchestrator/guest/vm.c's channel, that floods, sends too much, claims a huge
  * file or puts escape sequences in its errors.  Each exceeded cap fails the
  * call with its own message and a line in the transcript; nothing crashes.
  * The caps are lowered in the client so that the floods stay small.
@@ -124,7 +124,7 @@ const char *vm_stop_reason(struct vm *vm)
 }
 
 /* Every vm_* the client calls is faked here, so that the linker never
- * takes orchestrator/vm.o (and libvirt) from the library. */
+ * takes orchestrator/guest/vm.o (and libvirt) from the library. */
 int vm_running(struct vm *vm)
 {
 	(void)vm;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for the registry of cell executors (orchestrator/cell-exec.c). */
+/* Unit tests for the registry of cell executors (orchestrator/engine/cell-exec.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the subcommands' option parser (orchestrator/cmd-opts.c)
- * and the command line run and lab run share (orchestrator/run-args.c).
+ * Unit tests for the subcommands' option parser (orchestrator/cli/cmd-opts.c)
+ * and the command line run and lab run share (orchestrator/cli/run-args.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for domain XML (orchestrator/domxml.c): the CPU, the NIC, disks. */
+/* Unit tests for domain XML (orchestrator/guest/domxml.c): the CPU, the NIC, disks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -21,8 +21,9 @@
 #include "env.h"
 #include "util.h"
 
+/* The source folders, each with its folders (orchestrator/cli, ...). */
 static const char *const src_dirs[] = {
-	"lib", "host", "orchestrator", "image", "reports", "agent",
+	"lib", "host", "orchestrator", "guest-image", "reports",
 };
 
 /* The system's, read for the commands vmtax runs (env.h). */
@@ -115,6 +116,12 @@ static int check_dir(const char *dir, int *files)
 		size_t n = strlen(e->d_name);
 		char *path;
 
+		if (e->d_type == DT_DIR && e->d_name[0] != '.') {
+			path = xasprintf("%s/%s", dir, e->d_name);
+			bad += check_dir(path, files);
+			free(path);
+			continue;
+		}
 		if (n < 3 || e->d_name[n - 2] != '.' ||
 		    (e->d_name[n - 1] != 'c' && e->d_name[n - 1] != 'h'))
 			continue;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the fleet (orchestrator/fleet.h): destinations, each bad
+ * Unit tests for the fleet (orchestrator/fleet/fleet.h): destinations, each bad
  * one with its own reason; the ssh and scp command lines; a command run
  * with its output and a timeout; the host checks judged from a probe's
  * answers (a table); the merge of what came back.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the guest kernel rule (image/guest-kernel.c) and the
- * guest file names and lookup (image/guest-files.c), on scratch trees.
+ * Unit tests for the guest kernel rule (guest-image/build/guest-kernel.c) and the
+ * guest file names and lookup (guest-image/build/guest-files.c), on scratch trees.
  */
 #include <setjmp.h>
 #include <stdarg.h>

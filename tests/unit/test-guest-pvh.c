@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the PVH kernel (image/guest-pvh.c): a bzImage made here (a
+ * Unit tests for the PVH kernel (guest-image/build/guest-pvh.c): a bzImage made here (a
  * set-up header, an xz payload of a small ELF with or without the PVH note,
  * the size the kernel's build appends) unpacks to that ELF; each bad image
  * of the table is refused with its own reason; guest_pvh_for() makes the

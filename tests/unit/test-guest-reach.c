@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for the QEMU user of qemu.conf (image/guest-reach.c). */
+/* Unit tests for the QEMU user of qemu.conf (orchestrator/guest/guest-reach.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

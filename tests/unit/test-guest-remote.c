@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for a remote libvirt's ssh side (orchestrator/guest-remote.c)
+ * Unit tests for a remote libvirt's ssh side (orchestrator/fleet/guest-remote.c)
  * with tests/tools/fake-ssh-here.sh first on PATH: "fakebox" is this
  * machine, so the probe, the copies by content hash (and their reuse),
  * a debian disk's overlays (qemu-img there) and the console's way back run

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for recipes (image/image-recipe.c): a recipe of contents is the
+ * Unit tests for recipes (guest-image/build/image-recipe.c): a recipe of contents is the
  * same for the same files in two directories (the shared lab image, two
  * clones), and changes with a file's bytes; a script's recipe names the lib
  * it sources when there is one beside it.

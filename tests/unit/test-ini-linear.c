@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests: the INI reader (orchestrator/ini-schema.c) is not quadratic
+ * Unit tests: the INI reader (orchestrator/config/ini-schema.c) is not quadratic
  * in what a file holds.  A config of 100,000 sections, one of 40,000
  * [host] knobs and a workload of 30,000 parameters are parsed while every
  * strcmp() of the parse is counted (this binary is linked with

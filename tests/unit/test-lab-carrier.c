@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for the set-up of the debian image a lab carries
- * (orchestrator/lab-carrier.c, lab_carrier_cmd_new()), run here on a
+ * (orchestrator/lab/lab-carrier.c, lab_carrier_cmd_new()), run here on a
  * scratch tree that stands for the lab: a fake /sys/block, and as the
  * carried disk an ext4 file system in a file (mke2fs -d), mounted as the
  * lab mounts its /dev/vdb.  Needs root (mount), mke2fs and qemu-img;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the lab's saved state (orchestrator/lab-state.c): which
+ * Unit tests for the lab's saved state (orchestrator/lab/lab-state.c): which
  * sidecar may be restored into which lab, each refusal with its own
  * reason; and the saved domain XML retargeted for a restore
- * (orchestrator/domxml.c).
+ * (orchestrator/guest/domxml.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>

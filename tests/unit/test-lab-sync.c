@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the lab's files coming back (orchestrator/lab-sync.c):
+ * Unit tests for the lab's files coming back (orchestrator/lab/lab-sync.c):
  * the name rule, table-driven, and a hostile lab -- a fake lab directory
  * and a listing as a root process inside the lab could write it -- synced
  * into a run directory whose own files must stay byte-identical.

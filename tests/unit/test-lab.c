@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for the lab host's CPU facts and what it carries (orchestrator/lab.c). */
+/* Unit tests for the lab host's CPU facts and what it carries (orchestrator/config/lab.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

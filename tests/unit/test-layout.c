@@ -106,9 +106,9 @@ static void test_installed_paths(void **state)
 	assert_string_equal(layout_workloads_dir("/x/build/bin"),
 			    "configs/workloads");
 	assert_string_equal(layout_tiny_script("/x/build/bin"),
-			    "image/mkinitramfs-tiny.sh");
+			    "guest-image/build/mkinitramfs-tiny.sh");
 	assert_string_equal(layout_root_script("/x/build/bin"),
-			    "image/mkinitramfs-root.sh");
+			    "guest-image/build/mkinitramfs-root.sh");
 }
 
 /* A build tree that holds its files: found from any working directory. */
@@ -124,10 +124,10 @@ static void test_tree_paths(void **state)
 	p = xasprintf("%s/configs/workloads", top);
 	assert_int_equal(mkdir_parents(p, 0755), 0);
 	free(p);
-	p = xasprintf("%s/image", top);
+	p = xasprintf("%s/guest-image/build", top);
 	assert_int_equal(mkdir_parents(p, 0755), 0);
 	free(p);
-	p = xasprintf("%s/image/mkinitramfs-tiny.sh", top);
+	p = xasprintf("%s/guest-image/build/mkinitramfs-tiny.sh", top);
 	assert_int_equal(write_file_atomic(p, "#!/bin/sh\n", 10), 0);
 	free(p);
 
@@ -135,7 +135,7 @@ static void test_tree_paths(void **state)
 	want = xasprintf("%s/configs/workloads", top);
 	assert_string_equal(layout_workloads_dir(p), want);
 	free(want);
-	want = xasprintf("%s/image/mkinitramfs-tiny.sh", top);
+	want = xasprintf("%s/guest-image/build/mkinitramfs-tiny.sh", top);
 	assert_string_equal(layout_tiny_script(p), want);
 	free(want);
 	free(p);

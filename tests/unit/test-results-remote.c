@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests: what a remote executor's host recorded, taken into this
- * host's run (results_remote_take(), orchestrator/results-file.c): the
+ * host's run (results_remote_take(), orchestrator/engine/results-file.c): the
  * lab's results.json is untrusted, so each bad document is refused for its
  * own reason, and a good one keeps this host's resume state.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the run preflight (orchestrator/run-preflight.h) against a
+ * Unit tests for the run preflight (orchestrator/engine/run-preflight.h) against a
  * fake host: a copy of tests/fixtures/preflight/intel (an Intel server with
  * VT-x and EPT, as it shows itself in /proc and /sys; see its README), a
  * build tree whose debian image is built, the seed's config (24 vCPUs,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * orchestrator/sample-parse.c: a sample's metric from its output.  A
+ * orchestrator/engine/sample-parse.c: a sample's metric from its output.  A
  * metric that is no finite number >= 0 fails the sample with its reason
  * (issue 35), so that a results file never holds an ok sample a report
  * would have to refuse.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for orchestrator/sampling-plan.c: the stop rule, case by case,
+ * Unit tests for orchestrator/config/sampling-plan.c: the stop rule, case by case,
  * and its coverage by simulation.  The simulation plays the engine's rounds
  * (sampling_plan_round() decides, the test draws the samples) for a
  * baseline and one cell with a known true slowdown, 10,000 runs per

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for a guest's life (orchestrator/vm-life.c): a fake domain
- * and agent in place of orchestrator/vm.c record what the lifecycle asks
+ * Unit tests for a guest's life (orchestrator/guest/vm-life.c): a fake domain
+ * and agent in place of orchestrator/guest/vm.c record what the lifecycle asks
  * of them, so that the polite shutdown (the agent's 'shutdown', the channel
  * closed, then the grace period) and its impolite cases are checked once.
  */

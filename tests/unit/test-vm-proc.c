@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for vm_proc_ended() (orchestrator/vm-proc.c): a process that
+ * Unit tests for vm_proc_ended() (orchestrator/guest/vm-proc.c): a process that
  * runs under the name asked for has not ended; once it has exited it has,
  * as a zombie not yet reaped (what a late PID 1 leaves QEMU as) and once
  * reaped; a running process under another name (a reused PID) has too.

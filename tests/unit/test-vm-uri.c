@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for the libvirt URIs vmtax opens (orchestrator/vm-uri.c). */
+/* Unit tests for the libvirt URIs vmtax opens (orchestrator/guest/vm-uri.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

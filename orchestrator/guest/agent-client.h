@@ -99,7 +99,7 @@ int agent_observe(struct agent_client *a, json_t **obs, char *why,
 		  size_t len);
 
 /*
- * Files in the guest (read-file, write-file; agent/agent-files.h).
+ * Files in the guest (read-file, write-file; guest-image/agent/agent-files.h).
  * agent_get_file() copies the whole of REMOTE into LOCAL (written
  * atomically), chunk by chunk; *SIZE (may be NULL) gets its size.
  * agent_put_file() writes LEN bytes of DATA into REMOTE (created or

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # mkinitramfs-root.sh KVER TREE OUT - the initramfs of a disk image built
-# from this host's packages (the lab image; image/image-hostdisk.c): it
+# from this host's packages (the lab image; guest-image/build/image-hostdisk.c): it
 # mounts the root file system and hands over to its systemd.
 #
 # TREE is the image's tree, whose lib/modules/KVER has been through depmod.

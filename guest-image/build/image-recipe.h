@@ -34,7 +34,7 @@ int recipe_add_file(struct recipe *r, const char *what, const char *path);
  */
 int recipe_add_content(struct recipe *r, const char *what, const char *path);
 /* The shell piece the initramfs scripts source from their own directory
- * (image/mkinitramfs-lib.sh; 'make install' puts it beside them). */
+ * (guest-image/build/mkinitramfs-lib.sh; 'make install' puts it beside them). */
 #define RECIPE_SCRIPT_LIB "mkinitramfs-lib.sh"
 /*
  * Script PATH's line (as recipe_add_file(), or with CONTENT_ONLY as

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vm.h - guests through libvirt.  orchestrator/vm.c is the only file in
+ * vm.h - guests through libvirt.  orchestrator/guest/vm.c is the only file in
  * vmtax that includes libvirt; everything else sees these plain functions.
  *
  * A struct vm is one transient domain named "vmtax-..." started with

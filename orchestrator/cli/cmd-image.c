@@ -38,7 +38,7 @@ static void usage(FILE *f)
 	    "Run it from the top of the vmtax tree, after 'make tools'; an\n"
 	    "installed vmtax uses %s/images from anywhere.\n\n"
 	    "  --kind tiny    the initramfs of "
-	    "image/mkinitramfs-tiny.sh\n"
+	    "guest-image/build/mkinitramfs-tiny.sh\n"
 	    "                 for the newest guest kernel (build/kernel, else\n"
 	    "                 /boot: guest-kernel.h) (default):\n"
 	    "                 build/images/tiny-KVER-HASH.cpio.gz\n"

@@ -11,7 +11,7 @@
  * beside the old ones.
  *
  * Kinds.
- *   tiny    image/mkinitramfs-tiny.sh KVER (the newest guest kernel,
+ *   tiny    guest-image/build/mkinitramfs-tiny.sh KVER (the newest guest kernel,
  *           guest-kernel.h), with the agent and the workloads of BINDIR:
  *           DIR/tiny-KVER-HASH.cpio.gz
  *   debian  debootstrap (cached separately in DIR/rootfs-RHASH/, keyed by
@@ -100,7 +100,7 @@ struct image_opts {
 	enum image_from from; /* lab (debian: auto or debootstrap only) */
 	const char *dir;    /* NULL: the images dir of BINDIR (build/images) */
 	const char *bindir; /* NULL: build/bin (agent and workloads) */
-	const char *script; /* NULL: image/mkinitramfs-tiny.sh */
+	const char *script; /* NULL: guest-image/build/mkinitramfs-tiny.sh */
 	const char *link;   /* NULL: DIR/tiny-KVER.cpio.gz, DIR/KIND.qcow2 */
 	const char *kver;   /* tiny: NULL = newest /boot/vmlinuz-* */
 	const char *mirror; /* debian: NULL = from the host's apt sources */
@@ -119,7 +119,7 @@ struct image_opts {
  * What a build needs of the host, and what its files take, for 'vmtax
  * run's preflight (run-preflight.h) to name before a run.  The Debian
  * packages (blank separated) each kind's build runs: tiny the busybox and
- * cpio of image/mkinitramfs-tiny.sh; debian debootstrap, libguestfs's
+ * cpio of guest-image/build/mkinitramfs-tiny.sh; debian debootstrap, libguestfs's
  * appliance builder (supermin) and qemu-img.
  */
 #define IMAGE_TINY_HOST_PACKAGES "busybox-static cpio"

@@ -160,7 +160,7 @@ struct cell_run {
 };
 
 /*
- * The profiled run of a cell (orchestrator/cell-profile.c): writes
+ * The profiled run of a cell (orchestrator/engine/cell-profile.c): writes
  * RUNDIR/profiles/SLUG.folded and the cell's observed.profile; a profile
  * that fails says why there and fails nothing else.
  */

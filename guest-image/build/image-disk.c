@@ -67,7 +67,7 @@ static const char agent_unit[] =
  * hugetlbfs on /dev/hugepages in sysinit, before they start), and the
  * run-time libraries of vmtax; sshd and ip(8) for 'vmtax lab up' (a lab
  * reached over ssh on a port of 127.0.0.1, docs/lab.md), which starts sshd
- * (nothing else does).  vmtax links libguestfs (image/gfs.c),
+ * (nothing else does).  vmtax links libguestfs (guest-image/build/gfs.c),
  * so libguestfs0 is here for the loader only.  These are installed with
  * apt-get in the debootstrap'ed tree: debootstrap's own resolver fails on
  * libvirt-daemon-system's dbus/logind alternatives.
@@ -141,7 +141,7 @@ static const struct gfs_link lab_host_links[] = {
 };
 
 /* kvm_amd at boot (udev would load it too, from the CPU's svm flag): the
- * lab CPU is AMD's (orchestrator/lab.c). */
+ * lab CPU is AMD's (orchestrator/config/lab.c). */
 static const char lab_modules[] = "# written by vmtax image build\n"
 				  VIRT_AMD_MODULE "\n";
 
