@@ -62,8 +62,9 @@ static const struct opt run_opts[] = {
 	  "anything (config, matrix, every missing\n"
 	  "requirement of this host at once, accel,\n"
 	  "guest files; the tiny image is built on\n"
-	  "first use), print its cells and stop: no\n"
-	  "run directory, no host change, no guest",
+	  "first use or when stale), print its cells\n"
+	  "and stop: no run directory, no host\n"
+	  "change, no guest",
 	  NULL },
 	OPT_ROW_END,
 };
@@ -94,13 +95,22 @@ static void usage(FILE *f)
 /* ---- set-up ---- */
 
 /*
- * vmtax builds the tiny image of a cell's kernel the first time a run needs
- * it, installed or in a build tree (after a plain 'make': build/images).
- * Progress goes to stderr; a failure is reported by image_build().
+ * vmtax builds the tiny image of a cell's kernel when a run needs it and it
+ * is missing (first use) or stale (built from other binaries, script or
+ * busybox than those there now: image_tiny_status(), the test 'vmtax image
+ * build --check' makes), installed or in a build tree (after a plain
+ * 'make': build/images), and says which.  Progress goes to stderr; a
+ * failure is reported by image_build().
  */
 static int tiny_first_use(const struct run *r, const struct cell *c)
 {
-	char *kernel = NULL, *images = NULL, *path = NULL;
+	char *kernel = NULL, *images = NULL;
+	struct image_status st = {0};
+	struct image_opts o = {
+	    .kind = IMAGE_TINY,
+	    .bindir = r->bindir,
+	    .quiet = true,
+	};
 	int ret = 0;
 
 	if (strcmp(c->image, "tiny") || strcmp(c->initrd, "auto"))
@@ -112,30 +122,30 @@ static int tiny_first_use(const struct run *r, const struct cell *c)
 		ret = guest_kernel_find(cache, &kernel, NULL);
 		free(cache);
 		if (ret < 0) {
-			free(images);
-			return 0; /* guest_files_resolve() says why */
+			ret = 0; /* guest_files_resolve() says why */
+			goto out;
 		}
 	} else if (access(c->kernel, R_OK) < 0) {
-		free(images);
-		return 0; /* guest_files_resolve() says it is missing */
+		goto out; /* guest_files_resolve() says it is missing */
 	} else {
 		kernel = xstrdup(c->kernel);
 	}
-	path = guest_tiny_path_new(images, guest_kernel_version(kernel));
-	if (access(path, R_OK) < 0) {
-		struct image_opts o = {
-		    .kind = IMAGE_TINY,
-		    .bindir = r->bindir,
-		    .kver = guest_kernel_version(kernel),
-		    .quiet = true,
-		};
-
+	o.kver = guest_kernel_version(kernel);
+	ret = image_tiny_status(&o, &st);
+	if (ret < 0 || st.state == IMAGE_CURRENT)
+		goto out;
+	if (st.state == IMAGE_MISSING)
 		note("first use: building the tiny guest image for kernel %s "
 		     "in '%s'",
 		     o.kver, images);
-		ret = image_build(&o);
-	}
-	free(path);
+	else
+		note("the tiny guest image '%s' is stale (changed since it was "
+		     "built: %s): building it again, as 'vmtax image build "
+		     "--kind tiny' does",
+		     st.link, st.what);
+	ret = image_build(&o);
+out:
+	image_status_release(&st);
 	free(images);
 	free(kernel);
 	return ret;
