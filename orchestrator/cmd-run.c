@@ -74,8 +74,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: vmtax run CONFIG [--out DIR] [--set SECTION.KEY=VALUE]...\n"
 		"                        [--host DEST]...\n"
-		"       vmtax run CONFIG --dry-run [--set SECTION.KEY=VALUE]...\n"
-		"       vmtax run --resume DIR [--force]\n"
+		"       vmtax run CONFIG --dry-run [--out DIR] [--set SECTION.KEY=VALUE]...\n"
+		"       vmtax run --resume DIR [--force] [--dry-run]\n"
 		"\n"
 		"Runs the matrix of CONFIG: bare-metal cells for each host THP mode,\n"
 		"guest cells for each host THP x guest THP (x paging x backing),\n"
