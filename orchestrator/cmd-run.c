@@ -240,6 +240,49 @@ static int vendor_paging_set(struct run *r, const struct host_cpu *cpu,
 }
 
 /*
+ * The remote libvirt's guests against its host's CPUs and available memory
+ * (as run-preflight.h checks this host's): the largest refused with the
+ * figures; a figure the host did not give is said to be unchecked.
+ */
+static int remote_sizes(const struct run *r, const struct guest_remote *g)
+{
+	const struct cell *cpus = NULL, *mem = NULL;
+	int ci, ret = 0;
+
+	for (ci = 0; ci < r->ncells; ci++) {
+		const struct cell *c = &r->cells[ci];
+
+		if (!run_exec_has(r, ci, EXEC_NEEDS_GUEST))
+			continue;
+		if (!cpus || c->vcpus > cpus->vcpus)
+			cpus = c;
+		if (!mem || c->memory > mem->memory)
+			mem = c;
+	}
+	if (!cpus)
+		return 0;
+	if (g->cpus <= 0 || !g->memavail)
+		note("%s: '%s' (the remote libvirt's host) did not say its %s: "
+		     "its guests' size is not checked against it",
+		     r->cfg.path, g->d.host,
+		     g->cpus <= 0 ? "CPUs" : "available memory");
+	if (g->cpus > 0 && cpus->vcpus > g->cpus)
+		ret = err_plain("%s: cell '%s' asks for %ld vCPUs, and '%s' "
+				"(the remote libvirt's host) has %ld CPUs "
+				"online: give [guest] vcpus %ld or fewer",
+				r->cfg.path, cpus->id, cpus->vcpus, g->d.host,
+				g->cpus, g->cpus);
+	if (g->memavail && mem->memory > g->memavail)
+		ret = err_plain("%s: cell '%s' asks for a %.1f GiB guest, and "
+				"'%s' (the remote libvirt's host) has %.1f GiB "
+				"available (MemAvailable): lower [guest] memory",
+				r->cfg.path, mem->id,
+				(double)mem->memory / (1ULL << 30), g->d.host,
+				(double)g->memavail / (1ULL << 30));
+	return ret < 0 ? -EINVAL : 0;
+}
+
+/*
  * Guests on a remote libvirt: what its host says (guest-remote.h) decides
  * the accelerator and the paging's name, and its THP must be the config's
  * one host_thp (it is not set from here).
@@ -272,6 +315,8 @@ static int remote_checks(struct run *r)
 			  r->cfg.path, g->d.host);
 		return -EINVAL;
 	}
+	if (remote_sizes(r, g) < 0)
+		return -EINVAL;
 	snprintf(cpu.vendor, sizeof(cpu.vendor), "%s", g->vendor);
 	where = xasprintf("'%s' (the remote libvirt's host)", g->d.host);
 	ret = vendor_paging_set(r, &cpu, where);
