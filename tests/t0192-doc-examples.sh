@@ -118,6 +118,24 @@ while IFS='	' read -r where cmd; do
 	'
 done <"$TRASH/examples"
 
+# The two examples the issue found refused (no longer in the docs): plan =
+# auto over demo.ini says the --set that goes with it, which runs; a vCPU
+# axis up to this host's CPUs runs.
+test_expect_success 'run.plan=auto with demo.ini: refused with the --set that runs it' '
+	test_expect_code 2 "$VMTAX" run "$TOP/configs/demo.ini" --dry-run \
+		--set run.plan=auto >out 2>err &&
+	grep "demo.ini:[0-9]*: plan = auto chooses the boots: drop boots = 4 (or give boots = 0: --set run.boots=0)" err &&
+	"$VMTAX" run "$TOP/configs/demo.ini" --dry-run --set run.plan=auto \
+		--set run.boots=0 >out 2>err &&
+	grep "^run .demo.: 6 cells" out
+'
+ncpus=$(getconf _NPROCESSORS_ONLN)
+test_expect_success 'a vCPU axis up to this host'"'"'s CPUs: 1,N runs' '
+	"$VMTAX" run "$TOP/configs/demo.ini" --dry-run \
+		--set guest.vcpus=1,$ncpus >out 2>err &&
+	grep "^run .demo.: 10 cells" out
+'
+
 test_expect_success 'the examples made nothing in the tree or beside the run directories' '
 	test ! -e "$R/new" &&
 	test ! -e "$R/demo-lab" &&
