@@ -387,7 +387,7 @@ static void tiny_plan_status(const struct tiny_plan *p,
 		oldrec = xasprintf("%.*s.recipe", (int)(n - 8), at);
 	if (!oldrec || read_file(oldrec, 1 << 20, &old, NULL) < 0)
 		snprintf(st->what, sizeof(st->what),
-			 "its recipe ('%s') is missing",
+			 "its recipe ('%.400s') is missing",
 			 oldrec ? oldrec : at);
 	else
 		recipe_diff(old, p->r.text, st->what, sizeof(st->what));
