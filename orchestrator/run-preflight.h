@@ -23,7 +23,8 @@
  *	(the guests of a remote libvirt are checked against its host's
  *	online CPUs and MemAvailable when it is asked, cmd-run.c
  *	remote_sizes(); a lab's against the lab host's [lab] vcpus and
- *	memory, exec-lab.c; a fleet host's by its own run)
+ *	memory, exec-lab.c; a fleet host's against its probe's CPUs and
+ *	MemTotal, fleet-check.c, then by its own run)
  *	hugepages	  hugetlb-backed guests: the pool of their page size
  *			  and a hugetlbfs mount of it
  *	host knobs	  each [host] knob a cell sets, settable here
