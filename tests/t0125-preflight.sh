@@ -108,6 +108,32 @@ test_expect_success '!KVM_HW,TINY' 'paging cells that cannot run are listed as s
 	grep "^run .t0125-skips.: 4 cells" out-skips
 '
 
+# Guests larger than this host (issue 37): each row a dry run of the demo
+# with a guest one CPU or 1 GiB past this host's, refused (exit 2) with
+# both figures, the hugetlb-backed one with the pages its pool would grow
+# by.  NAME CONFIG-SETS 'expected line (grep -E)'
+total_gib=$(awk '/^MemTotal:/ { print int($2 / 1048576) + 1 }' /proc/meminfo)
+cat >"$TRASH/too-big" <<EOF
+vcpus	--set guest.vcpus=$((ncpus + 1))	^  - CPUs: cell 'guest/host-thp=always/guest-thp=always' asks for $((ncpus + 1)) vCPUs, and this host has $ncpus CPUs online .*: run on a host with $((ncpus + 1)) CPUs or more, or give \\[guest\\] vcpus $ncpus or fewer\$
+memory	--set guest.memory=${total_gib}G	^  - memory: cell 'guest/host-thp=always/guest-thp=always' asks for a $total_gib.0 GiB guest, and this host has [0-9.]+ GiB of memory \\(MemTotal\\), [0-9.]+ GiB available \\(MemAvailable\\): run on a host with more memory, or lower \\[guest\\] memory\$
+both	--set guest.vcpus=64 --set guest.memory=$((total_gib + 200))G	^  - (CPUs|memory): cell
+hugetlb	--set matrix.backing=hugetlb-2M --set guest.memory=${total_gib}G	^  - memory: cell 'guest/host-thp=always/guest-thp=always/backing=hugetlb-2M' asks for a $total_gib.0 GiB guest backed by 2M hugepages \\(the run adds $((total_gib * 512)) of them to the pool, from available memory\\), and this host has
+EOF
+while IFS='	' read -r name sets want; do
+	test_expect_success TINY "a guest larger than this host is refused: $name" '
+		test_expect_code 2 "$VMTAX" run "$TOP/configs/demo.ini" --dry-run \
+			$sets >out-$name 2>err-$name &&
+		cat err-$name &&
+		grep -E "^vmtax: preflight: [12] requirements? missing for " err-$name &&
+		grep -E -- "$want" err-$name &&
+		test ! -s out-$name
+	'
+done <"$TRASH/too-big"
+test_expect_success TINY 'both at once: both named, with their figures' '
+	grep -E "^  - CPUs: .* asks for 64 vCPUs, and this host has $ncpus CPUs online" err-both &&
+	grep -E "^  - memory: .* asks for a $((total_gib + 200)).0 GiB guest" err-both
+'
+
 test_expect_success 'nothing changed on the host' '
 	test "$(thp_get enabled)" = "$thp_before" &&
 	test "$(thp_get defrag)" = "$defrag_before" &&

@@ -111,6 +111,23 @@ test_expect_success 'a host_thp other than the remote host'\''s is refused (aske
 	grep -q "^ssh .*-o BatchMode=yes .*-o StrictHostKeyChecking=yes .*-- root@fakebox echo thp=" "$FAKE_SSH_LOG"
 '
 
+# A guest larger than the remote host (issue 37): its CPUs and available
+# memory, asked over ssh, refuse it with both figures.
+ncpus=$(getconf _NPROCESSORS_ONLN)
+total_gib=$(awk '/^MemTotal:/ { print int($2 / 1048576) + 1 }' /proc/meminfo)
+test_expect_success 'a guest with more vCPUs than the remote host has CPUs is refused' '
+	test_expect_code 2 "$VMTAX" run run.ini --dry-run \
+		--set guest.vcpus=$((ncpus + 1)) 2>err &&
+	cat err &&
+	grep -qF "cell '\''guest/host-thp=$thp_now/guest-thp=never'\'' asks for $((ncpus + 1)) vCPUs, and '\''fakebox'\'' (the remote libvirt'\''s host) has $ncpus CPUs online: give [guest] vcpus $ncpus or fewer" err
+'
+test_expect_success 'a guest larger than the remote host'\''s available memory is refused' '
+	test_expect_code 2 "$VMTAX" run run.ini --dry-run \
+		--set guest.memory=${total_gib}G 2>err &&
+	cat err &&
+	grep -qE "cell .guest/host-thp=$thp_now/guest-thp=never. asks for a $total_gib.0 GiB guest, and .fakebox. \(the remote libvirt.s host\) has [0-9.]+ GiB available \(MemAvailable\): lower \[guest\] memory" err
+'
+
 test_expect_success 'an unreachable remote host is refused, named' '
 	test_expect_code 2 "$VMTAX" run run.ini --out out \
 		--set guest.uri=qemu+ssh://root@otherbox/system 2>err &&

@@ -220,67 +220,253 @@ static int tiny_make(const char *script, const char *kver, const char *moddir,
 	return image_write_text(rec, r->text);
 }
 
-static int build_tiny(const struct image_opts *o, const char *dir,
-		      const char *bindir)
-{
-	const char *script = o->script ? o->script : layout_tiny_script(bindir);
+/* The tiny image of O's inputs as they are now, in DIR: what a build makes
+ * and where, decided once for the build, its check and image_tiny_status(). */
+struct tiny_plan {
 	struct recipe r;
 	char key[17];
-	char *kver = NULL, *out = NULL, *rec = NULL, *link = NULL;
-	char *images = guest_images_dir_new(bindir), *moddir = NULL;
+	const char *script;
+	char *kver, *moddir;
+	char *out;  /* DIR/tiny-KVER-KEY.cpio.gz */
+	char *rec;  /* DIR/tiny-KVER-KEY.recipe */
+	char *link; /* o->link, else DIR/tiny-KVER.cpio.gz */
+};
+
+static void tiny_plan_release(struct tiny_plan *p)
+{
+	recipe_release(&p->r);
+	free(p->kver);
+	free(p->moddir);
+	free(p->out);
+	free(p->rec);
+	free(p->link);
+}
+
+static int tiny_plan_make(const struct image_opts *o, const char *dir,
+			  const char *bindir, struct tiny_plan *p)
+{
+	char *images = guest_images_dir_new(bindir);
 	char *cache = guest_kernel_cache_new(images);
-	double t0 = mono_now();
 	int ret;
 
-	recipe_init(&r);
-	ret = tiny_kver(o, cache, &kver);
+	memset(p, 0, sizeof(*p));
+	recipe_init(&p->r);
+	p->script = o->script ? o->script : layout_tiny_script(bindir);
+	ret = tiny_kver(o, cache, &p->kver);
 	if (ret == 0)
 		ret = image_need_agents("tiny", bindir);
 	if (ret < 0)
 		goto out;
 	/* a kernel of the cache: its modules are in the cache too */
-	moddir = guest_kernel_moddir_new(cache, kver);
-	ret = tiny_recipe(&r, kver, moddir, script, bindir);
+	p->moddir = guest_kernel_moddir_new(cache, p->kver);
+	ret = tiny_recipe(&p->r, p->kver, p->moddir, p->script, bindir);
 	if (ret < 0)
 		goto out;
-	recipe_key(&r, key, sizeof(key));
-	out = xasprintf("%s/tiny-%s-%s.cpio.gz", dir, kver, key);
-	rec = xasprintf("%s/tiny-%s-%s.recipe", dir, kver, key);
-	link = o->link ? xstrdup(o->link) : guest_tiny_path_new(dir, kver);
+	recipe_key(&p->r, p->key, sizeof(p->key));
+	p->out = xasprintf("%s/tiny-%s-%s.cpio.gz", dir, p->kver, p->key);
+	p->rec = xasprintf("%s/tiny-%s-%s.recipe", dir, p->kver, p->key);
+	p->link =
+	    o->link ? xstrdup(o->link) : guest_tiny_path_new(dir, p->kver);
+out:
+	free(images);
+	free(cache);
+	return ret;
+}
+
+/* Whether the recipe text TEXT has a line starting with the N bytes of
+ * LINE followed by a blank or the line's end. */
+static bool recipe_has(const char *text, const char *line, size_t n)
+{
+	const char *p;
+
+	for (p = text; *p; p++) {
+		if (!strncmp(p, line, n) &&
+		    (p[n] == ' ' || p[n] == '\n' || !p[n]))
+			return true;
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+	}
+	return false;
+}
+
+/* Append S (N bytes) to the list BUF (LEN bytes), ", "-separated. */
+static void list_add(char *buf, size_t len, const char *s, int n)
+{
+	size_t used = strlen(buf);
+
+	if (used + (size_t)n + 8 >= len) {
+		if (!strstr(buf, ", ..."))
+			snprintf(buf + used, len - used, ", ...");
+		return;
+	}
+	snprintf(buf + used, len - used, "%s%.*s", used ? ", " : "", n, s);
+}
+
+/*
+ * What differs between the recipe OLD (the stale build's) and NEW, into
+ * WHAT: the inputs ("WHAT PATH" of a line, or the whole line when it has
+ * no hash) whose line NEW has and OLD has not, then "PATH (gone)" for those
+ * OLD has and NEW has not.
+ */
+static void recipe_diff(const char *old, const char *new, char *what,
+			size_t len)
+{
+	const char *a, *b, *p, *e;
+	int pass;
+
+	what[0] = '\0';
+	for (pass = 0; pass < 2; pass++) {
+		a = pass ? old : new;
+		b = pass ? new : old;
+		for (p = a; *p; p = *e ? e + 1 : e) {
+			const char *hash;
+			size_t n;
+
+			e = strchr(p, '\n');
+			if (!e)
+				e = p + strlen(p);
+			n = (size_t)(e - p);
+			hash = memchr(p, ' ', n);
+			hash = hash ? memchr(hash + 1, ' ', (size_t)(e - hash - 1))
+				    : NULL;
+			if (!n)
+				continue;
+			if (!pass) {
+				char *line = xstrndup(p, n);
+				bool same = recipe_has(b, line, n);
+
+				free(line);
+				if (!same)
+					list_add(what, len, p,
+						 (int)((hash ? hash : e) - p));
+			} else if (!recipe_has(b, p,
+					       (size_t)((hash ? hash : e) - p))) {
+				char *gone = xasprintf(
+				    "%.*s (gone)", (int)((hash ? hash : e) - p),
+				    p);
+
+				list_add(what, len, gone, (int)strlen(gone));
+				free(gone);
+			}
+		}
+	}
+	if (!what[0])
+		snprintf(what, len, "the recipe's order");
+}
+
+/* ST of plan P: is P's link the build P would make? */
+static void tiny_plan_status(const struct tiny_plan *p,
+			     struct image_status *st)
+{
+	char at[PATH_MAX], want[PATH_MAX], *oldrec = NULL, *old = NULL;
+	struct stat lst;
+	size_t n;
+
+	memset(st, 0, sizeof(*st));
+	st->link = xstrdup(p->link);
+	st->want = xstrdup(p->out);
+	if (lstat(p->link, &lst) < 0) {
+		st->state = IMAGE_MISSING;
+		return;
+	}
+	if (realpath(p->link, at) && realpath(p->out, want) &&
+	    !strcmp(at, want) && image_exists(p->rec)) {
+		st->state = IMAGE_CURRENT;
+		return;
+	}
+	st->state = IMAGE_STALE;
+	if (!realpath(p->link, at)) {
+		snprintf(st->what, sizeof(st->what),
+			 "it is a link to nothing");
+		return;
+	}
+	st->was = xstrdup(at);
+	n = strlen(at);
+	if (n > 8 && !strcmp(at + n - 8, ".cpio.gz"))
+		oldrec = xasprintf("%.*s.recipe", (int)(n - 8), at);
+	if (!oldrec || read_file(oldrec, 1 << 20, &old, NULL) < 0)
+		snprintf(st->what, sizeof(st->what),
+			 "its recipe ('%.400s') is missing",
+			 oldrec ? oldrec : at);
+	else
+		recipe_diff(old, p->r.text, st->what, sizeof(st->what));
+	free(oldrec);
+	free(old);
+}
+
+int image_tiny_status(const struct image_opts *o, struct image_status *st)
+{
+	const char *bindir = o->bindir ? o->bindir : DEFAULT_BINDIR;
+	char *dir = o->dir ? xstrdup(o->dir) : guest_images_dir_new(bindir);
+	struct tiny_plan p;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	ret = tiny_plan_make(o, dir, bindir, &p);
+	if (ret == 0)
+		tiny_plan_status(&p, st);
+	tiny_plan_release(&p);
+	free(dir);
+	return ret;
+}
+
+void image_status_release(struct image_status *st)
+{
+	free(st->link);
+	free(st->want);
+	free(st->was);
+	memset(st, 0, sizeof(*st));
+}
+
+static int build_tiny(const struct image_opts *o, const char *dir,
+		      const char *bindir)
+{
+	struct tiny_plan p;
+	struct image_status st = {0};
+	double t0 = mono_now();
+	bool built;
+	int ret;
+
+	ret = tiny_plan_make(o, dir, bindir, &p);
+	if (ret < 0)
+		goto out;
+	tiny_plan_status(&p, &st);
+	built = image_exists(p.rec) && image_exists(p.out);
+	if (st.state == IMAGE_STALE)
+		note("image: tiny: '%s' is stale: built from other inputs than "
+		     "now (changed: %s)",
+		     st.link, st.what);
 	if (o->check) {
 		if (o->would)
-			*o->would = image_exists(rec) && image_exists(out)
+			*o->would = st.state == IMAGE_CURRENT || built
 					? IMAGE_WOULD_NOTHING
 					: IMAGE_WOULD_SECONDS;
 		note("image: tiny: %s: '%s'",
-		     image_exists(rec) && image_exists(out) ? "up to date"
-							    : "would be built",
-		     out);
+		     st.state == IMAGE_CURRENT ? "up to date"
+		     : built		       ? "built, would be linked"
+					       : "would be built",
+		     p.out);
 		goto out;
 	}
-	if (image_exists(rec) && image_exists(out)) {
-		note("image: tiny: up to date: '%s'", out);
+	if (built) {
+		note("image: tiny: up to date: '%s'", p.out);
 	} else {
-		ret =
-		    tiny_make(script, kver, moddir, bindir, out, rec, &r, key);
+		ret = tiny_make(p.script, p.kver, p.moddir, bindir, p.out,
+				p.rec, &p.r, p.key);
 		if (ret < 0)
 			goto out;
-		note("image: tiny: built '%s' in %.1f s", out, mono_now() - t0);
+		note("image: tiny: built '%s' in %.1f s", p.out,
+		     mono_now() - t0);
 	}
-	ret = image_relink(out, link);
+	ret = image_relink(p.out, p.link);
 	if (ret < 0)
 		goto out;
 	if (!o->quiet)
-		image_print_abs(out);
+		image_print_abs(p.out);
 out:
-	recipe_release(&r);
-	free(images);
-	free(cache);
-	free(moddir);
-	free(kver);
-	free(out);
-	free(rec);
-	free(link);
+	image_status_release(&st);
+	tiny_plan_release(&p);
 	return ret;
 }
 

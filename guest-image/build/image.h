@@ -147,6 +147,36 @@ int image_from_parse(const char *s, enum image_from *out);
 int image_build(const struct image_opts *o);
 
 /*
+ * Whether the tiny image 'vmtax run' boots for O (kind tiny: its kver,
+ * bindir, dir, script and link as image_build() takes them) is the build
+ * of its inputs as they are now: the recipe's key (its content hashes),
+ * not the file's presence, decides.  One test, for 'image build --check'
+ * (and the build, which relinks or builds what is not current) and for
+ * 'vmtax run' and its dry run, which build the image when it is missing
+ * or stale (as on first use).  0 or -errno, reported (no kernel, no
+ * agent); image_status_release() frees *ST.
+ */
+enum image_state {
+	IMAGE_CURRENT, /* LINK is the build of the inputs now */
+	IMAGE_MISSING, /* no LINK: never built */
+	IMAGE_STALE,   /* LINK is a build of other inputs (WHAT changed) */
+};
+
+struct image_status {
+	enum image_state state;
+	char *link; /* the name a run boots: IMAGES/tiny-KVER.cpio.gz */
+	char *want; /* the build of the inputs now: tiny-KVER-KEY.cpio.gz */
+	char *was;  /* stale: what LINK points at (NULL: nothing) */
+	/* stale: the inputs that differ from WAS's recipe, "binary
+	 * /x/build/bin/stream, ..." ("PATH (gone)" for one no longer
+	 * there) */
+	char what[512];
+};
+
+int image_tiny_status(const struct image_opts *o, struct image_status *st);
+void image_status_release(struct image_status *st);
+
+/*
  * libguestfs's appliance, set up as every debootstrap'ed disk build sets it
  * up (the backend for this host's accelerator, the guest kernel of
  * guest_kernel_find() for supermin, never a /boot the cache stands in for),

@@ -16,7 +16,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: vmtax lab run CONFIG [--out DIR] [--set SECTION.KEY=VALUE]...\n"
-		"       vmtax lab run --resume DIR\n"
+		"       vmtax lab run --resume DIR [--dry-run]\n"
 		"       vmtax lab run CONFIG --dry-run [--set SECTION.KEY=VALUE]...\n"
 		"       vmtax lab up CONFIG --dir DIR --ssh-port PORT --authorized-key FILE\n"
 		"\n"

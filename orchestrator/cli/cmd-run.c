@@ -62,8 +62,9 @@ static const struct opt run_opts[] = {
 	  "anything (config, matrix, every missing\n"
 	  "requirement of this host at once, accel,\n"
 	  "guest files; the tiny image is built on\n"
-	  "first use), print its cells and stop: no\n"
-	  "run directory, no host change, no guest",
+	  "first use or when stale), print its cells\n"
+	  "and stop: no run directory, no host\n"
+	  "change, no guest",
 	  NULL },
 	OPT_ROW_END,
 };
@@ -73,8 +74,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: vmtax run CONFIG [--out DIR] [--set SECTION.KEY=VALUE]...\n"
 		"                        [--host DEST]...\n"
-		"       vmtax run CONFIG --dry-run [--set SECTION.KEY=VALUE]...\n"
-		"       vmtax run --resume DIR [--force]\n"
+		"       vmtax run CONFIG --dry-run [--out DIR] [--set SECTION.KEY=VALUE]...\n"
+		"       vmtax run --resume DIR [--force] [--dry-run]\n"
 		"\n"
 		"Runs the matrix of CONFIG: bare-metal cells for each host THP mode,\n"
 		"guest cells for each host THP x guest THP (x paging x backing),\n"
@@ -94,13 +95,22 @@ static void usage(FILE *f)
 /* ---- set-up ---- */
 
 /*
- * vmtax builds the tiny image of a cell's kernel the first time a run needs
- * it, installed or in a build tree (after a plain 'make': build/images).
- * Progress goes to stderr; a failure is reported by image_build().
+ * vmtax builds the tiny image of a cell's kernel when a run needs it and it
+ * is missing (first use) or stale (built from other binaries, script or
+ * busybox than those there now: image_tiny_status(), the test 'vmtax image
+ * build --check' makes), installed or in a build tree (after a plain
+ * 'make': build/images), and says which.  Progress goes to stderr; a
+ * failure is reported by image_build().
  */
 static int tiny_first_use(const struct run *r, const struct cell *c)
 {
-	char *kernel = NULL, *images = NULL, *path = NULL;
+	char *kernel = NULL, *images = NULL;
+	struct image_status st = {0};
+	struct image_opts o = {
+	    .kind = IMAGE_TINY,
+	    .bindir = r->bindir,
+	    .quiet = true,
+	};
 	int ret = 0;
 
 	if (strcmp(c->image, "tiny") || strcmp(c->initrd, "auto"))
@@ -112,30 +122,30 @@ static int tiny_first_use(const struct run *r, const struct cell *c)
 		ret = guest_kernel_find(cache, &kernel, NULL);
 		free(cache);
 		if (ret < 0) {
-			free(images);
-			return 0; /* guest_files_resolve() says why */
+			ret = 0; /* guest_files_resolve() says why */
+			goto out;
 		}
 	} else if (access(c->kernel, R_OK) < 0) {
-		free(images);
-		return 0; /* guest_files_resolve() says it is missing */
+		goto out; /* guest_files_resolve() says it is missing */
 	} else {
 		kernel = xstrdup(c->kernel);
 	}
-	path = guest_tiny_path_new(images, guest_kernel_version(kernel));
-	if (access(path, R_OK) < 0) {
-		struct image_opts o = {
-		    .kind = IMAGE_TINY,
-		    .bindir = r->bindir,
-		    .kver = guest_kernel_version(kernel),
-		    .quiet = true,
-		};
-
+	o.kver = guest_kernel_version(kernel);
+	ret = image_tiny_status(&o, &st);
+	if (ret < 0 || st.state == IMAGE_CURRENT)
+		goto out;
+	if (st.state == IMAGE_MISSING)
 		note("first use: building the tiny guest image for kernel %s "
 		     "in '%s'",
 		     o.kver, images);
-		ret = image_build(&o);
-	}
-	free(path);
+	else
+		note("the tiny guest image '%s' is stale (changed since it was "
+		     "built: %s): building it again, as 'vmtax image build "
+		     "--kind tiny' does",
+		     st.link, st.what);
+	ret = image_build(&o);
+out:
+	image_status_release(&st);
 	free(images);
 	free(kernel);
 	return ret;
@@ -230,6 +240,49 @@ static int vendor_paging_set(struct run *r, const struct host_cpu *cpu,
 }
 
 /*
+ * The remote libvirt's guests against its host's CPUs and available memory
+ * (as run-preflight.h checks this host's): the largest refused with the
+ * figures; a figure the host did not give is said to be unchecked.
+ */
+static int remote_sizes(const struct run *r, const struct guest_remote *g)
+{
+	const struct cell *cpus = NULL, *mem = NULL;
+	int ci, ret = 0;
+
+	for (ci = 0; ci < r->ncells; ci++) {
+		const struct cell *c = &r->cells[ci];
+
+		if (!run_exec_has(r, ci, EXEC_NEEDS_GUEST))
+			continue;
+		if (!cpus || c->vcpus > cpus->vcpus)
+			cpus = c;
+		if (!mem || c->memory > mem->memory)
+			mem = c;
+	}
+	if (!cpus)
+		return 0;
+	if (g->cpus <= 0 || !g->memavail)
+		note("%s: '%s' (the remote libvirt's host) did not say its %s: "
+		     "its guests' size is not checked against it",
+		     r->cfg.path, g->d.host,
+		     g->cpus <= 0 ? "CPUs" : "available memory");
+	if (g->cpus > 0 && cpus->vcpus > g->cpus)
+		ret = err_plain("%s: cell '%s' asks for %ld vCPUs, and '%s' "
+				"(the remote libvirt's host) has %ld CPUs "
+				"online: give [guest] vcpus %ld or fewer",
+				r->cfg.path, cpus->id, cpus->vcpus, g->d.host,
+				g->cpus, g->cpus);
+	if (g->memavail && mem->memory > g->memavail)
+		ret = err_plain("%s: cell '%s' asks for a %.1f GiB guest, and "
+				"'%s' (the remote libvirt's host) has %.1f GiB "
+				"available (MemAvailable): lower [guest] memory",
+				r->cfg.path, mem->id,
+				(double)mem->memory / (1ULL << 30), g->d.host,
+				(double)g->memavail / (1ULL << 30));
+	return ret < 0 ? -EINVAL : 0;
+}
+
+/*
  * Guests on a remote libvirt: what its host says (guest-remote.h) decides
  * the accelerator and the paging's name, and its THP must be the config's
  * one host_thp (it is not set from here).
@@ -262,6 +315,8 @@ static int remote_checks(struct run *r)
 			  r->cfg.path, g->d.host);
 		return -EINVAL;
 	}
+	if (remote_sizes(r, g) < 0)
+		return -EINVAL;
 	snprintf(cpu.vendor, sizeof(cpu.vendor), "%s", g->vendor);
 	where = xasprintf("'%s' (the remote libvirt's host)", g->d.host);
 	ret = vendor_paging_set(r, &cpu, where);

@@ -70,10 +70,18 @@ int cmd_workloads(int argc, char **argv)
 			printf("%-14s %s\n", w.name, w.description);
 			printf("%-14s metric: %s (%s, %s is better)\n", "", w.metric,
 			       w.unit, w.better);
-			for (p = 0; p < w.nparams; p++)
-				printf("%-14s %s=%s  %s\n", "", w.params[p].name,
-				       w.params[p].value,
+			for (p = 0; p < w.nparams; p++) {
+				char type[256] = "";
+
+				/* a declared type, as its values are checked */
+				if (w.params[p].key.type != INI_STR)
+					wl_param_type_str(&w.params[p], type,
+							  sizeof(type));
+				printf("%-14s %s=%s  %s%s%s%s\n", "",
+				       w.params[p].name, w.params[p].value,
+				       *type ? "(" : "", type, *type ? ") " : "",
 				       w.params[p].description ?: "");
+			}
 			workload_release(&w);
 		}
 		free(path);

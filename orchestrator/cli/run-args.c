@@ -33,8 +33,8 @@ int run_args_parse(const struct opt *opts, void (*usage)(FILE *f), int argc,
 	first = opts_parse(opts, usage, a, argc, argv);
 	if (first >= 0 &&
 	    (a->resume ? (first != argc || a->out || a->sets.n ||
-			  a->hosts.n || a->dry)
-		       : first != argc - 1 || (a->dry && a->out))) {
+			  a->hosts.n)
+		       : first != argc - 1)) {
 		usage(stderr);
 		first = OPTS_BAD;
 	}

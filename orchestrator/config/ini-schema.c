@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <fnmatch.h>
 #include <ini.h>
 #include <math.h>
@@ -122,8 +123,18 @@ static int parse_one(const struct ini_key *k, const char *value,
 			return -EINVAL;
 		}
 		if (out->n < k->min || (k->max && out->n > k->max)) {
-			snprintf(why, wlen, "%ld is out of range [%.0f, %.0f]",
-				 out->n, k->min, k->max);
+			if (!k->max)
+				snprintf(why, wlen,
+					 "%ld is out of range (at least %.0f)",
+					 out->n, k->min);
+			else if (k->min <= (double)LONG_MIN)
+				snprintf(why, wlen,
+					 "%ld is out of range (at most %.0f)",
+					 out->n, k->max);
+			else
+				snprintf(why, wlen,
+					 "%ld is out of range [%.0f, %.0f]",
+					 out->n, k->min, k->max);
 			return -ERANGE;
 		}
 		break;
@@ -148,9 +159,15 @@ static int parse_one(const struct ini_key *k, const char *value,
 			return -EINVAL;
 		}
 		if (out->sz < k->min || (k->max && out->sz > k->max)) {
-			snprintf(why, wlen,
-				 "%s is out of range [%.0f MiB, %.0f MiB]",
-				 value, k->min / 1048576, k->max / 1048576);
+			if (!k->max)
+				snprintf(why, wlen,
+					 "%s is out of range (at least %.0f MiB)",
+					 value, k->min / 1048576);
+			else
+				snprintf(why, wlen,
+					 "%s is out of range [%.0f MiB, %.0f MiB]",
+					 value, k->min / 1048576,
+					 k->max / 1048576);
 			return -ERANGE;
 		}
 		break;
@@ -170,6 +187,17 @@ static int parse_one(const struct ini_key *k, const char *value,
 		break;
 	}
 	return 0;
+}
+
+int ini_value_check(const struct ini_key *k, const char *value, char *why,
+		    size_t wlen)
+{
+	union ini_value v;
+	int ret = parse_one(k, value, &v, why, wlen);
+
+	if (ret == 0 && k->check)
+		ret = k->check(value, why, wlen);
+	return ret;
 }
 
 /*

@@ -161,6 +161,14 @@ typedef int (*ini_extra_fn)(void *arg, const char *path, int line,
 int ini_parse_text(const struct ini_schema *s, void *obj, struct ini_origin *o,
 		   const char *path, const char *text, ini_extra_fn extra,
 		   void *extra_arg);
+/*
+ * Whether VALUE is a value of K's type (its bounds, choices and check), as
+ * the parser checks each value it stores: 0, or -EINVAL/-ERANGE with the
+ * reason in WHY ("'abc' is not an integer").  For keys declared outside a
+ * table (a workload's typed parameters, workload-def.h).
+ */
+int ini_value_check(const struct ini_key *k, const char *value, char *why,
+		    size_t wlen);
 /* Read PATH (bounded) and check it is UTF-8 text; -EINVAL/-errno reported. */
 int ini_read_file(const char *path, char **text);
 /*

@@ -272,8 +272,8 @@ out:
 
 static int resolve_workload(struct run_config *c)
 {
-	char *dircopy = xstrdup(c->path), *dir, *path = NULL;
-	size_t i;
+	char *dircopy = xstrdup(c->path), *dir, *path = NULL, why[1024];
+	size_t i, k;
 	int ret = -EINVAL;
 
 	if (!c->workload_name || !*c->workload_name) {
@@ -312,6 +312,19 @@ static int resolve_workload(struct run_config *c)
 				err_plain("--set: workload '%s' has no "
 					  "parameter '%s'",
 					  c->workload_name, o->name);
+			goto out;
+		}
+		for (k = 0; k < o->values.n; k++) {
+			if (wl_param_check(p, path, o->values.v[k], why,
+					   sizeof(why)) == 0)
+				continue;
+			if (o->override_line > 0)
+				err_plain("%s:%d: workload parameter %s: %s",
+					  c->path, o->override_line, o->name,
+					  why);
+			else
+				err_plain("--set workload.%s=%s: %s", o->name,
+					  o->values.v[k], why);
 			goto out;
 		}
 		ini_list_copy(&l, &o->values);

@@ -246,8 +246,9 @@ static int finish_boots(const struct ini_key *k, void *obj,
 	}
 	if (c->plan_auto && c->boots) {
 		snprintf(msg, len,
-			 "plan = auto chooses the boots: drop boots = %ld, or "
-			 "bound them with max_boots",
+			 "plan = auto chooses the boots: drop boots = %ld (or "
+			 "give boots = 0: --set run.boots=0), or bound them "
+			 "with max_boots",
 			 c->boots);
 		return -EINVAL;
 	}

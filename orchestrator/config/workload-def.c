@@ -3,6 +3,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
+#include <limits.h>
 #include <libgen.h>
 #include <regex.h>
 #include <stddef.h>
@@ -174,17 +176,275 @@ const struct ini_schema *workload_def_schema(void)
 	return &workload_schema;
 }
 
+/* ---- [param.NAME] ---- */
+
+/* The types a parameter may declare, by name (enum ini_type). */
+static const struct {
+	const char *name;
+	enum ini_type type;
+} param_types[] = {
+    {"string", INI_STR}, {"int", INI_INT},   {"number", INI_DOUBLE},
+    {"size", INI_SIZE},	 {"enum", INI_ENUM},
+};
+
+static const char *param_type_name(enum ini_type t)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(param_types); i++)
+		if (param_types[i].type == t)
+			return param_types[i].name;
+	return "string";
+}
+
+/* The keys of a [param.NAME] section, each with its rule: it takes VALUE
+ * (from LINE) into P, or writes why not into WHY. */
+struct param_key {
+	const char *name;
+	const char *type; /* as the man page says it */
+	int (*take)(struct wl_param *p, int line, const char *value,
+		    char *why, size_t len);
+	const char *help;
+};
+
+static int take_default(struct wl_param *p, int line, const char *value,
+			char *why, size_t len)
+{
+	/* a default is one value, commas and all */
+	struct ini_list l = {xcalloc(1, sizeof(char *)), 1, NULL};
+
+	(void)why;
+	(void)len;
+	l.v[0] = xstrdup(value);
+	wl_param_set(p, &l);
+	p->default_line = line;
+	return 0;
+}
+
+static int take_description(struct wl_param *p, int line, const char *value,
+			    char *why, size_t len)
+{
+	(void)line;
+	(void)why;
+	(void)len;
+	free(p->description);
+	p->description = xstrdup(value);
+	return 0;
+}
+
+static int take_type(struct wl_param *p, int line, const char *value,
+		     char *why, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(param_types); i++)
+		if (!strcmp(value, param_types[i].name)) {
+			p->key.type = param_types[i].type;
+			p->type_line = line;
+			return 0;
+		}
+	snprintf(why, len,
+		 "type '%s' is not one of: string, int, number, size, enum",
+		 value);
+	return -EINVAL;
+}
+
+static int take_bound(char **dst, const char *value, char *why, size_t len)
+{
+	if (!*value) {
+		snprintf(why, len, "empty bound");
+		return -EINVAL;
+	}
+	free(*dst);
+	*dst = xstrdup(value);
+	return 0;
+}
+
+static int take_min(struct wl_param *p, int line, const char *value,
+		    char *why, size_t len)
+{
+	p->bound_line = line;
+	return take_bound(&p->min, value, why, len);
+}
+
+static int take_max(struct wl_param *p, int line, const char *value,
+		    char *why, size_t len)
+{
+	p->bound_line = line;
+	return take_bound(&p->max, value, why, len);
+}
+
+static int take_choices(struct wl_param *p, int line, const char *value,
+			char *why, size_t len)
+{
+	struct ini_list l = {0};
+	size_t i, j;
+
+	p->choices_line = line;
+	if (ini_list_parse(value, &l, why, len) < 0)
+		return -EINVAL;
+	for (i = 0; i < l.n; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(l.v[i], l.v[j])) {
+				snprintf(why, len, "choice '%s' is listed twice",
+					 l.v[i]);
+				ini_list_free(&l);
+				return -EINVAL;
+			}
+	if (!l.n) {
+		snprintf(why, len, "no choices (give at least one)");
+		return -EINVAL;
+	}
+	free_strv(p->choices);
+	p->choices = xcalloc(l.n + 1, sizeof(char *));
+	for (i = 0; i < l.n; i++)
+		p->choices[i] = xstrdup(l.v[i]);
+	p->key.choices = (const char *const *)p->choices;
+	ini_list_free(&l);
+	return 0;
+}
+
+static const struct param_key param_keys[] = {
+    {"default", "string", take_default,
+     "the value when the run config does not override it; a value of the "
+     "parameter's type"},
+    {"description", "string", take_description,
+     "one line, shown by 'vmtax workloads'"},
+    {"type", "choice", take_type,
+     "what every value of the parameter is: string (any text, the "
+     "default), int, number, size (512M, 2G, 4096), or enum (one of "
+     "choices).  Its default, each override in a run config and each "
+     "--set workload.NAME=VALUE is checked where it is written, with its "
+     "file:line, exit status 2"},
+    {"min", "as type", take_min,
+     "int, number or size: the least value (inclusive)"},
+    {"max", "as type", take_max,
+     "int, number or size: the greatest value (inclusive)"},
+    {"choices", "string,..", take_choices,
+     "enum: the values it may take, comma separated"},
+};
+
 void workload_print_man(FILE *f)
 {
+	size_t i;
+
 	ini_print_man(&workload_schema, f);
 	fputs(".SS [param.NAME]\n"
 	      "One section per parameter; NAME is [A\\-Z][A\\-Z0\\-9_]* and "
-	      "reaches the commands as the environment variable NAME.\n"
-	      ".TP\n.B default\n\\fIstring\\fR: the value when the run "
-	      "config does not override it.\n"
-	      ".TP\n.B description\n\\fIstring\\fR: one line, shown by "
-	      "\\fBvmtax workloads\\fR.\n",
+	      "reaches the commands as the environment variable NAME, its "
+	      "value as written.\n",
 	      f);
+	for (i = 0; i < ARRAY_SIZE(param_keys); i++) {
+		fprintf(f, ".TP\n.B %s\n\\fI%s\\fR: ", param_keys[i].name,
+			param_keys[i].type);
+		ini_man_text(f, param_keys[i].help);
+		fputs(".\n", f);
+	}
+}
+
+/* A bound of P as its type, into *OUT; -EINVAL with WHY. */
+static int param_bound(const struct wl_param *p, const char *text,
+		       double *out, char *why, size_t len)
+{
+	struct ini_key k = p->key;
+	union ini_value v;
+	char *end;
+
+	k.min = k.type == INI_INT ? (double)LONG_MIN : -DBL_MAX;
+	k.max = 0;
+	if (ini_value_check(&k, text, why, len) < 0)
+		return -EINVAL;
+	if (k.type == INI_SIZE) {
+		ini_parse_size(text, &v.sz);
+		*out = (double)v.sz;
+	} else {
+		*out = strtod(text, &end);
+	}
+	return 0;
+}
+
+/* P's declaration, whole after the file: its bounds and choices fit its
+ * type, and its default is one of its values.  -EINVAL, reported. */
+static int param_finish(const char *path, struct wl_param *p)
+{
+	bool ranged = p->key.type == INI_INT || p->key.type == INI_DOUBLE ||
+		      p->key.type == INI_SIZE;
+	int line = p->type_line ? p->type_line : p->line;
+	char why[600];
+
+	p->key.section = "param";
+	p->key.name = p->name;
+	p->key.min = p->key.type == INI_INT	  ? (double)LONG_MIN
+		     : p->key.type == INI_DOUBLE ? -DBL_MAX
+						 : 0;
+	if ((p->min || p->max) && !ranged)
+		return err_plain("%s:%d: [param.%s] min and max are for type = "
+				 "int, number or size, not %s",
+				 path, p->bound_line, p->name,
+				 param_type_name(p->key.type));
+	if (p->choices && p->key.type != INI_ENUM)
+		return err_plain("%s:%d: [param.%s] choices are for type = "
+				 "enum, not %s",
+				 path, p->choices_line, p->name,
+				 param_type_name(p->key.type));
+	if (p->key.type == INI_ENUM && !p->choices)
+		return err_plain("%s:%d: [param.%s] type = enum needs "
+				 "'choices'",
+				 path, line, p->name);
+	line = p->bound_line;
+	if (p->min && param_bound(p, p->min, &p->key.min, why, sizeof(why)) < 0)
+		return err_plain("%s:%d: [param.%s] min: %s", path, line,
+				 p->name, why);
+	if (p->max && param_bound(p, p->max, &p->key.max, why, sizeof(why)) < 0)
+		return err_plain("%s:%d: [param.%s] max: %s", path, line,
+				 p->name, why);
+	/* ini-schema.h: a max of 0 is no bound; a declared 0 is one */
+	if (p->max && p->key.max == 0)
+		p->key.max = p->key.type == INI_INT ? 0.5 : DBL_MIN;
+	if (p->min && p->max && p->key.min > p->key.max)
+		return err_plain("%s:%d: [param.%s] min %s is above max %s",
+				 path, line, p->name, p->min, p->max);
+	if (!p->values.n)
+		return err_plain("%s:%d: [param.%s] has no default", path,
+				 p->line, p->name);
+	if (ini_value_check(&p->key, p->value, why, sizeof(why)) < 0) {
+		char type[256];
+
+		wl_param_type_str(p, type, sizeof(type));
+		return err_plain("%s:%d: [param.%s] default: %s (type %s)", path,
+				 p->default_line, p->name, why, type);
+	}
+	return 0;
+}
+
+void wl_param_type_str(const struct wl_param *p, char *buf, size_t len)
+{
+	size_t off, i;
+
+	off = (size_t)snprintf(buf, len, "%s", param_type_name(p->key.type));
+	if (p->min && p->max)
+		snprintf(buf + off, len - off, " from %s to %s", p->min, p->max);
+	else if (p->min)
+		snprintf(buf + off, len - off, " of at least %s", p->min);
+	else if (p->max)
+		snprintf(buf + off, len - off, " of at most %s", p->max);
+	for (i = 0; p->choices && p->choices[i] && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					i ? ", " : ": one of ", p->choices[i]);
+}
+
+int wl_param_check(const struct wl_param *p, const char *path,
+		   const char *value, char *why, size_t len)
+{
+	char reason[600], type[256];
+
+	if (ini_value_check(&p->key, value, reason, sizeof(reason)) == 0)
+		return 0;
+	wl_param_type_str(p, type, sizeof(type));
+	snprintf(why, len, "%s (%s is %s %s, %s:%d)", reason, p->name,
+		 strchr("aeiou", type[0]) ? "an" : "a", type, path,
+		 p->type_line ? p->type_line : p->line);
+	return -EINVAL;
 }
 
 void free_strv(char **v)
@@ -247,6 +507,9 @@ void wl_params_free(struct wl_param *p, size_t n)
 		free(p[i].name);
 		ini_list_free(&p[i].values);
 		free(p[i].description);
+		free_strv(p[i].choices);
+		free(p[i].min);
+		free(p[i].max);
 	}
 	free(p);
 }
@@ -258,6 +521,8 @@ static int workload_extra_key(void *arg, const char *path, int line,
 	struct workload *w = arg;
 	const char *pname = section + strlen("param.");
 	struct wl_param *p;
+	char why[600];
+	size_t i;
 
 	if (!wl_param_name_valid(pname))
 		return err_plain("%s:%d: parameter name '%s' must be upper "
@@ -272,19 +537,15 @@ static int workload_extra_key(void *arg, const char *path, int line,
 		p = wl_param_add(&w->params, &w->nparams, pname);
 		p->line = line;
 	}
-	if (!strcmp(name, "default")) {
-		/* a default is one value, commas and all */
-		struct ini_list l = {xcalloc(1, sizeof(char *)), 1, NULL};
-
-		l.v[0] = xstrdup(value);
-		wl_param_set(p, &l);
-	} else if (!strcmp(name, "description")) {
-		free(p->description);
-		p->description = xstrdup(value);
-	} else {
-		return -ENOENT;
+	for (i = 0; i < ARRAY_SIZE(param_keys); i++) {
+		if (strcmp(name, param_keys[i].name))
+			continue;
+		if (param_keys[i].take(p, line, value, why, sizeof(why)) < 0)
+			return err_plain("%s:%d: [param.%s] %s: %s", path, line,
+					 pname, name, why);
+		return 0;
 	}
-	return 0;
+	return -ENOENT;
 }
 
 int workload_load(const char *path, struct workload *w)
@@ -309,14 +570,8 @@ int workload_load(const char *path, struct workload *w)
 	ret = ini_finish(&workload_schema, w, &w->origin);
 	if (ret < 0)
 		goto out;
-	ret = -EINVAL;
-	for (i = 0; i < w->nparams; i++)
-		if (!w->params[i].values.n) {
-			err_plain("%s:%d: [param.%s] has no default", path,
-				  w->params[i].line, w->params[i].name);
-			goto out;
-		}
-	ret = 0;
+	for (i = 0; i < w->nparams && ret == 0; i++)
+		ret = param_finish(path, &w->params[i]);
 out:
 	free(text);
 	if (ret < 0)

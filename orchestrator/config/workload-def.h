@@ -9,11 +9,22 @@
  *	[workload]    description, setup, run, clean, metric, metric_regex,
  *	              series_regex, unit, better, packages, timeout,
  *	              estimate, estimate_tcg
- *	[param.NAME]  default, description  (NAME: [A-Z][A-Z0-9_]*)
+ *	[param.NAME]  default, description, type, min, max, choices
+ *	              (NAME: [A-Z][A-Z0-9_]*; its keys are param_keys[] in
+ *	              workload-def.c, each with its own rule)
  *
  * A parameter reaches the workload's commands as the environment variable
  * NAME.  A run config may override it, with one value or a list (then it is
  * an axis of the matrix, see docs/axes.md): wl_param.values holds them.
+ *
+ * Types.  A parameter may declare what its values are: type = int, number,
+ * size ("512M"), enum (one of choices = a, b, c) or string (any text, the
+ * default, so an undeclared parameter takes any value); an int, number or
+ * size may have min and max (inclusive, written as the type).  Its default
+ * is checked when the file is read, every override where it is written
+ * (the run config's line, or --set), each as a config key of that type is
+ * (ini_value_check()): "FILE:LINE: ..." and exit status 2.  The value
+ * reaches the commands as written.
  *
  * Every command gets two more, set by the cell's executor:
  * WL_ENV_WORKDIR, its scratch working directory, and WL_ENV_SRCDIR, where
@@ -46,6 +57,14 @@ struct wl_param {
 	char *description;
 	int line;	   /* line in the workload file */
 	int override_line; /* line in the run config; -1 from --set */
+	/* What its values are (Types above): .type, .min, .max, .choices
+	 * as of a config key; INI_STR (any text) when not declared. */
+	struct ini_key key;
+	char **choices;	  /* owned, NULL-terminated: key.choices */
+	char *min, *max;  /* as written; NULL: not declared */
+	/* the lines of its default, type, min or max (the last), choices;
+	 * 0: not given */
+	int default_line, type_line, bound_line, choices_line;
 };
 
 struct workload {
@@ -95,6 +114,16 @@ bool wl_param_name_valid(const char *s);
 struct wl_param *wl_param_find(struct wl_param *p, size_t n, const char *name);
 /* Append a parameter NAME with no values to *P (*N entries). */
 struct wl_param *wl_param_add(struct wl_param **p, size_t *n, const char *name);
+/*
+ * Whether VALUE is a value of P's type: 0, or -EINVAL with the whole
+ * reason in WHY ("'abc' is not an integer (ROUNDS: int from 1 to
+ * 1000000, FILE:LINE)").
+ */
+int wl_param_check(const struct wl_param *p, const char *path,
+		   const char *value, char *why, size_t len);
+/* P's type as the user reads it: "int from 1 to 1000000", "one of a, b",
+ * "string". */
+void wl_param_type_str(const struct wl_param *p, char *buf, size_t len);
 /* Replace P's values with L (taken: *L is emptied). */
 void wl_param_set(struct wl_param *p, struct ini_list *l);
 void wl_params_free(struct wl_param *p, size_t n);

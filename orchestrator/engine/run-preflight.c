@@ -235,6 +235,8 @@ static enum preflight_verdict check_memory(struct pf *s,
 {
 	const struct cell *big = NULL;
 	long total = 0, avail = 0;
+	uint64_t page;
+	char pages[160] = "";
 	int ci;
 
 	for (ci = 0; ci < s->r->ncells; ci++)
@@ -246,11 +248,22 @@ static enum preflight_verdict check_memory(struct pf *s,
 		return PREFLIGHT_OK; /* no guests here; cannot tell */
 	if (big->memory <= (uint64_t)avail * 1024)
 		return PREFLIGHT_OK;
+	/* a hugetlb guest's memory is too: the run grows the pool by its
+	 * pages, from what is available (run-host.c hugetlb_reserve()) */
+	page = big->backing == BACKING_HUGETLB_2M   ? 2ULL << 20
+	       : big->backing == BACKING_HUGETLB_1G ? 1ULL << 30
+						    : 0;
+	if (page)
+		snprintf(pages, sizeof(pages),
+			 " backed by %s hugepages (the run adds %llu of them "
+			 "to the pool, from available memory)",
+			 page == 2ULL << 20 ? "2M" : "1G",
+			 (unsigned long long)((big->memory + page - 1) / page));
 	snprintf(it->what, sizeof(it->what),
-		 "cell '%s' asks for a %.1f GiB guest, and this host has "
+		 "cell '%s' asks for a %.1f GiB guest%s, and this host has "
 		 "%.1f GiB of memory (MemTotal), %.1f GiB available "
 		 "(MemAvailable)",
-		 big->id, gib(big->memory), gib((uint64_t)total * 1024),
+		 big->id, gib(big->memory), pages, gib((uint64_t)total * 1024),
 		 gib((uint64_t)avail * 1024));
 	if (big->memory > (uint64_t)total * 1024)
 		snprintf(it->fix, sizeof(it->fix),

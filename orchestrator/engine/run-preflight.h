@@ -17,7 +17,14 @@
  *	CPUs		  each guest's vCPUs, at most the online CPUs
  *			  (/sys/devices/system/cpu/online)
  *	memory		  each guest's memory, at most MemAvailable (its
- *			  MemTotal said too)
+ *			  MemTotal said too); a hugetlb-backed guest's too,
+ *			  its pages said: the run grows the pool by them
+ *			  from available memory
+ *	(the guests of a remote libvirt are checked against its host's
+ *	online CPUs and MemAvailable when it is asked, cmd-run.c
+ *	remote_sizes(); a lab's against the lab host's [lab] vcpus and
+ *	memory, exec-lab.c; a fleet host's against its probe's CPUs and
+ *	MemTotal, fleet-check.c, then by its own run)
  *	hugepages	  hugetlb-backed guests: the pool of their page size
  *			  and a hugetlbfs mount of it
  *	host knobs	  each [host] knob a cell sets, settable here

@@ -87,8 +87,15 @@ static void want_init(const struct run *r, struct fleet_want *w, char *build,
 	if (build_id_read(build, len) < 0)
 		snprintf(build, len, "unknown");
 	w->build_id = build;
-	for (i = 0; i < r->ncells; i++)
-		w->libvirt |= r->cells[i].where == WHERE_GUEST;
+	for (i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+
+		if (c->where != WHERE_GUEST)
+			continue;
+		w->libvirt = true;
+		w->vcpus = c->vcpus > w->vcpus ? c->vcpus : w->vcpus;
+		w->memory = c->memory > w->memory ? c->memory : w->memory;
+	}
 	w->kvm = w->libvirt && !strcmp(r->cfg.accel, "kvm");
 }
 

@@ -145,6 +145,35 @@ static int judge_virt(const json_t *doc, const struct fleet_want *w, char *why,
 	return 0;
 }
 
+/* The largest guest against the host's CPUs and memory, as the preflight
+ * of a run there would refuse it (run-preflight.h). */
+static int judge_sizes(const json_t *probe, const struct fleet_want *w,
+		       char *why, size_t len)
+{
+	const json_t *h = json_object_get(probe, "host");
+	json_int_t cpus = json_integer_value(json_object_get(h, "cpus"));
+	json_int_t mem = json_integer_value(json_object_get(h, "mem_bytes"));
+
+	if (w->vcpus > 0 && cpus > 0 && w->vcpus > cpus) {
+		snprintf(why, len,
+			 "its %lld CPUs are fewer than the %ld vCPUs a guest "
+			 "of the matrix asks for: give [guest] vcpus %lld or "
+			 "fewer",
+			 (long long)cpus, w->vcpus, (long long)cpus);
+		return -EINVAL;
+	}
+	if (w->memory && mem > 0 && w->memory > (unsigned long long)mem) {
+		snprintf(why, len,
+			 "its %.1f GiB of memory (MemTotal) is less than the "
+			 "%.1f GiB a guest of the matrix asks for: lower "
+			 "[guest] memory",
+			 (double)mem / (1ULL << 30),
+			 (double)w->memory / (1ULL << 30));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int fleet_host_judge(const struct fleet_probe *p, int status, const char *text,
 		     const struct fleet_want *w, char *why, size_t len)
 {
@@ -177,6 +206,8 @@ int fleet_host_judge(const struct fleet_probe *p, int status, const char *text,
 		return -EINVAL;
 	}
 	if (judge_vmtax(p->doc, w, why, len) < 0)
+		return -EINVAL;
+	if (judge_sizes(p->doc, w, why, len) < 0)
 		return -EINVAL;
 	return judge_virt(p->doc, w, why, len);
 }

@@ -228,6 +228,9 @@ struct fleet_want {
 	const char *build_id; /* build_id_read() */
 	bool libvirt;	      /* the matrix has guest cells */
 	bool kvm;	      /* [guest] accel = kvm: no TCG fallback */
+	/* the largest guest's vCPUs and memory (bytes); 0: no guests */
+	long vcpus;
+	unsigned long long memory;
 };
 
 /*
@@ -235,7 +238,10 @@ struct fleet_want {
  * (ssh's 255: it could not connect, the host key, ...), TEXT its whole
  * output (ssh's message is in it).  0, or -EINVAL with the one reason in
  * WHY: unreachable or its host key unknown (ssh's message), not root, no
- * vmtax, another version or build, no libvirt, no KVM.  Pure.
+ * vmtax, another version or build, no libvirt, no KVM, fewer CPUs than
+ * the largest guest's vCPUs or less memory (MemTotal) than its memory
+ * (a probe that does not say them passes: the host's own run checks).
+ * Pure.
  */
 int fleet_host_judge(const struct fleet_probe *p, int status, const char *text,
 		     const struct fleet_want *w, char *why, size_t len);

@@ -95,7 +95,9 @@ static void thp_mode(const char *line, char *buf, size_t len)
 	"echo thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled "       \
 	"2>/dev/null); if test -c /dev/kvm; then echo kvm=yes; else echo "  \
 	"kvm=no; fi; echo vendor=$(sed -n 's/^vendor_id[[:space:]]*: //p' " \
-	"/proc/cpuinfo | head -n 1); echo hostname=$(uname -n)"
+	"/proc/cpuinfo | head -n 1); echo hostname=$(uname -n); echo "      \
+	"cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null); echo "                \
+	"memavail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"
 
 int guest_remote_open(const char *uri, const char *config,
 		      struct guest_remote **out)
@@ -124,6 +126,10 @@ int guest_remote_open(const char *uri, const char *config,
 	g->kvm = !strcmp(buf, "yes");
 	answer(text, "vendor", g->vendor, sizeof(g->vendor));
 	answer(text, "hostname", g->hostname, sizeof(g->hostname));
+	answer(text, "cpus", buf, sizeof(buf));
+	g->cpus = strtol(buf, NULL, 10);
+	answer(text, "memavail_kb", buf, sizeof(buf));
+	g->memavail = strtoull(buf, NULL, 10) * 1024;
 	*out = g;
 	g = NULL;
 	ret = 0;

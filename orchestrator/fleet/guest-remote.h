@@ -9,7 +9,9 @@
  * StrictHostKeyChecking=yes, a connect timeout) to USER@HOST:
  *   - guest_remote_open() asks HOST what the run must know before anything
  *     changes: its THP mode (a config's one host_thp must be it), whether
- *     it has /dev/kvm, its CPU vendor, its name;
+ *     it has /dev/kvm, its CPU vendor, its name, its online CPUs and
+ *     available memory (a guest larger than those is refused, as
+ *     run-preflight.h refuses one larger than this host);
  *   - guest_remote_stage() copies a guest's kernel and initrd, and a
  *     debian image's disk, into REMOTE_STAGE (GUEST_REMOTE_STAGE_DIR, or
  *     $VMTAX_REMOTE_STAGE_DIR for tests) as HASH-NAME, HASH the FNV-1a 64
@@ -59,6 +61,8 @@ struct guest_remote {
 	char thp[32];	/* its THP mode ("always", ...), "" unknown */
 	char vendor[32]; /* its CPU's vendor_id */
 	bool kvm;	/* it has /dev/kvm */
+	long cpus;	/* its online CPUs; 0: not said */
+	unsigned long long memavail; /* its MemAvailable, bytes; 0: not said */
 	long copied;	/* files copied by guest_remote_stage() */
 	long reused;	/* files found there already */
 };

@@ -216,11 +216,12 @@ static void test_run_args(void **state)
 		{ "--resume d --force", 0 },
 		{ "", OPTS_BAD },
 		{ "a.ini b.ini", OPTS_BAD },
-		{ "c.ini -n -o d", OPTS_BAD },
+		/* a command line that runs checks with -n added (issue 37) */
+		{ "c.ini -n -o d", 0 },
+		{ "--resume d -n", 0 },
 		{ "--resume d c.ini", OPTS_BAD },
 		{ "--resume d -o e", OPTS_BAD },
 		{ "--resume d -s a=1", OPTS_BAD },
-		{ "--resume d -n", OPTS_BAD },
 		{ "-h", OPTS_HELP },
 	};
 	struct run_args a;

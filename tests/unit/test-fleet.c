@@ -359,7 +359,7 @@ static void test_judge(void **state)
 	    { PROBE("false", "\"0.1.0\"", "\"fnv1a64:1\"", "null", "kvm"), 0,
 	      false, false, "not root: vmtax changes host settings" },
 	};
-	struct fleet_want w = { "0.1.0", "fnv1a64:1", false, false };
+	struct fleet_want w = { "0.1.0", "fnv1a64:1", false, false, 0, 0 };
 	struct fleet_probe p;
 	char why[512];
 	size_t i;
@@ -382,6 +382,58 @@ static void test_judge(void **state)
 				 why, rows[i].why);
 		fleet_probe_release(&p);
 	}
+}
+
+/* A guest larger than a host is refused there with both figures; a probe
+ * that does not say them passes (the host's own run checks). */
+static void test_judge_sizes(void **state)
+{
+#define SIZED(cpus, mem)                                                      \
+	"uid=0\n{\"user\": {\"root\": true}, \"vmtax\": {\"version\": "        \
+	"\"0.1.0\", \"build_id\": \"fnv1a64:1\"}, \"versions\": {\"libvirt\": " \
+	"\"9.0.0\"}, \"accel\": {\"decision\": \"kvm\"}, \"host\": "           \
+	"{\"machine_id\": \"m1\"" cpus mem "}}"
+	static const struct {
+		const char *text;
+		long vcpus;
+		unsigned long long memory;
+		const char *why; /* "" accepted */
+	} rows[] = {
+	    { SIZED(", \"cpus\": 2", ", \"mem_bytes\": 8589934592"), 4,
+	      1ULL << 30,
+	      "its 2 CPUs are fewer than the 4 vCPUs a guest of the matrix "
+	      "asks for: give [guest] vcpus 2 or fewer" },
+	    { SIZED(", \"cpus\": 2", ", \"mem_bytes\": 8589934592"), 2,
+	      200ULL << 30,
+	      "its 8.0 GiB of memory (MemTotal) is less than the 200.0 GiB a "
+	      "guest of the matrix asks for: lower [guest] memory" },
+	    { SIZED(", \"cpus\": 2", ", \"mem_bytes\": 8589934592"), 2,
+	      8ULL << 30, "" },
+	    { SIZED("", ""), 64, 200ULL << 30, "" },
+	};
+	struct fleet_want w = { "0.1.0", "fnv1a64:1", true, false, 0, 0 };
+	struct fleet_probe p;
+	char why[512];
+	size_t i;
+	int ret;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		w.vcpus = rows[i].vcpus;
+		w.memory = rows[i].memory;
+		why[0] = '\0';
+		fleet_probe_parse(rows[i].text, &p);
+		assert_non_null(p.doc);
+		ret = fleet_host_judge(&p, 0, rows[i].text, &w, why,
+				       sizeof(why));
+		if (!*rows[i].why && ret)
+			fail_msg("row %zu refused: %s", i, why);
+		if (*rows[i].why && (ret != -EINVAL || strcmp(why, rows[i].why)))
+			fail_msg("row %zu: got %d '%s', wanted '%s'", i, ret,
+				 why, rows[i].why);
+		fleet_probe_release(&p);
+	}
+#undef SIZED
 }
 
 static void test_probe_host(void **state)
@@ -751,6 +803,7 @@ int main(void)
 	    cmocka_unit_test(test_capture),
 	    cmocka_unit_test(test_capture_all),
 	    cmocka_unit_test(test_judge),
+	    cmocka_unit_test(test_judge_sizes),
 	    cmocka_unit_test(test_copy_caps),
 	    cmocka_unit_test(test_probe_host),
 	    cmocka_unit_test(test_merge),

@@ -91,6 +91,9 @@ static void test_stage_and_fetch(void **state)
 	assert_string_equal(g->dest, "root@fakebox");
 	assert_true(*g->thp);
 	assert_true(*g->hostname);
+	/* the fake host is this one: its CPUs and available memory */
+	assert_int_equal(g->cpus, sysconf(_SC_NPROCESSORS_ONLN));
+	assert_true(g->memavail > (64ULL << 20));
 	f.kernel = xstrdup(k);
 	f.initrd = xstrdup(i);
 	assert_int_equal(guest_remote_stage(g, &f), 0);

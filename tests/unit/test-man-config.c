@@ -121,6 +121,10 @@ static void test_every_workload_key(void **state)
 	}
 	assert_true(listed(page, "[param.NAME]", "default"));
 	assert_true(listed(page, "[param.NAME]", "description"));
+	assert_true(listed(page, "[param.NAME]", "type"));
+	assert_true(listed(page, "[param.NAME]", "min"));
+	assert_true(listed(page, "[param.NAME]", "max"));
+	assert_true(listed(page, "[param.NAME]", "choices"));
 	free(page);
 }
 

@@ -33,7 +33,9 @@ static const char *const workload_ini =
 	"description = test walk\n"
 	"run = randwalk --size-mib $SIZE_MIB\n"
 	"[param.SIZE_MIB]\n"
-	"default = 64\n";
+	"default = 64\n"
+	"type = int\n"
+	"min = 1\n";
 
 static int setup(void **state)
 {
@@ -367,6 +369,11 @@ static void test_bad_configs(void **state)
 		  "run.ini:3: bad value for 'connect_timeout': 0 is out of range [1, 600]" },
 		{ "[fleet]\nhosts = a\nmode = split\nallow_unlike = maybe\n[workload]\nname = walk\n",
 		  "run.ini:4: bad value for 'allow_unlike': 'maybe' is not a boolean (yes/no)" },
+		/* a typed parameter's overrides, each value as its type */
+		{ "[workload]\nname = walk\nSIZE_MIB = lots\n",
+		  "run.ini:3: workload parameter SIZE_MIB: 'lots' is not an integer (SIZE_MIB is an int of at least 1, " },
+		{ "[workload]\nname = walk\nSIZE_MIB = 64, 0\n",
+		  "run.ini:3: workload parameter SIZE_MIB: 0 is out of range (at least 1) (SIZE_MIB is an int of at least 1, " },
 		{ "[run]\n", "run.ini: [workload] name is missing" },
 		{ "[run\nname = x\n", "run.ini:2: key 'name' outside any section" },
 		{ "[run]\nname = \xff\xfe\n", "run.ini: not UTF-8 text" },
@@ -434,6 +441,33 @@ static void test_bad_workloads(void **state)
 		  "w.ini:5: 'default' is set twice in [param.X] (first on line 4)" },
 		{ "[workload]\nrun = true\n[param.\033[2J]\ndefault = 1\n",
 		  "w.ini:4: parameter name '?[2J' must be upper case" },
+		/* typed parameters: the declaration, then the default */
+		{ "[workload]\nrun = true\n[param.X]\ndefault = 1\ntype = integer\n",
+		  "w.ini:5: [param.X] type: type 'integer' is not one of: string, int, number, size, enum" },
+		{ "[workload]\nrun = true\n[param.X]\ndefault = abc\ntype = int\n",
+		  "w.ini:4: [param.X] default: 'abc' is not an integer (type int)" },
+		{ "[workload]\nrun = true\n[param.X]\ndefault = 1\ntype = int\nmin = 5\n",
+		  "w.ini:4: [param.X] default: 1 is out of range (at least 5) (type int of at least 5)" },
+		{ "[workload]\nrun = true\n[param.X]\ndefault = 9\ntype = int\nmin = 1\nmax = 8\n",
+		  "w.ini:4: [param.X] default: 9 is out of range [1, 8] (type int from 1 to 8)" },
+		{ "[workload]\nrun = true\n[param.X]\ndefault = 512K\ntype = size\nmin = 1M\n",
+		  "w.ini:4: [param.X] default: 512K is out of range (at least 1 MiB) (type size of at least 1M)" },
+		{ "[workload]\nrun = true\n[param.X]\ndefault = c\ntype = enum\nchoices = a, b\n",
+		  "w.ini:4: [param.X] default: 'c' is not one of: a, b (type enum: one of a, b)" },
+		{ "[workload]\nrun = true\n[param.X]\ndefault = a\ntype = enum\n",
+		  "w.ini:5: [param.X] type = enum needs 'choices'" },
+		{ "[workload]\nrun = true\n[param.X]\ndefault = a\ntype = int\nchoices = a\n",
+		  "w.ini:6: [param.X] choices are for type = enum, not int" },
+		{ "[workload]\nrun = true\n[param.X]\ndefault = a\nmax = 3\n",
+		  "w.ini:5: [param.X] min and max are for type = int, number or size, not string" },
+		{ "[workload]\nrun = true\n[param.X]\ndefault = 1\ntype = int\nmin = x\n",
+		  "w.ini:6: [param.X] min: 'x' is not an integer" },
+		{ "[workload]\nrun = true\n[param.X]\ndefault = 1\ntype = int\nmin = 10\nmax = 5\n",
+		  "w.ini:7: [param.X] min 10 is above max 5" },
+		{ "[workload]\nrun = true\n[param.X]\ndefault = a\ntype = enum\nchoices = a, b, a\n",
+		  "w.ini:6: [param.X] choices: choice 'a' is listed twice" },
+		{ "[workload]\nrun = true\n[param.X]\ndefault = 1\ntpye = int\n",
+		  "w.ini:5: unknown key 'tpye' in [param.X]" },
 	};
 	char *p = xasprintf("%s/w.ini", tmpdir), *e;
 	char errbuf[4096];

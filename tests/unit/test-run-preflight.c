@@ -379,6 +379,33 @@ static void test_all_at_once(void **state)
 	free(text);
 }
 
+/* A hugetlb-backed guest larger than the memory its pool grows from:
+ * refused as any guest, its pages said. */
+static void test_hugetlb_too_big(void **state)
+{
+	static const char *const sets[] = {"matrix.backing=hugetlb-2M"};
+	const struct preflight_item *it;
+	struct preflight p;
+
+	(void)state;
+	sh("sed -i 's/^MemAvailable:.*/MemAvailable: 8388608 kB/' "
+	   "'%s/proc/meminfo'",
+	   root);
+	check(&p, sets, ARRAY_SIZE(sets));
+	print_list(&p);
+	assert_int_equal(p.nmissing, 1);
+	it = preflight_find(&p, "memory");
+	assert_non_null(it);
+	assert_int_equal(it->verdict, PREFLIGHT_MISSING);
+	assert_non_null(strstr(it->what,
+			       "asks for a 15.0 GiB guest backed by 2M "
+			       "hugepages (the run adds 7680 of them to the "
+			       "pool, from available memory), and this host "
+			       "has 187.4 GiB of memory (MemTotal), 8.0 GiB "
+			       "available (MemAvailable)"));
+	assert_non_null(strstr(it->fix, "free memory"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +416,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_auto_without_kvm, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_all_at_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hugetlb_too_big, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
