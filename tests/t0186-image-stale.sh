@@ -13,10 +13,10 @@ test_need AGENT
 T=$(mktemp -d /tmp/vmtax-t0186-tree.XXXXXX) && chmod 0755 "$T" ||
 	bail_out "cannot make a scratch tree"
 trap 'rm -rf "$T"' EXIT
-mkdir -p "$T/build" "$T/image" &&
+mkdir -p "$T/build" "$T/guest-image/build" &&
 	cp "$VMTAX" "$T/build/vmtax" &&
 	cp -a "$BUILD/bin" "$T/build/bin" &&
-	cp "$TOP/image/mkinitramfs-tiny.sh" "$TOP/image/mkinitramfs-lib.sh" "$T/image/" &&
+	cp "$TOP/guest-image/build/mkinitramfs-tiny.sh" "$TOP/guest-image/build/mkinitramfs-lib.sh" "$T/guest-image/build/" &&
 	{ ! test -d "$BUILD/kernel" || ln -s "$BUILD/kernel" "$T/build/kernel"; } ||
 	bail_out "cannot copy the build into $T"
 V=$T/build/vmtax
