@@ -276,17 +276,20 @@ JOBS  ?= -j$(NPROC)
 # is printed whole after the shell tests; a failure in either fails check.
 # The guests' timings are asserted, and they leave the CPUs idle much of the
 # time: the builds and the replay take only what they leave (SCHED_IDLE,
-# as the shell tests that do not need the host do; else nice 10), and the
+# as the shell tests that do not need the host do; nice 10 where chrt
+# cannot or the host is busy: tests/check-nice.sh decides once), and the
 # unit tests, some of which time a child process, run at nice 10.
 CHECK_SIDE_LOG := build/check-unit-fuzz.log
-CHECK_IDLE := $(shell chrt --idle 0 true 2>/dev/null && echo chrt --idle 0 || echo nice -n 10)
+# check sets it once, from tests/check-nice.sh, after its builds.
+CHECK_IDLE ?= nice -n 10
 check: deps-check
 	$(MAKE) $(JOBS) check-build-shell
 	@mkdir -p build; \
 	echo "== the unit tests and the fuzzers' replay run beside the shell tests (their output: $(CHECK_SIDE_LOG), printed after them)"; \
-	$(MAKE) $(JOBS) -Otarget --no-print-directory check-side >$(CHECK_SIDE_LOG) 2>&1 & \
+	idle=$$(sh tests/check-nice.sh); \
+	$(MAKE) $(JOBS) -Otarget --no-print-directory CHECK_IDLE="$$idle" check-side >$(CHECK_SIDE_LOG) 2>&1 & \
 	side=$$!; rc=0; \
-	$(MAKE) $(JOBS) B=build/san check-integration || rc=$$?; \
+	$(MAKE) $(JOBS) B=build/san CHECK_IDLE="$$idle" check-integration || rc=$$?; \
 	side_rc=0; wait $$side || side_rc=$$?; \
 	echo "== the unit tests and the fuzzers' replay ($(CHECK_SIDE_LOG))"; \
 	cat $(CHECK_SIDE_LOG); \
