@@ -21,13 +21,14 @@
 # Layout: every lib/*.c, host/*.c, reports/*.c and orchestrator/*.c file is
 # picked up by wildcard; adding a source file needs no Makefile change.
 # lib/ is also linked (statically) into the guest agent, so it may depend only
-# on libc, jansson and libiberty (the profiler's C++ demangler: LIBERTY).
+# on libc, jansson, libiberty (the profiler's C++ demangler: LIBERTY) and
+# elfutils' libelf (the profiler's ELF symbol tables: AGENT_LIBS).
 
 CC       ?= cc
 B        ?= build
 SAN      ?=
 OPT      ?= -O2
-PKGS     := libvirt libxml-2.0 jansson inih libkmod libguestfs liblzma
+PKGS     := libvirt libxml-2.0 jansson inih libkmod libguestfs liblzma libelf
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
             -Wmissing-prototypes -Wstrict-prototypes
 CPPFLAGS += -D_GNU_SOURCE -Ilib -Ihost -Ireports -Iorchestrator -Iimage \
@@ -65,6 +66,8 @@ REPRO_CFLAGS := -ffile-prefix-map=$(CURDIR)=.
 AGENT_SRCS  := $(wildcard agent/*.c) $(LIB_SRCS)
 AGENT_CFLAGS = -std=c11 -g -O2 $(REPRO_CFLAGS) $(WARN) -D_GNU_SOURCE -Ilib \
                -Ibuild/gen -DVMTAX_VERSION='"$(VERSION)"' $(AGENT_EXTRA)
+# libelf.a needs zlib: pkg-config --static says which.
+AGENT_LIBS   = -ljansson $(LIBERTY) $(shell pkg-config --static --libs libelf 2>/dev/null) -lm
 
 .PHONY: install uninstall man FORCE srcsets
 .PHONY: all check check-unit check-integration demo bench deps deps-check deps-workloads clean \
@@ -101,11 +104,11 @@ $(B)/vmtax: $(B)/obj/orchestrator/main.o $(B)/libvmtax.a
 
 build/bin/vmtax-agent: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard agent/*.h) | build/gen/install-dirs.h
 	@mkdir -p $(dir $@)
-	$(CC) $(AGENT_CFLAGS) -static -o $@ $(AGENT_SRCS) -ljansson $(LIBERTY) -lm
+	$(CC) $(AGENT_CFLAGS) -static -o $@ $(AGENT_SRCS) $(AGENT_LIBS)
 
 build/bin/vmtax-agent-test: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard agent/*.h) | build/gen/install-dirs.h
 	@mkdir -p $(dir $@)
-	$(CC) $(AGENT_CFLAGS) -DVMTAX_AGENT_TEST -static -o $@ $(AGENT_SRCS) -ljansson $(LIBERTY) -lm
+	$(CC) $(AGENT_CFLAGS) -DVMTAX_AGENT_TEST -static -o $@ $(AGENT_SRCS) $(AGENT_LIBS)
 
 # Frame pointers, leaf functions' too, so the profiler's user call chains
 # (walked by the kernel through them) reach main (docs/profile.md); the
@@ -382,7 +385,7 @@ demo: deps
 	./$(B)/vmtax run configs/demo.ini --out runs/demo
 
 bench: deps
-	$(MAKE) all image-tiny $(B)/tests/bench-stats
+	$(MAKE) all image-tiny $(B)/tests/bench-stats $(B)/tests/bench-symbolize
 	sh tests/bench.sh
 
 fmt:

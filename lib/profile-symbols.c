@@ -3,9 +3,9 @@
 #include "profile.h"
 #include "util.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,33 +110,23 @@ int symtab_from_kallsyms(struct symtab *t, const char *text, size_t len,
 	return 0;
 }
 
-static bool in_file(size_t len, uint64_t off, uint64_t size)
+/* E's PT_LOAD segments into T. */
+static int elf_loads(struct symtab *t, Elf *e, char *why, size_t wlen)
 {
-	return off <= len && size <= len - off;
-}
+	size_t n;
 
-/* The ELF header checked, and the PT_LOAD segments of D into T. */
-static int elf_loads(struct symtab *t, const unsigned char *d, size_t len,
-		     char *why, size_t wlen)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)d;
-
-	if (len < sizeof(*eh) || memcmp(d, ELFMAG, SELFMAG) ||
-	    d[EI_CLASS] != ELFCLASS64 || d[EI_DATA] != ELFDATA2LSB) {
-		snprintf(why, wlen, "not a 64-bit little-endian ELF file");
+	if (elf_getphdrnum(e, &n) < 0) {
+		snprintf(why, wlen, "bad program headers: %s", elf_errmsg(-1));
 		return -ENOEXEC;
 	}
-	if (eh->e_phnum &&
-	    (eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	     !in_file(len, eh->e_phoff,
-		      (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))) {
-		snprintf(why, wlen, "bad program headers");
-		return -ENOEXEC;
-	}
-	for (size_t i = 0; i < eh->e_phnum; i++) {
-		Elf64_Phdr ph;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
 
-		memcpy(&ph, d + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		if (!gelf_getphdr(e, (int)i, &ph)) {
+			snprintf(why, wlen, "bad program headers: %s",
+				 elf_errmsg(-1));
+			return -ENOEXEC;
+		}
 		if (ph.p_type != PT_LOAD)
 			continue;
 		t->loads =
@@ -147,80 +137,55 @@ static int elf_loads(struct symtab *t, const unsigned char *d, size_t len,
 	return 0;
 }
 
-/*
- * D's symbol table (.symtab, else .dynsym) and its string table, checked
- * to lie in the file: -ENOEXEC when malformed, -ENOENT when stripped.
- */
-static int elf_symtab_sections(const unsigned char *d, size_t len,
-			       const Elf64_Shdr **symsec,
-			       const Elf64_Shdr **strsec, char *why,
-			       size_t wlen)
+/* E's symbol table: .symtab, else .dynsym, else NULL. */
+static Elf_Scn *elf_symtab(Elf *e, GElf_Shdr *sh)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)d;
-	const Elf64_Shdr *sh, *sym = NULL;
+	Elf_Scn *found = NULL;
 
-	if (eh->e_shnum &&
-	    (eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	     !in_file(len, eh->e_shoff,
-		      (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)) ||
-	     eh->e_shoff % 8)) {
-		snprintf(why, wlen, "bad section headers");
-		return -ENOEXEC;
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn;
+	     scn = elf_nextscn(e, scn)) {
+		GElf_Shdr h;
+
+		if (!gelf_getshdr(scn, &h))
+			continue;
+		if (h.sh_type == SHT_SYMTAB ||
+		    (h.sh_type == SHT_DYNSYM && !found)) {
+			found = scn;
+			*sh = h;
+		}
+		if (h.sh_type == SHT_SYMTAB)
+			break;
 	}
-	if (!eh->e_shnum) {
-		snprintf(why, wlen, "no symbol table (stripped)");
-		return -ENOENT;
-	}
-	sh = (const Elf64_Shdr *)(d + eh->e_shoff);
-	for (size_t i = 0; i < eh->e_shnum; i++)
-		if (sh[i].sh_type == SHT_SYMTAB)
-			sym = &sh[i];
-	for (size_t i = 0; !sym && i < eh->e_shnum; i++)
-		if (sh[i].sh_type == SHT_DYNSYM)
-			sym = &sh[i];
-	if (!sym) {
-		snprintf(why, wlen, "no symbol table (stripped)");
-		return -ENOENT;
-	}
-	*symsec = sym;
-	if (sym->sh_link >= eh->e_shnum ||
-	    sym->sh_entsize != sizeof(Elf64_Sym) ||
-	    !in_file(len, sym->sh_offset, sym->sh_size)) {
-		snprintf(why, wlen, "bad symbol table");
-		return -ENOEXEC;
-	}
-	*strsec = &sh[sym->sh_link];
-	if (!in_file(len, (*strsec)->sh_offset, (*strsec)->sh_size)) {
-		snprintf(why, wlen, "bad string table");
-		return -ENOEXEC;
-	}
-	return 0;
+	return found;
 }
 
-/* The named, defined function symbols of SYMSEC into T; their names'
- * offsets into T->names into *OFFS. */
-static void elf_add_funcs(struct symtab *t, const unsigned char *d,
-			  const Elf64_Shdr *symsec, const Elf64_Shdr *strsec,
-			  size_t **offs)
+/* The named, defined function symbols of SCN into T; their names'
+ * offsets into T->names into *OFFS.  -ENOEXEC when the table is not in
+ * the file. */
+static int elf_add_funcs(struct symtab *t, Elf *e, Elf_Scn *scn,
+			 const GElf_Shdr *sh, size_t **offs, char *why,
+			 size_t wlen)
 {
-	size_t cap = 0, nlen = 0, nsyms = symsec->sh_size / sizeof(Elf64_Sym);
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t cap = 0, nlen = 0;
+	GElf_Sym s;
 
-	for (size_t i = 0; i < nsyms; i++) {
-		Elf64_Sym s;
-		const char *name, *end;
+	if (!data) {
+		snprintf(why, wlen, "bad symbol table: %s", elf_errmsg(-1));
+		return -ENOEXEC;
+	}
+	for (int i = 0; gelf_getsym(data, i, &s); i++) {
+		const char *name;
 		size_t n;
 
-		memcpy(&s, d + symsec->sh_offset + i * sizeof(s), sizeof(s));
-		if ((ELF64_ST_TYPE(s.st_info) != STT_FUNC &&
-		     ELF64_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
-		    s.st_shndx == SHN_UNDEF || !s.st_value ||
-		    s.st_name >= strsec->sh_size)
+		if ((GELF_ST_TYPE(s.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
+		    s.st_shndx == SHN_UNDEF || !s.st_value)
 			continue;
-		name = (const char *)d + strsec->sh_offset + s.st_name;
-		end = memchr(name, '\0', strsec->sh_size - s.st_name);
-		if (!end || end == name)
+		name = elf_strptr(e, sh->sh_link, s.st_name);
+		if (!name || !*name)
 			continue;
-		n = (size_t)(end - name) + 1;
+		n = strlen(name) + 1;
 		if (t->n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			t->v = xrealloc(t->v, cap * sizeof(*t->v));
@@ -233,25 +198,49 @@ static void elf_add_funcs(struct symtab *t, const unsigned char *d,
 		(*offs)[t->n++] = nlen;
 		nlen += n;
 	}
+	return 0;
 }
 
 int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
 		    size_t wlen)
 {
-	const unsigned char *d = data;
-	const Elf64_Shdr *symsec = NULL, *strsec = NULL;
-	size_t *offs = NULL;
+	Elf *e = NULL;
+	Elf_Scn *scn;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	size_t *offs = NULL, nsec;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	ret = elf_loads(t, d, len, why, wlen);
+	elf_version(EV_CURRENT);
+	/* libelf only reads an image it did not allocate (ELF_C_READ_MMAP) */
+	e = elf_memory((char *)(uintptr_t)data, len);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		snprintf(why, wlen, "not an ELF file%s%s", e ? "" : ": ",
+			 e ? "" : elf_errmsg(-1));
+		ret = -ENOEXEC;
+		goto out;
+	}
+	ret = elf_loads(t, e, why, wlen);
 	if (ret < 0)
 		goto out;
-	ret = elf_symtab_sections(d, len, &symsec, &strsec, why, wlen);
+	/* libelf takes section headers past the end for none at all */
+	if (gelf_getehdr(e, &eh) && eh.e_shoff &&
+	    (elf_getshdrnum(e, &nsec) < 0 || !nsec)) {
+		snprintf(why, wlen, "bad section headers");
+		ret = -ENOEXEC;
+		goto out;
+	}
+	scn = elf_symtab(e, &sh);
+	if (!scn) {
+		snprintf(why, wlen, "no symbol table (stripped)");
+		ret = -ENOENT;
+		goto out;
+	}
+	t->dynamic_only = sh.sh_type == SHT_DYNSYM;
+	ret = elf_add_funcs(t, e, scn, &sh, &offs, why, wlen);
 	if (ret < 0)
 		goto out;
-	t->dynamic_only = symsec->sh_type == SHT_DYNSYM;
-	elf_add_funcs(t, d, symsec, strsec, &offs);
 	if (!t->n) {
 		snprintf(why, wlen, "no function symbols (stripped)");
 		ret = -ENOENT;
@@ -260,6 +249,7 @@ int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
 	symtab_finish(t, offs);
 	ret = 0;
 out:
+	elf_end(e);
 	free(offs);
 	if (ret == -ENOEXEC)
 		symtab_release(t);

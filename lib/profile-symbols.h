@@ -5,7 +5,8 @@
  * Kernel addresses go through /proc/kallsyms (the guest's own in a guest
  * cell: the agent symbolizes where the kernel runs), user addresses through
  * the ELF symbol table (.symtab, else .dynsym) of the file that was mapped
- * there, found by the mappings the sampler saw (PERF_RECORD_MMAP).
+ * there, found by the mappings the sampler saw (PERF_RECORD_MMAP), read
+ * with elfutils' libelf (linked statically into the agent).
  *
  * Two layers:
  *   - pure parsers, unit tested and fuzzed: symtab_from_kallsyms() on the
@@ -69,11 +70,12 @@ void symtab_release(struct symtab *t);
 int symtab_from_kallsyms(struct symtab *t, const char *text, size_t len,
 			 char *why, size_t wlen);
 /*
- * Parse an ELF64 little-endian file's function symbols (.symtab, else
- * .dynsym) and its PT_LOAD segments.  Returns 0, -ENOEXEC with WHY for what
- * is not such an ELF file or is malformed, -ENOENT with WHY when it has no
- * function symbols (stripped).  The table stays usable for offsets either
- * way after -ENOENT (loads are filled).
+ * Parse an ELF file's function symbols (.symtab, else .dynsym) and its
+ * PT_LOAD segments, through elfutils' libelf (either class and byte order;
+ * libelf checks that what it hands out lies in the file).  Returns 0,
+ * -ENOEXEC with WHY for what is not an ELF file or is malformed, -ENOENT
+ * with WHY when it has no function symbols (stripped).  The table stays
+ * usable for offsets either way after -ENOENT (loads are filled).
  */
 int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
 		    size_t wlen);
