@@ -137,6 +137,37 @@ static int elf_loads(struct symtab *t, Elf *e, char *why, size_t wlen)
 	return 0;
 }
 
+/* E's GNU build ID (the NT_GNU_BUILD_ID note) into T->build_id as hex,
+ * or "".  (libdw's dwelf_elf_gnu_build_id would pull libdwfl into the
+ * static agent: 680 KB for these lines.) */
+static void elf_build_id(struct symtab *t, Elf *e)
+{
+	t->build_id[0] = '\0';
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn;
+	     scn = elf_nextscn(e, scn)) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		size_t off = 0, name, desc;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name, &desc))) {
+			const unsigned char *id =
+			    (const unsigned char *)data->d_buf + desc;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)data->d_buf + name, "GNU", 4) ||
+			    2 * nh.n_descsz >= SYMTAB_BUILD_ID_MAX)
+				continue;
+			for (size_t i = 0; i < nh.n_descsz; i++)
+				snprintf(t->build_id + 2 * i, 3, "%02x", id[i]);
+			return;
+		}
+	}
+}
+
 /* E's symbol table: .symtab, else .dynsym, else NULL. */
 static Elf_Scn *elf_symtab(Elf *e, GElf_Shdr *sh)
 {
@@ -224,6 +255,7 @@ int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
 	ret = elf_loads(t, e, why, wlen);
 	if (ret < 0)
 		goto out;
+	elf_build_id(t, e);
 	/* libelf takes section headers past the end for none at all */
 	if (gelf_getehdr(e, &eh) && eh.e_shoff &&
 	    (elf_getshdrnum(e, &nsec) < 0 || !nsec)) {
@@ -345,12 +377,16 @@ bool symtab_offset_to_vaddr(const struct symtab *t, uint64_t off,
 struct dso {
 	char *path;
 	struct symtab t;
-	int state; /* 0 ok, -ENOENT no symbols, else unreadable */
-	char *why; /* when state != 0 */
+	int state;   /* 0 ok, -ENOENT no symbols, else unreadable */
+	char *why;   /* when state != 0 */
+	char *debug; /* the debug file looked for, when the file lacks
+			.symtab: found (its symbols are in T) or not */
+	bool debug_found;
 };
 
 struct symbolizer {
 	char *kallsyms;
+	char *debug_dir;
 	bool offline;
 	bool kernel_loaded;
 	int kernel_state;
@@ -365,8 +401,15 @@ struct symbolizer *symbolizer_new(const char *kallsyms, bool offline)
 	struct symbolizer *s = xcalloc(1, sizeof(*s));
 
 	s->kallsyms = xstrdup(kallsyms ? kallsyms : "/proc/kallsyms");
+	s->debug_dir = xstrdup(SYMBOLIZER_DEBUG_DIR);
 	s->offline = offline;
 	return s;
+}
+
+void symbolizer_set_debug_dir(struct symbolizer *s, const char *dir)
+{
+	free(s->debug_dir);
+	s->debug_dir = xstrdup(dir ? dir : "");
 }
 
 void symbolizer_free(struct symbolizer *s)
@@ -377,10 +420,12 @@ void symbolizer_free(struct symbolizer *s)
 	for (size_t i = 0; i < s->ndsos; i++) {
 		free(s->dsos[i].path);
 		free(s->dsos[i].why);
+		free(s->dsos[i].debug);
 		symtab_release(&s->dsos[i].t);
 	}
 	free(s->dsos);
 	free(s->kallsyms);
+	free(s->debug_dir);
 	free(s);
 }
 
@@ -425,13 +470,69 @@ const char *symbolizer_kernel(struct symbolizer *s, struct profile *p,
 	return name ? name : PROFILE_UNKNOWN;
 }
 
+/* The symbol table of the file PATH into T: 0, or negative with WHY. */
+static int file_symtab(const char *path, struct symtab *t, char *why,
+		       size_t wlen)
+{
+	struct stat st;
+	void *map;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	memset(t, 0, sizeof(*t));
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		ret = -errno;
+	} else if (!S_ISREG(st.st_mode) || st.st_size <= 0 ||
+		   (unsigned long long)st.st_size > ELF_MAX) {
+		ret = -ENOEXEC;
+	} else {
+		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			ret = -errno;
+		} else {
+			ret = symtab_from_elf(t, map, st.st_size, why, wlen);
+			munmap(map, st.st_size);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (ret < 0 && !*why)
+		snprintf(why, wlen, "%s", strerror(-ret));
+	return ret;
+}
+
+/*
+ * D lacks .symtab (stripped, or .dynsym only): its separate debug file by
+ * build ID, DEBUG_DIR/.build-id/xx/rest.debug (Debian's -dbgsym and -dbg
+ * packages), if there, gives D its symbols; D keeps its own segments.
+ */
+static void dso_debug(struct symbolizer *s, struct dso *d)
+{
+	struct symtab dt;
+	char why[160] = "";
+
+	if (!*s->debug_dir || strlen(d->t.build_id) < 4)
+		return;
+	d->debug = xasprintf("%s/.build-id/%.2s/%s.debug", s->debug_dir,
+			     d->t.build_id, d->t.build_id + 2);
+	if (file_symtab(d->debug, &dt, why, sizeof(why)) < 0 ||
+	    dt.dynamic_only) {
+		symtab_release(&dt);
+		return;
+	}
+	free(dt.loads);
+	dt.loads = d->t.loads;
+	dt.nloads = d->t.nloads;
+	d->t.loads = NULL;
+	symtab_release(&d->t);
+	d->t = dt;
+	d->state = 0;
+	d->debug_found = true;
+}
+
 static struct dso *dso_get(struct symbolizer *s, const char *path)
 {
 	struct dso *d;
-	struct stat st;
-	void *map = MAP_FAILED;
 	char why[160] = "";
-	int fd;
 
 	for (size_t i = 0; i < s->ndsos; i++)
 		if (!strcmp(s->dsos[i].path, path))
@@ -440,28 +541,17 @@ static struct dso *dso_get(struct symbolizer *s, const char *path)
 	d = &s->dsos[s->ndsos++];
 	memset(d, 0, sizeof(*d));
 	d->path = xstrdup(path);
-	fd = s->offline ? -1 : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		d->state = s->offline ? -ENOENT : -errno;
-	} else if (!S_ISREG(st.st_mode) || st.st_size <= 0 ||
-		   (unsigned long long)st.st_size > ELF_MAX) {
-		d->state = -ENOEXEC;
+	if (s->offline) {
+		d->state = -ENOENT;
+		snprintf(why, sizeof(why), "%s", strerror(ENOENT));
 	} else {
-		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map == MAP_FAILED) {
-			d->state = -errno;
-		} else {
-			d->state = symtab_from_elf(&d->t, map, st.st_size, why,
-						   sizeof(why));
-			munmap(map, st.st_size);
-		}
+		d->state = file_symtab(path, &d->t, why, sizeof(why));
 	}
-	if (fd >= 0)
-		close(fd);
-	if (d->state && !*why)
-		snprintf(why, sizeof(why), "%s", strerror(-d->state));
+	if (d->state == -ENOENT || (!d->state && d->t.dynamic_only))
+		dso_debug(s, d);
 	if (d->state)
-		d->why = xstrdup(why);
+		d->why = d->debug ? xasprintf("%s; nor %s", why, d->debug)
+				  : xstrdup(why);
 	return d;
 }
 
@@ -491,7 +581,8 @@ const char *symbolizer_user(struct symbolizer *s, struct profile *p,
 	if (!e && d->t.dynamic_only)
 		profile_note_missing(p,
 				     "%s: only its dynamic symbols "
-				     "(.dynsym; no debug symbols)",
-				     path);
+				     "(.dynsym; no debug symbols%s%s)",
+				     path, d->debug ? " in " : "",
+				     d->debug ? d->debug : "");
 	return e ? entry_name(&d->t, e) : PROFILE_UNKNOWN;
 }

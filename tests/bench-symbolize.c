@@ -8,9 +8,11 @@
  * and the mean, how many offsets resolved to a symbol, and an FNV-1a hash
  * of the names in order, so that two builds (before and after a change of
  * the symbolizer) can be compared for the same results as well as for
- * time.  It asserts nothing (no test times itself).
+ * time.  -d DIR looks for separate debug files under DIR instead of
+ * SYMBOLIZER_DEBUG_DIR ("" for none: the file's own table only).  It
+ * asserts nothing (no test times itself).
  *
- *	bench-symbolize [-r ROUNDS] [-n NADDR] FILE...
+ *	bench-symbolize [-r ROUNDS] [-n NADDR] [-d DIR] FILE...
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -41,19 +43,22 @@ static uint64_t fnv(uint64_t h, const char *s)
 int main(int argc, char **argv)
 {
 	long rounds = 20, naddr = 20000;
+	const char *debug_dir = SYMBOLIZER_DEBUG_DIR;
 	int c;
 
-	while ((c = getopt(argc, argv, "r:n:")) != -1) {
+	while ((c = getopt(argc, argv, "r:n:d:")) != -1) {
 		if (c == 'r')
 			rounds = atol(optarg);
 		else if (c == 'n')
 			naddr = atol(optarg);
+		else if (c == 'd')
+			debug_dir = optarg;
 		else
 			return 2;
 	}
 	if (optind == argc || rounds < 1 || naddr < 1) {
 		fprintf(stderr, "usage: bench-symbolize [-r ROUNDS] [-n NADDR] "
-				"FILE...\n");
+				"[-d DIR] FILE...\n");
 		return 2;
 	}
 	printf("   %-40s %10s %10s %8s %8s  %s\n", "file", "best ms",
@@ -73,6 +78,7 @@ int main(int argc, char **argv)
 			struct profile *p = profile_new();
 			double t0 = now_ms(), dt;
 
+			symbolizer_set_debug_dir(s, debug_dir);
 			hash = 0xcbf29ce484222325ull;
 			named = 0;
 			for (long i = 0; i < naddr; i++) {
