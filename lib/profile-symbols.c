@@ -158,7 +158,8 @@ static void elf_build_id(struct symtab *t, Elf *e)
 			    (const unsigned char *)data->d_buf + desc;
 
 			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((const char *)data->d_buf + name, "GNU", 4) ||
+			    memcmp((const char *)data->d_buf + name, "GNU",
+				   4) ||
 			    2 * nh.n_descsz >= SYMTAB_BUILD_ID_MAX)
 				continue;
 			for (size_t i = 0; i < nh.n_descsz; i++)

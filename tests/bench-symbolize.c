@@ -61,8 +61,8 @@ int main(int argc, char **argv)
 				"[-d DIR] FILE...\n");
 		return 2;
 	}
-	printf("   %-40s %10s %10s %8s %8s  %s\n", "file", "best ms",
-	       "mean ms", "offsets", "named", "names' hash");
+	printf("   %-40s %10s %10s %8s %8s  %s\n", "file", "best ms", "mean ms",
+	       "offsets", "named", "names' hash");
 	for (int f = optind; f < argc; f++) {
 		struct stat st;
 		double best = 0, sum = 0;

@@ -530,7 +530,8 @@ static void test_symbolizer_debug_file(void **state)
 	unsigned char lib[0x1000], dbg[0x1000];
 	struct profile *p = profile_new();
 	struct symbolizer *s = symbolizer_new("", false);
-	char *dir = xasprintf("/tmp/vmtax-test-profile-%d-debug", (int)getpid());
+	char *dir =
+	    xasprintf("/tmp/vmtax-test-profile-%d-debug", (int)getpid());
 	char *sub = xasprintf("%s/.build-id/01", dir);
 	char *dpath = xasprintf("%s/%s.debug", sub, id + 2), *prog, *cmd;
 	struct symtab t;
@@ -542,9 +543,8 @@ static void test_symbolizer_debug_file(void **state)
 	((Elf64_Shdr *)(lib + 0x400))[1].sh_type = SHT_DYNSYM;
 	((Elf64_Sym *)(lib + 0x200))[2].st_info =
 	    ELF64_ST_INFO(STB_LOCAL, STT_NOTYPE); /* main: not exported */
-	assert_int_equal(symtab_from_elf(&t, lib, sizeof(lib), why,
-					 sizeof(why)),
-			 0);
+	assert_int_equal(
+	    symtab_from_elf(&t, lib, sizeof(lib), why, sizeof(why)), 0);
 	assert_string_equal(t.build_id, id);
 	assert_true(t.dynamic_only);
 	symtab_release(&t);
