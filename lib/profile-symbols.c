@@ -511,7 +511,7 @@ static void dso_debug(struct symbolizer *s, struct dso *d)
 	struct symtab dt;
 	char why[160] = "";
 
-	if (!*s->debug_dir || strlen(d->t.build_id) < 4)
+	if (s->offline || !*s->debug_dir || strlen(d->t.build_id) < 4)
 		return;
 	d->debug = xasprintf("%s/.build-id/%.2s/%s.debug", s->debug_dir,
 			     d->t.build_id, d->t.build_id + 2);
