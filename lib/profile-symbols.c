@@ -332,11 +332,12 @@ char *symbol_demangle_new(const char *name)
 	if (!d)
 		return NULL;
 	/* a frame has no blanks (profile_add makes them '_'): drop those
-	 * that only separate template arguments, "a<b, c<d> >" */
+	 * that only separate template arguments, "a<b, c<d> >"; the char
+	 * before is the one kept (W), so that ",  >" loses both blanks */
 	w = d;
 	for (const char *r = d; *r; r++)
-		if (!(*r == ' ' && r > d && (r[-1] == ',' || (r[-1] == '>' &&
-							     r[1] == '>'))))
+		if (!(*r == ' ' && w > d &&
+		      (w[-1] == ',' || (w[-1] == '>' && r[1] == '>'))))
 			*w++ = *r;
 	*w = '\0';
 	return d;
