@@ -383,7 +383,6 @@ struct dso {
 	char *why;   /* when state != 0 */
 	char *debug; /* the debug file looked for, when the file lacks
 			.symtab: found (its symbols are in T) or not */
-	bool debug_found;
 };
 
 struct symbolizer {
@@ -528,7 +527,6 @@ static void dso_debug(struct symbolizer *s, struct dso *d)
 	symtab_release(&d->t);
 	d->t = dt;
 	d->state = 0;
-	d->debug_found = true;
 }
 
 static struct dso *dso_get(struct symbolizer *s, const char *path)
