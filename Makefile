@@ -23,13 +23,14 @@
 # a folder of orchestrator/) needs no Makefile change.  Every one of those
 # folders is on the include path.
 # lib/ is also linked (statically) into the guest agent, so it may depend only
-# on libc, jansson and libiberty (the profiler's C++ demangler: LIBERTY).
+# on libc, jansson, libiberty (the profiler's C++ demangler: LIBERTY) and
+# elfutils' libelf (the profiler's ELF symbol tables: AGENT_LIBS).
 
 CC       ?= cc
 B        ?= build
 SAN      ?=
 OPT      ?= -O2
-PKGS     := libvirt libxml-2.0 jansson inih libkmod libguestfs liblzma
+PKGS     := libvirt libxml-2.0 jansson inih libkmod libguestfs liblzma libelf
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
             -Wmissing-prototypes -Wstrict-prototypes
 # orchestrator/ is folders by job: config, engine, exec, guest, lab, fleet
@@ -72,6 +73,8 @@ REPRO_CFLAGS := -ffile-prefix-map=$(CURDIR)=.
 AGENT_SRCS  := $(wildcard guest-image/agent/*.c) $(LIB_SRCS)
 AGENT_CFLAGS = -std=c11 -g -O2 $(REPRO_CFLAGS) $(WARN) -D_GNU_SOURCE -Ilib \
                -Ibuild/gen -DVMTAX_VERSION='"$(VERSION)"' $(AGENT_EXTRA)
+# libelf.a needs zlib: pkg-config --static says which.
+AGENT_LIBS   = -ljansson $(LIBERTY) $(shell pkg-config --static --libs libelf 2>/dev/null) -lm
 
 .PHONY: install uninstall man FORCE srcsets
 .PHONY: all check check-unit check-integration demo bench deps deps-check deps-workloads clean \
@@ -108,11 +111,11 @@ $(B)/vmtax: $(B)/obj/orchestrator/cli/main.o $(B)/libvmtax.a
 
 build/bin/vmtax-agent: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard guest-image/agent/*.h) | build/gen/install-dirs.h
 	@mkdir -p $(dir $@)
-	$(CC) $(AGENT_CFLAGS) -static -o $@ $(AGENT_SRCS) -ljansson $(LIBERTY) -lm
+	$(CC) $(AGENT_CFLAGS) -static -o $@ $(AGENT_SRCS) $(AGENT_LIBS)
 
 build/bin/vmtax-agent-test: $(AGENT_SRCS) $(wildcard lib/*.h) $(wildcard guest-image/agent/*.h) | build/gen/install-dirs.h
 	@mkdir -p $(dir $@)
-	$(CC) $(AGENT_CFLAGS) -DVMTAX_AGENT_TEST -static -o $@ $(AGENT_SRCS) -ljansson $(LIBERTY) -lm
+	$(CC) $(AGENT_CFLAGS) -DVMTAX_AGENT_TEST -static -o $@ $(AGENT_SRCS) $(AGENT_LIBS)
 
 # Frame pointers, leaf functions' too, so the profiler's user call chains
 # (walked by the kernel through them) reach main (docs/profile.md); the
@@ -393,7 +396,7 @@ demo: deps
 	./$(B)/vmtax run configs/demo.ini --out runs/demo
 
 bench: deps
-	$(MAKE) all image-tiny $(B)/tests/bench-stats
+	$(MAKE) all image-tiny $(B)/tests/bench-stats $(B)/tests/bench-symbolize
 	sh tests/bench.sh
 
 fmt:

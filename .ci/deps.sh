@@ -38,7 +38,7 @@ KCACHE=${VMTAX_KERNEL_CACHE:-$TOP/build/kernel}
 DEMO_PKGS="build-essential pkg-config libvirt-daemon-system
 libvirt-daemon-driver-qemu libvirt-clients libvirt-dev qemu-system-x86
 qemu-utils libkmod-dev libjansson-dev libiberty-dev libinih-dev libxml2-dev
-libguestfs-dev liblzma-dev busybox-static cpio gzip procps"
+libguestfs-dev liblzma-dev libelf-dev busybox-static cpio gzip procps"
 # What 'make check' adds: unit tests, fuzzing, the HTML check, the schema
 # check, the Debian package and the lab and Debian images (the lab's sshd
 # and ip(8): openssh-server and iproute2, for the fleet's two-lab test).

@@ -3,9 +3,9 @@
 #include "profile.h"
 #include "util.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,33 +110,23 @@ int symtab_from_kallsyms(struct symtab *t, const char *text, size_t len,
 	return 0;
 }
 
-static bool in_file(size_t len, uint64_t off, uint64_t size)
+/* E's PT_LOAD segments into T. */
+static int elf_loads(struct symtab *t, Elf *e, char *why, size_t wlen)
 {
-	return off <= len && size <= len - off;
-}
+	size_t n;
 
-/* The ELF header checked, and the PT_LOAD segments of D into T. */
-static int elf_loads(struct symtab *t, const unsigned char *d, size_t len,
-		     char *why, size_t wlen)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)d;
-
-	if (len < sizeof(*eh) || memcmp(d, ELFMAG, SELFMAG) ||
-	    d[EI_CLASS] != ELFCLASS64 || d[EI_DATA] != ELFDATA2LSB) {
-		snprintf(why, wlen, "not a 64-bit little-endian ELF file");
+	if (elf_getphdrnum(e, &n) < 0) {
+		snprintf(why, wlen, "bad program headers: %s", elf_errmsg(-1));
 		return -ENOEXEC;
 	}
-	if (eh->e_phnum &&
-	    (eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	     !in_file(len, eh->e_phoff,
-		      (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))) {
-		snprintf(why, wlen, "bad program headers");
-		return -ENOEXEC;
-	}
-	for (size_t i = 0; i < eh->e_phnum; i++) {
-		Elf64_Phdr ph;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
 
-		memcpy(&ph, d + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		if (!gelf_getphdr(e, (int)i, &ph)) {
+			snprintf(why, wlen, "bad program headers: %s",
+				 elf_errmsg(-1));
+			return -ENOEXEC;
+		}
 		if (ph.p_type != PT_LOAD)
 			continue;
 		t->loads =
@@ -147,80 +137,87 @@ static int elf_loads(struct symtab *t, const unsigned char *d, size_t len,
 	return 0;
 }
 
-/*
- * D's symbol table (.symtab, else .dynsym) and its string table, checked
- * to lie in the file: -ENOEXEC when malformed, -ENOENT when stripped.
- */
-static int elf_symtab_sections(const unsigned char *d, size_t len,
-			       const Elf64_Shdr **symsec,
-			       const Elf64_Shdr **strsec, char *why,
-			       size_t wlen)
+/* E's GNU build ID (the NT_GNU_BUILD_ID note) into T->build_id as hex,
+ * or "".  (libdw's dwelf_elf_gnu_build_id would pull libdwfl into the
+ * static agent: 680 KB for these lines.) */
+static void elf_build_id(struct symtab *t, Elf *e)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)d;
-	const Elf64_Shdr *sh, *sym = NULL;
+	t->build_id[0] = '\0';
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn;
+	     scn = elf_nextscn(e, scn)) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		size_t off = 0, name, desc;
 
-	if (eh->e_shnum &&
-	    (eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	     !in_file(len, eh->e_shoff,
-		      (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)) ||
-	     eh->e_shoff % 8)) {
-		snprintf(why, wlen, "bad section headers");
-		return -ENOEXEC;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name, &desc))) {
+			const unsigned char *id =
+			    (const unsigned char *)data->d_buf + desc;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)data->d_buf + name, "GNU",
+				   4) ||
+			    2 * nh.n_descsz >= SYMTAB_BUILD_ID_MAX)
+				continue;
+			for (size_t i = 0; i < nh.n_descsz; i++)
+				snprintf(t->build_id + 2 * i, 3, "%02x", id[i]);
+			return;
+		}
 	}
-	if (!eh->e_shnum) {
-		snprintf(why, wlen, "no symbol table (stripped)");
-		return -ENOENT;
-	}
-	sh = (const Elf64_Shdr *)(d + eh->e_shoff);
-	for (size_t i = 0; i < eh->e_shnum; i++)
-		if (sh[i].sh_type == SHT_SYMTAB)
-			sym = &sh[i];
-	for (size_t i = 0; !sym && i < eh->e_shnum; i++)
-		if (sh[i].sh_type == SHT_DYNSYM)
-			sym = &sh[i];
-	if (!sym) {
-		snprintf(why, wlen, "no symbol table (stripped)");
-		return -ENOENT;
-	}
-	*symsec = sym;
-	if (sym->sh_link >= eh->e_shnum ||
-	    sym->sh_entsize != sizeof(Elf64_Sym) ||
-	    !in_file(len, sym->sh_offset, sym->sh_size)) {
-		snprintf(why, wlen, "bad symbol table");
-		return -ENOEXEC;
-	}
-	*strsec = &sh[sym->sh_link];
-	if (!in_file(len, (*strsec)->sh_offset, (*strsec)->sh_size)) {
-		snprintf(why, wlen, "bad string table");
-		return -ENOEXEC;
-	}
-	return 0;
 }
 
-/* The named, defined function symbols of SYMSEC into T; their names'
- * offsets into T->names into *OFFS. */
-static void elf_add_funcs(struct symtab *t, const unsigned char *d,
-			  const Elf64_Shdr *symsec, const Elf64_Shdr *strsec,
-			  size_t **offs)
+/* E's symbol table: .symtab, else .dynsym, else NULL. */
+static Elf_Scn *elf_symtab(Elf *e, GElf_Shdr *sh)
 {
-	size_t cap = 0, nlen = 0, nsyms = symsec->sh_size / sizeof(Elf64_Sym);
+	Elf_Scn *found = NULL;
 
-	for (size_t i = 0; i < nsyms; i++) {
-		Elf64_Sym s;
-		const char *name, *end;
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn;
+	     scn = elf_nextscn(e, scn)) {
+		GElf_Shdr h;
+
+		if (!gelf_getshdr(scn, &h))
+			continue;
+		if (h.sh_type == SHT_SYMTAB ||
+		    (h.sh_type == SHT_DYNSYM && !found)) {
+			found = scn;
+			*sh = h;
+		}
+		if (h.sh_type == SHT_SYMTAB)
+			break;
+	}
+	return found;
+}
+
+/* The named, defined function symbols of SCN into T; their names'
+ * offsets into T->names into *OFFS.  -ENOEXEC when the table is not in
+ * the file. */
+static int elf_add_funcs(struct symtab *t, Elf *e, Elf_Scn *scn,
+			 const GElf_Shdr *sh, size_t **offs, char *why,
+			 size_t wlen)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t cap = 0, nlen = 0;
+	GElf_Sym s;
+
+	if (!data) {
+		snprintf(why, wlen, "bad symbol table: %s", elf_errmsg(-1));
+		return -ENOEXEC;
+	}
+	for (int i = 0; gelf_getsym(data, i, &s); i++) {
+		const char *name;
 		size_t n;
 
-		memcpy(&s, d + symsec->sh_offset + i * sizeof(s), sizeof(s));
-		if ((ELF64_ST_TYPE(s.st_info) != STT_FUNC &&
-		     ELF64_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
-		    s.st_shndx == SHN_UNDEF || !s.st_value ||
-		    s.st_name >= strsec->sh_size)
+		if ((GELF_ST_TYPE(s.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
+		    s.st_shndx == SHN_UNDEF || !s.st_value)
 			continue;
-		name = (const char *)d + strsec->sh_offset + s.st_name;
-		end = memchr(name, '\0', strsec->sh_size - s.st_name);
-		if (!end || end == name)
+		name = elf_strptr(e, sh->sh_link, s.st_name);
+		if (!name || !*name)
 			continue;
-		n = (size_t)(end - name) + 1;
+		n = strlen(name) + 1;
 		if (t->n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			t->v = xrealloc(t->v, cap * sizeof(*t->v));
@@ -233,25 +230,50 @@ static void elf_add_funcs(struct symtab *t, const unsigned char *d,
 		(*offs)[t->n++] = nlen;
 		nlen += n;
 	}
+	return 0;
 }
 
 int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
 		    size_t wlen)
 {
-	const unsigned char *d = data;
-	const Elf64_Shdr *symsec = NULL, *strsec = NULL;
-	size_t *offs = NULL;
+	Elf *e = NULL;
+	Elf_Scn *scn;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	size_t *offs = NULL, nsec;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	ret = elf_loads(t, d, len, why, wlen);
+	elf_version(EV_CURRENT);
+	/* libelf only reads an image it did not allocate (ELF_C_READ_MMAP) */
+	e = elf_memory((char *)(uintptr_t)data, len);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		snprintf(why, wlen, "not an ELF file%s%s", e ? "" : ": ",
+			 e ? "" : elf_errmsg(-1));
+		ret = -ENOEXEC;
+		goto out;
+	}
+	ret = elf_loads(t, e, why, wlen);
 	if (ret < 0)
 		goto out;
-	ret = elf_symtab_sections(d, len, &symsec, &strsec, why, wlen);
+	elf_build_id(t, e);
+	/* libelf takes section headers past the end for none at all */
+	if (gelf_getehdr(e, &eh) && eh.e_shoff &&
+	    (elf_getshdrnum(e, &nsec) < 0 || !nsec)) {
+		snprintf(why, wlen, "bad section headers");
+		ret = -ENOEXEC;
+		goto out;
+	}
+	scn = elf_symtab(e, &sh);
+	if (!scn) {
+		snprintf(why, wlen, "no symbol table (stripped)");
+		ret = -ENOENT;
+		goto out;
+	}
+	t->dynamic_only = sh.sh_type == SHT_DYNSYM;
+	ret = elf_add_funcs(t, e, scn, &sh, &offs, why, wlen);
 	if (ret < 0)
 		goto out;
-	t->dynamic_only = symsec->sh_type == SHT_DYNSYM;
-	elf_add_funcs(t, d, symsec, strsec, &offs);
 	if (!t->n) {
 		snprintf(why, wlen, "no function symbols (stripped)");
 		ret = -ENOENT;
@@ -260,6 +282,7 @@ int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
 	symtab_finish(t, offs);
 	ret = 0;
 out:
+	elf_end(e);
 	free(offs);
 	if (ret == -ENOEXEC)
 		symtab_release(t);
@@ -309,11 +332,12 @@ char *symbol_demangle_new(const char *name)
 	if (!d)
 		return NULL;
 	/* a frame has no blanks (profile_add makes them '_'): drop those
-	 * that only separate template arguments, "a<b, c<d> >" */
+	 * that only separate template arguments, "a<b, c<d> >"; the char
+	 * before is the one kept (W), so that ",  >" loses both blanks */
 	w = d;
 	for (const char *r = d; *r; r++)
-		if (!(*r == ' ' && r > d && (r[-1] == ',' || (r[-1] == '>' &&
-							     r[1] == '>'))))
+		if (!(*r == ' ' && w > d &&
+		      (w[-1] == ',' || (w[-1] == '>' && r[1] == '>'))))
 			*w++ = *r;
 	*w = '\0';
 	return d;
@@ -355,12 +379,15 @@ bool symtab_offset_to_vaddr(const struct symtab *t, uint64_t off,
 struct dso {
 	char *path;
 	struct symtab t;
-	int state; /* 0 ok, -ENOENT no symbols, else unreadable */
-	char *why; /* when state != 0 */
+	int state;   /* 0 ok, -ENOENT no symbols, else unreadable */
+	char *why;   /* when state != 0 */
+	char *debug; /* the debug file looked for, when the file lacks
+			.symtab: found (its symbols are in T) or not */
 };
 
 struct symbolizer {
 	char *kallsyms;
+	char *debug_dir;
 	bool offline;
 	bool kernel_loaded;
 	int kernel_state;
@@ -375,8 +402,15 @@ struct symbolizer *symbolizer_new(const char *kallsyms, bool offline)
 	struct symbolizer *s = xcalloc(1, sizeof(*s));
 
 	s->kallsyms = xstrdup(kallsyms ? kallsyms : "/proc/kallsyms");
+	s->debug_dir = xstrdup(SYMBOLIZER_DEBUG_DIR);
 	s->offline = offline;
 	return s;
+}
+
+void symbolizer_set_debug_dir(struct symbolizer *s, const char *dir)
+{
+	free(s->debug_dir);
+	s->debug_dir = xstrdup(dir ? dir : "");
 }
 
 void symbolizer_free(struct symbolizer *s)
@@ -387,10 +421,12 @@ void symbolizer_free(struct symbolizer *s)
 	for (size_t i = 0; i < s->ndsos; i++) {
 		free(s->dsos[i].path);
 		free(s->dsos[i].why);
+		free(s->dsos[i].debug);
 		symtab_release(&s->dsos[i].t);
 	}
 	free(s->dsos);
 	free(s->kallsyms);
+	free(s->debug_dir);
 	free(s);
 }
 
@@ -435,13 +471,68 @@ const char *symbolizer_kernel(struct symbolizer *s, struct profile *p,
 	return name ? name : PROFILE_UNKNOWN;
 }
 
+/* The symbol table of the file PATH into T: 0, or negative with WHY. */
+static int file_symtab(const char *path, struct symtab *t, char *why,
+		       size_t wlen)
+{
+	struct stat st;
+	void *map;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	memset(t, 0, sizeof(*t));
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		ret = -errno;
+	} else if (!S_ISREG(st.st_mode) || st.st_size <= 0 ||
+		   (unsigned long long)st.st_size > ELF_MAX) {
+		ret = -ENOEXEC;
+	} else {
+		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			ret = -errno;
+		} else {
+			ret = symtab_from_elf(t, map, st.st_size, why, wlen);
+			munmap(map, st.st_size);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (ret < 0 && !*why)
+		snprintf(why, wlen, "%s", strerror(-ret));
+	return ret;
+}
+
+/*
+ * D lacks .symtab (stripped, or .dynsym only): its separate debug file by
+ * build ID, DEBUG_DIR/.build-id/xx/rest.debug (Debian's -dbgsym and -dbg
+ * packages), if there, gives D its symbols; D keeps its own segments.
+ */
+static void dso_debug(struct symbolizer *s, struct dso *d)
+{
+	struct symtab dt;
+	char why[160] = "";
+
+	if (s->offline || !*s->debug_dir || strlen(d->t.build_id) < 4)
+		return;
+	d->debug = xasprintf("%s/.build-id/%.2s/%s.debug", s->debug_dir,
+			     d->t.build_id, d->t.build_id + 2);
+	if (file_symtab(d->debug, &dt, why, sizeof(why)) < 0 ||
+	    dt.dynamic_only) {
+		symtab_release(&dt);
+		return;
+	}
+	free(dt.loads);
+	dt.loads = d->t.loads;
+	dt.nloads = d->t.nloads;
+	d->t.loads = NULL;
+	symtab_release(&d->t);
+	d->t = dt;
+	d->state = 0;
+}
+
 static struct dso *dso_get(struct symbolizer *s, const char *path)
 {
 	struct dso *d;
-	struct stat st;
-	void *map = MAP_FAILED;
 	char why[160] = "";
-	int fd;
 
 	for (size_t i = 0; i < s->ndsos; i++)
 		if (!strcmp(s->dsos[i].path, path))
@@ -450,28 +541,17 @@ static struct dso *dso_get(struct symbolizer *s, const char *path)
 	d = &s->dsos[s->ndsos++];
 	memset(d, 0, sizeof(*d));
 	d->path = xstrdup(path);
-	fd = s->offline ? -1 : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		d->state = s->offline ? -ENOENT : -errno;
-	} else if (!S_ISREG(st.st_mode) || st.st_size <= 0 ||
-		   (unsigned long long)st.st_size > ELF_MAX) {
-		d->state = -ENOEXEC;
+	if (s->offline) {
+		d->state = -ENOENT;
+		snprintf(why, sizeof(why), "%s", strerror(ENOENT));
 	} else {
-		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map == MAP_FAILED) {
-			d->state = -errno;
-		} else {
-			d->state = symtab_from_elf(&d->t, map, st.st_size, why,
-						   sizeof(why));
-			munmap(map, st.st_size);
-		}
+		d->state = file_symtab(path, &d->t, why, sizeof(why));
 	}
-	if (fd >= 0)
-		close(fd);
-	if (d->state && !*why)
-		snprintf(why, sizeof(why), "%s", strerror(-d->state));
+	if (d->state == -ENOENT || (!d->state && d->t.dynamic_only))
+		dso_debug(s, d);
 	if (d->state)
-		d->why = xstrdup(why);
+		d->why = d->debug ? xasprintf("%s; nor %s", why, d->debug)
+				  : xstrdup(why);
 	return d;
 }
 
@@ -501,7 +581,8 @@ const char *symbolizer_user(struct symbolizer *s, struct profile *p,
 	if (!e && d->t.dynamic_only)
 		profile_note_missing(p,
 				     "%s: only its dynamic symbols "
-				     "(.dynsym; no debug symbols)",
-				     path);
+				     "(.dynsym; no debug symbols%s%s)",
+				     path, d->debug ? " in " : "",
+				     d->debug ? d->debug : "");
 	return e ? entry_name(&d->t, e) : PROFILE_UNKNOWN;
 }

@@ -5,7 +5,9 @@
  * Kernel addresses go through /proc/kallsyms (the guest's own in a guest
  * cell: the agent symbolizes where the kernel runs), user addresses through
  * the ELF symbol table (.symtab, else .dynsym) of the file that was mapped
- * there, found by the mappings the sampler saw (PERF_RECORD_MMAP).
+ * there, found by the mappings the sampler saw (PERF_RECORD_MMAP), read
+ * with elfutils' libelf (linked statically into the agent); a file without
+ * .symtab gets the one of its separate debug file, found by build ID.
  *
  * Two layers:
  *   - pure parsers, unit tested and fuzzed: symtab_from_kallsyms() on the
@@ -47,6 +49,11 @@ struct symtab_load {
 	uint64_t offset, vaddr, filesz;
 };
 
+/* A GNU build ID in hex, NUL included (IDs are 20 bytes; notes allow 64). */
+#define SYMTAB_BUILD_ID_MAX 129
+/* Where separate debug files are looked for: DIR/.build-id/xx/rest.debug. */
+#define SYMBOLIZER_DEBUG_DIR "/usr/lib/debug"
+
 struct symtab {
 	struct symtab_entry *v; /* sorted by addr */
 	size_t n;
@@ -54,6 +61,7 @@ struct symtab {
 	struct symtab_load *loads;
 	size_t nloads;
 	bool dynamic_only; /* from .dynsym: exported functions only */
+	char build_id[SYMTAB_BUILD_ID_MAX]; /* hex, "" none (ELF only) */
 	/* demangled names by entry index, filled as they are looked up
 	 * (symbolizer_user; NULL until then, owned) */
 	char **demangled;
@@ -69,11 +77,13 @@ void symtab_release(struct symtab *t);
 int symtab_from_kallsyms(struct symtab *t, const char *text, size_t len,
 			 char *why, size_t wlen);
 /*
- * Parse an ELF64 little-endian file's function symbols (.symtab, else
- * .dynsym) and its PT_LOAD segments.  Returns 0, -ENOEXEC with WHY for what
- * is not such an ELF file or is malformed, -ENOENT with WHY when it has no
- * function symbols (stripped).  The table stays usable for offsets either
- * way after -ENOENT (loads are filled).
+ * Parse an ELF file's function symbols (.symtab, else .dynsym), its
+ * PT_LOAD segments and its GNU build ID (its note section), through
+ * elfutils' libelf (either class and byte order; libelf checks that what
+ * it hands out lies in the file).  Returns 0,
+ * -ENOEXEC with WHY for what is not an ELF file or is malformed, -ENOENT
+ * with WHY when it has no function symbols (stripped).  The table stays
+ * usable for offsets either way after -ENOENT (loads are filled).
  */
 int symtab_from_elf(struct symtab *t, const void *data, size_t len, char *why,
 		    size_t wlen);
@@ -100,6 +110,13 @@ struct symbolizer;
  */
 struct symbolizer *symbolizer_new(const char *kallsyms, bool offline);
 void symbolizer_free(struct symbolizer *s);
+/*
+ * Where a file without .symtab (stripped, or .dynsym only) has its symbols
+ * looked for by build ID: DIR/.build-id/xx/rest.debug, the layout of
+ * Debian's -dbgsym packages (default SYMBOLIZER_DEBUG_DIR; "" none).  Found,
+ * its .symtab names the file's frames; not found, "missing" names the path.
+ */
+void symbolizer_set_debug_dir(struct symbolizer *s, const char *dir);
 /* The name of kernel address ADDR, or PROFILE_UNKNOWN (noted in P). */
 const char *symbolizer_kernel(struct symbolizer *s, struct profile *p,
 			      uint64_t addr);

@@ -42,6 +42,11 @@
 #     configs/kbuild-small.ini only with EST_SLOW=1 (tens of minutes each:
 #     their estimates are printed all the same), each skipped with the
 #     reason where this host cannot run it (its dry run's refusal)
+# 10. the profiler's symbolizer (docs/profile.md): what one profile's user
+#     frames of a binary cost to name, per binary (tests/bench-symbolize.c):
+#     a fresh symbolizer per round reads the symbol table (libelf) and names
+#     20000 file offsets; best and mean of 20 rounds, and a hash of the names
+#     (the same build before and after a change names the same)
 # SECTIONS="2 3" runs only those.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,7 +63,7 @@ W=$(mktemp -d /tmp/vmtax-bench.XXXXXX)
 trap 'if [ -n "${KEEP:-}" ]; then rm -rf "$KEEP"; mv "$W" "$KEEP"; else rm -rf "$W"; fi' EXIT
 thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
 now() { date +%s.%N; }
-want() { case " ${SECTIONS:-1 2 3 4 5 6 7 8 9} " in *" $1 "*) return 0 ;; esac; return 1; }
+want() { case " ${SECTIONS:-1 2 3 4 5 6 7 8 9 10} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # The cells the sections run (section 5 reuses 1's and 2's): written
 # first, so that any SECTIONS works on its own.
@@ -673,4 +678,13 @@ if [ -n "$EST_ROWS" ]; then
 	printf '   %-14s %10s %10s %8s\n' config estimate measured error
 	printf '%s' "$EST_ROWS" | sed 's/^/   /'
 fi
+fi
+if want 10; then
+echo "== 10. the symbolizer: one profile's user frames of a binary named (tests/bench-symbolize.c)"
+set -- "$BIN/randwalk" "$(readlink -f "$VMTAX")"
+for f in /lib/x86_64-linux-gnu/libc.so.6 "$(gcc -print-prog-name=cc1 2>/dev/null)"; do
+	if [ -f "$f" ]; then set -- "$@" "$f"; fi
+done
+echo "   $TOP/build/tests/bench-symbolize -r 20 $*"
+"$TOP/build/tests/bench-symbolize" -r 20 "$@"
 fi

@@ -265,7 +265,7 @@ static void test_elf(void **state)
 	assert_string_equal(why, "bad section headers");
 	assert_int_equal(
 	    symtab_from_elf(&t, "#!/bin/sh\n", 10, why, sizeof(why)), -ENOEXEC);
-	assert_string_equal(why, "not a 64-bit little-endian ELF file");
+	assert_string_equal(why, "not an ELF file");
 }
 
 /* ---- records ---- */
@@ -497,6 +497,103 @@ static void test_demangle(void **state)
 				 rows[i].want ? rows[i].want : "(null)");
 		free(got);
 	}
+}
+
+/* MINI's sections plus a fourth: a GNU build ID note 01 02 .. 14. */
+static void add_build_id(unsigned char *buf)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(buf + 0x400);
+	Elf64_Nhdr *nh = (Elf64_Nhdr *)(buf + 0x600);
+
+	nh->n_namesz = 4;
+	nh->n_descsz = 20;
+	nh->n_type = NT_GNU_BUILD_ID;
+	memcpy(buf + 0x600 + sizeof(*nh), "GNU", 4);
+	for (int i = 0; i < 20; i++)
+		buf[0x600 + sizeof(*nh) + 4 + i] = (unsigned char)(i + 1);
+	sh[3] = (Elf64_Shdr){.sh_type = SHT_NOTE,
+			     .sh_offset = 0x600,
+			     .sh_size = sizeof(*nh) + 4 + 20,
+			     .sh_addralign = 4};
+	eh->e_shnum = 4;
+}
+
+/*
+ * A file with only .dynsym (main not exported) gets the .symtab of its
+ * separate debug file, found by build ID; without one, "missing" names the
+ * path looked for.
+ */
+static void test_symbolizer_debug_file(void **state)
+{
+	static const char id[] = "0102030405060708090a0b0c0d0e0f1011121314";
+	unsigned char lib[0x1000], dbg[0x1000];
+	struct profile *p = profile_new();
+	struct symbolizer *s = symbolizer_new("", false);
+	char *dir =
+	    xasprintf("/tmp/vmtax-test-profile-%d-debug", (int)getpid());
+	char *sub = xasprintf("%s/.build-id/01", dir);
+	char *dpath = xasprintf("%s/%s.debug", sub, id + 2), *prog, *cmd;
+	struct symtab t;
+	char why[160];
+
+	(void)state;
+	mini_elf(lib, false);
+	add_build_id(lib);
+	((Elf64_Shdr *)(lib + 0x400))[1].sh_type = SHT_DYNSYM;
+	((Elf64_Sym *)(lib + 0x200))[2].st_info =
+	    ELF64_ST_INFO(STB_LOCAL, STT_NOTYPE); /* main: not exported */
+	assert_int_equal(
+	    symtab_from_elf(&t, lib, sizeof(lib), why, sizeof(why)), 0);
+	assert_string_equal(t.build_id, id);
+	assert_true(t.dynamic_only);
+	symtab_release(&t);
+	mini_elf(dbg, false);
+	add_build_id(dbg);
+	prog = write_tmp("lib", lib, sizeof(lib));
+
+	/* no debug file: main's frames [unknown], and where we looked */
+	symbolizer_set_debug_dir(s, dir);
+	assert_string_equal(symbolizer_user(s, p, prog, 0x150), "walk");
+	assert_string_equal(symbolizer_user(s, p, prog, 0x210),
+			    PROFILE_UNKNOWN);
+	assert_int_equal(p->nmissing, 1);
+	assert_non_null(strstr(p->missing[0], "only its dynamic symbols"));
+	assert_non_null(strstr(p->missing[0], dpath));
+	symbolizer_free(s);
+	profile_free(p);
+
+	/* the debug file there: main named, nothing missing */
+	assert_int_equal(mkdir_parents(sub, 0755), 0);
+	assert_int_equal(
+	    write_file_atomic(dpath, (const char *)dbg, sizeof(dbg)), 0);
+	s = symbolizer_new("", false);
+	p = profile_new();
+	symbolizer_set_debug_dir(s, dir);
+	assert_string_equal(symbolizer_user(s, p, prog, 0x210), "main");
+	assert_string_equal(symbolizer_user(s, p, prog, 0x150), "walk");
+	assert_int_equal(p->nmissing, 0);
+	symbolizer_free(s);
+	profile_free(p);
+
+	/* "" looks nowhere */
+	s = symbolizer_new("", false);
+	p = profile_new();
+	symbolizer_set_debug_dir(s, "");
+	assert_string_equal(symbolizer_user(s, p, prog, 0x210),
+			    PROFILE_UNKNOWN);
+	assert_null(strstr(p->missing[0], dpath));
+	symbolizer_free(s);
+	profile_free(p);
+
+	cmd = xasprintf("rm -r '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	unlink(prog);
+	free(cmd);
+	free(prog);
+	free(dpath);
+	free(sub);
+	free(dir);
 }
 
 /* The symbolizer demangles what it resolves; the symbol table keeps the
@@ -734,6 +831,7 @@ int main(void)
 	    cmocka_unit_test(test_decode_bad),
 	    cmocka_unit_test(test_demangle),
 	    cmocka_unit_test(test_symbolizer_demangles),
+	    cmocka_unit_test(test_symbolizer_debug_file),
 	    cmocka_unit_test(test_diff),
 	    cmocka_unit_test(test_diff_symbols_cap),
 	};
