@@ -15,6 +15,7 @@
 #include "guest-files.h"
 #include "host.h"
 #include "image.h"
+#include "layout.h"
 #include "quiet.h"
 #include "rounds-group.h"
 #include "run-engine.h"
@@ -442,6 +443,26 @@ static enum preflight_verdict check_workload_packages(struct pf *s,
 	return PREFLIGHT_MISSING;
 }
 
+/* Bare-metal cells run the workload's commands with the guests' shell. */
+static enum preflight_verdict check_shell(struct pf *s,
+					  struct preflight_item *it)
+{
+	const char *bb = layout_busybox();
+	bool bare = false;
+	int ci, e;
+
+	for (ci = 0; ci < s->r->ncells; ci++)
+		bare |= bare_here(s, ci);
+	if (!bare || access(bb, X_OK) == 0)
+		return PREFLIGHT_OK;
+	e = errno;
+	snprintf(it->what, sizeof(it->what),
+		 "bare-metal cells run workload commands with the guests' "
+		 "shell, '%s' (busybox sh), which is missing: %s",
+		 bb, strerror(e));
+	return PREFLIGHT_MISSING;
+}
+
 static int statvfs_free(const char *path, uint64_t *bytes)
 {
 	struct statvfs v;
@@ -560,6 +581,8 @@ static const struct preflight_row preflight_rows[] = {
     {"image build", check_image_build, "'make deps' installs them"},
     {"workload packages", check_workload_packages,
      "install them, or run guest cells only"},
+    {"workload shell", check_shell,
+     "apt-get install busybox-static, or set BUSYBOX to a static busybox"},
     {"disk space", check_disk,
      "free space there, or build vmtax where there is room"},
 };

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "guest-files.h"
+#include "layout.h"
 #include "proto.h"
 #include "run-engine.h"
 #include "util.h"
@@ -54,6 +55,7 @@ static int bare_phase(struct run *r, struct bare *b, const char *cmd,
 {
 	struct runner_spec spec = {
 		.cmd = cmd,
+		.shell = layout_busybox(),
 		.env = (const char *const *)b->env,
 		.cwd = b->workdir,
 		.timeout_s = run_sample_timeout(r),
@@ -80,6 +82,8 @@ static int bare_start(struct run *r, struct cell_run *cr)
 		return -1;
 	}
 	b->env = bare_env_new(r, cr->cell, b->workdir);
+	json_object_set_new(cr->st->observed, "shell",
+			    json_string(layout_busybox()));
 	if (*r->cfg.wl.setup) {
 		run_progress(r, cr->ci, "setup");
 		if (bare_phase(r, b, r->cfg.wl.setup, false, &res) < 0 ||
@@ -129,6 +133,7 @@ static int bare_profile(struct run *r, struct cell_run *cr,
 	struct bare *b = cr->priv;
 	struct runner_spec spec = {
 		.cmd = r->cfg.wl.run,
+		.shell = layout_busybox(),
 		.env = (const char *const *)b->env,
 		.cwd = b->workdir,
 		.timeout_s = run_sample_timeout(r),

@@ -18,6 +18,7 @@
 #include "host.h"
 #include "quiet.h"
 #include "kvm-stats.h"
+#include "layout.h"
 #include "profile-sample.h"
 #include "proto.h"
 #include "run-engine.h"
@@ -80,6 +81,7 @@ static json_t *guest_run_args(const struct run *r, const struct cell *c,
 	json_object_set_new(env, WL_ENV_WORKDIR, json_string("/tmp"));
 	json_object_set_new(env, WL_ENV_SRCDIR, json_string(GUEST_SRCDIR));
 	json_object_set_new(a, "cmd", json_string(cmd));
+	json_object_set_new(a, "shell", json_string(LAYOUT_BUSYBOX));
 	json_object_set_new(a, "env", env);
 	json_object_set_new(a, "cwd", json_string("/tmp"));
 	json_object_set_new(a, "timeout_s", json_real(run_sample_timeout(r)));
@@ -414,6 +416,8 @@ static void hello_observed(struct run *r, struct cell_run *cr,
 						     ? "cpus_online"
 						     : "cpus"));
 	json_object_set(obs, "guest_mem_bytes", json_object_get(res, "mem_bytes"));
+	/* The workloads' shell, as bare metal's (layout.h) */
+	json_object_set_new(obs, "shell", json_string(LAYOUT_BUSYBOX));
 	guest_observed(obs, res, "");
 	note_userland(r, res);
 }
