@@ -9,6 +9,9 @@
 test_need ROOT "needs root (vmtax run takes the host lock)"
 test_need JQ
 test_need BUSYBOX
+test_need THP
+
+thp=$(thp_get enabled)
 
 bb=$(readlink -f /bin/busybox)
 mkdir -p "$TRASH/wl"
@@ -50,10 +53,14 @@ test_expect_success AGENT_TEST,PYTHON3 'the agent runs a command under the shell
 		".ok and .result.output == \"\\(\$o)\\n\""
 '
 
-# count, printing the shell that runs it first
-sed 's|^run = |run = readlink /proc/$$/exe; |' "$TRASH/wl/count.ini" \
+# count, printing the shell that runs it and its directory first; and
+# again with scratch = disk
+sed 's|^run = |run = readlink /proc/$$/exe; pwd -P; |' "$TRASH/wl/count.ini" \
 	>"$TRASH/wl/count-shell.ini"
+sed 's|^scratch = tmpfs|scratch = disk|' "$TRASH/wl/count-shell.ini" \
+	>"$TRASH/wl/count-disk.ini"
 
+# write_run NAME WHERE [WORKLOAD]
 write_run() {
 	cat >"$TRASH/$1.ini" <<EOF2
 [run]
@@ -67,9 +74,11 @@ vcpus = 1
 memory = 512M
 [matrix]
 where = $2
+host_thp = $thp
+guest_thp = always
 [workload]
 dir = $TRASH/wl
-name = count-shell
+name = ${3:-count-shell}
 EOF2
 }
 
@@ -84,11 +93,47 @@ test_expect_success 'a bare-metal cell runs count under busybox sh' '
 	test_cmp expect shell.out
 '
 
+test_expect_success 'its scratch directory was tmpfs, under /dev/shm, and is gone' '
+	jq -e ".workload.scratch == \"tmpfs\" and
+		.cells[0].observed.scratch.kind == \"tmpfs\" and
+		.cells[0].observed.scratch.fs == \"tmpfs\"" bare/results.json &&
+	dir=$(jq -r ".cells[0].observed.scratch.path" bare/results.json) &&
+	case $dir in /dev/shm/vmtax-work-*) ;; *) false ;; esac &&
+	sed -n 2p bare/logs/*.sample-0.out >pwd.out &&
+	echo "$dir" >expect &&
+	test_cmp expect pwd.out &&
+	test ! -e "$dir"
+'
+
+test_expect_success 'scratch = disk: a directory in the run directory, not on tmpfs' '
+	write_run disk bare-metal count-disk &&
+	"$VMTAX" run disk.ini --out disk >/dev/null 2>disk.err &&
+	jq -e ".workload.scratch == \"disk\" and
+		.cells[0].observed.scratch.kind == \"disk\"" disk/results.json &&
+	dir=$(jq -r ".cells[0].observed.scratch.path" disk/results.json) &&
+	case $dir in "$(cd disk && pwd -P)"/vmtax-work-*) ;; *) false ;; esac &&
+	test ! -e "$dir" &&
+	fs=$(jq -r ".cells[0].observed.scratch.fs" disk/results.json) &&
+	echo "# scratch = disk on bare metal: $fs" &&
+	if test "$fs" = tmpfs; then
+		jq -e ".cells[0].status == \"failed\" and
+			(.cells[0].reason | test(\"scratch = disk, but .* is on tmpfs\"))" \
+			disk/results.json
+	else
+		jq -e ".cells[0].status == \"ok\"" disk/results.json &&
+		sed -n 2p disk/logs/*.sample-0.out >pwd.out &&
+		echo "$dir" >expect &&
+		test_cmp expect pwd.out
+	fi
+'
+
 test_expect_success LIBVIRT,TINY 'a guest cell too, and the guest/bare ratio' '
 	write_run both "bare-metal, guest" &&
 	"$VMTAX" run both.ini --out both >/dev/null 2>both.err &&
-	jq -e "[.cells[] | .status == \"ok\" and .observed.shell == \"/bin/busybox\"] | all" \
-		both/results.json &&
+	jq -e "[.cells[] | .status == \"ok\" and .observed.shell == \"/bin/busybox\" and
+		.observed.scratch.kind == \"tmpfs\"] | all" both/results.json &&
+	jq -e ".cells[] | select(.env.where == \"guest\") |
+		.observed.scratch.path == \"/tmp\"" both/results.json &&
 	for f in both/logs/*.sample-0.out; do head -n 1 "$f" || return 1; done >shells.out &&
 	printf "%s\n" /bin/busybox "$bb" | sort >expect &&
 	sort shells.out >got &&

@@ -463,6 +463,28 @@ static enum preflight_verdict check_shell(struct pf *s,
 	return PREFLIGHT_MISSING;
 }
 
+/* A disk scratch directory needs a disk: the tiny image has none. */
+static enum preflight_verdict check_scratch(struct pf *s,
+					    struct preflight_item *it)
+{
+	const struct run *r = s->r;
+	int ci;
+
+	if (strcmp(r->cfg.wl.scratch, WL_SCRATCH_DISK))
+		return PREFLIGHT_OK;
+	for (ci = 0; ci < r->ncells; ci++)
+		if (r->cells[ci].where != WHERE_BARE &&
+		    !disk_image(r->cells[ci].image))
+			break;
+	if (ci == r->ncells)
+		return PREFLIGHT_OK;
+	snprintf(it->what, sizeof(it->what),
+		 "workload '%s' declares scratch = disk, and cell '%s' boots "
+		 "the %s image, which has no disk",
+		 r->cfg.wl.name, r->cells[ci].id, r->cells[ci].image);
+	return PREFLIGHT_MISSING;
+}
+
 static int statvfs_free(const char *path, uint64_t *bytes)
 {
 	struct statvfs v;
@@ -583,6 +605,8 @@ static const struct preflight_row preflight_rows[] = {
      "install them, or run guest cells only"},
     {"workload shell", check_shell,
      "apt-get install busybox-static, or set BUSYBOX to a static busybox"},
+    {"scratch directory", check_scratch,
+     "--set guest.image=debian, or scratch = tmpfs in the workload"},
     {"disk space", check_disk,
      "free space there, or build vmtax where there is room"},
 };

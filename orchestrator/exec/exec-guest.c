@@ -73,17 +73,24 @@ static int guest_pin(struct run *r, struct cell_run *cr, struct guest *g,
 	return 0;
 }
 
+/* The guest's scratch directory of the workload's kind (guest-files.h). */
+static const char *guest_scratch(const struct run *r)
+{
+	return !strcmp(r->cfg.wl.scratch, WL_SCRATCH_DISK) ? GUEST_SCRATCH_DISK
+							     : GUEST_SCRATCH_TMPFS;
+}
+
 static json_t *guest_run_args(const struct run *r, const struct cell *c,
 			      const char *cmd, bool counters)
 {
 	json_t *a = json_object(), *env = cell_kv_json(c->params, c->nparams);
 
-	json_object_set_new(env, WL_ENV_WORKDIR, json_string("/tmp"));
+	json_object_set_new(env, WL_ENV_WORKDIR, json_string(guest_scratch(r)));
 	json_object_set_new(env, WL_ENV_SRCDIR, json_string(GUEST_SRCDIR));
 	json_object_set_new(a, "cmd", json_string(cmd));
 	json_object_set_new(a, "shell", json_string(LAYOUT_BUSYBOX));
 	json_object_set_new(a, "env", env);
-	json_object_set_new(a, "cwd", json_string("/tmp"));
+	json_object_set_new(a, "cwd", json_string(guest_scratch(r)));
 	json_object_set_new(a, "timeout_s", json_real(run_sample_timeout(r)));
 	json_object_set_new(a, "counters", json_boolean(counters));
 	json_object_set_new(a, "with_output", json_true());
@@ -416,8 +423,11 @@ static void hello_observed(struct run *r, struct cell_run *cr,
 						     ? "cpus_online"
 						     : "cpus"));
 	json_object_set(obs, "guest_mem_bytes", json_object_get(res, "mem_bytes"));
-	/* The workloads' shell, as bare metal's (layout.h) */
+	/* The workloads' shell, as bare metal's (layout.h), and scratch */
 	json_object_set_new(obs, "shell", json_string(LAYOUT_BUSYBOX));
+	json_object_set_new(obs, "scratch",
+			    json_pack("{ssss}", "kind", r->cfg.wl.scratch,
+				      "path", guest_scratch(r)));
 	guest_observed(obs, res, "");
 	note_userland(r, res);
 }

@@ -87,6 +87,7 @@ static void test_good_config(void **state)
 	assert_string_equal(c.memory.v[0], "1536M");
 	assert_string_equal(c.wl.params[0].value, "128");
 	assert_string_equal(c.wl.run, "randwalk --size-mib $SIZE_MIB");
+	assert_string_equal(c.wl.scratch, WL_SCRATCH_TMPFS); /* the default */
 	/* defaults: 2 bare-metal + 2x2 guest cells, no paging/backing in ids */
 	assert_int_equal(matrix_expand(&c, &m), 0);
 	cells = m.cells;
@@ -424,6 +425,10 @@ static void test_bad_workloads(void **state)
 		  "w.ini:3: '2 x N' is not seconds as a sum of terms, each a number or a number * a PARAMETER" },
 		{ "[workload]\nrun = true\npackages = bash, Not_A_Package\n",
 		  "w.ini:3: packages: 'Not_A_Package' is not a Debian package name" },
+		{ "[workload]\nrun = true\nscratch = ram\n",
+		  "w.ini:3: bad value for 'scratch': 'ram' is not one of: tmpfs, disk" },
+		{ "[workload]\nrun = true\nscratch =\n",
+		  "w.ini:3: bad value for 'scratch': " },
 		{ "[workload]\nrun = true\n[param.X]\ndescription = d\n",
 		  "w.ini:4: [param.X] has no default" },
 		{ "[workload]\nrun = true\n[param.lower]\ndefault = 1\n",
@@ -469,6 +474,24 @@ static void test_bad_workloads(void **state)
 		free(want);
 	}
 	free(e);
+	free(p);
+}
+
+/* scratch: tmpfs unless said, disk when said. */
+static void test_workload_scratch(void **state)
+{
+	char *p = xasprintf("%s/w.ini", tmpdir);
+	struct workload w;
+
+	(void)state;
+	put("w.ini", "[workload]\nrun = true\n");
+	assert_int_equal(workload_load(p, &w), 0);
+	assert_string_equal(w.scratch, WL_SCRATCH_TMPFS);
+	workload_release(&w);
+	put("w.ini", "[workload]\nrun = true\nscratch = disk\n");
+	assert_int_equal(workload_load(p, &w), 0);
+	assert_string_equal(w.scratch, WL_SCRATCH_DISK);
+	workload_release(&w);
 	free(p);
 }
 
@@ -603,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_typed_axes),
 		cmocka_unit_test(test_bad_configs),
 		cmocka_unit_test(test_bad_workloads),
+		cmocka_unit_test(test_workload_scratch),
 		cmocka_unit_test(test_fleet_keys),
 		cmocka_unit_test(test_big_file),
 		cmocka_unit_test(test_helpers),
