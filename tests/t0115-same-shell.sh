@@ -86,6 +86,7 @@ test_expect_success 'a bare-metal cell runs count under busybox sh' '
 	write_run bare bare-metal &&
 	"$VMTAX" run bare.ini --out bare >/dev/null 2>bare.err &&
 	jq -e ".cells[0].status == \"ok\"" bare/results.json &&
+	python3 "$TOP/tests/check-results.py" bare/results.json &&
 	jq -e --arg bb /bin/busybox ".cells[0].observed.shell == \$bb" \
 		bare/results.json &&
 	head -n 1 bare/logs/*.sample-0.out >shell.out &&

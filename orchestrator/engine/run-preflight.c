@@ -463,6 +463,31 @@ static enum preflight_verdict check_shell(struct pf *s,
 	return PREFLIGHT_MISSING;
 }
 
+/* [guest] numa names a node this host has, for guests booted here. */
+static enum preflight_verdict check_numa(struct pf *s,
+					 struct preflight_item *it)
+{
+	const struct run *r = s->r;
+	struct cpuset cpus;
+	bool guest = false;
+	int ci, ret;
+
+	if (!strcmp(r->cfg.numa, "none"))
+		return PREFLIGHT_OK;
+	for (ci = 0; ci < r->ncells; ci++)
+		guest |= local_guest(s, ci);
+	if (!guest)
+		return PREFLIGHT_OK;
+	ret = host_numa_node_cpus(s->root, atoi(r->cfg.numa), &cpus);
+	if (ret == 0)
+		return PREFLIGHT_OK;
+	snprintf(it->what, sizeof(it->what),
+		 "[guest] numa = %s: %s", r->cfg.numa,
+		 ret == -ENOENT ? "this host has no such NUMA node"
+				: strerror(-ret));
+	return PREFLIGHT_MISSING;
+}
+
 /* A disk scratch directory needs a disk: the tiny image has none. */
 static enum preflight_verdict check_scratch(struct pf *s,
 					    struct preflight_item *it)
@@ -605,6 +630,8 @@ static const struct preflight_row preflight_rows[] = {
      "install them, or run guest cells only"},
     {"workload shell", check_shell,
      "apt-get install busybox-static, or set BUSYBOX to a static busybox"},
+    {"NUMA node", check_numa,
+     "name a node in /sys/devices/system/node, or numa = none"},
     {"scratch directory", check_scratch,
      "--set guest.image=debian, or scratch = tmpfs in the workload"},
     {"disk space", check_disk,

@@ -36,6 +36,7 @@ struct guest {
 	struct kvm_sampler *kvm; /* what KVM saw of this guest, per sample */
 	int boot;	 /* the cell's guest count (st->boots) at its boot */
 	struct pin_plan pin; /* [guest] pin resolved for this cell */
+	char numa_cpus[256]; /* [guest] numa: the node's CPUs, or "" */
 };
 
 /*
@@ -78,6 +79,40 @@ static const char *guest_scratch(const struct run *r)
 {
 	return !strcmp(r->cfg.wl.scratch, WL_SCRATCH_DISK) ? GUEST_SCRATCH_DISK
 							     : GUEST_SCRATCH_TMPFS;
+}
+
+/*
+ * The cell's [guest] numa into SPEC (the node and its CPUs) and
+ * observed.numa: {node, cpus}, both null for none.  -1 with *REASON
+ * (owned): a node this host lacks (preflight said so first).
+ */
+static int guest_numa(struct run *r, struct cell_run *cr, struct guest *g,
+		      struct vm_spec *spec, char **reason)
+{
+	const char *node = r->cfg.numa;
+	struct cpuset cpus;
+	int ret;
+
+	g->numa_cpus[0] = '\0';
+	if (!strcmp(node, "none")) {
+		json_object_set_new(cr->st->observed, "numa",
+				    json_pack("{snsn}", "node", "cpus"));
+		return 0;
+	}
+	ret = host_numa_node_cpus("", atoi(node), &cpus);
+	if (ret < 0) {
+		*reason = xasprintf("cannot bind the guest to NUMA node %s: %s",
+				    node, ret == -ENOENT ? "no such node here"
+							 : strerror(-ret));
+		return -1;
+	}
+	cpuset_format(&cpus, g->numa_cpus, sizeof(g->numa_cpus));
+	spec->numa_node = node;
+	spec->numa_cpus = *g->numa_cpus ? g->numa_cpus : NULL;
+	json_object_set_new(cr->st->observed, "numa",
+			    json_pack("{siss}", "node", atoi(node), "cpus",
+				      g->numa_cpus));
+	return 0;
 }
 
 static json_t *guest_run_args(const struct run *r, const struct cell *c,
@@ -380,6 +415,8 @@ static int guest_spec(struct run *r, struct cell_run *cr, struct guest *g,
 	if (guest_pin(r, cr, g, reason) < 0)
 		return -1;
 	spec->pin = &g->pin;
+	if (guest_numa(r, cr, g, spec, reason) < 0)
+		return -1;
 	if (gf->disk) {
 		/* Each guest boots a fresh overlay: the cached image stays
 		 * clean, and one cell's build tree cannot leak into the next.

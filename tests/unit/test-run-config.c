@@ -88,6 +88,7 @@ static void test_good_config(void **state)
 	assert_string_equal(c.wl.params[0].value, "128");
 	assert_string_equal(c.wl.run, "randwalk --size-mib $SIZE_MIB");
 	assert_string_equal(c.wl.scratch, WL_SCRATCH_TMPFS); /* the default */
+	assert_string_equal(c.numa, "none");
 	/* defaults: 2 bare-metal + 2x2 guest cells, no paging/backing in ids */
 	assert_int_equal(matrix_expand(&c, &m), 0);
 	cells = m.cells;
@@ -308,6 +309,14 @@ static void test_bad_configs(void **state)
 		  "run.ini:2: bad value for 'memory': 'lots' is not a size" },
 		{ "[guest]\naccel = xen\n[workload]\nname = walk\n",
 		  "run.ini:2: bad value for 'accel': 'xen' is not one of: auto, kvm, tcg" },
+		{ "[guest]\nnuma = first\n[workload]\nname = walk\n",
+		  "run.ini:2: numa: 'first' is not 'none' or a NUMA node number (0..1023)" },
+		{ "[guest]\nnuma = -1\n[workload]\nname = walk\n",
+		  "run.ini:2: numa: '-1' is not 'none' or a NUMA node number" },
+		{ "[guest]\nnuma = 1024\n[workload]\nname = walk\n",
+		  "run.ini:2: numa: '1024' is not 'none' or a NUMA node number" },
+		{ "[guest]\nnuma = 0,1\n[workload]\nname = walk\n",
+		  "run.ini:2: numa: '0,1' is not 'none' or a NUMA node number" },
 		{ "[matrix]\nhost_thp =\n[workload]\nname = walk\n",
 		  "run.ini:2: bad value for 'host_thp': empty value" },
 		{ "[matrix]\nhost_thp = always,,never\n[workload]\nname = walk\n",

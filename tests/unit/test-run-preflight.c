@@ -339,6 +339,38 @@ static void test_scratch_disk(void **state)
 					 "disk"));
 }
 
+/* [guest] numa: a node the (fake) host has passes; one it lacks is refused. */
+static void test_numa_node(void **state)
+{
+	static const char *const node1[] = {"guest.numa=1"};
+	static const char *const bare[] = {"guest.numa=1",
+					   "matrix.where=bare-metal"};
+	const struct preflight_item *it;
+	struct preflight p;
+
+	(void)state;
+	sh("mkdir -p '%s/sys/devices/system/node/node0' && "
+	   "echo 0-23 >'%s/sys/devices/system/node/node0/cpulist'",
+	   root, root);
+	check(&p, NULL, 0);
+	assert_null(preflight_find(&p, "NUMA node"));
+	check(&p, node1, ARRAY_SIZE(node1));
+	print_list(&p);
+	it = preflight_find(&p, "NUMA node");
+	assert_non_null(it);
+	assert_int_equal(it->verdict, PREFLIGHT_MISSING);
+	assert_string_equal(it->what, "[guest] numa = 1: this host has no such "
+				      "NUMA node");
+	/* no guest booted here: nothing to bind */
+	check(&p, bare, ARRAY_SIZE(bare));
+	assert_null(preflight_find(&p, "NUMA node"));
+	sh("mkdir -p '%s/sys/devices/system/node/node1' && "
+	   "echo 24-47 >'%s/sys/devices/system/node/node1/cpulist'",
+	   root, root);
+	check(&p, node1, ARRAY_SIZE(node1));
+	assert_null(preflight_find(&p, "NUMA node"));
+}
+
 /* accel = auto without KVM: no refusal, the paging cells are skipped. */
 static void test_auto_without_kvm(void **state)
 {
@@ -415,6 +447,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_image_build, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_guest_only, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_scratch_disk, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_numa_node, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_auto_without_kvm, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_all_at_once, setup, teardown),
