@@ -219,7 +219,8 @@ static void note_userland(struct run *r, json_t *hello)
 		return;
 	r->userland_noted = true;
 	note("the guest's userland is %s%s", u,
-	     strcmp(u, "gnu") ? "; bare-metal cells run this host's GNU tools"
+	     strcmp(u, "gnu") ? "; bare-metal cells run this host's GNU tools "
+				"(and the same busybox sh)"
 			      : "");
 }
 
