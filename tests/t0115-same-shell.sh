@@ -142,7 +142,7 @@ test_expect_success LIBVIRT,TINY 'a guest cell too, and the guest/bare ratio' '
 	jq -r ".cells[] | \"\(.env.where) \([.samples[].metric] | add / length)\"" \
 		both/results.json >means &&
 	g=$(sed -n "s/^guest //p" means) && m=$(sed -n "s/^bare-metal //p" means) &&
-	echo "# count, both under busybox sh: bare metal $m, guest $g loops/s ($(jq -r ".host.accel // empty" both/results.json))" >>figures &&
+	echo "# count, both under busybox sh: bare metal $m, guest $g loops/s ($(jq -r ".run.host.accel // empty" both/results.json))" >>figures &&
 	echo "# guest/bare: $(echo "$g $m" | awk "{ printf \"%.3f\", \$1 / \$2 }")" >>figures
 '
 
