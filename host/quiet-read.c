@@ -137,3 +137,20 @@ int host_cpus_online(const char *root, struct cpuset *s)
 		return err("'%s': %s", path, msg);
 	return 0;
 }
+
+int host_numa_node_cpus(const char *root, int node, struct cpuset *s)
+{
+	char path[512], line[1024], msg[128];
+
+	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d",
+		 root, node);
+	if (access(path, F_OK) < 0)
+		return -ENOENT;
+	snprintf(path, sizeof(path),
+		 "%s/sys/devices/system/node/node%d/cpulist", root, node);
+	if (read_line(path, line, sizeof(line)) < 0)
+		return err_errno("cannot read '%s'", path);
+	if (cpuset_parse(line, s, msg, sizeof(msg)) < 0)
+		return err("'%s': %s", path, msg);
+	return 0;
+}

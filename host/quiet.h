@@ -76,5 +76,11 @@ int host_quiet_read(const char *root, const int *pids, size_t npids,
 		    long max_others, struct host_quiet *q);
 /* The host's online CPUs (ROOT/sys/devices/system/cpu/online). */
 int host_cpus_online(const char *root, struct cpuset *s);
+/*
+ * The CPUs of NUMA node NODE (ROOT/sys/devices/system/node/nodeN/cpulist):
+ * 0, -ENOENT (reported nothing) when there is no such node, or another
+ * negative errno (reported).
+ */
+int host_numa_node_cpus(const char *root, int node, struct cpuset *s);
 
 #endif

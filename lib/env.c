@@ -21,8 +21,10 @@ static const struct env_var vars[] = {
 	    "the directory on a remote libvirt host (a qemu+ssh URI) the "
 	    "guest's kernel, initrd and disk are copied into, named by their "
 	    "contents, in place of\n.I /var/lib/libvirt/images/vmtax\n(tests)"),
-	ROW(ENV_BUSYBOX, "vmtax-image",
-	    "tiny: the static busybox to copy in (default\n.IR /bin/busybox )"),
+	ROW(ENV_BUSYBOX, "vmtax-image vmtax-run",
+	    "the static busybox the images carry (tiny, debian, lab) and "
+	    "whose\n.B sh\nruns bare-metal cells' workload commands, as it "
+	    "runs the guests' (default\n.IR /bin/busybox )"),
 	ROW(ENV_LIBGUESTFS_BACKEND, "vmtax-image",
 	    "debian, lab: libguestfs's backend; set to\n.B direct\nwithout "
 	    "KVM unless given"),

@@ -18,6 +18,7 @@
  *   root initrd script   T/guest-image/build/mkinitramfs-root.sh
  *                                                    DATADIR/mkinitramfs-root.sh
  *   host lock, journal   STATEDIR (/var/lib/vmtax), both
+ *   workload shell       $BUSYBOX, else LAYOUT_BUSYBOX, both (layout_busybox())
  *   run estimate figures CACHEDIR/timings.json, both (timings.h)
  *
  * (T is the tree of BIN: BIN/../.. or BIN/.., whichever holds the file;
@@ -73,6 +74,17 @@ int layout_installed_find(const struct layout_dirs *d, const char *exe_dir,
  * or another negative errno (/proc/self/exe unreadable); reports nothing.
  */
 int layout_bin_find(char *buf, size_t len, char *exe, size_t exe_len);
+
+/*
+ * The shell of every workload command, on both sides: a static busybox,
+ * whose ash runs "sh -c CMD" (lib/runner.h), so that a script's baseline
+ * and its guest cells run the same program (docs/adding-a-workload.md).
+ * The tiny image copies layout_busybox() to LAYOUT_BUSYBOX, the debian and
+ * lab images carry it there too, and bare-metal cells run it where it is.
+ */
+#define LAYOUT_BUSYBOX "/bin/busybox"
+/* This host's static busybox: $BUSYBOX (lib/env.h), else LAYOUT_BUSYBOX. */
+const char *layout_busybox(void);
 
 /* The workload definitions for bin directory BIN (see the table). */
 const char *layout_workloads_dir(const char *bin);

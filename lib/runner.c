@@ -250,7 +250,7 @@ static void child_run(const struct runner_spec *spec, char **envp, int outfd,
 		child_fail(errfd, errno);
 	if (spec->cwd && chdir(spec->cwd) < 0)
 		child_fail(errfd, errno);
-	execve("/bin/sh", argv, envp);
+	execve(spec->shell ? spec->shell : "/bin/sh", argv, envp);
 	child_fail(errfd, errno);
 }
 

@@ -6,7 +6,8 @@
  * (linked into the static vmtax-agent), so a number means the same thing on
  * both sides.
  *
- * A phase is "/bin/sh -c CMD" run in its own process group, with a given
+ * A phase is "SHELL -c CMD" (spec->shell, else /bin/sh; argv[0] is "sh", so
+ * a busybox runs its ash) run in its own process group, with a given
  * environment (spec->env on top of the caller's environment; the last of
  * duplicate keys wins), working directory and timeout.  Its stdin is
  * /dev/null.  When the shell exits, whatever is left of its process group is
@@ -81,7 +82,8 @@ struct runner_counter_value {
 };
 
 struct runner_spec {
-	const char *cmd;		/* passed to /bin/sh -c */
+	const char *cmd;		/* passed to SHELL -c */
+	const char *shell;		/* absolute path; NULL: /bin/sh */
 	const char *const *env;		/* "K=V" strings, NULL-terminated; may be NULL */
 	const char *cwd;		/* NULL: inherit */
 	double timeout_s;		/* <= 0: no timeout */

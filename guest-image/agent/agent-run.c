@@ -119,11 +119,16 @@ static char **run_request(const json_t *req, struct runner_spec *spec,
 	double profile_hz = PROFILE_DEFAULT_HZ;
 	const json_t *cwd = json_object_get(req, "cwd");
 	const char *cmd = json_string_value(json_object_get(req, "cmd"));
+	const json_t *shell = json_object_get(req, "shell");
 	char **env = NULL;
 
 	*with_output = false;
 	if (!cmd || !*cmd) {
 		snprintf(msg, len, "'cmd' must be a non-empty string");
+	} else if (shell && !json_is_null(shell) &&
+		   (!json_is_string(shell) ||
+		    json_string_value(shell)[0] != '/')) {
+		snprintf(msg, len, "'shell' must be an absolute path");
 	} else if (cwd && !json_is_null(cwd) && !json_is_string(cwd)) {
 		snprintf(msg, len, "'cwd' must be a string");
 	} else if (!opt_number(req, "timeout_s", &timeout_s) || timeout_s < 0) {
@@ -148,6 +153,7 @@ static char **run_request(const json_t *req, struct runner_spec *spec,
 	if (!env)
 		return NULL;
 	spec->cmd = cmd;
+	spec->shell = json_string_value(shell); /* NULL: /bin/sh */
 	spec->env = (const char *const *)env;
 	spec->cwd = json_string_value(cwd);
 	spec->timeout_s = timeout_s;
@@ -182,8 +188,9 @@ void agent_handle_run(struct agent *a, const json_t *req, struct outcome *o)
 	tick.kmsg_fd = kmsg_watch_open(); /* none: no such warning, that is all */
 	ret = runner_run(&spec, &res);
 	if (ret < 0) {
-		snprintf(msg, sizeof(msg), "cannot start '%.120s': %s",
-			 spec.cmd, strerror(-ret));
+		snprintf(msg, sizeof(msg), "cannot start '%.120s' with '%.60s': %s",
+			 spec.cmd, spec.shell ? spec.shell : "/bin/sh",
+			 strerror(-ret));
 		o->reply = proto_reply_err_new(id, "run-failed", msg);
 		snprintf(o->log, sizeof(o->log), "run-failed: %s", msg);
 		goto out;

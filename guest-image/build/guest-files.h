@@ -104,6 +104,14 @@ char *guest_tiny_path_new(const char *images_dir, const char *kver);
 #define GUEST_LAB_IMAGES "/opt/vmtax/images"
 /* Where the debian and lab images carry the source sets (guest_srcdir_new()). */
 #define GUEST_SRCDIR "/opt/vmtax/src"
+/*
+ * A guest cell's scratch working directory (workload-def.h 'scratch'):
+ * tmpfs, /tmp in every image (the tiny /init and the disk images' fstab
+ * mount it); disk, /var/tmp on the debian and lab images' ext4 root (the
+ * tiny image has none).
+ */
+#define GUEST_SCRATCH_TMPFS "/tmp"
+#define GUEST_SCRATCH_DISK "/var/tmp"
 
 /*
  * The image cache every checkout shares: where the lab image's own files

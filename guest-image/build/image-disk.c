@@ -379,6 +379,28 @@ static int disk_add_binaries(struct disk_build *b)
 }
 
 /*
+ * The static busybox (layout.h layout_busybox()) at LAYOUT_BUSYBOX: the
+ * workload commands' shell, the one the tiny guest and bare-metal cells run
+ * them with.
+ */
+static int disk_add_busybox(struct disk_build *b)
+{
+	size_t f = b->nfiles;
+
+	/* room for the tiny image and the PVH kernel (disk_tiny()) */
+	if (f + 3 >= DISK_MAX_FILES)
+		return err("image: %s: more than %d files to put in",
+			   b->k->name, DISK_MAX_FILES - 3);
+	b->paths[f] = xstrdup(layout_busybox());
+	b->remotes[f] = xstrdup(LAYOUT_BUSYBOX);
+	b->files[f].local = b->paths[f];
+	b->files[f].remote = b->remotes[f];
+	b->files[f].mode = 0755;
+	b->nfiles++;
+	return disk_recipe_file(b, b->remotes[f], b->paths[f]);
+}
+
+/*
  * The source sets of BINDIR (guest-files.h guest_srcdir_new(): the *.tar
  * files 'make' made there) into the file list and the recipe, at
  * GUEST_SRCDIR; none is said, not an error (a host without linux-source
@@ -445,6 +467,8 @@ static int disk_recipe(struct disk_build *b)
 			   k->texts[i].text);
 	ret = disk_add_binaries(b);
 	if (ret == 0)
+		ret = disk_add_busybox(b);
+	if (ret == 0)
 		ret = disk_add_srcsets(b);
 	if (ret < 0)
 		return ret;
@@ -467,8 +491,7 @@ static int disk_recipe(struct disk_build *b)
 					b->k->shared);
 		if (ret == 0)
 			ret = disk_recipe_file(b, "tiny busybox",
-					       getenv(ENV_BUSYBOX)
-						   ?: "/bin/busybox");
+					       layout_busybox());
 		if (ret < 0)
 			return ret;
 	}

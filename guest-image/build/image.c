@@ -183,8 +183,7 @@ static int tiny_recipe(struct recipe *r, const char *kver, const char *moddir,
 	if (ret < 0)
 		return ret;
 	/* The script copies busybox in (BUSYBOX overrides the path). */
-	ret =
-	    recipe_add_file(r, "busybox", getenv(ENV_BUSYBOX) ?: "/bin/busybox");
+	ret = recipe_add_file(r, "busybox", layout_busybox());
 	if (ret < 0)
 		return ret;
 	n = image_list_binaries(bindir, &ents);

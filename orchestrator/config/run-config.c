@@ -8,6 +8,7 @@
  */
 #include "run-config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -92,6 +93,25 @@ static int check_uri(const char *v, char *msg, size_t len)
 static int check_pin(const char *v, char *msg, size_t len)
 {
 	return pin_value_check(v, msg, len);
+}
+
+/* [guest] numa: none, or a node number (its existence: preflight). */
+static int check_numa(const char *v, char *msg, size_t len)
+{
+	char *end;
+	long n;
+
+	if (!strcmp(v, "none"))
+		return 0;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (!isdigit((unsigned char)*v) || *end || errno ||
+	    n > RUN_NUMA_NODE_MAX) {
+		snprintf(msg, len, "numa: '%s' is not 'none' or a NUMA node number "
+			 "(0..%d)", v, RUN_NUMA_NODE_MAX);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* A pin list naming a CPU this host does not have online is refused here,
@@ -536,6 +556,10 @@ static const struct ini_key run_keys[] = {
 	.help = "pin vCPUs and emulator threads: none, auto (vCPU i on online "
 		"CPU i mod n, emulator on the last), or a CPU list (same rule "
 		"over it)"),
+    KEY("guest", "numa", INI_STR, numa, "none", .check = check_numa,
+	.help = "bind the guest's vCPUs (to the node's CPUs) and memory "
+		"(strictly) to this host's NUMA node: none, or a node number "
+		"(one the host does not have is refused before the run)"),
     KEY("lab", "cpu", INI_ENUM, lab_cpu, LAB_CPU_DEFAULT,
 	.choices = lab_cpu_names,
 	.help = "executor = lab: QEMU CPU model of the lab host (TCG-emulated "

@@ -58,6 +58,10 @@
 #include "util.h"
 #include "workload-def.h"
 
+/* The highest [guest] numa node number a config may name (the kernel's
+ * MAX_NUMNODES is at most 1024). */
+#define RUN_NUMA_NODE_MAX 1023
+
 /* A [host] or [guest] knob: its values in config order. */
 struct knob_setting {
 	char *name;		/* "thp.defrag", "sysctl.vm.swappiness" */
@@ -107,6 +111,8 @@ struct run_config {
 	char *accel;
 	char *uri;
 	char *pin;		 /* none | auto | a CPU list (lib/cpuset.h) */
+	char *numa;		 /* none | a NUMA node number, at most
+				  * RUN_NUMA_NODE_MAX */
 	/* [matrix] */
 	struct ini_list where;
 	struct ini_list host_thp;

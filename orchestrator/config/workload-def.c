@@ -24,6 +24,8 @@
 
 static const char *const metrics[] = {"elapsed", "regex", NULL};
 static const char *const betters[] = {"lower", "higher", NULL};
+static const char *const scratches[] = {WL_SCRATCH_TMPFS, WL_SCRATCH_DISK,
+					NULL};
 
 /* Whether RE compiles as a POSIX ERE with at least GROUPS groups. */
 static bool ere_with_groups(const char *re, size_t groups)
@@ -162,6 +164,12 @@ static const struct ini_key workload_keys[] = {
 		"(a TCG guest, the lab) than on bare metal, for the estimate "
 		"(0: assumed 10; memory-bound code about 1, code that "
 		"computes 10 to 20)"),
+    KEY("scratch", INI_ENUM, scratch, WL_SCRATCH_TMPFS, .choices = scratches,
+	.help = "the kind of file system of the commands' scratch working "
+		"directory ($VMTAX_WORKDIR), the same on both sides: tmpfs "
+		"(bare metal: under /dev/shm; a guest: /tmp) or disk (bare "
+		"metal: in the run directory; the debian image: /var/tmp on "
+		"its ext4 root; not in the tiny image, which has no disk)"),
 };
 
 static const char *const workload_extra[] = {"param.*", NULL};

@@ -8,7 +8,7 @@
  * names, metric = regex needs metric_regex, run is given):
  *	[workload]    description, setup, run, clean, metric, metric_regex,
  *	              series_regex, unit, better, packages, timeout,
- *	              estimate, estimate_tcg
+ *	              estimate, estimate_tcg, scratch
  *	[param.NAME]  default, description, type, min, max, choices
  *	              (NAME: [A-Z][A-Z0-9_]*; its keys are param_keys[] in
  *	              workload-def.c, each with its own rule)
@@ -30,6 +30,11 @@
  * WL_ENV_WORKDIR, its scratch working directory, and WL_ENV_SRCDIR, where
  * the source sets that build workloads compile are (guest-files.h
  * guest_srcdir_new(): build/src on bare metal, GUEST_SRCDIR in a guest).
+ * The scratch directory is of the kind the workload's 'scratch' declares,
+ * the same on both sides: WL_SCRATCH_TMPFS (bare metal: a directory on
+ * /dev/shm; a guest: GUEST_SCRATCH_TMPFS) or WL_SCRATCH_DISK (bare metal:
+ * one in the run directory; the debian and lab images: GUEST_SCRATCH_DISK;
+ * the tiny image has no disk, and preflight refuses it).
  *
  * Ownership: workload_load() fills a struct workload that workload_release()
  * frees.
@@ -45,6 +50,9 @@
 
 #define WL_ENV_WORKDIR "VMTAX_WORKDIR"
 #define WL_ENV_SRCDIR "VMTAX_SRCDIR"
+/* The kinds of scratch directory ('scratch' in [workload]) */
+#define WL_SCRATCH_TMPFS "tmpfs"
+#define WL_SCRATCH_DISK "disk"
 
 struct wl_param {
 	char *name;
@@ -89,6 +97,7 @@ struct workload {
 	/* how many times slower a sample runs under TCG (a TCG guest, the
 	 * lab): 0, not said (run-estimate.h assumes) */
 	double estimate_tcg;
+	char *scratch; /* WL_SCRATCH_TMPFS or WL_SCRATCH_DISK */
 	struct wl_param *params;
 	size_t nparams;
 	struct ini_origin origin;

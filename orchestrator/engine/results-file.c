@@ -287,6 +287,7 @@ json_t *results_head_new(const struct run *r)
 	json_object_set_new(wl, "metric", json_string(r->cfg.wl.metric));
 	json_object_set_new(wl, "unit", json_string(r->cfg.wl.unit));
 	json_object_set_new(wl, "better", json_string(r->cfg.wl.better));
+	json_object_set_new(wl, "scratch", json_string(r->cfg.wl.scratch));
 	params = json_object();
 	for (i = 0; i < r->cfg.wl.nparams; i++)
 		json_object_set_new(params, r->cfg.wl.params[i].name,

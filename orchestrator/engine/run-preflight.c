@@ -15,6 +15,7 @@
 #include "guest-files.h"
 #include "host.h"
 #include "image.h"
+#include "layout.h"
 #include "quiet.h"
 #include "rounds-group.h"
 #include "run-engine.h"
@@ -455,6 +456,73 @@ static enum preflight_verdict check_workload_packages(struct pf *s,
 	return PREFLIGHT_MISSING;
 }
 
+/* Bare-metal cells run the workload's commands with the guests' shell. */
+static enum preflight_verdict check_shell(struct pf *s,
+					  struct preflight_item *it)
+{
+	const char *bb = layout_busybox();
+	bool bare = false;
+	int ci, e;
+
+	for (ci = 0; ci < s->r->ncells; ci++)
+		bare |= bare_here(s, ci);
+	if (!bare || access(bb, X_OK) == 0)
+		return PREFLIGHT_OK;
+	e = errno;
+	snprintf(it->what, sizeof(it->what),
+		 "bare-metal cells run workload commands with the guests' "
+		 "shell, '%s' (busybox sh), which is missing: %s",
+		 bb, strerror(e));
+	return PREFLIGHT_MISSING;
+}
+
+/* [guest] numa names a node this host has, for guests booted here. */
+static enum preflight_verdict check_numa(struct pf *s,
+					 struct preflight_item *it)
+{
+	const struct run *r = s->r;
+	struct cpuset cpus;
+	bool guest = false;
+	int ci, ret;
+
+	if (!strcmp(r->cfg.numa, "none"))
+		return PREFLIGHT_OK;
+	for (ci = 0; ci < r->ncells; ci++)
+		guest |= local_guest(s, ci);
+	if (!guest)
+		return PREFLIGHT_OK;
+	ret = host_numa_node_cpus(s->root, atoi(r->cfg.numa), &cpus);
+	if (ret == 0)
+		return PREFLIGHT_OK;
+	snprintf(it->what, sizeof(it->what),
+		 "[guest] numa = %s: %s", r->cfg.numa,
+		 ret == -ENOENT ? "this host has no such NUMA node"
+				: strerror(-ret));
+	return PREFLIGHT_MISSING;
+}
+
+/* A disk scratch directory needs a disk: the tiny image has none. */
+static enum preflight_verdict check_scratch(struct pf *s,
+					    struct preflight_item *it)
+{
+	const struct run *r = s->r;
+	int ci;
+
+	if (strcmp(r->cfg.wl.scratch, WL_SCRATCH_DISK))
+		return PREFLIGHT_OK;
+	for (ci = 0; ci < r->ncells; ci++)
+		if (r->cells[ci].where != WHERE_BARE &&
+		    !disk_image(r->cells[ci].image))
+			break;
+	if (ci == r->ncells)
+		return PREFLIGHT_OK;
+	snprintf(it->what, sizeof(it->what),
+		 "workload '%s' declares scratch = disk, and cell '%s' boots "
+		 "the %s image, which has no disk",
+		 r->cfg.wl.name, r->cells[ci].id, r->cells[ci].image);
+	return PREFLIGHT_MISSING;
+}
+
 static int statvfs_free(const char *path, uint64_t *bytes)
 {
 	struct statvfs v;
@@ -573,6 +641,12 @@ static const struct preflight_row preflight_rows[] = {
     {"image build", check_image_build, "'make deps' installs them"},
     {"workload packages", check_workload_packages,
      "install them, or run guest cells only"},
+    {"workload shell", check_shell,
+     "apt-get install busybox-static, or set BUSYBOX to a static busybox"},
+    {"NUMA node", check_numa,
+     "name a node in /sys/devices/system/node, or numa = none"},
+    {"scratch directory", check_scratch,
+     "--set guest.image=debian, or scratch = tmpfs in the workload"},
     {"disk space", check_disk,
      "free space there, or build vmtax where there is room"},
 };

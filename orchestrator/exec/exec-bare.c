@@ -1,21 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The bare-metal cell executor: the workload runs on this host under the
- * measuring runner, in a fresh work directory per cell.
+ * measuring runner, with the guests' shell (layout.h layout_busybox()), in
+ * a fresh work directory per cell of the workload's scratch kind.
  */
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 
 #include "guest-files.h"
+#include "layout.h"
 #include "proto.h"
 #include "run-engine.h"
 #include "util.h"
 
+/* Where a tmpfs scratch directory goes (workload-def.h 'scratch'). */
+#define BARE_SCRATCH_TMPFS "/dev/shm"
+
 struct bare {
-	char workdir[64];
+	char workdir[PATH_MAX];
 	char **env;
 };
 
@@ -49,11 +57,75 @@ static char **bare_env_new(const struct run *r, const struct cell *c,
 	return env;
 }
 
+/* The file system type of magic M, for observed.scratch.fs. */
+static const char *fs_name(unsigned long m, char *buf, size_t len)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} names[] = {
+	    {TMPFS_MAGIC, "tmpfs"},	  {RAMFS_MAGIC, "ramfs"},
+	    {EXT4_SUPER_MAGIC, "ext4"}, {XFS_SUPER_MAGIC, "xfs"},
+	    {BTRFS_SUPER_MAGIC, "btrfs"}, {OVERLAYFS_SUPER_MAGIC, "overlay"},
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].magic == m)
+			return names[i].name;
+	snprintf(buf, len, "0x%lx", m);
+	return buf;
+}
+
+/*
+ * The cell's scratch working directory, of the workload's kind: a fresh
+ * directory on /dev/shm (tmpfs) or in the run directory (disk), checked to
+ * be that kind, recorded as observed.scratch.  -1 with WHY.
+ */
+static int bare_workdir(struct run *r, struct cell_run *cr, struct bare *b,
+			char *why, size_t len)
+{
+	const char *kind = r->cfg.wl.scratch;
+	bool tmpfs = !strcmp(kind, WL_SCRATCH_TMPFS);
+	struct statfs fs;
+	char hex[32];
+	bool mem;
+
+	snprintf(b->workdir, sizeof(b->workdir), "%s/vmtax-work-XXXXXX",
+		 tmpfs ? BARE_SCRATCH_TMPFS : r->rundir);
+	if (!mkdtemp(b->workdir)) {
+		err_errno("cannot create a work directory in '%s'",
+			  tmpfs ? BARE_SCRATCH_TMPFS : r->rundir);
+		b->workdir[0] = '\0';
+		snprintf(why, len, "cannot create a %s work directory", kind);
+		return -1;
+	}
+	if (statfs(b->workdir, &fs) < 0) {
+		err_errno("cannot statfs '%s'", b->workdir);
+		snprintf(why, len, "cannot tell the work directory's file system");
+		return -1;
+	}
+	mem = (unsigned long)fs.f_type == TMPFS_MAGIC ||
+	      (unsigned long)fs.f_type == RAMFS_MAGIC;
+	json_object_set_new(
+	    cr->st->observed, "scratch",
+	    json_pack("{ssssss}", "kind", kind, "path", b->workdir, "fs",
+		      fs_name((unsigned long)fs.f_type, hex, sizeof(hex))));
+	if (mem != tmpfs) {
+		snprintf(why, len,
+			 "scratch = %s, but '%.300s' is on %s", kind, b->workdir,
+			 fs_name((unsigned long)fs.f_type, hex, sizeof(hex)));
+		return -1;
+	}
+	return 0;
+}
+
 static int bare_phase(struct run *r, struct bare *b, const char *cmd,
 		      bool counters, struct runner_result *res)
 {
 	struct runner_spec spec = {
 		.cmd = cmd,
+		.shell = layout_busybox(),
 		.env = (const char *const *)b->env,
 		.cwd = b->workdir,
 		.timeout_s = run_sample_timeout(r),
@@ -72,14 +144,13 @@ static int bare_start(struct run *r, struct cell_run *cr)
 	long i;
 
 	cr->priv = b;
-	snprintf(b->workdir, sizeof(b->workdir), "/tmp/vmtax-work-XXXXXX");
-	if (!mkdtemp(b->workdir)) {
-		err_errno("cannot create a work directory");
-		b->workdir[0] = '\0';
-		cell_fail(cr->st, "cannot create a work directory");
+	if (bare_workdir(r, cr, b, why, sizeof(why)) < 0) {
+		cell_fail(cr->st, why);
 		return -1;
 	}
 	b->env = bare_env_new(r, cr->cell, b->workdir);
+	json_object_set_new(cr->st->observed, "shell",
+			    json_string(layout_busybox()));
 	if (*r->cfg.wl.setup) {
 		run_progress(r, cr->ci, "setup");
 		if (bare_phase(r, b, r->cfg.wl.setup, false, &res) < 0 ||
@@ -129,6 +200,7 @@ static int bare_profile(struct run *r, struct cell_run *cr,
 	struct bare *b = cr->priv;
 	struct runner_spec spec = {
 		.cmd = r->cfg.wl.run,
+		.shell = layout_busybox(),
 		.env = (const char *const *)b->env,
 		.cwd = b->workdir,
 		.timeout_s = run_sample_timeout(r),

@@ -18,6 +18,7 @@
 #include "host.h"
 #include "quiet.h"
 #include "kvm-stats.h"
+#include "layout.h"
 #include "profile-sample.h"
 #include "proto.h"
 #include "run-engine.h"
@@ -35,6 +36,7 @@ struct guest {
 	struct kvm_sampler *kvm; /* what KVM saw of this guest, per sample */
 	int boot;	 /* the cell's guest count (st->boots) at its boot */
 	struct pin_plan pin; /* [guest] pin resolved for this cell */
+	char numa_cpus[256]; /* [guest] numa: the node's CPUs, or "" */
 };
 
 /*
@@ -72,16 +74,58 @@ static int guest_pin(struct run *r, struct cell_run *cr, struct guest *g,
 	return 0;
 }
 
+/* The guest's scratch directory of the workload's kind (guest-files.h). */
+static const char *guest_scratch(const struct run *r)
+{
+	return !strcmp(r->cfg.wl.scratch, WL_SCRATCH_DISK) ? GUEST_SCRATCH_DISK
+							     : GUEST_SCRATCH_TMPFS;
+}
+
+/*
+ * The cell's [guest] numa into SPEC (the node and its CPUs) and
+ * observed.numa: {node, cpus}, both null for none.  -1 with *REASON
+ * (owned): a node this host lacks (preflight said so first).
+ */
+static int guest_numa(struct run *r, struct cell_run *cr, struct guest *g,
+		      struct vm_spec *spec, char **reason)
+{
+	const char *node = r->cfg.numa;
+	struct cpuset cpus;
+	int ret;
+
+	g->numa_cpus[0] = '\0';
+	if (!strcmp(node, "none")) {
+		json_object_set_new(cr->st->observed, "numa",
+				    json_pack("{snsn}", "node", "cpus"));
+		return 0;
+	}
+	ret = host_numa_node_cpus("", atoi(node), &cpus);
+	if (ret < 0) {
+		*reason = xasprintf("cannot bind the guest to NUMA node %s: %s",
+				    node, ret == -ENOENT ? "no such node here"
+							 : strerror(-ret));
+		return -1;
+	}
+	cpuset_format(&cpus, g->numa_cpus, sizeof(g->numa_cpus));
+	spec->numa_node = node;
+	spec->numa_cpus = *g->numa_cpus ? g->numa_cpus : NULL;
+	json_object_set_new(cr->st->observed, "numa",
+			    json_pack("{siss}", "node", atoi(node), "cpus",
+				      g->numa_cpus));
+	return 0;
+}
+
 static json_t *guest_run_args(const struct run *r, const struct cell *c,
 			      const char *cmd, bool counters)
 {
 	json_t *a = json_object(), *env = cell_kv_json(c->params, c->nparams);
 
-	json_object_set_new(env, WL_ENV_WORKDIR, json_string("/tmp"));
+	json_object_set_new(env, WL_ENV_WORKDIR, json_string(guest_scratch(r)));
 	json_object_set_new(env, WL_ENV_SRCDIR, json_string(GUEST_SRCDIR));
 	json_object_set_new(a, "cmd", json_string(cmd));
+	json_object_set_new(a, "shell", json_string(LAYOUT_BUSYBOX));
 	json_object_set_new(a, "env", env);
-	json_object_set_new(a, "cwd", json_string("/tmp"));
+	json_object_set_new(a, "cwd", json_string(guest_scratch(r)));
 	json_object_set_new(a, "timeout_s", json_real(run_sample_timeout(r)));
 	json_object_set_new(a, "counters", json_boolean(counters));
 	json_object_set_new(a, "with_output", json_true());
@@ -175,7 +219,8 @@ static void note_userland(struct run *r, json_t *hello)
 		return;
 	r->userland_noted = true;
 	note("the guest's userland is %s%s", u,
-	     strcmp(u, "gnu") ? "; bare-metal cells run this host's GNU tools"
+	     strcmp(u, "gnu") ? "; bare-metal cells run this host's GNU tools "
+				"(and the same busybox sh)"
 			      : "");
 }
 
@@ -371,6 +416,8 @@ static int guest_spec(struct run *r, struct cell_run *cr, struct guest *g,
 	if (guest_pin(r, cr, g, reason) < 0)
 		return -1;
 	spec->pin = &g->pin;
+	if (guest_numa(r, cr, g, spec, reason) < 0)
+		return -1;
 	if (gf->disk) {
 		/* Each guest boots a fresh overlay: the cached image stays
 		 * clean, and one cell's build tree cannot leak into the next.
@@ -414,6 +461,11 @@ static void hello_observed(struct run *r, struct cell_run *cr,
 						     ? "cpus_online"
 						     : "cpus"));
 	json_object_set(obs, "guest_mem_bytes", json_object_get(res, "mem_bytes"));
+	/* The workloads' shell, as bare metal's (layout.h), and scratch */
+	json_object_set_new(obs, "shell", json_string(LAYOUT_BUSYBOX));
+	json_object_set_new(obs, "scratch",
+			    json_pack("{ssss}", "kind", r->cfg.wl.scratch,
+				      "path", guest_scratch(r)));
 	guest_observed(obs, res, "");
 	note_userland(r, res);
 }

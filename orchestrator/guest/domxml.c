@@ -152,6 +152,16 @@ static int domain_check(const struct vm_spec *s, const char **page_kib)
 	if (s->pin && s->pin->pinned && s->pin->nvcpus != s->vcpus)
 		return err("a pin plan for %u vCPUs given to a guest with %u",
 			   s->pin->nvcpus, s->vcpus);
+	if ((s->numa_cpus && !s->numa_node) ||
+	    (s->numa_node &&
+	     (!*s->numa_node || strspn(s->numa_node, "0123456789") !=
+				    strlen(s->numa_node))) ||
+	    (s->numa_cpus &&
+	     (!*s->numa_cpus || strspn(s->numa_cpus, "0123456789,-") !=
+				    strlen(s->numa_cpus))))
+		return err("bad NUMA binding: node '%s', CPUs '%s'",
+			   s->numa_node ? s->numa_node : "(none)",
+			   s->numa_cpus ? s->numa_cpus : "(none)");
 	if (s->backing && !strcmp(s->backing, "hugetlb-2M"))
 		*page_kib = "2048";
 	else if (s->backing && !strcmp(s->backing, "hugetlb-1G"))
@@ -161,7 +171,10 @@ static int domain_check(const struct vm_spec *s, const char **page_kib)
 	return 0;
 }
 
-/* <memory>, <vcpu>, <cputune> and, for huge pages, <memoryBacking>. */
+/*
+ * <memory>, <vcpu> (with the NUMA node's CPUs), <cputune>, <numatune> and,
+ * for huge pages, <memoryBacking>.
+ */
 static int memory_elems(xmlTextWriterPtr w, const struct vm_spec *s,
 			const char *page_kib)
 {
@@ -174,8 +187,24 @@ static int memory_elems(xmlTextWriterPtr w, const struct vm_spec *s,
 	W(xmlTextWriterWriteString(w, BAD_CAST num));
 	W(end(w));
 	snprintf(num, sizeof(num), "%u", s->vcpus);
-	W(elem_text(w, "vcpu", num));
+	if (s->numa_cpus) {
+		W(start(w, "vcpu"));
+		W(attr(w, "placement", "static"));
+		W(attr(w, "cpuset", s->numa_cpus));
+		W(xmlTextWriterWriteString(w, BAD_CAST num));
+		W(end(w));
+	} else {
+		W(elem_text(w, "vcpu", num));
+	}
 	W(cputune_elem(w, s->pin));
+	if (s->numa_node) {
+		W(start(w, "numatune"));
+		W(start(w, "memory"));
+		W(attr(w, "mode", "strict"));
+		W(attr(w, "nodeset", s->numa_node));
+		W(end(w));
+		W(end(w));
+	}
 	if (page_kib) {
 		W(start(w, "memoryBacking"));
 		W(start(w, "hugepages"));

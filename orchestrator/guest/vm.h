@@ -125,6 +125,14 @@ struct vm_spec {
 	 * !pinned: nowhere in particular.  The rule: lib/cpuset.h. */
 	const struct pin_plan *pin;
 	/*
+	 * [guest] numa: the host NUMA node the guest's memory is bound to
+	 * (<numatune> strict) as a number, and that node's CPUs (a CPU list,
+	 * "0-7,16-23"), where its vCPUs run unless pinned (<vcpu cpuset>;
+	 * NULL for a node without CPUs); both NULL: nowhere in particular.
+	 */
+	const char *numa_node;
+	const char *numa_cpus;
+	/*
 	 * Nonzero: a NIC on QEMU's user network (slirp, restrict=on: the
 	 * guest reaches nothing beyond it) whose only way in is TCP
 	 * 127.0.0.1:SSH_PORT on this host, forwarded to VM_USERNET_GUEST

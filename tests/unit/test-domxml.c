@@ -168,6 +168,52 @@ static void test_bad_features(void **state)
 	}
 }
 
+/*
+ * [guest] numa: the vCPUs on the node's CPUs, memory strictly on the node;
+ * none without it; a bad binding is refused, each for its own reason.
+ */
+static void test_numa(void **state)
+{
+	static const struct {
+		const char *node, *cpus;
+	} bad[] = {
+		{NULL, "0-3"},	  /* CPUs without a node */
+		{"", NULL},	  /* an empty node */
+		{"0x1", NULL},	  /* not a number */
+		{"1", "0-3'"},	  /* not a CPU list */
+		{"1", ""},	  /* an empty CPU list */
+	};
+	struct vm_spec s = spec("kvm", NULL);
+	char *x;
+	size_t i;
+
+	(void)state;
+	x = vm_domain_xml_new(&s);
+	assert_non_null(strstr(x, "<vcpu>2</vcpu>"));
+	assert_null(strstr(x, "<numatune"));
+	free(x);
+	s.numa_node = "1";
+	s.numa_cpus = "4-7,12";
+	x = vm_domain_xml_new(&s);
+	assert_non_null(
+	    strstr(x, "<vcpu placement=\"static\" cpuset=\"4-7,12\">2</vcpu>"));
+	assert_non_null(strstr(x, "<numatune>"));
+	assert_non_null(
+	    strstr(x, "<memory mode=\"strict\" nodeset=\"1\"/>"));
+	free(x);
+	/* a node without CPUs: its memory only */
+	s.numa_cpus = NULL;
+	x = vm_domain_xml_new(&s);
+	assert_non_null(strstr(x, "<vcpu>2</vcpu>"));
+	assert_non_null(strstr(x, "nodeset=\"1\""));
+	free(x);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		s.numa_node = bad[i].node;
+		s.numa_cpus = bad[i].cpus;
+		assert_null(vm_domain_xml_new(&s));
+	}
+}
+
 /* 'vmtax lab up': a NIC on QEMU's user network, its one way in a port of
  * 127.0.0.1 (restrict=on); none otherwise; unprivileged ports only. */
 static void test_ssh_port(void **state)
@@ -206,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_lab_model),
 		cmocka_unit_test(test_bad_features),
 		cmocka_unit_test(test_carrier),
+		cmocka_unit_test(test_numa),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,19 @@ static void run(const char *fmt, const char *dir)
 	free(cmd);
 }
 
+/* The workloads' shell: $BUSYBOX when set and not empty. */
+static void test_busybox(void **state)
+{
+	(void)state;
+	assert_int_equal(unsetenv("BUSYBOX"), 0);
+	assert_string_equal(layout_busybox(), LAYOUT_BUSYBOX);
+	assert_int_equal(setenv("BUSYBOX", "", 1), 0);
+	assert_string_equal(layout_busybox(), "/bin/busybox");
+	assert_int_equal(setenv("BUSYBOX", "/opt/bb/busybox", 1), 0);
+	assert_string_equal(layout_busybox(), "/opt/bb/busybox");
+	assert_int_equal(unsetenv("BUSYBOX"), 0);
+}
+
 static void test_installed_find(void **state)
 {
 	char tmpl[] = "/tmp/vmtax-test-layout.XXXXXX";
@@ -148,6 +161,7 @@ static void test_tree_paths(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_busybox),
 	    cmocka_unit_test(test_installed_find),
 	    cmocka_unit_test(test_installed_paths),
 	    cmocka_unit_test(test_tree_paths),

@@ -89,6 +89,8 @@ static void test_good_config(void **state)
 	assert_string_equal(c.memory.v[0], "1536M");
 	assert_string_equal(c.wl.params[0].value, "128");
 	assert_string_equal(c.wl.run, "randwalk --size-mib $SIZE_MIB");
+	assert_string_equal(c.wl.scratch, WL_SCRATCH_TMPFS); /* the default */
+	assert_string_equal(c.numa, "none");
 	/* defaults: 2 bare-metal + 2x2 guest cells, no paging/backing in ids */
 	assert_int_equal(matrix_expand(&c, &m), 0);
 	cells = m.cells;
@@ -309,6 +311,14 @@ static void test_bad_configs(void **state)
 		  "run.ini:2: bad value for 'memory': 'lots' is not a size" },
 		{ "[guest]\naccel = xen\n[workload]\nname = walk\n",
 		  "run.ini:2: bad value for 'accel': 'xen' is not one of: auto, kvm, tcg" },
+		{ "[guest]\nnuma = first\n[workload]\nname = walk\n",
+		  "run.ini:2: numa: 'first' is not 'none' or a NUMA node number (0..1023)" },
+		{ "[guest]\nnuma = -1\n[workload]\nname = walk\n",
+		  "run.ini:2: numa: '-1' is not 'none' or a NUMA node number" },
+		{ "[guest]\nnuma = 1024\n[workload]\nname = walk\n",
+		  "run.ini:2: numa: '1024' is not 'none' or a NUMA node number" },
+		{ "[guest]\nnuma = 0,1\n[workload]\nname = walk\n",
+		  "run.ini:2: numa: '0,1' is not 'none' or a NUMA node number" },
 		{ "[matrix]\nhost_thp =\n[workload]\nname = walk\n",
 		  "run.ini:2: bad value for 'host_thp': empty value" },
 		{ "[matrix]\nhost_thp = always,,never\n[workload]\nname = walk\n",
@@ -431,6 +441,10 @@ static void test_bad_workloads(void **state)
 		  "w.ini:3: '2 x N' is not seconds as a sum of terms, each a number or a number * a PARAMETER" },
 		{ "[workload]\nrun = true\npackages = bash, Not_A_Package\n",
 		  "w.ini:3: packages: 'Not_A_Package' is not a Debian package name" },
+		{ "[workload]\nrun = true\nscratch = ram\n",
+		  "w.ini:3: bad value for 'scratch': 'ram' is not one of: tmpfs, disk" },
+		{ "[workload]\nrun = true\nscratch =\n",
+		  "w.ini:3: bad value for 'scratch': " },
 		{ "[workload]\nrun = true\n[param.X]\ndescription = d\n",
 		  "w.ini:4: [param.X] has no default" },
 		{ "[workload]\nrun = true\n[param.lower]\ndefault = 1\n",
@@ -503,6 +517,24 @@ static void test_bad_workloads(void **state)
 		free(want);
 	}
 	free(e);
+	free(p);
+}
+
+/* scratch: tmpfs unless said, disk when said. */
+static void test_workload_scratch(void **state)
+{
+	char *p = xasprintf("%s/w.ini", tmpdir);
+	struct workload w;
+
+	(void)state;
+	put("w.ini", "[workload]\nrun = true\n");
+	assert_int_equal(workload_load(p, &w), 0);
+	assert_string_equal(w.scratch, WL_SCRATCH_TMPFS);
+	workload_release(&w);
+	put("w.ini", "[workload]\nrun = true\nscratch = disk\n");
+	assert_int_equal(workload_load(p, &w), 0);
+	assert_string_equal(w.scratch, WL_SCRATCH_DISK);
+	workload_release(&w);
 	free(p);
 }
 
@@ -637,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_typed_axes),
 		cmocka_unit_test(test_bad_configs),
 		cmocka_unit_test(test_bad_workloads),
+		cmocka_unit_test(test_workload_scratch),
 		cmocka_unit_test(test_fleet_keys),
 		cmocka_unit_test(test_big_file),
 		cmocka_unit_test(test_helpers),

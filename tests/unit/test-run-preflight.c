@@ -311,6 +311,66 @@ static void test_guest_only(void **state)
 	assert_int_equal(p.n, 0);
 }
 
+/*
+ * scratch = disk: the debian image has a disk; the tiny image has none,
+ * and its cells are refused before anything runs.
+ */
+static void test_scratch_disk(void **state)
+{
+	static const char *const tiny[] = {"guest.image=tiny"};
+	const struct preflight_item *it;
+	struct preflight p;
+
+	(void)state;
+	config_dir_put(dir, "workloads/kbuild.ini",
+		       "[workload]\nrun = true\nscratch = disk\n");
+	check(&p, NULL, 0);
+	print_list(&p);
+	assert_null(preflight_find(&p, "scratch directory"));
+	check(&p, tiny, ARRAY_SIZE(tiny));
+	print_list(&p);
+	it = preflight_find(&p, "scratch directory");
+	assert_non_null(it);
+	assert_int_equal(it->verdict, PREFLIGHT_MISSING);
+	assert_non_null(strstr(it->what,
+			       "workload 'kbuild' declares scratch = disk, "
+			       "and cell 'guest/"));
+	assert_non_null(strstr(it->what, "boots the tiny image, which has no "
+					 "disk"));
+}
+
+/* [guest] numa: a node the (fake) host has passes; one it lacks is refused. */
+static void test_numa_node(void **state)
+{
+	static const char *const node1[] = {"guest.numa=1"};
+	static const char *const bare[] = {"guest.numa=1",
+					   "matrix.where=bare-metal"};
+	const struct preflight_item *it;
+	struct preflight p;
+
+	(void)state;
+	sh("mkdir -p '%s/sys/devices/system/node/node0' && "
+	   "echo 0-23 >'%s/sys/devices/system/node/node0/cpulist'",
+	   root, root);
+	check(&p, NULL, 0);
+	assert_null(preflight_find(&p, "NUMA node"));
+	check(&p, node1, ARRAY_SIZE(node1));
+	print_list(&p);
+	it = preflight_find(&p, "NUMA node");
+	assert_non_null(it);
+	assert_int_equal(it->verdict, PREFLIGHT_MISSING);
+	assert_string_equal(it->what, "[guest] numa = 1: this host has no such "
+				      "NUMA node");
+	/* no guest booted here: nothing to bind */
+	check(&p, bare, ARRAY_SIZE(bare));
+	assert_null(preflight_find(&p, "NUMA node"));
+	sh("mkdir -p '%s/sys/devices/system/node/node1' && "
+	   "echo 24-47 >'%s/sys/devices/system/node/node1/cpulist'",
+	   root, root);
+	check(&p, node1, ARRAY_SIZE(node1));
+	assert_null(preflight_find(&p, "NUMA node"));
+}
+
 /* accel = auto without KVM: no refusal, the paging cells are skipped. */
 static void test_auto_without_kvm(void **state)
 {
@@ -413,6 +473,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_one_gone, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_image_build, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_guest_only, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_scratch_disk, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_numa_node, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_auto_without_kvm, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_all_at_once, setup, teardown),

@@ -207,6 +207,43 @@ static void test_cwd(void **state)
 	free(real);
 }
 
+/*
+ * spec->shell runs the command, as "sh" (a busybox runs its ash); NULL is
+ * /bin/sh.  The shell is a copy of this test's own /bin/sh under another
+ * name, so the test needs no busybox: $0 says what it was called.
+ */
+static void test_shell(void **state)
+{
+	char dir[] = "/tmp/vmtax-test-runner-XXXXXX", *sh, *cp, *want;
+	struct runner_spec spec = { .cmd = "echo $0; readlink /proc/$$/exe",
+				    .timeout_s = 5 };
+	struct runner_result res;
+	char *real;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	sh = xasprintf("%s/other-sh", dir);
+	cp = xasprintf("cp /bin/sh %s", sh);
+	assert_int_equal(system(cp), 0);
+	real = realpath(sh, NULL);
+	assert_non_null(real);
+	want = xasprintf("sh\n%s\n", real);
+	spec.shell = sh;
+	assert_int_equal(runner_run(&spec, &res), 0);
+	assert_int_equal(res.status, RUNNER_OK);
+	assert_string_equal(res.output, want);
+	runner_result_release(&res);
+
+	/* A shell that is not there means the phase could not start. */
+	unlink(sh);
+	assert_int_equal(runner_run(&spec, &res), -ENOENT);
+	rmdir(dir);
+	free(real);
+	free(want);
+	free(cp);
+	free(sh);
+}
+
 struct output_case {
 	const char *cmd;
 	size_t len;
@@ -491,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_bad_env),
 		cmocka_unit_test(test_cwd),
+		cmocka_unit_test(test_shell),
 		cmocka_unit_test(test_output),
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_counters_off),
