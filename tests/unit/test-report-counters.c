@@ -104,15 +104,15 @@ static void test_perf_figures(void **state)
 		size_t slot;
 		const char *value, *note;
 	} cases[] = {
-		{0, RC_TASK_CLOCK, "1500.00 msec", "0.750 CPUs utilized"},
-		{0, RC_PAGE_FAULTS, "3000", "2.000 K/sec"},
-		{0, RC_CONTEXT_SWITCHES, "0", "0.000 /sec"},
-		{0, RC_CYCLES, "3000000000", "2.000 GHz"},
-		{0, RC_INSTRUCTIONS, "<not supported>", ""},
-		{0, RC_NR, "3", "2.000 /sec"},
-		{0, RC_NR + 1, "2000", ""},
-		{1, RC_CYCLES, "<not supported>", ""},
-		{1, RC_NR + 1, "<not supported>", ""},
+	    {0, RC_TASK_CLOCK, "1500.00 msec", "0.750 CPUs utilized"},
+	    {0, RC_PAGE_FAULTS, "3000", "2.000 K/sec"},
+	    {0, RC_CONTEXT_SWITCHES, "0", "0.000 /sec"},
+	    {0, RC_CYCLES, "3000000000", "2.000 GHz"},
+	    {0, RC_INSTRUCTIONS, "<not supported>", ""},
+	    {0, RC_NR, "3", "2.000 /sec"},
+	    {0, RC_NR + 1, "2000", ""},
+	    {1, RC_CYCLES, "<not supported>", ""},
+	    {1, RC_NR + 1, "<not supported>", ""},
 	};
 	struct report *r = load();
 	char v[FMT_BUF], n[FMT_BUF];
@@ -147,7 +147,8 @@ static void test_formats(void **state)
 				    "               #    0.750 CPUs utilized"));
 	assert_non_null(strstr(buf, "                  3      major-faults"
 				    "             #    2.000 /sec"));
-	assert_non_null(strstr(buf, "    <not supported>      dTLB-store-misses\n"));
+	assert_non_null(
+	    strstr(buf, "    <not supported>      dTLB-store-misses\n"));
 	assert_null(strstr(buf, "bogus"));
 	free(buf);
 	buf = NULL;
@@ -165,9 +166,9 @@ static void test_formats(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_slots),
-		cmocka_unit_test(test_perf_figures),
-		cmocka_unit_test(test_formats),
+	    cmocka_unit_test(test_slots),
+	    cmocka_unit_test(test_perf_figures),
+	    cmocka_unit_test(test_formats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,11 +46,11 @@ static void test_kinds(void **state)
 		const char *name;
 		enum runner_counter_kind kind;
 	} cases[] = {
-		{"task-clock", RCK_CLOCK},	 {"cpu-clock", RCK_CLOCK},
-		{"page-faults", RCK_SOFTWARE},	 {"major-faults", RCK_SOFTWARE},
-		{"cpu-migrations", RCK_SOFTWARE}, {"cycles", RCK_HARDWARE},
-		{"ref-cycles", RCK_HARDWARE},	 {"dTLB-loads", RCK_CACHE},
-		{"dTLB-store-misses", RCK_CACHE}, {"LLC-load-misses", RCK_CACHE},
+	    {"task-clock", RCK_CLOCK},	      {"cpu-clock", RCK_CLOCK},
+	    {"page-faults", RCK_SOFTWARE},    {"major-faults", RCK_SOFTWARE},
+	    {"cpu-migrations", RCK_SOFTWARE}, {"cycles", RCK_HARDWARE},
+	    {"ref-cycles", RCK_HARDWARE},     {"dTLB-loads", RCK_CACHE},
+	    {"dTLB-store-misses", RCK_CACHE}, {"LLC-load-misses", RCK_CACHE},
 	};
 
 	(void)state;
@@ -70,29 +70,33 @@ static void test_events_parse(void **state)
 		const char *list;
 		const char *want[3]; /* the set, by name */
 	} good[] = {
-		{"", {NULL}},
-		{"major-faults", {"major-faults"}},
-		{"major-faults, dTLB-store-misses", {"major-faults", "dTLB-store-misses"}},
-		{" cpu-migrations\tminor-faults ,, ", {"cpu-migrations", "minor-faults"}},
-		/* the seven are counted anyway: they add nothing */
-		{"cycles,task-clock", {NULL}},
-		{"migrations", {"cpu-migrations"}},
+	    {"", {NULL}},
+	    {"major-faults", {"major-faults"}},
+	    {"major-faults, dTLB-store-misses",
+	     {"major-faults", "dTLB-store-misses"}},
+	    {" cpu-migrations\tminor-faults ,, ",
+	     {"cpu-migrations", "minor-faults"}},
+	    /* the seven are counted anyway: they add nothing */
+	    {"cycles,task-clock", {NULL}},
+	    {"migrations", {"cpu-migrations"}},
 	};
 	static const struct {
 		const char *list, *why;
 	} bad[] = {
-		{"dtlb-misses", "unknown perf event 'dtlb-misses' (one of perf's "
-				"generic hardware, software or cache events, as "
-				"'perf list' names them)"},
-		{"major-faults,Major-faults", "unknown perf event 'Major-faults'"},
-		{"major-faults major-faults", "perf event 'major-faults' is listed twice"},
-		{"cs,context-switches", "perf event 'context-switches' is listed twice"},
-		{"r01a2", "unknown perf event 'r01a2'"},
-		{"cpu/event=0x3c/", "unknown perf event 'cpu/event=0x3c/'"},
-		{"cpu-clock cpu-migrations minor-faults major-faults "
-		 "alignment-faults emulation-faults branches branch-misses "
-		 "bus-cycles ref-cycles",
-		 "10 perf events beyond the 7 counted always: at most 9"},
+	    {"dtlb-misses", "unknown perf event 'dtlb-misses' (one of perf's "
+			    "generic hardware, software or cache events, as "
+			    "'perf list' names them)"},
+	    {"major-faults,Major-faults", "unknown perf event 'Major-faults'"},
+	    {"major-faults major-faults",
+	     "perf event 'major-faults' is listed twice"},
+	    {"cs,context-switches",
+	     "perf event 'context-switches' is listed twice"},
+	    {"r01a2", "unknown perf event 'r01a2'"},
+	    {"cpu/event=0x3c/", "unknown perf event 'cpu/event=0x3c/'"},
+	    {"cpu-clock cpu-migrations minor-faults major-faults "
+	     "alignment-faults emulation-faults branches branch-misses "
+	     "bus-cycles ref-cycles",
+	     "10 perf events beyond the 7 counted always: at most 9"},
 	};
 	char why[256];
 	uint64_t set;
@@ -130,11 +134,11 @@ static void test_events_parse(void **state)
 static void test_events_run(void **state)
 {
 	struct runner_spec spec = {
-		.cmd = "head -c 1000000 /dev/zero | wc -c >/dev/null",
-		.timeout_s = 10,
-		.counters = true,
-		.events = BIT("major-faults") | BIT("cpu-migrations") |
-			  BIT("minor-faults") | BIT("dTLB-store-misses"),
+	    .cmd = "head -c 1000000 /dev/zero | wc -c >/dev/null",
+	    .timeout_s = 10,
+	    .counters = true,
+	    .events = BIT("major-faults") | BIT("cpu-migrations") |
+		      BIT("minor-faults") | BIT("dTLB-store-misses"),
 	};
 	struct runner_result res;
 	int k;
@@ -142,20 +146,24 @@ static void test_events_run(void **state)
 	(void)state;
 	assert_int_equal(runner_run(&spec, &res), 0);
 	assert_int_equal(res.status, RUNNER_OK);
-	assert_true(res.counter_set ==
-		    (RUNNER_COUNTERS_DEFAULT | spec.events));
-	assert_true(res.counters[runner_counter_lookup("major-faults")].supported);
-	assert_true(res.counters[runner_counter_lookup("major-faults")].counted);
-	assert_true(res.counters[runner_counter_lookup("cpu-migrations")].counted);
+	assert_true(res.counter_set == (RUNNER_COUNTERS_DEFAULT | spec.events));
+	assert_true(
+	    res.counters[runner_counter_lookup("major-faults")].supported);
+	assert_true(
+	    res.counters[runner_counter_lookup("major-faults")].counted);
+	assert_true(
+	    res.counters[runner_counter_lookup("cpu-migrations")].counted);
 	/* a pipe of two processes touches fresh pages */
-	assert_true(res.counters[runner_counter_lookup("minor-faults")].value > 0);
+	assert_true(res.counters[runner_counter_lookup("minor-faults")].value >
+		    0);
 	k = runner_counter_lookup("dTLB-store-misses");
 	if (res.counters[k].supported) {
 		assert_int_equal(res.counters[k].open_errno, 0);
 	} else {
 		assert_true(res.counters[k].open_errno > 0);
-		print_message("[   INFO   ] dTLB-store-misses: unsupported (%s)\n",
-			      strerror(res.counters[k].open_errno));
+		print_message(
+		    "[   INFO   ] dTLB-store-misses: unsupported (%s)\n",
+		    strerror(res.counters[k].open_errno));
 	}
 	/* what was not asked for is not opened */
 	k = runner_counter_lookup("LLC-loads");
@@ -167,10 +175,10 @@ static void test_events_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names_unique),
-		cmocka_unit_test(test_kinds),
-		cmocka_unit_test(test_events_parse),
-		cmocka_unit_test(test_events_run),
+	    cmocka_unit_test(test_names_unique),
+	    cmocka_unit_test(test_kinds),
+	    cmocka_unit_test(test_events_parse),
+	    cmocka_unit_test(test_events_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
