@@ -21,9 +21,14 @@ test_expect_success 'run --help says what events takes' '
 	grep -q "one the CPU or kernel lacks is <not supported>, never 0" help
 '
 
-test_expect_success 'completion offers run.events' '
+test_expect_success 'completion offers run.events and the events it may add' '
 	"$VMTAX" --complete keys >keys 2>/dev/null || true &&
-	grep -qx "run.events" keys
+	grep -qx "run.events" keys &&
+	"$VMTAX" --complete values run.events >names &&
+	grep -qx "major-faults" names && grep -qx "dTLB-store-misses" names &&
+	grep -qx "LLC-load-misses" names &&
+	! grep -qx "task-clock" names &&
+	test "$(wc -l <names)" = 54
 '
 
 # Bad lists: NAME|EVENTS-LINE|MESSAGE (after "ev.NAME.ini:4: ").
