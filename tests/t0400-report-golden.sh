@@ -6,7 +6,7 @@
 
 test_need VMTAX
 
-for fixture in demo hw series vcpus kernels kvm lab profile interleaved; do
+for fixture in demo hw series vcpus kernels kvm lab profile interleaved events; do
 	for fmt in text md csv json html; do
 		ext=$fmt
 		[ "$fmt" = text ] && ext=txt
@@ -104,6 +104,20 @@ test_expect_success 'matrix: bare metal once per host THP, intervals, a geomean 
 test_expect_success 'IPC and dTLB miss rate from PMU counters' '
 	grep -q "0.609 IPC" "$TOP/tests/golden/hw.txt" &&
 	grep -q "0.43% of dTLB-loads" "$TOP/tests/golden/hw.txt"
+'
+
+# results-events.json: a real run here (t0107) with [run] events =
+# major-faults, cpu-migrations, dTLB-store-misses: no PMU, so the
+# hardware event is <not supported> on both sides; the software ones are
+# counted in the guest too, through its agent.
+test_expect_success 'events: the run'"'"'s events after the seven, never 0 where unsupported' '
+	grep -q "^    <not supported>      dTLB-store-misses$" "$TOP/tests/golden/events.txt" &&
+	test "$(grep -c "      major-faults  *#  *[0-9.]* /sec$" "$TOP/tests/golden/events.txt")" = 2 &&
+	head -n 1 "$TOP/tests/golden/events.csv" | grep -q ",cpu-migrations,major-faults,dTLB-store-misses,why_empty$" &&
+	grep -q "^cell,guest/.* dTLB-store-misses:not_supported$" "$TOP/tests/golden/events.csv" &&
+	jq -e "[.cells[].counters[\"dTLB-store-misses\"].state == \"not supported\"] | all" "$TOP/tests/golden/events.json" &&
+	grep -q "<th>major-faults</th>" "$TOP/tests/golden/events.html" &&
+	grep -q "| major-faults | dTLB-store-misses |" "$TOP/tests/golden/events.md"
 '
 
 # perf stat shows task-clock in msec with "CPUs utilized" (task-clock over
