@@ -429,10 +429,14 @@ json_t *proto_sample_to_json(const struct runner_result *r, int with_output)
 	int i;
 
 	counters = json_object();
-	for (i = 0; i < RC_NR; i++) {
+	/* The RC_NR always (null when not opened), and the run's events. */
+	for (i = 0; i < RUNNER_COUNTER_MAX; i++) {
 		const struct runner_counter_value *c = &r->counters[i];
 		json_t *v;
 
+		if (!((RUNNER_COUNTERS_DEFAULT | r->counter_set) &
+		      RUNNER_COUNTER_BIT(i)))
+			continue;
 		if (c->supported && c->counted)
 			v = json_integer((json_int_t)c->value);
 		else
@@ -532,6 +536,7 @@ static int sample_counters_parse(const json_t *j, struct runner_result *r,
 
 		if (c < 0)
 			continue; /* a newer agent's counter: ignore it */
+		r->counter_set |= RUNNER_COUNTER_BIT(c);
 		if (json_is_null(v))
 			continue;
 		if (!json_is_integer(v) || json_integer_value(v) < 0)

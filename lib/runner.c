@@ -22,57 +22,12 @@
 
 extern char **environ;
 
-struct counter_def {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-};
-
-#define HW_CACHE(cache, op, result)                                            \
-	((uint64_t)(cache) | ((uint64_t)(op) << 8) | ((uint64_t)(result) << 16))
-
-static const struct counter_def counter_defs[RC_NR] = {
-	[RC_TASK_CLOCK] = { "task-clock", PERF_TYPE_SOFTWARE,
-			    PERF_COUNT_SW_TASK_CLOCK },
-	[RC_PAGE_FAULTS] = { "page-faults", PERF_TYPE_SOFTWARE,
-			     PERF_COUNT_SW_PAGE_FAULTS },
-	[RC_CONTEXT_SWITCHES] = { "context-switches", PERF_TYPE_SOFTWARE,
-				  PERF_COUNT_SW_CONTEXT_SWITCHES },
-	[RC_CYCLES] = { "cycles", PERF_TYPE_HARDWARE,
-			PERF_COUNT_HW_CPU_CYCLES },
-	[RC_INSTRUCTIONS] = { "instructions", PERF_TYPE_HARDWARE,
-			      PERF_COUNT_HW_INSTRUCTIONS },
-	[RC_DTLB_LOADS] = { "dTLB-loads", PERF_TYPE_HW_CACHE,
-			    HW_CACHE(PERF_COUNT_HW_CACHE_DTLB,
-				     PERF_COUNT_HW_CACHE_OP_READ,
-				     PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
-	[RC_DTLB_LOAD_MISSES] = { "dTLB-load-misses", PERF_TYPE_HW_CACHE,
-				  HW_CACHE(PERF_COUNT_HW_CACHE_DTLB,
-					   PERF_COUNT_HW_CACHE_OP_READ,
-					   PERF_COUNT_HW_CACHE_RESULT_MISS) },
-};
-
 static const char *const status_names[] = {
 	[RUNNER_OK] = "ok",
 	[RUNNER_FAILED] = "failed",
 	[RUNNER_TIMEOUT] = "timeout",
 	[RUNNER_KILLED] = "killed",
 };
-
-const char *runner_counter_name(enum runner_counter c)
-{
-	if ((unsigned)c >= RC_NR)
-		return NULL;
-	return counter_defs[c].name;
-}
-
-int runner_counter_lookup(const char *name)
-{
-	for (int i = 0; i < RC_NR; i++)
-		if (!strcmp(counter_defs[i].name, name))
-			return i;
-	return -1;
-}
 
 const char *runner_status_name(enum runner_status s)
 {
@@ -89,64 +44,6 @@ int runner_status_parse(const char *s, enum runner_status *out)
 			return 0;
 		}
 	return -EINVAL;
-}
-
-/*
- * Open one counter on pid.  Returns an fd or a negative errno.  Without the
- * right to count kernel work (perf_event_paranoid >= 2 for non-root) retry
- * with user space only, as perf stat does.
- */
-static int counter_open(enum runner_counter c, pid_t pid, bool on_exec)
-{
-	struct perf_event_attr attr;
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = counter_defs[c].type;
-	attr.config = counter_defs[c].config;
-	attr.disabled = 1;
-	/* A run's counters follow its child's whole tree; a probe's or a
-	 * held one (runner_counters_hold()) stays on the caller. */
-	attr.inherit = on_exec;
-	attr.enable_on_exec = on_exec;
-	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-			   PERF_FORMAT_TOTAL_TIME_RUNNING;
-
-	fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
-		     PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
-		attr.exclude_kernel = 1;
-		attr.exclude_hv = 1;
-		fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
-			     PERF_FLAG_FD_CLOEXEC);
-	}
-	if (fd < 0)
-		return errno ? -errno : -EIO;
-	return fd;
-}
-
-void runner_probe_counters(int open_errno[RC_NR])
-{
-	for (int i = 0; i < RC_NR; i++) {
-		int fd = counter_open(i, 0, false);
-
-		if (fd < 0) {
-			open_errno[i] = -fd;
-		} else {
-			open_errno[i] = 0;
-			close(fd);
-		}
-	}
-}
-
-void runner_counters_hold(int fds[RC_NR])
-{
-	for (int i = 0; i < RC_NR; i++) {
-		fds[i] = counter_open(i, 0, false);
-		if (fds[i] < 0)
-			fds[i] = -1;
-	}
 }
 
 static void counter_read(int fd, struct runner_counter_value *v)
@@ -352,7 +249,7 @@ struct runner_job {
 	const struct runner_spec *spec;
 	struct runner_result *res;
 	int out[2], gopipe[2], errp[2];
-	int fds[RC_NR];
+	int fds[RUNNER_COUNTER_MAX];
 	int pidfd;
 	struct profile_sampler *prof;
 	struct pollfd *pfd;
@@ -403,10 +300,13 @@ static void run_attach(struct runner_job *rn)
 	const struct runner_spec *spec = rn->spec;
 	struct runner_result *res = rn->res;
 
-	for (int i = 0; i < RC_NR; i++) {
-		if (!spec->counters)
+	if (spec->counters)
+		res->counter_set =
+		    RUNNER_COUNTERS_DEFAULT | (spec->events & ~RUNNER_COUNTERS_DEFAULT);
+	for (int i = 0; i < RUNNER_COUNTER_MAX; i++) {
+		if (!(res->counter_set & RUNNER_COUNTER_BIT(i)))
 			continue;
-		rn->fds[i] = counter_open(i, rn->pid, true);
+		rn->fds[i] = runner_counter_open(i, rn->pid, true);
 		if (rn->fds[i] < 0) {
 			res->counters[i].open_errno = -rn->fds[i];
 			rn->fds[i] = -1;
@@ -582,7 +482,7 @@ static void run_collect(struct runner_job *rn, int wstatus,
 	res->max_rss_kb = ru->ru_maxrss;
 	res->minor_faults = ru->ru_minflt;
 	res->major_faults = ru->ru_majflt;
-	for (int i = 0; i < RC_NR; i++)
+	for (int i = 0; i < RUNNER_COUNTER_MAX; i++)
 		if (rn->fds[i] >= 0)
 			counter_read(rn->fds[i], &res->counters[i]);
 	if (rn->prof) {
@@ -600,7 +500,7 @@ static void run_release(struct runner_job *rn)
 		while (waitpid(rn->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
-	for (int i = 0; i < RC_NR; i++)
+	for (int i = 0; i < RUNNER_COUNTER_MAX; i++)
 		if (rn->fds[i] >= 0)
 			close(rn->fds[i]);
 	for (int i = 0; i < 2; i++) {
@@ -632,7 +532,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 	struct rusage ru;
 	int wstatus = 0, ret;
 
-	for (int i = 0; i < RC_NR; i++)
+	for (int i = 0; i < RUNNER_COUNTER_MAX; i++)
 		rn.fds[i] = -1;
 	memset(res, 0, sizeof(*res));
 	res->output = xmalloc(RUNNER_OUTPUT_MAX + 1);

@@ -54,8 +54,13 @@ struct profile;
 
 /*
  * The counters, defined once for the runner, the agent protocol and the
- * reports: results.json keys them by runner_counter_name(), and reports show
- * them in this order.
+ * reports (lib/runner-counters.c): results.json keys them by
+ * runner_counter_name(), and reports show them in this order.  A counter is
+ * an index in [0, RUNNER_COUNTER_MAX): first the RC_NR every run opens,
+ * then the rest of perf's generic events ("perf list": hardware, software,
+ * hardware cache), which [run] events adds ("events = dTLB-store-misses,
+ * major-faults", as 'perf stat -e').  A set of counters is a uint64_t of
+ * RUNNER_COUNTER_BIT(k).
  */
 enum runner_counter {
 	RC_TASK_CLOCK,
@@ -68,10 +73,34 @@ enum runner_counter {
 	RC_NR,
 };
 
-/* perf's names: "task-clock", "page-faults", ..., "dTLB-load-misses". */
-const char *runner_counter_name(enum runner_counter c);
-/* Index for a name, or -1. */
+#define RUNNER_COUNTER_MAX 61
+#define RUNNER_COUNTER_BIT(k) ((uint64_t)1 << (k))
+#define RUNNER_COUNTERS_DEFAULT (RUNNER_COUNTER_BIT(RC_NR) - 1)
+/* [run] events adds at most this many (perf multiplexes beyond a few). */
+#define RUNNER_EVENTS_MAX 9
+
+/* What perf stat shows of a counter (reports): task-clock and cpu-clock in
+ * msec, other software events with a rate, the rest as counts. */
+enum runner_counter_kind {
+	RCK_CLOCK,	/* task-clock, cpu-clock: ns */
+	RCK_SOFTWARE,	/* page-faults, context-switches, ... */
+	RCK_HARDWARE,	/* cycles, instructions, ... */
+	RCK_CACHE,	/* dTLB-loads, LLC-load-misses, ... */
+};
+
+/* perf's name of counter K ("task-clock", ...), NULL out of range. */
+const char *runner_counter_name(int k);
+/* The counter of a name or one of perf's aliases ("cs"), or -1. */
 int runner_counter_lookup(const char *name);
+enum runner_counter_kind runner_counter_kind(int k);
+/*
+ * The counters a comma- or blank-separated LIST of perf event names adds
+ * to the RC_NR, into *SET (those already among the RC_NR add nothing).
+ * An unknown or repeated name, or more than RUNNER_EVENTS_MAX, is -EINVAL
+ * with the reason in WHY.
+ */
+int runner_events_parse(const char *list, uint64_t *set, char *why,
+			size_t len);
 
 struct runner_counter_value {
 	bool supported;	/* perf_event_open accepted it */
@@ -87,7 +116,8 @@ struct runner_spec {
 	const char *const *env;		/* "K=V" strings, NULL-terminated; may be NULL */
 	const char *cwd;		/* NULL: inherit */
 	double timeout_s;		/* <= 0: no timeout */
-	bool counters;			/* open perf counters */
+	bool counters;			/* open perf counters: the RC_NR */
+	uint64_t events;		/* and these (runner_events_parse()) */
 	bool profile;			/* sample it (res->profile) */
 	double profile_hz;		/* <= 0: PROFILE_DEFAULT_HZ */
 	/*
@@ -116,7 +146,10 @@ struct runner_result {
 	long max_rss_kb;
 	long minor_faults;
 	long major_faults;
-	struct runner_counter_value counters[RC_NR];
+	/* The RC_NR and spec->events (with counters), or those a sample's
+	 * JSON has (proto_sample_parse()); counters[] of the others is 0. */
+	uint64_t counter_set;
+	struct runner_counter_value counters[RUNNER_COUNTER_MAX];
 	char *output;		/* NUL-terminated tail of stdout+stderr */
 	size_t output_len;
 	bool output_truncated;
@@ -139,16 +172,20 @@ int runner_status_parse(const char *s, enum runner_status *out);
  * open_errno[i] is 0 when supported.
  */
 void runner_probe_counters(int open_errno[RC_NR]);
+/* Open counter K on PID (0: the caller), disabled; with ON_EXEC it follows
+ * the tree and starts at exec.  An fd, or a negative errno. */
+int runner_counter_open(int k, pid_t pid, bool on_exec);
 
 /*
  * Hold the kernel's perf switches on for the caller's life: one disabled
- * counter of each kind, on the caller itself, into FDS (-1 where the kernel
+ * counter of each kind (all RUNNER_COUNTER_MAX, so a run's [run] events
+ * patch nothing either), on the caller itself, into FDS (-1 where the kernel
  * refuses it; close them to let go).  A run's first counter of a kind turns
  * static keys on and its last one off again, and each turn patches kernel
  * text (the page-fault and context-switch paths) while the other CPUs run
  * through it; the guest agent holds them so that its runs patch nothing
  * (docs/tcg-lockup.md).
  */
-void runner_counters_hold(int fds[RC_NR]);
+void runner_counters_hold(int fds[RUNNER_COUNTER_MAX]);
 
 #endif

@@ -100,6 +100,55 @@ char *fmt_p(char *buf, size_t len, double p)
 	return buf;
 }
 
+const char *fmt_counter_name(const struct report *r, size_t k)
+{
+	return runner_counter_name(r->counter_id[k]);
+}
+
+char *fmt_counter_value(char *buf, size_t len, const struct report *r,
+			const struct report_cell *c, size_t k)
+{
+	const struct report_counter_stats *cs = &c->counters[k];
+
+	if (cs->state == CS_NOT_SUPPORTED)
+		snprintf(buf, len, "<not supported>");
+	else if (cs->state == CS_NOT_COUNTED)
+		snprintf(buf, len, "<not counted>");
+	else if (runner_counter_kind(r->counter_id[k]) == RCK_CLOCK)
+		snprintf(buf, len, "%.2f msec", cs->mean / 1e6);
+	else
+		snprintf(buf, len, "%.0f", cs->mean);
+	return buf;
+}
+
+char *fmt_counter_note(char *buf, size_t len, const struct report *r,
+		       const struct report_cell *c, size_t k)
+{
+	static const char *const prefix[] = {"", "K", "M", "G"};
+	const struct report_counter_stats *cs = &c->counters[k];
+	int id = r->counter_id[k];
+	double x = cs->per_sec;
+	size_t p = 0;
+
+	*buf = '\0';
+	if (id == RC_INSTRUCTIONS && c->ipc.valid)
+		snprintf(buf, len, "%.3f IPC", c->ipc.value);
+	else if (id == RC_DTLB_LOAD_MISSES && c->dtlb_miss_rate.valid)
+		snprintf(buf, len, "%.2f%% of dTLB-loads",
+			 100 * c->dtlb_miss_rate.value);
+	else if (id == RC_CYCLES && !isnan(x))
+		snprintf(buf, len, "%.3f GHz", x / 1e9);
+	else if (runner_counter_kind(id) == RCK_CLOCK && !isnan(cs->cpus))
+		snprintf(buf, len, "%.3f CPUs utilized", cs->cpus);
+	else if (runner_counter_kind(id) == RCK_SOFTWARE && !isnan(x)) {
+		/* perf's units: /sec, K/sec, M/sec, G/sec */
+		for (; x >= 1e3 && p + 1 < ARRAY_SIZE(prefix); p++)
+			x /= 1e3;
+		snprintf(buf, len, "%.3f %s/sec", x, prefix[p]);
+	}
+	return buf;
+}
+
 const char *fmt_signif(const struct stats_delta *d)
 {
 	if (!d->valid || isnan(d->p))

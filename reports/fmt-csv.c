@@ -64,8 +64,11 @@ static const char *const cols =
     "slowdown_hi,p_value,welch_df,paired_df,significant,ipc,dtlb_miss_rate";
 /* after cols and the counters, the last column */
 #define CSV_WHY_COL "why_empty"
-/* every column of a report's csv: cols, the counters, why_empty */
-#define CSV_ALL_COLS (CSV_NCOLS + RC_NR + 1)
+/* every column of a report's csv: cols, the counters shown, why_empty */
+static int csv_ncols(const struct report *r)
+{
+	return CSV_NCOLS + (int)r->ncounters + 1;
+}
 
 /*
  * Why a row's numeric columns are empty, for its why_empty column: the
@@ -186,9 +189,9 @@ static void slowdown_cols(const struct report_cell *c, struct why *w,
 
 /* Empty fields from column FROM (0-based) to the last, then the end of
  * the row. */
-static void pad(FILE *out, int from)
+static void pad(const struct report *r, FILE *out, int from)
 {
-	for (; from < CSV_ALL_COLS; from++)
+	for (; from < csv_ncols(r); from++)
 		fputc(',', out);
 	fputc('\n', out);
 }
@@ -203,9 +206,8 @@ static void cell_row(const struct report *r, const struct report_cell *c,
 	const struct report_counter_stats *ct = c->counters;
 	struct why w = {.len = 0}, *wp = c->nok ? &w : NULL;
 	const char *one = c->nok == 1 ? "too_few_samples" : NULL;
-	int k;
+	size_t k;
 
-	(void)r;
 	fprintf(out, "cell");
 	str(out, c->id);
 	str(out, c->label);
@@ -231,8 +233,8 @@ static void cell_row(const struct report *r, const struct report_cell *c,
 	     c->dtlb_miss_rate.valid ? c->dtlb_miss_rate.value : NAN,
 	     ratio_why(ct[RC_DTLB_LOAD_MISSES].state,
 		       ct[RC_DTLB_LOADS].state));
-	for (k = 0; k < RC_NR; k++)
-		numw(out, wp, runner_counter_name(k),
+	for (k = 0; k < r->ncounters; k++)
+		numw(out, wp, fmt_counter_name(r, k),
 		     c->nok && ct[k].state == CS_OK ? ct[k].mean : NAN,
 		     state_why(ct[k].state));
 	str(out, w.buf);
@@ -243,7 +245,7 @@ static void cell_row(const struct report *r, const struct report_cell *c,
  * A sample taken on a busy host: "busy,ID,LABEL,STATUS,WHY,INDEX" and the
  * other columns empty (only runs with such samples have these rows).
  */
-static void busy_row(const struct report_cell *c,
+static void busy_row(const struct report *r, const struct report_cell *c,
 		     const struct report_sample *s, FILE *out)
 {
 	fprintf(out, "busy");
@@ -253,7 +255,7 @@ static void busy_row(const struct report_cell *c,
 	str(out, s->busy_why);
 	fprintf(out, ",%ld", s->index);
 	/* the six columns so far, then one empty field per other column */
-	pad(out, 6);
+	pad(r, out, 6);
 }
 
 /* A sample's ratio of counters NUM/DEN, or NaN said in W. */
@@ -267,11 +269,11 @@ static void sample_ratio(FILE *out, struct why *w, const char *col,
 	     ratio_why(s->cstate[num], s->cstate[den]));
 }
 
-static void sample_row(const struct report_cell *c,
+static void sample_row(const struct report *r, const struct report_cell *c,
 		       const struct report_sample *s, FILE *out)
 {
 	struct why w = {.len = 0};
-	int k;
+	size_t k;
 
 	fprintf(out, "sample");
 	str(out, c->id);
@@ -290,15 +292,16 @@ static void sample_row(const struct report_cell *c,
 	sample_ratio(out, &w, "ipc", s, RC_INSTRUCTIONS, RC_CYCLES);
 	sample_ratio(out, &w, "dtlb_miss_rate", s, RC_DTLB_LOAD_MISSES,
 		     RC_DTLB_LOADS);
-	for (k = 0; k < RC_NR; k++)
-		numw(out, &w, runner_counter_name(k),
+	for (k = 0; k < r->ncounters; k++)
+		numw(out, &w, fmt_counter_name(r, k),
 		     s->cstate[k] == CS_OK ? s->counter[k] : NAN,
 		     state_why(s->cstate[k]));
 	str(out, w.buf);
 	fputc('\n', out);
 }
 
-static void series_rows(const struct report_cell *c, FILE *out)
+static void series_rows(const struct report *r, const struct report_cell *c,
+			FILE *out)
 {
 	size_t k;
 
@@ -312,13 +315,13 @@ static void series_rows(const struct report_cell *c, FILE *out)
 		fprintf(out, ",%zu", c->nok);
 		num(out, c->series.y[k]);
 		/* median .. why_empty */
-		pad(out, 8);
+		pad(r, out, 8);
 	}
 }
 
-static void sampling_row(const struct report_cell *c, size_t n,
-			 const char *what, const char *reason, double x,
-			 FILE *out)
+static void sampling_row(const struct report *r, const struct report_cell *c,
+			 size_t n, const char *what, const char *reason,
+			 double x, FILE *out)
 {
 	fprintf(out, "sampling");
 	str(out, c->id);
@@ -328,11 +331,12 @@ static void sampling_row(const struct report_cell *c, size_t n,
 	fprintf(out, ",,%zu", n);
 	num(out, x);
 	/* median .. why_empty */
-	pad(out, 8);
+	pad(r, out, 8);
 }
 
-static void kvm_row(const struct report_cell *c, size_t n, const char *what,
-		    const char *name, double x, FILE *out)
+static void kvm_row(const struct report *r, const struct report_cell *c,
+		    size_t n, const char *what, const char *name, double x,
+		    FILE *out)
 {
 	char *label =
 	    xasprintf("%s%s%s", what, name ? ":" : "", name ? name : "");
@@ -345,7 +349,7 @@ static void kvm_row(const struct report_cell *c, size_t n, const char *what,
 	fprintf(out, ",,%zu", n);
 	num(out, x);
 	/* median .. why_empty */
-	pad(out, 8);
+	pad(r, out, 8);
 	free(label);
 }
 
@@ -359,50 +363,51 @@ static void sampling_rows(const struct report *r, const struct report_cell *c,
 	if (!fmt_sampling_shown(c))
 		return;
 	if (c->stop_reason)
-		sampling_row(c, n, "stop_reason", c->stop_reason, NAN, out);
+		sampling_row(r, c, n, "stop_reason", c->stop_reason, NAN, out);
 	if (c->boots.ngroups > 1) {
-		sampling_row(c, c->boots.ngroups, "boots",
+		sampling_row(r, c, c->boots.ngroups, "boots",
 			     c->unit_boot ? "interval over boot means" : NULL,
 			     NAN, out);
-		sampling_row(c, n, "within_boot_var", NULL,
+		sampling_row(r, c, n, "within_boot_var", NULL,
 			     c->boots.within_var, out);
-		sampling_row(c, c->boots.ngroups, "boot_means_var", NULL,
+		sampling_row(r, c, c->boots.ngroups, "boot_means_var", NULL,
 			     c->boots.between_var, out);
 	}
 	if (*fmt_iv(buf, sizeof(buf), r, c))
-		sampling_row(c, c->paired.nunits, "interval", buf, c->paired.df,
+		sampling_row(r, c, c->paired.nunits, "interval", buf, c->paired.df,
 			     out);
-	sampling_row(c, c->nok, "outliers",
+	sampling_row(r, c, c->nok, "outliers",
 		     c->noutliers ? fmt_outliers(buf, sizeof(buf), c) : NULL,
 		     (double)c->noutliers, out);
-	sampling_row(c, c->nok, "trend_p",
+	sampling_row(r, c, c->nok, "trend_p",
 		     c->trend.significant ? fmt_trend(buf, sizeof(buf), c)
 					  : NULL,
 		     c->trend.p, out);
 }
 
-static void kvm_rows(const struct report_cell *c, FILE *out)
+static void kvm_rows(const struct report *r, const struct report_cell *c,
+		     FILE *out)
 {
 	const struct report_kvm *k = &c->kvm;
 	size_t i, n = k->nsamples;
 
 	if (!k->present)
 		return;
-	kvm_row(c, n, "exits", NULL, k->exits_per_sample, out);
-	kvm_row(c, n, "exits_total", NULL, k->exits_total_mean, out);
-	kvm_row(c, n, "pages_4k", NULL, k->pages_4k, out);
-	kvm_row(c, n, "pages_2m", NULL, k->pages_2m, out);
-	kvm_row(c, n, "pages_1g", NULL, k->pages_1g, out);
-	kvm_row(c, n, "share_2m", NULL, k->share_2m, out);
-	kvm_row(c, n, "share_1g", NULL, k->share_1g, out);
+	kvm_row(r, c, n, "exits", NULL, k->exits_per_sample, out);
+	kvm_row(r, c, n, "exits_total", NULL, k->exits_total_mean, out);
+	kvm_row(r, c, n, "pages_4k", NULL, k->pages_4k, out);
+	kvm_row(r, c, n, "pages_2m", NULL, k->pages_2m, out);
+	kvm_row(r, c, n, "pages_1g", NULL, k->pages_1g, out);
+	kvm_row(r, c, n, "share_2m", NULL, k->share_2m, out);
+	kvm_row(r, c, n, "share_1g", NULL, k->share_1g, out);
 	for (i = 0; i < k->nreasons; i++)
-		kvm_row(c, k->nreason_samples, "exit", k->reasons[i].reason,
+		kvm_row(r, c, k->nreason_samples, "exit", k->reasons[i].reason,
 			k->reasons[i].per_sample, out);
 	for (i = 0; i < k->nreasons; i++)
-		kvm_row(c, k->nreason_samples, "exit_share",
+		kvm_row(r, c, k->nreason_samples, "exit_share",
 			k->reasons[i].reason, k->reasons[i].share, out);
 	for (i = 0; i < k->ndelta; i++)
-		kvm_row(c, n, "delta", k->delta[i].name, k->delta[i].mean, out);
+		kvm_row(r, c, n, "delta", k->delta[i].name, k->delta[i].mean, out);
 }
 
 static void scaling_rows(const struct report *r,
@@ -431,8 +436,9 @@ static void scaling_rows(const struct report *r,
 			/* median .. sys_s */
 			fprintf(out, ",,,,,,,,,,");
 			slowdown_cols(c, c->nok ? &w : NULL, out);
-			/* ipc .. dTLB-load-misses */
-			fprintf(out, ",,,,,,,,,");
+			/* ipc, dtlb_miss_rate, the counters */
+			for (size_t k2 = 0; k2 < 2 + r->ncounters; k2++)
+				fputc(',', out);
 			str(out, w.buf);
 			fputc('\n', out);
 			free(label);
@@ -444,15 +450,15 @@ static void scaling_rows(const struct report *r,
  * A line of the report: "KIND,,LABEL,,REASON" and the other columns empty
  * (kind "host": the host's word in label, the note in reason; "warning").
  */
-static void line_row(FILE *out, const char *kind, const char *label,
-		     const char *reason)
+static void line_row(const struct report *r, FILE *out, const char *kind,
+		     const char *label, const char *reason)
 {
 	fputs(kind, out);
 	str(out, NULL);
 	str(out, label);
 	str(out, NULL);
 	str(out, reason);
-	pad(out, 5);
+	pad(r, out, 5);
 }
 
 /* A run inside a lab host: one row of kind "lab", the line in "label". */
@@ -464,7 +470,7 @@ static void lab_row(const struct report *r, FILE *out)
 		return;
 	fprintf(out, "lab,");
 	str(out, lab);
-	pad(out, 3);
+	pad(r, out, 3);
 	free(lab);
 }
 
@@ -475,44 +481,43 @@ static void remote_row(const struct report *r, FILE *out)
 	char *remote = fmt_remote_libvirt_new(r);
 
 	if (remote)
-		line_row(out, "remote_libvirt", remote, NULL);
+		line_row(r, out, "remote_libvirt", remote, NULL);
 	free(remote);
 }
 
 static int csv_render(const struct report *r, FILE *out)
 {
-	size_t i, j;
-	int k;
+	size_t i, j, k;
 
 	fputs(cols, out);
-	for (k = 0; k < RC_NR; k++)
-		fprintf(out, ",%s", runner_counter_name(k));
+	for (k = 0; k < r->ncounters; k++)
+		fprintf(out, ",%s", fmt_counter_name(r, k));
 	fputs("," CSV_WHY_COL "\n", out);
 	for (i = 0; i < r->ncells; i++)
 		cell_row(r, &r->cells[i], out);
 	for (i = 0; i < r->ncells; i++)
 		for (j = 0; j < r->cells[i].nsamples; j++)
-			sample_row(&r->cells[i], &r->cells[i].samples[j], out);
+			sample_row(r, &r->cells[i], &r->cells[i].samples[j], out);
 	for (i = 0; i < r->ncells; i++)
 		for (j = 0; j < r->cells[i].nsamples; j++)
 			if (r->cells[i].samples[j].busy)
-				busy_row(&r->cells[i], &r->cells[i].samples[j],
+				busy_row(r, &r->cells[i], &r->cells[i].samples[j],
 					 out);
 	for (i = 0; i < r->ncells; i++)
-		series_rows(&r->cells[i], out);
+		series_rows(r, &r->cells[i], out);
 	for (i = 0; i < r->nscaling; i++)
 		scaling_rows(r, &r->scaling[i], out);
 	for (i = 0; i < r->ncells; i++)
-		kvm_rows(&r->cells[i], out);
+		kvm_rows(r, &r->cells[i], out);
 	lab_row(r, out);
 	remote_row(r, out);
 	if (r->host_recorded)
-		line_row(out, "host", r->host_word, r->host_note);
+		line_row(r, out, "host", r->host_word, r->host_note);
 	if (r->metric_warning)
-		line_row(out, "warning", NULL, r->metric_warning);
+		line_row(r, out, "warning", NULL, r->metric_warning);
 	for (i = 0; i < r->ncells; i++)
 		sampling_rows(r, &r->cells[i], out);
-	fmt_profile_csv(r, out, CSV_ALL_COLS);
+	fmt_profile_csv(r, out, csv_ncols(r));
 	return ferror(out) ? -EIO : 0;
 }
 

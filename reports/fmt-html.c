@@ -169,13 +169,17 @@ static void html_cells(const struct report *r, FILE *out)
 
 static void html_counters(const struct report *r, FILE *out)
 {
-	size_t i;
-	int k;
+	char v[FMT_BUF], note[FMT_BUF];
+	size_t i, k;
 
-	fprintf(out, "<h2>Counters</h2>\n<p>mean (&plusmn; stddev/mean)</p>\n"
+	fprintf(out, "<h2>Counters</h2>\n<p>mean (&plusmn; stddev/mean), "
+		     "and perf stat's derived figures</p>\n"
 		     "<table>\n<tr><th>cell</th>");
-	for (k = 0; k < RC_NR; k++)
-		fprintf(out, "<th>%s</th>", runner_counter_name(k));
+	for (k = 0; k < r->ncounters; k++) {
+		fprintf(out, "<th>");
+		esc(out, fmt_counter_name(r, k));
+		fprintf(out, "</th>");
+	}
 	fprintf(out, "<th>IPC</th><th>dTLB miss rate</th></tr>\n");
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
@@ -185,20 +189,21 @@ static void html_counters(const struct report *r, FILE *out)
 		fprintf(out, "<tr><td>");
 		esc(out, c->label);
 		fprintf(out, "</td>");
-		for (k = 0; k < RC_NR; k++) {
+		for (k = 0; k < r->ncounters; k++) {
 			const struct report_counter_stats *cs = &c->counters[k];
 
-			if (cs->state == CS_NOT_SUPPORTED)
-				fprintf(out, "<td class=\"na\">&lt;not "
-					     "supported&gt;</td>");
-			else if (cs->state == CS_NOT_COUNTED)
-				fprintf(out, "<td class=\"na\">&lt;not "
-					     "counted&gt;</td>");
-			else if (isnan(cs->rel_sd))
-				fprintf(out, "<td>%.0f</td>", cs->mean);
-			else
-				fprintf(out, "<td>%.0f (&plusmn;%.2f%%)</td>",
-					cs->mean, 100 * cs->rel_sd);
+			fmt_counter_value(v, sizeof(v), r, c, k);
+			fmt_counter_note(note, sizeof(note), r, c, k);
+			fprintf(out, cs->state == CS_OK ? "<td>" : "<td class=\"na\">");
+			esc(out, v);
+			if (cs->state == CS_OK && !isnan(cs->rel_sd))
+				fprintf(out, " (&plusmn;%.2f%%)", 100 * cs->rel_sd);
+			if (*note) {
+				fprintf(out, "<br><small>");
+				esc(out, note);
+				fprintf(out, "</small>");
+			}
+			fprintf(out, "</td>");
 		}
 		if (c->ipc.valid)
 			fprintf(out, "<td>%.3f</td>", c->ipc.value);

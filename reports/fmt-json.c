@@ -247,10 +247,11 @@ static void jcell_extras(const struct report *r, const struct report_cell *c,
 static json_t *jcell(const struct report *r, const struct report_cell *c)
 {
 	json_t *counters = json_object(), *jc;
-	int k;
+	size_t k;
 
-	for (k = 0; k < RC_NR; k++)
-		json_object_set_new(counters, runner_counter_name(k),
+	/* raw means (task-clock in ns): perf stat's figures are the text's */
+	for (k = 0; k < r->ncounters; k++)
+		json_object_set_new(counters, fmt_counter_name(r, k),
 				    jcounter(&c->counters[k]));
 	jc = json_pack(
 	    "{s:s, s:s, s:s, s:{s:s, s:o, s:o, s:o, s:o}, s:s, s:o, "

@@ -161,16 +161,18 @@ static void md_sampling(const struct report *r, FILE *out)
 	}
 }
 
+/* One column per counter: perf stat's value and note, then the spread. */
 static void md_counters(const struct report *r, FILE *out)
 {
-	size_t i;
-	int k;
+	char v[FMT_BUF], note[FMT_BUF];
+	size_t i, k;
 
-	mdprintf(out, "\n## Counters (mean, ± stddev/mean)\n\n| cell |");
-	for (k = 0; k < RC_NR; k++)
-		mdprintf(out, " %s |", runner_counter_name(k));
+	mdprintf(out, "\n## Counters (mean, ± stddev/mean; perf stat's "
+		      "derived figures)\n\n| cell |");
+	for (k = 0; k < r->ncounters; k++)
+		mdprintf(out, " %s |", fmt_counter_name(r, k));
 	mdprintf(out, " IPC | dTLB miss rate |\n|---|");
-	for (k = 0; k < RC_NR + 2; k++)
+	for (k = 0; k < r->ncounters + 2; k++)
 		mdprintf(out, "---:|");
 	mdprintf(out, "\n");
 	for (i = 0; i < r->ncells; i++) {
@@ -179,18 +181,20 @@ static void md_counters(const struct report *r, FILE *out)
 		if (!c->nok)
 			continue;
 		mdprintf(out, "| %s |", c->label);
-		for (k = 0; k < RC_NR; k++) {
+		for (k = 0; k < r->ncounters; k++) {
 			const struct report_counter_stats *cs = &c->counters[k];
 
-			if (cs->state == CS_NOT_SUPPORTED)
-				mdprintf(out, " `<not supported>` |");
-			else if (cs->state == CS_NOT_COUNTED)
-				mdprintf(out, " `<not counted>` |");
+			fmt_counter_value(v, sizeof(v), r, c, k);
+			fmt_counter_note(note, sizeof(note), r, c, k);
+			if (cs->state != CS_OK)
+				mdprintf(out, " `%s` |", v);
 			else if (isnan(cs->rel_sd))
-				mdprintf(out, " %.0f |", cs->mean);
+				mdprintf(out, " %s%s%s |", v, *note ? ", " : "",
+					 note);
 			else
-				mdprintf(out, " %.0f (±%.2f%%) |", cs->mean,
-					100 * cs->rel_sd);
+				mdprintf(out, " %s (±%.2f%%)%s%s |", v,
+					 100 * cs->rel_sd, *note ? ", " : "",
+					 note);
 		}
 		if (c->ipc.valid)
 			mdprintf(out, " %.3f |", c->ipc.value);

@@ -85,27 +85,32 @@ static void text_header(const struct report *r, FILE *out)
 		tprintf(out, "warning: %s\n", r->metric_warning);
 }
 
-static void text_counter(const struct report_cell *c, int k, FILE *out)
+/* A counter's line as perf stat prints it: value, name, "# note", spread. */
+static void text_counter(const struct report *r, const struct report_cell *c,
+			 size_t k, FILE *out)
 {
 	const struct report_counter_stats *cs = &c->counters[k];
-	char num[FMT_BUF], note[FMT_BUF] = "", pm[FMT_BUF] = "", line[512];
+	char num[FMT_BUF], fig[FMT_BUF], note[FMT_BUF] = "", pm[FMT_BUF] = "";
+	char line[512];
+	bool msec = false;
 	size_t len;
 
-	if (cs->state == CS_NOT_SUPPORTED)
-		snprintf(num, sizeof(num), "<not supported>");
-	else if (cs->state == CS_NOT_COUNTED)
-		snprintf(num, sizeof(num), "<not counted>");
-	else
-		snprintf(num, sizeof(num), "%.0f", cs->mean);
-	if (k == RC_INSTRUCTIONS && c->ipc.valid)
-		snprintf(note, sizeof(note), "#  %7.3f IPC", c->ipc.value);
-	if (k == RC_DTLB_LOAD_MISSES && c->dtlb_miss_rate.valid)
-		snprintf(note, sizeof(note), "#  %6.2f%% of dTLB-loads",
-			 100 * c->dtlb_miss_rate.value);
+	fmt_counter_value(num, sizeof(num), r, c, k);
+	/* "1910.90 msec": the unit in a column of its own, as perf */
+	len = strlen(num);
+	if (len > 5 && !strcmp(num + len - 5, " msec")) {
+		num[len - 5] = '\0';
+		msec = true;
+	}
+	fmt_counter_note(fig, sizeof(fig), r, c, k);
+	/* "#    0.998 CPUs utilized": the figure right-aligned, as perf */
+	if (*fig)
+		snprintf(note, sizeof(note), "# %8.*s%s",
+			 (int)strcspn(fig, " "), fig, fig + strcspn(fig, " "));
 	if (cs->state == CS_OK && !isnan(cs->rel_sd))
 		snprintf(pm, sizeof(pm), "( +- %6.2f%% )", 100 * cs->rel_sd);
-	snprintf(line, sizeof(line), "%19s  %-17s %-22s %s", num,
-		 runner_counter_name(k), note, pm);
+	snprintf(line, sizeof(line), "%19s %-4s %-24s %-30s %s", num,
+		 msec ? "msec" : "", fmt_counter_name(r, k), note, pm);
 	/* No trailing blanks: the output is pasted into mail. */
 	len = strlen(line);
 	while (len && line[len - 1] == ' ')
@@ -148,8 +153,7 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 {
 	char note[512], a[FMT_BUF], b[FMT_BUF], d[FMT_BUF], e[FMT_BUF],
 	    f[FMT_BUF];
-	size_t i;
-	int k;
+	size_t i, k;
 
 	tprintf(out, "\n%s (%s)\n", c->label,
 		fmt_cell_note(note, sizeof(note), c));
@@ -173,8 +177,8 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 		return;
 
 	tprintf(out, "\n Performance counter stats (%zu runs):\n\n", c->nok);
-	for (k = 0; k < RC_NR; k++)
-		text_counter(c, k, out);
+	for (k = 0; k < r->ncounters; k++)
+		text_counter(r, c, k, out);
 	tprintf(out, "\n");
 	if (!r->metric_is_elapsed)
 		text_time(out, r->wl_metric, &c->metric, r->wl_unit);

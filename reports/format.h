@@ -53,6 +53,22 @@ const char *report_format_names(void);
  * above (a median of 1e300 is not a 300-digit number). */
 #define FMT_NUM_FIXED_MAX 1e12
 char *fmt_num(char *buf, size_t len, double x);
+/*
+ * Counters as perf stat shows them (slot K of r->counter_id[], model.h):
+ * fmt_counter_name() is perf's name; fmt_counter_value() the mean, a
+ * clock in msec ("1910.90 msec"), a count as it is ("1311"), or
+ * "<not supported>" / "<not counted>", never 0; fmt_counter_note() what
+ * perf prints after its '#', or "": a clock's "0.998 CPUs utilized", a
+ * software event's rate per second of task-clock ("686.060 /sec",
+ * "1.234 K/sec"), cycles' "3.123 GHz", instructions' "0.609 IPC",
+ * dTLB-load-misses' "0.43% of dTLB-loads".  Raw values stay in csv and
+ * json.
+ */
+const char *fmt_counter_name(const struct report *r, size_t k);
+char *fmt_counter_value(char *buf, size_t len, const struct report *r,
+			const struct report_cell *c, size_t k);
+char *fmt_counter_note(char *buf, size_t len, const struct report *r,
+		       const struct report_cell *c, size_t k);
 /* A fraction as a percentage with 2 decimals: 0.1271 -> "12.71%". */
 char *fmt_pct(char *buf, size_t len, double x);
 /* Same, signed: "+12.71%" / "-3.10%". */

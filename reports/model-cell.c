@@ -199,12 +199,57 @@ bad:
 		   path, id, s->index, why);
 }
 
-static int load_sample(const char *path, const char *id, json_t *js,
+/* The slot of runner counter K in R, added when there is room; -1 if not. */
+static int counter_slot(struct report *r, int k)
+{
+	size_t i;
+
+	for (i = 0; i < r->ncounters; i++)
+		if (r->counter_id[i] == k)
+			return (int)i;
+	if (r->ncounters == REPORT_COUNTERS_MAX)
+		return -1;
+	r->counter_id[r->ncounters] = k;
+	return (int)r->ncounters++;
+}
+
+/* A sample's counters, by slot: a number, null (not supported), absent
+ * (not counted).  Names no runner counter has are left out. */
+static void load_counters(struct report *r, json_t *counters,
+			  struct report_sample *s)
+{
+	const char *key;
+	json_t *v;
+	int k;
+
+	for (k = 0; k < REPORT_COUNTERS_MAX; k++) {
+		s->counter[k] = NAN;
+		s->cstate[k] = CS_NOT_COUNTED;
+	}
+	json_object_foreach(counters, key, v)
+	{
+		int id = runner_counter_lookup(key), slot;
+
+		if (id < 0 || strcmp(runner_counter_name(id), key))
+			continue;
+		slot = counter_slot(r, id);
+		if (slot < 0)
+			continue;
+		if (json_is_number(v)) {
+			s->cstate[slot] = CS_OK;
+			s->counter[slot] = json_number_value(v);
+		} else {
+			s->cstate[slot] = CS_NOT_SUPPORTED;
+		}
+	}
+}
+
+static int load_sample(struct report *r, const char *id, json_t *js,
 		       struct report_sample *s)
 {
+	const char *path = r->path;
 	json_t *counters, *quiet;
 	enum runner_status rs;
-	int k;
 
 	if (!json_is_object(js))
 		return err("'%s': cell '%s': a sample is not an object", path,
@@ -237,18 +282,7 @@ static int load_sample(const char *path, const char *id, json_t *js,
 		       ? (long)json_integer_value(json_object_get(js, "round"))
 		       : -1;
 	counters = json_object_get(js, "counters");
-	for (k = 0; k < RC_NR; k++) {
-		json_t *v = json_object_get(counters, runner_counter_name(k));
-
-		s->counter[k] = NAN;
-		if (!v)
-			s->cstate[k] = CS_NOT_COUNTED;
-		else if (json_is_number(v)) {
-			s->cstate[k] = CS_OK;
-			s->counter[k] = json_number_value(v);
-		} else
-			s->cstate[k] = CS_NOT_SUPPORTED;
-	}
+	load_counters(r, counters, s);
 	return 0;
 }
 
@@ -367,7 +401,7 @@ static int cell_load_samples(struct report *r, struct report_cell *c,
 	    xcalloc(c->nsamples ? c->nsamples : 1, sizeof(*c->samples));
 	json_array_foreach(samples, k, js)
 	{
-		ret = load_sample(r->path, c->id, js, &c->samples[k]);
+		ret = load_sample(r, c->id, js, &c->samples[k]);
 		if (ret < 0)
 			return ret;
 		if (!strcmp(c->samples[k].status, "ok"))

@@ -147,7 +147,7 @@ static void cell_counters(struct report_cell *c)
 	size_t i, n;
 	int k;
 
-	for (k = 0; k < RC_NR; k++) {
+	for (k = 0; k < REPORT_COUNTERS_MAX; k++) {
 		struct report_counter_stats *cs = &c->counters[k];
 
 		cs->state = c->nok ? CS_OK : CS_NOT_COUNTED;
@@ -172,6 +172,26 @@ static void cell_counters(struct report_cell *c)
 		cs->rel_sd = s.mean ? s.stddev / fabs(s.mean) : NAN;
 	}
 	free(v);
+}
+
+/* perf stat's derived figures (model.h, struct report_counter_stats). */
+static void cell_counter_rates(const struct report *r, struct report_cell *c)
+{
+	const struct report_counter_stats *tc = &c->counters[RC_TASK_CLOCK];
+	size_t k;
+
+	for (k = 0; k < REPORT_COUNTERS_MAX; k++) {
+		struct report_counter_stats *cs = &c->counters[k];
+
+		cs->per_sec = cs->cpus = NAN;
+		if (cs->state != CS_OK || k >= r->ncounters)
+			continue;
+		if (tc->state == CS_OK && tc->mean > 0)
+			cs->per_sec = cs->mean / (tc->mean / 1e9);
+		if (runner_counter_kind(r->counter_id[k]) == RCK_CLOCK &&
+		    c->elapsed.mean > 0)
+			cs->cpus = cs->mean / (c->elapsed.mean * 1e9);
+	}
 }
 
 static struct report_ratio counter_ratio(const struct report_cell *c, int num,
@@ -260,6 +280,7 @@ static void compute_stats(struct report *r)
 		summarize_field(c, offsetof(struct report_sample, sys),
 				&c->sys);
 		cell_counters(c);
+		cell_counter_rates(r, c);
 		report_cell_sampling(c);
 		c->ipc = counter_ratio(c, RC_INSTRUCTIONS, RC_CYCLES);
 		c->dtlb_miss_rate =
@@ -477,7 +498,12 @@ static int load_doc(struct report *r)
 /* R (its doc loaded) checked and built, into *OUT; R freed on failure. */
 static int load_built(struct report *r, struct report **out)
 {
-	int ret = load_doc(r);
+	int ret;
+
+	/* The RC_NR always, in their slots; the samples add the others. */
+	for (r->ncounters = 0; r->ncounters < RC_NR; r->ncounters++)
+		r->counter_id[r->ncounters] = (int)r->ncounters;
+	ret = load_doc(r);
 
 	if (ret < 0)
 		goto out;

@@ -51,6 +51,13 @@
 #include "stats-robust.h"
 #include "stats.h"
 
+/*
+ * The counters a report shows, in slots: slot k < RC_NR is counter k
+ * (enum runner_counter: RC_INSTRUCTIONS is a slot too), then the others
+ * the run's samples have ([run] events), in the order first seen.
+ */
+#define REPORT_COUNTERS_MAX (RC_NR + RUNNER_EVENTS_MAX)
+
 enum counter_state {
 	CS_OK,		  /* a value in every ok sample */
 	CS_NOT_SUPPORTED, /* null in some ok sample */
@@ -62,8 +69,9 @@ struct report_sample {
 	const char *status, *reason;
 	long exit_status;
 	double elapsed, user, sys, metric; /* NaN when null/absent */
-	double counter[RC_NR];
-	enum counter_state cstate[RC_NR];
+	/* by slot (struct report's counter_id[]): absent is not counted */
+	double counter[REPORT_COUNTERS_MAX];
+	enum counter_state cstate[REPORT_COUNTERS_MAX];
 	/* taken on a busy host ("host_quiet": {"quiet": false}), with why */
 	bool busy;
 	const char *busy_why;
@@ -75,6 +83,13 @@ struct report_sample {
 struct report_counter_stats {
 	enum counter_state state;
 	double mean, rel_sd; /* rel_sd = stddev/mean (NaN for n < 2) */
+	/*
+	 * What perf stat derives (NaN where it cannot): per_sec, the count
+	 * per second of the cell's task-clock (perf's "/sec", and cycles'
+	 * GHz); cpus, for a clock (task-clock, cpu-clock), its mean over the
+	 * mean elapsed time ("CPUs utilized").
+	 */
+	double per_sec, cpus;
 };
 
 /* A derived ratio (IPC, dTLB miss rate): valid only when both inputs are. */
@@ -199,7 +214,7 @@ struct report_cell {
 
 	/* Statistics over the ok samples. */
 	struct stats_summary metric, elapsed, user, sys;
-	struct report_counter_stats counters[RC_NR];
+	struct report_counter_stats counters[REPORT_COUNTERS_MAX]; /* by slot */
 	struct report_ratio ipc, dtlb_miss_rate;
 	struct stats_delta vs_base; /* valid when it could be computed */
 	/*
@@ -304,6 +319,9 @@ struct report_scaling {
 
 struct report {
 	char *path; /* owned */
+	/* The counters shown: slot k is runner counter counter_id[k] */
+	size_t ncounters;
+	int counter_id[REPORT_COUNTERS_MAX];
 	json_t *doc;
 	bool fleet_view; /* its hosts as an axis (report_load(), _doc()) */
 	const char *run_name, *run_status, *started, *finished, *config_path,

@@ -6,7 +6,7 @@
 
 test_need VMTAX
 
-for fixture in demo hw series vcpus kernels kvm lab profile interleaved; do
+for fixture in demo hw series vcpus kernels kvm lab profile interleaved events; do
 	for fmt in text md csv json html; do
 		ext=$fmt
 		[ "$fmt" = text ] && ext=txt
@@ -82,7 +82,7 @@ test_expect_success 'skipped cells keep their reason in every format' '
 '
 
 test_expect_success 'unsupported counters are never printed as 0' '
-	grep -q "<not supported>  cycles" "$TOP/tests/golden/demo.txt" &&
+	grep -q "^    <not supported>      cycles$" "$TOP/tests/golden/demo.txt" &&
 	grep -q " cycles:not_supported " "$TOP/tests/golden/demo.csv" &&
 	! grep -q "\"cycles\": 0" "$TOP/tests/golden/demo.json"
 '
@@ -104,6 +104,39 @@ test_expect_success 'matrix: bare metal once per host THP, intervals, a geomean 
 test_expect_success 'IPC and dTLB miss rate from PMU counters' '
 	grep -q "0.609 IPC" "$TOP/tests/golden/hw.txt" &&
 	grep -q "0.43% of dTLB-loads" "$TOP/tests/golden/hw.txt"
+'
+
+# results-events.json: a real run here (t0107) with [run] events =
+# major-faults, cpu-migrations, dTLB-store-misses: no PMU, so the
+# hardware event is <not supported> on both sides; the software ones are
+# counted in the guest too, through its agent.
+test_expect_success 'events: the run'"'"'s events after the seven, never 0 where unsupported' '
+	grep -q "^    <not supported>      dTLB-store-misses$" "$TOP/tests/golden/events.txt" &&
+	test "$(grep -c "      major-faults  *#  *[0-9.]* /sec$" "$TOP/tests/golden/events.txt")" = 2 &&
+	head -n 1 "$TOP/tests/golden/events.csv" | grep -q ",cpu-migrations,major-faults,dTLB-store-misses,why_empty$" &&
+	grep -q "^cell,guest/.* dTLB-store-misses:not_supported$" "$TOP/tests/golden/events.csv" &&
+	jq -e "[.cells[].counters[\"dTLB-store-misses\"].state == \"not supported\"] | all" "$TOP/tests/golden/events.json" &&
+	grep -q "<th>major-faults</th>" "$TOP/tests/golden/events.html" &&
+	grep -q "| major-faults | dTLB-store-misses |" "$TOP/tests/golden/events.md"
+'
+
+# perf stat shows task-clock in msec with "CPUs utilized" (task-clock over
+# the elapsed time: 1910902107 ns in 1.915 s), software events with a rate
+# per second of task-clock, cycles in GHz; csv and json keep the raw ns.
+test_expect_success 'counters as perf stat shows them; raw values in csv and json' '
+	grep -qx "            1910.90 msec task-clock               #    0.998 CPUs utilized       ( +-   0.13% )" "$TOP/tests/golden/demo.txt" &&
+	grep -qx "               1311      page-faults              #  686.063 /sec                ( +-   0.00% )" "$TOP/tests/golden/demo.txt" &&
+	grep -q "^           20996114      page-faults              #   12.408 K/sec " "$TOP/tests/golden/hw.txt" &&
+	grep -q "^      4420485502179      cycles                   #    2.612 GHz " "$TOP/tests/golden/hw.txt" &&
+	! grep -q "1910902107  task-clock" "$TOP/tests/golden/demo.txt" &&
+	grep -q "| 1910.90 msec (±0.13%), 0.998 CPUs utilized | 1311 (±0.00%), 686.063 /sec |" "$TOP/tests/golden/demo.md" &&
+	grep -q "<td>1910.90 msec (&plusmn;0.13%)<br><small>0.998 CPUs utilized</small></td>" "$TOP/tests/golden/demo.html" &&
+	jq -e ".cells[0].counters[\"task-clock\"].mean == 1910902107" "$TOP/tests/golden/demo.json" &&
+	python3 -c "
+import csv, sys
+r = next(r for r in csv.DictReader(open(sys.argv[1])) if r[\"kind\"] == \"cell\")
+assert abs(float(r[\"task-clock\"]) - 1910902107) < 10, r  # ns, 9 digits
+" "$TOP/tests/golden/demo.csv"
 '
 
 test_expect_success 'the slowdowns agree between text, csv and json' '

@@ -107,6 +107,37 @@ static char **env_from_json(const json_t *env, char *msg, size_t msglen)
 	return out;
 }
 
+/* "events": perf event names (runner.h) into *SET; false if bad. */
+static bool run_events(const json_t *req, uint64_t *set, char *msg,
+		       size_t len)
+{
+	const json_t *ev = json_object_get(req, "events"), *v;
+	size_t i;
+
+	*set = 0;
+	if (!ev || json_is_null(ev))
+		return true;
+	if (!json_is_array(ev)) {
+		snprintf(msg, len, "'events' must be an array of strings");
+		return false;
+	}
+	json_array_foreach(ev, i, v)
+	{
+		int k = json_is_string(v)
+			    ? runner_counter_lookup(json_string_value(v))
+			    : -1;
+
+		if (k < 0) {
+			snprintf(msg, len, "'events': unknown perf event '%s'",
+				 json_is_string(v) ? json_string_value(v)
+						   : "(not a string)");
+			return false;
+		}
+		*set |= RUNNER_COUNTER_BIT(k);
+	}
+	return true;
+}
+
 /*
  * A run request's fields checked into SPEC (all but the tick callback) and
  * *WITH_OUTPUT; its environment, owned, or NULL with the reason in MSG.
@@ -115,6 +146,7 @@ static char **run_request(const json_t *req, struct runner_spec *spec,
 			  bool *with_output, char *msg, size_t len)
 {
 	bool counters = true, profile = false;
+	uint64_t events = 0;
 	double timeout_s = 0, heartbeat_s = HEARTBEAT_DEFAULT_S;
 	double profile_hz = PROFILE_DEFAULT_HZ;
 	const json_t *cwd = json_object_get(req, "cwd");
@@ -141,6 +173,8 @@ static char **run_request(const json_t *req, struct runner_spec *spec,
 		   !opt_bool(req, "with_output", with_output)) {
 		snprintf(msg, len,
 			 "'counters' and 'with_output' must be booleans");
+	} else if (!run_events(req, &events, msg, len)) {
+		/* msg says why */
 	} else if (!opt_bool(req, "profile", &profile)) {
 		snprintf(msg, len, "'profile' must be a boolean");
 	} else if (!opt_number(req, "profile_hz", &profile_hz) ||
@@ -158,6 +192,7 @@ static char **run_request(const json_t *req, struct runner_spec *spec,
 	spec->cwd = json_string_value(cwd);
 	spec->timeout_s = timeout_s;
 	spec->counters = counters;
+	spec->events = events;
 	spec->profile = profile; /* docs/profile.md */
 	spec->profile_hz = profile_hz;
 	spec->tick_s = heartbeat_s;

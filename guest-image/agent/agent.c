@@ -704,7 +704,7 @@ static int serve(struct agent *a)
 int main(int argc, char **argv)
 {
 	struct agent a = {.fd = -1, .started_s = uptime_now()};
-	int ret = 1, hold[RC_NR];
+	int ret = 1, hold[RUNNER_COUNTER_MAX];
 
 	signal(SIGPIPE, SIG_IGN);
 	/*
@@ -750,7 +750,7 @@ int main(int argc, char **argv)
 	     uptime_now());
 	if (serve(&a) == 0)
 		ret = 0;
-	for (int i = 0; i < RC_NR; i++)
+	for (int i = 0; i < RUNNER_COUNTER_MAX; i++)
 		if (hold[i] >= 0)
 			close(hold[i]);
 out:

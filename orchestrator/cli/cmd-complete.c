@@ -15,6 +15,7 @@
 #include "layout.h"
 #include "model.h"
 #include "run-config.h"
+#include "runner.h"
 #include "util.h"
 
 /* The workload and config directories of this vmtax (installed or tree). */
@@ -88,6 +89,12 @@ static void values(const char *key)
 		return;
 	if (!strcmp(key, "workload.name")) {
 		list_inis(workloads_dir(), false);
+		return;
+	}
+	if (!strcmp(key, "run.events")) {
+		/* the perf events it may add (lib/runner.h) */
+		for (int k = RC_NR; k < RUNNER_COUNTER_MAX; k++)
+			printf("%s\n", runner_counter_name(k));
 		return;
 	}
 	if (!strncmp(key, "host.", 5)) {

@@ -16,6 +16,7 @@
 
 #include "cpuset.h"
 #include "quiet.h"
+#include "runner.h"
 #include "cell-exec.h"
 #include "fleet.h"
 #include "image.h"
@@ -136,6 +137,24 @@ static int finish_pin(const struct ini_key *k, void *obj,
 	ret = pin_plan_make(c->pin, 1, &online, plan, msg, len);
 	free(plan);
 	return ret;
+}
+
+/* [run] events: perf's generic event names (lib/runner.h). */
+static int check_events(const char *v, char *msg, size_t len)
+{
+	uint64_t set;
+
+	return runner_events_parse(v, &set, msg, len);
+}
+
+static int finish_events(const struct ini_key *k, void *obj,
+			 const struct ini_origin *o, char *msg, size_t len)
+{
+	struct run_config *c = obj;
+
+	(void)k;
+	(void)o;
+	return runner_events_parse(c->events_text, &c->events, msg, len);
 }
 
 /* "2%" or "0.5 %": a relative half-width, above 0 and below 100%. */
@@ -506,6 +525,14 @@ static const struct ini_key run_keys[] = {
 	.help = "samples per second of the profile run (a TCG "
 		"guest's default is 127: a sample costs 100 us "
 		"or more there)"),
+    KEY("run", "events", INI_STR, events_text, "", .check = check_events,
+	.finish = finish_events,
+	.help = "perf events to count beyond task-clock, page-faults, "
+		"context-switches, cycles, instructions, dTLB-loads and "
+		"dTLB-load-misses, as 'perf stat -e' names them, e.g. "
+		"'dTLB-store-misses, major-faults' (perf's generic hardware, "
+		"software and cache events); one the CPU or kernel lacks is "
+		"<not supported>, never 0"),
     KEY("run", "cells", INI_INT, cells, NULL, .shape = INI_LIST, .min = 0,
 	.max = MATRIX_MAX_CELLS - 1, .hidden = true,
 	.help = "only these cells of the matrix, by index from 0 (the others "

@@ -13,7 +13,7 @@
  *	[run]      name, repeat, target, max_repeat, boots, warmup, baseline,
  *	           timeout, boot_timeout, heartbeat, silence_timeout, retries,
  *	           max_failures,
- *	           quiet_wait, quiet_others, profile, profile_hz
+ *	           quiet_wait, quiet_others, profile, profile_hz, events
  *	[guest]    image, vcpus, memory, kernel, initrd, cmdline (each one value
  *	           or a list: an axis), accel, uri, cpu_features, pin;
  *	           sysctl.A.B, mm.A.B: guest knobs (a list: an axis)
@@ -97,6 +97,8 @@ struct run_config {
 	long quiet_others;
 	bool profile; /* docs/profile.md */
 	double profile_hz;
+	char *events_text; /* [run] events as written */
+	uint64_t events;   /* its counters (lib/runner.h), beyond the RC_NR */
 	/* a split fleet host's share of the matrix: cell indices (a hidden
 	 * key the fleet sets, fleet.h); none: every cell */
 	struct ini_list cells;

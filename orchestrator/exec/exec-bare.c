@@ -130,6 +130,7 @@ static int bare_phase(struct run *r, struct bare *b, const char *cmd,
 		.cwd = b->workdir,
 		.timeout_s = run_sample_timeout(r),
 		.counters = counters,
+		.events = r->cfg.events,
 	};
 
 	memset(res, 0, sizeof(*res));

@@ -22,6 +22,7 @@
 #include "profile-sample.h"
 #include "proto.h"
 #include "run-engine.h"
+#include "runner.h"
 #include "util.h"
 #include "vm-life.h"
 #include "vm.h"
@@ -128,6 +129,16 @@ static json_t *guest_run_args(const struct run *r, const struct cell *c,
 	json_object_set_new(a, "cwd", json_string(guest_scratch(r)));
 	json_object_set_new(a, "timeout_s", json_real(run_sample_timeout(r)));
 	json_object_set_new(a, "counters", json_boolean(counters));
+	/* [run] events: the agent opens them as the runner does here. */
+	if (counters && r->cfg.events) {
+		json_t *ev = json_array();
+
+		for (int k = 0; k < RUNNER_COUNTER_MAX; k++)
+			if (r->cfg.events & RUNNER_COUNTER_BIT(k))
+				json_array_append_new(
+				    ev, json_string(runner_counter_name(k)));
+		json_object_set_new(a, "events", ev);
+	}
 	json_object_set_new(a, "with_output", json_true());
 	json_object_set_new(a, "heartbeat_s", json_real(r->cfg.heartbeat_s));
 	return a;

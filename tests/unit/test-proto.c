@@ -515,6 +515,13 @@ static void test_sample_round_trip(void **state)
 	r.counters[RC_DTLB_LOADS].counted = false;
 	r.counters[RC_DTLB_LOADS].value = 0;
 	r.counters[RC_CYCLES].counted = false; /* opened, never ran */
+	/* [run] events: major-faults counted, dTLB-store-misses refused by
+	 * the PMU; LLC-loads was not asked for. */
+	i = runner_counter_lookup("major-faults");
+	r.counter_set = RUNNER_COUNTERS_DEFAULT | RUNNER_COUNTER_BIT(i) |
+			RUNNER_COUNTER_BIT(runner_counter_lookup("dTLB-store-misses"));
+	r.counters[i].supported = r.counters[i].counted = true;
+	r.counters[i].value = 3;
 	r.output = "line one\nbad byte \xff\n";
 	r.output_len = strlen(r.output);
 
@@ -529,6 +536,14 @@ static void test_sample_round_trip(void **state)
 	assert_int_equal(json_integer_value(json_object_get(
 			     json_object_get(j, "counters"), "page-faults")),
 			 1000 + RC_PAGE_FAULTS);
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_object_get(j, "counters"), "major-faults")),
+			 3);
+	assert_true(json_is_null(json_object_get(
+	    json_object_get(j, "counters"), "dTLB-store-misses")));
+	assert_null(json_object_get(json_object_get(j, "counters"), "LLC-loads"));
+	assert_int_equal(json_object_size(json_object_get(j, "counters")),
+			 RC_NR + 2);
 	assert_string_equal(json_string_value(json_object_get(j, "output")),
 			    "line one\nbad byte ?\n");
 
@@ -558,6 +573,11 @@ static void test_sample_round_trip(void **state)
 		if (!null)
 			assert_int_equal(back.counters[i].value, 1000 + i);
 	}
+	assert_true(back.counter_set == r.counter_set);
+	assert_int_equal(
+	    back.counters[runner_counter_lookup("major-faults")].value, 3);
+	assert_false(
+	    back.counters[runner_counter_lookup("dTLB-store-misses")].supported);
 	assert_string_equal(back.output, "line one\nbad byte ?\n");
 	free(back.output);
 	/* Without output, no output key. */

@@ -385,7 +385,9 @@ static void test_names(void **state)
 		assert_int_equal(runner_counter_lookup(names[i]), i);
 	}
 	assert_int_equal(runner_counter_lookup("bogus"), -1);
-	assert_null(runner_counter_name(RC_NR));
+	assert_string_equal(runner_counter_name(RC_NR), "cpu-clock");
+	assert_null(runner_counter_name(RUNNER_COUNTER_MAX));
+	assert_null(runner_counter_name(-1));
 	assert_string_equal(runner_status_name(RUNNER_OK), "ok");
 	assert_string_equal(runner_status_name(RUNNER_FAILED), "failed");
 	assert_string_equal(runner_status_name(RUNNER_TIMEOUT), "timeout");
