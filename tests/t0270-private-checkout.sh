@@ -15,11 +15,13 @@ thp=$(thp_get enabled)
 # A copy of the build, as a newcomer's clone would have it, in a 0700 dir
 # (its guest kernel cache, build/kernel, a link to ours: not the subject).
 P=$TRASH/home/newcomer/vmtax
-mkdir -p "$P/build/bin" "$P/build/images" &&
+mkdir -p "$P/build/bin" "$P/build/images" "$P/guest-image/build" &&
 	chmod 0700 "$TRASH/home" &&
 	cp "$VMTAX" "$P/build/vmtax" &&
 	cp -a "$BUILD/bin/." "$P/build/bin/" &&
-	cp -a "$BUILD"/images/tiny-*.cpio.gz "$P/build/images/" &&
+	cp "$TOP"/guest-image/build/mkinitramfs-*.sh "$P/guest-image/build/" &&
+	cp -a "$BUILD"/images/tiny-*.cpio.gz "$BUILD"/images/tiny-*.recipe \
+		"$P/build/images/" &&
 	{ ! test -d "$BUILD/kernel" || ln -s "$BUILD/kernel" "$P/build/kernel"; } ||
 	bail_out "cannot copy the build"
 # The image links are absolute (into $BUILD): point them into the copy.
