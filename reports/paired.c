@@ -6,9 +6,7 @@
  * them, through a bridge cell when it shares none, else Fieller over its
  * units (order = cells, older files).
  */
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "model.h"
 #include "util.h"
