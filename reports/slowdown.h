@@ -3,8 +3,9 @@
  * slowdown.h - which interval a cell's slowdown gets (docs/sampling.md,
  * "Which interval a cell gets"), and how two cells are paired.  One rule
  * for the report model (reports/paired.c: what every format prints) and
- * for the run engine's stop rule (orchestrator/run-sampling.c: [run]
- * target is judged on the interval the report prints).  Pure code: no I/O.
+ * for the run engine's stop rule (orchestrator/engine/run-sampling.c:
+ * [run] target is judged on the interval the report prints).  Pure code:
+ * no I/O.
  *
  * A cell as the rule sees it (struct slowdown_cell, its arrays owned): per
  * sample its metric (NaN for a sample that is not ok), its interleaved
