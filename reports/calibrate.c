@@ -137,7 +137,8 @@ int calibrate_judge(const struct report *aa, const struct report *a,
 		out->nrows++;
 	}
 	out->allowed_misses = calibrate_allowed_misses(out->nratio);
-	out->consistent = out->nratio > 0 &&
+	out->judged = out->nratio > 0;
+	out->consistent = out->judged &&
 			  out->nratio - out->nratio_hold <= out->allowed_misses;
 	return 0;
 }
@@ -200,10 +201,11 @@ void calibrate_print(const struct calib *c, FILE *out)
 		"verdict: %s\n",
 		c->nratio_hold, c->nratio, c->allowed_misses, c->nrerun_hold,
 		c->nrerun,
-		c->nratio == 0	 ? "no verdict: no cell has a bounded A/B interval"
-		: c->consistent ? "consistent with a re-run"
-				: "NOT consistent with a re-run: the two runs "
-				  "differ beyond their intervals");
+		!c->judged ? CALIBRATE_CANNOT_JUDGE
+		": no cell has a bounded A/B interval"
+		: c->consistent ? CALIBRATE_CONSISTENT
+				: CALIBRATE_INCONSISTENT
+		": the two runs differ beyond their intervals");
 }
 
 static json_t *jnum(double x)
@@ -239,11 +241,17 @@ json_t *calibrate_json(const struct calib *c)
 				  row->rerun >= 0 ? json_boolean(row->b_holds_a)
 						  : json_null()));
 	}
-	return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:b}", "cells", rows,
+	return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:o}", "cells", rows,
 			 "ratio_intervals", (json_int_t)c->nratio,
 			 "ratio_holding_1", (json_int_t)c->nratio_hold,
 			 "rerun_checks", (json_int_t)c->nrerun,
 			 "rerun_holding", (json_int_t)c->nrerun_hold,
 			 "allowed_misses", (json_int_t)c->allowed_misses,
-			 "consistent", c->consistent);
+			 "consistent",
+			 c->judged ? json_boolean(c->consistent) : json_null());
+}
+
+int calibrate_exit_status(const struct calib *c)
+{
+	return c->judged && !c->consistent ? 1 : 0;
 }

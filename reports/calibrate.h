@@ -11,7 +11,8 @@
  *	  calibrated 95% interval does so about 83% of the time, not 95%).
  * The verdict: "consistent with a re-run" when the cells whose ratio
  * interval misses 1 are no more than a binomial(n, 0.05) count would give
- * 95% of the time.  Pure code over loaded reports: no I/O but in
+ * 95% of the time; with no bounded ratio interval (n = 0), "cannot judge"
+ * (not a finding either way: exit 0, as vmtax compare has it).  Pure code over loaded reports: no I/O but in
  * calibrate_split() (which writes nothing either: it returns the two docs).
  */
 #ifndef VMTAX_CALIBRATE_H
@@ -48,7 +49,8 @@ struct calib {
 	size_t nratio, nratio_hold; /* cells with an A/B interval; holding 1 */
 	size_t nrerun, nrerun_hold; /* interval-estimate checks; holding */
 	size_t allowed_misses;	    /* binomial(nratio, 0.05) 95th pct */
-	bool consistent;
+	bool judged;		    /* nratio > 0: a verdict at all */
+	bool consistent;	    /* judged, and consistent */
 };
 
 /*
@@ -59,11 +61,20 @@ struct calib {
 int calibrate_judge(const struct report *aa, const struct report *a,
 		    const struct report *b, struct calib *out);
 void calibrate_release(struct calib *c);
+/* The verdict's words (calibrate and compare print them). */
+#define CALIBRATE_CONSISTENT "consistent with a re-run"
+#define CALIBRATE_INCONSISTENT "NOT consistent with a re-run"
+#define CALIBRATE_CANNOT_JUDGE "cannot judge whether consistent with a re-run"
 /* The misses N calibrated 95% intervals show 95% of the time or fewer:
  * the 95th percentile of binomial(N, 0.05). */
 size_t calibrate_allowed_misses(size_t n);
-/* The table and the summary line; calibration.json's document (new ref). */
+/* The table and the summary line; calibration.json's document (new ref:
+ * "consistent" null when not judged). */
 void calibrate_print(const struct calib *c, FILE *out);
 json_t *calibrate_json(const struct calib *c);
+/* vmtax calibrate's exit status for C: 1 when judged NOT consistent, else
+ * 0 (cannot judge is no finding: docs/sampling.md, "Consistent with a
+ * re-run"). */
+int calibrate_exit_status(const struct calib *c);
 
 #endif

@@ -420,7 +420,8 @@ static char *compare_rerun_new(struct compare *c)
 		}
 	}
 	if (!n)
-		return NULL;
+		return xstrdup("the two runs share one config, but no row has "
+			       "a bounded interval: " CALIBRATE_CANNOT_JUDGE);
 	allowed = calibrate_allowed_misses(n);
 	c->rerun_inconsistent = miss > allowed;
 	return xasprintf(
@@ -429,8 +430,7 @@ static char *compare_rerun_new(struct compare *c)
 	    "slowdown interval holds the other's estimate in %zu of %zu "
 	    "checks (about 83%% for calibrated intervals): %s",
 	    n - miss, n, allowed, hold, checks,
-	    miss <= allowed ? "consistent with a re-run"
-			    : "NOT consistent with a re-run");
+	    miss <= allowed ? CALIBRATE_CONSISTENT : CALIBRATE_INCONSISTENT);
 }
 
 static void across_runs(struct compare *c, const struct compare_opts *o)

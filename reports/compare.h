@@ -170,7 +170,9 @@ struct compare {
 	 * whether they are consistent with a re-run (reports/calibrate.h's
 	 * rule: the cells whose B/A interval misses 0 are no more than
 	 * binomial(n, 0.05) gives 95% of the time; and how often each run's
-	 * slowdown interval holds the other's estimate).  Owned; NULL else.
+	 * slowdown interval holds the other's estimate), or that no row has a
+	 * bounded interval to judge by (CALIBRATE_CANNOT_JUDGE).  Owned; NULL
+	 * else.
 	 */
 	char *rerun;
 	bool rerun_inconsistent; /* rerun says "NOT consistent" */

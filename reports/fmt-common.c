@@ -617,6 +617,19 @@ char *fmt_stop(char *buf, size_t len, const struct report_cell *c)
 	return buf;
 }
 
+char *fmt_rounds_paired(char *buf, size_t len, const struct report_cell *c)
+{
+	if (c->iv == REPORT_IV_FIELLER || !c->rounds_zero)
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len,
+			 "%zu of %zu shared rounds paired (%zu left out: a "
+			 "metric of 0)",
+			 c->rounds_shared - c->rounds_zero, c->rounds_shared,
+			 c->rounds_zero);
+	return buf;
+}
+
 char *fmt_outliers(char *buf, size_t len, const struct report_cell *c)
 {
 	size_t i, off = 0;

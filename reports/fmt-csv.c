@@ -144,7 +144,8 @@ static const char *delta_why(const struct stats_delta *d)
 		return "zero_baseline";
 	if (!strcmp(d->why, STATS_WHY_ZERO_CELL))
 		return "zero_mean";
-	if (!strcmp(d->why, STATS_WHY_TOO_FEW))
+	if (!strcmp(d->why, STATS_WHY_TOO_FEW) ||
+	    !strcmp(d->why, STATS_WHY_ONE_UNIT))
 		return "too_few_samples";
 	return "unbounded"; /* STATS_WHY_DENOM, STATS_WHY_REACHES_ZERO */
 }

@@ -162,9 +162,11 @@ static json_t *jinterval(const struct report *r, const struct report_cell *c)
 	const struct stats_paired *p = &c->paired;
 
 	return json_pack(
-		"{s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:[o, o], s:o}", "method",
-		report_interval_name(c), "unit", stats_unit_name(p->unit),
-		"rounds", (json_int_t)p->nrounds, "units",
+		"{s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:[o, o], s:o}",
+		"method", report_interval_name(c), "unit",
+		stats_unit_name(p->unit), "rounds", (json_int_t)p->nrounds,
+		"rounds_shared", (json_int_t)c->rounds_shared,
+		"rounds_left_out", (json_int_t)c->rounds_zero, "units",
 		(json_int_t)p->nunits, "df", jreal(p->df),
 		"log_ratio_within_var", jreal(p->kj.t1sq),
 		"log_ratio_between_var", jreal(p->kj.t2sq),

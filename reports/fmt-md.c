@@ -374,7 +374,10 @@ static int md_render(const struct report *r, FILE *out)
 	for (i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 
-		if (c->nok && !c->mismatch_text && !c->busy_text)
+		char rp[FMT_BUF];
+
+		fmt_rounds_paired(rp, sizeof(rp), c);
+		if (c->nok && !c->mismatch_text && !c->busy_text && !*rp)
 			continue;
 		if (!n++)
 			mdprintf(out, "\n## Notes\n\n");
@@ -385,6 +388,9 @@ static int md_render(const struct report *r, FILE *out)
 		} else if (c->mismatch_text) {
 			mdprintf(out, "- `%s`: %s\n", c->id, c->mismatch_text);
 		}
+		if (c->nok && *rp)
+			mdprintf(out, "- `%s`: %zu of %zu samples ok; %s\n",
+				 c->id, c->nok, c->nsamples, rp);
 		if (c->busy_text) {
 			mdprintf(out, "- `%s`: **busy host**: ", c->id);
 			fmt_md_escape(out, c->busy_text);

@@ -157,8 +157,9 @@ static void text_cell(const struct report *r, const struct report_cell *c,
 
 	tprintf(out, "\n%s (%s)\n", c->label,
 		fmt_cell_note(note, sizeof(note), c));
-	tprintf(out, " cell %s: %s, %zu of %zu samples ok\n", c->id, c->status,
-		c->nok, c->nsamples);
+	tprintf(out, " cell %s: %s, %zu of %zu samples ok%s%s\n", c->id,
+		c->status, c->nok, c->nsamples,
+		*fmt_rounds_paired(note, sizeof(note), c) ? "; " : "", note);
 	if (c->mismatch_text)
 		tprintf(out, " warning: %s\n", c->mismatch_text);
 	if (c->busy_text)

@@ -116,6 +116,13 @@ bool fmt_sampling_shown(const struct report_cell *c);
 char *fmt_iv(char *buf, size_t len, const struct report *r,
 	     const struct report_cell *c);
 char *fmt_stop(char *buf, size_t len, const struct report_cell *c);
+/*
+ * A paired or bridged cell that had rounds left out of its pairing for a
+ * metric of 0 (docs/sampling.md, "A mean of 0"): "3 of 4 shared rounds
+ * paired (1 left out: a metric of 0)", beside the samples counted; ""
+ * when none was.
+ */
+char *fmt_rounds_paired(char *buf, size_t len, const struct report_cell *c);
 char *fmt_outliers(char *buf, size_t len, const struct report_cell *c);
 char *fmt_trend(char *buf, size_t len, const struct report_cell *c);
 char *fmt_boots(char *buf, size_t len, const struct report_cell *c);

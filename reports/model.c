@@ -566,6 +566,7 @@ void report_free(struct report *r)
 		free(r->cells[i].mismatch_text);
 		free(r->cells[i].busy_text);
 		free(r->cells[i].axv);
+		slowdown_cell_release(&r->cells[i].view);
 		report_kvm_release(&r->cells[i].kvm);
 		report_profile_release(&r->cells[i].prof);
 	}

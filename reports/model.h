@@ -47,6 +47,9 @@
 /* The counters (enum runner_counter, RC_NR, runner_counter_name()). */
 #include "profile-diff.h"
 #include "runner.h"
+/* enum report_interval, struct slowdown_cell: which interval a cell's
+ * slowdown gets */
+#include "slowdown.h"
 #include "stats-paired.h"
 #include "stats-robust.h"
 #include "stats.h"
@@ -180,8 +183,6 @@ struct report_profile {
 	struct profile_diff diff;
 };
 
-enum report_interval { REPORT_IV_FIELLER, REPORT_IV_PAIRED, REPORT_IV_BRIDGE };
-
 struct report_cell {
 	const char *id;
 	/*
@@ -231,6 +232,12 @@ struct report_cell {
 	struct stats_paired paired;
 	long bridge_via;
 	double hboot_lo, hboot_hi;
+	/* paired or bridged: the rounds it shares (a bridge: both pairings)
+	 * and, of them, those left out of the pairing for a metric of 0
+	 * (docs/sampling.md, "A mean of 0"); 0 for Fieller */
+	size_t rounds_shared, rounds_zero;
+	/* the cell as slowdown.h sees it (reports/sampling.c) */
+	struct slowdown_cell view;
 	/* Kalibera-Jones variance components of the metric (boots, samples
 	 * within a boot); nboots 0 when no sample records a boot. */
 	struct stats_kj kj;

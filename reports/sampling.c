@@ -3,7 +3,8 @@
  * A cell's sampling statistics for the report model (model.h): the units
  * of its slowdown interval (samples, or boot means for a cell run with
  * [run] boots > 1), outliers and trend over its ok samples in index order,
- * and how the metric's variance splits within and between boots.
+ * and how the metric's variance splits within and between boots; the
+ * cell as slowdown.h sees it.
  */
 #include <math.h>
 #include <string.h>
@@ -20,9 +21,14 @@ void report_cell_sampling(struct report_cell *c)
 	size_t *idx = xcalloc(n, sizeof(*idx));
 	bool *flag = xcalloc(n, sizeof(*flag));
 
+	slowdown_cell_release(&c->view);
+	slowdown_cell_init(&c->view, c->nsamples);
 	for (i = 0; i < c->nsamples; i++) {
 		const struct report_sample *s = &c->samples[i];
 
+		c->view.round[i] = s->round;
+		c->view.boot[i] = s->boot;
+		c->view.metric[i] = strcmp(s->status, "ok") ? NAN : s->metric;
 		if (strcmp(s->status, "ok") || isnan(s->metric))
 			continue;
 		idx[k] = i;
@@ -39,6 +45,7 @@ void report_cell_sampling(struct report_cell *c)
 	if (nboot == k && k)
 		stats_groups(x, boot, k, &c->boots, NULL);
 	sample_units_summarize(c->unit_boot, x, boot, k, &c->units);
+	c->view.units = c->units;
 	free(x);
 	free(boot);
 	free(idx);

@@ -140,9 +140,12 @@ static void units_release(struct units *u)
 
 /*
  * Units of N observations labelled by BOOT: the boots when there are
- * several (all labels >= 0), else every observation.
+ * several (all labels >= 0), else every observation; but one label for
+ * every observation is one unit when ONE_BOOT_ONE_UNIT (a paired
+ * interval: its rounds are not independent of each other then).
  */
-static int units_of(const long *boot, size_t n, struct units *u)
+static int units_of(const long *boot, size_t n, bool one_boot_one_unit,
+		    struct units *u)
 {
 	long *ids = NULL;
 	size_t *of = NULL, i, j, nids = 0, nneg = 0;
@@ -169,7 +172,9 @@ static int units_of(const long *boot, size_t n, struct units *u)
 	ret = -EINVAL;
 	if (nneg && nneg < n)
 		goto out;
-	if (nids < 2) {
+	if (nids == 1 && !nneg && one_boot_one_unit) {
+		u->unit = STATS_UNIT_BOOT;
+	} else if (nids < 2) {
 		for (i = 0; i < n; i++)
 			of[i] = i;
 		nids = n;
@@ -345,7 +350,7 @@ int stats_paired(const double *d, const long *boot, size_t n,
 		return 0;
 	if (!all_finite(d, n))
 		return -EDOM;
-	ret = units_of(boot, n, &u);
+	ret = units_of(boot, n, true, &u);
 	if (ret)
 		return ret;
 	means = malloc(u.k * sizeof(*means));
@@ -369,6 +374,8 @@ int stats_paired(const double *d, const long *boot, size_t n,
 	out->nunits = u.k;
 	out->unit = u.unit;
 	paired_fill(out, m, se, (double)u.k - 1, higher_better);
+	if (u.unit == STATS_UNIT_BOOT && u.k == 1)
+		out->d.why = STATS_WHY_ONE_UNIT;
 out:
 	free(means);
 	units_release(&u);
@@ -459,7 +466,7 @@ int stats_hboot_paired(const double *d, const long *boot, size_t n,
 		return -EINVAL;
 	if (!all_finite(d, n))
 		return -EDOM;
-	ret = units_of(boot, n, &u);
+	ret = units_of(boot, n, true, &u);
 	if (ret)
 		return ret;
 	ret = -EDOM;
@@ -509,10 +516,10 @@ int stats_hboot_ratio(const double *x, const long *xboot, size_t nx,
 		return -EINVAL;
 	if (!all_positive(x, nx) || !all_positive(y, ny))
 		return -EDOM;
-	ret = units_of(xboot, nx, &ux);
+	ret = units_of(xboot, nx, false, &ux);
 	if (ret)
 		return ret;
-	ret = units_of(yboot, ny, &uy);
+	ret = units_of(yboot, ny, false, &uy);
 	if (ret) {
 		units_release(&ux);
 		return ret;

@@ -43,14 +43,16 @@
  *
  * The paired estimate.  For each round, d = log(cell / ref) of the two
  * samples of that round: a drift of the host that multiplies both cancels.
- * The units are the boots' means of d when there is more than one boot,
- * else the rounds themselves; boots, not rounds, are independent (Kalibera
- * & Jones: the interval's df comes from the top level), and the boots are
+ * The units are the boots' means of d when the rounds record a boot, else
+ * the rounds themselves; boots, not rounds, are independent (Kalibera &
+ * Jones: the interval's df comes from the top level), and the boots are
  * the coarser side's (stats_paired_units()): a round's log ratio carries
  * both samples' boots, so either side's boot ties the rounds it spans.
- * A guest cell with one boot has its rounds stand in: nothing measures the
- * between-boot variance then (kj.t2sq is NaN), and the interval is too
- * narrow by as much as that variance matters.  With u the unit means and
+ * One boot that holds every round is one unit: nothing measures the
+ * between-boot variance then, and its rounds standing in (as before issue
+ * 35's review) gave an interval too narrow by as much as that variance
+ * matters; it is valid, unbounded and not judged (STATS_WHY_ONE_UNIT, the
+ * too-few rule of stats.h).  With u the unit means and
  * k their number: mean_log = mean(u), se = sd(u) / sqrt(k), df = k - 1,
  * and the ratio cell/ref is exp(mean_log) with the interval
  * exp(mean_log +- t(0.975, df) se).  That ratio is a geometric mean of
@@ -146,7 +148,7 @@ long stats_kj_boots_for(double t1sq, double t2sq, long r1, double mean,
 /* ---- the paired estimate ---- */
 
 enum stats_unit {
-	STATS_UNIT_ROUND,  /* rounds (a bare-metal cell, or one boot) */
+	STATS_UNIT_ROUND,  /* rounds (neither side records a boot) */
 	STATS_UNIT_BOOT,   /* boot means of the rounds */
 	STATS_UNIT_BRIDGE, /* two paired estimates through a third cell */
 };
@@ -186,9 +188,10 @@ size_t stats_paired_units(const long *boot_a, const long *boot_b, size_t n,
 			  long *unit);
 
 /*
- * The slowdown from D[0..N) (stats_log_ratios()) with the cell's boot per
- * round in BOOT (NULL, all negative, or all equal: the rounds are the
- * units).  One unit: the point estimate, valid, not bounded.  N == 0:
+ * The slowdown from D[0..N) (stats_log_ratios()) with each round's unit
+ * in BOOT (stats_paired_units(); NULL or all negative: the rounds are the
+ * units; all equal: one unit, d.why STATS_WHY_ONE_UNIT).  One unit: the
+ * point estimate, valid, not bounded.  N == 0:
  * not valid, returns 0.  Returns -EDOM for a D that is not finite, and
  * -EINVAL for BOOT mixing negative and non-negative values (out->d not
  * valid either way), -ENOMEM.

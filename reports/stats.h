@@ -110,6 +110,9 @@ struct stats_delta {
 #define STATS_WHY_ZERO_REF "the baseline's mean is 0"
 #define STATS_WHY_ZERO_CELL "the cell's mean is 0"
 #define STATS_WHY_TOO_FEW "too few samples to judge (under 3, no spread)"
+/* A paired interval whose rounds one boot holds (stats-paired.h): the
+ * same rule, one unit. */
+#define STATS_WHY_ONE_UNIT "too few units to judge (one boot holds every round)"
 #define STATS_WHY_DENOM "the denominator's mean is not clear of 0 at 95%"
 #define STATS_WHY_REACHES_ZERO                                                 \
 	"it would reach a ratio <= 0 (too few samples for their spread)"

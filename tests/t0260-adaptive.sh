@@ -13,7 +13,8 @@ test_need ROOT "needs root to set host THP"
 thp_before=$(thp_get enabled)
 mkdir -p "$TRASH/wl" "$TRASH/state"
 # KIND 0: 100 every time; 1: 100 and 180 in turn; 2: 100 + the sample's
-# number (rising); 3: 100, but 500 on the fourth sample.
+# number (rising); 3: 100, but 500 on the fourth sample; 4: 100 and 180 in
+# turn, and 5 twice that (in the same round, a ratio of exactly 2).
 cat >"$TRASH/wl/ctl.sh" <<'EOF2'
 f=$STATE/n.$KIND
 n=$(cat $f 2>/dev/null || echo 0)
@@ -23,6 +24,8 @@ case $KIND in
 1) v=$((100 + (n % 2) * 80)) ;;
 2) v=$((100 + n)) ;;
 3) v=100; [ $n = 3 ] && v=500 ;;
+4) v=$((100 + (n % 2) * 80)) ;;
+5) v=$((200 + (n % 2) * 160)) ;;
 esac
 echo "v: $v"
 EOF2
@@ -106,6 +109,42 @@ test_expect_success 'md, csv, json and html show the stop reasons' '
 	"$VMTAX" report --format html adapt >report.html &&
 	grep -q "<h2>Sampling</h2>" report.html &&
 	grep -q "<td>target met (" report.html
+'
+
+# The plan judges the interval the report prints (reports/slowdown.h):
+# interleaved, KIND 5 against KIND 4 is exactly 2 in every round, so the
+# paired interval has no width and the cell stops on the target at the
+# minimum of 5, with the half-width its report prints; Fieller's over the
+# two sides' means (each side 100/180 in turn: a CV near 30%) is far
+# wider, and in cells order, where the report prints it, both run to the
+# cap.
+sed -e "s/^KIND = .*/KIND = 4, 5/" -e "s/KIND=0$/KIND=4/" \
+	"$TRASH/adapt.ini" >"$TRASH/pair.ini"
+test_expect_success 'the stop rule judges the interval the report prints' '
+	rm -f state/* &&
+	"$VMTAX" run pair.ini --out pair >out 2>err &&
+	jq -r ".cells[] | \"\(.id) \(.stop_reason) \(.samples | length)\"" \
+		pair/results.json >got &&
+	cat >want <<-\EOF2 &&
+	bare-metal/host-thp=always/KIND=4 target 5
+	bare-metal/host-thp=always/KIND=5 target 5
+	EOF2
+	test_cmp want got &&
+	grep -q "KIND=5: done sampling (target): 5 samples, interval half-width 0.00% (paired rounds)" err &&
+	"$VMTAX" report pair >pair.txt &&
+	grep -q "^ stopped: target met (half-width 0.00%, 5 samples)$" pair.txt &&
+	grep -q "(paired rounds), p " pair.txt &&
+	rm -f state/* &&
+	"$VMTAX" run pair.ini --set run.order=cells --out pair-cells >out 2>err &&
+	jq -r ".cells[] | \"\(.id) \(.stop_reason) \(.samples | length)\"" \
+		pair-cells/results.json >got &&
+	cat >want <<-\EOF2 &&
+	bare-metal/host-thp=always/KIND=4 max_repeat 8
+	bare-metal/host-thp=always/KIND=5 max_repeat 8
+	EOF2
+	test_cmp want got &&
+	"$VMTAX" report pair-cells >pair-cells.txt &&
+	grep -q "(Fieller), Welch p " pair-cells.txt
 '
 
 test_expect_success 'without a target every cell stops at repeat' '

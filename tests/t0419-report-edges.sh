@@ -156,6 +156,46 @@ c[\"samples\"][1].update(status=\"failed\", metric=None, reason=\"the metric nan
 	grep -q "sample 1 failed: the metric nan is not a finite number >= 0" failed.txt
 '
 
+# A round whose metric is 0 on one side is left out of the pairing (no
+# log of 0): the header, which counts samples, says how many rounds were
+# paired and why the others were not, in text, md and json.
+test_expect_success 'a metric of 0 in a round: the header counts the rounds paired' '
+	make zround.json "
+b[\"samples\"] = samples([10, 10.5, 10.2, 10.1, 10.4])
+c[\"samples\"] = samples([12, 0, 12.4, 12.1, 0])
+" &&
+	"$VMTAX" report zround.json >zround.txt &&
+	grep -q "^ cell bare-metal/host-thp=never: ok, 5 of 5 samples ok; 3 of 5 shared rounds paired (2 left out: a metric of 0)$" zround.txt &&
+	grep -q "^ interval: paired log ratios of 3 rounds," zround.txt &&
+	"$VMTAX" report -f md zround.json >zround.md &&
+	grep -q "^- \`bare-metal/host-thp=never\`: 5 of 5 samples ok; 3 of 5 shared rounds paired (2 left out: a metric of 0)$" zround.md &&
+	field zround.json bare-metal/host-thp=never \
+		"(c[\"samples_ok\"], c[\"interval\"][\"rounds_shared\"], c[\"interval\"][\"rounds_left_out\"], c[\"interval\"][\"rounds\"])" >got &&
+	echo "(5, 5, 2, 3)" >want &&
+	test_cmp want got &&
+	! grep "left out" zround.txt | grep -v "^ cell bare-metal/host-thp=never:"
+'
+
+# The coarser side's boots chain every round into one unit (a guest cell
+# of one boot against bare metal): too few units to judge, with the
+# reason, not an interval over the rounds (too narrow: nothing measures
+# the spread between boots).
+test_expect_success 'one boot holds every round: too few units to judge' '
+	make oneboot.json "
+g[\"samples\"] = samples([12, 12.4, 12.1, 12.6], [0, 0, 0, 0])
+b[\"samples\"] = samples([10, 10.5, 10.2, 10.1])
+" &&
+	"$VMTAX" report oneboot.json >oneboot.txt &&
+	grep -q "^ interval: paired log ratios of 4 rounds, 1 boot as units, df 0.0" oneboot.txt &&
+	grep -q "^ no interval: too few units to judge (one boot holds every round)$" oneboot.txt &&
+	field oneboot.json guest/host-thp=always/guest-thp=always \
+		"(c[\"slowdown\"][\"ci95\"], c[\"slowdown\"][\"significant\"], c[\"slowdown\"][\"p\"], c[\"interval\"][\"units\"])" >got &&
+	echo "(None, False, None, 1)" >want &&
+	test_cmp want got &&
+	"$VMTAX" report -f csv oneboot.json >oneboot.csv &&
+	grep "^cell,guest/host-thp=always/guest-thp=always," oneboot.csv | grep -q too_few_samples
+'
+
 # A baseline whose mean is 0: the slowdown is n/a, and says why.
 test_expect_success 'a baseline mean of 0 says so' '
 	make zero.json "
@@ -185,7 +225,7 @@ h[\"samples\"] = samples([15, 16.6, 15.1, 20, 20.4, 21.5, 13.2, 14, 13.1],
 	field kj.json guest/host-thp=always/guest-thp=never \
 		"(sorted(c[\"interval\"]), sorted(c[\"sampling\"][\"boots\"]), sorted(c[\"slowdown\"]))" >got &&
 	cat >want <<-\EOF &&
-	(['"'"'bootstrap'"'"', '"'"'df'"'"', '"'"'log_ratio_between_var'"'"', '"'"'log_ratio_within_var'"'"', '"'"'method'"'"', '"'"'rounds'"'"', '"'"'unit'"'"', '"'"'units'"'"', '"'"'via'"'"'], ['"'"'boot_means_var'"'"', '"'"'n'"'"', '"'"'within_boot_var'"'"'], ['"'"'bounded'"'"', '"'"'ci95'"'"', '"'"'p'"'"', '"'"'paired_df'"'"', '"'"'significant'"'"', '"'"'value'"'"', '"'"'within_noise'"'"'])
+	(['"'"'bootstrap'"'"', '"'"'df'"'"', '"'"'log_ratio_between_var'"'"', '"'"'log_ratio_within_var'"'"', '"'"'method'"'"', '"'"'rounds'"'"', '"'"'rounds_left_out'"'"', '"'"'rounds_shared'"'"', '"'"'unit'"'"', '"'"'units'"'"', '"'"'via'"'"'], ['"'"'boot_means_var'"'"', '"'"'n'"'"', '"'"'within_boot_var'"'"'], ['"'"'bounded'"'"', '"'"'ci95'"'"', '"'"'p'"'"', '"'"'paired_df'"'"', '"'"'significant'"'"', '"'"'value'"'"', '"'"'within_noise'"'"'])
 	EOF
 	test_cmp want got &&
 	jq -e "[.. | objects | keys[] | select(. == \"between_var\" or . == \"within_var\")] == []" kj.json.report &&

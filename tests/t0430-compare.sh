@@ -330,6 +330,25 @@ print(n)
 	! grep -q "interleaved" aa.cmp
 '
 
+# Two runs of one config where no row has a bounded interval (one sample a
+# cell): compare cannot judge whether they are re-runs, says so, and exits
+# 0, as vmtax calibrate does (docs/sampling.md, "Consistent with a re-run").
+test_expect_success 'two runs of one config, no bounded row: cannot judge, exit 0' '
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d[\"cells\"]:
+    c[\"samples\"] = c[\"samples\"][:1]
+json.dump(d, open(sys.argv[2], \"w\"))
+" "$A" one.json &&
+	"$VMTAX" compare one.json one.json >one.cmp 2>err &&
+	test ! -s err &&
+	grep -q "no row has a bounded interval: cannot judge whether consistent with a re-run" one.cmp &&
+	! grep -q "NOT consistent" one.cmp &&
+	"$VMTAX" compare -f json one.json one.json >one.cmp.json &&
+	jq -e ".rerun | test(\"cannot judge\")" one.cmp.json
+'
+
 # The exit status is the verdict (as diff's): ARGS<TAB>STATUS<TAB>what
 # stderr must be (a grep -E pattern; empty: nothing), one case a line.
 cat >"$TRASH/verdicts" <<'EOF'

@@ -77,9 +77,11 @@ static void usage(FILE *f)
 	opts_help(f, calibrate_opts, 2, 23);
 	fprintf(f,
 		"\n"
-		"Exit status: 0 when the runs are consistent, 1 when they are not or\n"
-		"the run failed, 2 for bad usage; with --dry-run, 0 when the run\n"
-		"could start, 2 when it could not (as 'vmtax run --dry-run').\n");
+		"Exit status: 0 when the runs are consistent, or when no cell has a\n"
+		"bounded A/B interval (cannot judge, as vmtax compare), 1 when they\n"
+		"are NOT consistent or the run failed, 2 for bad usage; with\n"
+		"--dry-run, 0 when the run could start, 2 when it could not (as\n"
+		"'vmtax run --dry-run').\n");
 }
 
 /* Write replica REP of DIR/results.json to DIR/REP/ with its reports. */
@@ -137,7 +139,7 @@ static int judge(const char *dir)
 	text = json_dumps(j, JSON_INDENT(2));
 	if (text)
 		write_file_atomic(p_json, text, strlen(text));
-	ret = c.consistent ? 0 : 1;
+	ret = calibrate_exit_status(&c);
 out:
 	free(text);
 	json_decref(j);

@@ -8,10 +8,9 @@
  * The engine works in rounds.  Round 0 gives every cell its 'repeat'
  * samples, cell after cell, as vmtax always has.  After each round,
  * sampling_plan_round() looks at each cell still sampling: its slowdown
- * against the baseline (stats_delta(): Fieller's 95% interval with Welch's
- * df, in either order: the interval a report shows for a run in cells
- * order; for an interleaved run it shows a paired one, docs/sampling.md
- * "The stop rule") over its units, and
+ * against the baseline with the 95% interval its report will print
+ * (slowdown.h, which the report model shares: paired rounds or bridged in
+ * an interleaved run, Fieller's over the units in cells order), and
  *	- without a target, the cell is done ("repeat");
  *	- with one, it is done when the interval's half-width is at most the
  *	  target and both it and the baseline have SAMPLING_MIN_UNITS units
@@ -75,7 +74,8 @@ struct sampling_cell {
 	long nsamples;	      /* samples measured, ok or not */
 	size_t nunits;	      /* ok units (samples, or boots) */
 	long per_unit;	      /* samples per unit, >= 1 */
-	struct stats_delta d; /* against the baseline (unused for it) */
+	struct stats_delta d; /* against the baseline, as slowdown_of() gives
+				 it (unused for the baseline) */
 	/* out */
 	double halfwidth; /* (hi - lo) / 2; INFINITY when unbounded */
 	long more;	  /* samples to take next round */

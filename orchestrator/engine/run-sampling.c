@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The run engine's side of adaptive sampling: each cell's units from its
- * recorded samples, its slowdown against the baseline, and the plan of
- * sampling-plan.h applied to the run's cell states.
+ * recorded samples, its slowdown against the baseline by the interval its
+ * report will print (slowdown.h), and the plan of sampling-plan.h applied
+ * to the run's cell states.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "run-engine.h"
 #include "sample-unit.h"
+#include "slowdown.h"
 #include "stats-paired.h"
 #include "stats-robust.h"
 #include "util.h"
@@ -25,27 +27,36 @@ bool run_unit_is_boot(const struct run *r, int ci)
 	return run_per_boot(r, ci) > 0;
 }
 
-/* The ok metrics of ST (boot means when BY_BOOT) into S. */
-static void cell_units(const struct cell_state *st, bool by_boot,
-		       struct stats_summary *s)
+/* Cell ST as slowdown.h sees it, as the reports will (reports/sampling.c):
+ * each sample's metric (NaN unless ok), round and boot (-1 where not
+ * recorded), and its units (boot means when BY_BOOT). */
+static void cell_view(const struct cell_state *st, bool by_boot,
+		      struct slowdown_cell *v)
 {
 	size_t n = json_array_size(st->samples), i, k = 0;
 	double *x = xcalloc(n ? n : 1, sizeof(*x));
 	long *boot = xcalloc(n ? n : 1, sizeof(*boot));
 
+	slowdown_cell_init(v, n);
 	for (i = 0; i < n; i++) {
 		json_t *sj = json_array_get(st->samples, i);
 		json_t *m = json_object_get(sj, "metric");
+		json_t *b = json_object_get(sj, "boot");
+		json_t *rd = json_object_get(sj, "round");
 		const char *status =
 		    json_string_value(json_object_get(sj, "status"));
 
+		v->boot[i] = json_is_integer(b) ? (long)json_integer_value(b)
+						: -1;
+		v->round[i] =
+		    json_is_integer(rd) ? (long)json_integer_value(rd) : -1;
+		v->metric[i] = NAN;
 		if (!status || strcmp(status, "ok") || !json_is_number(m))
 			continue;
-		x[k] = json_number_value(m);
-		boot[k++] =
-		    (long)json_integer_value(json_object_get(sj, "boot"));
+		v->metric[i] = x[k] = json_number_value(m);
+		boot[k++] = v->boot[i];
 	}
-	sample_units_summarize(by_boot, x, boot, k, s);
+	sample_units_summarize(by_boot, x, boot, k, &v->units);
 	free(x);
 	free(boot);
 }
@@ -55,7 +66,9 @@ long run_sampling_plan(struct run *r)
 	struct sampling_rule rule = {r->cfg.target, r->cfg.repeat,
 				     r->cfg.max_repeat};
 	struct sampling_cell *sc = xcalloc(r->ncells, sizeof(*sc));
-	struct stats_summary *sum = xcalloc(r->ncells, sizeof(*sum));
+	struct slowdown_cell *view = xcalloc(r->ncells, sizeof(*view));
+	const struct slowdown_cell **vp = xcalloc(r->ncells, sizeof(*vp));
+	enum report_interval *iv = xcalloc(r->ncells, sizeof(*iv));
 	int b = r->matrix.baseline, i;
 	long total;
 
@@ -63,21 +76,29 @@ long run_sampling_plan(struct run *r)
 		const struct cell_state *st = &r->states[i];
 		long per_boot = run_per_boot(r, i);
 
-		cell_units(st, per_boot > 0, &sum[i]);
+		cell_view(st, per_boot > 0, &view[i]);
+		vp[i] = &view[i];
 		sc[i].active =
 		    st->status == CELL_PENDING && st->stop == STOP_NONE;
 		sc[i].nsamples = st->nsamples;
-		sc[i].nunits = sum[i].n;
+		sc[i].nunits = view[i].units.n;
 		sc[i].per_unit = per_boot > 0 ? per_boot : 1;
 		sc[i].reason = st->status == CELL_FAILED    ? STOP_FAILED
 			       : st->status == CELL_SKIPPED ? STOP_SKIPPED
 							    : st->stop;
 	}
+	/* The interval the report will print (slowdown.h): paired in an
+	 * interleaved run, Fieller's in cells order. */
 	for (i = 0; i < r->ncells; i++)
-		if (i != b)
-			stats_delta(&sum[i], &sum[b],
-				    !strcmp(r->cfg.wl.better, "higher"),
-				    &sc[i].d);
+		if (i != b) {
+			struct slowdown s;
+
+			slowdown_of(vp, (size_t)r->ncells, (size_t)b, (size_t)i,
+				    !strcmp(r->cfg.wl.better, "higher"), false,
+				    0, &s);
+			sc[i].d = s.d;
+			iv[i] = s.iv;
+		}
 	total = sampling_plan_round(&rule, sc, (size_t)r->ncells, (size_t)b);
 	for (i = 0; i < r->ncells; i++) {
 		struct cell_state *st = &r->states[i];
@@ -89,9 +110,10 @@ long run_sampling_plan(struct run *r)
 		st->planned = st->nsamples + sc[i].more;
 		if (st->stop != STOP_NONE && i != b)
 			note("%s: done sampling (%s): %ld samples, interval "
-			     "half-width %.2f%%",
+			     "half-width %.2f%% (%s)",
 			     r->cells[i].id, stop_reason_name(st->stop),
-			     st->nsamples, st->halfwidth * 100);
+			     st->nsamples, st->halfwidth * 100,
+			     slowdown_interval_name(iv[i]));
 		else if (st->stop != STOP_NONE)
 			note("%s: the baseline is done sampling (%s): %ld "
 			     "samples",
@@ -99,8 +121,12 @@ long run_sampling_plan(struct run *r)
 			     st->nsamples);
 	}
 	r->samples_total += total;
+	for (i = 0; i < r->ncells; i++)
+		slowdown_cell_release(&view[i]);
+	free(view);
+	free(vp);
+	free(iv);
 	free(sc);
-	free(sum);
 	return total;
 }
 

@@ -99,6 +99,69 @@ static void test_split_and_judge(void **state)
 	json_decref(doc);
 }
 
+/*
+ * No cell with a bounded A/B interval (one round each: one unit): the
+ * verdict is "cannot judge", said so, "consistent" null in the JSON, and
+ * exit 0, as vmtax compare has it (it said "no verdict" and exited 1).
+ */
+static void test_cannot_judge(void **state)
+{
+	json_error_t e;
+	json_t *doc = json_load_file(FIXTURES "/results-aa.json", 0, &e);
+	json_t *a, *b, *cell, *j;
+	struct report *aa, *ra, *rb;
+	struct calib c;
+	char why[256], *text = NULL;
+	size_t i, len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(doc);
+	json_array_foreach(json_object_get(doc, "cells"), i, cell)
+	{
+		json_t *s = json_object_get(cell, "samples");
+
+		while (json_array_size(s) > 1)
+			json_array_remove(s, json_array_size(s) - 1);
+	}
+	a = calibrate_split(doc, "a", why, sizeof(why));
+	b = calibrate_split(doc, "b", why, sizeof(why));
+	assert_non_null(a);
+	assert_non_null(b);
+	aa = load_doc(doc);
+	ra = load_doc(a);
+	rb = load_doc(b);
+	assert_int_equal(calibrate_judge(aa, ra, rb, &c), 0);
+	assert_int_equal(c.nratio, 0);
+	assert_false(c.judged);
+	assert_int_equal(calibrate_exit_status(&c), 0);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	calibrate_print(&c, f);
+	fclose(f);
+	assert_non_null(strstr(text, "verdict: cannot judge whether consistent "
+				     "with a re-run: no cell has a bounded "
+				     "A/B interval\n"));
+	assert_null(strstr(text, "NOT consistent"));
+	j = calibrate_json(&c);
+	assert_true(json_is_null(json_object_get(j, "consistent")));
+	json_decref(j);
+	/* Judged and not consistent: 1; judged and consistent: 0. */
+	c.judged = true;
+	c.consistent = false;
+	assert_int_equal(calibrate_exit_status(&c), 1);
+	c.consistent = true;
+	assert_int_equal(calibrate_exit_status(&c), 0);
+	free(text);
+	calibrate_release(&c);
+	report_free(aa);
+	report_free(ra);
+	report_free(rb);
+	json_decref(a);
+	json_decref(b);
+	json_decref(doc);
+}
+
 static void test_not_aa(void **state)
 {
 	json_error_t e;
@@ -157,6 +220,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split_and_judge),
+		cmocka_unit_test(test_cannot_judge),
 		cmocka_unit_test(test_not_aa),
 		cmocka_unit_test(test_allowance),
 		cmocka_unit_test(test_paired_and_bridged),

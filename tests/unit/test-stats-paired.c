@@ -224,6 +224,7 @@ static void test_paired_rounds(void **state)
 	const double d[] = {0.1, 0.2, 0.3};
 	const long neg[] = {-1, -1, -1}, same[] = {5, 5, 5};
 	struct stats_paired p;
+	double lo, hi;
 
 	(void)state;
 	assert_int_equal(stats_paired(d, NULL, 3, false, &p), 0);
@@ -255,12 +256,27 @@ static void test_paired_rounds(void **state)
 	assert_close(p.d.lo, -0.361359621625128, 1e-9);
 	assert_close(p.d.hi, 0.0496048617241856, 1e-9);
 
-	/* All negative or all equal boots: still rounds. */
+	/* All negative boots: still rounds. */
 	assert_int_equal(stats_paired(d, neg, 3, false, &p), 0);
 	assert_int_equal(p.unit, STATS_UNIT_ROUND);
 	assert_close(p.d.hi, 0.565826455484490, 1e-9);
+	/* One boot holds every round: one unit, too few to judge, with its
+	 * reason (the rounds stood in before, an interval too narrow by the
+	 * between-boot variance nothing measured). */
 	assert_int_equal(stats_paired(d, same, 3, false, &p), 0);
-	assert_int_equal(p.nunits, 3);
+	assert_int_equal(p.unit, STATS_UNIT_BOOT);
+	assert_int_equal(p.nunits, 1);
+	assert_int_equal(p.nrounds, 3);
+	assert_true(p.d.valid);
+	assert_false(p.d.bounded);
+	assert_false(p.d.significant);
+	assert_true(isnan(p.d.lo) && isnan(p.d.hi) && isnan(p.d.p));
+	assert_close(p.d.delta, 0.221402758160170, 1e-13);
+	assert_string_equal(p.d.why, STATS_WHY_ONE_UNIT);
+	/* The bootstrap has one unit to resample: none. */
+	assert_int_equal(stats_hboot_paired(d, same, 3, 1, 100, false, &lo,
+					    &hi),
+			 -EDOM);
 }
 
 static void test_paired_boots(void **state)
