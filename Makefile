@@ -18,7 +18,7 @@
 #                   is installed (make deps-workloads); 'make' makes it too
 #   make clean
 #
-# Layout: every lib/*.c, host/*.c, reports/*.c, guest-image/build/*.c and
+# Layout: every lib/*.c, host/*.c, vocab/*.c, reports/*.c, guest-image/build/*.c and
 # orchestrator/*/*.c file is picked up by wildcard; adding a source file (or
 # a folder of orchestrator/) needs no Makefile change.  Every one of those
 # folders is on the include path.
@@ -35,7 +35,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
 # orchestrator/ is folders by job: config, engine, exec, guest, lab, fleet
 # and cli (the commands and main()).
 ORCH_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard orchestrator/*/*.c))))
-CPPFLAGS += -D_GNU_SOURCE -Ilib -Ihost -Ireports $(ORCH_DIRS:%=-I%) \
+CPPFLAGS += -D_GNU_SOURCE -Ilib -Ihost -Ivocab -Ireports $(ORCH_DIRS:%=-I%) \
             -Iguest-image/build \
             -I$(B)/gen -DVMTAX_VERSION='"$(VERSION)"'
 CFLAGS   += -std=c11 -g $(OPT) $(WARN) $(SAN)
@@ -48,13 +48,14 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(LIBERTY)
 
 LIB_SRCS    := $(wildcard lib/*.c)
 HOST_SRCS   := $(wildcard host/*.c)
+VOCAB_SRCS  := $(wildcard vocab/*.c)
 REPORT_SRCS := $(wildcard reports/*.c)
 ORCH_SRCS   := $(filter-out orchestrator/cli/main.c,$(wildcard orchestrator/*/*.c))
 # guest-image/ is what goes into the guest: build/ is the image builder and
 # the guest files' layout (host side, in vmtax); agent/ is the static
 # program in the guest, built from guest-image/agent/ and lib/ only.
 IMG_SRCS    := $(wildcard guest-image/build/*.c)
-CORE_SRCS   := $(LIB_SRCS) $(HOST_SRCS) $(REPORT_SRCS) $(ORCH_SRCS) $(IMG_SRCS)
+CORE_SRCS   := $(LIB_SRCS) $(HOST_SRCS) $(VOCAB_SRCS) $(REPORT_SRCS) $(ORCH_SRCS) $(IMG_SRCS)
 CORE_OBJS   := $(CORE_SRCS:%.c=$(B)/obj/%.o)
 WL_SRCS     := $(wildcard workloads/*.c)
 WL_BINS     := $(WL_SRCS:workloads/%.c=build/bin/%)

@@ -47,6 +47,7 @@
 /* The counters (enum runner_counter, RC_NR, runner_counter_name()). */
 #include "profile-diff.h"
 #include "runner.h"
+#include "vocab.h"
 #include "stats-paired.h"
 #include "stats-robust.h"
 #include "stats.h"

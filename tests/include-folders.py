@@ -23,7 +23,7 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The folders whose sources go into vmtax and the agent (Makefile).
-ROOTS = ("lib", "host", "reports", "guest-image", "orchestrator")
+ROOTS = ("lib", "host", "vocab", "reports", "guest-image", "orchestrator")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
