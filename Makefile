@@ -4,7 +4,8 @@
 #                   the tiny image carries) and the workloads: everything
 #                   'vmtax run', 'vmtax lab run' and 'vmtax image build' need
 #   make demo       install deps, build, run configs/demo.ini, print the table
-#   make check      install deps, unit tests (ASan+UBSan) and integration tests
+#   make check      install deps, the layers' check, unit tests (ASan+UBSan)
+#                   and integration tests
 #   make check-slow the slow tests in tests/slow (the debian image: minutes)
 #   make bench      print the runner overhead, boot-to-hello time, peak RSS
 #   make deps       install what the demo needs (printed before it is done):
@@ -281,7 +282,7 @@ JOBS  ?= -j$(NPROC)
 # unit tests, some of which time a child process, run at nice 10.
 CHECK_SIDE_LOG := build/check-unit-fuzz.log
 CHECK_IDLE := $(shell chrt --idle 0 true 2>/dev/null && echo chrt --idle 0 || echo nice -n 10)
-check: deps-check
+check: deps-check check-layers
 	$(MAKE) $(JOBS) check-build-shell
 	@mkdir -p build; \
 	echo "== the unit tests and the fuzzers' replay run beside the shell tests (their output: $(CHECK_SIDE_LOG), printed after them)"; \
@@ -314,6 +315,13 @@ check-side-unit:
 	nice -n 10 $(MAKE) $(SAN_ARGS) -Otarget --no-print-directory check-unit
 check-side-fuzz:
 	$(CHECK_IDLE) $(MAKE) fuzz-replay
+
+# The folders are layers (docs/development.md "Layers"): an include against
+# their order, a loop between folders or an axis name spelled outside
+# vocab/ fails, with the file and line (t0040 shows it failing).
+.PHONY: check-layers
+check-layers:
+	python3 tests/include-folders.py --check
 
 # Builds what it runs: 'make check-unit' works on a fresh tree.  One target
 # per test binary, so that make -j runs them side by side.
