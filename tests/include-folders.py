@@ -179,7 +179,7 @@ def main(argv):
     def name(r):
         return "+".join(LAYERS[r]) if r < len(LAYERS) else "(none)"
     for (ra, rb, bad), n in sorted(by_layer.items()):
-        print("  %2s %-36s -> %2s %-36s %4d%s" %
+        print("  %2s %-40s -> %2s %-40s %4d%s" %
               (ra, name(ra), rb, name(rb), n,
                "  AGAINST THE ORDER" if bad else ""))
     if "--edges" in argv:
