@@ -4,7 +4,8 @@
 #                   the tiny image carries) and the workloads: everything
 #                   'vmtax run', 'vmtax lab run' and 'vmtax image build' need
 #   make demo       install deps, build, run configs/demo.ini, print the table
-#   make check      install deps, unit tests (ASan+UBSan) and integration tests
+#   make check      install deps, the layers' check, unit tests (ASan+UBSan)
+#                   and integration tests
 #   make check-slow the slow tests in tests/slow (the debian image: minutes)
 #   make bench      print the runner overhead, boot-to-hello time, peak RSS
 #   make deps       install what the demo needs (printed before it is done):
@@ -18,7 +19,7 @@
 #                   is installed (make deps-workloads); 'make' makes it too
 #   make clean
 #
-# Layout: every lib/*.c, host/*.c, reports/*.c, guest-image/build/*.c and
+# Layout: every lib/*.c, host/*.c, vocab/*.c, reports/*.c, guest-image/build/*.c and
 # orchestrator/*/*.c file is picked up by wildcard; adding a source file (or
 # a folder of orchestrator/) needs no Makefile change.  Every one of those
 # folders is on the include path.
@@ -36,7 +37,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
 # orchestrator/ is folders by job: config, engine, exec, guest, lab, fleet
 # and cli (the commands and main()).
 ORCH_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard orchestrator/*/*.c))))
-CPPFLAGS += -D_GNU_SOURCE -Ilib -Ihost -Ireports $(ORCH_DIRS:%=-I%) \
+CPPFLAGS += -D_GNU_SOURCE -Ilib -Ihost -Ivocab -Ireports $(ORCH_DIRS:%=-I%) \
             -Iguest-image/build \
             -I$(B)/gen -DVMTAX_VERSION='"$(VERSION)"'
 CFLAGS   += -std=c11 -g $(OPT) $(WARN) $(SAN)
@@ -49,13 +50,14 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(LIBERTY)
 
 LIB_SRCS    := $(wildcard lib/*.c)
 HOST_SRCS   := $(wildcard host/*.c)
+VOCAB_SRCS  := $(wildcard vocab/*.c)
 REPORT_SRCS := $(wildcard reports/*.c)
 ORCH_SRCS   := $(filter-out orchestrator/cli/main.c,$(wildcard orchestrator/*/*.c))
 # guest-image/ is what goes into the guest: build/ is the image builder and
 # the guest files' layout (host side, in vmtax); agent/ is the static
 # program in the guest, built from guest-image/agent/ and lib/ only.
 IMG_SRCS    := $(wildcard guest-image/build/*.c)
-CORE_SRCS   := $(LIB_SRCS) $(HOST_SRCS) $(REPORT_SRCS) $(ORCH_SRCS) $(IMG_SRCS)
+CORE_SRCS   := $(LIB_SRCS) $(HOST_SRCS) $(VOCAB_SRCS) $(REPORT_SRCS) $(ORCH_SRCS) $(IMG_SRCS)
 CORE_OBJS   := $(CORE_SRCS:%.c=$(B)/obj/%.o)
 WL_SRCS     := $(wildcard workloads/*.c)
 WL_BINS     := $(WL_SRCS:workloads/%.c=build/bin/%)
@@ -285,7 +287,7 @@ JOBS  ?= -j$(NPROC)
 CHECK_SIDE_LOG := build/check-unit-fuzz.log
 # check sets it once, from tests/check-nice.sh, after its builds.
 CHECK_IDLE ?= nice -n 10
-check: deps-check
+check: deps-check check-layers
 	$(MAKE) $(JOBS) check-build-shell
 	@mkdir -p build; \
 	echo "== the unit tests and the fuzzers' replay run beside the shell tests (their output: $(CHECK_SIDE_LOG), printed after them)"; \
@@ -319,6 +321,13 @@ check-side-unit:
 	nice -n 10 $(MAKE) $(SAN_ARGS) -Otarget --no-print-directory check-unit
 check-side-fuzz:
 	$(CHECK_IDLE) $(MAKE) fuzz-replay
+
+# The folders are layers (docs/development.md "Layers"): an include against
+# their order, a loop between folders or an axis name spelled outside
+# vocab/ fails, with the file and line (t0040 shows it failing).
+.PHONY: check-layers
+check-layers:
+	python3 tests/include-folders.py --check
 
 # Builds what it runs: 'make check-unit' works on a fresh tree.  One target
 # per test binary, so that make -j runs them side by side.

@@ -257,7 +257,7 @@ out:
 }
 
 const struct host_knob_ops host_knob_paging = {
-    .name = "paging",
+    .name = KNOB_PAGING,
     .values = "hw, shadow",
     .file = NULL, /* a module reload: not from a signal handler */
     .read = paging_read,

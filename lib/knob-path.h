@@ -30,6 +30,8 @@
 #define KNOB_PREFIX_MM "mm."
 #define KNOB_DIR_SYSCTL "/proc/sys"
 #define KNOB_DIR_MM "/sys/kernel/mm"
+/* The host knob the paging axis sets (host/knob-paging.c; vocab.h). */
+#define KNOB_PAGING "paging"
 
 /* Whether NAME is a well-formed generic knob name (see above). */
 bool knob_name_valid(const char *name);

@@ -10,17 +10,8 @@
 
 #include "host.h"
 #include "report.h"
-#include "matrix.h"
-#include "run-config.h"
 #include "util.h"
-#include "workload-def.h"
-
-/* Axis names that are neither a knob nor a workload parameter. */
-static const char *const fixed_axes[] = {
-    "where",  "paging", "host-thp", "guest-thp", "backing", "image",
-    "kernel", "initrd", "vcpus",    "memory",	 "cmdline",
-    MATRIX_REPLICA_AXIS, /* an A/A run ([run] replicas) */
-};
+#include "vocab.h"
 
 long report_find_axis(const struct report *r, const char *name)
 {
@@ -47,11 +38,7 @@ char *report_axis_names_new(const struct report *r, const char *sep)
 
 const char *report_axis_heading(const struct report_axis *a)
 {
-	if (!strcmp(a->name, "guest-thp"))
-		return "guest THP";
-	if (!strcmp(a->name, "host-thp"))
-		return "host THP";
-	return a->name;
+	return vocab_axis_heading(a->name);
 }
 
 /* A workload parameter of the run: in workload.params or a cell's params. */
@@ -87,11 +74,8 @@ static bool knob_shaped(const char *name)
 
 static bool known_name(const struct report *r, json_t *cells, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(fixed_axes); i++)
-		if (!strcmp(fixed_axes[i], name))
-			return true;
+	if (vocab_axis_find(name)) /* neither a knob nor a parameter */
+		return true;
 	if (r->fleet_view && !strcmp(name, REPORT_FLEET_AXIS))
 		return true; /* a fleet run's hosts (fleet-view.c) */
 	/* the names the config loader accepts, nothing else: they reach
@@ -209,8 +193,9 @@ int report_load_axes(struct report *r, json_t *cells)
 		if (ret < 0)
 			return ret;
 	}
-	if (report_find_axis(r, "where") < 0)
-		return err("'%s': the axes have no 'where' axis", r->path);
+	if (report_find_axis(r, AXIS_NAME_WHERE) < 0)
+		return err("'%s': the axes have no '%s' axis", r->path,
+			   AXIS_NAME_WHERE);
 	return 0;
 }
 
@@ -278,10 +263,10 @@ int report_cell_axes(struct report *r, struct report_cell *c, json_t *jc)
 			return err("'%s': cell '%s' has no value for axis "
 				   "'%s'",
 				   r->path, c->id, r->axes[i].name);
-	if (strcmp(c->axv[report_find_axis(r, "where")], c->where))
+	if (strcmp(c->axv[report_find_axis(r, AXIS_NAME_WHERE)], c->where))
 		return err("'%s': cell '%s': axis where is '%s' but env.where "
 			   "is '%s'",
-			   r->path, c->id, c->axv[report_find_axis(r, "where")],
+			   r->path, c->id, c->axv[report_find_axis(r, AXIS_NAME_WHERE)],
 			   c->where);
 	return 0;
 }
@@ -298,46 +283,48 @@ static bool id_has(const char *id, const char *name)
 	return false;
 }
 
-/* Derived value of a classic axis for cell C, or NULL. */
-static const char *derived(const struct report_cell *c, const char *name)
+/* Derived value of classic axis ID for cell C, or NULL. */
+static const char *derived(const struct report_cell *c, enum vocab_axis_id id)
 {
-	if (!strcmp(name, "where"))
-		return c->where;
-	if (!strcmp(name, "host-thp"))
-		return c->host_thp ? c->host_thp : "default";
-	if (c->bare_metal)
+	if (vocab_axes[id].guest_only && c->bare_metal)
 		return NULL;
-	if (!strcmp(name, "guest-thp"))
+	switch (id) {
+	case VAX_WHERE:
+		return c->where;
+	case VAX_HOST_THP:
+		return c->host_thp ? c->host_thp : "default";
+	case VAX_GUEST_THP:
 		return c->guest_thp ? c->guest_thp : "default";
-	if (!strcmp(name, "paging"))
+	case VAX_PAGING:
 		return c->paging;
-	return c->backing;
+	default:
+		return c->backing;
+	}
 }
 
 void report_derive_axes(struct report *r)
 {
-	static const char *const names[] = {"where", "paging", "host-thp",
-					    "guest-thp", "backing"};
 	size_t n, i, k;
 
 	if (!r->axes_derived)
 		return;
-	r->axes = xcalloc(ARRAY_SIZE(names), sizeof(*r->axes));
+	r->axes = xcalloc(VAX_CLASSIC_NR, sizeof(*r->axes));
 	for (i = 0; i < r->ncells; i++)
-		r->cells[i].axv = xcalloc(ARRAY_SIZE(names), sizeof(char *));
-	for (n = 0; n < ARRAY_SIZE(names); n++) {
+		r->cells[i].axv = xcalloc(VAX_CLASSIC_NR, sizeof(char *));
+	for (n = 0; n < VAX_CLASSIC_NR; n++) {
+		const struct vocab_axis *va = &vocab_axes[n];
 		struct report_axis *a = &r->axes[r->naxes];
-		bool in_ids = n != 1 && n != 4;
+		bool in_ids = va->in_ids;
 
 		for (i = 0; !in_ids && i < r->ncells; i++)
-			in_ids = id_has(r->cells[i].id, names[n]);
+			in_ids = id_has(r->cells[i].id, va->name);
 		if (!in_ids)
 			continue;
-		a->name = names[n];
-		a->guest_only = n == 1 || n >= 3;
+		a->name = va->name;
+		a->guest_only = va->guest_only;
 		a->values = xcalloc(r->ncells, sizeof(*a->values));
 		for (i = 0; i < r->ncells; i++) {
-			const char *v = derived(&r->cells[i], names[n]);
+			const char *v = derived(&r->cells[i], n);
 
 			r->cells[i].axv[r->naxes] = v;
 			if (v && value_index(a, v) < 0)

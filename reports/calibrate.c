@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "format.h"
-#include "matrix.h"
 #include "util.h"
+#include "vocab.h"
 
-#define REPLICA_AXIS MATRIX_REPLICA_AXIS
+#define REPLICA_AXIS AXIS_NAME_REPLICA
 
 /* ID without "/replica=REP" (owned), or NULL when it is not that replica. */
 static char *strip(const char *id, const char *rep)

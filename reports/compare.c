@@ -488,7 +488,7 @@ static void across_runs(struct compare *c, const struct compare_opts *o)
 static bool pair_of(const struct report *r, size_t ax,
 		    const struct report_cell *p, const struct report_cell *q)
 {
-	bool where = !strcmp(r->axes[ax].name, "where");
+	bool where = !strcmp(r->axes[ax].name, AXIS_NAME_WHERE);
 	size_t i;
 
 	for (i = 0; i < r->naxes; i++) {

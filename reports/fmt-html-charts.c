@@ -58,8 +58,8 @@ static bool default_rows(const struct report *r)
 	const struct report_matrix *m = &r->matrix;
 
 	return m->nrow_axes == 2 &&
-	       !strcmp(r->axes[m->row_axes[0]].name, "guest-thp") &&
-	       !strcmp(r->axes[m->row_axes[1]].name, "host-thp");
+	       !strcmp(r->axes[m->row_axes[0]].name, AXIS_NAME_GUEST_THP) &&
+	       !strcmp(r->axes[m->row_axes[1]].name, AXIS_NAME_HOST_THP);
 }
 
 /* The row labels' width: HM_LABEL_W, or ~7 px a character if wider. */

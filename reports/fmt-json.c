@@ -259,11 +259,12 @@ static json_t *jcell(const struct report *r, const struct report_cell *c)
 	    "{s:s, s:s, s:s, s:{s:s, s:o, s:o, s:o, s:o}, s:s, s:o, "
 	    "s:{s:o, s:o}, s:o, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:o, "
 	    "s:o, s:o, s:o}",
-	    "id", c->id, "label", c->label, "column", c->column, "env", "where",
-	    c->where, "host_thp", jstrn(c->host_thp), "guest_thp",
-	    jstrn(c->guest_thp), "paging", jstrn(c->paging), "backing",
-	    jstrn(c->backing), "status", c->status, "reason", jstrn(c->reason),
-	    "observed", "host_thp", jstrn(c->obs_host_thp), "guest_thp",
+	    "id", c->id, "label", c->label, "column", c->column, "env",
+	    AXIS_ENV_WHERE, c->where, AXIS_ENV_HOST_THP, jstrn(c->host_thp),
+	    AXIS_ENV_GUEST_THP, jstrn(c->guest_thp), AXIS_ENV_PAGING,
+	    jstrn(c->paging), AXIS_ENV_BACKING, jstrn(c->backing), "status",
+	    c->status, "reason", jstrn(c->reason), "observed",
+	    AXIS_ENV_HOST_THP, jstrn(c->obs_host_thp), AXIS_ENV_GUEST_THP,
 	    jstrn(c->obs_guest_thp), "mismatch", jstrn(c->mismatch_text),
 	    "baseline", c->is_baseline, "samples_ok", (json_int_t)c->nok,
 	    "samples_total", (json_int_t)c->nsamples, "metric",
@@ -288,10 +289,10 @@ static json_t *jcell(const struct report *r, const struct report_cell *c)
 /* A row's key for an axis: the legacy names for the THP axes. */
 static const char *row_key(const struct report_axis *a)
 {
-	if (!strcmp(a->name, "guest-thp"))
-		return "guest_thp";
-	if (!strcmp(a->name, "host-thp"))
-		return "host_thp";
+	if (!strcmp(a->name, AXIS_NAME_GUEST_THP))
+		return AXIS_ENV_GUEST_THP;
+	if (!strcmp(a->name, AXIS_NAME_HOST_THP))
+		return AXIS_ENV_HOST_THP;
 	return a->name;
 }
 

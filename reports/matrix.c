@@ -14,10 +14,10 @@ long report_lookup_axis(const struct report *r, const char *name)
 	long k = report_find_axis(r, name);
 
 	/* The names 'vmtax compare --by' took before axes were named. */
-	if (k < 0 && !strcmp(name, "host_thp"))
-		k = report_find_axis(r, "host-thp");
-	if (k < 0 && !strcmp(name, "guest_thp"))
-		k = report_find_axis(r, "guest-thp");
+	if (k < 0 && !strcmp(name, AXIS_ENV_HOST_THP))
+		k = report_find_axis(r, AXIS_NAME_HOST_THP);
+	if (k < 0 && !strcmp(name, AXIS_ENV_GUEST_THP))
+		k = report_find_axis(r, AXIS_NAME_GUEST_THP);
 	return k;
 }
 
@@ -198,10 +198,11 @@ static char *combo_label(const struct report *r, const size_t *dims, size_t nd,
 		if (key[k] < 0)
 			continue;
 		v = a->values[key[k]];
-		if (!strcmp(a->name, "where"))
+		if (!strcmp(a->name, AXIS_NAME_WHERE))
 			t = xasprintf("%s%s%s", s, *s ? ", " : "",
-				      !strcmp(v, "bare-metal") ? r->host_word
-							       : v);
+				      !strcmp(v, where_name(WHERE_BARE))
+					  ? r->host_word
+					  : v);
 		else
 			t = xasprintf("%s%s%s=%s", s, *s ? ", " : "", a->name,
 				      v);
@@ -231,8 +232,9 @@ void report_matrix_release(struct report_matrix *m)
 
 static bool column_axis(const struct report_axis *a)
 {
-	return !strcmp(a->name, "where") || !strcmp(a->name, "paging") ||
-	       !strcmp(a->name, "backing");
+	const struct vocab_axis *v = vocab_axis_find(a->name);
+
+	return v && v->column;
 }
 
 static void default_columns(const struct report *r, struct report_matrix *m)
@@ -281,7 +283,8 @@ static int matrix_axes(const struct report *r, struct report_matrix *m,
 		if (ret < 0)
 			return ret;
 	} else {
-		static const char *const defaults[] = {"guest-thp", "host-thp"};
+		static const char *const defaults[] = {AXIS_NAME_GUEST_THP,
+						       AXIS_NAME_HOST_THP};
 
 		for (k = 0; k < ARRAY_SIZE(defaults); k++) {
 			long a = report_find_axis(r, defaults[k]);

@@ -11,11 +11,10 @@
 #include "caps.h"
 #include "sample-unit.h"
 #include "report.h"
-#include "run-engine.h"
 #include "runner.h"
-#include "sampling-plan.h"
 #include "model-json.h"
 #include "util.h"
+#include "vocab.h"
 
 static bool backing_shown(const char *backing)
 {
@@ -25,18 +24,14 @@ static bool backing_shown(const char *backing)
 /* ", vcpus=2, cmdline=\"\"": the axes the classic label does not show. */
 static char *extra_axes(const struct report *r, const struct report_cell *c)
 {
-	static const char *const classic[] = {"where", "paging", "host-thp",
-					      "guest-thp", "backing"};
 	char *s = xstrdup(""), *t;
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; c->axv && i < r->naxes; i++) {
 		const char *v = c->axv[i];
+		const struct vocab_axis *a = vocab_axis_find(r->axes[i].name);
 
-		for (k = 0; k < ARRAY_SIZE(classic); k++)
-			if (!strcmp(classic[k], r->axes[i].name))
-				break;
-		if (!v || k < ARRAY_SIZE(classic))
+		if (!v || (a && a->classic))
 			continue;
 		t = xasprintf("%s, %s=%s", s, r->axes[i].name,
 			      *v ? v : "\"\"");
@@ -346,19 +341,21 @@ static void cell_series(struct report_cell *c, json_t *samples)
 /* The cell's env: where it ran (bare metal or a guest), THP, paging. */
 static int cell_load_env(struct report *r, struct report_cell *c, json_t *env)
 {
+	enum where w;
+
 	if (!json_is_object(env))
 		return err("'%s': cell '%s' has no env object", r->path, c->id);
-	c->where = jstr(env, "where");
-	if (!c->where ||
-	    (strcmp(c->where, "bare-metal") && strcmp(c->where, "guest")))
-		return err("'%s': cell '%s': env.where is '%s', not "
-			   "'bare-metal' or 'guest'",
-			   r->path, c->id, nz(c->where));
-	c->bare_metal = !strcmp(c->where, "bare-metal");
-	c->host_thp = jstr(env, "host_thp");
-	c->guest_thp = jstr(env, "guest_thp");
-	c->paging = jstr(env, "paging");
-	c->backing = jstr(env, "backing");
+	c->where = jstr(env, AXIS_ENV_WHERE);
+	if (!c->where || where_parse(c->where, &w) < 0)
+		return err("'%s': cell '%s': env.%s is '%s', not '%s' or '%s'",
+			   r->path, c->id, AXIS_ENV_WHERE,
+			   nz(c->where), where_name(WHERE_BARE),
+			   where_name(WHERE_GUEST));
+	c->bare_metal = w == WHERE_BARE;
+	c->host_thp = jstr(env, AXIS_ENV_HOST_THP);
+	c->guest_thp = jstr(env, AXIS_ENV_GUEST_THP);
+	c->paging = jstr(env, AXIS_ENV_PAGING);
+	c->backing = jstr(env, AXIS_ENV_BACKING);
 	return 0;
 }
 
@@ -434,8 +431,8 @@ int report_load_cell(struct report *r, json_t *jc, size_t i)
 	if (ret < 0)
 		return ret;
 	obs = json_object_get(jc, "observed");
-	c->obs_host_thp = jstr(obs, "host_thp");
-	c->obs_guest_thp = jstr(obs, "guest_thp");
+	c->obs_host_thp = jstr(obs, AXIS_ENV_HOST_THP);
+	c->obs_guest_thp = jstr(obs, AXIS_ENV_GUEST_THP);
 	c->guest_kernel = jstr(obs, "guest_kernel");
 	c->ran_on = jstr(obs, "host");
 	if (report_find_cell(r, c->id) != (long)i)

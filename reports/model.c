@@ -13,9 +13,7 @@
 #include "sample-unit.h"
 #include "report.h"
 #include "results-doc.h"
-#include "run-engine.h"
 #include "runner.h"
-#include "sampling-plan.h"
 #include "model-json.h"
 #include "util.h"
 

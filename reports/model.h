@@ -50,6 +50,7 @@
 /* enum report_interval, struct slowdown_cell: which interval a cell's
  * slowdown gets */
 #include "slowdown.h"
+#include "vocab.h"
 #include "stats-paired.h"
 #include "stats-robust.h"
 #include "stats.h"

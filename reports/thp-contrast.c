@@ -19,7 +19,8 @@
 #include "model.h"
 #include "util.h"
 
-static const char *const axis_names[] = {"host-thp", "guest-thp"};
+static const char *const axis_names[] = {AXIS_NAME_HOST_THP,
+					 AXIS_NAME_GUEST_THP};
 
 const char *report_contrast_verdict_name(enum report_contrast_verdict v)
 {

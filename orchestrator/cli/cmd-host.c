@@ -301,7 +301,7 @@ static json_t *probe_model(struct host_ctx *ctx, const char *uri)
 	json_object_set_new(o, "decision", json_string(accel));
 	json_object_set_new(o, "why", json_string(why));
 	json_object_set_new(m, "accel", o);
-	json_object_set_new(m, "paging", probe_knob(ctx, "paging"));
+	json_object_set_new(m, KNOB_PAGING, probe_knob(ctx, KNOB_PAGING));
 	json_object_set_new(m, "thp", probe_thp(ctx));
 	o = json_object();
 	json_object_set_new(o, "2M",
@@ -373,7 +373,7 @@ static void render_text(json_t *m)
 	}
 	o = json_object_get(m, "accel");
 	printf("%-18s %s (%s)\n", "accel", str(o, "decision"), str(o, "why"));
-	print_knob("paging", json_object_get(m, "paging"), "value");
+	print_knob(KNOB_PAGING, json_object_get(m, KNOB_PAGING), "value");
 	o = json_object_get(m, "thp");
 	print_knob("thp enabled", json_object_get(o, "enabled"), "value");
 	print_knob("thp defrag", json_object_get(o, "defrag"), "value");

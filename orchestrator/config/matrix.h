@@ -35,40 +35,10 @@
 #include <stdint.h>
 
 #include "run-config.h"
+#include "vocab.h"
 
 #define MATRIX_MAX_CELLS 10000
-/* The axis of an A/A run's copies ([run] replicas; vmtax calibrate). */
-#define MATRIX_REPLICA_AXIS "replica"
-
-/* ---- the classic settings: one table each, NAME_name()/NAME_parse() ---- */
-
-enum where { WHERE_BARE, WHERE_GUEST };
-/* "bare-metal", "guest"; NULL-terminated (the [matrix] where choices) */
-extern const char *const where_names[];
-const char *where_name(enum where w);
-/* 0 and *OUT, or -EINVAL for a name not in the table */
-int where_parse(const char *s, enum where *out);
-
-/* PAGING_NONE: bare metal (no paging value). */
-enum paging { PAGING_NONE, PAGING_AUTO, PAGING_HW, PAGING_SHADOW, PAGING_TCG };
-/* [PAGING_NONE] is NULL; paging_names + 1 is the NULL-terminated list of
- * the [matrix] paging choices "auto", "hw", "shadow", "tcg". */
-extern const char *const paging_names[];
-const char *paging_name(enum paging p); /* NULL for PAGING_NONE */
-int paging_parse(const char *s, enum paging *out);
-
-/* BACKING_NONE: bare metal. */
-enum backing {
-	BACKING_NONE,
-	BACKING_THP,
-	BACKING_HUGETLB_2M,
-	BACKING_HUGETLB_1G
-};
-/* [BACKING_NONE] is NULL; backing_names + 1: "thp", "hugetlb-2M",
- * "hugetlb-1G", NULL-terminated. */
-extern const char *const backing_names[];
-const char *backing_name(enum backing b); /* NULL for BACKING_NONE */
-int backing_parse(const char *s, enum backing *out);
+#define MATRIX_REPLICA_AXIS AXIS_NAME_REPLICA /* vocab.h */
 
 /* ---- axes ---- */
 

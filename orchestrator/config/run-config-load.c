@@ -23,7 +23,7 @@ static const struct {
 	const char *knob, *key;
 } matrix_knobs[] = {
     {"thp.enabled", "[matrix] host_thp"},
-    {"paging", "[matrix] paging"},
+    {KNOB_PAGING, "[matrix] paging"},
     {"hugetlb.2M", "[matrix] backing"},
     {"hugetlb.1G", "[matrix] backing"},
 };
@@ -61,14 +61,6 @@ int run_config_host_knob_check(const char *name, char *msg, size_t len)
 			 "or sysctl.A.B, mm.A.B)",
 			 name);
 	return -EINVAL;
-}
-
-bool run_config_guest_knob_name(const char *name)
-{
-	return (!strncmp(name, KNOB_PREFIX_SYSCTL,
-			 strlen(KNOB_PREFIX_SYSCTL)) ||
-		!strncmp(name, KNOB_PREFIX_MM, strlen(KNOB_PREFIX_MM))) &&
-	       knob_name_valid(name);
 }
 
 /*

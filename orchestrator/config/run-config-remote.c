@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cell-exec.h"
 #include "matrix.h"
 #include "run-config.h"
 #include "vm.h"

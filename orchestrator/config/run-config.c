@@ -17,8 +17,6 @@
 #include "cpuset.h"
 #include "quiet.h"
 #include "runner.h"
-#include "cell-exec.h"
-#include "fleet.h"
 #include "image.h"
 #include "lab.h"
 #include "matrix.h"
@@ -634,19 +632,19 @@ static const struct ini_key run_keys[] = {
 	.help = "mode = split across hosts that differ: on runs it anyway "
 		"(each difference warned, recorded in results.json's "
 		"fleet.unlike and said in the report); off: refused"),
-    KEY("matrix", "where", INI_ENUM, where, "bare-metal, guest",
+    KEY("matrix", AXIS_NAME_WHERE, INI_ENUM, where, "bare-metal, guest",
 	.shape = INI_LIST, .choices = where_names, .help = "where cells run",
 	AXIS(.slot = SLOT_WHERE, .kind = AXIS_WHERE, .applies = APPLIES_ALL,
 	     .as = CELL_SET_BY_MATRIX)),
-    KEY("matrix", "host_thp", INI_ENUM, host_thp, "always, never",
+    KEY("matrix", AXIS_ENV_HOST_THP, INI_ENUM, host_thp, "always, never",
 	.shape = INI_LIST, .choices = thp_enabled_modes, .help = "host THP modes",
-	AXIS(.slot = SLOT_HOST_THP, .name = "host-thp", .kind = AXIS_CLASSIC,
+	AXIS(.slot = SLOT_HOST_THP, .name = AXIS_NAME_HOST_THP, .kind = AXIS_CLASSIC,
 	     .applies = APPLIES_ALL, CELL(host_thp, CELL_TEXT))),
-    KEY("matrix", "guest_thp", INI_ENUM, guest_thp, "always, never",
+    KEY("matrix", AXIS_ENV_GUEST_THP, INI_ENUM, guest_thp, "always, never",
 	.shape = INI_LIST, .choices = thp_enabled_modes, .help = "guest THP modes",
-	AXIS(.slot = SLOT_GUEST_THP, .name = "guest-thp", .kind = AXIS_CLASSIC,
+	AXIS(.slot = SLOT_GUEST_THP, .name = AXIS_NAME_GUEST_THP, .kind = AXIS_CLASSIC,
 	     .applies = APPLIES_GUEST, CELL(guest_thp, CELL_TEXT))),
-    KEY("matrix", "paging", INI_ENUM, paging, "auto", .shape = INI_LIST,
+    KEY("matrix", AXIS_NAME_PAGING, INI_ENUM, paging, "auto", .shape = INI_LIST,
 	.choices = paging_names + 1, WAS_SET(paging_set),
 	.finish = finish_paging,
 	.help =
@@ -660,7 +658,8 @@ static const struct ini_key run_keys[] = {
     KEY("matrix", "npt", INI_ENUM, npt, NULL, .shape = INI_LIST,
 	.choices = onoff, .finish = finish_paging_spelling, WAS_SET(npt_set),
 	.help = "AMD spelling of paging: on = hw, off = shadow"),
-    KEY("matrix", "backing", INI_ENUM, backing, "thp", .shape = INI_LIST,
+    KEY("matrix", AXIS_NAME_BACKING, INI_ENUM, backing, "thp",
+	.shape = INI_LIST,
 	.choices = backing_names + 1, WAS_SET(backing_set),
 	.help = "guest RAM backing",
 	AXIS(.slot = SLOT_BACKING, .kind = AXIS_CLASSIC,

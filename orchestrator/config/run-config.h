@@ -207,7 +207,6 @@ int run_config_host_knob_check(const char *name, char *msg, size_t len);
  * (run-config-remote.c).
  */
 int run_config_remote_check(const struct run_config *c);
-/* Whether NAME is a guest knob key: sysctl.A.B or mm.A.B, well formed. */
-bool run_config_guest_knob_name(const char *name);
+/* run_config_guest_knob_name(): vocab.h */
 
 #endif

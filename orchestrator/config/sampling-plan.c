@@ -5,35 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const reason_names[] = {
-    [STOP_NONE] = "none",
-    [STOP_REPEAT] = "repeat",
-    [STOP_TARGET] = "target",
-    [STOP_MAX_REPEAT] = "max_repeat",
-    [STOP_NO_BASELINE] = "no_baseline",
-    [STOP_FAILED] = "failed",
-    [STOP_SKIPPED] = "skipped",
-    [STOP_INTERRUPTED] = "interrupted",
-    [STOP_PLAN] = "plan",
-};
-
-const char *stop_reason_name(enum stop_reason r)
-{
-	return r < STOP_NR ? reason_names[r] : "none";
-}
-
-int stop_reason_parse(const char *s, enum stop_reason *out)
-{
-	size_t i;
-
-	for (i = STOP_REPEAT; i < STOP_NR; i++)
-		if (!strcmp(s, reason_names[i])) {
-			*out = (enum stop_reason)i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
 double sampling_halfwidth(const struct stats_delta *d)
 {
 	if (!d->valid || !d->bounded || isnan(d->lo) || isnan(d->hi))

@@ -42,25 +42,9 @@
 #include <stddef.h>
 
 #include "stats.h"
+#include "vocab.h"
 
 #define SAMPLING_MIN_UNITS 5
-
-/* Why a cell stopped sampling (results.json cell "stop_reason"). */
-enum stop_reason {
-	STOP_NONE,	  /* still sampling: null in results.json */
-	STOP_REPEAT,	  /* "repeat": a fixed number of samples */
-	STOP_TARGET,	  /* "target": the interval met the target */
-	STOP_MAX_REPEAT,  /* "max_repeat": the cap, target not met */
-	STOP_NO_BASELINE, /* "no_baseline": nothing to compare against */
-	STOP_FAILED,	  /* "failed": the cell failed */
-	STOP_SKIPPED,	  /* "skipped": the host cannot run it */
-	STOP_INTERRUPTED, /* "interrupted": the run stopped first */
-	STOP_PLAN,	  /* "plan": [run] plan = auto's boots and samples */
-	STOP_NR
-};
-const char *stop_reason_name(enum stop_reason r);
-/* 0, or -EINVAL for a word that is not a stop reason. */
-int stop_reason_parse(const char *s, enum stop_reason *out);
 
 struct sampling_rule {
 	double target;	 /* relative half-width; 0: none (fixed repeat) */

@@ -464,19 +464,6 @@ void free_strv(char **v)
 	free(v);
 }
 
-bool wl_param_name_valid(const char *s)
-{
-	size_t i;
-
-	if (!isupper((unsigned char)s[0]))
-		return false;
-	for (i = 0; s[i]; i++)
-		if (!isupper((unsigned char)s[i]) &&
-		    !isdigit((unsigned char)s[i]) && s[i] != '_')
-			return false;
-	return i <= 64;
-}
-
 struct wl_param *wl_param_find(struct wl_param *p, size_t n, const char *name)
 {
 	size_t i;

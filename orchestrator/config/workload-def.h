@@ -47,6 +47,7 @@
 #include <stdio.h>
 
 #include "ini-schema.h"
+#include "vocab.h"
 
 #define WL_ENV_WORKDIR "VMTAX_WORKDIR"
 #define WL_ENV_SRCDIR "VMTAX_SRCDIR"
@@ -118,8 +119,7 @@ void workload_release(struct workload *w);
 char **workload_env_new(const struct workload *w);
 void free_strv(char **v);
 
-/* A parameter name: [A-Z][A-Z0-9_]*, at most 64 characters. */
-bool wl_param_name_valid(const char *s);
+/* wl_param_name_valid(): vocab.h */
 struct wl_param *wl_param_find(struct wl_param *p, size_t n, const char *name);
 /* Append a parameter NAME with no values to *P (*N entries). */
 struct wl_param *wl_param_add(struct wl_param **p, size_t *n, const char *name);

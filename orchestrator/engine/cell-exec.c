@@ -6,11 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet.h"
 #include "util.h"
-
-const char *const cell_exec_places[] = { CELL_EXEC_LOCAL, "lab", FLEET_EXEC,
-					  NULL };
 
 const struct cell_exec_row cell_exec_rows[] = {
 	{ CELL_EXEC_LOCAL, WHERE_BARE, false, LIBVIRT_ANY, &cell_exec_bare },
@@ -18,7 +14,7 @@ const struct cell_exec_row cell_exec_rows[] = {
 	  &cell_exec_guest },
 	{ CELL_EXEC_LOCAL, WHERE_GUEST, false, LIBVIRT_REMOTE,
 	  &cell_exec_guest_remote },
-	{ "lab", 0, true, LIBVIRT_ANY, &cell_exec_lab },
+	{ CELL_EXEC_LAB, 0, true, LIBVIRT_ANY, &cell_exec_lab },
 	{ FLEET_EXEC, 0, true, LIBVIRT_ANY, &cell_exec_fleet },
 };
 const size_t cell_exec_rows_count = ARRAY_SIZE(cell_exec_rows);

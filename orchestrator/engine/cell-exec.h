@@ -135,8 +135,7 @@ struct cell_exec_row {
 /* The registry, and [run] executor's values (NULL-terminated). */
 extern const struct cell_exec_row cell_exec_rows[];
 extern const size_t cell_exec_rows_count;
-extern const char *const cell_exec_places[];
-#define CELL_EXEC_LOCAL "local" /* cell_exec_places[0]: this host */
+/* cell_exec_places[], CELL_EXEC_LOCAL ...: vocab.h */
 
 /* The executor of cells at W when the matrix runs at PLACE, its guests on
  * a remote libvirt when REMOTE (never NULL for a valid triple: the config

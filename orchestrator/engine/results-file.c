@@ -29,19 +29,20 @@ json_t *results_cell_env_new(const struct run *r, const struct cell *c)
 	bool guest = c->where == WHERE_GUEST;
 
 	(void)r;
-	json_object_set_new(env, "where", json_string(where_name(c->where)));
-	json_object_set_new(env, "host_thp", json_string(c->host_thp));
-	json_object_set_new(env, "guest_thp",
+	json_object_set_new(env, AXIS_ENV_WHERE,
+			    json_string(where_name(c->where)));
+	json_object_set_new(env, AXIS_ENV_HOST_THP, json_string(c->host_thp));
+	json_object_set_new(env, AXIS_ENV_GUEST_THP,
 			    guest ? json_string(c->guest_thp) : json_null());
 	json_object_set_new(env, "vcpus",
 			    guest ? json_integer(c->vcpus) : json_null());
 	json_object_set_new(env, "memory_bytes",
 			    guest ? json_integer((json_int_t)c->memory)
 				  : json_null());
-	json_object_set_new(env, "backing",
+	json_object_set_new(env, AXIS_ENV_BACKING,
 			    guest ? json_string(backing_name(c->backing))
 				  : json_null());
-	json_object_set_new(env, "paging", json_null());
+	json_object_set_new(env, AXIS_ENV_PAGING, json_null());
 	if (guest) {
 		json_object_set_new(env, "cmdline", json_string(c->cmdline));
 		json_object_set_new(env, "kernel", json_string(c->kernel));

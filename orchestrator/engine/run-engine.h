@@ -63,12 +63,6 @@
 struct host_ctx;
 struct vm_conn;
 
-enum cell_status { CELL_PENDING, CELL_OK, CELL_FAILED, CELL_SKIPPED };
-
-const char *cell_status_name(enum cell_status s);
-/* 0, or -EINVAL for a word that is not a status. */
-int cell_status_parse(const char *s, enum cell_status *out);
-
 /* The state of one cell: what results.json says of it. */
 struct cell_state {
 	enum cell_status status;

@@ -14,6 +14,7 @@
 
 #include "guest-remote.h"
 #include "host.h"
+#include "knob-path.h"
 #include "util.h"
 
 /* A guest on this host, under its KVM: its paging and hugetlb pool are
@@ -96,7 +97,7 @@ bool run_cell_paging_unsupported(struct host_ctx *ctx, const struct cell *c,
 			 paging_name(c->paging), accel_why);
 		return true;
 	}
-	return !host_supported(ctx, "paging", paging_name(c->paging), why,
+	return !host_supported(ctx, KNOB_PAGING, paging_name(c->paging), why,
 			       len);
 }
 
@@ -192,7 +193,7 @@ static int host_prepare_once(struct run *r, int ci, char *pool, size_t plen,
 	char why[512], got[64];
 
 	if (run_exec_has(r, ci, EXEC_NEEDS_GUEST))
-		json_object_set_new(st->env, "paging",
+		json_object_set_new(st->env, AXIS_ENV_PAGING,
 				    json_string(cell_paging(r, c)));
 	if (cell_skip(r, ci, why, sizeof(why))) {
 		note("[%d/%d] %s: skipped: %s", ci + 1, r->ncells, c->id, why);
@@ -203,18 +204,19 @@ static int host_prepare_once(struct run *r, int ci, char *pool, size_t plen,
 	/* a remote libvirt's host: its THP as it said before the run */
 	if (r->remote && *r->remote->thp &&
 	    run_exec_has(r, ci, EXEC_REMOTE_LIBVIRT))
-		json_object_set_new(st->observed, "host_thp",
+		json_object_set_new(st->observed, AXIS_ENV_HOST_THP,
 				    json_string(r->remote->thp));
 	if (!run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS))
 		return 0; /* this host's settings are not the cell's */
 	if (local_guest(r, ci) && c->paging != PAGING_AUTO &&
 	    c->paging != PAGING_TCG) {
-		if (host_set(r->host, "paging", paging_name(c->paging)) < 0) {
+		if (host_set(r->host, KNOB_PAGING, paging_name(c->paging)) < 0) {
 			cell_fail(st, "cannot set host paging");
 			return -1;
 		}
-		if (host_get(r->host, "paging", got, sizeof(got)) == 0)
-			json_object_set_new(st->observed, "paging",
+		if (host_get(r->host, KNOB_PAGING, got, sizeof(got)) == 0)
+			json_object_set_new(st->observed,
+					    AXIS_ENV_PAGING,
 					    json_string(got));
 	}
 	if (host_knobs_set(r, c, st) < 0)
@@ -226,7 +228,7 @@ static int host_prepare_once(struct run *r, int ci, char *pool, size_t plen,
 		return -1;
 	}
 	if (host_get(r->host, "thp.enabled", got, sizeof(got)) == 0)
-		json_object_set_new(st->observed, "host_thp", json_string(got));
+		json_object_set_new(st->observed, AXIS_ENV_HOST_THP, json_string(got));
 	if (local_guest(r, ci) &&
 	    hugetlb_reserve(r, c, st, pool, plen, orig, olen) < 0)
 		return -1;

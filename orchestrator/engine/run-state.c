@@ -19,30 +19,6 @@
 #include "untrusted.h"
 #include "util.h"
 
-static const char *const status_names[] = {
-	[CELL_PENDING] = "pending",
-	[CELL_OK] = "ok",
-	[CELL_FAILED] = "failed",
-	[CELL_SKIPPED] = "skipped",
-};
-
-const char *cell_status_name(enum cell_status s)
-{
-	return status_names[s];
-}
-
-int cell_status_parse(const char *s, enum cell_status *out)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(status_names); i++)
-		if (!strcmp(s, status_names[i])) {
-			*out = (enum cell_status)i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
 const struct cell_exec_ops *run_exec_of(const struct run *r, int ci)
 {
 	return cell_exec_for(r->cfg.executor, r->cells[ci].where,

@@ -198,8 +198,10 @@ static void cell_sums(const json_t *doc, const json_t *c, bool lab,
 		      const struct run_accs *a, struct run_sums *rs)
 {
 	const json_t *env = json_object_get(c, "env");
-	const char *where = json_string_value(json_object_get(env, "where"));
-	const char *paging = json_string_value(json_object_get(env, "paging"));
+	const char *where =
+	    json_string_value(json_object_get(env, AXIS_ENV_WHERE));
+	const char *paging =
+	    json_string_value(json_object_get(env, AXIS_ENV_PAGING));
 	const char *image = json_string_value(json_object_get(env, "image"));
 	const char *id = json_string_value(json_object_get(c, "id"));
 	bool guest = where && !strcmp(where, "guest");

@@ -25,7 +25,7 @@
 
 #include "beneath.h"
 #include "cell-exec.h"
-#include "fleet.h"
+#include "exec-fleet.h"
 #include "host-diff.h"
 #include "run-engine.h"
 #include "util.h"

@@ -285,7 +285,7 @@ static int guest_settings(struct cell_run *cr, struct guest *g, char **reason)
 				    c->guest_thp, why);
 		return -1;
 	}
-	json_object_set(cr->st->observed, "guest_thp",
+	json_object_set(cr->st->observed, AXIS_ENV_GUEST_THP,
 			json_object_get(res, "enabled"));
 	/* false only in a guest without THP (docs/protocol.md, set-thp) */
 	if (json_is_false(json_object_get(res, "available")))

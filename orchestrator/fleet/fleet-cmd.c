@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "caps.h"
-#include "cell-exec.h"
 #include "util.h"
 
 char *fleet_remote_dir_new(const char *rundir)

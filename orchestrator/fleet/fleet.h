@@ -21,12 +21,15 @@
  *			not another entry's machine); pure, but the probing
  *	fleet-merge.c	what came back from each host into this run's state
  *			(pure)
- *	exec-fleet.c	the executor: its state, check() and run_remote()
- *	fleet-follow.c	each host's run there, started (or taken up on
- *			--resume) and followed, prefixed, to its end
- *	fleet-collect.c	each host's run directory and results back here
- *			(its size asked first, watched while it comes and
- *			counted after: caps.h), and this run's record of them
+ *	../exec/	the executor (exec-fleet.h): exec-fleet.c its state,
+ *			check() and run_remote(); fleet-follow.c each host's
+ *			run there, started (or taken up on --resume) and
+ *			followed, prefixed, to its end; fleet-collect.c each
+ *			host's run directory and results back here (its size
+ *			asked first, watched while it comes and counted after:
+ *			caps.h), and this run's record of them.  They drive
+ *			the engine's struct run; the files here do not know it
+ *			(docs/development.md "Layers").
  *
  * Trust: a destination is a word of [A-Za-z0-9._@-] (fleet_dest_check()),
  * given to ssh after "--", never to a shell on this host; remote commands
@@ -42,33 +45,17 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define FLEET_EXEC "fleet"	       /* [run] executor's value */
+#include "vocab.h"
+
 #define FLEET_SUBDIR "hosts"	       /* RUN/hosts/NAME: each host's run */
 #define FLEET_REMOTE_DIR "vmtax-fleet" /* on a host, under its login dir */
-#define FLEET_HOSTS_MAX 32
-#define FLEET_DEST_MAX 255
-#define FLEET_CHECK_TIMEOUT_S 120.0 /* one host's probe */
-#define FLEET_COPY_TIMEOUT_S 600.0  /* one copy, either way */
-#define FLEET_PREFIX_SEP "| "	    /* "HOST| line" */
+#define FLEET_CHECK_TIMEOUT_S 120.0    /* one host's probe */
+#define FLEET_COPY_TIMEOUT_S 600.0     /* one copy, either way */
+#define FLEET_PREFIX_SEP "| "	       /* "HOST| line" */
 
-/* [fleet] mode: "each" (every host runs the whole matrix) or "split"
- * (like hosts share its cells: each runs its share, [run] cells). */
-extern const char *const fleet_modes[];
-enum fleet_mode { FLEET_EACH, FLEET_SPLIT };
+/* FLEET_EXEC, FLEET_HOSTS_MAX, fleet_modes[], fleet_dest_check(): vocab.h */
 
 /* ---- fleet-ssh.c ---- */
-
-/*
- * Whether DEST may be a [fleet] host: an ssh destination, "user@host" or
- * an alias of the user's ssh config, of [A-Za-z0-9._@-] only, at most
- * FLEET_DEST_MAX characters, not starting with '-', at most one '@' with
- * something on each side.  0, or -EINVAL with the reason (naming the
- * character) in WHY.  Pure.
- */
-int fleet_dest_check(const char *dest, char *why, size_t len);
-/* The host part of DEST (after its '@'): two entries with one host are
- * refused.  Borrowed from DEST. */
-const char *fleet_dest_host(const char *dest);
 
 /* One run's ssh: the directory of its control sockets (0700, made by
  * fleet_ssh_init(), removed by fleet_ssh_release()). */
@@ -317,84 +304,6 @@ char *fleet_split_cells_new(size_t k, size_t nhosts, size_t ncells);
  */
 json_t *fleet_split_doc_new(const struct fleet_host_result *h, size_t n,
 			    size_t ncells);
-
-/* ---- exec-fleet.c, fleet-follow.c, fleet-collect.c: the executor ---- */
-
-struct run;
-
-/* One host of a fleet run, as the executor drives it. */
-struct fleet_host {
-	const char *name; /* its [fleet] hosts entry */
-	struct fleet_proc proc;
-	bool started, running;
-	json_t *probe_host; /* run.host as its probe says it, or NULL */
-	json_t *doc;	    /* its results, checked, or NULL */
-	int rc;		    /* its run's exit status; -1: none */
-	char why[512];	    /* why it failed; "" none */
-	char last[256];	    /* its last line of output */
-};
-
-/* The executor's state for one check() or run_remote() (exec-fleet.c). */
-struct fleet {
-	struct run *r;
-	struct fleet_ssh ssh;
-	struct fleet_host *h;
-	size_t n;
-	char *rplain; /* FLEET_REMOTE_DIR/RUN: safe characters only */
-	char *rdir;   /* the same, sh-quoted */
-	bool stopping;
-};
-
-/* exec-fleet.c: F for R's [fleet] hosts, its ssh begun (0, or a negative
- * errno); fleet_close() releases it, also after a failed open. */
-int fleet_open(struct fleet *f, struct run *r);
-void fleet_close(struct fleet *f);
-/* CMD on host K with stdin from IN_FD (-1: none): its output, status. */
-int fleet_on_host(struct fleet *f, size_t k, const char *cmd, int in_fd,
-		  double timeout_s, char **out, int *status);
-/* Whether F's [fleet] mode is split. */
-bool fleet_is_split(const struct fleet *f);
-
-/* fleet-follow.c: the config and its workload into host K's run
- * directory (0, or a negative errno with why in its why). */
-int fleet_push(struct fleet *f, size_t k);
-/* The command that runs the matrix (mode split: host K's share) there.
- * Owned. */
-char *fleet_host_cmd_new(const struct fleet *f, size_t k);
-/* CMD started on host K over ssh, followed by fleet_follow(). */
-int fleet_start(struct fleet *f, size_t k, const char *cmd);
-/* Every host's output, prefixed, until every run there has ended (the
- * first stop signal stops them all). */
-void fleet_follow(struct fleet *f);
-/*
- * --resume, host K: taken as it is when its run ended ok
- * (fleet_resume_done()); else its run there taken up
- * (fleet_resume_cmd_new(): followed if it still runs, its status if it
- * ended, begun again if it had not begun, else 'vmtax run --resume'
- * there).
- */
-void fleet_take_up(struct fleet *f, size_t k);
-
-/* fleet-collect.c: host K's run directory back into RUN/hosts/NAME (what
- * an earlier run brought back there goes first: scp -r would copy into
- * it), and its results. */
-void fleet_fetch(struct fleet *f, size_t k);
-/*
- * This run's record: each cell's outcome on every host (mode split: on the
- * host that ran it), into R's states; the hosts, as the label (new
- * reference).
- */
-json_t *fleet_record_new(struct fleet *f);
-/* Mode split: this run's document, each cell from the host that ran it
- * (NULL when none came back: fleet_record_new() then says why of each
- * cell).  New reference. */
-json_t *fleet_split_record_new(const struct fleet *f);
-/*
- * --resume: whether host K's run ended ok with its results here, as this
- * run's "fleet" label says: they are taken as they are, and nothing runs
- * there.
- */
-bool fleet_resume_done(struct fleet *f, size_t k);
 
 /*
  * mode = each: what this run's results.json holds of its hosts, the host

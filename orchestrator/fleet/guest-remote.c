@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "thp.h"
 #include "untrusted.h"
 #include "util.h"
 
@@ -82,15 +83,6 @@ static void answer(const char *text, const char *key, char *buf, size_t len)
 	}
 }
 
-/* "always [madvise] never" -> "madvise". */
-static void thp_mode(const char *line, char *buf, size_t len)
-{
-	const char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
-
-	snprintf(buf, len, "%.*s", a && b ? (int)(b - a - 1) : 0,
-		 a ? a + 1 : "");
-}
-
 #define PROBE_CMD                                                            \
 	"echo thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled "       \
 	"2>/dev/null); if test -c /dev/kvm; then echo kvm=yes; else echo "  \
@@ -121,7 +113,8 @@ int guest_remote_open(const char *uri, const char *config,
 		goto out;
 	}
 	answer(text, "thp", buf, sizeof(buf));
-	thp_mode(buf, g->thp, sizeof(g->thp));
+	if (thp_parse_selected(buf, g->thp, sizeof(g->thp)) < 0)
+		g->thp[0] = '\0'; /* unknown */
 	answer(text, "kvm", buf, sizeof(buf));
 	g->kvm = !strcmp(buf, "yes");
 	answer(text, "vendor", g->vendor, sizeof(g->vendor));

@@ -18,7 +18,7 @@
 
 #include "beneath.h"
 #include "caps.h"
-#include "fleet.h"
+#include "exec-fleet.h"
 #include "results-doc.h"
 #include "results-file.h"
 #include "run-engine.h"

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fleet.h"
+#include "exec-fleet.h"
 #include "run-engine.h"
 #include "util.h"
 
