@@ -41,7 +41,8 @@ chmod +x l2/init
 cp /boot/vmlinuz-$KV root/l2/vmlinuz
 if [ "$MODE" = sample ]; then
 	gcc -std=c11 -O2 -D_GNU_SOURCE -I"$src/host" -I"$src/lib" -static -o root/bin/kvm-sample \
-		"$src/tests/tools/kvm-sample.c" "$src/host/kvm-stats.c" "$src/host/kvm-exits.c" "$src/lib/util.c" -ljansson
+		"$src/tests/tools/kvm-sample.c" "$src/host/kvm-stats.c" "$src/host/kvm-exits.c" \
+		"$src/host/cpu.c" "$src/lib/util.c" "$src/lib/untrusted.c" -ljansson
 fi
 echo "$MODE" > root/mode
 Q=$(command -v qemu-system-x86_64); cp "$Q" root/usr/bin/
