@@ -141,7 +141,7 @@ static void test_leftovers_killed_after_exit(void **state)
 	path = xasprintf("%s/bg.pid", dir);
 	assert_int_equal(read_file(path, 64, &text, NULL), 0);
 	bg = atoi(text);
-	for (int i = 0; i < 100 && pid_alive(bg); i++)
+	for (int i = 0; i < 1000 && pid_alive(bg); i++)
 		usleep(10000);
 	assert_false(pid_alive(bg));
 	unlink(path);
