@@ -184,6 +184,23 @@ static int host_knobs_set(struct run *r, const struct cell *c,
 	return ret;
 }
 
+/* Cell C's [host] knobs, then its host THP; -1 with the cell failed. */
+static int knobs_and_thp_set(struct run *r, const struct cell *c,
+			     struct cell_state *st)
+{
+	char why[512];
+
+	if (host_knobs_set(r, c, st) < 0)
+		return -1;
+	if (host_set(r->host, "thp.enabled", c->host_thp) < 0) {
+		snprintf(why, sizeof(why), "cannot set host THP to '%s'",
+			 c->host_thp);
+		cell_fail(st, why);
+		return -1;
+	}
+	return 0;
+}
+
 /* Set the host for cell CI once; -1 with the cell failed or skipped. */
 static int host_prepare_once(struct run *r, int ci, char *pool, size_t plen,
 			     char *orig, size_t olen)
@@ -219,14 +236,8 @@ static int host_prepare_once(struct run *r, int ci, char *pool, size_t plen,
 					    AXIS_ENV_PAGING,
 					    json_string(got));
 	}
-	if (host_knobs_set(r, c, st) < 0)
+	if (knobs_and_thp_set(r, c, st) < 0)
 		return -1;
-	if (host_set(r->host, "thp.enabled", c->host_thp) < 0) {
-		snprintf(why, sizeof(why), "cannot set host THP to '%s'",
-			 c->host_thp);
-		cell_fail(st, why);
-		return -1;
-	}
 	if (host_get(r->host, "thp.enabled", got, sizeof(got)) == 0)
 		json_object_set_new(st->observed, AXIS_ENV_HOST_THP, json_string(got));
 	if (local_guest(r, ci) &&
@@ -283,17 +294,8 @@ int run_host_apply(struct run *r, int ci)
 {
 	const struct cell *c = &r->cells[ci];
 	struct cell_state *st = &r->states[ci];
-	char why[512];
 
 	if (!run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS))
 		return 0;
-	if (host_knobs_set(r, c, st) < 0)
-		return -1;
-	if (host_set(r->host, "thp.enabled", c->host_thp) < 0) {
-		snprintf(why, sizeof(why), "cannot set host THP to '%s'",
-			 c->host_thp);
-		cell_fail(st, why);
-		return -1;
-	}
-	return 0;
+	return knobs_and_thp_set(r, c, st);
 }
