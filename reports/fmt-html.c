@@ -78,7 +78,8 @@ static void html_table(struct fmt_table *t, const char *class, const char *id,
 			const struct fmt_cell *c = fmt_table_cell(t, row, col);
 
 			if (c->flags & FMT_CELL_SKIP)
-				fprintf(out, "<td colspan=\"%zu\" class=\"skip\">",
+				fprintf(out,
+					"<td colspan=\"%zu\" class=\"skip\">",
 					t->ncols - col);
 			else
 				fprintf(out, c->flags & FMT_CELL_NA

@@ -4,9 +4,7 @@
 #include "fmt-walk.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Every string argument through the Markdown escape (format.h). */
 #define mdprintf(out, ...) fmt_printf(out, fmt_md_escape, __VA_ARGS__)

@@ -304,9 +304,12 @@ static void text_table(struct fmt_table *t, FILE *out)
 
 	for (col = 0; col < t->ncols; col++) {
 		w[col] = t->head[col] ? cols(t->head[col]) : 0;
-		for (row = 0; row < t->nrows; row++)
-			if (cols(fmt_table_cell(t, row, col)->text) > w[col])
-				w[col] = cols(fmt_table_cell(t, row, col)->text);
+		for (row = 0; row < t->nrows; row++) {
+			size_t n = cols(fmt_table_cell(t, row, col)->text);
+
+			if (n > w[col])
+				w[col] = n;
+		}
 	}
 	for (col = 0; col < t->ncols; col++)
 		text_pad(out, col ? "  " : " ",
@@ -324,8 +327,6 @@ static void text_table(struct fmt_table *t, FILE *out)
 	fmt_table_free(t);
 }
 
-/* The matrix, then per numeric axis one row per line, one column per
- * value. */
 static void text_matrix(const struct report *r, FILE *out)
 {
 	tprintf(out, "\nSlowdown vs %s (%s):\n\n", r->cells[r->baseline].label,
@@ -333,8 +334,9 @@ static void text_matrix(const struct report *r, FILE *out)
 	text_table(fmt_walk_matrix_new(r), out);
 }
 
-static void text_scaling(const struct report *r,
-			 const struct report_scaling *s, FILE *out)
+/* Per numeric axis: one row per line, one column per value. */
+static void text_scaling(const struct report *r, const struct report_scaling *s,
+			 FILE *out)
 {
 	tprintf(out,
 		"\nSlowdown against %s (vs %s; [95%% interval], "

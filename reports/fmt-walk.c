@@ -55,17 +55,16 @@ size_t fmt_table_row(struct fmt_table *t, const char *id)
 
 	t->row_id = xrealloc(t->row_id, t->nrows * sizeof(*t->row_id));
 	t->row_id[row] = id ? xstrdup(id) : NULL;
-	t->cells = xrealloc(t->cells,
-			    t->nrows * (t->ncols ? t->ncols : 1) *
-				sizeof(*t->cells));
+	t->cells = xrealloc(t->cells, t->nrows * (t->ncols ? t->ncols : 1) *
+					  sizeof(*t->cells));
 	for (col = 0; col < t->ncols; col++)
 		t->cells[row * t->ncols + col] =
 		    (struct fmt_cell){.text = xstrdup("")};
 	return row;
 }
 
-void fmt_table_set(struct fmt_table *t, size_t row, size_t col,
-		   unsigned flags, const char *fmt, ...)
+void fmt_table_set(struct fmt_table *t, size_t row, size_t col, unsigned flags,
+		   const char *fmt, ...)
 {
 	struct fmt_cell *c = &t->cells[row * t->ncols + col];
 	va_list ap;
@@ -153,8 +152,8 @@ struct fmt_table *fmt_walk_cells_new(const struct report *r)
 	    "real (s)", "user (s)", "sys (s)", "slowdown", "95% interval",
 	    "p",	NULL};
 	static const bool right[ARRAY_SIZE(heads)] = {
-	    false, true, true, true, false, true,
-	    true,  true, true, false, true, false};
+	    false, true, true, true,  false, true,
+	    true,  true, true, false, true,  false};
 	struct fmt_table *t = fmt_table_new(ARRAY_SIZE(heads));
 	char a[FMT_BUF], b[FMT_BUF], *metric;
 	const unsigned raw = FMT_CELL_RAW;
@@ -208,9 +207,9 @@ struct fmt_table *fmt_walk_cells_new(const struct report *r)
 
 struct fmt_table *fmt_walk_sampling_new(const struct report *r)
 {
-	static const char *const heads[] = {
-	    "cell", "stopped", "boots", "outliers (kept)",
-	    "trend (Mann-Kendall)"};
+	static const char *const heads[] = {"cell", "stopped", "boots",
+					    "outliers (kept)",
+					    "trend (Mann-Kendall)"};
 	struct fmt_table *t = NULL;
 	char buf[512];
 	size_t i, row;
@@ -227,7 +226,8 @@ struct fmt_table *fmt_walk_sampling_new(const struct report *r)
 		}
 		row = fmt_table_row(t, NULL);
 		fmt_table_set(t, row, 0, 0, "%s", c->label);
-		fmt_table_set(t, row, 1, 0, "%s", fmt_stop(buf, sizeof(buf), c));
+		fmt_table_set(t, row, 1, 0, "%s",
+			      fmt_stop(buf, sizeof(buf), c));
 		fmt_table_set(t, row, 2, 0, "%s",
 			      fmt_boots(buf, sizeof(buf), c));
 		fmt_table_set(t, row, 3, 0, "%s",
@@ -305,9 +305,9 @@ struct fmt_table *fmt_walk_kvm_new(const struct report_kvm *k)
 	for (j = 0; j < k->nreasons && j < FMT_KVM_TOP; j++) {
 		fmt_table_row(t, NULL);
 		fmt_table_set(t, j, 0, 0, "%s", k->reasons[j].reason);
-		fmt_table_set(t, j, 1, FMT_CELL_RAW, "%s",
-			      fmt_count(buf, sizeof(buf),
-					k->reasons[j].per_sample));
+		fmt_table_set(
+		    t, j, 1, FMT_CELL_RAW, "%s",
+		    fmt_count(buf, sizeof(buf), k->reasons[j].per_sample));
 		fmt_table_set(t, j, 2, FMT_CELL_RAW, "%s",
 			      fmt_pct(buf, sizeof(buf), k->reasons[j].share));
 	}

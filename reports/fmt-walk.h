@@ -59,8 +59,8 @@ struct fmt_cell {
 
 struct fmt_table {
 	size_t ncols, nrows;
-	char **head;  /* ncols headings; NULL: a column without one */
-	bool *right;  /* ncols: right-aligned (numbers) */
+	char **head;   /* ncols headings; NULL: a column without one */
+	bool *right;   /* ncols: right-aligned (numbers) */
 	char **row_id; /* nrows: the row's cell id (HTML data-id), or NULL */
 	struct fmt_cell *cells; /* nrows * ncols, row by row */
 };
@@ -74,8 +74,8 @@ void fmt_table_col(struct fmt_table *t, size_t col, const char *head,
 /* A new row, every cell "", with the cell id ID (or NULL); its index. */
 size_t fmt_table_row(struct fmt_table *t, const char *id);
 /* Cell ROW, COL: FLAGS and the text FMT ...; fmt_table_note() its note. */
-void fmt_table_set(struct fmt_table *t, size_t row, size_t col,
-		   unsigned flags, const char *fmt, ...) VMTAX_PRINTF(5, 6);
+void fmt_table_set(struct fmt_table *t, size_t row, size_t col, unsigned flags,
+		   const char *fmt, ...) VMTAX_PRINTF(5, 6);
 void fmt_table_note(struct fmt_table *t, size_t row, size_t col,
 		    const char *note);
 const struct fmt_cell *fmt_table_cell(const struct fmt_table *t, size_t row,
