@@ -5,19 +5,21 @@
  * A format is a const struct report_format in its own file (fmt-NAME.c),
  * named once in REPORT_FORMATS below, the list that declares it, fills the
  * registry report_formats[] (reports/report.c), and gives 'vmtax report
- * --help', the unknown-format error and the shell completion ('vmtax
- * --complete formats') their list.  It renders a finished model (struct
- * report, struct compare) and computes nothing but presentation: every
- * number and label comes from the model, so all formats agree.  The tables
- * most formats show (matrix, scaling, cells, sampling, counters, exits by
- * reason) come already formatted from one view of the model (fmt-walk.h);
- * a format writes that view in its own syntax.  render_compare may be NULL
- * when a format cannot show comparisons.
+ * --help', the unknown-format error, the shell completion ('vmtax
+ * --complete formats') and the man pages (the Makefile's @FORMATS@) their
+ * list.  It renders a finished model (struct report, struct compare) and
+ * computes nothing but presentation: every number and label comes from the
+ * model, so all formats agree.  The tables most formats show (matrix,
+ * scaling, cells, sampling, counters, exits by reason) come already
+ * formatted from one view of the model (fmt-walk.h); a format writes that
+ * view in its own syntax.  render_compare may be NULL when a format cannot
+ * show comparisons.
  *
  * How to add one (docs/reports.md, "Adding a format"): write fmt-NAME.c
  * defining
  *	const struct report_format report_format_NAME = { "NAME", ... };
- * and add NAME to REPORT_FORMATS (the Makefile builds every .c file of reports/).
+ * and add X(NAME) to REPORT_FORMATS (the Makefile builds every .c file of
+ * reports/).
  */
 #ifndef VMTAX_FORMAT_H
 #define VMTAX_FORMAT_H
@@ -37,7 +39,8 @@ struct report_format {
 	int (*render_compare)(const struct compare *c, FILE *out);
 };
 
-/* Every format, in --help order (X(NAME): report_format_NAME). */
+/* Every format, in --help order (X(NAME): report_format_NAME); on one
+ * line, which the Makefile reads for the man pages. */
 #define REPORT_FORMATS(X) X(text) X(md) X(csv) X(json) X(html)
 
 #define REPORT_FORMAT_DECLARE(NAME)                                            \
