@@ -136,6 +136,30 @@ test_expect_success 'back as it was: up to date again' '
 	! grep stale err
 '
 
+# The suite and mirror are choices of a build, not inputs: an image built
+# with --mirror stays current for a check (and a run) given none.
+test_expect_success 'built with --mirror: current without it, stale with another' '
+	(cd "$T" && build/vmtax image build --kind debian --recipe --mirror http://mirror.example/debian) >recipe2 2>err &&
+	grep "^mirror http://mirror.example/debian$" recipe2 &&
+	key2=$(sed -n "s/.*would be built: recipe \([0-9a-f]\{16\}\).*/\1/p" err) &&
+	test -n "$key2" &&
+	old=$(readlink "$I/debian.qcow2") &&
+	qemu-img create -q -f qcow2 "$I/debian-$key2.qcow2" 64M &&
+	cp recipe2 "$I/debian-$key2.recipe" &&
+	echo kernel >"$I/debian-$key2.vmlinuz" &&
+	echo initrd >"$I/debian-$key2.initrd" &&
+	for e in qcow2 vmlinuz initrd; do ln -sfn "debian-$key2.$e" "$I/debian.$e" || return 1; done &&
+	check &&
+	grep "image: debian: up to date: .$I/debian-$key2.qcow2." err &&
+	dry &&
+	! grep stale err &&
+	(cd "$T" && build/vmtax image build --kind debian --check --mirror http://other.example/debian) 2>err &&
+	grep "is stale: built from other inputs than now (changed: mirror http://other.example/debian)" err &&
+	for e in qcow2 vmlinuz initrd; do ln -sfn "${old%.qcow2}.$e" "$I/debian.$e" || return 1; done &&
+	check &&
+	grep "image: debian: up to date: .$I/$old." err
+'
+
 # The recipe names contents, not paths: a checkout moved elsewhere keeps
 # its image current (its links are relative here, as a copy's would be made).
 test_expect_success 'the tree moved: still up to date' '

@@ -8,6 +8,8 @@
 #define VMTAX_IMAGE_BUILD_H
 
 #include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "image.h"
 
@@ -49,6 +51,13 @@ int image_build_disk(const struct image_opts *o, const char *dir,
 void image_status_of(struct image_status *st, const char *link,
 		     const char *want, const char *rec, const char *text,
 		     const char *ext);
+/*
+ * KEY's value ("mirror URL": the line's text after KEY and a blank) in the
+ * recipe beside the build LINK names (its file name with EXT replaced by
+ * ".recipe"), into BUF (LEN bytes); whether there is one.
+ */
+bool image_link_recipe_value(const char *link, const char *ext,
+			     const char *key, char *buf, size_t len);
 /* image_status() of a disk kind (debian, lab); DIR: the images of BINDIR. */
 int image_disk_status(const struct image_opts *o, const char *dir,
 		      const char *bindir, struct image_status *st);

@@ -100,7 +100,25 @@ struct disk_build {
 	char *stage; /* hd's tree */
 };
 
-/* The suite, mirror and debootstrap packages, checked. */
+/* KEY's value in the recipe of the image B's link names now, into BUF. */
+static bool disk_kept(const struct disk_build *b, const char *key, char *buf,
+		      size_t len)
+{
+	char *link = b->o->link
+			 ? xstrdup(b->o->link)
+			 : guest_disk_path_new(b->images, b->k->name, "qcow2");
+	bool found = image_link_recipe_value(link, ".qcow2", key, buf, len);
+
+	free(link);
+	return found;
+}
+
+/*
+ * The suite, mirror and debootstrap packages, checked.  The suite and the
+ * mirror are choices of a build ('--suite', '--mirror'), not inputs that
+ * go stale: given none, a build or its check keeps those of the image it
+ * would replace, else takes the host's.
+ */
 static int disk_source(struct disk_build *b)
 {
 	const struct image_opts *o = b->o;
@@ -108,13 +126,14 @@ static int disk_source(struct disk_build *b)
 
 	if (o->suite)
 		snprintf(b->suite, sizeof(b->suite), "%s", o->suite);
-	else if ((ret = image_host_suite(b->suite, sizeof(b->suite))) < 0)
+	else if (!disk_kept(b, "suite", b->suite, sizeof(b->suite)) &&
+		 (ret = image_host_suite(b->suite, sizeof(b->suite))) < 0)
 		return ret;
 	if (!is_safe_name(b->suite))
 		return err("image: debian: bad suite '%s'", b->suite);
 	if (o->mirror)
 		snprintf(b->mirror, sizeof(b->mirror), "%s", o->mirror);
-	else
+	else if (!disk_kept(b, "mirror", b->mirror, sizeof(b->mirror)))
 		image_host_mirror(b->suite, b->mirror, sizeof(b->mirror));
 	if (strncmp(b->mirror, "http://", 7) &&
 	    strncmp(b->mirror, "https://", 8) &&

@@ -300,12 +300,45 @@ out:
 	return ret;
 }
 
+/* The recipe beside AT, a build's file whose name ends in EXT; owned. */
+static char *recipe_beside_new(const char *at, const char *ext)
+{
+	size_t n = strlen(at), x = strlen(ext);
+
+	if (n <= x || strcmp(at + n - x, ext))
+		return NULL;
+	return xasprintf("%.*s.recipe", (int)(n - x), at);
+}
+
+bool image_link_recipe_value(const char *link, const char *ext, const char *key,
+			     char *buf, size_t len)
+{
+	char at[PATH_MAX], *rec, *text = NULL;
+	const char *p, *e;
+	size_t k = strlen(key);
+	bool found = false;
+
+	rec = realpath(link, at) ? recipe_beside_new(at, ext) : NULL;
+	if (!rec || read_file(rec, 1 << 20, &text, NULL) < 0)
+		goto out;
+	for (p = text; *p && !found; p = *e ? e + 1 : e) {
+		e = strchrnul(p, '\n');
+		found = !strncmp(p, key, k) && p[k] == ' ';
+		if (found)
+			snprintf(buf, len, "%.*s", (int)(e - p - k - 1),
+				 p + k + 1);
+	}
+out:
+	free(rec);
+	free(text);
+	return found;
+}
+
 void image_status_of(struct image_status *st, const char *link,
 		     const char *want, const char *rec, const char *text,
 		     const char *ext)
 {
-	char at[PATH_MAX], wabs[PATH_MAX], *oldrec = NULL, *old = NULL;
-	size_t n, x = strlen(ext);
+	char at[PATH_MAX], wabs[PATH_MAX], *oldrec, *old = NULL;
 	struct stat lst;
 
 	memset(st, 0, sizeof(*st));
@@ -326,9 +359,7 @@ void image_status_of(struct image_status *st, const char *link,
 		return;
 	}
 	st->was = xstrdup(at);
-	n = strlen(at);
-	if (n > x && !strcmp(at + n - x, ext))
-		oldrec = xasprintf("%.*s.recipe", (int)(n - x), at);
+	oldrec = recipe_beside_new(at, ext);
 	if (!oldrec || read_file(oldrec, 1 << 20, &old, NULL) < 0)
 		snprintf(st->what, sizeof(st->what),
 			 "its recipe ('%.400s') is missing",
