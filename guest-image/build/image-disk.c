@@ -96,6 +96,7 @@ struct disk_build {
 	char *tq, *tk, *ti; /* the new image under temporary names */
 	char *link, *lk, *li;
 	bool host; /* from the host's packages (hd), not debootstrap */
+	bool status_only; /* image_disk_status(): no notes of the build's */
 	struct hostdisk hd;
 	char *stage; /* hd's tree */
 };
@@ -253,9 +254,11 @@ static int disk_add_srcsets(struct disk_build *b)
 	int n = scandir(dir, &ents, NULL, alphasort), i, ret = 0;
 
 	if (n < 0) {
-		note("image: %s: no source sets in '%s' (ccbuild's: 'make' "
-		     "makes them where linux-source is installed)",
-		     b->k->name, dir);
+		if (!b->status_only)
+			note("image: %s: no source sets in '%s' (ccbuild's: "
+			     "'make' makes them where linux-source is "
+			     "installed)",
+			     b->k->name, dir);
 		n = 0;
 	}
 	for (i = 0; i < n && ret == 0; i++) {
@@ -730,6 +733,7 @@ int image_disk_status(const struct image_opts *o, const char *dir,
 	int ret;
 
 	disk_build_init(&b, o, dir, bindir);
+	b.status_only = true;
 	ret = disk_plan(&b);
 	if (ret == 0)
 		disk_plan_status(&b, st);
