@@ -48,6 +48,10 @@
  * DIR/debian.initrd (with opts.link, debian's kernel and initrd links are
  * the link without ".qcow2" plus ".vmlinuz" and ".initrd").
  *
+ * Every recipe names the tree's files by content and name, never by path,
+ * and a link names a build in its own directory by file name alone: a
+ * checkout moved or copied finds its images current.
+ *
  * The hash is 64-bit FNV-1a: a cache key, not a security boundary.
  *
  * image_build() prints the absolute paths of the artifacts on stdout, one a
