@@ -6,7 +6,9 @@
 # build --check' says missing, up to date or stale (naming each changed
 # input), and 'vmtax run --dry-run' (and the run, which shares its set-up)
 # refuses a missing image and boots a stale one as it is, saying so on
-# stderr and in its output (results.json's run.notes).  In a scratch tree
+# stderr and in its output (results.json's run.notes).  The lab image, in
+# the shared cache (VMTAX_IMAGE_CACHE, a scratch one here), is checked the
+# same way, and a tree moved elsewhere stays current.  In a scratch tree
 # with a stand-in image planted under the key 'image build --recipe'
 # prints; nothing is built and nothing boots.
 . "$(dirname "$0")/lib-test.sh"
@@ -23,7 +25,7 @@ mkdir -p "$T/build/src" "$T/guest-image/build" "$T/configs" &&
 	cp "$VMTAX" "$T/build/vmtax" &&
 	cp -a "$BUILD/bin" "$T/build/bin" &&
 	cp -a "$TOP/configs/workloads" "$T/configs/workloads" &&
-	cp "$TOP/guest-image/build/mkinitramfs-tiny.sh" "$TOP/guest-image/build/mkinitramfs-lib.sh" "$T/guest-image/build/" &&
+	cp "$TOP"/guest-image/build/mkinitramfs-*.sh "$T/guest-image/build/" &&
 	{ ! test -d "$BUILD/kernel" || ln -s "$BUILD/kernel" "$T/build/kernel"; } &&
 	echo "a source set" >"$T/build/src/ccbuild.tar" &&
 	cp -a "$T/build" "$TRASH/pristine" ||
@@ -158,6 +160,30 @@ test_expect_success 'built with --mirror: current without it, stale with another
 	for e in qcow2 vmlinuz initrd; do ln -sfn "${old%.qcow2}.$e" "$I/debian.$e" || return 1; done &&
 	check &&
 	grep "image: debian: up to date: .$I/$old." err
+'
+
+# The lab image shares the mechanism: its files in the shared cache
+# (VMTAX_IMAGE_CACHE), its link in the tree; --check names what changed.
+test_expect_success 'the lab image: missing, current when planted, stale naming a binary' '
+	restore &&
+	check_lab() { (cd "$T" && build/vmtax image build --kind lab --check) 2>"$TRASH/err" && cat "$TRASH/err"; } &&
+	check_lab &&
+	grep "image: lab: .$I/lab.qcow2. is missing: never built" err &&
+	(cd "$T" && build/vmtax image build --kind lab --recipe) >lab-recipe 2>err &&
+	lkey=$(sed -n "s/.*would be built: recipe \([0-9a-f]\{16\}\).*/\1/p" err) &&
+	test -n "$lkey" &&
+	mkdir -p "$VMTAX_IMAGE_CACHE" &&
+	qemu-img create -q -f qcow2 "$VMTAX_IMAGE_CACHE/lab-$lkey.qcow2" 64M &&
+	echo kernel >"$VMTAX_IMAGE_CACHE/lab-$lkey.vmlinuz" &&
+	echo initrd >"$VMTAX_IMAGE_CACHE/lab-$lkey.initrd" &&
+	cp lab-recipe "$VMTAX_IMAGE_CACHE/lab-$lkey.recipe" &&
+	for e in qcow2 vmlinuz initrd; do ln -s "$VMTAX_IMAGE_CACHE/lab-$lkey.$e" "$I/lab.$e" || return 1; done &&
+	check_lab &&
+	grep "image: lab: up to date: .$VMTAX_IMAGE_CACHE/lab-$lkey.qcow2." err &&
+	printf x >>"$T/build/bin/randwalk" &&
+	check_lab &&
+	grep "image: lab: .$I/lab.qcow2. is stale: built from other inputs than now (changed: /opt/vmtax/bin/randwalk)" err &&
+	restore
 '
 
 # The recipe names contents, not paths: a checkout moved elsewhere keeps
