@@ -55,6 +55,7 @@
 #include <stdio.h>
 
 #include "ini-schema.h"
+#include "runner.h"
 #include "util.h"
 #include "workload-def.h"
 
@@ -99,6 +100,7 @@ struct run_config {
 	double profile_hz;
 	char *events_text; /* [run] events as written */
 	uint64_t events;   /* its counters (lib/runner.h), beyond the RC_NR */
+	struct runner_raw_events raw_events; /* and its raw PMU events */
 	/* a split fleet host's share of the matrix: cell indices (a hidden
 	 * key the fleet sets, fleet.h); none: every cell */
 	struct ini_list cells;
