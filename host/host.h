@@ -190,8 +190,8 @@ int host_set(struct host_ctx *ctx, const char *knob, const char *value);
  * left and not journalled), each read back.  1 when set, 0 when there is no
  * cpufreq (WHY as above, nothing changed), or a negative errno, reported.
  */
-int host_governor_check(struct host_ctx *ctx, const char *governor,
-			char *why, size_t len);
+int host_governor_check(struct host_ctx *ctx, const char *governor, char *why,
+			size_t len);
 int host_governor_set(struct host_ctx *ctx, const char *governor, char *why,
 		      size_t len);
 /* Undo every change of this context; see above. */

@@ -42,8 +42,7 @@ static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
 /* [run] order: sampling.md; run_rounds() is "interleaved". */
 static const char *const orders[] = {"interleaved", "cells", NULL};
 static const char *const plans[] = {"fixed", "auto", NULL};
-static const char *const governors[] = {RUN_GOVERNOR_KEEP, "performance",
-					NULL};
+static const char *const governors[] = {RUN_GOVERNOR_KEEP, "performance", NULL};
 static const char *const onoff[] = {"on", "off", NULL};
 enum { ONOFF_ON }; /* the index of "on" in onoff */
 
