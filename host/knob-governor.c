@@ -180,7 +180,8 @@ static int policies_list(struct host_ctx *ctx, long **out, char *why,
 		snprintf(why, len,
 			 "no cpufreq: '%s' %s (no cpufreq driver, as in most "
 			 "virtual machines): the governor is not set",
-			 HOST_CPUFREQ_DIR, strerror(errno));
+			 HOST_CPUFREQ_DIR,
+			 errno == ENOENT ? "is not there" : strerror(errno));
 		ret = 0;
 		goto out;
 	}
