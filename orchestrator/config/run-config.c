@@ -42,6 +42,7 @@ static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
 /* [run] order: sampling.md; run_rounds() is "interleaved". */
 static const char *const orders[] = {"interleaved", "cells", NULL};
 static const char *const plans[] = {"fixed", "auto", NULL};
+static const char *const governors[] = {RUN_GOVERNOR_KEEP, "performance", NULL};
 static const char *const onoff[] = {"on", "off", NULL};
 enum { ONOFF_ON }; /* the index of "on" in onoff */
 
@@ -518,6 +519,13 @@ static const struct ini_key run_keys[] = {
 	.max = 4096,
 	.help = "other runnable tasks a quiet host may have (busy: more in "
 		"each of 5 reads 20 ms apart)"),
+    KEY("run", "governor", INI_ENUM, governor, RUN_GOVERNOR_KEEP,
+	.choices = governors,
+	.help = "cpufreq governor of this host's CPUs for the run: keep (touch "
+		"nothing) or performance (every cpufreq policy set before the "
+		"cells, put back after, journalled; a policy that does not "
+		"offer it refuses the run; a host without cpufreq, as most "
+		"VMs, is recorded as 'no cpufreq')"),
     KEY("run", "profile", INI_BOOL, profile, "off",
 	.help = "one more, unrecorded run per cell under sampling: folded "
 		"stacks in profiles/, a differential profile in the report "

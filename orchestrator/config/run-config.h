@@ -13,7 +13,8 @@
  *	[run]      name, repeat, target, max_repeat, boots, warmup, baseline,
  *	           timeout, boot_timeout, heartbeat, silence_timeout, retries,
  *	           max_failures,
- *	           quiet_wait, quiet_others, profile, profile_hz, events
+ *	           quiet_wait, quiet_others, governor, profile, profile_hz,
+ *	           events
  *	[guest]    image, vcpus, memory, kernel, initrd, cmdline (each one value
  *	           or a list: an axis), accel, uri, cpu_features, pin;
  *	           sysctl.A.B, mm.A.B: guest knobs (a list: an axis)
@@ -63,6 +64,9 @@
  * MAX_NUMNODES is at most 1024). */
 #define RUN_NUMA_NODE_MAX 1023
 
+/* [run] governor's value that leaves the cpufreq governor alone */
+#define RUN_GOVERNOR_KEEP "keep"
+
 /* A [host] or [guest] knob: its values in config order. */
 struct knob_setting {
 	char *name;		/* "thp.defrag", "sysctl.vm.swappiness" */
@@ -96,6 +100,7 @@ struct run_config {
 	long max_failures;
 	double quiet_wait_s;
 	long quiet_others;
+	char *governor; /* RUN_GOVERNOR_KEEP, or the governor to set */
 	bool profile; /* docs/profile.md */
 	double profile_hz;
 	char *events_text; /* [run] events as written */
