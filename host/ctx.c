@@ -305,8 +305,22 @@ static int ctx_new(const struct host_opts *o, struct host_ctx **out,
 	ctx->lock_fd = -1;
 	ctx->journal_fd = -1;
 	ctx->root = xstrdup(o->root ? o->root : env_root ? env_root : "");
-	ctx->state_dir =
-	    xstrdup(o->state_dir ? o->state_dir : layout_dirs()->statedir);
+	/* A fake tree's lock and journal are its own (ROOT/var/lib/vmtax):
+	 * a journal of its knobs in this host's STATEDIR would be restored
+	 * onto this host by the next run without the root. */
+	if (o->state_dir)
+		ctx->state_dir = xstrdup(o->state_dir);
+	else
+		ctx->state_dir =
+		    xasprintf("%s%s", ctx->root, layout_dirs()->statedir);
+	if (*ctx->root && !o->state_dir && !o->readonly) {
+		ret = mkdir_parents(ctx->state_dir, 0700);
+		if (ret < 0) {
+			ret = err_code(ret, "cannot create '%s'",
+				       ctx->state_dir);
+			goto out;
+		}
+	}
 	ctx->lock_path = xasprintf("%s/lock", ctx->state_dir);
 	ctx->link_path = xasprintf("%s/journal", ctx->state_dir);
 	ctx->journal = xasprintf("%s/host-journal", ctx->state_dir);

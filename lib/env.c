@@ -25,8 +25,9 @@ static const struct env_var vars[] = {
 	    "a directory the host knobs (THP, [host] knobs, the cpufreq "
 	    "governor, ...) are read and written under, in place of\n.I /\n"
 	    "(the shell tests set it to a fake /sys in their scratch "
-	    "directory); the lock and the journal stay in\n.I @STATEDIR@\n"
-	    "and kernel modules are the real ones; for tests only"),
+	    "directory); the lock and the journal are the tree's own too,\n"
+	    ".I ROOT@STATEDIR@\n(never this host's), and kernel modules are "
+	    "the real ones; for tests only"),
 	ROW(ENV_BUSYBOX, "vmtax-image vmtax-run",
 	    "the static busybox the images carry (tiny, debian, lab) and "
 	    "whose\n.B sh\nruns bare-metal cells' workload commands, as it "
