@@ -83,31 +83,13 @@ static bool gov_supported(const struct host_knob *k, struct host_ctx *ctx,
 	return true;
 }
 
-static int gov_apply(const struct host_knob *k, struct host_ctx *ctx,
-		     const char *value)
-{
-	char got[HOST_VALUE_MAX];
-	int ret;
-
-	ret = host_write_sys(ctx, k->file, value);
-	if (ret < 0)
-		return ret;
-	ret = gov_read(k, ctx, got, sizeof(got));
-	if (ret < 0)
-		return ret;
-	if (strcmp(got, value))
-		return err_code(-EIO, "'%s' reads back '%s', expected '%s'",
-				k->file, got, value);
-	return 0;
-}
-
 const struct host_knob_ops host_knob_governor = {
     .name = "cpufreq.policyN.governor",
     .values = "a governor the policy lists in scaling_available_governors",
     .file = NULL, /* one per policy: K->file */
     .read = gov_read,
     .supported = gov_supported,
-    .apply = gov_apply,
+    .apply = host_knob_write_checked,
 };
 
 /* The N of "policyN" (digits only, no leading zero but "0"), or -1. */

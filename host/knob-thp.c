@@ -48,31 +48,13 @@ static bool thp_supported(const struct host_knob *k, struct host_ctx *ctx,
 	return true;
 }
 
-static int thp_apply(const struct host_knob *k, struct host_ctx *ctx,
-		     const char *value)
-{
-	char got[HOST_VALUE_MAX];
-	int ret;
-
-	ret = host_write_sys(ctx, k->file, value);
-	if (ret < 0)
-		return ret;
-	ret = thp_read(k, ctx, got, sizeof(got));
-	if (ret < 0)
-		return ret;
-	if (strcmp(got, value))
-		return err_code(-EIO, "'%s' reads back '%s', expected '%s'",
-				k->file, got, value);
-	return 0;
-}
-
 const struct host_knob_ops host_knob_thp_enabled = {
     .name = "thp.enabled",
     .values = THP_ENABLED_MODES,
     .file = THP_ENABLED_FILE,
     .read = thp_read,
     .supported = thp_supported,
-    .apply = thp_apply,
+    .apply = host_knob_write_checked,
 };
 
 const struct host_knob_ops host_knob_thp_defrag = {
@@ -81,5 +63,5 @@ const struct host_knob_ops host_knob_thp_defrag = {
     .file = THP_DEFRAG_FILE,
     .read = thp_read,
     .supported = thp_supported,
-    .apply = thp_apply,
+    .apply = host_knob_write_checked,
 };

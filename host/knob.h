@@ -144,5 +144,9 @@ char *host_path_new(const struct host_ctx *ctx, const char *rel);
 int host_read_sys(struct host_ctx *ctx, const char *rel, char *buf, size_t len);
 /* write_str() VALUE to ROOT/REL, reporting on failure. */
 int host_write_sys(struct host_ctx *ctx, const char *rel, const char *value);
+/* host_write_sys() VALUE to K's file, then K's read() must give VALUE back
+ * (-EIO, reported, if not): the apply() of THP and governor knobs. */
+int host_knob_write_checked(const struct host_knob *k, struct host_ctx *ctx,
+			    const char *value);
 
 #endif

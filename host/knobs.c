@@ -203,6 +203,24 @@ int host_write_sys(struct host_ctx *ctx, const char *rel, const char *value)
 	return ret;
 }
 
+int host_knob_write_checked(const struct host_knob *k, struct host_ctx *ctx,
+			    const char *value)
+{
+	char got[HOST_VALUE_MAX];
+	int ret;
+
+	ret = host_write_sys(ctx, k->file, value);
+	if (ret < 0)
+		return ret;
+	ret = k->ops->read(k, ctx, got, sizeof(got));
+	if (ret < 0)
+		return ret;
+	if (strcmp(got, value))
+		return err_code(-EIO, "'%s' reads back '%s', expected '%s'",
+				k->file, got, value);
+	return 0;
+}
+
 int host_read(struct host_ctx *ctx, const char *rel, char *buf, size_t len)
 {
 	char *path = host_path_new(ctx, rel);
