@@ -256,6 +256,18 @@ bool run_cell_hugetlb_unsupported(struct host_ctx *ctx, const char *root,
 /* Start the cell's executor, replacing a guest that dies first. */
 int run_cell_start(struct run *r, const struct cell_exec_ops *ex,
 		   struct cell_run *cr);
+/*
+ * The cell's [run] warmup runs, unmeasured, each through ONE (warm-up run
+ * IDX, with ARG: it runs the workload once and saves its output as phase
+ * "warmup", run_save_output()), with "warm-up run" as progress, until a
+ * stop is asked.  0, or ONE's first negative errno (WHY says why, from
+ * ONE): the warm-ups after it do not run.  ONE returns 0 for a run whose
+ * failure is not the cell's (bare metal goes on without its output).
+ */
+typedef int (*run_warmup_fn)(struct run *r, struct cell_run *cr, long idx,
+			     void *arg, char *why, size_t len);
+int run_warmup(struct run *r, struct cell_run *cr, run_warmup_fn one,
+	       void *arg, char *why, size_t len);
 /* Sample IDX with the one retry loop: 0, or -1 with the cell failed. */
 int run_sample_one(struct run *r, const struct cell_exec_ops *ex,
 		   struct cell_run *cr, long idx);

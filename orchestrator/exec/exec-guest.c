@@ -295,6 +295,25 @@ static int guest_settings(struct cell_run *cr, struct guest *g, char **reason)
 	return guest_knobs_set(cr, g, reason);
 }
 
+/* Warm-up run IDX (run_warmup()): a guest that does not answer fails the
+ * cell's start. */
+static int guest_warmup(struct run *r, struct cell_run *cr, long idx,
+			void *arg, char *why, size_t len)
+{
+	struct guest *g = arg;
+	json_t *res = NULL;
+	int ret;
+
+	ret = guest_call_run(r, cr->cell, &g->life.a, r->cfg.wl.run, false,
+			     &res, why, len);
+	if (ret < 0)
+		return ret;
+	run_save_output(r, cr->slug, "warmup", idx,
+			json_string_value(json_object_get(res, "output")));
+	json_decref(res);
+	return 0;
+}
+
 /*
  * The workload's setup and warm-up runs in guest G: -1 with the cell failed
  * (a setup that failed) or with *REASON (owned; the guest went away).
@@ -305,7 +324,6 @@ static int guest_setup(struct run *r, struct cell_run *cr, struct guest *g,
 	const struct cell *c = cr->cell;
 	json_t *res = NULL;
 	char why[512];
-	long i;
 	int ret;
 
 	if (*r->cfg.wl.setup) {
@@ -330,18 +348,9 @@ static int guest_setup(struct run *r, struct cell_run *cr, struct guest *g,
 			return -1;
 		}
 	}
-	for (i = 0; i < r->cfg.warmup && !run_should_stop(r); i++) {
-		run_progress(r, cr->ci, "warm-up run");
-		ret = guest_call_run(r, c, &g->life.a, r->cfg.wl.run, false, &res, why,
-				     sizeof(why));
-		if (ret < 0) {
-			*reason = xasprintf("warm-up run: %s", why);
-			return -1;
-		}
-		run_save_output(r, cr->slug, "warmup", i,
-				json_string_value(json_object_get(res, "output")));
-		json_decref(res);
-		res = NULL;
+	if (run_warmup(r, cr, guest_warmup, g, why, sizeof(why)) < 0) {
+		*reason = xasprintf("warm-up run: %s", why);
+		return -1;
 	}
 	return 0;
 }
