@@ -60,8 +60,12 @@
 #include "runner.h"
 #include "sampling-plan.h"
 
+struct host_cpu;
 struct host_ctx;
 struct vm_conn;
+
+/* The most executors one run's cells use (local: one per enum where). */
+#define RUN_EXECS_MAX 4
 
 /* The state of one cell: what results.json says of it. */
 struct cell_state {
@@ -106,8 +110,14 @@ struct run {
 	char *journal_path;	/* samples.jsonl */
 	struct host_ctx *host;
 	struct vm_conn *conn;
-	/* guests on a remote libvirt (a qemu+ssh [guest] uri), else NULL */
-	struct guest_remote *remote;
+	/* the executors R's cells use, each with its per-run state, its
+	 * own (run_execs_check() lists them; their check() or begin() sets
+	 * state, their end() frees it: run_exec_state()) */
+	struct run_exec {
+		const struct cell_exec_ops *ex;
+		void *state;
+	} execs[RUN_EXECS_MAX];
+	size_t nexecs;
 	const char *accel;
 	char accel_why[256];
 	struct run_guest_files *gfs; /* one per distinct (image, kernel, initrd) */
@@ -222,6 +232,23 @@ bool run_unit_is_boot(const struct run *r, int ci);
 /* The executor of cell CI, and whether it has every flag in FLAGS. */
 const struct cell_exec_ops *run_exec_of(const struct run *r, int ci);
 bool run_exec_has(const struct run *r, int ci, unsigned flags);
+/* Whether R's [guest] uri is another host's libvirt (qemu+ssh): a fact of
+ * the config, which picks the guest cells' executor. */
+bool run_libvirt_remote(const struct run *r);
+/*
+ * The per-run ops of the executors R's cells use (cell-exec.h), each
+ * executor once, in the order of its first cell (run-state.c):
+ * run_execs_check() lists them and calls each check() (0, or -EINVAL
+ * with the reason reported); run_execs_begin() each begin() once the host
+ * is taken (0 or -EINVAL); run_exec_describe() what cell CI's executor
+ * says of where it ran into its observed INTO, or with CI < 0 what every
+ * executor says into results.json's run INTO; run_execs_end() each end(),
+ * last first (run_release() calls it).
+ */
+int run_execs_check(struct run *r, bool dry);
+int run_execs_begin(struct run *r);
+void run_exec_describe(const struct run *r, int ci, json_t *into);
+void run_execs_end(struct run *r);
 /* Write results.json; one that cannot be written stops the run. */
 void run_save(struct run *r);
 /* A cell id as a file name ('/' and '=' as '_'). */
@@ -276,6 +303,30 @@ void run_cell_finish(struct run *r, struct cell_state *st,
 		     enum stop_reason why);
 
 /* ---- for executors (run-state.c) ---- */
+
+/* EX's per-run state in R (its own: set by its check() or begin(), freed
+ * by its end()), or NULL when it has none or none of R's cells runs on
+ * EX; run_exec_state_set() sets it (EX must be one of R's). */
+void *run_exec_state(const struct run *r, const struct cell_exec_ops *ex);
+void run_exec_state_set(struct run *r, const struct cell_exec_ops *ex,
+			void *state);
+/*
+ * A check() of an executor whose cells run on this host (run-accel.c):
+ * the accelerator its guests get (R's accel, accel_why: KVM where usable,
+ * TCG where [guest] accel = tcg; run_preflight() refused accel = kvm
+ * where KVM is unusable) and its CPU's paging name, once per run.  0, or
+ * -ENODEV reported.
+ */
+int run_accel_here(struct run *r);
+/*
+ * R's vendor_paging: the paging name ("ept", "npt") of CPU's vendor
+ * (cpu-vendor.h), the CPU of WHERE, whose guests the cells are; "" for a
+ * CPU of no known vendor, which is refused (-ENODEV, reported) when its
+ * guests run under KVM: their paging would have no name.  (Under TCG a hw
+ * cell is skipped, and says "hw".)
+ */
+int run_vendor_paging_set(struct run *r, const struct host_cpu *cpu,
+			  const char *where);
 
 /* Mark the cell failed (or skipped) with REASON. */
 void cell_fail(struct cell_state *st, const char *reason);

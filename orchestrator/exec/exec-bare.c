@@ -245,9 +245,18 @@ static void bare_stop(struct run *r, struct cell_run *cr)
 	cr->priv = NULL;
 }
 
+/* The workload runs on this host: its accelerator and paging are the
+ * run's (said where the run starts, and recorded). */
+static int bare_check(struct run *r, bool dry)
+{
+	(void)dry;
+	return run_accel_here(r);
+}
+
 const struct cell_exec_ops cell_exec_bare = {
 	.name = "bare-metal",
 	.flags = EXEC_CHANGES_HOST_KNOBS | EXEC_CAN_PROFILE,
+	.check = bare_check,
 	.start = bare_start,
 	.sample = bare_sample,
 	.restart = NULL,
