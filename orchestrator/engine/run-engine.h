@@ -36,10 +36,17 @@
  * executor's capability flags and calls its ops; it never asks which one
  * it holds.
  *
+ * Executors own what they need for the whole run: their check() before
+ * it, begin() and end() around it, describe() of where they ran, each
+ * with its state in its slot of the run (run_execs_check() and the rest
+ * below; cell-exec.h).
+ *
  * Files: run-engine.c (a cell's life, run_engine()), run-host.c (step 2),
- * run-sample.c (step 4's retry loop), run-state.c (statuses, progress,
- * saving, the services for executors), run-rounds.c, run-sampling.c,
- * run-remote.c, cell-profile.c.
+ * run-sample.c (step 3's warm-ups, step 4's retry loop), run-state.c
+ * (statuses, progress, saving, the executors' per-run ops, the services
+ * for executors), run-accel.c (this host's accelerator, for a local
+ * executor's check()), run-rounds.c, run-sampling.c, run-remote.c,
+ * cell-profile.c.
  *
  * Ownership: struct run owns everything it points to; run_release() frees it.
  */
