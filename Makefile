@@ -237,11 +237,21 @@ uninstall:
 # from the key tables by build/gen-man-config (tests/unit checks every key).
 # A page's ENVIRONMENT section, where it says @ENVIRONMENT@, is printed from
 # the table of environment variables (lib/env.h) by build/gen-man-env.
+# @FORMATS@ is the report formats of REPORT_FORMATS (reports/format.h), in
+# its order: "\fBtext\fR (default), \fBmd\fR, ... or \fBhtml\fR".
+REPORT_FORMAT_NAMES := $(shell sed -n 's/^\#define REPORT_FORMATS(X) //p' \
+	reports/format.h | sed 's/X(\([a-z0-9_]*\))/\1/g')
+comma := ,
+space := $(subst ,, )
+MAN_FORMATS := \\fB$(firstword $(REPORT_FORMAT_NAMES))\\fR (default)$(subst \
+	$(space)$(comma),$(comma),$(foreach f,$(wordlist 2,$(words $(wordlist \
+	2,$(words $(REPORT_FORMAT_NAMES)),$(REPORT_FORMAT_NAMES))),$(REPORT_FORMAT_NAMES)),$(comma) \\fB$(f)\\fR)) \
+	or \\fB$(lastword $(REPORT_FORMAT_NAMES))\\fR
 MAN_SED = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@DATADIR@|$(DATADIR)|g' \
 	      -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@CACHEDIR@|$(CACHEDIR)|g' \
-	      -e 's|@STATEDIR@|$(STATEDIR)|g'
+	      -e 's|@STATEDIR@|$(STATEDIR)|g' -e 's|@FORMATS@|$(MAN_FORMATS)|g'
 man: $(MAN_PAGES)
-build/man/%: man/%.in $(B)/gen-man-env $(B)/gen/install-dirs.h
+build/man/%: man/%.in $(B)/gen-man-env $(B)/gen/install-dirs.h reports/format.h
 	@mkdir -p $(dir $@)
 	$(B)/gen-man-env $(basename $*) >$@.env
 	sed -e '/^@ENVIRONMENT@$$/{r $@.env' -e 'd;}' $< | $(MAN_SED) >$@.tmp

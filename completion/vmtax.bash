@@ -77,7 +77,7 @@ help
 		return
 		;;
 	--format | -f)
-		COMPREPLY=($(compgen -W $'text\nmd\ncsv\njson\nhtml' -- "$cur"))
+		COMPREPLY=($(compgen -W "$("$vmtax" --complete formats 2>/dev/null)" -- "$cur"))
 		return
 		;;
 	--kind | -k)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "beneath.h"
+#include "env.h"
 #include "layout.h" /* STATEDIR: one definition for both layouts */
 #include "util.h"
 
@@ -297,12 +298,13 @@ static int ctx_new(const struct host_opts *o, struct host_ctx **out,
 		   int *restored)
 {
 	struct host_ctx *ctx = xcalloc(1, sizeof(*ctx));
+	const char *env_root = getenv(ENV_HOST_ROOT); /* tests' fake tree */
 	int ret;
 
 	*out = NULL;
 	ctx->lock_fd = -1;
 	ctx->journal_fd = -1;
-	ctx->root = xstrdup(o->root ? o->root : "");
+	ctx->root = xstrdup(o->root ? o->root : env_root ? env_root : "");
 	ctx->state_dir =
 	    xstrdup(o->state_dir ? o->state_dir : layout_dirs()->statedir);
 	ctx->lock_path = xasprintf("%s/lock", ctx->state_dir);
@@ -457,7 +459,7 @@ int host_restore_async(struct host_ctx *ctx)
 			all = false;
 			continue;
 		}
-		fd = open(rec->path, O_WRONLY | O_CLOEXEC);
+		fd = open(rec->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 		if (fd < 0) {
 			all = false;
 			continue;

@@ -14,6 +14,8 @@
  *	hugetlb.2M	  a page count (nr_hugepages of hugepages-2048kB)
  *	hugetlb.1G	  a page count (nr_hugepages of hugepages-1048576kB)
  *	kvm.nx_huge_pages Y | N | auto | force | off | never
+ * and one per cpufreq policy, set all at once (host_governor_set() below):
+ *	cpufreq.policyN.governor  a governor the policy offers
  * host_knob_name(i) lists them; knob.h says how to add one.  Generic knobs:
  * every name knob_name_valid() of lib/knob-path.h accepts,
  *	sysctl.A.B	  /proc/sys/A/B		(sysctl.vm.swappiness)
@@ -109,7 +111,9 @@ typedef int (*host_list_vms_fn)(void *arg, char *buf, size_t len);
 #define HOST_VM_DRAIN_S 60
 
 struct host_opts {
-	const char *root; /* "" or NULL: the real host; a fake tree in tests */
+	/* "": the real host; a fake tree in tests; NULL: $VMTAX_HOST_ROOT
+	 * (lib/env.h: a fake tree for the shell tests), else the real host */
+	const char *root;
 	const char *state_dir; /* NULL: layout.h STATEDIR (not under root) */
 	const struct host_module_ops *modules; /* NULL: host_kmod_ops */
 	void *modules_arg;
@@ -170,6 +174,26 @@ int host_get(struct host_ctx *ctx, const char *knob, char *buf, size_t len);
  * value the knob already has changes nothing and journals nothing.
  */
 int host_set(struct host_ctx *ctx, const char *knob, const char *value);
+/*
+ * The cpufreq governor ([run] governor).  Every cpufreq policy of the
+ * host, ROOT/sys/devices/system/cpu/cpufreq/policyN, is the knob
+ * cpufreq.policyN.governor (its scaling_governor): one journal line per
+ * policy, restored like every knob (host_restore(), a stale journal, the
+ * signal handler).  These names are not [host] keys.
+ * host_governor_check: whether every policy offers GOVERNOR (its
+ * scaling_available_governors).  1 when they all do; 0 when there is no
+ * cpufreq here (no such directory or no policy: WHY says "no cpufreq:
+ * ..."); -EOPNOTSUPP when a policy does not offer it, cannot be read, or
+ * there are more than HOST_GOVERNOR_POLICIES_MAX (WHY names it).  Reports
+ * nothing, changes nothing.
+ * host_governor_set: every policy set to GOVERNOR (those already so are
+ * left and not journalled), each read back.  1 when set, 0 when there is no
+ * cpufreq (WHY as above, nothing changed), or a negative errno, reported.
+ */
+int host_governor_check(struct host_ctx *ctx, const char *governor, char *why,
+			size_t len);
+int host_governor_set(struct host_ctx *ctx, const char *governor, char *why,
+		      size_t len);
 /* Undo every change of this context; see above. */
 int host_restore(struct host_ctx *ctx);
 /* Async-signal-safe partial undo; see above.  Returns 0 or -1. */

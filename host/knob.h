@@ -52,7 +52,12 @@
 
 #define HOST_VALUE_MAX KNOB_VALUE_MAX
 #define HOST_FILE_MAX 256
-#define HOST_MAX_RECORDS 32
+/* The cpufreq policies host_governor_set() sets at most, one record each */
+#define HOST_GOVERNOR_POLICIES_MAX 1024
+#define HOST_MAX_RECORDS (32 + HOST_GOVERNOR_POLICIES_MAX)
+/* cpufreq.policyN.governor (KNOB_PREFIX_CPUFREQ, knob-path.h): DIR/policyN/
+ * scaling_governor */
+#define HOST_CPUFREQ_DIR "/sys/devices/system/cpu/cpufreq"
 
 struct host_knob;
 
@@ -124,6 +129,12 @@ extern const struct host_knob_ops host_knob_hugetlb_2m;
 extern const struct host_knob_ops host_knob_hugetlb_1g;
 extern const struct host_knob_ops host_knob_kvm_nx_huge_pages;
 extern const struct host_knob_ops host_knob_generic;
+/* cpufreq.policyN.governor, one knob per policy (not in host_knobs[]: its
+ * names are resolved by host_governor_resolve(), [host] refuses them) */
+extern const struct host_knob_ops host_knob_governor;
+/* Resolve "cpufreq.policyN.governor" into K; -EINVAL with WHY if not. */
+int host_governor_resolve(const char *name, struct host_knob *k, char *why,
+			  size_t len);
 /* Why VALUE cannot be a generic knob's value ("is empty"), or NULL. */
 const char *host_generic_value_problem(const char *value);
 

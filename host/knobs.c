@@ -95,6 +95,8 @@ int host_knob_resolve(const char *name, struct host_knob *k, char *why,
 			 ops->file ? ops->file : "");
 		return 0;
 	}
+	if (name && has_prefix(name, KNOB_PREFIX_CPUFREQ))
+		return host_governor_resolve(name, k, why, len);
 	if (!name || !(has_prefix(name, KNOB_PREFIX_SYSCTL) ||
 		       has_prefix(name, KNOB_PREFIX_MM))) {
 		n = (size_t)snprintf(why, len,
@@ -131,7 +133,17 @@ bool host_knob_name_check(const char *name, char *why, size_t len)
 {
 	struct host_knob k;
 
-	return host_knob_resolve(name, &k, why, len) == 0;
+	if (host_knob_resolve(name, &k, why, len) < 0)
+		return false;
+	if (k.ops == &host_knob_governor) {
+		if (why)
+			snprintf(why, len,
+				 "'%s' is set by [run] governor, every cpufreq "
+				 "policy at once",
+				 name);
+		return false;
+	}
+	return true;
 }
 
 bool host_knob_name_known(const char *name)

@@ -21,6 +21,12 @@ static const struct env_var vars[] = {
 	    "the directory on a remote libvirt host (a qemu+ssh URI) the "
 	    "guest's kernel, initrd and disk are copied into, named by their "
 	    "contents, in place of\n.I /var/lib/libvirt/images/vmtax\n(tests)"),
+	ROW(ENV_HOST_ROOT, "vmtax-run vmtax-host",
+	    "a directory the host knobs (THP, [host] knobs, the cpufreq "
+	    "governor, ...) are read and written under, in place of\n.I /\n"
+	    "(the shell tests set it to a fake /sys in their scratch "
+	    "directory); the lock and the journal stay in\n.I @STATEDIR@\n"
+	    "and kernel modules are the real ones; for tests only"),
 	ROW(ENV_BUSYBOX, "vmtax-image vmtax-run",
 	    "the static busybox the images carry (tiny, debian, lab) and "
 	    "whose\n.B sh\nruns bare-metal cells' workload commands, as it "

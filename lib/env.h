@@ -26,6 +26,7 @@
 #define ENV_IMAGE_CACHE "VMTAX_IMAGE_CACHE"
 #define ENV_STAGE_DIR "VMTAX_STAGE_DIR"
 #define ENV_REMOTE_STAGE_DIR "VMTAX_REMOTE_STAGE_DIR"
+#define ENV_HOST_ROOT "VMTAX_HOST_ROOT"
 /* other programs' that vmtax reads, or sets unless given */
 #define ENV_BUSYBOX "BUSYBOX"
 #define ENV_LIBGUESTFS_BACKEND "LIBGUESTFS_BACKEND"

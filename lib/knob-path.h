@@ -30,6 +30,9 @@
 #define KNOB_PREFIX_MM "mm."
 #define KNOB_DIR_SYSCTL "/proc/sys"
 #define KNOB_DIR_MM "/sys/kernel/mm"
+/* The host knobs [run] governor sets, cpufreq.policyN.governor, one per
+ * cpufreq policy (host/knob-governor.c); no [host] key. */
+#define KNOB_PREFIX_CPUFREQ "cpufreq."
 /* The host knob the paging axis sets (host/knob-paging.c; vocab.h). */
 #define KNOB_PAGING "paging"
 

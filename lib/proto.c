@@ -443,6 +443,15 @@ json_t *proto_sample_to_json(const struct runner_result *r, int with_output)
 			v = json_null();
 		json_object_set_new(counters, runner_counter_name(i), v);
 	}
+	/* Then its raw PMU events, named as written ("r003c"). */
+	for (i = 0; i < r->raw.n; i++) {
+		const struct runner_counter_value *c = &r->raw_counters[i];
+
+		json_object_set_new(counters, r->raw.name[i],
+				    c->supported && c->counted
+					? json_integer((json_int_t)c->value)
+					: json_null());
+	}
 	j = json_pack("{s:s, s:i, s:f, s:f, s:f, s:I, s:I, s:I, s:o}", "status",
 		      (unsigned)r->status < ARRAY_SIZE(status_names)
 			  ? status_names[r->status]
@@ -533,10 +542,17 @@ static int sample_counters_parse(const json_t *j, struct runner_result *r,
 	json_object_foreach((json_t *)counters, key, v)
 	{
 		int c = runner_counter_lookup(key);
+		struct runner_counter_value *cv;
+		char why[128];
 
-		if (c < 0)
+		if (c >= 0) {
+			r->counter_set |= RUNNER_COUNTER_BIT(c);
+			cv = &r->counters[c];
+		} else if (runner_raw_add(&r->raw, key, why, sizeof(why)) == 0) {
+			cv = &r->raw_counters[r->raw.n - 1];
+		} else {
 			continue; /* a newer agent's counter: ignore it */
-		r->counter_set |= RUNNER_COUNTER_BIT(c);
+		}
 		if (json_is_null(v))
 			continue;
 		if (!json_is_integer(v) || json_integer_value(v) < 0)
@@ -544,9 +560,9 @@ static int sample_counters_parse(const json_t *j, struct runner_result *r,
 				      "sample: counter '%s' is not a "
 				      "non-negative integer or null",
 				      key);
-		r->counters[c].supported = true;
-		r->counters[c].counted = true;
-		r->counters[c].value = (uint64_t)json_integer_value(v);
+		cv->supported = true;
+		cv->counted = true;
+		cv->value = (uint64_t)json_integer_value(v);
 	}
 	return 0;
 }

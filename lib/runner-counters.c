@@ -2,7 +2,7 @@
 /*
  * runner-counters.c - the perf events the runner can count (runner.h):
  * their names as perf prints them, what perf_event_open(2) calls them, and
- * opening one.  The RC_NR counters every run opens come first, in the
+ * opening one; raw PMU events ("r003c").  The RC_NR counters every run opens come first, in the
  * order of enum runner_counter.
  */
 #include "runner.h"
@@ -118,21 +118,112 @@ enum runner_counter_kind runner_counter_kind(int k)
 							  : RCK_HARDWARE;
 }
 
-int runner_events_parse(const char *list, uint64_t *set, char *why,
-			size_t len)
+/* perf's raw form: 'r' then a hex digit, or 'r' alone (no digits). */
+static bool raw_form(const char *name)
+{
+	return name[0] == 'r' &&
+	       (!name[1] || isxdigit((unsigned char)name[1]));
+}
+
+int runner_raw_parse(const char *name, uint64_t *config, char *why,
+		     size_t len)
+{
+	size_t n = 0;
+
+	*config = 0;
+	if (name[0] != 'r') {
+		snprintf(why, len, "'%s' is not a raw PMU event ('r' and 1-16 "
+			 "hex digits, as perf takes it: r003c)", name);
+		return -EINVAL;
+	}
+	for (const char *p = name + 1; *p; p++, n++) {
+		if (!isxdigit((unsigned char)*p)) {
+			snprintf(why, len, "raw PMU event '%s': '%c' is not a "
+				 "hex digit", name, *p);
+			return -EINVAL;
+		}
+		if (n < 16)
+			*config = *config << 4 |
+				  (uint64_t)(isdigit((unsigned char)*p)
+						 ? *p - '0'
+						 : tolower((unsigned char)*p) - 'a' + 10);
+	}
+	if (!n) {
+		snprintf(why, len, "raw PMU event 'r' has no hex digits ('r' "
+			 "and 1-16 of them, as perf takes it: r003c)");
+		return -EINVAL;
+	}
+	if (n > 16) {
+		snprintf(why, len, "raw PMU event '%s' has %zu hex digits: at "
+			 "most 16 (a 64-bit config)", name, n);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int runner_raw_add(struct runner_raw_events *raw, const char *name,
+		   char *why, size_t len)
+{
+	uint64_t config;
+	int ret = runner_raw_parse(name, &config, why, len);
+
+	if (ret < 0)
+		return ret;
+	for (int j = 0; j < raw->n; j++) {
+		if (raw->config[j] != config)
+			continue;
+		if (!strcmp(raw->name[j], name))
+			snprintf(why, len, "perf event '%s' is listed twice",
+				 name);
+		else
+			snprintf(why, len, "raw PMU event '%s' is '%s' again "
+				 "(config 0x%llx)", name, raw->name[j],
+				 (unsigned long long)config);
+		return -EINVAL;
+	}
+	if (raw->n == RUNNER_RAW_MAX) {
+		snprintf(why, len, "more than %d raw PMU events: at most %d",
+			 RUNNER_RAW_MAX, RUNNER_RAW_MAX);
+		return -EINVAL;
+	}
+	raw->config[raw->n] = config;
+	snprintf(raw->name[raw->n], sizeof(raw->name[raw->n]), "%s", name);
+	raw->n++;
+	return 0;
+}
+
+int runner_events_parse(const char *list, uint64_t *set,
+			struct runner_raw_events *raw, char *why, size_t len)
 {
 	const char *p = list;
+	bool named = false; /* a name since the last comma */
+	int total;
 
 	*set = 0;
-	while (*p) {
+	memset(raw, 0, sizeof(*raw));
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p)
+		return 0; /* no events */
+	for (;;) {
 		char name[64];
 		size_t n = 0;
 		int k;
 
-		while (*p == ',' || isspace((unsigned char)*p))
+		while (isspace((unsigned char)*p))
 			p++;
-		if (!*p)
-			break;
+		if (*p == ',' || !*p) {
+			if (!named) {
+				snprintf(why, len, "an empty perf event (a "
+					 "comma with no name on one side)");
+				return -EINVAL;
+			}
+			if (!*p)
+				break;
+			named = false;
+			p++;
+			continue;
+		}
 		while (*p && *p != ',' && !isspace((unsigned char)*p)) {
 			if (n + 1 < sizeof(name))
 				name[n] = *p;
@@ -140,12 +231,19 @@ int runner_events_parse(const char *list, uint64_t *set, char *why,
 			p++;
 		}
 		name[n < sizeof(name) ? n : sizeof(name) - 1] = '\0';
+		named = true;
 		k = n < sizeof(name) ? runner_counter_lookup(name) : -1;
+		if (k < 0 && raw_form(name)) {
+			if (runner_raw_add(raw, name, why, len) < 0)
+				return -EINVAL;
+			continue;
+		}
 		if (k < 0) {
 			snprintf(why, len,
 				 "unknown perf event '%s' (one of perf's "
 				 "generic hardware, software or cache "
-				 "events, as 'perf list' names them)",
+				 "events, as 'perf list' names them, or a raw "
+				 "one: 'r' and 1-16 hex digits)",
 				 name);
 			return -EINVAL;
 		}
@@ -158,26 +256,27 @@ int runner_events_parse(const char *list, uint64_t *set, char *why,
 	}
 	/* The RC_NR are counted on every run: listing one adds nothing. */
 	*set &= ~RUNNER_COUNTERS_DEFAULT;
-	if (__builtin_popcountll(*set) > RUNNER_EVENTS_MAX) {
+	total = __builtin_popcountll(*set) + raw->n;
+	if (total > RUNNER_EVENTS_MAX) {
 		snprintf(why, len, "%d perf events beyond the %d counted "
 			 "always: at most %d",
-			 __builtin_popcountll(*set), RC_NR, RUNNER_EVENTS_MAX);
+			 total, RC_NR, RUNNER_EVENTS_MAX);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int runner_counter_open(int k, pid_t pid, bool on_exec)
+/* Open the event TYPE/CONFIG on PID, disabled (runner_counter_open()). */
+static int event_open(uint32_t type, uint64_t config, pid_t pid,
+		      bool on_exec)
 {
 	struct perf_event_attr attr;
 	int fd;
 
-	if (k < 0 || k >= RUNNER_COUNTER_MAX)
-		return -EINVAL;
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
-	attr.type = counter_defs[k].type;
-	attr.config = counter_defs[k].config;
+	attr.type = type;
+	attr.config = config;
 	attr.disabled = 1;
 	/* A run's counters follow its child's whole tree; a probe's or a
 	 * held one (runner_counters_hold()) stays on the caller. */
@@ -199,6 +298,19 @@ int runner_counter_open(int k, pid_t pid, bool on_exec)
 	if (fd < 0)
 		return errno ? -errno : -EIO;
 	return fd;
+}
+
+int runner_counter_open(int k, pid_t pid, bool on_exec)
+{
+	if (k < 0 || k >= RUNNER_COUNTER_MAX)
+		return -EINVAL;
+	return event_open(counter_defs[k].type, counter_defs[k].config, pid,
+			  on_exec);
+}
+
+int runner_raw_open(uint64_t config, pid_t pid, bool on_exec)
+{
+	return event_open(PERF_TYPE_RAW, config, pid, on_exec);
 }
 
 void runner_probe_counters(int open_errno[RC_NR])

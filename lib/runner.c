@@ -249,7 +249,7 @@ struct runner_job {
 	const struct runner_spec *spec;
 	struct runner_result *res;
 	int out[2], gopipe[2], errp[2];
-	int fds[RUNNER_COUNTER_MAX];
+	int fds[RUNNER_COUNTER_MAX + RUNNER_RAW_MAX]; /* then the raw ones */
 	int pidfd;
 	struct profile_sampler *prof;
 	struct pollfd *pfd;
@@ -312,6 +312,19 @@ static void run_attach(struct runner_job *rn)
 			rn->fds[i] = -1;
 		} else {
 			res->counters[i].supported = true;
+		}
+	}
+	if (spec->counters)
+		res->raw = spec->raw;
+	for (int j = 0; j < res->raw.n; j++) {
+		int *fd = &rn->fds[RUNNER_COUNTER_MAX + j];
+
+		*fd = runner_raw_open(res->raw.config[j], rn->pid, true);
+		if (*fd < 0) {
+			res->raw_counters[j].open_errno = -*fd;
+			*fd = -1;
+		} else {
+			res->raw_counters[j].supported = true;
 		}
 	}
 	if (spec->profile)
@@ -485,6 +498,10 @@ static void run_collect(struct runner_job *rn, int wstatus,
 	for (int i = 0; i < RUNNER_COUNTER_MAX; i++)
 		if (rn->fds[i] >= 0)
 			counter_read(rn->fds[i], &res->counters[i]);
+	for (int j = 0; j < res->raw.n; j++)
+		if (rn->fds[RUNNER_COUNTER_MAX + j] >= 0)
+			counter_read(rn->fds[RUNNER_COUNTER_MAX + j],
+				     &res->raw_counters[j]);
 	if (rn->prof) {
 		res->profile = profile_sampler_finish(rn->prof);
 		rn->prof = NULL;
@@ -500,7 +517,7 @@ static void run_release(struct runner_job *rn)
 		while (waitpid(rn->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
-	for (int i = 0; i < RUNNER_COUNTER_MAX; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(rn->fds); i++)
 		if (rn->fds[i] >= 0)
 			close(rn->fds[i]);
 	for (int i = 0; i < 2; i++) {
@@ -532,7 +549,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *res)
 	struct rusage ru;
 	int wstatus = 0, ret;
 
-	for (int i = 0; i < RUNNER_COUNTER_MAX; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(rn.fds); i++)
 		rn.fds[i] = -1;
 	memset(res, 0, sizeof(*res));
 	res->output = xmalloc(RUNNER_OUTPUT_MAX + 1);

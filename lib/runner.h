@@ -60,7 +60,8 @@ struct profile;
  * then the rest of perf's generic events ("perf list": hardware, software,
  * hardware cache), which [run] events adds ("events = dTLB-store-misses,
  * major-faults", as 'perf stat -e').  A set of counters is a uint64_t of
- * RUNNER_COUNTER_BIT(k).
+ * RUNNER_COUNTER_BIT(k).  [run] events may also list raw PMU events, which
+ * have no index (struct runner_raw_events).
  */
 enum runner_counter {
 	RC_TASK_CLOCK,
@@ -76,8 +77,26 @@ enum runner_counter {
 #define RUNNER_COUNTER_MAX 61
 #define RUNNER_COUNTER_BIT(k) ((uint64_t)1 << (k))
 #define RUNNER_COUNTERS_DEFAULT (RUNNER_COUNTER_BIT(RC_NR) - 1)
-/* [run] events adds at most this many (perf multiplexes beyond a few). */
+/* [run] events adds at most this many (perf multiplexes beyond a few),
+ * raw PMU events included. */
 #define RUNNER_EVENTS_MAX 9
+
+/*
+ * Raw PMU events, as perf takes them (perf-list(1), "RAW HARDWARE EVENT
+ * DESCRIPTOR"): 'r' and 1-16 hex digits, the config of a PERF_TYPE_RAW
+ * event (rUUEE on x86: umask UU, event select EE).  Named as written
+ * ("r003c"), as perf stat shows them, in results.json and reports.  At most
+ * RUNNER_RAW_MAX a run: about the general-purpose counters a core has
+ * (x86: 4 a hyperthread); perf multiplexes beyond.  Two spellings of one
+ * config ("r3c", "r003c") are the same event.
+ */
+#define RUNNER_RAW_MAX 4
+#define RUNNER_RAW_NAME_MAX 18 /* "r", 16 hex digits, NUL */
+struct runner_raw_events {
+	int n;
+	uint64_t config[RUNNER_RAW_MAX];
+	char name[RUNNER_RAW_MAX][RUNNER_RAW_NAME_MAX]; /* as written */
+};
 
 /* What perf stat shows of a counter (reports): task-clock and cpu-clock in
  * msec, other software events with a rate, the rest as counts. */
@@ -94,13 +113,27 @@ const char *runner_counter_name(int k);
 int runner_counter_lookup(const char *name);
 enum runner_counter_kind runner_counter_kind(int k);
 /*
- * The counters a comma- or blank-separated LIST of perf event names adds
- * to the RC_NR, into *SET (those already among the RC_NR add nothing).
- * An unknown or repeated name, or more than RUNNER_EVENTS_MAX, is -EINVAL
- * with the reason in WHY.
+ * A raw PMU event NAME ("r003c") into *CONFIG: 0, or -EINVAL with the
+ * reason in WHY when NAME is not 'r' and 1-16 hex digits.
  */
-int runner_events_parse(const char *list, uint64_t *set, char *why,
-			size_t len);
+int runner_raw_parse(const char *name, uint64_t *config, char *why,
+		     size_t len);
+/*
+ * Add the raw event NAME to RAW: 0, or -EINVAL with the reason in WHY
+ * (not a raw event, its config there already, more than RUNNER_RAW_MAX).
+ */
+int runner_raw_add(struct runner_raw_events *raw, const char *name,
+		   char *why, size_t len);
+/*
+ * The counters a comma- or blank-separated LIST of perf event names adds
+ * to the RC_NR, into *SET (those already among the RC_NR add nothing), and
+ * its raw PMU events, in the order listed, into *RAW.  An unknown, bad or
+ * repeated name, an empty one between commas, more than RUNNER_RAW_MAX raw
+ * ones or more than RUNNER_EVENTS_MAX in all is -EINVAL with the reason in
+ * WHY.
+ */
+int runner_events_parse(const char *list, uint64_t *set,
+			struct runner_raw_events *raw, char *why, size_t len);
 
 struct runner_counter_value {
 	bool supported;	/* perf_event_open accepted it */
@@ -118,6 +151,7 @@ struct runner_spec {
 	double timeout_s;		/* <= 0: no timeout */
 	bool counters;			/* open perf counters: the RC_NR */
 	uint64_t events;		/* and these (runner_events_parse()) */
+	struct runner_raw_events raw;	/* and these raw PMU events */
 	bool profile;			/* sample it (res->profile) */
 	double profile_hz;		/* <= 0: PROFILE_DEFAULT_HZ */
 	/*
@@ -150,6 +184,10 @@ struct runner_result {
 	 * JSON has (proto_sample_parse()); counters[] of the others is 0. */
 	uint64_t counter_set;
 	struct runner_counter_value counters[RUNNER_COUNTER_MAX];
+	/* The spec's raw PMU events (with counters), or those a sample's
+	 * JSON has: raw_counters[j] is raw.name[j]'s. */
+	struct runner_raw_events raw;
+	struct runner_counter_value raw_counters[RUNNER_RAW_MAX];
 	char *output;		/* NUL-terminated tail of stdout+stderr */
 	size_t output_len;
 	bool output_truncated;
@@ -175,6 +213,8 @@ void runner_probe_counters(int open_errno[RC_NR]);
 /* Open counter K on PID (0: the caller), disabled; with ON_EXEC it follows
  * the tree and starts at exec.  An fd, or a negative errno. */
 int runner_counter_open(int k, pid_t pid, bool on_exec);
+/* The same for a raw PMU event's CONFIG (PERF_TYPE_RAW). */
+int runner_raw_open(uint64_t config, pid_t pid, bool on_exec);
 
 /*
  * Hold the kernel's perf switches on for the caller's life: one disabled

@@ -325,7 +325,9 @@ int write_str(const char *path, const char *s)
 	ssize_t w;
 	int fd;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* O_TRUNC, as the shell's '>': sysfs and procfs ignore it, and a
+	 * regular file (a test's fake tree) then holds S alone */
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	w = write(fd, s, n);

@@ -103,7 +103,8 @@ int read_file(const char *path, size_t max, char **out, size_t *len);
  * Returns 0 or a negative errno; reports nothing (callers add context).
  */
 int read_line(const char *path, char *buf, size_t len);
-/* Write a string to an existing file (sysfs).  Reports nothing. */
+/* Write a string to an existing file (sysfs), truncated first as the
+ * shell's '>' does.  Reports nothing. */
 int write_str(const char *path, const char *s);
 /*
  * Write a file atomically: PATH.tmp.PID, fsync, rename, fsync the

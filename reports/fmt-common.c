@@ -102,7 +102,7 @@ char *fmt_p(char *buf, size_t len, double p)
 
 const char *fmt_counter_name(const struct report *r, size_t k)
 {
-	return runner_counter_name(r->counter_id[k]);
+	return report_counter_name(r, k);
 }
 
 char *fmt_counter_value(char *buf, size_t len, const struct report *r,

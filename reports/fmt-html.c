@@ -9,6 +9,7 @@
  * <p class="na" data-id=ID> with why it has none.
  */
 #include "format.h"
+#include "fmt-walk.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,6 +23,89 @@
 static void esc(FILE *out, const char *s)
 {
 	fmt_html_escape(out, s);
+}
+
+/* S escaped, with "±" as its entity (a table's "(±0.13%)"). */
+static void esc_pm(FILE *out, const char *s)
+{
+	const char *pm;
+
+	while ((pm = strstr(s, "±"))) {
+		char *part = xstrndup(s, pm - s);
+
+		esc(out, part);
+		free(part);
+		fputs("&plusmn;", out);
+		s = pm + strlen("±");
+	}
+	esc(out, s);
+}
+
+/*
+ * Table T (fmt-walk.h) as an HTML table of class CLASS with data-id ID
+ * (each may be NULL); frees it.  A row with an id has it as data-id; a
+ * cell not measured spans the rest of its row with its reason.
+ */
+static void html_table(struct fmt_table *t, const char *class, const char *id,
+		       FILE *out)
+{
+	size_t row, col;
+
+	fprintf(out, "<table");
+	if (class)
+		fprintf(out, " class=\"%s\"", class);
+	if (id) {
+		fprintf(out, " data-id=\"");
+		esc(out, id);
+		fprintf(out, "\"");
+	}
+	fprintf(out, ">\n<tr>");
+	for (col = 0; col < t->ncols; col++) {
+		fprintf(out, "<th>");
+		esc_pm(out, t->head[col] ? t->head[col] : "");
+		fprintf(out, "</th>");
+	}
+	fprintf(out, "</tr>\n");
+	for (row = 0; row < t->nrows; row++) {
+		fprintf(out, "<tr");
+		if (t->row_id[row]) {
+			fprintf(out, " data-id=\"");
+			esc(out, t->row_id[row]);
+			fprintf(out, "\"");
+		}
+		fprintf(out, ">");
+		for (col = 0; col < t->ncols; col++) {
+			const struct fmt_cell *c = fmt_table_cell(t, row, col);
+
+			if (c->flags & FMT_CELL_SKIP)
+				fprintf(out,
+					"<td colspan=\"%zu\" class=\"skip\">",
+					t->ncols - col);
+			else
+				fprintf(out, c->flags & FMT_CELL_NA
+						 ? "<td class=\"na\">"
+						 : "<td>");
+			if ((c->flags & FMT_CELL_RAW) &&
+			    !(c->flags & FMT_CELL_NA))
+				fputs(c->text, out);
+			else
+				esc_pm(out, c->text);
+			if (c->note && (c->flags & FMT_CELL_SKIP)) {
+				fprintf(out, ": ");
+				esc(out, c->note);
+			} else if (c->note) {
+				fprintf(out, "<br><small>");
+				esc(out, c->note);
+				fprintf(out, "</small>");
+			}
+			fprintf(out, "</td>");
+			if (c->flags & FMT_CELL_SKIP)
+				break;
+		}
+		fprintf(out, "</tr>\n");
+	}
+	fprintf(out, "</table>\n");
+	fmt_table_free(t);
 }
 
 static void kv(FILE *out, const char *k, const char *v)
@@ -113,156 +197,32 @@ static void html_meta(const struct report *r, FILE *out)
 
 static void html_cells(const struct report *r, FILE *out)
 {
-	char a[FMT_BUF], b[FMT_BUF], c1[FMT_BUF], d[FMT_BUF], e[FMT_BUF],
-	    f[FMT_BUF], g[FMT_BUF];
-	size_t i;
-
-	fprintf(out, "<h2>Cells</h2>\n<table>\n<tr><th>cell</th><th>n</th>"
-		     "<th>");
-	esc(out, r->wl_metric);
-	fprintf(out, " (");
-	esc(out, r->wl_unit);
-	fprintf(out, ")</th><th>&plusmn;</th><th>95%% CI</th><th>real (s)</th>"
-		     "<th>user (s)</th><th>sys (s)</th><th>slowdown</th>"
-		     "<th>95%% interval</th><th>p</th><th></th></tr>\n");
-	for (i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-
-		fprintf(out, "<tr data-id=\"");
-		esc(out, c->id);
-		fprintf(out, "\"><td>");
-		esc(out, c->label);
-		fprintf(out, "</td>");
-		if (!c->nok) {
-			fprintf(out, "<td>0</td><td colspan=\"10\" "
-				     "class=\"skip\">");
-			esc(out, c->status);
-			fprintf(out, ": ");
-			esc(out, fmt_reason(c));
-			fprintf(out, "</td></tr>\n");
-			continue;
-		}
-		fprintf(out,
-			"<td>%zu</td><td>%s</td><td>%s</td><td>[%s, %s]"
-			"</td><td>%s</td><td>%s</td><td>%s</td>",
-			c->metric.n, fmt_num(a, sizeof(a), c->metric.mean),
-			fmt_pct(b, sizeof(b), c->metric.cv),
-			fmt_num(c1, sizeof(c1), c->metric.ci_lo),
-			fmt_num(d, sizeof(d), c->metric.ci_hi),
-			fmt_num(e, sizeof(e), c->elapsed.mean),
-			fmt_num(f, sizeof(f), c->user.mean),
-			fmt_num(g, sizeof(g), c->sys.mean));
-		if (c->is_baseline)
-			fprintf(out, "<td>baseline</td><td></td><td></td>"
-				     "<td></td></tr>\n");
-		else
-			fprintf(out,
-				"<td>%s</td><td>%s</td><td>%s</td>"
-				"<td>%s</td></tr>\n",
-				fmt_spct(a, sizeof(a), c->vs_base.delta),
-				fmt_interval_why(b, sizeof(b), &c->vs_base),
-				fmt_p(d, sizeof(d), c->vs_base.p),
-				fmt_signif(&c->vs_base));
-	}
-	fprintf(out, "</table>\n");
+	fprintf(out, "<h2>Cells</h2>\n");
+	html_table(fmt_walk_cells_new(r), NULL, NULL, out);
 }
 
 static void html_counters(const struct report *r, FILE *out)
 {
-	char v[FMT_BUF], note[FMT_BUF];
-	size_t i, k;
-
 	fprintf(out, "<h2>Counters</h2>\n<p>mean (&plusmn; stddev/mean), "
-		     "and perf stat's derived figures</p>\n"
-		     "<table>\n<tr><th>cell</th>");
-	for (k = 0; k < r->ncounters; k++) {
-		fprintf(out, "<th>");
-		esc(out, fmt_counter_name(r, k));
-		fprintf(out, "</th>");
-	}
-	fprintf(out, "<th>IPC</th><th>dTLB miss rate</th></tr>\n");
-	for (i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-
-		if (!c->nok)
-			continue;
-		fprintf(out, "<tr><td>");
-		esc(out, c->label);
-		fprintf(out, "</td>");
-		for (k = 0; k < r->ncounters; k++) {
-			const struct report_counter_stats *cs = &c->counters[k];
-
-			fmt_counter_value(v, sizeof(v), r, c, k);
-			fmt_counter_note(note, sizeof(note), r, c, k);
-			fprintf(out, cs->state == CS_OK ? "<td>" : "<td class=\"na\">");
-			esc(out, v);
-			if (cs->state == CS_OK && !isnan(cs->rel_sd))
-				fprintf(out, " (&plusmn;%.2f%%)", 100 * cs->rel_sd);
-			if (*note) {
-				fprintf(out, "<br><small>");
-				esc(out, note);
-				fprintf(out, "</small>");
-			}
-			fprintf(out, "</td>");
-		}
-		if (c->ipc.valid)
-			fprintf(out, "<td>%.3f</td>", c->ipc.value);
-		else
-			fprintf(out, "<td class=\"na\">&lt;not "
-				     "supported&gt;</td>");
-		if (c->dtlb_miss_rate.valid)
-			fprintf(out, "<td>%.2f%%</td></tr>\n",
-				100 * c->dtlb_miss_rate.value);
-		else
-			fprintf(out, "<td class=\"na\">&lt;not "
-				     "supported&gt;</td></tr>\n");
-	}
-	fprintf(out, "</table>\n");
+		     "and perf stat's derived figures</p>\n");
+	html_table(fmt_walk_counters_new(r), NULL, NULL, out);
 }
 
 static void html_matrix_table(const struct report *r, FILE *out)
 {
-	const struct report_matrix *m = &r->matrix;
-	char buf[FMT_BUF];
-	size_t row, col;
-
 	fprintf(out, "<h2>Slowdown matrix</h2>\n<p>vs ");
 	esc(out, r->cells[r->baseline].label);
 	fprintf(out, "; ");
 	esc(out, FMT_MATRIX_KEY);
-	fprintf(out, "</p>\n<table>\n<tr>");
-	for (col = 0; col < m->nrow_axes; col++) {
-		fprintf(out, "<th>");
-		esc(out, report_axis_heading(&r->axes[m->row_axes[col]]));
-		fprintf(out, "</th>");
-	}
-	for (col = 0; col < m->ncols; col++) {
-		fprintf(out, "<th>");
-		esc(out, m->cols[col]);
-		fprintf(out, "</th>");
-	}
-	fprintf(out, "</tr>\n");
-	for (row = 0; row < m->nrows; row++) {
-		fprintf(out, "<tr>");
-		for (col = 0; col < m->nrow_axes; col++) {
-			fprintf(out, "<td>");
-			esc(out, fmt_row_value(m, row, col));
-			fprintf(out, "</td>");
-		}
-		for (col = 0; col < m->ncols; col++) {
-			fprintf(out, "<td>");
-			esc(out, fmt_matrix_slot(buf, sizeof(buf), r, row, col));
-			fprintf(out, "</td>");
-		}
-		fprintf(out, "</tr>\n");
-	}
-	fprintf(out, "</table>\n");
+	fprintf(out, "</p>\n");
+	html_table(fmt_walk_matrix_new(r), NULL, NULL, out);
 }
+
 /* What KVM saw per guest cell; nothing for a run without KVM evidence. */
 static void html_kvm(const struct report *r, FILE *out)
 {
-	char buf[512], n[FMT_BUF], sh[FMT_BUF];
-	size_t i, j;
+	char buf[512];
+	size_t i;
 
 	if (!r->has_kvm)
 		return;
@@ -292,23 +252,8 @@ static void html_kvm(const struct report *r, FILE *out)
 			fprintf(out, "<p class=\"na\">exits by reason n/a: ");
 			esc(out, k->reasons_why);
 			fprintf(out, "</p>\n");
-		} else {
-			fprintf(out, "<table class=\"kvm\" data-id=\"");
-			esc(out, c->id);
-			fprintf(out, "\">\n<tr><th>exit reason</th><th>per "
-				     "sample</th><th>share</th></tr>\n");
-			for (j = 0; j < k->nreasons && j < FMT_KVM_TOP; j++) {
-				fprintf(out, "<tr><td>");
-				esc(out, k->reasons[j].reason);
-				fprintf(out,
-					"</td><td>%s</td><td>%s</td></tr>\n",
-					fmt_count(n, sizeof(n),
-						  k->reasons[j].per_sample),
-					fmt_pct(sh, sizeof(sh),
-						k->reasons[j].share));
-			}
-			fprintf(out, "</table>\n");
-		}
+		} else
+			html_table(fmt_walk_kvm_new(k), "kvm", c->id, out);
 		if (*fmt_kvm_counter_list(buf, sizeof(buf), k)) {
 			fprintf(out, "<p>per sample: ");
 			esc(out, buf);
@@ -389,35 +334,14 @@ void fmt_html_begin(FILE *out, const char *title1, const char *title2)
 /* How the cells sampled: only when some cell has something to say. */
 static void html_sampling(const struct report *r, FILE *out)
 {
-	char buf[512];
+	struct fmt_table *t = fmt_walk_sampling_new(r);
 	size_t i;
-	bool any = false;
+	bool any;
 
-	for (i = 0; i < r->ncells; i++)
-		any |= fmt_sampling_shown(&r->cells[i]);
-	if (!any)
+	if (!t)
 		return;
-	fprintf(out, "<h2>Sampling</h2>\n<table>\n<tr><th>cell</th>"
-		     "<th>stopped</th><th>boots</th><th>outliers (kept)</th>"
-		     "<th>trend (Mann-Kendall)</th></tr>\n");
-	for (i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-
-		if (!fmt_sampling_shown(c))
-			continue;
-		fprintf(out, "<tr><td>");
-		esc(out, c->label);
-		fprintf(out, "</td><td>");
-		esc(out, fmt_stop(buf, sizeof(buf), c));
-		fprintf(out, "</td><td>");
-		esc(out, fmt_boots(buf, sizeof(buf), c));
-		fprintf(out, "</td><td>");
-		esc(out, fmt_outliers(buf, sizeof(buf), c));
-		fprintf(out, "</td><td>");
-		esc(out, fmt_trend(buf, sizeof(buf), c));
-		fprintf(out, "</td></tr>\n");
-	}
-	fprintf(out, "</table>\n");
+	fprintf(out, "<h2>Sampling</h2>\n");
+	html_table(t, NULL, NULL, out);
 	for (i = 0, any = false; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 		char iv[1024];

@@ -1,14 +1,59 @@
 /* SPDX-License-Identifier: MIT */
 /* md: the text report's tables in Markdown, for a mailing list or an issue. */
 #include "format.h"
+#include "fmt-walk.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Every string argument through the Markdown escape (format.h). */
 #define mdprintf(out, ...) fmt_printf(out, fmt_md_escape, __VA_ARGS__)
+
+/* A cell: a value without one as code, and perf stat's figure after ", ". */
+static void md_cell(const struct fmt_cell *c, FILE *out)
+{
+	if (c->flags & FMT_CELL_NA)
+		fputc('`', out);
+	if (c->flags & FMT_CELL_RAW)
+		fputs(c->text, out);
+	else
+		fmt_md_escape(out, c->text);
+	if (c->flags & FMT_CELL_NA)
+		fputc('`', out);
+	else if (c->note && !(c->flags & FMT_CELL_SKIP)) {
+		fputs(", ", out);
+		fmt_md_escape(out, c->note);
+	}
+}
+
+/* Table T (fmt-walk.h) as a Markdown table; frees it. */
+static void md_table(struct fmt_table *t, FILE *out)
+{
+	size_t row, col;
+
+	fputc('|', out);
+	for (col = 0; col < t->ncols; col++) {
+		if (t->head[col]) {
+			fputc(' ', out);
+			fmt_md_escape(out, t->head[col]);
+		}
+		fputs(" |", out);
+	}
+	fputs("\n|", out);
+	for (col = 0; col < t->ncols; col++)
+		fputs(t->right[col] ? "---:|" : "---|", out);
+	fputc('\n', out);
+	for (row = 0; row < t->nrows; row++) {
+		fputc('|', out);
+		for (col = 0; col < t->ncols; col++) {
+			fputc(' ', out);
+			md_cell(fmt_table_cell(t, row, col), out);
+			fputs(" |", out);
+		}
+		fputc('\n', out);
+	}
+	fmt_table_free(t);
+}
 
 static void md_header(const struct report *r, FILE *out)
 {
@@ -86,68 +131,21 @@ static void md_header(const struct report *r, FILE *out)
 
 static void md_cells(const struct report *r, FILE *out)
 {
-	char a[FMT_BUF], b[FMT_BUF], c1[FMT_BUF], d[FMT_BUF], e[FMT_BUF],
-	    f[FMT_BUF], g[FMT_BUF];
-	size_t i;
-
 	mdprintf(out, "\n## Cells\n\n");
-	mdprintf(out,
-		"| cell | n | %s (%s) | ± | 95%% CI | real (s) | user (s) "
-		"| sys (s) | slowdown | 95%% interval | p | |\n",
-		r->wl_metric, r->wl_unit);
-	mdprintf(out, "|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---|"
-		     "\n");
-	for (i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-
-		mdprintf(out, "| %s | ", c->label);
-		if (!c->nok) {
-			mdprintf(out, "0 | %s |  |  |  |  |  |  |  |  |  |\n",
-				c->status);
-			continue;
-		}
-		mdprintf(out, "%zu | %s | %s | [%s, %s] | %s | %s | %s | ",
-			c->metric.n, fmt_num(a, sizeof(a), c->metric.mean),
-			fmt_pct(b, sizeof(b), c->metric.cv),
-			fmt_num(c1, sizeof(c1), c->metric.ci_lo),
-			fmt_num(d, sizeof(d), c->metric.ci_hi),
-			fmt_num(e, sizeof(e), c->elapsed.mean),
-			fmt_num(f, sizeof(f), c->user.mean),
-			fmt_num(g, sizeof(g), c->sys.mean));
-		if (c->is_baseline)
-			mdprintf(out, "baseline |  |  |  |\n");
-		else
-			mdprintf(out, "%s | %s | %s | %s |\n",
-				fmt_spct(a, sizeof(a), c->vs_base.delta),
-				fmt_interval_why(b, sizeof(b), &c->vs_base),
-				fmt_p(d, sizeof(d), c->vs_base.p),
-				fmt_signif(&c->vs_base));
-	}
+	md_table(fmt_walk_cells_new(r), out);
 }
 
 /* How the cells sampled: only when some cell has something to say. */
 static void md_sampling(const struct report *r, FILE *out)
 {
-	char a[512], b[512], c1[512], d[512];
+	struct fmt_table *t = fmt_walk_sampling_new(r);
 	size_t i;
-	bool any = false;
+	bool any;
 
-	for (i = 0; i < r->ncells; i++)
-		any |= fmt_sampling_shown(&r->cells[i]);
-	if (!any)
+	if (!t)
 		return;
-	mdprintf(out, "\n## Sampling\n\n| cell | stopped | boots | outliers "
-		     "(kept) | trend (Mann-Kendall) |\n|---|---|---|---|---|\n");
-	for (i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-
-		if (!fmt_sampling_shown(c))
-			continue;
-		mdprintf(out, "| %s | %s | %s | %s | %s |\n", c->label,
-			fmt_stop(a, sizeof(a), c), fmt_boots(b, sizeof(b), c),
-			fmt_outliers(c1, sizeof(c1), c),
-			fmt_trend(d, sizeof(d), c));
-	}
+	mdprintf(out, "\n## Sampling\n\n");
+	md_table(t, out);
 	for (i = 0, any = false; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 		char iv[1024];
@@ -164,55 +162,16 @@ static void md_sampling(const struct report *r, FILE *out)
 /* One column per counter: perf stat's value and note, then the spread. */
 static void md_counters(const struct report *r, FILE *out)
 {
-	char v[FMT_BUF], note[FMT_BUF];
-	size_t i, k;
-
 	mdprintf(out, "\n## Counters (mean, ± stddev/mean; perf stat's "
-		      "derived figures)\n\n| cell |");
-	for (k = 0; k < r->ncounters; k++)
-		mdprintf(out, " %s |", fmt_counter_name(r, k));
-	mdprintf(out, " IPC | dTLB miss rate |\n|---|");
-	for (k = 0; k < r->ncounters + 2; k++)
-		mdprintf(out, "---:|");
-	mdprintf(out, "\n");
-	for (i = 0; i < r->ncells; i++) {
-		const struct report_cell *c = &r->cells[i];
-
-		if (!c->nok)
-			continue;
-		mdprintf(out, "| %s |", c->label);
-		for (k = 0; k < r->ncounters; k++) {
-			const struct report_counter_stats *cs = &c->counters[k];
-
-			fmt_counter_value(v, sizeof(v), r, c, k);
-			fmt_counter_note(note, sizeof(note), r, c, k);
-			if (cs->state != CS_OK)
-				mdprintf(out, " `%s` |", v);
-			else if (isnan(cs->rel_sd))
-				mdprintf(out, " %s%s%s |", v, *note ? ", " : "",
-					 note);
-			else
-				mdprintf(out, " %s (±%.2f%%)%s%s |", v,
-					 100 * cs->rel_sd, *note ? ", " : "",
-					 note);
-		}
-		if (c->ipc.valid)
-			mdprintf(out, " %.3f |", c->ipc.value);
-		else
-			mdprintf(out, " `<not supported>` |");
-		if (c->dtlb_miss_rate.valid)
-			mdprintf(out, " %.2f%% |\n",
-				100 * c->dtlb_miss_rate.value);
-		else
-			mdprintf(out, " `<not supported>` |\n");
-	}
+		      "derived figures)\n\n");
+	md_table(fmt_walk_counters_new(r), out);
 }
 
 /* What KVM saw per guest cell; nothing for a run without KVM evidence. */
 static void md_kvm(const struct report *r, FILE *out)
 {
-	char buf[512], n[FMT_BUF], sh[FMT_BUF];
-	size_t i, j;
+	char buf[512];
+	size_t i;
 
 	if (!r->has_kvm)
 		return;
@@ -237,16 +196,7 @@ static void md_kvm(const struct report *r, FILE *out)
 			fmt_md_escape(out, k->reasons_why);
 			mdprintf(out, "\n");
 		} else
-			mdprintf(out, "| exit reason | per sample | share |\n"
-				     "|---|---:|---:|\n");
-		for (j = 0; j < k->nreasons && j < FMT_KVM_TOP; j++) {
-			mdprintf(out, "| ");
-			fmt_md_escape(out, k->reasons[j].reason);
-			mdprintf(
-			    out, " | %s | %s |\n",
-			    fmt_count(n, sizeof(n), k->reasons[j].per_sample),
-			    fmt_pct(sh, sizeof(sh), k->reasons[j].share));
-		}
+			md_table(fmt_walk_kvm_new(k), out);
 		if (*fmt_kvm_counter_list(buf, sizeof(buf), k))
 			mdprintf(out, "\nPer sample: %s\n", buf);
 	}
@@ -275,74 +225,18 @@ static void md_series(const struct report *r, FILE *out)
 
 static void md_matrix(const struct report *r, FILE *out)
 {
-	const struct report_matrix *m = &r->matrix;
-	char buf[FMT_BUF];
-	size_t row, col;
-
 	mdprintf(out, "\n## Slowdown matrix (vs %s; %s)\n\n",
 		 r->cells[r->baseline].label, FMT_MATRIX_KEY);
-	mdprintf(out, "|");
-	for (col = 0; col < m->nrow_axes; col++) {
-		mdprintf(out, " ");
-		fmt_md_escape(out,
-			      report_axis_heading(&r->axes[m->row_axes[col]]));
-		mdprintf(out, " |");
-	}
-	for (col = 0; col < m->ncols; col++) {
-		mdprintf(out, " ");
-		fmt_md_escape(out, m->cols[col]);
-		mdprintf(out, " |");
-	}
-	mdprintf(out, "\n|");
-	for (col = 0; col < m->nrow_axes; col++)
-		mdprintf(out, "---|");
-	for (col = 0; col < m->ncols; col++)
-		mdprintf(out, "---:|");
-	mdprintf(out, "\n");
-	for (row = 0; row < m->nrows; row++) {
-		mdprintf(out, "|");
-		for (col = 0; col < m->nrow_axes; col++) {
-			mdprintf(out, " ");
-			fmt_md_escape(out, fmt_row_value(m, row, col));
-			mdprintf(out, " |");
-		}
-		for (col = 0; col < m->ncols; col++)
-			mdprintf(out, " %s |",
-				 fmt_matrix_slot(buf, sizeof(buf), r, row, col));
-		mdprintf(out, "\n");
-	}
+	md_table(fmt_walk_matrix_new(r), out);
 }
 
 static void md_scaling(const struct report *r, const struct report_scaling *s,
 		       FILE *out)
 {
-	const struct report_axis *a = &r->axes[s->axis];
-	char buf[FMT_BUF];
-	size_t j, k;
-
 	mdprintf(out, "\n## Slowdown against %s (vs %s; [95%% "
-		     "interval]; * p < 0.05)\n\n| line |",
-		a->name, r->cells[r->baseline].label);
-	for (k = 0; k < a->nvalues; k++) {
-		mdprintf(out, " %s=", a->name);
-		fmt_md_escape(out, a->values[k]);
-		mdprintf(out, " |");
-	}
-	mdprintf(out, "\n|---|");
-	for (k = 0; k < a->nvalues; k++)
-		mdprintf(out, "---:|");
-	mdprintf(out, "\n");
-	for (j = 0; j < s->nlines; j++) {
-		mdprintf(out, "| ");
-		fmt_md_escape(out, s->lines[j].label);
-		mdprintf(out, " |");
-		for (k = 0; k < a->nvalues; k++)
-			mdprintf(out, " %s |",
-				fmt_scaling_entry(buf, sizeof(buf), r,
-						  fmt_scaling_cell(&s->lines[j],
-								   a->values[k])));
-		mdprintf(out, "\n");
-	}
+		      "interval]; * p < 0.05)\n\n",
+		 r->axes[s->axis].name, r->cells[r->baseline].label);
+	md_table(fmt_walk_scaling_new(r, s), out);
 }
 
 static int md_render(const struct report *r, FILE *out)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* text: the manner of the seed's mailing-list table and of perf stat. */
 #include "format.h"
+#include "fmt-walk.h"
 
 #include <errno.h>
 #include <math.h>
@@ -215,7 +216,7 @@ static void text_kvm(const struct report *r, const struct report_cell *c,
 		     FILE *out)
 {
 	const struct report_kvm *k = &c->kvm;
-	char buf[512], n[FMT_BUF], sh[FMT_BUF];
+	char buf[512];
 	size_t i;
 
 	if (!fmt_kvm_shown(r, c))
@@ -225,15 +226,21 @@ static void text_kvm(const struct report *r, const struct report_cell *c,
 		return;
 	}
 	tprintf(out, "\n KVM: %s\n", fmt_kvm_summary(buf, sizeof(buf), k));
-	if (!k->nreason_samples)
+	if (!k->nreason_samples) {
 		tprintf(out, "  exits by reason n/a: %s\n", k->reasons_why);
-	else
-		tprintf(out, "  %-20s %12s %8s\n", "exit reason", "per sample",
-			"share");
-	for (i = 0; i < k->nreasons && i < FMT_KVM_TOP; i++)
-		tprintf(out, "  %-20s %12s %8s\n", k->reasons[i].reason,
-			fmt_count(n, sizeof(n), k->reasons[i].per_sample),
-			fmt_pct(sh, sizeof(sh), k->reasons[i].share));
+	} else {
+		struct fmt_table *t = fmt_walk_kvm_new(k);
+
+		/* fixed widths: the reasons' names are KVM's, and short */
+		tprintf(out, "  %-20s %12s %8s\n", t->head[0], t->head[1],
+			t->head[2]);
+		for (i = 0; i < t->nrows; i++)
+			tprintf(out, "  %-20s %12s %8s\n",
+				fmt_table_cell(t, i, 0)->text,
+				fmt_table_cell(t, i, 1)->text,
+				fmt_table_cell(t, i, 2)->text);
+		fmt_table_free(t);
+	}
 	if (*fmt_kvm_counter_list(buf, sizeof(buf), k))
 		tprintf(out, "  per sample: %s\n", buf);
 }
@@ -250,49 +257,6 @@ static void text_series(const struct report_cell *c, FILE *out)
 	for (i = 0; i < c->series.npoints; i++)
 		tprintf(out, "  %g -> %s\n", c->series.x[i],
 			fmt_num(y, sizeof(y), c->series.y[i]));
-}
-
-/* The matrix as rows of strings, column widths fitted. */
-static void text_matrix(const struct report *r, FILE *out)
-{
-	const struct report_matrix *m = &r->matrix;
-	size_t nl = m->nrow_axes, ncol = nl + m->ncols, row, col;
-	size_t *w = xcalloc(ncol + 1, sizeof(*w));
-	char buf[FMT_BUF];
-
-	for (col = 0; col < nl; col++)
-		w[col] = strlen(report_axis_heading(&r->axes[m->row_axes[col]]));
-	for (col = nl; col < ncol; col++)
-		w[col] = strlen(m->cols[col - nl]);
-	for (row = 0; row < m->nrows; row++) {
-		for (col = 0; col < nl; col++)
-			if (strlen(fmt_row_value(m, row, col)) > w[col])
-				w[col] = strlen(fmt_row_value(m, row, col));
-		for (col = nl; col < ncol; col++) {
-			fmt_matrix_slot(buf, sizeof(buf), r, row, col - nl);
-			if (strlen(buf) > w[col])
-				w[col] = strlen(buf);
-		}
-	}
-	tprintf(out, "\nSlowdown vs %s (%s):\n\n", r->cells[r->baseline].label,
-		FMT_MATRIX_KEY);
-	for (col = 0; col < nl; col++)
-		tprintf(out, "%s%-*s", col ? "  " : " ", (int)w[col],
-			report_axis_heading(&r->axes[m->row_axes[col]]));
-	for (col = nl; col < ncol; col++)
-		tprintf(out, "  %*s", (int)w[col], m->cols[col - nl]);
-	tprintf(out, "\n");
-	for (row = 0; row < m->nrows; row++) {
-		for (col = 0; col < nl; col++)
-			tprintf(out, "%s%-*s", col ? "  " : " ", (int)w[col],
-				fmt_row_value(m, row, col));
-		for (col = nl; col < ncol; col++)
-			tprintf(out, "  %*s", (int)w[col],
-				fmt_matrix_slot(buf, sizeof(buf), r, row,
-						col - nl));
-		tprintf(out, "\n");
-	}
-	free(w);
 }
 
 /* After the matrix: its columns' geometric means, each said. */
@@ -320,59 +284,65 @@ static size_t cols(const char *s)
 	return n;
 }
 
-/* S right-aligned in W columns, after two blanks. */
-static void right(FILE *out, const char *s, size_t w)
+/* S in W columns, after BLANKS, padded on the left when RIGHT. */
+static void text_pad(FILE *out, const char *blanks, const char *s, size_t w,
+		     bool right)
 {
-	size_t n = cols(s);
+	size_t pad = w > cols(s) ? w - cols(s) : 0;
 
-	tprintf(out, "  %*s%s", (int)(w > n ? w - n : 0), "", s);
+	tprintf(out, "%s%*s%s%*s", blanks, right ? (int)pad : 0, "", s,
+		right ? 0 : (int)pad, "");
 }
 
-/* Per numeric axis: one row per line, one column per value. */
-static void text_scaling(const struct report *r,
-			 const struct report_scaling *s, FILE *out)
+/*
+ * Table T (fmt-walk.h) as columns fitted to their widest entry, two
+ * blanks apart, numbers right-aligned; frees it.
+ */
+static void text_table(struct fmt_table *t, FILE *out)
 {
-	const struct report_axis *a = &r->axes[s->axis];
-	size_t *w = xcalloc(a->nvalues + 1, sizeof(*w)), j, k;
-	char buf[FMT_BUF], head[FMT_BUF];
+	size_t *w = xcalloc(t->ncols + 1, sizeof(*w)), row, col;
 
-	w[0] = strlen("line");
-	for (j = 0; j < s->nlines; j++)
-		if (cols(s->lines[j].label) > w[0])
-			w[0] = cols(s->lines[j].label);
-	for (k = 0; k < a->nvalues; k++) {
-		snprintf(head, sizeof(head), "%s=%s", a->name, a->values[k]);
-		w[k + 1] = cols(head);
-		for (j = 0; j < s->nlines; j++) {
-			fmt_scaling_entry(
-			    buf, sizeof(buf), r,
-			    fmt_scaling_cell(&s->lines[j], a->values[k]));
-			if (cols(buf) > w[k + 1])
-				w[k + 1] = cols(buf);
+	for (col = 0; col < t->ncols; col++) {
+		w[col] = t->head[col] ? cols(t->head[col]) : 0;
+		for (row = 0; row < t->nrows; row++) {
+			size_t n = cols(fmt_table_cell(t, row, col)->text);
+
+			if (n > w[col])
+				w[col] = n;
 		}
 	}
-	tprintf(out,
-		"\nSlowdown against %s (vs %s; [95%% interval], "
-		"* p < 0.05):\n\n",
-		a->name, r->cells[r->baseline].label);
-	tprintf(out, " %-*s", (int)w[0], "line");
-	for (k = 0; k < a->nvalues; k++) {
-		snprintf(head, sizeof(head), "%s=%s", a->name, a->values[k]);
-		right(out, head, w[k + 1]);
-	}
+	for (col = 0; col < t->ncols; col++)
+		text_pad(out, col ? "  " : " ",
+			 t->head[col] ? t->head[col] : "", w[col],
+			 t->right[col]);
 	tprintf(out, "\n");
-	for (j = 0; j < s->nlines; j++) {
-		tprintf(out, " %s%*s", s->lines[j].label,
-			(int)(w[0] - cols(s->lines[j].label)), "");
-		for (k = 0; k < a->nvalues; k++)
-			right(out,
-			      fmt_scaling_entry(
-				  buf, sizeof(buf), r,
-				  fmt_scaling_cell(&s->lines[j], a->values[k])),
-			      w[k + 1]);
+	for (row = 0; row < t->nrows; row++) {
+		for (col = 0; col < t->ncols; col++)
+			text_pad(out, col ? "  " : " ",
+				 fmt_table_cell(t, row, col)->text, w[col],
+				 t->right[col]);
 		tprintf(out, "\n");
 	}
 	free(w);
+	fmt_table_free(t);
+}
+
+static void text_matrix(const struct report *r, FILE *out)
+{
+	tprintf(out, "\nSlowdown vs %s (%s):\n\n", r->cells[r->baseline].label,
+		FMT_MATRIX_KEY);
+	text_table(fmt_walk_matrix_new(r), out);
+}
+
+/* Per numeric axis: one row per line, one column per value. */
+static void text_scaling(const struct report *r, const struct report_scaling *s,
+			 FILE *out)
+{
+	tprintf(out,
+		"\nSlowdown against %s (vs %s; [95%% interval], "
+		"* p < 0.05):\n\n",
+		r->axes[s->axis].name, r->cells[r->baseline].label);
+	text_table(fmt_walk_scaling_new(r, s), out);
 }
 
 static int text_render(const struct report *r, FILE *out)

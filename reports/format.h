@@ -3,14 +3,23 @@
  * format.h - the report formatters and the helpers they share.
  *
  * A format is a const struct report_format in its own file (fmt-NAME.c),
- * listed once in the registry array in reports/report.c.  It renders a
- * finished model (struct report, struct compare) and computes nothing but
- * presentation: every number and label comes from the model, so all formats
- * agree.  render_compare may be NULL when a format cannot show comparisons.
+ * named once in REPORT_FORMATS below, the list that declares it, fills the
+ * registry report_formats[] (reports/report.c), and gives 'vmtax report
+ * --help', the unknown-format error, the shell completion ('vmtax
+ * --complete formats') and the man pages (the Makefile's @FORMATS@) their
+ * list.  It renders a finished model (struct report, struct compare) and
+ * computes nothing but presentation: every number and label comes from the
+ * model, so all formats agree.  The tables most formats show (matrix,
+ * scaling, cells, sampling, counters, exits by reason) come already
+ * formatted from one view of the model (fmt-walk.h); a format writes that
+ * view in its own syntax.  render_compare may be NULL when a format cannot
+ * show comparisons.
  *
- * How to add one: write fmt-NAME.c defining
+ * How to add one (docs/reports.md, "Adding a format"): write fmt-NAME.c
+ * defining
  *	const struct report_format report_format_NAME = { "NAME", ... };
- * declare it below and add &report_format_NAME to report_formats[].
+ * and add X(NAME) to REPORT_FORMATS (the Makefile builds every .c file of
+ * reports/).
  */
 #ifndef VMTAX_FORMAT_H
 #define VMTAX_FORMAT_H
@@ -30,13 +39,16 @@ struct report_format {
 	int (*render_compare)(const struct compare *c, FILE *out);
 };
 
-extern const struct report_format report_format_text;
-extern const struct report_format report_format_md;
-extern const struct report_format report_format_csv;
-extern const struct report_format report_format_json;
-extern const struct report_format report_format_html;
+/* Every format, in --help order (X(NAME): report_format_NAME); on one
+ * line, which the Makefile reads for the man pages. */
+#define REPORT_FORMATS(X) X(text) X(md) X(csv) X(json) X(html)
 
-/* The registry, in --help order; report_format_find() returns NULL. */
+#define REPORT_FORMAT_DECLARE(NAME)                                            \
+	extern const struct report_format report_format_##NAME;
+REPORT_FORMATS(REPORT_FORMAT_DECLARE)
+#undef REPORT_FORMAT_DECLARE
+
+/* The registry, in REPORT_FORMATS order; report_format_find() returns NULL. */
 extern const struct report_format *const report_formats[];
 extern const size_t report_nformats;
 const struct report_format *report_format_find(const char *name);

@@ -194,22 +194,28 @@ bad:
 		   path, id, s->index, why);
 }
 
-/* The slot of runner counter K in R, added when there is room; -1 if not. */
-static int counter_slot(struct report *r, int k)
+/* The slot of runner counter K in R (a raw PMU event: REPORT_COUNTER_RAW
+ * and its NAME), added when there is room; -1 if not. */
+static int counter_slot(struct report *r, int k, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < r->ncounters; i++)
-		if (r->counter_id[i] == k)
+		if (r->counter_id[i] == k &&
+		    (k != REPORT_COUNTER_RAW || !strcmp(r->counter_raw[i], name)))
 			return (int)i;
 	if (r->ncounters == REPORT_COUNTERS_MAX)
 		return -1;
 	r->counter_id[r->ncounters] = k;
+	if (k == REPORT_COUNTER_RAW)
+		snprintf(r->counter_raw[r->ncounters],
+			 sizeof(r->counter_raw[r->ncounters]), "%s", name);
 	return (int)r->ncounters++;
 }
 
 /* A sample's counters, by slot: a number, null (not supported), absent
- * (not counted).  Names no runner counter has are left out. */
+ * (not counted).  Names no runner counter has, and are no raw PMU event,
+ * are left out. */
 static void load_counters(struct report *r, json_t *counters,
 			  struct report_sample *s)
 {
@@ -224,10 +230,15 @@ static void load_counters(struct report *r, json_t *counters,
 	json_object_foreach(counters, key, v)
 	{
 		int id = runner_counter_lookup(key), slot;
+		uint64_t config;
+		char why[160];
 
-		if (id < 0 || strcmp(runner_counter_name(id), key))
+		if (id < 0 && runner_raw_parse(key, &config, why,
+					       sizeof(why)) == 0)
+			id = REPORT_COUNTER_RAW;
+		else if (id < 0 || strcmp(runner_counter_name(id), key))
 			continue;
-		slot = counter_slot(r, id);
+		slot = counter_slot(r, id, key);
 		if (slot < 0)
 			continue;
 		if (json_is_number(v)) {

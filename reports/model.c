@@ -172,6 +172,13 @@ static void cell_counters(struct report_cell *c)
 	free(v);
 }
 
+const char *report_counter_name(const struct report *r, size_t k)
+{
+	if (r->counter_id[k] == REPORT_COUNTER_RAW)
+		return r->counter_raw[k];
+	return runner_counter_name(r->counter_id[k]);
+}
+
 /* perf stat's derived figures (model.h, struct report_counter_stats). */
 static void cell_counter_rates(const struct report *r, struct report_cell *c)
 {

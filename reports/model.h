@@ -58,9 +58,12 @@
 /*
  * The counters a report shows, in slots: slot k < RC_NR is counter k
  * (enum runner_counter: RC_INSTRUCTIONS is a slot too), then the others
- * the run's samples have ([run] events), in the order first seen.
+ * the run's samples have ([run] events), in the order first seen; a raw
+ * PMU event's ("r003c") id is REPORT_COUNTER_RAW and its name is kept in
+ * struct report (report_counter_name()).
  */
 #define REPORT_COUNTERS_MAX (RC_NR + RUNNER_EVENTS_MAX)
+#define REPORT_COUNTER_RAW (-1)
 
 enum counter_state {
 	CS_OK,		  /* a value in every ok sample */
@@ -330,6 +333,9 @@ struct report {
 	/* The counters shown: slot k is runner counter counter_id[k] */
 	size_t ncounters;
 	int counter_id[REPORT_COUNTERS_MAX];
+	/* a raw PMU event's name as written, where counter_id[k] is
+	 * REPORT_COUNTER_RAW */
+	char counter_raw[REPORT_COUNTERS_MAX][RUNNER_RAW_NAME_MAX];
 	json_t *doc;
 	bool fleet_view; /* its hosts as an axis (report_load(), _doc()) */
 	const char *run_name, *run_status, *started, *finished, *config_path,
@@ -472,6 +478,9 @@ char *report_results_path_new(const char *arg);
  * the run's axes.  report_load() builds the default matrix.
  */
 int report_set_matrix(struct report *r, const char *rows, const char *cols);
+
+/* perf's name of the counter in slot K ("dTLB-loads", "r003c"). */
+const char *report_counter_name(const struct report *r, size_t k);
 
 /* Index of the axis NAME in r->axes, or -1. */
 long report_find_axis(const struct report *r, const char *name);

@@ -15,10 +15,10 @@
 #include "results-doc.h"
 #include "util.h"
 
+#define FORMAT_REF(NAME) &report_format_##NAME,
 const struct report_format *const report_formats[] = {
-    &report_format_text, &report_format_md,   &report_format_csv,
-    &report_format_json, &report_format_html,
-};
+    REPORT_FORMATS(FORMAT_REF)};
+#undef FORMAT_REF
 const size_t report_nformats = ARRAY_SIZE(report_formats);
 
 const struct report_format *report_format_find(const char *name)
@@ -33,7 +33,10 @@ const struct report_format *report_format_find(const char *name)
 
 const char *report_format_names(void)
 {
-	return "text|md|csv|json|html";
+#define FORMAT_NAME(NAME) "|" #NAME
+	/* past the first '|' */
+	return &REPORT_FORMATS(FORMAT_NAME)[1];
+#undef FORMAT_NAME
 }
 
 static int find_format(const char *format, const struct report_format **f)

@@ -72,6 +72,26 @@ test_expect_success 'the report shows them as perf stat, each format follows its
 	jq -e "[.cells[].counters[\"major-faults\"].state == \"ok\"] | all" r.json
 '
 
+test_expect_success 'a raw PMU event (--set run.events=r003c): null on both sides here, never 0' '
+	"$VMTAX" run run.ini --out raw --set run.events=r003c,major-faults >stdout 2>stderr &&
+	jq -e "([.cells[] | .status == \"ok\"] | all) and ([.cells[].env.where] | sort) == [\"bare-metal\", \"guest\"]" raw/results.json &&
+	python3 "$TOP/tests/check-results.py" raw/results.json &&
+	jq -e ".run.config.run.events == \"r003c,major-faults\"" raw/results.json &&
+	jq -e "[.cells[].samples[].counters | has(\"r003c\") and (.r003c == null or .r003c > 0) and (.[\"major-faults\"] | type == \"number\")] | all and length == 2" raw/results.json &&
+	jq -e "[.cells[].samples[].counters | select(.cycles == null) | .r003c == null] | all" raw/results.json &&
+	"$VMTAX" report raw >r.txt &&
+	if jq -e ".cells[0].samples[0].counters.r003c == null" raw/results.json >/dev/null
+	then
+		test "$(grep -c "^    <not supported>      r003c$" r.txt)" = 2
+	else
+		grep -q "^  *[1-9][0-9]*      r003c" r.txt
+	fi &&
+	"$VMTAX" report -f csv raw >r.csv &&
+	head -n 1 r.csv | grep -q ",dTLB-load-misses,major-faults,r003c,why_empty$" &&
+	"$VMTAX" report -f json raw >r.json &&
+	python3 "$TOP/tests/check-report.py" r.json
+'
+
 test_expect_success 'host THP is restored' '
 	test "$(thp_get enabled)" = "$thp_before"
 '

@@ -88,7 +88,9 @@ test_expect_success 'usage errors exit 2' '
 	test_expect_code 2 sh "$SCRIPT" --bogus out
 '
 
-if [ -f "$BUILD/src/ccbuild.tar" ]; then
+test_lazy_prereq SRCSET "no $BUILD/src/ccbuild.tar (linux-source is not installed: make deps-workloads)" \
+	'[ -f "$BUILD/src/ccbuild.tar" ]'
+if test_prereq SRCSET; then
 	test_expect_success 'the set make made matches the committed manifest' '
 		mkdir real && tar -C real -xf "$BUILD/src/ccbuild.tar" &&
 		n=$(wc -l <"$TOP/workloads/ccbuild.sha256") &&
@@ -97,12 +99,11 @@ if [ -f "$BUILD/src/ccbuild.tar" ]; then
 		(cd real/ccbuild && sha256sum --quiet -c SHA256SUMS)
 	'
 else
-	test_skip 'the set make made matches the committed manifest' \
-		"no $BUILD/src/ccbuild.tar (linux-source is not installed)"
+	test_skip SRCSET 'the set make made matches the committed manifest'
 fi
 
 if ! test_prereq ROOT; then
-	test_skip 'ccbuild on bare metal' "needs root (vmtax run reads host THP)"
+	test_skip ROOT 'ccbuild on bare metal' "needs root (vmtax run reads host THP)"
 	test_done
 fi
 

@@ -61,7 +61,7 @@ test_expect_success 'image build --kind tiny builds tiny-KVER-HASH and links tin
 	*) echo "unexpected image name: $built"; false ;;
 	esac &&
 	test -s "$built" &&
-	test "$(readlink "$T/build/images/tiny-$kver.cpio.gz")" = "$built" &&
+	test "$(readlink -f "$T/build/images/tiny-$kver.cpio.gz")" = "$built" &&
 	test -s "${built%.cpio.gz}.recipe"
 '
 

@@ -4,8 +4,9 @@
 # (tests/agent-hosted.py) and counts through the same runner as bare
 # metal.  The software events are counted, a hardware cache event is a
 # count or null (this host has no PMU: null, as its dTLB-load-misses),
-# never 0; a request without events has the seven only; a bad 'events' is
-# refused, each for its own reason.  Only commands run: no host state.
+# never 0; a raw PMU event ("r003c", PERF_TYPE_RAW) is keyed as written,
+# a count or null (null here), never 0; a request without events has the
+# seven only; a bad 'events' is refused, each for its own reason.  Only commands run: no host state.
 . "$(dirname "$0")/lib-test.sh"
 test_need AGENT_TEST
 AGENT=$BUILD/bin/vmtax-agent-test
@@ -18,11 +19,13 @@ cat >"$TRASH/requests" <<\EOF
 {"type":"run","cmd":"true","events":["bogus"]}
 {"type":"run","cmd":"true","events":"major-faults"}
 {"type":"run","cmd":"true","events":[7]}
+{"type":"run","cmd":"true","events":["r003c","major-faults"]}
+{"type":"run","cmd":"true","events":["r00zz"]}
 EOF
 
 test_expect_success 'the agent answers every request and exits 0' '
 	python3 "$TOP/tests/agent-hosted.py" "$AGENT" <requests >replies &&
-	test "$(wc -l <replies)" = 6
+	test "$(wc -l <replies)" = 8
 '
 
 test_expect_success 'events counted through the runner: software ones a number' '
@@ -37,6 +40,10 @@ test_expect_success 'without events: the seven, nothing else' '
 	sed -n 3p replies | jq -e ".ok and (.result.counters | keys | length) == 7 and (.result.counters | has(\"major-faults\") | not)"
 '
 
+test_expect_success 'a raw PMU event: keyed as written, null where the PMU lacks it, never 0' '
+	sed -n 7p replies | jq -e ".ok and (.result.counters | has(\"r003c\") and (.[\"r003c\"] == null or .[\"r003c\"] > 0) and (if .cycles == null then .[\"r003c\"] == null else true end) and (keys | length) == 9)"
+'
+
 while IFS='|' read -r line msg; do
 	test_expect_success "refused: $msg" "
 		sed -n ${line}p replies |
@@ -46,6 +53,7 @@ done <<\EOF_BAD
 4|'events': unknown perf event 'bogus'
 5|'events' must be an array of strings
 6|'events': unknown perf event '(not a string)'
+8|'events': raw PMU event 'r00zz': 'z' is not a hex digit
 EOF_BAD
 
 test_done

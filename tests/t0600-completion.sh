@@ -119,6 +119,14 @@ test_expect_success 'run offers configs (.ini) and --format its formats' '
 	test_cmp want out
 '
 
+test_expect_success '--format: the registry gives completion and --help one list' '
+	"$VMTAX" --complete formats >out &&
+	printf "text\nmd\ncsv\njson\nhtml\n" >want &&
+	test_cmp want out &&
+	"$VMTAX" report --help >help &&
+	grep -q "$(paste -s -d "|" out) (default text)" help
+'
+
 test_expect_success 'vmtax --complete refuses an unknown word (exit 2)' '
 	test_expect_code 2 "$VMTAX" --complete nosuch 2>err &&
 	grep -q "usage: vmtax --complete" err

@@ -68,6 +68,17 @@ test_expect_success 'the report says the guests ran on the remote host, in every
 	grep -q "^remote_libvirt,,\"guest cells ran on $(uname -n) ('\''fakebox'\'', " out/report.csv
 '
 
+if grep -qwE 'vmx|svm' /proc/cpuinfo; then virt=yes; else virt=no; fi
+test_expect_success "the accelerator follows fakebox's vmx/svm flag ($virt), not /dev/kvm alone" '
+	if [ $virt = yes ] && [ -c /dev/kvm ]; then
+		grep -F "guests under kvm" stderr &&
+		grep -F "has /dev/kvm and vmx or svm" stderr
+	else
+		grep -F "guests under tcg" stderr &&
+		grep -F "has no /dev/kvm, or no vmx or svm flag" stderr
+	fi
+'
+
 test_expect_success 'libvirt went through ssh: BatchMode, virt-ssh-helper' '
 	grep "^ssh .*-l root .*-o BatchMode=yes .*-- fakebox sh -c .*virt-ssh-helper" "$FAKE_SSH_LOG"
 '

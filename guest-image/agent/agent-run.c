@@ -107,14 +107,16 @@ static char **env_from_json(const json_t *env, char *msg, size_t msglen)
 	return out;
 }
 
-/* "events": perf event names (runner.h) into *SET; false if bad. */
-static bool run_events(const json_t *req, uint64_t *set, char *msg,
-		       size_t len)
+/* "events": perf event names (runner.h) into *SET, raw PMU events
+ * ("r003c") into *RAW; false if bad. */
+static bool run_events(const json_t *req, uint64_t *set,
+		       struct runner_raw_events *raw, char *msg, size_t len)
 {
 	const json_t *ev = json_object_get(req, "events"), *v;
 	size_t i;
 
 	*set = 0;
+	memset(raw, 0, sizeof(*raw));
 	if (!ev || json_is_null(ev))
 		return true;
 	if (!json_is_array(ev)) {
@@ -123,17 +125,23 @@ static bool run_events(const json_t *req, uint64_t *set, char *msg,
 	}
 	json_array_foreach(ev, i, v)
 	{
-		int k = json_is_string(v)
-			    ? runner_counter_lookup(json_string_value(v))
-			    : -1;
+		const char *name = json_string_value(v);
+		int k = name ? runner_counter_lookup(name) : -1;
+		char why[160];
 
-		if (k < 0) {
-			snprintf(msg, len, "'events': unknown perf event '%s'",
-				 json_is_string(v) ? json_string_value(v)
-						   : "(not a string)");
+		if (k >= 0) {
+			*set |= RUNNER_COUNTER_BIT(k);
+			continue;
+		}
+		if (name && name[0] == 'r') {
+			if (runner_raw_add(raw, name, why, sizeof(why)) == 0)
+				continue;
+			snprintf(msg, len, "'events': %s", why);
 			return false;
 		}
-		*set |= RUNNER_COUNTER_BIT(k);
+		snprintf(msg, len, "'events': unknown perf event '%s'",
+			 name ? name : "(not a string)");
+		return false;
 	}
 	return true;
 }
@@ -147,6 +155,7 @@ static char **run_request(const json_t *req, struct runner_spec *spec,
 {
 	bool counters = true, profile = false;
 	uint64_t events = 0;
+	struct runner_raw_events raw = {0};
 	double timeout_s = 0, heartbeat_s = HEARTBEAT_DEFAULT_S;
 	double profile_hz = PROFILE_DEFAULT_HZ;
 	const json_t *cwd = json_object_get(req, "cwd");
@@ -173,7 +182,7 @@ static char **run_request(const json_t *req, struct runner_spec *spec,
 		   !opt_bool(req, "with_output", with_output)) {
 		snprintf(msg, len,
 			 "'counters' and 'with_output' must be booleans");
-	} else if (!run_events(req, &events, msg, len)) {
+	} else if (!run_events(req, &events, &raw, msg, len)) {
 		/* msg says why */
 	} else if (!opt_bool(req, "profile", &profile)) {
 		snprintf(msg, len, "'profile' must be a boolean");
@@ -193,6 +202,7 @@ static char **run_request(const json_t *req, struct runner_spec *spec,
 	spec->timeout_s = timeout_s;
 	spec->counters = counters;
 	spec->events = events;
+	spec->raw = raw;
 	spec->profile = profile; /* docs/profile.md */
 	spec->profile_hz = profile_hz;
 	spec->tick_s = heartbeat_s;

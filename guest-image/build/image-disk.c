@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * image-disk.c - the builds of the disk image kinds (debian, lab): the
- * kinds' texts and packages, their recipes, and the disk assembled with
- * gfs.h; the root file system is image-rootfs.c.
+ * image-disk.c - the builds of the disk image kinds (debian, lab): their
+ * recipes, computed without building (image_disk_status()), and the disk
+ * assembled with gfs.h; the kinds' texts and packages are
+ * image-disk-kinds.c, the root file system image-rootfs.c, libguestfs's
+ * appliance image-appliance.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +25,7 @@
 #include "host.h"
 #include "image.h"
 #include "image-build.h"
+#include "image-disk-kinds.h"
 #include "image-hostdisk.h"
 #include "image-recipe.h"
 #include "image-rootfs.h"
@@ -32,187 +35,6 @@
 #include "util.h"
 
 #define DISK_SIZE (8ULL << 30)
-
-/*
- * The agent starts before sysinit.target, once udev runs (it loads
- * virtio_console); the agent itself waits for its port and systemd restarts
- * it if the port never came.  Nothing here needs the network or a login.
- */
-static const char agent_unit[] =
-    "[Unit]\n"
-    "Description=vmtax guest agent (virtio-serial " PROTO_PORT_NAME ")\n"
-    "DefaultDependencies=no\n"
-    "After=systemd-udevd.service systemd-modules-load.service "
-    /* systemd-escape --path /dev/virtio-ports/PORT: only the '-' needs it */
-    "dev-virtio\\x2dports-" PROTO_PORT_NAME ".device\n"
-    "Before=sysinit.target shutdown.target\n"
-    "Conflicts=shutdown.target\n"
-    "\n"
-    "[Service]\n"
-    "Type=simple\n"
-    "Environment=PATH=/opt/vmtax/bin:/usr/local/sbin:/usr/local/bin:"
-    "/usr/sbin:/usr/bin:/sbin:/bin HOME=/root\n"
-    "ExecStart=/usr/local/sbin/vmtax-agent\n"
-    "Restart=always\n"
-    "RestartSec=1\n"
-    "StandardOutput=journal+console\n"
-    "StandardError=journal+console\n"
-    "\n"
-    "[Install]\n"
-    "WantedBy=sysinit.target\n";
-
-/*
- * The lab host: libvirt and QEMU with their daemons started by their own
- * systemd units (libvirt-daemon-system enables them; systemd mounts
- * hugetlbfs on /dev/hugepages in sysinit, before they start), and the
- * run-time libraries of vmtax; sshd and ip(8) for 'vmtax lab up' (a lab
- * reached over ssh on a port of 127.0.0.1, docs/lab.md), which starts sshd
- * (nothing else does).  vmtax links libguestfs (guest-image/build/gfs.c),
- * so libguestfs0 is here for the loader only.  These are installed with
- * apt-get in the debootstrap'ed tree: debootstrap's own resolver fails on
- * libvirt-daemon-system's dbus/logind alternatives.
- */
-static const char *const lab_packages[] = {
-    "libvirt-daemon-system",
-    "libvirt-daemon-driver-qemu",
-    "libvirt-clients",
-    "qemu-system-x86",
-    "qemu-utils",
-    "kmod",
-    "libvirt0",
-    "libjansson4",
-    "libinih1",
-    "libkmod2",
-    "libxml2",
-    "libguestfs0",
-    "openssh-server",
-    "iproute2",
-};
-
-/*
- * The lab from this host's packages (host-packages.h): lab_packages (but
- * libguestfs0, for the loader: its libraries only), what debootstrap's
- * image has for booting (systemd as init, udev, dbus for libvirtd, procps),
- * and build-essential (gcc, make, libc6-dev), which ccbuild's bare-metal
- * cells in the lab compile with and check for (configs/workloads/ccbuild.ini
- * packages =; debootstrap's lab has it from the workloads' packages).
- * A missing one means debootstrap.
- */
-static const struct hostpkg_root lab_host_roots[] = {
-    {"libvirt-daemon-system", false},
-    {"libvirt-daemon-driver-qemu", false},
-    {"libvirt-clients", false},
-    {"qemu-system-x86", false},
-    {"qemu-utils", false},
-    {"kmod", false},
-    {"libvirt0", false},
-    {"libjansson4", false},
-    {"libinih1", false},
-    {"libkmod2", false},
-    {"libxml2", false},
-    {"libguestfs0", true},
-    {"systemd", false},
-    {"systemd-sysv", false},
-    {"udev", false},
-    {"dbus", false},
-    {"procps", false},
-    {"openssh-server", false},
-    {"iproute2", false},
-    {"build-essential", false},
-};
-
-/*
- * The units libvirt-daemon-system's postinst enables (deb-systemd-helper),
- * which a tree of package files lacks: libvirtd and its sockets, virtlogd's
- * and virtlockd's.
- */
-#define WANTS(target, unit)                                                    \
-	{"/lib/systemd/system/" unit,                                          \
-	 "/etc/systemd/system/" target ".wants/" unit}
-static const struct gfs_link lab_host_links[] = {
-    WANTS("multi-user.target", "libvirtd.service"),
-    WANTS("sockets.target", "libvirtd.socket"),
-    WANTS("sockets.target", "libvirtd-ro.socket"),
-    WANTS("sockets.target", "libvirtd-admin.socket"),
-    WANTS("sockets.target", "virtlogd.socket"),
-    WANTS("sockets.target", "virtlogd-admin.socket"),
-    WANTS("sockets.target", "virtlockd.socket"),
-    WANTS("sockets.target", "virtlockd-admin.socket"),
-};
-
-/* kvm_amd at boot (udev would load it too, from the CPU's svm flag): the
- * lab CPU is AMD's (orchestrator/config/lab.c). */
-static const char lab_modules[] = "# written by vmtax image build\n"
-				  VIRT_AMD_MODULE "\n";
-
-/*
- * What each disk image kind adds to the common Debian recipe.  The kind's
- * name names its files (KIND-HASH.*) and links (guest-files.h).
- */
-struct disk_kind {
-	const char *name;
-	const char *const *apt; /* apt-get install'ed after debootstrap */
-	size_t napt;
-	/* built from the host's packages when it has these (else as above) */
-	const struct hostpkg_root *host;
-	size_t nhost;
-	const struct gfs_link *host_links; /* added to a host-packages tree */
-	size_t nhost_links;
-	const struct gfs_text *texts;
-	size_t ntexts;
-	bool vmtax; /* vmtax and the tiny image of the image's kernel inside */
-	/* built and kept in the image cache every checkout shares
-	 * (guest_image_cache_new()), its recipe naming contents, not paths */
-	bool shared;
-};
-
-/*
- * sshd's config (openssh-server's postinst writes one from a template: a
- * tree of package files has none): root by key only.  No host key is in the
- * image: 'vmtax lab up' makes them (ssh-keygen -A) before it starts sshd.
- */
-static const char lab_sshd_config[] =
-    "# written by vmtax image build: root logs in by key only\n"
-    "PermitRootLogin prohibit-password\n"
-    "PasswordAuthentication no\n"
-    "KbdInteractiveAuthentication no\n"
-    "PermitEmptyPasswords no\n"
-    "UsePAM no\n"
-    "AuthorizedKeysFile .ssh/authorized_keys\n"
-    "X11Forwarding no\n"
-    "Subsystem sftp /usr/lib/openssh/sftp-server\n";
-
-static const struct gfs_text lab_texts[] = {
-    {"/etc/modules-load.d/vmtax-lab.conf", lab_modules, 0644},
-    {"/etc/ssh/sshd_config", lab_sshd_config, 0644},
-};
-
-static const struct disk_kind disk_kinds[] = {
-    [IMAGE_DEBIAN] = {.name = GUEST_IMAGE_DEBIAN},
-    [IMAGE_LAB] =
-	{
-	    .name = GUEST_IMAGE_LAB,
-	    .apt = lab_packages,
-	    .napt = ARRAY_SIZE(lab_packages),
-	    .host = lab_host_roots,
-	    .nhost = ARRAY_SIZE(lab_host_roots),
-	    .host_links = lab_host_links,
-	    .nhost_links = ARRAY_SIZE(lab_host_links),
-	    .texts = lab_texts,
-	    .ntexts = ARRAY_SIZE(lab_texts),
-	    .vmtax = true,
-	    .shared = true,
-	},
-};
-
-static const char guest_fstab[] =
-    "# written by vmtax image build\n"
-    "/dev/vda / ext4 rw,relatime,errors=remount-ro 0 1\n"
-    "tmpfs /tmp tmpfs rw,nosuid,nodev,mode=1777,size=80% 0 0\n";
-
-static const char guest_hostname[] = "vmtax-guest\n";
-static const char guest_hosts[] = "127.0.0.1 localhost\n"
-				  "127.0.1.1 vmtax-guest\n";
 
 /* LINK without a trailing ".qcow2": where the kernel and initrd links go. */
 static char *link_base_new(const char *link)
@@ -274,11 +96,30 @@ struct disk_build {
 	char *tq, *tk, *ti; /* the new image under temporary names */
 	char *link, *lk, *li;
 	bool host; /* from the host's packages (hd), not debootstrap */
+	bool status_only; /* image_disk_status(): no notes of the build's */
 	struct hostdisk hd;
 	char *stage; /* hd's tree */
 };
 
-/* The suite, mirror and debootstrap packages, checked. */
+/* KEY's value in the recipe of the image B's link names now, into BUF. */
+static bool disk_kept(const struct disk_build *b, const char *key, char *buf,
+		      size_t len)
+{
+	char *link = b->o->link
+			 ? xstrdup(b->o->link)
+			 : guest_disk_path_new(b->images, b->k->name, "qcow2");
+	bool found = image_link_recipe_value(link, ".qcow2", key, buf, len);
+
+	free(link);
+	return found;
+}
+
+/*
+ * The suite, mirror and debootstrap packages, checked.  The suite and the
+ * mirror are choices of a build ('--suite', '--mirror'), not inputs that
+ * go stale: given none, a build or its check keeps those of the image it
+ * would replace, else takes the host's.
+ */
 static int disk_source(struct disk_build *b)
 {
 	const struct image_opts *o = b->o;
@@ -286,13 +127,14 @@ static int disk_source(struct disk_build *b)
 
 	if (o->suite)
 		snprintf(b->suite, sizeof(b->suite), "%s", o->suite);
-	else if ((ret = image_host_suite(b->suite, sizeof(b->suite))) < 0)
+	else if (!disk_kept(b, "suite", b->suite, sizeof(b->suite)) &&
+		 (ret = image_host_suite(b->suite, sizeof(b->suite))) < 0)
 		return ret;
 	if (!is_safe_name(b->suite))
 		return err("image: debian: bad suite '%s'", b->suite);
 	if (o->mirror)
 		snprintf(b->mirror, sizeof(b->mirror), "%s", o->mirror);
-	else
+	else if (!disk_kept(b, "mirror", b->mirror, sizeof(b->mirror)))
 		image_host_mirror(b->suite, b->mirror, sizeof(b->mirror));
 	if (strncmp(b->mirror, "http://", 7) &&
 	    strncmp(b->mirror, "https://", 8) &&
@@ -324,13 +166,12 @@ static void disk_rootfs_recipe(struct disk_build *b)
 	b->rootfs = xasprintf("%s/rootfs-%s", b->dir, b->rkey);
 }
 
-/* File PATH's line in B's recipe: by its contents alone for a shared kind. */
+/* File PATH's line in B's recipe: by its contents alone (image-recipe.h),
+ * so that a moved or copied checkout's image stays current. */
 static int disk_recipe_file(struct disk_build *b, const char *what,
 			    const char *path)
 {
-	if (b->k->shared)
-		return recipe_add_content(&b->r, what, path);
-	return recipe_add_file(&b->r, what, path);
+	return recipe_add_content(&b->r, what, path);
 }
 
 /*
@@ -413,9 +254,11 @@ static int disk_add_srcsets(struct disk_build *b)
 	int n = scandir(dir, &ents, NULL, alphasort), i, ret = 0;
 
 	if (n < 0) {
-		note("image: %s: no source sets in '%s' (ccbuild's: 'make' "
-		     "makes them where linux-source is installed)",
-		     b->k->name, dir);
+		if (!b->status_only)
+			note("image: %s: no source sets in '%s' (ccbuild's: "
+			     "'make' makes them where linux-source is "
+			     "installed)",
+			     b->k->name, dir);
 		n = 0;
 	}
 	for (i = 0; i < n && ret == 0; i++) {
@@ -460,11 +303,16 @@ static int disk_recipe(struct disk_build *b)
 
 	recipe_add(&b->r, "kind %s\nsize %llu\n%s", k->name,
 		   (unsigned long long)DISK_SIZE, b->rr.text);
-	recipe_add(&b->r, "unit vmtax-agent.service\n%s", agent_unit);
-	recipe_add(&b->r, "fstab\n%shostname %s", guest_fstab, guest_hostname);
+	for (i = 0; i < DISK_COMMON_TEXTS; i++)
+		recipe_add(&b->r, "text %s\n%s", disk_common_texts[i].remote,
+			   disk_common_texts[i].text);
 	for (i = 0; i < k->ntexts; i++)
 		recipe_add(&b->r, "text %s\n%s", k->texts[i].remote,
 			   k->texts[i].text);
+	for (i = 0; i < DISK_COMMON_LINKS - (size_t)!k->vmtax; i++)
+		recipe_add(&b->r, "link %s -> %s\n",
+			   disk_common_links[i].remote,
+			   disk_common_links[i].target);
 	ret = disk_add_binaries(b);
 	if (ret == 0)
 		ret = disk_add_busybox(b);
@@ -487,8 +335,7 @@ static int disk_recipe(struct disk_build *b)
 		 */
 		recipe_add(&b->r, "tiny kernel booted through PVH\n");
 		ret = recipe_add_script(&b->r, "tiny script",
-					layout_tiny_script(b->bindir),
-					b->k->shared);
+					layout_tiny_script(b->bindir));
 		if (ret == 0)
 			ret = disk_recipe_file(b, "tiny busybox",
 					       layout_busybox());
@@ -628,25 +475,7 @@ static int disk_tar(struct disk_build *b)
 	return 0;
 }
 
-static const struct gfs_text common_texts[] = {
-    {"/etc/systemd/system/vmtax-agent.service", agent_unit, 0644},
-    {"/etc/fstab", guest_fstab, 0644},
-    {"/etc/hostname", guest_hostname, 0644},
-    {"/etc/hosts", guest_hosts, 0644},
-};
-
-static const struct gfs_link common_links[] = {
-    {"/etc/systemd/system/vmtax-agent.service",
-     "/etc/systemd/system/sysinit.target.wants/"
-     "vmtax-agent.service"},
-    /* No prompts on the console at first boot. */
-    {"/dev/null", "/etc/systemd/system/systemd-firstboot.service"},
-    /* vmtax on PATH, once 'vmtax lab run' has put it there:
-     * kinds with vmtax only (the last link) */
-    {GUEST_LAB_VMTAX, "/usr/local/bin/vmtax"},
-};
-
-#define DISK_MAX_TEXTS (ARRAY_SIZE(common_texts) + 4)
+#define DISK_MAX_TEXTS (DISK_COMMON_TEXTS + 4)
 
 /*
  * B's files, texts (into TEXTS, DISK_MAX_TEXTS of them) and links, and the
@@ -657,10 +486,10 @@ static int disk_spec(struct disk_build *b, struct gfs_disk_spec *spec,
 {
 	const struct disk_kind *k = b->k;
 
-	if (k->ntexts > DISK_MAX_TEXTS - ARRAY_SIZE(common_texts))
+	if (k->ntexts > DISK_MAX_TEXTS - DISK_COMMON_TEXTS)
 		return err("image: %s: too many texts", k->name);
-	memcpy(texts, common_texts, sizeof(common_texts));
-	memcpy(texts + ARRAY_SIZE(common_texts), k->texts,
+	memcpy(texts, disk_common_texts, sizeof(disk_common_texts));
+	memcpy(texts + DISK_COMMON_TEXTS, k->texts,
 	       k->ntexts * sizeof(*texts));
 	b->tq = xasprintf("%s.tmp", b->qcow2);
 	b->tk = xasprintf("%s.tmp", b->kernel);
@@ -672,9 +501,9 @@ static int disk_spec(struct disk_build *b, struct gfs_disk_spec *spec,
 	    .files = b->files,
 	    .nfiles = b->nfiles,
 	    .texts = texts,
-	    .ntexts = ARRAY_SIZE(common_texts) + k->ntexts,
-	    .links = common_links,
-	    .nlinks = ARRAY_SIZE(common_links) - !k->vmtax,
+	    .ntexts = DISK_COMMON_TEXTS + k->ntexts,
+	    .links = disk_common_links,
+	    .nlinks = DISK_COMMON_LINKS - !k->vmtax,
 	    .kernel_out = b->tk,
 	    .initrd_out = b->ti,
 	};
@@ -692,92 +521,6 @@ static int disk_rename(const struct disk_build *b)
 	return 0;
 }
 
-/*
- * What supermin needs that it names badly when it is missing: the host's
- * /lib/modules, which it lstat()s when it copies the kernel's modules under
- * it, and MODDIR's modules.dep (depmod's).
- */
-static int disk_appliance_ready(const char *moddir)
-{
-	char *dep = moddir ? xasprintf("%s/modules.dep", moddir) : NULL;
-	int ret = 0;
-
-	if (access("/lib/modules", F_OK) < 0)
-		ret = err_code(-ENOENT,
-			       "image: this host has no /lib/modules, which "
-			       "supermin (libguestfs's appliance) needs, even "
-			       "empty, to copy the guest kernel's modules: "
-			       "'make deps' makes one ('mkdir /lib/modules')");
-	else if (dep && access(dep, R_OK) < 0)
-		ret = err_code(-ENOENT,
-			       "image: no '%s', which libguestfs's appliance "
-			       "reads: 'make deps' runs depmod there ('depmod "
-			       "-b CACHE KVER')",
-			       dep);
-	free(dep);
-	return ret;
-}
-
-/*
- * libguestfs's appliance as every disk build runs it: the backend for this
- * host's accelerator, and the guest kernel (guest_kernel_find(): vmtax's
- * cache of IMAGES, else /boot) for supermin to boot.
- */
-static int disk_appliance_env(const char *images)
-{
-	char why[256], *cache = guest_kernel_cache_new(images);
-	char *kernel = NULL, *kver = NULL, *moddir = NULL;
-	int ret;
-
-	gfs_env_for_accel(host_accel_decide("", why, sizeof(why)), why);
-	ret = guest_kernel_find(cache, &kernel, &kver);
-	if (ret < 0) {
-		ret = err_code(ret,
-			       "image: no kernel for libguestfs's appliance "
-			       "in '%s/boot' or /boot: 'make deps' unpacks "
-			       "Debian's there",
-			       cache);
-		goto out;
-	}
-	moddir = guest_kernel_moddir_new(cache, kver);
-	ret = disk_appliance_ready(moddir);
-	if (ret < 0)
-		goto out;
-	gfs_env_for_kernel(kernel, moddir, kver);
-out:
-	free(cache);
-	free(kernel);
-	free(kver);
-	free(moddir);
-	return ret;
-}
-
-int image_appliance_check(const char *bindir)
-{
-	const char *tmp = getenv(ENV_TMPDIR);
-	char *images = guest_images_dir_new(bindir);
-	char *dir = xasprintf("%s/vmtax-appliance.XXXXXX",
-			      tmp && *tmp ? tmp : "/var/tmp");
-	char *disk = NULL;
-	int ret;
-
-	if (!mkdtemp(dir)) {
-		ret = err_errno("image: cannot create '%s'", dir);
-		goto out;
-	}
-	disk = xasprintf("%s/probe.qcow2", dir);
-	ret = disk_appliance_env(images);
-	if (ret == 0)
-		ret = gfs_probe(disk, 64ULL << 20);
-	unlink(disk);
-	rmdir(dir);
-out:
-	free(disk);
-	free(dir);
-	free(images);
-	return ret;
-}
-
 /* The disk, kernel and initrd through libguestfs, from the tarball. */
 static int disk_assemble(struct disk_build *b)
 {
@@ -788,7 +531,7 @@ static int disk_assemble(struct disk_build *b)
 	ret = disk_spec(b, &spec, texts);
 	if (ret < 0)
 		return ret;
-	ret = disk_appliance_env(b->images);
+	ret = image_appliance_env(b->images);
 	if (ret < 0)
 		return ret;
 	ret = gfs_make_disk(&spec);
@@ -938,30 +681,89 @@ static void disk_build_release(struct disk_build *b, bool failed)
 		close(b->lock);
 }
 
+/* B set up for O's kind, in DIR (the images of BINDIR); nothing planned. */
+static void disk_build_init(struct disk_build *b, const struct image_opts *o,
+			    const char *dir, const char *bindir)
+{
+	memset(b, 0, sizeof(*b));
+	b->o = o;
+	b->k = &disk_kinds[o->kind];
+	b->images = dir;
+	b->bindir = bindir;
+	b->lock = -1;
+	b->cache = b->k->shared ? guest_image_cache_new() : NULL;
+	b->dir = b->cache ? b->cache : dir;
+	recipe_init(&b->rr);
+	recipe_init(&b->r);
+}
+
+/*
+ * B's plan: its inputs, its recipes and the names of its files, all
+ * computed from what is there now, nothing built (the build, its check and
+ * image_disk_status() share it).
+ */
+static int disk_plan(struct disk_build *b)
+{
+	int ret = disk_source(b);
+
+	if (ret == 0)
+		ret = disk_choose(b);
+	if (ret < 0)
+		return ret;
+	if (!b->host)
+		disk_rootfs_recipe(b);
+	ret = disk_recipe(b);
+	if (ret < 0)
+		return ret;
+	disk_name_paths(b);
+	return 0;
+}
+
+/* ST of plan B: does its link name the build B would make? */
+static void disk_plan_status(const struct disk_build *b,
+			     struct image_status *st)
+{
+	image_status_of(st, b->link, b->qcow2, b->rec, b->r.text, ".qcow2");
+}
+
+int image_disk_status(const struct image_opts *o, const char *dir,
+		      const char *bindir, struct image_status *st)
+{
+	struct disk_build b;
+	int ret;
+
+	disk_build_init(&b, o, dir, bindir);
+	b.status_only = true;
+	ret = disk_plan(&b);
+	if (ret == 0)
+		disk_plan_status(&b, st);
+	disk_build_release(&b, false);
+	return ret;
+}
+
 int image_build_disk(const struct image_opts *o, const char *dir,
 		     const char *bindir)
 {
 	const struct disk_kind *k = &disk_kinds[o->kind];
-	struct disk_build b = {
-	    .o = o, .k = k, .images = dir, .bindir = bindir, .lock = -1};
+	struct image_status st = {0};
+	struct disk_build b;
 	double t0 = mono_now();
 	int ret;
 
-	b.cache = k->shared ? guest_image_cache_new() : NULL;
-	b.dir = b.cache ? b.cache : dir;
-	recipe_init(&b.rr);
-	recipe_init(&b.r);
-	ret = disk_source(&b);
-	if (ret == 0)
-		ret = disk_choose(&b);
+	disk_build_init(&b, o, dir, bindir);
+	ret = disk_plan(&b);
 	if (ret < 0)
 		goto out;
-	if (!b.host)
-		disk_rootfs_recipe(&b);
-	ret = disk_recipe(&b);
-	if (ret < 0)
-		goto out;
-	disk_name_paths(&b);
+	disk_plan_status(&b, &st);
+	if (st.state == IMAGE_STALE)
+		note("image: %s: '%s' is stale: built from other inputs than "
+		     "now (changed: %s)",
+		     k->name, st.link, st.what);
+	else if (st.state == IMAGE_MISSING && o->check)
+		note("image: %s: '%s' is missing: never built", k->name,
+		     st.link);
+	if (o->check && o->recipe)
+		fputs(b.r.text, stdout);
 	if (!o->check && !disk_built(&b) && (ret = disk_lock(&b)) < 0)
 		goto out;
 	if (disk_built(&b)) {
@@ -1005,6 +807,7 @@ int image_build_disk(const struct image_opts *o, const char *dir,
 	     mono_now() - t0);
 	ret = disk_link(&b);
 out:
+	image_status_release(&st);
 	disk_build_release(&b, ret < 0);
 	return ret;
 }

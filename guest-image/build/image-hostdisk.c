@@ -585,8 +585,7 @@ int hostdisk_recipe(const struct hostdisk *h, const struct hostpkg_root *roots,
 	/* contents, not paths: the image is shared by checkouts (image.h) */
 	ret = recipe_add_content(r, "kernel image", h->kernel);
 	if (ret == 0)
-		ret =
-		    recipe_add_script(r, "root initrd script", h->script, true);
+		ret = recipe_add_script(r, "root initrd script", h->script);
 	if (ret == 0)
 		ret = recipe_add_file(r, "users", "/etc/passwd");
 	if (ret == 0)

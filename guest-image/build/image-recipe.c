@@ -3,6 +3,7 @@
  * image-recipe.c - recipes and their hashes (image-recipe.h).
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -84,23 +85,122 @@ int recipe_add_content(struct recipe *r, const char *what, const char *path)
 	return 0;
 }
 
-int recipe_add_script(struct recipe *r, const char *what, const char *path,
-		      bool content_only)
+int recipe_add_script(struct recipe *r, const char *what, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	char *lib = slash ? xasprintf("%.*s/" RECIPE_SCRIPT_LIB,
 				      (int)(slash - path), path)
 			  : xstrdup(RECIPE_SCRIPT_LIB);
 	char *lwhat = xasprintf("%s lib", what);
-	int ret = content_only ? recipe_add_content(r, what, path)
-			       : recipe_add_file(r, what, path);
+	int ret = recipe_add_content(r, what, path);
 
 	if (ret == 0 && access(lib, F_OK) == 0)
-		ret = content_only ? recipe_add_content(r, lwhat, lib)
-				   : recipe_add_file(r, lwhat, lib);
+		ret = recipe_add_content(r, lwhat, lib);
 	free(lib);
 	free(lwhat);
 	return ret;
+}
+
+#define HASH_MARK " fnv1a64:"
+#define SHOWN_MAX 60
+
+/*
+ * The line P..E's name (recipe_diff()): a hashed line's text before
+ * HASH_MARK, else its first word; its length into *N.  *HASHED says which.
+ */
+static void line_name(const char *p, const char *e, size_t *n, bool *hashed)
+{
+	const char *h = NULL, *q;
+
+	for (q = p; q + sizeof(HASH_MARK) - 1 <= e; q++)
+		if (!memcmp(q, HASH_MARK, sizeof(HASH_MARK) - 1))
+			h = q;
+	*hashed = h != NULL;
+	if (!h) {
+		h = memchr(p, ' ', (size_t)(e - p));
+		if (!h)
+			h = e;
+	}
+	*n = (size_t)(h - p);
+}
+
+/* The end of the line at P (its '\n', or the text's end). */
+static const char *line_end(const char *p)
+{
+	const char *e = strchr(p, '\n');
+
+	return e ? e : p + strlen(p);
+}
+
+/* Whether TEXT has the line LINE (N bytes) whole (BY_NAME false), or a
+ * line named as LINE's name (N bytes) is (BY_NAME). */
+static bool text_has(const char *text, const char *line, size_t n, bool by_name)
+{
+	const char *p, *e;
+
+	for (p = text; *p; p = *e ? e + 1 : e) {
+		size_t m;
+		bool hashed;
+
+		e = line_end(p);
+		if (by_name)
+			line_name(p, e, &m, &hashed);
+		else
+			m = (size_t)(e - p);
+		if (m == n && !memcmp(p, line, n))
+			return true;
+	}
+	return false;
+}
+
+/* Append S (N bytes, and SUFFIX) to the list BUF (LEN bytes). */
+static void list_add(char *buf, size_t len, const char *s, size_t n,
+		     const char *suffix)
+{
+	size_t used = strlen(buf);
+
+	if (used + n + strlen(suffix) + 8 >= len) {
+		if (!strstr(buf, ", ..."))
+			snprintf(buf + used, len - used, ", ...");
+		return;
+	}
+	snprintf(buf + used, len - used, "%s%.*s%s", used ? ", " : "", (int)n,
+		 s, suffix);
+}
+
+void recipe_diff(const char *old, const char *new, char *what, size_t len)
+{
+	const char *p, *e;
+
+	what[0] = '\0';
+	for (p = new; *p; p = *e ? e + 1 : e) {
+		size_t n;
+		bool hashed;
+
+		e = line_end(p);
+		if (e == p || text_has(old, p, (size_t)(e - p), false))
+			continue;
+		line_name(p, e, &n, &hashed);
+		if (hashed)
+			list_add(what, len, p, n, "");
+		else if (e - p > SHOWN_MAX)
+			list_add(what, len, p, SHOWN_MAX, "...");
+		else
+			list_add(what, len, p, (size_t)(e - p), "");
+	}
+	for (p = old; *p; p = *e ? e + 1 : e) {
+		size_t n;
+		bool hashed;
+
+		e = line_end(p);
+		if (e == p)
+			continue;
+		line_name(p, e, &n, &hashed);
+		if (!text_has(new, p, n, true))
+			list_add(what, len, p, n, " (gone)");
+	}
+	if (!what[0])
+		snprintf(what, len, "the recipe's order");
 }
 
 /* Finish R: its text stays in r->text; the key goes to KEY (>= 17). */

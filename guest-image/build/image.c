@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * image.c - the image cache and the build of the tiny kind; the disk kinds
- * (debian, lab) are image-disk.c, recipes image-recipe.c, the root file
- * system image-rootfs.c, running a step image-step.c.
+ * image.c - the image cache, the build of the tiny kind and every kind's
+ * status (image_status()); the disk kinds (debian, lab) are image-disk.c,
+ * recipes image-recipe.c, the root file system image-rootfs.c, running a
+ * step image-step.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -58,10 +59,28 @@ int image_from_parse(const char *s, enum image_from *out)
 	return -EINVAL;
 }
 
-/* LINK -> TARGET (absolute), replaced atomically. */
+/* Whether LINK is in directory DIR (absolute, resolved), DLEN bytes. */
+static bool link_in(const char *link, const char *dir, size_t dlen)
+{
+	const char *slash = strrchr(link, '/');
+	char *ldir = !slash	     ? xstrdup(".")
+		     : slash == link ? xstrdup("/")
+				     : xstrndup(link, (size_t)(slash - link));
+	char abs[PATH_MAX];
+	bool in = realpath(ldir, abs) && strlen(abs) == dlen &&
+		  !strncmp(abs, dir, dlen);
+
+	free(ldir);
+	return in;
+}
+
+/* LINK -> TARGET, replaced atomically: by its name alone when both are in
+ * one directory (a moved or copied checkout's links stay its own), else
+ * absolute. */
 int image_relink(const char *target, const char *link)
 {
 	char abs[PATH_MAX];
+	const char *to = abs, *base;
 	char *tmp = NULL;
 	int ret = -1;
 
@@ -69,6 +88,9 @@ int image_relink(const char *target, const char *link)
 		ret = err_errno("image: link: cannot resolve '%s'", target);
 		goto out;
 	}
+	base = strrchr(abs, '/');
+	if (base && link_in(link, abs, (size_t)(base - abs)))
+		to = base + 1;
 	/* never renamed over a device, a file or a directory */
 	ret = output_check_link(link);
 	if (ret < 0)
@@ -76,7 +98,7 @@ int image_relink(const char *target, const char *link)
 	ret = -1;
 	tmp = xasprintf("%s.tmp.%ld", link, (long)getpid());
 	unlink(tmp);
-	if (symlink(abs, tmp) < 0) {
+	if (symlink(to, tmp) < 0) {
 		ret = err_errno("image: link: cannot create '%s'", tmp);
 		goto out;
 	}
@@ -169,7 +191,11 @@ static int tiny_kver(const struct image_opts *o, const char *cache, char **kver)
 	return 0;
 }
 
-/* The tiny image's recipe: kernel, modules, script, busybox, binaries. */
+/*
+ * The tiny image's recipe: kernel, modules, script, busybox, binaries, by
+ * their contents and names only (image-recipe.h), so that a checkout moved
+ * or copied finds its image current.
+ */
 static int tiny_recipe(struct recipe *r, const char *kver, const char *moddir,
 		       const char *script, const char *bindir)
 {
@@ -177,13 +203,13 @@ static int tiny_recipe(struct recipe *r, const char *kver, const char *moddir,
 	int n, i, ret;
 
 	recipe_add(r, "kind tiny\nkver %s\n", kver);
-	if (moddir)
-		recipe_add(r, "moddir %s\n", moddir);
-	ret = recipe_add_script(r, "script", script, false);
+	/* the cache's modules of KVER, else the host's /lib/modules/KVER */
+	recipe_add(r, "modules %s\n", moddir ? "kernel cache" : "host");
+	ret = recipe_add_script(r, "script", script);
 	if (ret < 0)
 		return ret;
 	/* The script copies busybox in (BUSYBOX overrides the path). */
-	ret = recipe_add_file(r, "busybox", layout_busybox());
+	ret = recipe_add_content(r, "busybox", layout_busybox());
 	if (ret < 0)
 		return ret;
 	n = image_list_binaries(bindir, &ents);
@@ -191,9 +217,11 @@ static int tiny_recipe(struct recipe *r, const char *kver, const char *moddir,
 		return n;
 	for (i = 0; i < n && ret == 0; i++) {
 		char *bin = xasprintf("%s/%s", bindir, ents[i]->d_name);
+		char *what = xasprintf("binary %s", ents[i]->d_name);
 
-		ret = recipe_add_file(r, "binary", bin);
+		ret = recipe_add_content(r, what, bin);
 		free(bin);
+		free(what);
 	}
 	image_free_ents(ents, n);
 	return ret;
@@ -220,7 +248,7 @@ static int tiny_make(const char *script, const char *kver, const char *moddir,
 }
 
 /* The tiny image of O's inputs as they are now, in DIR: what a build makes
- * and where, decided once for the build, its check and image_tiny_status(). */
+ * and where, decided once for the build, its check and image_status(). */
 struct tiny_plan {
 	struct recipe r;
 	char key[17];
@@ -272,129 +300,83 @@ out:
 	return ret;
 }
 
-/* Whether the recipe text TEXT has a line starting with the N bytes of
- * LINE followed by a blank or the line's end. */
-static bool recipe_has(const char *text, const char *line, size_t n)
+/* The recipe beside AT, a build's file whose name ends in EXT; owned. */
+static char *recipe_beside_new(const char *at, const char *ext)
 {
-	const char *p;
+	size_t n = strlen(at), x = strlen(ext);
 
-	for (p = text; *p; p++) {
-		if (!strncmp(p, line, n) &&
-		    (p[n] == ' ' || p[n] == '\n' || !p[n]))
-			return true;
-		p = strchr(p, '\n');
-		if (!p)
-			break;
-	}
-	return false;
+	if (n <= x || strcmp(at + n - x, ext))
+		return NULL;
+	return xasprintf("%.*s.recipe", (int)(n - x), at);
 }
 
-/* Append S (N bytes) to the list BUF (LEN bytes), ", "-separated. */
-static void list_add(char *buf, size_t len, const char *s, int n)
+bool image_link_recipe_value(const char *link, const char *ext, const char *key,
+			     char *buf, size_t len)
 {
-	size_t used = strlen(buf);
+	char at[PATH_MAX], *rec, *text = NULL;
+	const char *p, *e;
+	size_t k = strlen(key);
+	bool found = false;
 
-	if (used + (size_t)n + 8 >= len) {
-		if (!strstr(buf, ", ..."))
-			snprintf(buf + used, len - used, ", ...");
-		return;
+	rec = realpath(link, at) ? recipe_beside_new(at, ext) : NULL;
+	if (!rec || read_file(rec, 1 << 20, &text, NULL) < 0)
+		goto out;
+	for (p = text; *p && !found; p = *e ? e + 1 : e) {
+		e = strchrnul(p, '\n');
+		found = !strncmp(p, key, k) && p[k] == ' ';
+		if (found)
+			snprintf(buf, len, "%.*s", (int)(e - p - k - 1),
+				 p + k + 1);
 	}
-	snprintf(buf + used, len - used, "%s%.*s", used ? ", " : "", n, s);
+out:
+	free(rec);
+	free(text);
+	return found;
 }
 
-/*
- * What differs between the recipe OLD (the stale build's) and NEW, into
- * WHAT: the inputs ("WHAT PATH" of a line, or the whole line when it has
- * no hash) whose line NEW has and OLD has not, then "PATH (gone)" for those
- * OLD has and NEW has not.
- */
-static void recipe_diff(const char *old, const char *new, char *what,
-			size_t len)
+void image_status_of(struct image_status *st, const char *link,
+		     const char *want, const char *rec, const char *text,
+		     const char *ext)
 {
-	const char *a, *b, *p, *e;
-	int pass;
-
-	what[0] = '\0';
-	for (pass = 0; pass < 2; pass++) {
-		a = pass ? old : new;
-		b = pass ? new : old;
-		for (p = a; *p; p = *e ? e + 1 : e) {
-			const char *hash;
-			size_t n;
-
-			e = strchr(p, '\n');
-			if (!e)
-				e = p + strlen(p);
-			n = (size_t)(e - p);
-			hash = memchr(p, ' ', n);
-			hash = hash ? memchr(hash + 1, ' ', (size_t)(e - hash - 1))
-				    : NULL;
-			if (!n)
-				continue;
-			if (!pass) {
-				char *line = xstrndup(p, n);
-				bool same = recipe_has(b, line, n);
-
-				free(line);
-				if (!same)
-					list_add(what, len, p,
-						 (int)((hash ? hash : e) - p));
-			} else if (!recipe_has(b, p,
-					       (size_t)((hash ? hash : e) - p))) {
-				char *gone = xasprintf(
-				    "%.*s (gone)", (int)((hash ? hash : e) - p),
-				    p);
-
-				list_add(what, len, gone, (int)strlen(gone));
-				free(gone);
-			}
-		}
-	}
-	if (!what[0])
-		snprintf(what, len, "the recipe's order");
-}
-
-/* ST of plan P: is P's link the build P would make? */
-static void tiny_plan_status(const struct tiny_plan *p,
-			     struct image_status *st)
-{
-	char at[PATH_MAX], want[PATH_MAX], *oldrec = NULL, *old = NULL;
+	char at[PATH_MAX], wabs[PATH_MAX], *oldrec, *old = NULL;
 	struct stat lst;
-	size_t n;
 
 	memset(st, 0, sizeof(*st));
-	st->link = xstrdup(p->link);
-	st->want = xstrdup(p->out);
-	if (lstat(p->link, &lst) < 0) {
+	st->link = xstrdup(link);
+	st->want = xstrdup(want);
+	if (lstat(link, &lst) < 0) {
 		st->state = IMAGE_MISSING;
 		return;
 	}
-	if (realpath(p->link, at) && realpath(p->out, want) &&
-	    !strcmp(at, want) && image_exists(p->rec)) {
+	if (realpath(link, at) && realpath(want, wabs) && !strcmp(at, wabs) &&
+	    image_exists(rec)) {
 		st->state = IMAGE_CURRENT;
 		return;
 	}
 	st->state = IMAGE_STALE;
-	if (!realpath(p->link, at)) {
-		snprintf(st->what, sizeof(st->what),
-			 "it is a link to nothing");
+	if (!realpath(link, at)) {
+		snprintf(st->what, sizeof(st->what), "it is a link to nothing");
 		return;
 	}
 	st->was = xstrdup(at);
-	n = strlen(at);
-	if (n > 8 && !strcmp(at + n - 8, ".cpio.gz"))
-		oldrec = xasprintf("%.*s.recipe", (int)(n - 8), at);
+	oldrec = recipe_beside_new(at, ext);
 	if (!oldrec || read_file(oldrec, 1 << 20, &old, NULL) < 0)
 		snprintf(st->what, sizeof(st->what),
 			 "its recipe ('%.400s') is missing",
 			 oldrec ? oldrec : at);
 	else
-		recipe_diff(old, p->r.text, st->what, sizeof(st->what));
+		recipe_diff(old, text, st->what, sizeof(st->what));
 	free(oldrec);
 	free(old);
 }
 
-int image_tiny_status(const struct image_opts *o, struct image_status *st)
+/* ST of plan P: is P's link the build P would make? */
+static void tiny_plan_status(const struct tiny_plan *p, struct image_status *st)
+{
+	image_status_of(st, p->link, p->out, p->rec, p->r.text, ".cpio.gz");
+}
+
+int image_status(const struct image_opts *o, struct image_status *st)
 {
 	const char *bindir = o->bindir ? o->bindir : DEFAULT_BINDIR;
 	char *dir = o->dir ? xstrdup(o->dir) : guest_images_dir_new(bindir);
@@ -402,12 +384,28 @@ int image_tiny_status(const struct image_opts *o, struct image_status *st)
 	int ret;
 
 	memset(st, 0, sizeof(*st));
+	if (o->kind != IMAGE_TINY) {
+		ret = image_disk_status(o, dir, bindir, st);
+		goto out;
+	}
 	ret = tiny_plan_make(o, dir, bindir, &p);
 	if (ret == 0)
 		tiny_plan_status(&p, st);
 	tiny_plan_release(&p);
+out:
 	free(dir);
 	return ret;
+}
+
+const char *image_state_name(enum image_state s)
+{
+	static const char *const names[] = {
+	    [IMAGE_CURRENT] = "current",
+	    [IMAGE_MISSING] = "missing",
+	    [IMAGE_STALE] = "stale",
+	};
+
+	return names[s];
 }
 
 void image_status_release(struct image_status *st)
@@ -436,6 +434,10 @@ static int build_tiny(const struct image_opts *o, const char *dir,
 		note("image: tiny: '%s' is stale: built from other inputs than "
 		     "now (changed: %s)",
 		     st.link, st.what);
+	else if (st.state == IMAGE_MISSING && o->check)
+		note("image: tiny: '%s' is missing: never built", st.link);
+	if (o->check && o->recipe)
+		fputs(p.r.text, stdout);
 	if (o->check) {
 		if (o->would)
 			*o->would = st.state == IMAGE_CURRENT || built

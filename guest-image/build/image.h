@@ -48,6 +48,10 @@
  * DIR/debian.initrd (with opts.link, debian's kernel and initrd links are
  * the link without ".qcow2" plus ".vmlinuz" and ".initrd").
  *
+ * Every recipe names the tree's files by content and name, never by path,
+ * and a link names a build in its own directory by file name alone: a
+ * checkout moved or copied finds its images current.
+ *
  * The hash is 64-bit FNV-1a: a cache key, not a security boundary.
  *
  * image_build() prints the absolute paths of the artifacts on stdout, one a
@@ -113,6 +117,9 @@ struct image_opts {
 	bool check;
 	/* with check, when not NULL: what building it would take */
 	enum image_would *would;
+	/* with check: the recipe of the inputs now (the text whose hash
+	 * names the image) on stdout ('image build --recipe') */
+	bool recipe;
 };
 
 /*
@@ -147,14 +154,18 @@ int image_from_parse(const char *s, enum image_from *out);
 int image_build(const struct image_opts *o);
 
 /*
- * Whether the tiny image 'vmtax run' boots for O (kind tiny: its kver,
- * bindir, dir, script and link as image_build() takes them) is the build
- * of its inputs as they are now: the recipe's key (its content hashes),
- * not the file's presence, decides.  One test, for 'image build --check'
- * (and the build, which relinks or builds what is not current) and for
- * 'vmtax run' and its dry run, which build the image when it is missing
- * or stale (as on first use).  0 or -errno, reported (no kernel, no
- * agent); image_status_release() frees *ST.
+ * Whether the image 'vmtax run' boots for O (its kind; its kver, bindir,
+ * dir, script, link, and for the disk kinds its mirror, suite and
+ * packages, as image_build() takes them) is the build of its inputs as
+ * they are now: the recipe's key (its content hashes, computed without
+ * building anything), not the file's presence, decides.  One test, for
+ * 'image build --check' (and the build, which relinks or builds what is
+ * not current) and for 'vmtax run' and its dry run.  A run builds a tiny
+ * image that is missing or stale (seconds, as on first use); it boots a
+ * stale debian or lab image as it is, saying so on stderr and in
+ * results.json's run.notes (a build takes minutes), and refuses a missing
+ * one.  0 or -errno, reported (no kernel, no agent, no suite);
+ * image_status_release() frees *ST.
  */
 enum image_state {
 	IMAGE_CURRENT, /* LINK is the build of the inputs now */
@@ -164,16 +175,20 @@ enum image_state {
 
 struct image_status {
 	enum image_state state;
-	char *link; /* the name a run boots: IMAGES/tiny-KVER.cpio.gz */
-	char *want; /* the build of the inputs now: tiny-KVER-KEY.cpio.gz */
+	/* the name a run boots: IMAGES/tiny-KVER.cpio.gz, IMAGES/debian.qcow2 */
+	char *link;
+	/* the build of the inputs now: tiny-KVER-KEY.cpio.gz, debian-KEY.qcow2 */
+	char *want;
 	char *was;  /* stale: what LINK points at (NULL: nothing) */
-	/* stale: the inputs that differ from WAS's recipe, "binary
-	 * /x/build/bin/stream, ..." ("PATH (gone)" for one no longer
-	 * there) */
+	/* stale: the inputs that differ from WAS's recipe (recipe_diff():
+	 * "binary stream, ...", "/opt/vmtax/bin/stream", "packages ...";
+	 * "NAME (gone)" for one no longer there) */
 	char what[512];
 };
 
-int image_tiny_status(const struct image_opts *o, struct image_status *st);
+int image_status(const struct image_opts *o, struct image_status *st);
+/* "current", "missing", "stale" */
+const char *image_state_name(enum image_state s);
 void image_status_release(struct image_status *st);
 
 /*

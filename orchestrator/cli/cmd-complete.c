@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "format.h"
 #include "host.h"
 #include "layout.h"
 #include "model.h"
@@ -159,10 +160,13 @@ int cmd_complete(int argc, char **argv)
 		free(dir);
 	} else if (!strcmp(what, "axes") && arg)
 		return axes(arg);
+	else if (!strcmp(what, "formats"))
+		for (size_t i = 0; i < report_nformats; i++)
+			printf("%s\n", report_formats[i]->name);
 	else {
 		err("usage: vmtax --complete keys [CONFIG] | values "
 		    "SECTION.KEY "
-		    "| workloads | configs | axes RUNDIR | commands");
+		    "| workloads | configs | axes RUNDIR | formats | commands");
 		return EXIT_USAGE;
 	}
 	return 0;

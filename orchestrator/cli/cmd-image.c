@@ -20,7 +20,6 @@
 #include "output.h"
 #include "util.h"
 
-#define MAX_PACKAGES 256
 
 static void usage(FILE *f)
 {
@@ -30,6 +29,7 @@ static void usage(FILE *f)
 	    "[--mirror URL]\n"
 	    "                         [--from auto|packages|debootstrap] "
 	    "[--check]\n"
+	    "                         [--recipe]\n"
 	    "       vmtax image path [--kind tiny|debian|lab] "
 	    "[kernel|vmlinuz|initrd|disk]\n"
 	    "       vmtax image appliance\n\n"
@@ -72,13 +72,19 @@ static void usage(FILE *f)
 	    "                 names 'vmtax run' looks for; for\n"
 	    "                 debian and lab also "
 	    "PATH-without-.qcow2.{vmlinuz,initrd})\n"
-	    "  --mirror URL   debian: the Debian mirror (default: the host's "
-	    "apt\n"
-	    "                 sources for its suite)\n"
-	    "  --suite NAME   debian: the suite (default: the host's "
-	    "codename)\n"
+	    "  --mirror URL   debian: the Debian mirror (default: the "
+	    "image's,\n"
+	    "                 else the host's apt sources for its suite)\n"
+	    "  --suite NAME   debian: the suite (default: the image's, else "
+	    "the\n"
+	    "                 host's codename)\n"
 	    "  -n, --check    check the inputs and say whether the image is\n"
-	    "                 up to date or would be built; build nothing\n\n"
+	    "                 up to date, stale (naming the inputs that\n"
+	    "                 changed since it was built) or missing, and\n"
+	    "                 whether it would be built; build nothing (the\n"
+	    "                 test 'vmtax run' makes: docs/guest-image.md)\n"
+	    "  --recipe       --check, and the recipe of the inputs now (the\n"
+	    "                 text whose hash names the image) on stdout\n\n"
 	    "The debian and lab images carry the 'packages =' of "
 	    "every\n"
 	    "configs/workloads/*.ini (installed: %s).  Without KVM, libguestfs is run with\n"
@@ -102,51 +108,6 @@ static void usage(FILE *f)
 	    "See docs/guest-image.md.\n",
 	    layout_dirs()->cachedir, layout_dirs()->cachedir,
 	    layout_workloads_dir(layout_dirs()->libexecdir));
-}
-
-static int ini_only(const struct dirent *d)
-{
-	size_t n = strlen(d->d_name);
-
-	return n > 4 && !strcmp(d->d_name + n - 4, ".ini");
-}
-
-/* The packages every workload asks for, split on blanks and commas. */
-static int workload_packages(const char *dir, char **list, size_t *n)
-{
-	struct dirent **ents = NULL;
-	int k, i, ret = 0;
-
-	k = scandir(dir, &ents, ini_only, alphasort);
-	if (k < 0)
-		return 0; /* no workloads: no extra packages */
-	for (i = 0; i < k; i++) {
-		char *path = xasprintf("%s/%s", dir, ents[i]->d_name);
-		const char *p;
-		struct workload w;
-		size_t len;
-
-		if (workload_load(path, &w) < 0) {
-			ret = -EINVAL;
-		} else {
-			for (p = package_next(w.packages, &len); p;
-			     p = package_next(p + len, &len)) {
-				if (*n == MAX_PACKAGES) {
-					ret =
-					    err("image: more than %d workload "
-						"packages",
-						MAX_PACKAGES);
-					break;
-				}
-				list[(*n)++] = xstrndup(p, len);
-			}
-			workload_release(&w);
-		}
-		free(path);
-		free(ents[i]);
-	}
-	free(ents);
-	return ret;
 }
 
 /*
@@ -178,6 +139,14 @@ static int take_check(void *args, char *arg)
 	return 0;
 }
 
+static int take_recipe(void *args, char *arg)
+{
+	struct image_args *a = args;
+
+	a->o.recipe = true;
+	return take_check(args, arg);
+}
+
 static int take_from(void *args, char *arg)
 {
 	struct image_args *a = args;
@@ -204,6 +173,7 @@ static const struct opt build_opts[] = {
 	  "NAME", NULL, NULL },
 	{ 'n', "check", OPT_CALLBACK, 0, take_check, NULL, NULL, NULL },
 	{ 0, "from", OPT_CALLBACK, 0, take_from, "SOURCE", NULL, NULL },
+	{ 0, "recipe", OPT_CALLBACK, 0, take_recipe, NULL, NULL, NULL },
 	OPT_ROW_END,
 };
 
@@ -292,7 +262,7 @@ static int image_appliance(int argc, char **argv)
 int cmd_image(int argc, char **argv)
 {
 	struct image_args a = { .o.kind = IMAGE_TINY };
-	char *packages[MAX_PACKAGES], bindir[PATH_MAX];
+	char *packages[WORKLOAD_PACKAGES_MAX], bindir[PATH_MAX];
 	size_t npackages = 0, i;
 	int first, ret = EXIT_USAGE;
 
@@ -325,8 +295,9 @@ int cmd_image(int argc, char **argv)
 	}
 	a.o.bindir = bindir;
 	if (a.o.kind != IMAGE_TINY) {
-		if (workload_packages(layout_workloads_dir(bindir), packages,
-				      &npackages) < 0)
+		if (workload_packages_all(layout_workloads_dir(bindir),
+					  packages, WORKLOAD_PACKAGES_MAX,
+					  &npackages) < 0)
 			goto out;
 		a.o.packages = (const char *const *)packages;
 		a.o.npackages = npackages;

@@ -33,6 +33,7 @@
 #include "stop-signals.h"
 #include "util.h"
 #include "vm.h"
+#include "workload-def.h"
 
 static const struct opt run_opts[] = {
 	{ 'o', "out", OPT_STRING, offsetof(struct run_args, out), NULL, "DIR",
@@ -61,7 +62,8 @@ static const struct opt run_opts[] = {
 	  "anything (config, matrix, every missing\n"
 	  "requirement of this host at once, accel,\n"
 	  "guest files; the tiny image is built on\n"
-	  "first use or when stale), print its cells\n"
+	  "first use or when stale, a stale debian\n"
+	  "image is named), print its cells\n"
 	  "and stop: no run directory, no host\n"
 	  "change, no guest",
 	  NULL },
@@ -94,14 +96,59 @@ static void usage(FILE *f)
 /* ---- set-up ---- */
 
 /*
- * vmtax builds the tiny image of a cell's kernel when a run needs it and it
- * is missing (first use) or stale (built from other binaries, script or
- * busybox than those there now: image_tiny_status(), the test 'vmtax image
- * build --check' makes), installed or in a build tree (after a plain
- * 'make': build/images), and says which.  Progress goes to stderr; a
- * failure is reported by image_build().
+ * A disk image (debian, lab) a cell boots with kernel and initrd auto,
+ * checked as 'vmtax image build --check' checks it (image_status(), with
+ * the workloads' packages, as 'vmtax image build' gives them): a stale one
+ * is booted as it is (building it takes minutes), said on stderr and kept
+ * in G's image_note for results.json's run.notes; a missing one is left to
+ * guest_files_resolve(), which refuses it naming the build.
  */
-static int tiny_first_use(const struct run *r, const struct cell *c)
+static int disk_image_check(const struct run *r, const struct cell *c,
+			    struct run_guest_files *g, enum image_kind kind)
+{
+	char *packages[WORKLOAD_PACKAGES_MAX];
+	struct image_status st = {0};
+	struct image_opts o = {
+	    .kind = kind,
+	    .bindir = r->bindir,
+	    .quiet = true,
+	};
+	size_t n = 0, i;
+	int ret;
+
+	if (strcmp(c->kernel, "auto") || strcmp(c->initrd, "auto"))
+		return 0;
+	ret = workload_packages_all(layout_workloads_dir(r->bindir), packages,
+				    WORKLOAD_PACKAGES_MAX, &n);
+	o.packages = (const char *const *)packages;
+	o.npackages = n;
+	if (ret == 0)
+		ret = image_status(&o, &st);
+	if (ret == 0 && st.state == IMAGE_STALE) {
+		g->image_note = xasprintf(
+		    "the %s image '%s' is stale (changed since it was built: "
+		    "%s): booted as it is; 'vmtax image build --kind %s' "
+		    "builds it again",
+		    c->image, st.link, st.what, c->image);
+		note("%s", g->image_note);
+	}
+	image_status_release(&st);
+	for (i = 0; i < n; i++)
+		free(packages[i]);
+	return ret;
+}
+
+/*
+ * The image a cell boots, current or said not to be: vmtax builds the
+ * tiny image of a cell's kernel when a run needs it and it is missing
+ * (first use) or stale (built from other binaries, script or busybox than
+ * those there now: image_status(), the test 'vmtax image build --check'
+ * makes), installed or in a build tree (after a plain 'make':
+ * build/images), and says which; a debian or lab image is
+ * disk_image_check()'s.  Progress goes to stderr; a failure is reported.
+ */
+static int image_current(const struct run *r, const struct cell *c,
+			 struct run_guest_files *g)
 {
 	char *kernel = NULL, *images = NULL;
 	struct image_status st = {0};
@@ -112,7 +159,11 @@ static int tiny_first_use(const struct run *r, const struct cell *c)
 	};
 	int ret = 0;
 
-	if (strcmp(c->image, "tiny") || strcmp(c->initrd, "auto"))
+	if (image_kind_parse(c->image, &o.kind) < 0)
+		return 0; /* guest_files_resolve() refuses it */
+	if (o.kind != IMAGE_TINY)
+		return disk_image_check(r, c, g, o.kind);
+	if (strcmp(c->initrd, "auto"))
 		return 0;
 	images = guest_images_dir_new(r->bindir);
 	if (!strcmp(c->kernel, "auto")) {
@@ -130,7 +181,7 @@ static int tiny_first_use(const struct run *r, const struct cell *c)
 		kernel = xstrdup(c->kernel);
 	}
 	o.kver = guest_kernel_version(kernel);
-	ret = image_tiny_status(&o, &st);
+	ret = image_status(&o, &st);
 	if (ret < 0 || st.state == IMAGE_CURRENT)
 		goto out;
 	if (st.state == IMAGE_MISSING)
@@ -199,7 +250,7 @@ static int resolve_guest_files(struct run *r)
 		g->image = c->image;
 		g->kernel = c->kernel;
 		g->initrd = c->initrd;
-		if (tiny_first_use(r, c) < 0)
+		if (image_current(r, c, g) < 0)
 			return -EINVAL;
 		if (guest_files_resolve(c->image, c->kernel, c->initrd,
 					r->bindir, r->cfg.path, &g->f) < 0)
@@ -291,6 +342,8 @@ static void dry_run_print(const struct run *r)
 		       pvh ? f->vmlinuz : "", pvh ? ", booted through PVH)" : "",
 		       f->initrd, f->disk ? ", disk " : "",
 		       f->disk ? f->disk : "");
+		if (r->gfs[k].image_note)
+			printf("note: %s\n", r->gfs[k].image_note);
 	}
 	run_estimate_print(r, stdout);
 }

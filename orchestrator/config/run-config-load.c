@@ -41,6 +41,13 @@ int run_config_host_knob_check(const char *name, char *msg, size_t len)
 				 name, matrix_knobs[i].key);
 			return -EINVAL;
 		}
+	if (!strncmp(name, KNOB_PREFIX_CPUFREQ, strlen(KNOB_PREFIX_CPUFREQ))) {
+		snprintf(msg, len,
+			 "host knob '%s' is set by [run] governor (every "
+			 "cpufreq policy at once), not in [host]",
+			 name);
+		return -EINVAL;
+	}
 	for (i = 0; (k = host_knob_name(i)); i++) {
 		if (!strcmp(name, k))
 			return 0;

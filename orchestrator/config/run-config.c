@@ -42,6 +42,7 @@ static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
 /* [run] order: sampling.md; run_rounds() is "interleaved". */
 static const char *const orders[] = {"interleaved", "cells", NULL};
 static const char *const plans[] = {"fixed", "auto", NULL};
+static const char *const governors[] = {RUN_GOVERNOR_KEEP, "performance", NULL};
 static const char *const onoff[] = {"on", "off", NULL};
 enum { ONOFF_ON }; /* the index of "on" in onoff */
 
@@ -137,12 +138,15 @@ static int finish_pin(const struct ini_key *k, void *obj,
 	return ret;
 }
 
-/* [run] events: perf's generic event names (lib/runner.h). */
+/* [run] events: perf's generic event names and raw PMU events
+ * (lib/runner.h). */
+_Static_assert(RUNNER_RAW_MAX == 4, "[run] events' help says 'at most 4'");
 static int check_events(const char *v, char *msg, size_t len)
 {
+	struct runner_raw_events raw;
 	uint64_t set;
 
-	return runner_events_parse(v, &set, msg, len);
+	return runner_events_parse(v, &set, &raw, msg, len);
 }
 
 static int finish_events(const struct ini_key *k, void *obj,
@@ -152,7 +156,8 @@ static int finish_events(const struct ini_key *k, void *obj,
 
 	(void)k;
 	(void)o;
-	return runner_events_parse(c->events_text, &c->events, msg, len);
+	return runner_events_parse(c->events_text, &c->events, &c->raw_events,
+				   msg, len);
 }
 
 /* "2%" or "0.5 %": a relative half-width, above 0 and below 100%. */
@@ -514,6 +519,13 @@ static const struct ini_key run_keys[] = {
 	.max = 4096,
 	.help = "other runnable tasks a quiet host may have (busy: more in "
 		"each of 5 reads 20 ms apart)"),
+    KEY("run", "governor", INI_ENUM, governor, RUN_GOVERNOR_KEEP,
+	.choices = governors,
+	.help = "cpufreq governor of this host's CPUs for the run: keep (touch "
+		"nothing) or performance (every cpufreq policy set before the "
+		"cells, put back after, journalled; a policy that does not "
+		"offer it refuses the run; a host without cpufreq, as most "
+		"VMs, is recorded as 'no cpufreq')"),
     KEY("run", "profile", INI_BOOL, profile, "off",
 	.help = "one more, unrecorded run per cell under sampling: folded "
 		"stacks in profiles/, a differential profile in the report "
@@ -529,7 +541,9 @@ static const struct ini_key run_keys[] = {
 		"context-switches, cycles, instructions, dTLB-loads and "
 		"dTLB-load-misses, as 'perf stat -e' names them, e.g. "
 		"'dTLB-store-misses, major-faults' (perf's generic hardware, "
-		"software and cache events); one the CPU or kernel lacks is "
+		"software and cache events), or raw PMU events as perf takes "
+		"them, 'r' and 1-16 hex digits (r003c: umask 00, event 3c "
+		"on x86; at most 4); one the CPU or kernel lacks is "
 		"<not supported>, never 0"),
     KEY("run", "cells", INI_INT, cells, NULL, .shape = INI_LIST, .min = 0,
 	.max = MATRIX_MAX_CELLS - 1, .hidden = true,

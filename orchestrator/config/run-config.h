@@ -13,7 +13,8 @@
  *	[run]      name, repeat, target, max_repeat, boots, warmup, baseline,
  *	           timeout, boot_timeout, heartbeat, silence_timeout, retries,
  *	           max_failures,
- *	           quiet_wait, quiet_others, profile, profile_hz, events
+ *	           quiet_wait, quiet_others, governor, profile, profile_hz,
+ *	           events
  *	[guest]    image, vcpus, memory, kernel, initrd, cmdline (each one value
  *	           or a list: an axis), accel, uri, cpu_features, pin;
  *	           sysctl.A.B, mm.A.B: guest knobs (a list: an axis)
@@ -55,12 +56,16 @@
 #include <stdio.h>
 
 #include "ini-schema.h"
+#include "runner.h"
 #include "util.h"
 #include "workload-def.h"
 
 /* The highest [guest] numa node number a config may name (the kernel's
  * MAX_NUMNODES is at most 1024). */
 #define RUN_NUMA_NODE_MAX 1023
+
+/* [run] governor's value that leaves the cpufreq governor alone */
+#define RUN_GOVERNOR_KEEP "keep"
 
 /* A [host] or [guest] knob: its values in config order. */
 struct knob_setting {
@@ -95,10 +100,12 @@ struct run_config {
 	long max_failures;
 	double quiet_wait_s;
 	long quiet_others;
+	char *governor; /* RUN_GOVERNOR_KEEP, or the governor to set */
 	bool profile; /* docs/profile.md */
 	double profile_hz;
 	char *events_text; /* [run] events as written */
 	uint64_t events;   /* its counters (lib/runner.h), beyond the RC_NR */
+	struct runner_raw_events raw_events; /* and its raw PMU events */
 	/* a split fleet host's share of the matrix: cell indices (a hidden
 	 * key the fleet sets, fleet.h); none: every cell */
 	struct ini_list cells;

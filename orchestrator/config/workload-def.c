@@ -2,6 +2,7 @@
 #include "workload-def.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <float.h>
 #include <limits.h>
@@ -592,4 +593,48 @@ char **workload_env_new(const struct workload *w)
 		env[i] =
 		    xasprintf("%s=%s", w->params[i].name, w->params[i].value);
 	return env;
+}
+
+static int ini_file(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 4 && !strcmp(d->d_name + n - 4, ".ini");
+}
+
+int workload_packages_all(const char *dir, char **list, size_t max,
+			  size_t *n)
+{
+	struct dirent **ents = NULL;
+	int k, i, ret = 0;
+
+	k = scandir(dir, &ents, ini_file, alphasort);
+	if (k < 0)
+		return 0; /* no workloads: no extra packages */
+	for (i = 0; i < k; i++) {
+		char *path = xasprintf("%s/%s", dir, ents[i]->d_name);
+		const char *p;
+		struct workload w;
+		size_t len;
+
+		if (workload_load(path, &w) < 0) {
+			ret = -EINVAL;
+		} else {
+			for (p = package_next(w.packages, &len); p;
+			     p = package_next(p + len, &len)) {
+				if (*n == max) {
+					ret = err("image: more than %zu workload "
+						  "packages",
+						  max);
+					break;
+				}
+				list[(*n)++] = xstrndup(p, len);
+			}
+			workload_release(&w);
+		}
+		free(path);
+		free(ents[i]);
+	}
+	free(ents);
+	return ret;
 }

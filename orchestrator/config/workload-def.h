@@ -112,6 +112,16 @@ void workload_print_man(FILE *f);
 int workload_load(const char *path, struct workload *w);
 void workload_release(struct workload *w);
 /*
+ * The packages every workload file of DIR (*.ini) asks for ('packages =',
+ * split on blanks and commas): what the debian and lab images carry, for
+ * their build and their check alike (image.h image_opts.packages).  Into
+ * LIST (MAX at most, each owned: the caller frees them), their number into
+ * *N.  No DIR: none.  0 or -errno, reported.
+ */
+#define WORKLOAD_PACKAGES_MAX 256
+int workload_packages_all(const char *dir, char **list, size_t max,
+			  size_t *n);
+/*
  * Parameters reach commands as environment variables; this returns
  * "NAME=value" strings for each parameter's first value (NULL-ended, caller
  * frees with free_strv).  A cell's own values are in struct cell.params.

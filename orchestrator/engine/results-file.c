@@ -223,6 +223,23 @@ out:
 	return ret;
 }
 
+/* What the run said of its set-up that its figures depend on (a stale
+ * image booted as it is): run.notes, when there is any. */
+static void run_notes(json_t *run, const struct run *r)
+{
+	json_t *notes = json_array();
+	size_t k;
+
+	for (k = 0; k < r->ngfs; k++)
+		if (r->gfs[k].image_note)
+			json_array_append_new(
+			    notes, json_string(r->gfs[k].image_note));
+	if (json_array_size(notes))
+		json_object_set_new(run, "notes", notes);
+	else
+		json_decref(notes);
+}
+
 json_t *results_head_new(const struct run *r)
 {
 	json_t *doc = json_object(), *run = json_object(), *wl = json_object();
@@ -257,6 +274,7 @@ json_t *results_head_new(const struct run *r)
 	json_object_set_new(run, "versions", ver);
 	/* where its executors ran the cells (run.remote_libvirt) */
 	run_exec_describe(r, -1, run);
+	run_notes(run, r);
 	json_object_set_new(doc, "schema", json_string(RESULTS_SCHEMA));
 	json_object_set_new(doc, "run", run);
 

@@ -100,6 +100,9 @@ void cell_states_free(struct cell_state *states, int n);
 struct run_guest_files {
 	const char *image, *kernel, *initrd; /* borrowed from the config */
 	struct guest_files f;
+	/* the image is stale, booted as it is (cmd-run.c): said in
+	 * results.json's run.notes; owned, or NULL */
+	char *image_note;
 };
 
 struct run {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * run-host.c - the host settings of a cell (step 2 of a cell's life,
- * run-engine.h): paging, [host] knobs, host THP and the hugetlb pool, each
- * set through host/ and read back into the cell's observed; a cell this
- * host cannot honour is skipped with the reason.
+ * run-engine.h): the cpufreq governor, paging, [host] knobs, host THP and
+ * the hugetlb pool, each set through host/ and read back into the cell's
+ * observed; a cell this host cannot honour is skipped with the reason.
  */
 #include "run-engine.h"
 
@@ -200,6 +200,39 @@ static int knobs_and_thp_set(struct run *r, const struct cell *c,
 	return 0;
 }
 
+/*
+ * [run] governor: every cpufreq policy set (host_governor_set(), once: the
+ * policies already so are left), into observed.governor, null with
+ * governor_why where there is no cpufreq.  -1 with the cell failed.
+ */
+static int governor_set(struct run *r, struct cell_state *st)
+{
+	char why[512];
+	int i, ret;
+
+	if (!strcmp(r->cfg.governor, RUN_GOVERNOR_KEEP))
+		return 0;
+	ret = host_governor_set(r->host, r->cfg.governor, why, sizeof(why));
+	if (ret < 0) {
+		snprintf(why, sizeof(why),
+			 "cannot set the cpufreq governor to '%s'",
+			 r->cfg.governor);
+		cell_fail(st, why);
+		return -1;
+	}
+	json_object_set_new(st->observed, "governor",
+			    ret ? json_string(r->cfg.governor) : json_null());
+	if (ret)
+		return 0;
+	for (i = 0; i < r->ncells; i++) /* said once a run */
+		if (json_object_get(r->states[i].observed, "governor_why"))
+			break;
+	if (i == r->ncells)
+		note("governor = %s: %s", r->cfg.governor, why);
+	json_object_set_new(st->observed, "governor_why", json_string(why));
+	return 0;
+}
+
 /* Set the host for cell CI once; -1 with the cell failed or skipped. */
 static int host_prepare_once(struct run *r, int ci, char *pool, size_t plen,
 			     char *orig, size_t olen)
@@ -221,6 +254,8 @@ static int host_prepare_once(struct run *r, int ci, char *pool, size_t plen,
 	run_exec_describe(r, ci, st->observed);
 	if (!run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS))
 		return 0; /* this host's settings are not the cell's */
+	if (governor_set(r, st) < 0)
+		return -1;
 	if (local_guest(r, ci) && c->paging != PAGING_AUTO &&
 	    c->paging != PAGING_TCG) {
 		if (host_set(r->host, KNOB_PAGING, paging_name(c->paging)) < 0) {

@@ -501,6 +501,26 @@ static enum preflight_verdict check_numa(struct pf *s,
 	return PREFLIGHT_MISSING;
 }
 
+/* [run] governor is offered by every cpufreq policy, for cells run here
+ * (no cpufreq is not missing: the run records it). */
+static enum preflight_verdict check_governor(struct pf *s,
+					     struct preflight_item *it)
+{
+	const char *gov = s->r->cfg.governor;
+	char why[PREFLIGHT_TEXT_MAX - 64];
+	bool here = false;
+	int ci;
+
+	for (ci = 0; ci < s->r->ncells; ci++)
+		here |= local_guest(s, ci) || bare_here(s, ci);
+	if (!here || !s->ctx || !strcmp(gov, RUN_GOVERNOR_KEEP) ||
+	    host_governor_check(s->ctx, gov, why, sizeof(why)) >= 0)
+		return PREFLIGHT_OK;
+	snprintf(it->what, sizeof(it->what), "[run] governor = %s: %s", gov,
+		 why);
+	return PREFLIGHT_MISSING;
+}
+
 /* A disk scratch directory needs a disk: the tiny image has none. */
 static enum preflight_verdict check_scratch(struct pf *s,
 					    struct preflight_item *it)
@@ -637,6 +657,8 @@ static const struct preflight_row preflight_rows[] = {
      "pdpe1gb), or drop that [matrix] backing"},
     {"host knobs", check_knobs,
      "drop the knob from [host], or run where the kernel has it"},
+    {"cpufreq governor", check_governor,
+     "[run] governor = keep, or run where every cpufreq policy offers it"},
     {"guest image", check_image, "build it (vmtax image build)"},
     {"image build", check_image_build, "'make deps' installs them"},
     {"workload packages", check_workload_packages,
@@ -670,7 +692,7 @@ static void pf_init(struct pf *s, const struct run *r,
 	s->h = h;
 	s->root = h->root ? h->root : "";
 	s->remote_libvirt = vm_uri_remote(r->cfg.uri, NULL);
-	o.root = s->root;
+	o.root = h->root; /* NULL: the run's, VMTAX_HOST_ROOT's */
 	o.readonly = true;
 	if (host_ctx_new(&o, &s->ctx) < 0)
 		s->ctx = NULL;

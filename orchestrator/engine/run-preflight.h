@@ -28,6 +28,9 @@
  *	hugepages	  hugetlb-backed guests: the pool of their page size
  *			  and a hugetlbfs mount of it
  *	host knobs	  each [host] knob a cell sets, settable here
+ *	cpufreq governor  [run] governor (not keep): every cpufreq policy
+ *			  offers it (scaling_available_governors); a host
+ *			  without cpufreq passes (the run records it)
  *	guest image	  the files every guest cell boots (guest-files.h):
  *			  a debian image that is not built is missing; a
  *			  tiny one is built on first use

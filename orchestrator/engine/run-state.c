@@ -274,8 +274,10 @@ void run_release(struct run *r)
 	free(r->rundir);
 	free(r->results_path);
 	free(r->journal_path);
-	for (k = 0; k < r->ngfs; k++)
+	for (k = 0; k < r->ngfs; k++) {
 		guest_files_release(&r->gfs[k].f);
+		free(r->gfs[k].image_note);
+	}
 	free(r->gfs);
 	run_config_release(&r->cfg);
 }

@@ -131,6 +131,7 @@ static int bare_phase(struct run *r, struct bare *b, const char *cmd,
 		.timeout_s = run_sample_timeout(r),
 		.counters = counters,
 		.events = r->cfg.events,
+		.raw = r->cfg.raw_events,
 	};
 
 	memset(res, 0, sizeof(*res));

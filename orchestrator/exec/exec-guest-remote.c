@@ -93,10 +93,13 @@ int exec_guest_remote_check(struct run *r, bool dry)
 	}
 	r->accel = strcmp(r->cfg.accel, "tcg") && g->kvm ? "kvm" : "tcg";
 	snprintf(r->accel_why, sizeof(r->accel_why),
-		 "on the remote libvirt of '%.64s' (%.64s), which %s /dev/kvm",
-		 g->d.host, g->hostname, g->kvm ? "has" : "has no");
+		 "on the remote libvirt of '%.64s' (%.64s), which %s",
+		 g->d.host, g->hostname,
+		 g->kvm ? "has /dev/kvm and vmx or svm"
+			: "has no /dev/kvm, or no vmx or svm flag");
 	if (!strcmp(r->cfg.accel, "kvm") && !g->kvm) {
-		err_plain("%s: accel = kvm, but '%s' has no /dev/kvm",
+		err_plain("%s: accel = kvm, but '%s' has no /dev/kvm, or no "
+			  "vmx or svm flag in its /proc/cpuinfo",
 			  r->cfg.path, g->d.host);
 		return -EINVAL;
 	}

@@ -131,13 +131,16 @@ static json_t *guest_run_args(const struct run *r, const struct cell *c,
 	json_object_set_new(a, "timeout_s", json_real(run_sample_timeout(r)));
 	json_object_set_new(a, "counters", json_boolean(counters));
 	/* [run] events: the agent opens them as the runner does here. */
-	if (counters && r->cfg.events) {
+	if (counters && (r->cfg.events || r->cfg.raw_events.n)) {
 		json_t *ev = json_array();
 
 		for (int k = 0; k < RUNNER_COUNTER_MAX; k++)
 			if (r->cfg.events & RUNNER_COUNTER_BIT(k))
 				json_array_append_new(
 				    ev, json_string(runner_counter_name(k)));
+		for (int j = 0; j < r->cfg.raw_events.n; j++)
+			json_array_append_new(
+			    ev, json_string(r->cfg.raw_events.name[j]));
 		json_object_set_new(a, "events", ev);
 	}
 	json_object_set_new(a, "with_output", json_true());

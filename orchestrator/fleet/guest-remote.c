@@ -85,8 +85,9 @@ static void answer(const char *text, const char *key, char *buf, size_t len)
 
 #define PROBE_CMD                                                            \
 	"echo thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled "       \
-	"2>/dev/null); if test -c /dev/kvm; then echo kvm=yes; else echo "  \
-	"kvm=no; fi; echo vendor=$(sed -n 's/^vendor_id[[:space:]]*: //p' " \
+	"2>/dev/null); if test -c /dev/kvm && grep -qwE 'vmx|svm' "         \
+	"/proc/cpuinfo; then echo kvm=yes; else echo kvm=no; fi; "          \
+	"echo vendor=$(sed -n 's/^vendor_id[[:space:]]*: //p' "             \
 	"/proc/cpuinfo | head -n 1); echo hostname=$(uname -n); echo "      \
 	"cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null); echo "                \
 	"memavail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"

@@ -9,7 +9,7 @@
  * StrictHostKeyChecking=yes, a connect timeout) to USER@HOST:
  *   - guest_remote_open() asks HOST what the run must know before anything
  *     changes: its THP mode (a config's one host_thp must be it), whether
- *     it has /dev/kvm, its CPU vendor, its name, its online CPUs and
+ *     KVM is usable there (/dev/kvm and vmx or svm), its CPU vendor, its name, its online CPUs and
  *     available memory (a guest larger than those is refused, as
  *     run-preflight.h refuses one larger than this host);
  *   - guest_remote_stage() copies a guest's kernel and initrd, and a
@@ -60,7 +60,9 @@ struct guest_remote {
 	char hostname[128];
 	char thp[32];	/* its THP mode ("always", ...), "" unknown */
 	char vendor[32]; /* its CPU's vendor_id */
-	bool kvm;	/* it has /dev/kvm */
+	bool kvm;	/* it has /dev/kvm and a CPU with vmx or svm, as
+			 * host_accel_decide() asks here: a kvm_pvm /dev/kvm
+			 * without them hangs stock guest kernels */
 	long cpus;	/* its online CPUs; 0: not said */
 	unsigned long long memavail; /* its MemAvailable, bytes; 0: not said */
 	long copied;	/* files copied by guest_remote_stage() */

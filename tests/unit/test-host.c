@@ -4,7 +4,7 @@
  * tree in a temp dir and a fake module loader.  Nothing on the real host is
  * touched.
  *
- * The fake kernel: this file defines write() and fsync(), which take
+ * The fake kernel: this file defines open(), write() and fsync(), which take
  * precedence over libc's for the code linked from libvmtax.a.  A write to a
  * file under FAKE_ROOT/sys behaves as sysfs does (the file is replaced, THP
  * files move their brackets, a 1G pool is clamped to what "fits"), or is
@@ -86,6 +86,35 @@ static bool thp_select(const char *cur, const char *word, char *out, size_t len)
 	}
 	snprintf(out + n, len - n, "\n");
 	return found;
+}
+
+/* Whether PATH is a file of the fake kernel: FAKE_ROOT/sys, /proc/sys. */
+static bool fake_kernel_file(const char *path)
+{
+	size_t rl = strlen(fake_root);
+
+	return rl && !strncmp(path, fake_root, rl) &&
+	       (!strncmp(path + rl, "/sys/", 5) ||
+		!strncmp(path + rl, "/proc/sys/", 10));
+}
+
+/*
+ * sysfs and procfs ignore O_TRUNC (write_str() opens with it, as the
+ * shell's '>' does); the fake's regular files would be emptied by it.
+ */
+int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (fake_kernel_file(path))
+		flags &= ~O_TRUNC;
+	return syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 }
 
 ssize_t write(int fd, const void *buf, size_t n)

@@ -3,7 +3,7 @@
  * Unit tests for recipes (guest-image/build/image-recipe.c): a recipe of contents is the
  * same for the same files in two directories (the shared lab image, two
  * clones), and changes with a file's bytes; a script's recipe names the lib
- * it sources when there is one beside it.
+ * it sources when there is one beside it; recipe_diff() names what changed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,7 +44,7 @@ static void key_of(const char *root, const char *dir, bool content,
 	assert_int_equal(content ? recipe_add_content(&r, "/agent", agent)
 				 : recipe_add_file(&r, "/agent", agent),
 			 0);
-	assert_int_equal(recipe_add_script(&r, "script", script, content), 0);
+	assert_int_equal(recipe_add_script(&r, "script", script), 0);
 	recipe_key(&r, key, 17);
 	recipe_release(&r);
 	free(agent);
@@ -66,7 +66,7 @@ static void test_contents_not_paths(void **state)
 	key_of(root, "one/image", true, a);
 	key_of(root, "two/image", true, b);
 	assert_string_equal(a, b);
-	/* with paths (the tiny and debian images): two keys */
+	/* with paths (the host's own files, /etc/passwd): two keys */
 	key_of(root, "one/image", false, a);
 	key_of(root, "two/image", false, b);
 	assert_string_not_equal(a, b);
@@ -102,8 +102,7 @@ static void test_script_lib(void **state)
 		char *script = xasprintf("%s/image/sh", root);
 
 		recipe_init(&r);
-		assert_int_equal(recipe_add_script(&r, "tiny script", script,
-						   true),
+		assert_int_equal(recipe_add_script(&r, "tiny script", script),
 				 0);
 		recipe_key(&r, a, sizeof(a));
 		assert_non_null(strstr(r.text, "tiny script fnv1a64:"));
@@ -117,11 +116,62 @@ static void test_script_lib(void **state)
 	free(rm);
 }
 
+/*
+ * recipe_diff(): each kind of change names its own input, a hashed line
+ * by its name alone, another line whole (cut at 60 bytes).
+ */
+static const struct {
+	const char *old, *new, *what;
+} diffs[] = {
+    {"kind tiny\nbinary stream fnv1a64:0001\n",
+     "kind tiny\nbinary stream fnv1a64:0002\n", "binary stream"},
+    {"kind debian\n/usr/local/sbin/vmtax-agent fnv1a64:01\n",
+     "kind debian\n/usr/local/sbin/vmtax-agent fnv1a64:02\n",
+     "/usr/local/sbin/vmtax-agent"},
+    {"binary a fnv1a64:1\n", "binary a fnv1a64:1\nbinary b fnv1a64:2\n",
+     "binary b"},
+    {"binary a fnv1a64:1\nbinary b fnv1a64:2\n", "binary a fnv1a64:1\n",
+     "binary b (gone)"},
+    {"binary a fnv1a64:1\n", "binary z fnv1a64:1\n",
+     "binary z, binary a (gone)"},
+    {"kver 6.1.0\nscript fnv1a64:1\n", "kver 6.12.57\nscript fnv1a64:1\n",
+     "kver 6.12.57"},
+    {"packages a,b\n", "packages a,b,c\n", "packages a,b,c"},
+    {"packages a\n",
+     "packages "
+     "aaaaaaaaa,bbbbbbbbb,ccccccccc,ddddddddd,eeeeeeeee,fffffffff,ggg\n",
+     "packages aaaaaaaaa,bbbbbbbbb,ccccccccc,ddddddddd,eeeeeeeee,f..."},
+    {"a fnv1a64:1\nb fnv1a64:2\n", "b fnv1a64:2\na fnv1a64:1\n",
+     "the recipe's order"},
+};
+
+static void test_diff(void **state)
+{
+	char what[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(diffs) / sizeof(diffs[0]); i++) {
+		recipe_diff(diffs[i].old, diffs[i].new, what, sizeof(what));
+		assert_string_equal(what, diffs[i].what);
+	}
+	/* a long list ends in ", ..." within its buffer */
+	{
+		char small[32];
+
+		recipe_diff("", "binary aaaaaaaaaa fnv1a64:1\nbinary "
+				"bbbbbbbbbb fnv1a64:2\n",
+			    small, sizeof(small));
+		assert_string_equal(small, "binary aaaaaaaaaa, ...");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_contents_not_paths),
 		cmocka_unit_test(test_script_lib),
+		cmocka_unit_test(test_diff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

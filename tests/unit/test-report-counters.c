@@ -6,7 +6,8 @@
  * without does (null: not supported, never 0), and perf stat's figures:
  * task-clock in msec and CPUs utilized, rates per second of task-clock,
  * cycles in GHz.  The document is written here, its numbers chosen so the
- * figures are exact.
+ * figures are exact.  Raw PMU events ("r003c") get slots of their own,
+ * named as written, null as not supported, never 0.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -163,12 +164,74 @@ static void test_formats(void **state)
 	report_free(r);
 }
 
+/* Raw PMU events: "r003c" counted on one host, null on the other; "r01A2"
+ * counted on both; "rubbish" is no raw event and is left out. */
+static const char sample_raw[] =
+    "{\"index\": %d, \"status\": \"ok\", \"elapsed_s\": 2, \"user_s\": 1, "
+    "\"sys_s\": 0.5, \"metric\": 2, \"counters\": {\"task-clock\": "
+    "1500000000, \"page-faults\": 3000, \"context-switches\": 0, "
+    "\"cycles\": null, \"instructions\": null, \"dTLB-loads\": null, "
+    "\"dTLB-load-misses\": null, \"r003c\": %s, \"rubbish\": 1, "
+    "\"r01A2\": 5}}";
+
+static void test_raw(void **state)
+{
+	char path[] = "/tmp/vmtax-test-report-counters.XXXXXX";
+	char s[4][512];
+	struct report *r = NULL;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	char *buf = NULL;
+	size_t len = 0;
+
+	(void)state;
+	assert_non_null(f);
+	snprintf(s[0], sizeof(s[0]), sample_raw, 0, "40");
+	snprintf(s[1], sizeof(s[1]), sample_raw, 1, "60");
+	snprintf(s[2], sizeof(s[2]), sample_raw, 0, "null");
+	snprintf(s[3], sizeof(s[3]), sample_raw, 1, "null");
+	fprintf(f, doc, s[0], s[1], s[2], s[3]);
+	fclose(f);
+	assert_int_equal(report_load(path, &r), 0);
+	unlink(path);
+
+	assert_int_equal(r->ncounters, RC_NR + 2);
+	assert_int_equal(r->counter_id[RC_NR], REPORT_COUNTER_RAW);
+	assert_string_equal(fmt_counter_name(r, RC_NR), "r003c");
+	assert_string_equal(fmt_counter_name(r, RC_NR + 1), "r01A2");
+	assert_string_equal(fmt_counter_name(r, RC_TASK_CLOCK), "task-clock");
+	assert_int_equal(r->cells[0].counters[RC_NR].state, CS_OK);
+	assert_true(r->cells[0].counters[RC_NR].mean == 50);
+	assert_int_equal(r->cells[1].counters[RC_NR].state, CS_NOT_SUPPORTED);
+	assert_int_equal(r->cells[1].counters[RC_NR + 1].state, CS_OK);
+
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report_format_text.render(r, f), 0);
+	fclose(f);
+	/* as perf stat shows them: a count, no note, its spread */
+	assert_non_null(strstr(buf, "                 50      r003c      "));
+	assert_non_null(strstr(buf, "( +-  28.28% )\n"));
+	assert_non_null(strstr(buf, "    <not supported>      r003c\n"));
+	assert_null(strstr(buf, "rubbish"));
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report_format_csv.render(r, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, ",dTLB-load-misses,r003c,r01A2,"
+				    "why_empty\n"));
+	assert_non_null(strstr(buf, " r003c:not_supported"));
+	free(buf);
+	report_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_slots),
 	    cmocka_unit_test(test_perf_figures),
 	    cmocka_unit_test(test_formats),
+	    cmocka_unit_test(test_raw),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -371,6 +371,49 @@ static void test_numa_node(void **state)
 	assert_null(preflight_find(&p, "NUMA node"));
 }
 
+/*
+ * [run] governor = performance: passes where every cpufreq policy offers
+ * it and where there is no cpufreq (the run records that); a policy that
+ * does not is refused; keep, or no cell on this host, checks nothing.
+ */
+static void test_governor(void **state)
+{
+	static const char *const perf[] = {"run.governor=performance"};
+	static const char *const bare[] = {"run.governor=performance",
+					   "matrix.where=bare-metal"};
+	const struct preflight_item *it;
+	struct preflight p;
+
+	(void)state;
+	check(&p, perf, ARRAY_SIZE(perf)); /* the fixture has no cpufreq */
+	assert_null(preflight_find(&p, "cpufreq governor"));
+	sh("cd '%s/sys/devices/system/cpu' && mkdir -p cpufreq/policy0 "
+	   "cpufreq/policy12 && for p in 0 12; do echo powersave "
+	   ">cpufreq/policy$p/scaling_governor; done && echo 'performance "
+	   "powersave' >cpufreq/policy0/scaling_available_governors && echo "
+	   "'powersave' >cpufreq/policy12/scaling_available_governors",
+	   root);
+	check(&p, NULL, 0);
+	assert_null(preflight_find(&p, "cpufreq governor"));
+	check(&p, bare, ARRAY_SIZE(bare));
+	print_list(&p);
+	it = preflight_find(&p, "cpufreq governor");
+	assert_non_null(it);
+	assert_int_equal(it->verdict, PREFLIGHT_MISSING);
+	assert_string_equal(it->what,
+			    "[run] governor = performance: cpufreq policy12 "
+			    "does not offer the governor 'performance' (its "
+			    "scaling_available_governors: powersave)");
+	assert_string_equal(it->fix, "[run] governor = keep, or run where "
+				     "every cpufreq policy offers it");
+	sh("echo 'performance powersave' "
+	   ">'%s/sys/devices/system/cpu/cpufreq/policy12/"
+	   "scaling_available_governors'",
+	   root);
+	check(&p, perf, ARRAY_SIZE(perf));
+	assert_null(preflight_find(&p, "cpufreq governor"));
+}
+
 /* accel = auto without KVM: no refusal, the paging cells are skipped. */
 static void test_auto_without_kvm(void **state)
 {
@@ -480,6 +523,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_all_at_once, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hugetlb_too_big, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_governor, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
