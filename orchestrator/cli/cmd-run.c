@@ -19,7 +19,6 @@
 #include "cmds.h"
 #include "guest-files.h"
 #include "guest-kernel.h"
-#include "guest-remote.h"
 #include "guest-reach.h"
 #include "image.h"
 #include "layout.h"
@@ -259,154 +258,21 @@ static int resolve_guest_files(struct run *r)
 		r->ngfs++;
 		/* QEMU opens these as its own user: from a private checkout
 		 * they are staged where it can (guest-reach.h); a remote
-		 * libvirt's are copied there when the run starts. */
-		if (!r->remote && guest_files_reach_for(&g->f, r->cfg.uri) < 0)
+		 * libvirt's are copied there when the run starts (its
+		 * executor's begin()). */
+		if (!run_exec_has(r, ci, EXEC_REMOTE_LIBVIRT) &&
+		    guest_files_reach_for(&g->f, r->cfg.uri) < 0)
 			return -EINVAL;
 	}
 	return 0;
 }
 
 /*
- * R's vendor_paging: the paging name ("ept", "npt") of CPU's vendor
- * (cpu-vendor.h), the CPU of WHERE, whose guests the cells are; "" for a CPU
- * of no known vendor.  That is refused when its guests run under KVM: their
- * paging would have no name.  (Under TCG a hw cell is skipped, and says
- * "hw".)
- */
-static int vendor_paging_set(struct run *r, const struct host_cpu *cpu,
-			     const char *where)
-{
-	const struct virt_hw *hv = host_virt_hw(host_virt_vendor(cpu));
-	char ids[64];
-
-	snprintf(r->vendor_paging, sizeof(r->vendor_paging), "%s",
-		 hv ? hv->paging : "");
-	if (hv || strcmp(r->accel, "kvm"))
-		return 0;
-	host_virt_vendor_ids(ids, sizeof(ids));
-	err_plain("%s: cannot tell which paging KVM guests get on %s: its CPU "
-		  "vendor '%s' is none of %s",
-		  r->cfg.path, where, cpu->vendor, ids);
-	return -ENODEV;
-}
-
-/*
- * The remote libvirt's guests against its host's CPUs and available memory
- * (as run-preflight.h checks this host's): the largest refused with the
- * figures; a figure the host did not give is said to be unchecked.
- */
-static int remote_sizes(const struct run *r, const struct guest_remote *g)
-{
-	const struct cell *cpus = NULL, *mem = NULL;
-	int ci, ret = 0;
-
-	for (ci = 0; ci < r->ncells; ci++) {
-		const struct cell *c = &r->cells[ci];
-
-		if (!run_exec_has(r, ci, EXEC_NEEDS_GUEST))
-			continue;
-		if (!cpus || c->vcpus > cpus->vcpus)
-			cpus = c;
-		if (!mem || c->memory > mem->memory)
-			mem = c;
-	}
-	if (!cpus)
-		return 0;
-	if (g->cpus <= 0 || !g->memavail)
-		note("%s: '%s' (the remote libvirt's host) did not say its %s: "
-		     "its guests' size is not checked against it",
-		     r->cfg.path, g->d.host,
-		     g->cpus <= 0 ? "CPUs" : "available memory");
-	if (g->cpus > 0 && cpus->vcpus > g->cpus)
-		ret = err_plain("%s: cell '%s' asks for %ld vCPUs, and '%s' "
-				"(the remote libvirt's host) has %ld CPUs "
-				"online: give [guest] vcpus %ld or fewer",
-				r->cfg.path, cpus->id, cpus->vcpus, g->d.host,
-				g->cpus, g->cpus);
-	if (g->memavail && mem->memory > g->memavail)
-		ret = err_plain("%s: cell '%s' asks for a %.1f GiB guest, and "
-				"'%s' (the remote libvirt's host) has %.1f GiB "
-				"available (MemAvailable): lower [guest] memory",
-				r->cfg.path, mem->id,
-				(double)mem->memory / (1ULL << 30), g->d.host,
-				(double)g->memavail / (1ULL << 30));
-	return ret < 0 ? -EINVAL : 0;
-}
-
-/*
- * Guests on a remote libvirt: what its host says (guest-remote.h) decides
- * the accelerator and the paging's name, and its THP must be the config's
- * one host_thp (it is not set from here).
- */
-static int remote_checks(struct run *r)
-{
-	struct guest_remote *g;
-	struct host_cpu cpu = { 0 };
-	char *where;
-	int ret;
-
-	if (guest_remote_open(r->cfg.uri, r->cfg.path, &r->remote) < 0)
-		return -EINVAL;
-	g = r->remote;
-	if (*g->thp && strcmp(g->thp, r->cfg.host_thp.v[0])) {
-		err_plain(
-		    "%s: host_thp = %s, but '%s' (the remote libvirt's "
-		    "host) runs THP %s: its THP is not set from here (that "
-		    "needs [fleet]); give host_thp = %s",
-		    r->cfg.path, r->cfg.host_thp.v[0], g->d.host, g->thp,
-		    g->thp);
-		return -EINVAL;
-	}
-	r->accel = strcmp(r->cfg.accel, "tcg") && g->kvm ? "kvm" : "tcg";
-	snprintf(r->accel_why, sizeof(r->accel_why),
-		 "on the remote libvirt of '%.64s' (%.64s), which %s",
-		 g->d.host, g->hostname,
-		 g->kvm ? "has /dev/kvm and vmx or svm"
-			: "has no /dev/kvm, or no vmx or svm flag");
-	if (!strcmp(r->cfg.accel, "kvm") && !g->kvm) {
-		err_plain("%s: accel = kvm, but '%s' has no /dev/kvm, or no "
-			  "vmx or svm flag in its /proc/cpuinfo",
-			  r->cfg.path, g->d.host);
-		return -EINVAL;
-	}
-	if (remote_sizes(r, g) < 0)
-		return -EINVAL;
-	snprintf(cpu.vendor, sizeof(cpu.vendor), "%s", g->vendor);
-	where = xasprintf("'%s' (the remote libvirt's host)", g->d.host);
-	ret = vendor_paging_set(r, &cpu, where);
-	free(where);
-	return ret < 0 ? ret : resolve_guest_files(r);
-}
-
-/*
- * What cells on this host need: the accelerator its guests get (checked
- * against [guest] accel), its CPU's paging, every guest cell's files.
- */
-static int run_local_checks(struct run *r)
-{
-	struct host_cpu cpu;
-
-	if (r->need_guest && vm_uri_remote(r->cfg.uri, NULL))
-		return remote_checks(r);
-	/* accel = kvm where KVM is unusable: run_preflight() refused it */
-	r->accel = host_accel_decide("", r->accel_why, sizeof(r->accel_why));
-	if (!strcmp(r->cfg.accel, "tcg")) {
-		r->accel = "tcg";
-		snprintf(r->accel_why, sizeof(r->accel_why),
-			 "accel = tcg in the config");
-	}
-	if (host_cpu_read("", &cpu) < 0)
-		memset(&cpu, 0, sizeof(cpu));
-	if (vendor_paging_set(r, &cpu, "this host") < 0)
-		return -ENODEV;
-	return resolve_guest_files(r);
-}
-
-/*
  * Everything that can be checked is checked before the host changes: the
  * config and its matrix (against OLD when resuming), what the run needs of
- * this host, all of it at once (run-preflight.h), the accelerator, the
- * guest files (a remote executor's check() instead), the run directory.
+ * this host, all of it at once (run-preflight.h), what each executor
+ * checks (its check(): the accelerator; a remote executor's host), the
+ * guest files (not a remote executor's), the run directory.
  */
 static int run_prepare(struct run *r, const char *config_path, json_t *old,
 		       bool force, const char *out, bool dry)
@@ -427,13 +293,11 @@ static int run_prepare(struct run *r, const char *config_path, json_t *old,
 		r->need_guest |= run_exec_has(r, i, EXEC_NEEDS_GUEST);
 	if (run_preflight(r) < 0)
 		return -EINVAL;
-	/* Cells on another host: its own run decides and checks the rest. */
-	if (run_exec_has(r, 0, EXEC_REMOTE)) {
-		if (run_exec_of(r, 0)->check(r, dry) < 0)
-			return -EINVAL;
-	} else if (run_local_checks(r) < 0) {
+	if (run_execs_check(r, dry) < 0)
 		return -EINVAL;
-	}
+	/* Cells on another host: its own run resolves their guest files. */
+	if (!run_exec_has(r, 0, EXEC_REMOTE) && resolve_guest_files(r) < 0)
+		return -EINVAL;
 	if (dry)
 		return 0;
 	if (results_dir_make(out, r->cfg.name, r->resume, "vmtax run",
@@ -562,15 +426,13 @@ static int run_open(struct run *r, struct run_args *a, json_t **old)
 static int run_start(struct run *r, json_t *old)
 {
 	char where[384];
-	size_t k;
 
 	if (run_take_host(r) < 0)
 		return -EINVAL;
 	if (r->need_guest && vm_conn_open(r->cfg.uri, &r->conn) < 0)
 		return -EINVAL;
-	for (k = 0; r->remote && k < r->ngfs; k++)
-		if (guest_remote_stage(r->remote, &r->gfs[k].f) < 0)
-			return -EINVAL;
+	if (run_execs_begin(r) < 0)
+		return -EINVAL;
 	run_where(r, where, sizeof(where));
 	note("run '%s': %d cells x %ld samples of '%s', %s", r->cfg.name,
 	     r->ncells, r->cfg.repeat, r->cfg.wl.name, where);
@@ -642,9 +504,8 @@ out:
 	stop_signals_host(NULL);
 	host_ctx_free(r.host);
 	vm_conn_close(r.conn);
-	guest_remote_free(r.remote);
 	json_decref(old);
 	run_args_release(&a);
-	run_release(&r);
+	run_release(&r); /* the executors' end() too */
 	return ret;
 }

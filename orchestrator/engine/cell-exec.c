@@ -67,10 +67,10 @@ bool cell_exec_consistent(const struct cell_exec_ops *ex, char *why, size_t len)
 			    ex->stop))
 		bad = "EXEC_REMOTE needs check() and run_remote(), and no "
 		      "per-cell ops (its host's own executors run the cells)";
-	else if (!remote && (!ex->start || !ex->sample || !ex->stop ||
-			     ex->check || ex->run_remote))
+	else if (!remote &&
+		 (!ex->start || !ex->sample || !ex->stop || ex->run_remote))
 		bad = "a local executor needs start(), sample() and stop(), "
-		      "and no check() or run_remote()";
+		      "and no run_remote()";
 	else if (!remote && cell_exec_has(ex, EXEC_CAN_PROFILE) != !!ex->profile)
 		bad = "EXEC_CAN_PROFILE and profile() disagree";
 	else if (!remote && cell_exec_has(ex, EXEC_NEEDS_GUEST) && !ex->restart)

@@ -23,7 +23,11 @@
  * exec-NAME.c with its static ops and its flags, declare it below, and
  * give it its rows in cell_exec_rows[] (cell-exec.c): a remote place's
  * name goes in cell_exec_places[] too, which makes it a value of [run]
- * executor.  The unit test then checks its flags against its ops.
+ * executor.  What it must check before the run is its check(); what it
+ * holds for the whole run (a connection, staged files) its begin() and
+ * end() keep in its slot (run_exec_state()); what results.json says of
+ * where it ran its describe().  The unit test then checks its flags
+ * against its ops.
  */
 #ifndef VMTAX_CELL_EXEC_H
 #define VMTAX_CELL_EXEC_H
@@ -77,13 +81,32 @@ enum cell_exec_flag {
  * it), anything else when the cell cannot go on.  restart() may be NULL
  * (nothing to replace).  profile() (NULL unless EXEC_CAN_PROFILE) runs the
  * workload once more under sampling and gives RES with res->profile set,
- * or a negative errno with WHY.  stop() never fails.
+ * or a negative errno with WHY.  stop() never fails.  A local executor
+ * calls run_warmup() (run-engine.h) from its start() for its warm-up runs.
  *
- * A remote executor (EXEC_REMOTE) has these instead:
- * - check(), before anything changes or boots: what its host cannot run of
- *   the matrix is refused (reported as config errors), what it needs is
- *   found; with DRY, also whether it is ready (an image to build), said on
- *   stdout.  0 or a negative errno.
+ * Per run, every executor may have these (NULL: nothing to do), each
+ * called once per run for each executor its cells use (run_execs_*(),
+ * run-state.c), never for one it does not; the executor's per-run state
+ * hangs off R in its own slot, run_exec_state(R, EX):
+ * - check(), before anything changes or boots (a local one's after
+ *   run_preflight()): what its host cannot run of the matrix is refused
+ *   (reported as config errors), what it needs is found (for cells on
+ *   this host or a remote libvirt: R's accel, accel_why and
+ *   vendor_paging); with DRY, also whether it is ready (an image to
+ *   build), said on stdout.  0 or a negative errno.  Needed by a remote
+ *   executor.
+ * - begin(), once this host is taken and before results.json is first
+ *   written (not with --dry-run): the per-run state its cells need (a
+ *   remote libvirt's staged files).  0 or a negative errno, reported.
+ * - describe(): what it says of where its cells ran, into results.json:
+ *   with CI < 0 into the run object INTO (once, for the run's head), else
+ *   into cell CI's observed INTO (when the cell's host settings are made,
+ *   before its start()).
+ * - end(): frees its per-run state (its slot; from run_release(), also
+ *   after a failed check()).  Never fails.
+ *
+ * A remote executor (EXEC_REMOTE) has these instead of the per-cell ops:
+ * - check() (above);
  * - run_remote(): every cell of R on its host, R's run directory and
  *   signals its own (a stop request stops the run there, which keeps its
  *   samples; R->resume resumes it).  It gives what that host's run
@@ -108,13 +131,17 @@ struct cell_exec_ops {
 		       struct runner_result *res, char *why, size_t len);
 	void (*stop)(struct run *r, struct cell_run *cr);
 	int (*check)(struct run *r, bool dry);
+	int (*begin)(struct run *r);
+	void (*describe)(const struct run *r, int ci, json_t *into);
+	void (*end)(struct run *r);
 	int (*run_remote)(struct run *r, json_t **doc, json_t **label,
 			  int *rc);
 };
 
 extern const struct cell_exec_ops cell_exec_bare;  /* exec-bare.c */
 extern const struct cell_exec_ops cell_exec_guest; /* exec-guest.c */
-/* exec-guest.c: the same guests on a remote libvirt */
+/* exec-guest.c, its per-run ops in exec-guest-remote.c: the same guests
+ * on a remote libvirt */
 extern const struct cell_exec_ops cell_exec_guest_remote;
 extern const struct cell_exec_ops cell_exec_lab;   /* exec-lab.c */
 extern const struct cell_exec_ops cell_exec_fleet; /* exec-fleet.c */

@@ -19,7 +19,6 @@
 #include "report.h"
 #include "results-doc.h"
 #include "sample-unit.h"
-#include "guest-remote.h"
 #include "util.h"
 #include "vm.h"
 
@@ -224,27 +223,6 @@ out:
 	return ret;
 }
 
-/*
- * run.remote_libvirt: where the guest cells ran when [guest] uri is a
- * remote libvirt (absent otherwise): run.host is this machine, which
- * drove them.
- */
-static json_t *remote_libvirt_json(const struct run *r)
-{
-	const struct guest_remote *g = r->remote;
-	char name[256] = "";
-
-	if (r->conn)
-		vm_conn_hostname(r->conn, name, sizeof(name));
-	return json_pack("{s:s, s:s, s:s, s:s?, s:s, s:I, s:I, s:s}", "uri",
-			 r->cfg.uri, "host", g->d.host, "ssh", g->dest,
-			 "hostname", *name ? name : NULL, "thp", g->thp,
-			 "files_copied", (json_int_t)g->copied, "files_reused",
-			 (json_int_t)g->reused, "note",
-			 "the guest cells ran on this libvirt's host; run.host "
-			 "is the machine that drove them");
-}
-
 /* What the run said of its set-up that its figures depend on (a stale
  * image booted as it is): run.notes, when there is any. */
 static void run_notes(json_t *run, const struct run *r)
@@ -294,8 +272,8 @@ json_t *results_head_new(const struct run *r)
 	json_object_set_new(ver, "libvirt", *lv ? json_string(lv) : json_null());
 	json_object_set_new(ver, "qemu", *qv ? json_string(qv) : json_null());
 	json_object_set_new(run, "versions", ver);
-	if (r->remote)
-		json_object_set_new(run, "remote_libvirt", remote_libvirt_json(r));
+	/* where its executors ran the cells (run.remote_libvirt) */
+	run_exec_describe(r, -1, run);
 	run_notes(run, r);
 	json_object_set_new(doc, "schema", json_string(RESULTS_SCHEMA));
 	json_object_set_new(doc, "run", run);

@@ -36,10 +36,17 @@
  * executor's capability flags and calls its ops; it never asks which one
  * it holds.
  *
+ * Executors own what they need for the whole run: their check() before
+ * it, begin() and end() around it, describe() of where they ran, each
+ * with its state in its slot of the run (run_execs_check() and the rest
+ * below; cell-exec.h).
+ *
  * Files: run-engine.c (a cell's life, run_engine()), run-host.c (step 2),
- * run-sample.c (step 4's retry loop), run-state.c (statuses, progress,
- * saving, the services for executors), run-rounds.c, run-sampling.c,
- * run-remote.c, cell-profile.c.
+ * run-sample.c (step 3's warm-ups, step 4's retry loop), run-state.c
+ * (statuses, progress, saving, the executors' per-run ops, the services
+ * for executors), run-accel.c (this host's accelerator, for a local
+ * executor's check()), run-rounds.c, run-sampling.c, run-remote.c,
+ * cell-profile.c.
  *
  * Ownership: struct run owns everything it points to; run_release() frees it.
  */
@@ -60,8 +67,12 @@
 #include "runner.h"
 #include "sampling-plan.h"
 
+struct host_cpu;
 struct host_ctx;
 struct vm_conn;
+
+/* The most executors one run's cells use (local: one per enum where). */
+#define RUN_EXECS_MAX 4
 
 /* The state of one cell: what results.json says of it. */
 struct cell_state {
@@ -109,8 +120,14 @@ struct run {
 	char *journal_path;	/* samples.jsonl */
 	struct host_ctx *host;
 	struct vm_conn *conn;
-	/* guests on a remote libvirt (a qemu+ssh [guest] uri), else NULL */
-	struct guest_remote *remote;
+	/* the executors R's cells use, each with its per-run state, its
+	 * own (run_execs_check() lists them; their check() or begin() sets
+	 * state, their end() frees it: run_exec_state()) */
+	struct run_exec {
+		const struct cell_exec_ops *ex;
+		void *state;
+	} execs[RUN_EXECS_MAX];
+	size_t nexecs;
 	const char *accel;
 	char accel_why[256];
 	struct run_guest_files *gfs; /* one per distinct (image, kernel, initrd) */
@@ -225,6 +242,23 @@ bool run_unit_is_boot(const struct run *r, int ci);
 /* The executor of cell CI, and whether it has every flag in FLAGS. */
 const struct cell_exec_ops *run_exec_of(const struct run *r, int ci);
 bool run_exec_has(const struct run *r, int ci, unsigned flags);
+/* Whether R's [guest] uri is another host's libvirt (qemu+ssh): a fact of
+ * the config, which picks the guest cells' executor. */
+bool run_libvirt_remote(const struct run *r);
+/*
+ * The per-run ops of the executors R's cells use (cell-exec.h), each
+ * executor once, in the order of its first cell (run-state.c):
+ * run_execs_check() lists them and calls each check() (0, or -EINVAL
+ * with the reason reported); run_execs_begin() each begin() once the host
+ * is taken (0 or -EINVAL); run_exec_describe() what cell CI's executor
+ * says of where it ran into its observed INTO, or with CI < 0 what every
+ * executor says into results.json's run INTO; run_execs_end() each end(),
+ * last first (run_release() calls it).
+ */
+int run_execs_check(struct run *r, bool dry);
+int run_execs_begin(struct run *r);
+void run_exec_describe(const struct run *r, int ci, json_t *into);
+void run_execs_end(struct run *r);
 /* Write results.json; one that cannot be written stops the run. */
 void run_save(struct run *r);
 /* A cell id as a file name ('/' and '=' as '_'). */
@@ -259,6 +293,18 @@ bool run_cell_hugetlb_unsupported(struct host_ctx *ctx, const char *root,
 /* Start the cell's executor, replacing a guest that dies first. */
 int run_cell_start(struct run *r, const struct cell_exec_ops *ex,
 		   struct cell_run *cr);
+/*
+ * The cell's [run] warmup runs, unmeasured, each through ONE (warm-up run
+ * IDX, with ARG: it runs the workload once and saves its output as phase
+ * "warmup", run_save_output()), with "warm-up run" as progress, until a
+ * stop is asked.  0, or ONE's first negative errno (WHY says why, from
+ * ONE): the warm-ups after it do not run.  ONE returns 0 for a run whose
+ * failure is not the cell's (bare metal goes on without its output).
+ */
+typedef int (*run_warmup_fn)(struct run *r, struct cell_run *cr, long idx,
+			     void *arg, char *why, size_t len);
+int run_warmup(struct run *r, struct cell_run *cr, run_warmup_fn one,
+	       void *arg, char *why, size_t len);
 /* Sample IDX with the one retry loop: 0, or -1 with the cell failed. */
 int run_sample_one(struct run *r, const struct cell_exec_ops *ex,
 		   struct cell_run *cr, long idx);
@@ -267,6 +313,30 @@ void run_cell_finish(struct run *r, struct cell_state *st,
 		     enum stop_reason why);
 
 /* ---- for executors (run-state.c) ---- */
+
+/* EX's per-run state in R (its own: set by its check() or begin(), freed
+ * by its end()), or NULL when it has none or none of R's cells runs on
+ * EX; run_exec_state_set() sets it (EX must be one of R's). */
+void *run_exec_state(const struct run *r, const struct cell_exec_ops *ex);
+void run_exec_state_set(struct run *r, const struct cell_exec_ops *ex,
+			void *state);
+/*
+ * A check() of an executor whose cells run on this host (run-accel.c):
+ * the accelerator its guests get (R's accel, accel_why: KVM where usable,
+ * TCG where [guest] accel = tcg; run_preflight() refused accel = kvm
+ * where KVM is unusable) and its CPU's paging name, once per run.  0, or
+ * -ENODEV reported.
+ */
+int run_accel_here(struct run *r);
+/*
+ * R's vendor_paging: the paging name ("ept", "npt") of CPU's vendor
+ * (cpu-vendor.h), the CPU of WHERE, whose guests the cells are; "" for a
+ * CPU of no known vendor, which is refused (-ENODEV, reported) when its
+ * guests run under KVM: their paging would have no name.  (Under TCG a hw
+ * cell is skipped, and says "hw".)
+ */
+int run_vendor_paging_set(struct run *r, const struct host_cpu *cpu,
+			  const char *where);
 
 /* Mark the cell failed (or skipped) with REASON. */
 void cell_fail(struct cell_state *st, const char *reason);

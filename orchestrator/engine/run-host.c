@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "guest-remote.h"
 #include "host.h"
 #include "knob-path.h"
 #include "util.h"
@@ -251,11 +250,8 @@ static int host_prepare_once(struct run *r, int ci, char *pool, size_t plen,
 		r->samples_done += st->planned - st->nsamples;
 		return -1;
 	}
-	/* a remote libvirt's host: its THP as it said before the run */
-	if (r->remote && *r->remote->thp &&
-	    run_exec_has(r, ci, EXEC_REMOTE_LIBVIRT))
-		json_object_set_new(st->observed, AXIS_ENV_HOST_THP,
-				    json_string(r->remote->thp));
+	/* where it runs, as its executor says (a remote libvirt's THP) */
+	run_exec_describe(r, ci, st->observed);
 	if (!run_exec_has(r, ci, EXEC_CHANGES_HOST_KNOBS))
 		return 0; /* this host's settings are not the cell's */
 	if (governor_set(r, st) < 0)

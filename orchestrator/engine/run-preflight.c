@@ -704,7 +704,7 @@ static void pf_init(struct pf *s, const struct run *r,
 	path = xasprintf("%s/sys/module/kvm_pvm", s->root);
 	s->pvm = stat(path, &st) == 0;
 	free(path);
-	/* as run_local_checks() decides it for the run */
+	/* as run_accel_here() decides it for the run */
 	if (!strcmp(r->cfg.accel, "tcg")) {
 		s->accel = "tcg";
 		snprintf(s->accel_why, sizeof(s->accel_why),

@@ -21,8 +21,8 @@
  *			  its pages said: the run grows the pool by them
  *			  from available memory
  *	(the guests of a remote libvirt are checked against its host's
- *	online CPUs and MemAvailable when it is asked, cmd-run.c
- *	remote_sizes(); a lab's against the lab host's [lab] vcpus and
+ *	online CPUs and MemAvailable when it is asked, its executor's
+ *	check(), exec-guest-remote.c; a lab's against the lab host's [lab] vcpus and
  *	memory, exec-lab.c; a fleet host's against its probe's CPUs and
  *	MemTotal, fleet-check.c, then by its own run)
  *	hugepages	  hugetlb-backed guests: the pool of their page size

@@ -3,7 +3,8 @@
  * run-sample.c - one measured sample of a started cell, with the one retry
  * loop (step 4 of a cell's life, run-engine.h): run_sample_one(), and the
  * sample recorded (metric, series, output, journal) or, lost with its
- * executor, listed as failed.
+ * executor, listed as failed; and the warm-up runs before the samples
+ * (step 3), run_warmup(), which every local executor's start() calls.
  */
 #include "run-engine.h"
 
@@ -179,6 +180,21 @@ int run_sample_one(struct run *r, const struct cell_exec_ops *ex,
 		r->samples_done += st->planned - i - 1;
 		r->failures++;
 		return -1;
+	}
+	return 0;
+}
+
+int run_warmup(struct run *r, struct cell_run *cr, run_warmup_fn one,
+	       void *arg, char *why, size_t len)
+{
+	long i;
+	int ret;
+
+	for (i = 0; i < r->cfg.warmup && !run_should_stop(r); i++) {
+		run_progress(r, cr->ci, "warm-up run");
+		ret = one(r, cr, i, arg, why, len);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }

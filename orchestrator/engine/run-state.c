@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * run-state.c - the run's state and the small services the engine and the
- * executors share: cell statuses, the executor of a cell, progress and
+ * executors share: cell statuses, the executor of a cell and the per-run
+ * ops of the run's executors (check, begin, describe, end), progress and
  * whether to stop, saving results.json and a phase's output, a cell id as
  * a file name, the guest files a cell boots, run_release().
  */
@@ -18,16 +19,108 @@
 #include "results-file.h"
 #include "untrusted.h"
 #include "util.h"
+#include "vm.h"
+
+bool run_libvirt_remote(const struct run *r)
+{
+	return vm_uri_remote(r->cfg.uri, NULL);
+}
 
 const struct cell_exec_ops *run_exec_of(const struct run *r, int ci)
 {
 	return cell_exec_for(r->cfg.executor, r->cells[ci].where,
-			     r->remote != NULL);
+			     run_libvirt_remote(r));
 }
 
 bool run_exec_has(const struct run *r, int ci, unsigned flags)
 {
 	return cell_exec_has(run_exec_of(r, ci), flags);
+}
+
+static struct run_exec *run_exec_find(const struct run *r,
+				      const struct cell_exec_ops *ex)
+{
+	size_t k;
+
+	for (k = 0; k < r->nexecs; k++)
+		if (r->execs[k].ex == ex)
+			return (struct run_exec *)&r->execs[k];
+	return NULL;
+}
+
+void *run_exec_state(const struct run *r, const struct cell_exec_ops *ex)
+{
+	struct run_exec *e = run_exec_find(r, ex);
+
+	return e ? e->state : NULL;
+}
+
+void run_exec_state_set(struct run *r, const struct cell_exec_ops *ex,
+			void *state)
+{
+	struct run_exec *e = run_exec_find(r, ex);
+
+	if (!e)
+		abort(); /* only an executor of R's cells has a slot */
+	e->state = state;
+}
+
+int run_execs_check(struct run *r, bool dry)
+{
+	size_t k;
+	int ci;
+
+	for (ci = 0; ci < r->ncells; ci++) {
+		const struct cell_exec_ops *ex = run_exec_of(r, ci);
+
+		if (run_exec_find(r, ex))
+			continue;
+		if (r->nexecs == RUN_EXECS_MAX)
+			abort(); /* more executors than places for cells */
+		r->execs[r->nexecs].ex = ex;
+		r->execs[r->nexecs++].state = NULL;
+	}
+	for (k = 0; k < r->nexecs; k++)
+		if (r->execs[k].ex->check && r->execs[k].ex->check(r, dry) < 0)
+			return -EINVAL;
+	return 0;
+}
+
+int run_execs_begin(struct run *r)
+{
+	size_t k;
+
+	for (k = 0; k < r->nexecs; k++)
+		if (r->execs[k].ex->begin && r->execs[k].ex->begin(r) < 0)
+			return -EINVAL;
+	return 0;
+}
+
+void run_exec_describe(const struct run *r, int ci, json_t *into)
+{
+	const struct cell_exec_ops *ex;
+	size_t k;
+
+	if (ci >= 0) {
+		ex = run_exec_of(r, ci);
+		if (ex->describe)
+			ex->describe(r, ci, into);
+		return;
+	}
+	for (k = 0; k < r->nexecs; k++)
+		if (r->execs[k].ex->describe)
+			r->execs[k].ex->describe(r, -1, into);
+}
+
+void run_execs_end(struct run *r)
+{
+	while (r->nexecs > 0) {
+		struct run_exec *e = &r->execs[--r->nexecs];
+
+		if (e->ex->end)
+			e->ex->end(r);
+		e->state = NULL;
+	}
 }
 
 void cell_set_status(struct cell_state *st, enum cell_status s,
@@ -171,6 +264,7 @@ void run_release(struct run *r)
 {
 	size_t k;
 
+	run_execs_end(r);
 	cell_states_free(r->states, r->ncells);
 	run_estimate_free(r->est);
 	json_decref(r->head);

@@ -45,7 +45,7 @@ static bool run_in_lab(const struct run *r)
 static bool cell_guest(const struct run *r, int ci)
 {
 	return cell_exec_has(cell_exec_for(CELL_EXEC_LOCAL, r->cells[ci].where,
-					   r->remote != NULL),
+					   run_libvirt_remote(r)),
 			     EXEC_NEEDS_GUEST);
 }
 

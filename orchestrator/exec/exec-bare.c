@@ -138,12 +138,27 @@ static int bare_phase(struct run *r, struct bare *b, const char *cmd,
 	return runner_run(&spec, res);
 }
 
+/* Warm-up run IDX (run_warmup()): one that cannot start is not the cell's
+ * failure, and leaves no output. */
+static int bare_warmup(struct run *r, struct cell_run *cr, long idx, void *arg,
+		       char *why, size_t len)
+{
+	struct runner_result res;
+
+	(void)why;
+	(void)len;
+	if (bare_phase(r, arg, r->cfg.wl.run, false, &res) == 0) {
+		run_save_output(r, cr->slug, "warmup", idx, res.output);
+		runner_result_release(&res);
+	}
+	return 0;
+}
+
 static int bare_start(struct run *r, struct cell_run *cr)
 {
 	struct bare *b = xcalloc(1, sizeof(*b));
 	struct runner_result res;
 	char why[512];
-	long i;
 
 	cr->priv = b;
 	if (bare_workdir(r, cr, b, why, sizeof(why)) < 0) {
@@ -167,13 +182,7 @@ static int bare_start(struct run *r, struct cell_run *cr)
 		}
 		runner_result_release(&res);
 	}
-	for (i = 0; i < r->cfg.warmup && !run_should_stop(r); i++) {
-		run_progress(r, cr->ci, "warm-up run");
-		if (bare_phase(r, b, r->cfg.wl.run, false, &res) == 0) {
-			run_save_output(r, cr->slug, "warmup", i, res.output);
-			runner_result_release(&res);
-		}
-	}
+	run_warmup(r, cr, bare_warmup, b, why, sizeof(why)); /* never fails */
 	return 0;
 }
 
@@ -237,9 +246,18 @@ static void bare_stop(struct run *r, struct cell_run *cr)
 	cr->priv = NULL;
 }
 
+/* The workload runs on this host: its accelerator and paging are the
+ * run's (said where the run starts, and recorded). */
+static int bare_check(struct run *r, bool dry)
+{
+	(void)dry;
+	return run_accel_here(r);
+}
+
 const struct cell_exec_ops cell_exec_bare = {
 	.name = "bare-metal",
 	.flags = EXEC_CHANGES_HOST_KNOBS | EXEC_CAN_PROFILE,
+	.check = bare_check,
 	.start = bare_start,
 	.sample = bare_sample,
 	.restart = NULL,

@@ -13,6 +13,7 @@
 #include "agent-client.h"
 #include "beneath.h"
 #include "cpuset.h"
+#include "exec-guest.h"
 #include "guest-files.h"
 #include "guest-remote.h"
 #include "host.h"
@@ -162,83 +163,6 @@ static int guest_call_run(struct run *r, const struct cell *c,
 }
 
 /*
- * What the host saw of the guest's memory: QEMU's AnonHugePages (THP
- * backing) and the hugetlb pages in use (the cell's pool, or both pools for
- * THP backing); null where unknown.
- */
-static void observe_qemu(struct vm *vm, const struct cell *c, json_t *obs)
-{
-	static const unsigned long pools[] = { 2048, 1048576 };
-	long anon_kb = -1, in_use = -1, n;
-	size_t k;
-
-	if (host_anon_huge_kb("", vm_qemu_pid(vm), &anon_kb) < 0)
-		anon_kb = -1;
-	for (k = 0; k < ARRAY_SIZE(pools); k++) {
-		if (c->backing == BACKING_HUGETLB_2M ? pools[k] != 2048
-		    : c->backing == BACKING_HUGETLB_1G ? pools[k] != 1048576
-							: false)
-			continue;
-		if (host_hugetlb_in_use("", pools[k], &n) == 0)
-			in_use = (in_use < 0 ? 0 : in_use) + n;
-	}
-	json_object_set_new(obs, "qemu_anon_huge_kb",
-			    anon_kb >= 0 ? json_integer(anon_kb) : json_null());
-	json_object_set_new(obs, "hugetlb_pages_in_use",
-			    in_use >= 0 ? json_integer(in_use) : json_null());
-	if (!strcmp(c->host_thp, "never") && anon_kb > 0 &&
-	    c->backing == BACKING_THP)
-		json_object_set_new(
-			obs, "contradiction",
-			json_sprintf("host THP is never but QEMU has %ld kB of AnonHugePages",
-				     anon_kb));
-}
-
-/*
- * What the guest saw for the axes it asked for, from a hello or observe
- * reply RES, into OBS with SUFFIX on each name ("" at boot, "_end" after
- * the samples): its kernel command line, MemTotal, direct map, userland.
- */
-static void guest_observed(json_t *obs, json_t *res, const char *suffix)
-{
-	static const char *const fields[][2] = {
-		{ "cmdline", "guest_cmdline" },
-		{ "mem_total_kb", "guest_mem_total_kb" },
-		{ "directmap_kb", "guest_directmap_kb" },
-		{ "userland", "guest_userland" },
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(fields); i++) {
-		json_t *v = json_object_get(res, fields[i][0]);
-		char *name;
-
-		if (!v)
-			continue;
-		name = xasprintf("%s%s", fields[i][1], suffix);
-		json_object_set(obs, name, v);
-		free(name);
-	}
-}
-
-/*
- * Once a run: which userland the guest's tools come from, beside this
- * host's (a workload's output can differ: busybox dd prints no throughput).
- */
-static void note_userland(struct run *r, json_t *hello)
-{
-	const char *u = json_string_value(json_object_get(hello, "userland"));
-
-	if (r->userland_noted || !u)
-		return;
-	r->userland_noted = true;
-	note("the guest's userland is %s%s", u,
-	     strcmp(u, "gnu") ? "; bare-metal cells run this host's GNU tools "
-				"(and the same busybox sh)"
-			      : "");
-}
-
-/*
  * The cell's [guest] knobs, written and read back by the agent into
  * observed.guest_knobs.  -1 with *REASON (owned) when one cannot be set.
  */
@@ -298,6 +222,25 @@ static int guest_settings(struct cell_run *cr, struct guest *g, char **reason)
 	return guest_knobs_set(cr, g, reason);
 }
 
+/* Warm-up run IDX (run_warmup()): a guest that does not answer fails the
+ * cell's start. */
+static int guest_warmup(struct run *r, struct cell_run *cr, long idx,
+			void *arg, char *why, size_t len)
+{
+	struct guest *g = arg;
+	json_t *res = NULL;
+	int ret;
+
+	ret = guest_call_run(r, cr->cell, &g->life.a, r->cfg.wl.run, false,
+			     &res, why, len);
+	if (ret < 0)
+		return ret;
+	run_save_output(r, cr->slug, "warmup", idx,
+			json_string_value(json_object_get(res, "output")));
+	json_decref(res);
+	return 0;
+}
+
 /*
  * The workload's setup and warm-up runs in guest G: -1 with the cell failed
  * (a setup that failed) or with *REASON (owned; the guest went away).
@@ -308,7 +251,6 @@ static int guest_setup(struct run *r, struct cell_run *cr, struct guest *g,
 	const struct cell *c = cr->cell;
 	json_t *res = NULL;
 	char why[512];
-	long i;
 	int ret;
 
 	if (*r->cfg.wl.setup) {
@@ -333,46 +275,11 @@ static int guest_setup(struct run *r, struct cell_run *cr, struct guest *g,
 			return -1;
 		}
 	}
-	for (i = 0; i < r->cfg.warmup && !run_should_stop(r); i++) {
-		run_progress(r, cr->ci, "warm-up run");
-		ret = guest_call_run(r, c, &g->life.a, r->cfg.wl.run, false, &res, why,
-				     sizeof(why));
-		if (ret < 0) {
-			*reason = xasprintf("warm-up run: %s", why);
-			return -1;
-		}
-		run_save_output(r, cr->slug, "warmup", i,
-				json_string_value(json_object_get(res, "output")));
-		json_decref(res);
-		res = NULL;
+	if (run_warmup(r, cr, guest_warmup, g, why, sizeof(why)) < 0) {
+		*reason = xasprintf("warm-up run: %s", why);
+		return -1;
 	}
 	return 0;
-}
-
-/*
- * Where the boot-to-hello time HELLO_S went (docs/results-format.md,
- * observed.boot_breakdown): libvirt's start (domain XML to a running QEMU
- * with the agent channel open), then by the guest's clock from its hello
- * (RES: uptime_s, agent_started_s): QEMU and firmware up to the guest's
- * clock starting, the kernel and /init (module loading included) up to the
- * agent's start, and the agent's start to its hello.  The guest-clock
- * parts are null from an agent that does not report them.
- */
-static json_t *boot_breakdown(json_t *res, double libvirt_s, double hello_s)
-{
-	json_t *up = json_object_get(res, "uptime_s"),
-	       *st = json_object_get(res, "agent_started_s");
-	bool known = json_is_number(up) && json_is_number(st) &&
-		     json_number_value(up) >= 0;
-	double u = json_number_value(up), a = json_number_value(st);
-
-	return json_pack("{s:f, s:o, s:o, s:o, s:f}", "libvirt_start_s",
-			 libvirt_s, "firmware_s",
-			 known ? json_real(hello_s - u - libvirt_s) : json_null(),
-			 "kernel_to_agent_s", known ? json_real(a) : json_null(),
-			 "agent_to_hello_s",
-			 known ? json_real(u - a) : json_null(), "total_s",
-			 hello_s);
 }
 
 /* A fresh overlay of GF->disk for a guest of cell TAG, here or on the
@@ -381,8 +288,10 @@ static json_t *boot_breakdown(json_t *res, double libvirt_s, double hello_s)
 static int guest_overlay_new(struct run *r, const struct guest_files *gf,
 			     const char *tag, char **path)
 {
-	if (r->remote)
-		return guest_remote_overlay(r->remote, gf, tag, path);
+	struct guest_remote *rem = exec_guest_remote(r);
+
+	if (rem)
+		return guest_remote_overlay(rem, gf, tag, path);
 	return guest_overlay_create(gf, tag, path);
 }
 
@@ -396,6 +305,7 @@ static int guest_spec(struct run *r, struct cell_run *cr, struct guest *g,
 		      struct vm_spec *spec, char *name, size_t nlen,
 		      char **cmdline, char **reason)
 {
+	struct guest_remote *rem = exec_guest_remote(r);
 	const struct cell *c = cr->cell;
 	const struct guest_files *gf = run_guest_files(r, c);
 	int boot = g->boot;
@@ -410,8 +320,8 @@ static int guest_spec(struct run *r, struct cell_run *cr, struct guest *g,
 	g->console = xasprintf("%s/logs/%s%s%s.console.log", r->rundir,
 			       cr->slug, boot ? ".boot" : "", sfx);
 	/* a remote host's virtlogd writes it there; fetched after the guest */
-	if (r->remote)
-		g->remote_console = guest_remote_console_new(r->remote, name);
+	if (rem)
+		g->remote_console = guest_remote_console_new(rem, name);
 	*cmdline = xasprintf(VM_CMDLINE_BASE " %s%s",
 			     gf->disk ? "root=/dev/vda rw " : "", c->cmdline);
 	memset(spec, 0, sizeof(*spec));
@@ -458,7 +368,7 @@ static void hello_observed(struct run *r, struct cell_run *cr,
 	json_object_set_new(obs, "boot_to_hello_s",
 			    json_real(mono_now() - t_start));
 	json_object_set_new(obs, "boot_breakdown",
-			    boot_breakdown(res, g->life.libvirt_s,
+			    guest_boot_breakdown(res, g->life.libvirt_s,
 					   mono_now() - t_start));
 	json_object_set_new(obs, "guest_boots", json_integer(g->boot + 1));
 	json_object_set(obs, "guest_kernel", json_object_get(res, "kernel"));
@@ -481,7 +391,7 @@ static void hello_observed(struct run *r, struct cell_run *cr,
 			    json_pack("{ssss}", "kind", r->cfg.wl.scratch,
 				      "path", guest_scratch(r)));
 	guest_observed(obs, res, "");
-	note_userland(r, res);
+	guest_note_userland(r, res);
 }
 
 /*
@@ -531,6 +441,7 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 {
 	char name[128], *cmdline = NULL, *reason = NULL;
 	struct vm_spec spec;
+	double silent_s;
 	int ret = -1;
 
 	/* Every guest of the cell, across rounds and replacements, counts. */
@@ -543,8 +454,8 @@ static int guest_up(struct run *r, struct cell_run *cr, struct guest *g)
 	/* Silent for two heartbeats beside a kernel line in the console: the
 	 * guest is lost, whatever its heartbeats could have said.  A remote
 	 * host's console is not here to watch. */
-	if (vm_life_boot(&g->life, r->conn, &spec, g->log,
-			 r->remote ? 0 : 2 * r->cfg.heartbeat_s + 1) < 0) {
+	silent_s = exec_guest_remote(r) ? 0 : 2 * r->cfg.heartbeat_s + 1;
+	if (vm_life_boot(&g->life, r->conn, &spec, g->log, silent_s) < 0) {
 		cell_fail(cr->st, "cannot start the guest (see above)");
 		goto out;
 	}
@@ -577,6 +488,7 @@ out:
  * a remote host's console log comes into the run directory. */
 static void guest_down(struct run *r, struct cell_run *cr, struct guest *g)
 {
+	struct guest_remote *rem = exec_guest_remote(r);
 	json_t *bye = NULL;
 
 	kvm_sampler_free(g->kvm);
@@ -590,15 +502,15 @@ static void guest_down(struct run *r, struct cell_run *cr, struct guest *g)
 				json_object_get(bye, "agent_max_rss_kb"));
 	json_decref(bye);
 	if (g->overlay) {
-		if (r->remote)
-			guest_remote_remove(r->remote, g->overlay);
+		if (rem)
+			guest_remote_remove(rem, g->overlay);
 		else
 			unlink(g->overlay);
 		free(g->overlay);
 		g->overlay = NULL;
 	}
-	if (g->remote_console && r->remote)
-		guest_remote_fetch(r->remote, g->remote_console, g->console);
+	if (g->remote_console && rem)
+		guest_remote_fetch(rem, g->remote_console, g->console);
 	free(g->remote_console);
 	g->remote_console = NULL;
 	free(g->console);
@@ -652,13 +564,15 @@ static int guest_sample(struct run *r, struct cell_run *cr, long idx,
 	 * it cannot be seen, as under TCG). */
 	if (!kvm_begun || kvm_sampler_end(g->kvm, j) < 0) {
 		json_object_set_new(j, "kvm", json_null());
+		const struct guest_remote *rem = exec_guest_remote(r);
+
 		json_object_set_new(
 			j, "kvm_why",
-			r->remote ? json_sprintf("the guest runs on the KVM "
-						 "of '%s', a remote libvirt",
-						 r->remote->d.host)
-				  : json_string("cannot follow this guest's "
-						"KVM stats"));
+			rem ? json_sprintf("the guest runs on the KVM of '%s', "
+					   "a remote libvirt",
+					   rem->d.host)
+			    : json_string("cannot follow this guest's KVM "
+					  "stats"));
 	}
 	json_object_set_new(j, "qemu_anon_huge_kb_before",
 			    anon_kb >= 0 ? json_integer(anon_kb) : json_null());
@@ -740,8 +654,8 @@ static void guest_stop(struct run *r, struct cell_run *cr)
 	if (!g)
 		return;
 	if (g->life.vm && cr->st->status == CELL_PENDING && !g->life.agent_dead) {
-		if (!r->remote) /* its QEMU is not a process here */
-			observe_qemu(g->life.vm, cr->cell, cr->st->observed);
+		if (!exec_guest_remote(r)) /* its QEMU is not a process here */
+			guest_observe_qemu(g->life.vm, cr->cell, cr->st->observed);
 		if (agent_observe(&g->life.a, &res, why, sizeof(why)) == 0) {
 			guest_observed(cr->st->observed, res, "_end");
 			json_decref(res);
@@ -759,10 +673,18 @@ static void guest_stop(struct run *r, struct cell_run *cr)
 	cr->priv = NULL;
 }
 
+/* Guests of this host's KVM or TCG: its accelerator and paging. */
+static int guest_check(struct run *r, bool dry)
+{
+	(void)dry;
+	return run_accel_here(r);
+}
+
 const struct cell_exec_ops cell_exec_guest = {
 	.name = "guest",
 	.flags = EXEC_NEEDS_GUEST | EXEC_CHANGES_HOST_KNOBS |
 		 EXEC_HAS_KVM_STATS | EXEC_CAN_PROFILE,
+	.check = guest_check,
 	.start = guest_start,
 	.sample = guest_sample,
 	.restart = guest_restart,
@@ -771,10 +693,15 @@ const struct cell_exec_ops cell_exec_guest = {
 };
 
 /* The same guests on a remote libvirt: that host's settings, KVM and QEMU
- * are not this host's (run-config-remote.c refuses what would need them). */
+ * are not this host's (run-config-remote.c refuses what would need them);
+ * its connection is the executor's per-run state (exec-guest-remote.c). */
 const struct cell_exec_ops cell_exec_guest_remote = {
 	.name = "guest-remote",
 	.flags = EXEC_NEEDS_GUEST | EXEC_REMOTE_LIBVIRT | EXEC_CAN_PROFILE,
+	.check = exec_guest_remote_check,
+	.begin = exec_guest_remote_begin,
+	.describe = exec_guest_remote_describe,
+	.end = exec_guest_remote_end,
 	.start = guest_start,
 	.sample = guest_sample,
 	.restart = guest_restart,

@@ -142,7 +142,9 @@ static int fake_run_remote(struct run *r, json_t **doc, json_t **label,
 	return 0;
 }
 
-enum ops { LOCAL_OPS, REMOTE_OPS, BOTH_OPS };
+/* LOCAL_CHECK_OPS: a local executor's ops and its check() (its preflight,
+ * as bare metal's and the guests' have). */
+enum ops { LOCAL_OPS, REMOTE_OPS, BOTH_OPS, LOCAL_CHECK_OPS };
 
 /* Each rule of cell_exec_consistent() catches its own mistake. */
 static void test_rules(void **state)
@@ -155,6 +157,9 @@ static void test_rules(void **state)
 	} t[] = {
 	    {EXEC_CHANGES_HOST_KNOBS, false, false, NULL, LOCAL_OPS},
 	    {EXEC_CHANGES_HOST_KNOBS | EXEC_CAN_PROFILE, false, true, NULL, LOCAL_OPS},
+	    {EXEC_CHANGES_HOST_KNOBS, false, false, NULL, LOCAL_CHECK_OPS},
+	    {EXEC_NEEDS_GUEST | EXEC_REMOTE_LIBVIRT, true, false, NULL,
+	     LOCAL_CHECK_OPS},
 	    {EXEC_REMOTE, false, false, NULL, REMOTE_OPS},
 	    {EXEC_NEEDS_GUEST | EXEC_REMOTE | EXEC_CAN_PROFILE, false, false,
 	     NULL, REMOTE_OPS},
@@ -187,7 +192,8 @@ static void test_rules(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		bool local = t[i].ops != REMOTE_OPS;
-		bool remote = t[i].ops != LOCAL_OPS;
+		bool remote = t[i].ops == REMOTE_OPS || t[i].ops == BOTH_OPS;
+		bool check = remote || t[i].ops == LOCAL_CHECK_OPS;
 		struct cell_exec_ops ex = {
 		    .name = "fake",
 		    .flags = t[i].flags,
@@ -196,7 +202,7 @@ static void test_rules(void **state)
 		    .restart = t[i].restart ? fake_restart : NULL,
 		    .profile = t[i].profile ? fake_profile : NULL,
 		    .stop = local ? fake_stop : NULL,
-		    .check = remote ? fake_check : NULL,
+		    .check = check ? fake_check : NULL,
 		    .run_remote = remote ? fake_run_remote : NULL,
 		};
 		bool ok;
