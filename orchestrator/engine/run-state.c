@@ -114,12 +114,15 @@ void run_exec_describe(const struct run *r, int ci, json_t *into)
 
 void run_execs_end(struct run *r)
 {
+	/* Last first; each end() still finds its own state (run_exec_state()
+	 * looks among the first nexecs), so the count drops after it. */
 	while (r->nexecs > 0) {
-		struct run_exec *e = &r->execs[--r->nexecs];
+		struct run_exec *e = &r->execs[r->nexecs - 1];
 
 		if (e->ex->end)
 			e->ex->end(r);
 		e->state = NULL;
+		r->nexecs--;
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cell-exec.h"
+#include "run-engine.h"
 
 /*
  * Every row's executor is consistent; every place of [run] executor has
@@ -219,12 +220,59 @@ static void test_rules(void **state)
 	}
 }
 
+/* What each end() found as its own state, in the order they ran. */
+static void *ended[2];
+static int nended;
+
+static void end_a(struct run *r);
+static void end_b(struct run *r);
+static const struct cell_exec_ops end_ops_a = {.end = end_a};
+static const struct cell_exec_ops end_ops_b = {.end = end_b};
+
+static void end_a(struct run *r)
+{
+	ended[nended++] = run_exec_state(r, &end_ops_a);
+}
+
+static void end_b(struct run *r)
+{
+	ended[nended++] = run_exec_state(r, &end_ops_b);
+}
+
+/*
+ * run_execs_end(): every executor's end() still finds its own state (the
+ * remote libvirt's end() frees its connection through it: it leaked when
+ * the count dropped first), last first, and none is left after.
+ */
+static void test_end_finds_state(void **state)
+{
+	static struct run r;
+	int a = 1, b = 2;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.execs[0].ex = &end_ops_a;
+	r.execs[0].state = &a;
+	r.execs[1].ex = &end_ops_b;
+	r.execs[1].state = &b;
+	r.nexecs = 2;
+	nended = 0;
+	run_execs_end(&r);
+	assert_int_equal(nended, 2);
+	assert_ptr_equal(ended[0], &b);
+	assert_ptr_equal(ended[1], &a);
+	assert_int_equal(r.nexecs, 0);
+	assert_null(r.execs[0].state);
+	assert_null(r.execs[1].state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_registry),
 	    cmocka_unit_test(test_flags),
 	    cmocka_unit_test(test_rules),
+	    cmocka_unit_test(test_end_finds_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
