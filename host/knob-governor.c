@@ -35,21 +35,6 @@ static void sibling(const struct host_knob *k, const char *name, char *out,
 	snprintf(out, len, "%.*s/%s", n, k->file, name);
 }
 
-/* Whether the blank-separated LIST has the word WORD. */
-static bool has_word(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-	const char *p = list;
-
-	while ((p = strstr(p, word))) {
-		if ((p == list || isspace((unsigned char)p[-1])) &&
-		    (!p[n] || isspace((unsigned char)p[n])))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
 static bool gov_supported(const struct host_knob *k, struct host_ctx *ctx,
 			  const char *value, char *why, size_t len)
 {
@@ -71,7 +56,7 @@ static bool gov_supported(const struct host_knob *k, struct host_ctx *ctx,
 			 strerror(-ret));
 		return false;
 	}
-	if (!has_word(avail, value)) {
+	if (!sysfs_list_has(avail, value)) {
 		const char *policy = k->name + strlen(KNOB_PREFIX_CPUFREQ);
 
 		snprintf(why, len,

@@ -40,7 +40,7 @@ static bool thp_supported(const struct host_knob *k, struct host_ctx *ctx,
 			 strerror(-ret));
 		return false;
 	}
-	if (value && !thp_mode_listed(line, value)) {
+	if (value && !sysfs_list_has(line, value)) {
 		snprintf(why, len, "'%s' is not one of the modes of '%s' (%s)",
 			 value, k->file, line);
 		return false;

@@ -15,19 +15,3 @@ int thp_parse_selected(const char *line, char *out, size_t len)
 	return knob_value_parse(line, out, len) < 0 ? -EINVAL : 0;
 }
 
-bool thp_mode_listed(const char *line, const char *mode)
-{
-	size_t n = strlen(mode);
-	const char *p = line;
-
-	while (*p) {
-		size_t w;
-
-		p += strspn(p, " []");
-		w = strcspn(p, " []");
-		if (w && w == n && !strncmp(p, mode, n))
-			return true;
-		p += w;
-	}
-	return false;
-}

@@ -45,7 +45,5 @@ extern const char *const thp_enabled_modes[];
  * too small.
  */
 int thp_parse_selected(const char *line, char *out, size_t len);
-/* Whether MODE is one of the words of LINE, brackets ignored. */
-bool thp_mode_listed(const char *line, const char *mode);
 
 #endif

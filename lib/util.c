@@ -366,6 +366,23 @@ bool debian_package_name(const char *s, size_t n)
 	return true;
 }
 
+bool sysfs_list_has(const char *line, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = line;
+
+	while (*p) {
+		size_t w;
+
+		p += strspn(p, " \t\n[]");
+		w = strcspn(p, " \t\n[]");
+		if (w && w == n && !strncmp(p, word, n))
+			return true;
+		p += w;
+	}
+	return false;
+}
+
 int mkdir_parents(const char *path, mode_t mode)
 {
 	char *copy = xstrdup(path), *p, c;

@@ -115,6 +115,12 @@ int write_file_atomic(const char *path, const char *data, size_t len);
 
 /* mkdir -p: PATH and its missing parents, each with MODE.  0 or -errno. */
 int mkdir_parents(const char *path, mode_t mode);
+/*
+ * Whether WORD is one of the choices of a sysfs list LINE: words between
+ * blanks, the current one bracketed ("always [madvise] never", THP's) or
+ * not ("performance powersave", a cpufreq policy's governors).
+ */
+bool sysfs_list_has(const char *line, const char *word);
 
 /* Package lists ("packages =") are separated by any of these. */
 #define PACKAGE_SEP " \t,"

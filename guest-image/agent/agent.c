@@ -216,7 +216,7 @@ static const char *thp_check_one(const char *knob, const char *value,
 			 strerror(-ret));
 		return "io-error";
 	}
-	if (!thp_mode_listed(line, value)) {
+	if (!sysfs_list_has(line, value)) {
 		snprintf(msg, msglen, "'%s' is not one of '%s' for '%s'", value,
 			 line, knob);
 		return "bad-value";
