@@ -26,27 +26,18 @@
 #include "host.h"
 #include "util.h"
 
+#include "fake-root.h"
+
 #define CPUFREQ "/sys/devices/system/cpu/cpufreq"
 
 static char root[64];
 static char state[128];
 static char journal[PATH_MAX];
 
+/* ROOT/REL holds CONTENT */
 static void put(const char *rel, const char *content)
 {
-	char path[PATH_MAX], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(content, f);
-	fclose(f);
+	fake_root_put(root, rel, content);
 }
 
 /* The first line of ROOT/REL, "" when it cannot be read. */

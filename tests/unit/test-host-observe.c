@@ -20,23 +20,14 @@
 #include "host.h"
 #include "util.h"
 
+#include "fake-root.h"
+
 static char root[64];
 
+/* ROOT/REL holds CONTENT */
 static void put(const char *rel, const char *content)
 {
-	char path[PATH_MAX], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fputs(content, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
+	fake_root_put(root, rel, content);
 }
 
 static void rm(const char *rel)
